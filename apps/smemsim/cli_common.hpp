@@ -1,0 +1,39 @@
+// Pieces every smemsim command shares: architecture options, JSON of the resolved configuration,
+// and the command registration hooks (one per file, called from main.cpp).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "smemsim/arch.hpp"
+
+namespace smemsim::cli {
+
+struct ArchOptions {
+  std::string name = "fermi-gtx580";
+  std::string file;
+  std::vector<std::string> sets;
+  std::string bank_hash;  // empty: the arch's
+  std::string lock_hash;
+  std::string model;      // empty: the arch's atomic model
+};
+
+// --arch, --arch-file, --set (and optionally --bank-hash, --lock-hash, --model).
+void add_arch_options(CLI::App* cmd, ArchOptions& o, bool hashes_and_model = true);
+// Preset (or file on top of it), then --set overrides, hashes and model; validated once.
+Arch resolve_arch(const ArchOptions& o);
+
+nlohmann::json arch_json(const Arch& a);
+
+// A terse one-line description: "fermi-gtx580: 48 KiB, 32 banks x 4 B, ...".
+std::string arch_summary(const Arch& a);
+
+void add_arch_command(CLI::App& app);
+void add_analyze_command(CLI::App& app);
+void add_gen_command(CLI::App& app);
+void add_model_command(CLI::App& app);
+
+}  // namespace smemsim::cli

@@ -1,0 +1,80 @@
+// Architecture description: shared-memory geometry, lock unit and every latency, as typed data.
+// "Timing is data" (DESIGN.md principle 3): constants live here and in the presets (src/arch/presets.cpp)
+// with the seed section they come from, never as literals in a model.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace smemsim {
+
+struct Timing {
+  // Lock-loop atomics, Algorithm 1 of seed 001 §2.1.4 (GTX 580: 108 / 120 / 32, 001 §2.1.1-2.1.2).
+  std::int64_t t_base = 108;      // latency of a conflict-free warp atomic
+  std::int64_t t_position = 120;  // each extra lock round (position or lock conflict)
+  std::int64_t t_bank = 32;       // each extra bank-conflict level of a read or a write
+  // The Read/Update/Write/Branch state machine of seed 000 §III (asfermi microbenchmarks).
+  std::int64_t fsm_read = 32;    // Read state, per bank-conflict level
+  std::int64_t fsm_update = 18;  // Update state (IADD)
+  std::int64_t fsm_write = 36;   // Write state, per bank-conflict level
+  std::int64_t fsm_branch = 32;  // Branch state (BRA)
+  // Native shared atomics (Maxwell and later; AMD LDS atomics): no lock loop.
+  std::int64_t native_base = 0;
+  std::int64_t native_position = 0;  // each extra lane updating the same word
+  // Plain loads and stores: base latency, plus t_bank per extra conflict level (001 §2.1.2).
+  std::int64_t ld_base = 32;
+  std::int64_t st_base = 36;
+};
+
+struct Arch {
+  std::string name;
+  std::string description;
+  std::string source;       // where the numbers come from (seed and section)
+  bool calibrated = false;  // true only when every latency was measured on the named GPU
+
+  std::uint32_t memory_bytes = 48 * 1024;
+  std::uint32_t banks = 32;
+  std::uint32_t bank_width_bytes = 4;  // 4 or 8
+  std::string bank_hash = "mod";       // index-function spec over the bank-unit address
+
+  std::uint32_t warp_size = 32;
+  std::uint32_t transaction_lanes = 32;  // lanes served by one shared-memory transaction
+
+  std::string atomic_model = "alg1";  // alg1 | fsm | native
+  std::uint32_t locks = 1024;          // 0 = one lock per word (native atomics, no aliasing)
+  std::string lock_hash = "mod";       // index-function spec over the word address
+
+  Timing timing;
+
+  std::uint32_t memory_words() const { return memory_bytes / 4; }
+  std::uint32_t words_per_bank_unit() const { return bank_width_bytes / 4; }
+  std::uint32_t bank_units() const { return memory_bytes / bank_width_bytes; }
+  int bank_bits() const;  // log2(banks)
+  int lock_bits() const;  // log2(locks); 0 when locks == 0
+  // Address bits the hash functions see: ceil(log2(bank units)) / ceil(log2(words)).
+  int bank_addr_bits() const;
+  int word_addr_bits() const;
+};
+
+// Throws InputError naming the key when a value is impossible.
+void validate(const Arch& arch);
+
+// Presets (src/arch/presets.cpp). The first is the default.
+const std::vector<Arch>& arch_presets();
+const Arch& default_arch();
+// Throws InputError listing the known names.
+const Arch& find_preset(std::string_view name);
+
+// TOML (src/arch/arch_toml.cpp). Loading starts from `base` (a preset or the default) and overrides the
+// keys present; an unknown key, a wrong type or an impossible value is an InputError naming the key.
+std::string to_toml(const Arch& arch);
+Arch load_arch_toml(const std::string& path, const Arch& base);
+Arch parse_arch_toml(std::string_view text, const std::string& origin, const Arch& base);
+// Applies one `key=value` override (keys as in the TOML: memory.banks, timing.t_bank, ...).
+void apply_override(Arch& arch, std::string_view assignment);
+// Every settable key, for --help and error messages.
+const std::vector<std::string>& arch_keys();
+
+}  // namespace smemsim

@@ -1,0 +1,134 @@
+// Architecture presets. Every number names its source; presets whose latencies were not measured on
+// that GPU say so (calibrated = false) and inherit the Fermi values or a documented placeholder.
+#include <fmt/format.h>
+
+#include "smemsim/arch.hpp"
+#include "smemsim/error.hpp"
+
+namespace smemsim {
+namespace {
+
+Arch fermi(std::string name, std::string description) {
+  Arch a;
+  a.name = std::move(name);
+  a.description = std::move(description);
+  // Seed 000 §II: 48 KB, 32 banks of 4-byte words, 1024 lock bits indexed by word-address bits 0..9
+  // (byte-address bits 11:2). Seed 001 §2.1.1-2.1.2: t_base 108, t_position 120, t_bank 32 (GTX 580).
+  // Seed 000 §III: FSM Read 32, Update 18, Write 36, Branch 32 (asfermi microbenchmarks).
+  a.memory_bytes = 48 * 1024;
+  a.banks = 32;
+  a.bank_width_bytes = 4;
+  a.warp_size = 32;
+  a.transaction_lanes = 32;
+  a.atomic_model = "alg1";
+  a.locks = 1024;
+  a.timing = Timing{};  // the Timing defaults are the GTX 580 values above
+  a.timing.native_base = a.timing.t_base;
+  a.timing.native_position = a.timing.t_position;
+  // Plain load/store base latencies: the FSM's Read (32) and Write (36) state of seed 000 §III;
+  // each extra conflict level adds t_bank (seed 001 §2.1.2).
+  a.timing.ld_base = 32;
+  a.timing.st_base = 36;
+  return a;
+}
+
+std::vector<Arch> build() {
+  std::vector<Arch> v;
+
+  Arch gtx580 = fermi("fermi-gtx580", "NVIDIA GTX 580 (Fermi, c.c. 2.0): lock-loop shared atomics");
+  gtx580.source = "seed 001 §2.1 (t_base/t_position/t_bank, 1024 locks); seed 000 §II-III (FSM)";
+  gtx580.calibrated = true;
+  v.push_back(gtx580);
+
+  Arch gtx480 = fermi("fermi-gtx480", "NVIDIA GTX 480 (Fermi GF100): same SM memory as GTX 580");
+  gtx480.source =
+      "geometry of seed 000 §II (Fermi); latencies assumed equal to the GTX 580 of seed 001 §2.1";
+  v.push_back(gtx480);
+
+  Arch k20 = fermi("kepler-k20", "NVIDIA K20 (Kepler GK110): 32 banks x 8 bytes, lock-loop atomics");
+  k20.bank_width_bytes = 8;
+  k20.source =
+      "seed 002 §2 (48 KB, 32 banks of 8 bytes); lock unit and latencies assumed equal to Fermi "
+      "(seed 001 §2.1), uncalibrated";
+  v.push_back(k20);
+
+  Arch gt200 = fermi("tesla-gt200", "NVIDIA GT200 (Tesla, c.c. 1.3): 16 banks, half-warp requests");
+  gt200.memory_bytes = 16 * 1024;
+  gt200.banks = 16;
+  gt200.transaction_lanes = 16;
+  gt200.source =
+      "seed 002 §7.2 (GTX 280: 16 banks); 16 KB and half-warp transactions per the CUDA guide for "
+      "c.c. 1.x; lock unit and latencies assumed equal to Fermi, uncalibrated";
+  v.push_back(gt200);
+
+  Arch si = fermi("southern-islands",
+                  "AMD Southern Islands (GCN) as in Multi2Sim 4.2: 64 KB LDS, 32 banks, 64-wide "
+                  "wavefronts served as two half-wavefronts");
+  si.memory_bytes = 64 * 1024;  // seed 003 Table 2 prints 65546 bytes, a typo for 65536
+  si.banks = 32;
+  si.warp_size = 64;
+  si.transaction_lanes = 32;  // seed 002 §3: a transaction is a half-wavefront on AMD
+  si.atomic_model = "native";  // LDS atomics execute in the LDS, no lock loop
+  si.locks = 0;
+  si.timing.ld_base = 2;  // seed 003 Table 2: LDS latency 2 cycles
+  si.timing.st_base = 2;
+  si.timing.t_bank = 1;  // one access per bank per cycle (seed 003 §2: conflicts serialize)
+  si.timing.native_base = 2;
+  si.timing.native_position = 1;
+  si.source = "seed 003 Table 2 and §2 (LDS geometry, 2-cycle latency); atomic costs uncalibrated";
+  v.push_back(si);
+
+  Arch cf11 = fermi("cf11", "The GPU of the elastic-pipeline paper: 16 KB, 8 banks, 8-wide SIMD");
+  cf11.memory_bytes = 16 * 1024;
+  cf11.banks = 8;
+  cf11.transaction_lanes = 8;  // seed 004 Table 3: 8-wide SIMD, 32-thread warps in 4 sub-warps
+  cf11.locks = 1024;
+  cf11.timing.ld_base = 4;  // seed 004 Table 3: 4 memory pipeline stages
+  cf11.timing.st_base = 4;
+  cf11.timing.t_bank = 1;  // seed 004 Table 3: 1 access per core cycle per bank
+  cf11.source = "seed 004 Table 3 (geometry, memory stages); atomic latencies Fermi's, uncalibrated";
+  v.push_back(cf11);
+
+  // Native-atomic NVIDIA GPUs: 32 banks x 4 B, no lock aliasing. Latencies are PLACEHOLDERS awaiting
+  // measurement on a GPU (see docs/models.md): base costs of a few tens of cycles, 2 cycles per extra
+  // bank wavefront and per extra same-address update.
+  auto modern = [&](std::string name, std::string desc, std::uint32_t kib) {
+    Arch a = fermi(std::move(name), std::move(desc));
+    a.memory_bytes = kib * 1024;
+    a.atomic_model = "native";
+    a.locks = 0;
+    a.timing.ld_base = 30;
+    a.timing.st_base = 30;
+    a.timing.t_bank = 2;
+    a.timing.native_base = 40;
+    a.timing.native_position = 2;
+    a.source = "geometry: CUDA programming guide (32 banks x 4 B); latencies uncalibrated placeholders";
+    v.push_back(a);
+  };
+  modern("volta-v100", "NVIDIA V100 (Volta): 96 KB shared memory, native shared atomics", 96);
+  modern("ampere-a100", "NVIDIA A100 (Ampere): 164 KB shared memory, native shared atomics", 164);
+  modern("hopper-h100", "NVIDIA H100 (Hopper): 228 KB shared memory, native shared atomics", 228);
+
+  for (const Arch& a : v) validate(a);
+  return v;
+}
+
+}  // namespace
+
+const std::vector<Arch>& arch_presets() {
+  static const std::vector<Arch> presets = build();
+  return presets;
+}
+
+const Arch& default_arch() { return arch_presets().front(); }
+
+const Arch& find_preset(std::string_view name) {
+  std::string known;
+  for (const Arch& a : arch_presets()) {
+    if (a.name == name) return a;
+    known += (known.empty() ? "" : ", ") + a.name;
+  }
+  throw InputError(fmt::format("unknown arch '{}' (known: {})", name, known));
+}
+
+}  // namespace smemsim

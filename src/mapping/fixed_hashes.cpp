@@ -1,0 +1,75 @@
+#include "fixed_hashes.hpp"
+
+#include <fmt/format.h>
+
+#include "smemsim/error.hpp"
+
+namespace smemsim {
+namespace {
+
+class ModIndex final : public IndexFunction {
+ public:
+  explicit ModIndex(IndexGeometry g) : IndexFunction(g), mask_((1u << g.out_bits) - 1) {}
+  std::uint32_t index(std::uint32_t a) const override { return a & mask_; }
+  void index_many(const std::uint32_t* in, std::uint32_t* out, int n) const override {
+    for (int i = 0; i < n; ++i) out[i] = in[i] & mask_;
+  }
+  std::string spec() const override { return "mod"; }
+
+ private:
+  std::uint32_t mask_;
+};
+
+// Seed 000 §IV, Table I: XOR of the least and the next m significant bits (LSB XOR MSB), m = log2(N).
+class XorIndex final : public IndexFunction {
+ public:
+  explicit XorIndex(IndexGeometry g) : IndexFunction(g), m_(g.out_bits), mask_((1u << m_) - 1) {}
+  std::uint32_t index(std::uint32_t a) const override { return (a ^ (a >> m_)) & mask_; }
+  void index_many(const std::uint32_t* in, std::uint32_t* out, int n) const override {
+    for (int i = 0; i < n; ++i) out[i] = (in[i] ^ (in[i] >> m_)) & mask_;
+  }
+  std::string spec() const override { return "xor"; }
+
+ private:
+  int m_;
+  std::uint32_t mask_;
+};
+
+// Seed 000 §IV, Table I: (bits [0,m) + bits [m,2m)) mod 2^m.
+class AddIndex final : public IndexFunction {
+ public:
+  explicit AddIndex(IndexGeometry g) : IndexFunction(g), m_(g.out_bits), mask_((1u << m_) - 1) {}
+  std::uint32_t index(std::uint32_t a) const override {
+    return ((a & mask_) + ((a >> m_) & mask_)) & mask_;
+  }
+  void index_many(const std::uint32_t* in, std::uint32_t* out, int n) const override {
+    for (int i = 0; i < n; ++i) out[i] = ((in[i] & mask_) + ((in[i] >> m_) & mask_)) & mask_;
+  }
+  std::string spec() const override { return "add"; }
+
+ private:
+  int m_;
+  std::uint32_t mask_;
+};
+
+void no_args(std::string_view family, std::string_view args) {
+  if (!args.empty())
+    throw InputError(fmt::format("hash spec '{}:{}': '{}' takes no arguments", family, args, family));
+}
+
+}  // namespace
+
+std::unique_ptr<IndexFunction> make_mod(std::string_view args, const IndexGeometry& g) {
+  no_args("mod", args);
+  return std::make_unique<ModIndex>(g);
+}
+std::unique_ptr<IndexFunction> make_xor(std::string_view args, const IndexGeometry& g) {
+  no_args("xor", args);
+  return std::make_unique<XorIndex>(g);
+}
+std::unique_ptr<IndexFunction> make_add(std::string_view args, const IndexGeometry& g) {
+  no_args("add", args);
+  return std::make_unique<AddIndex>(g);
+}
+
+}  // namespace smemsim

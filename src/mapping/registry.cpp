@@ -1,0 +1,39 @@
+// The registry of index-function families (DESIGN.md principle 1: one explicit list, no static
+// self-registration). A new family adds one entry here.
+#include <fmt/format.h>
+
+#include "fixed_hashes.hpp"
+#include "smemsim/error.hpp"
+#include "smemsim/index_function.hpp"
+
+namespace smemsim {
+
+const std::vector<IndexFamily>& index_families() {
+  static const std::vector<IndexFamily> families = {
+      {"mod", "mod", "low m bits of the address: the conventional addr mod 2^m", "seed 000 §II",
+       make_mod},
+      {"xor", "xor", "bits [0,m) XOR bits [m,2m) of the address", "seed 000 §IV Table I; 002 §7.1",
+       make_xor},
+      {"add", "add", "(bits [0,m) + bits [m,2m)) mod 2^m", "seed 000 §IV Table I", make_add},
+  };
+  return families;
+}
+
+std::unique_ptr<IndexFunction> make_index_function(std::string_view spec, const IndexGeometry& g) {
+  if (g.out_bits < 0 || g.out_bits > 24)
+    throw InputError(fmt::format("hash spec '{}': index width {} bits is out of range", spec,
+                                 g.out_bits));
+  const auto colon = spec.find(':');
+  const std::string_view family = spec.substr(0, colon);
+  const std::string_view args =
+      colon == std::string_view::npos ? std::string_view{} : spec.substr(colon + 1);
+  std::string known;
+  for (const IndexFamily& f : index_families()) {
+    if (f.name == family) return f.make(args, g);
+    known += (known.empty() ? "" : ", ") + f.name;
+  }
+  throw InputError(fmt::format("unknown hash family '{}' in spec '{}' (known: {})", family, spec,
+                               known));
+}
+
+}  // namespace smemsim
