@@ -9,7 +9,8 @@ namespace smemsim::cli {
 void add_arch_options(CLI::App* cmd, ArchOptions& o, bool hashes_and_model) {
   cmd->add_option("--arch", o.name, "architecture preset (see `smemsim arch list`)")
       ->capture_default_str();
-  cmd->add_option("--arch-file", o.file, "TOML file overriding the preset (see `smemsim arch show`)");
+  cmd->add_option("--arch-file", o.file,
+                  "TOML file overriding the preset (see `smemsim arch show`)");
   cmd->add_option("--set", o.sets, "override one key, e.g. --set memory.banks=16 (repeatable)")
       ->take_all();
   if (!hashes_and_model) return;
@@ -25,9 +26,10 @@ Arch resolve_arch(const ArchOptions& o) {
   if (!o.bank_hash.empty()) a.bank_hash = o.bank_hash;
   if (!o.lock_hash.empty()) {
     if (a.locks == 0)
-      throw InputError(fmt::format("--lock-hash: arch '{}' has one lock per word (native atomics); "
-                                   "set atomics.locks to use a lock hash",
-                                   a.name));
+      throw InputError(
+          fmt::format("--lock-hash: arch '{}' has one lock per word (native atomics); "
+                      "set atomics.locks to use a lock hash",
+                      a.name));
     a.lock_hash = o.lock_hash;
   }
   if (!o.model.empty()) a.atomic_model = o.model;
@@ -40,25 +42,35 @@ nlohmann::json arch_json(const Arch& a) {
   return {
       {"name", a.name},
       {"calibrated", a.calibrated},
-      {"memory", {{"size_bytes", a.memory_bytes}, {"banks", a.banks},
-                  {"bank_width_bytes", a.bank_width_bytes}, {"bank_hash", a.bank_hash}}},
+      {"memory",
+       {{"size_bytes", a.memory_bytes},
+        {"banks", a.banks},
+        {"bank_width_bytes", a.bank_width_bytes},
+        {"bank_hash", a.bank_hash}}},
       {"warp", {{"size", a.warp_size}, {"transaction_lanes", a.transaction_lanes}}},
       {"atomics", {{"model", a.atomic_model}, {"locks", a.locks}, {"lock_hash", a.lock_hash}}},
-      {"timing", {{"t_base", t.t_base}, {"t_position", t.t_position}, {"t_bank", t.t_bank},
-                  {"fsm_read", t.fsm_read}, {"fsm_update", t.fsm_update},
-                  {"fsm_write", t.fsm_write}, {"fsm_branch", t.fsm_branch},
-                  {"native_base", t.native_base}, {"native_position", t.native_position},
-                  {"ld_base", t.ld_base}, {"st_base", t.st_base}}},
+      {"timing",
+       {{"t_base", t.t_base},
+        {"t_position", t.t_position},
+        {"t_bank", t.t_bank},
+        {"fsm_read", t.fsm_read},
+        {"fsm_update", t.fsm_update},
+        {"fsm_write", t.fsm_write},
+        {"fsm_branch", t.fsm_branch},
+        {"native_base", t.native_base},
+        {"native_position", t.native_position},
+        {"ld_base", t.ld_base},
+        {"st_base", t.st_base}}},
   };
 }
 
 std::string arch_summary(const Arch& a) {
-  const std::string locks =
-      a.locks == 0 ? std::string("one lock per word") : fmt::format("{} locks ({})", a.locks, a.lock_hash);
-  return fmt::format("{}: {} KiB, {} banks x {} B ({}), warp {} in transactions of {}, {}, atomics {}{}",
-                     a.name, a.memory_bytes / 1024, a.banks, a.bank_width_bytes, a.bank_hash,
-                     a.warp_size, a.transaction_lanes, locks, a.atomic_model,
-                     a.calibrated ? "" : " [uncalibrated]");
+  const std::string locks = a.locks == 0 ? std::string("one lock per word")
+                                         : fmt::format("{} locks ({})", a.locks, a.lock_hash);
+  return fmt::format(
+      "{}: {} KiB, {} banks x {} B ({}), warp {} in transactions of {}, {}, atomics {}{}", a.name,
+      a.memory_bytes / 1024, a.banks, a.bank_width_bytes, a.bank_hash, a.warp_size,
+      a.transaction_lanes, locks, a.atomic_model, a.calibrated ? "" : " [uncalibrated]");
 }
 
 }  // namespace smemsim::cli

@@ -40,13 +40,12 @@ void explain(const ConflictAnalyzer& a, int first) {
     const int distinct = a.bank_degree(m);
     if (!any) fmt::print("  banks shared by several lanes:\n");
     any = true;
-    fmt::print("    bank {:>2}: lanes {} -> words {} ({} distinct{})\n", b, lane_list(m, first), addrs,
-               distinct, distinct == 1 ? ": broadcast, no conflict" : "");
+    fmt::print("    bank {:>2}: lanes {} -> words {} ({} distinct{})\n", b, lane_list(m, first),
+               addrs, distinct, distinct == 1 ? ": broadcast, no conflict" : "");
   }
   if (!any) fmt::print("  every active lane uses its own bank (or a broadcast word)\n");
   bool locks = false;
-  for (LaneMask g : a.lock_groups()) {
-    if (!(g & (g - 1))) continue;
+  for (LaneMask g : a.shared_lock_groups()) {
     if (!locks) fmt::print("  locks shared by several lanes (these lanes serialize):\n");
     locks = true;
     std::string addrs;
@@ -62,18 +61,20 @@ void explain_rounds(const ConflictAnalyzer& a, int first) {
   fmt::print("  lock rounds (one winner per lock: the lowest lane):\n");
   int i = 0;
   for (const LockRound& r : rounds)
-    fmt::print("    round {}: {:>2} lanes read (bank degree {}), {:>2} win and write (bank degree {}){}\n",
-               ++i, std::popcount(r.pending), r.read_degree, std::popcount(r.winners),
-               r.write_degree,
-               std::popcount(r.winners) < 8 ? fmt::format(": lanes {}", lane_list(r.winners, first))
-                                           : std::string());
+    fmt::print(
+        "    round {}: {:>2} lanes read (bank degree {}), {:>2} win and write (bank degree {}){}\n",
+        ++i, std::popcount(r.pending), r.read_degree, std::popcount(r.winners), r.write_degree,
+        std::popcount(r.winners) < 8 ? fmt::format(": lanes {}", lane_list(r.winners, first))
+                                     : std::string());
 }
 
 nlohmann::json rounds_json(const ConflictAnalyzer& a) {
   nlohmann::json out = nlohmann::json::array();
   for (const LockRound& r : lock_rounds(a))
-    out.push_back({{"pending", std::popcount(r.pending)}, {"read_bank_degree", r.read_degree},
-                   {"winners", std::popcount(r.winners)}, {"write_bank_degree", r.write_degree}});
+    out.push_back({{"pending", std::popcount(r.pending)},
+                   {"read_bank_degree", r.read_degree},
+                   {"winners", std::popcount(r.winners)},
+                   {"write_bank_degree", r.write_degree}});
   return out;
 }
 
@@ -92,8 +93,11 @@ void analyze_pattern(const AnalyzeOptions& o, const Arch& arch) {
       if (!((wa.active >> first) & lanes_mask(count))) continue;
       ev.analyzer().load(wa, first, count);
       const Degrees d = ev.analyzer().degrees();
-      tx.push_back({{"first_lane", first}, {"bank_degree", d.bank}, {"position_degree", d.position},
-                    {"lock_degree", d.lock}, {"lock_rounds", rounds_json(ev.analyzer())}});
+      tx.push_back({{"first_lane", first},
+                    {"bank_degree", d.bank},
+                    {"position_degree", d.position},
+                    {"lock_degree", d.lock},
+                    {"lock_rounds", rounds_json(ev.analyzer())}});
     }
     nlohmann::json out = {{"op", op_name(*op)},
                           {"active_lanes", wa.active_count()},
@@ -117,11 +121,13 @@ void analyze_pattern(const AnalyzeOptions& o, const Arch& arch) {
     ev.analyzer().load(wa, first, count);
     const Degrees d = ev.analyzer().degrees();
     if (wa.lanes > tl) fmt::print("transaction lanes {}..{}:\n", first, first + count - 1);
-    fmt::print("  bank degree {}, position degree {}, lock degree {}\n", d.bank, d.position, d.lock);
+    fmt::print("  bank degree {}, position degree {}, lock degree {}\n", d.bank, d.position,
+               d.lock);
     explain(ev.analyzer(), first);
     if (*op == Op::Atomic && arch.atomic_model != "native") explain_rounds(ev.analyzer(), first);
   }
-  fmt::print("bank conflicts {} (sum of degree-1), latency {} cycles\n", r.bank_conflicts, r.latency);
+  fmt::print("bank conflicts {} (sum of degree-1), latency {} cycles\n", r.bank_conflicts,
+             r.latency);
 }
 
 nlohmann::json totals_json(const Totals& t) {
@@ -196,14 +202,16 @@ void analyze_trace(const AnalyzeOptions& o, const Arch& arch) {
 
 void add_analyze_command(CLI::App& app) {
   auto o = std::make_shared<AnalyzeOptions>();
-  auto* cmd = app.add_subcommand("analyze", "conflict degrees and modeled latency of warp accesses");
+  auto* cmd =
+      app.add_subcommand("analyze", "conflict degrees and modeled latency of warp accesses");
   auto* pat = cmd->add_option("--pattern", o->pattern,
                               "one warp access: comma-separated word addresses, ranges a..b, '-' "
                               "for an inactive lane");
   auto* tr = cmd->add_option("--trace", o->trace, "smemsim-trace v1 file ('-' = standard input)");
   pat->excludes(tr);
-  cmd->add_option("--op", o->op, "ld, st or atom (default: atom for --pattern; each line's own "
-                                 "op for --trace)");
+  cmd->add_option("--op", o->op,
+                  "ld, st or atom (default: atom for --pattern; each line's own "
+                  "op for --trace)");
   add_arch_options(cmd, o->arch);
   cmd->add_flag("--json", o->json, "machine-readable output on stdout");
   cmd->add_flag("--stats", o->stats, "print the processing rate on stderr");
@@ -218,8 +226,10 @@ void add_analyze_command(CLI::App& app) {
     if (o->pattern.empty() == o->trace.empty())
       throw InputError("analyze: give exactly one of --pattern LIST or --trace FILE");
     const Arch arch = resolve_arch(o->arch);
-    if (!o->pattern.empty()) analyze_pattern(*o, arch);
-    else analyze_trace(*o, arch);
+    if (!o->pattern.empty())
+      analyze_pattern(*o, arch);
+    else
+      analyze_trace(*o, arch);
   });
 }
 

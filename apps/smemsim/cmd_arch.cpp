@@ -38,7 +38,8 @@ void add_arch_command(CLI::App& app) {
                  a.transaction_lanes, a.locks == 0 ? std::string("word") : std::to_string(a.locks),
                  a.atomic_model, a.calibrated ? "calibrated" : "uncalibrated");
     }
-    fmt::print("\n(default: {}; `smemsim arch show NAME` prints one as TOML)\n", default_arch().name);
+    fmt::print("\n(default: {}; `smemsim arch show NAME` prints one as TOML)\n",
+               default_arch().name);
   });
 
   auto opts = std::make_shared<ArchOptions>();

@@ -25,7 +25,8 @@ struct GenOptions {
 };
 
 void common_options(CLI::App* c, GenOptions& g) {
-  c->add_option("--op", g.op, "operation written on each line: ld, st or atom")->capture_default_str();
+  c->add_option("--op", g.op, "operation written on each line: ld, st or atom")
+      ->capture_default_str();
   c->add_option("--count", g.count, "number of warp accesses")->capture_default_str();
   c->add_option("--lanes", g.lanes, "lanes per warp (default: the arch's warp size)");
   c->add_option("-o,--out", g.out, "output file ('-' = standard output)")->capture_default_str();
@@ -41,9 +42,12 @@ void run(const GenOptions& g, const std::function<void(const GenCommon&, const A
   c.count = g.count;
   c.lanes = g.lanes ? g.lanes : a.warp_size;
   if (c.lanes > a.warp_size)
-    throw InputError(fmt::format("--lanes {} exceeds the warp size {} of {}", c.lanes, a.warp_size,
-                                 a.name));
+    throw InputError(
+        fmt::format("--lanes {} exceeds the warp size {} of {}", c.lanes, a.warp_size, a.name));
   c.memory_words = a.memory_words();
+  // A dry run first: an address outside the memory is reported before anything is written, so no
+  // partial trace reaches the output.
+  gen(c, [](const WarpAccess&) {});
   std::ofstream file;
   std::vector<char> buffer(1 << 20);
   std::ostream* out = &std::cout;
@@ -69,7 +73,8 @@ void add_gen_command(CLI::App& app) {
       "  smemsim gen stride --stride 33 --count 4 -o s33.trace\n"
       "  smemsim gen random --space 1024 --count 1000000 --seed 7 --op atom -o r.trace\n"
       "  smemsim gen eq1 --conflicts 8 --stride 256 --op atom | smemsim analyze --trace -\n"
-      "  smemsim gen block --matrix 0,1,16,0 --cols 16 --block-x 16   # transpose read (002 §3.2.2)");
+      "  smemsim gen block --matrix 0,1,16,0 --cols 16 --block-x 16   # transpose read (002 "
+      "§3.2.2)");
   auto g = std::make_shared<GenOptions>();
 
   auto* linear = gen->add_subcommand("linear", "offset + tid (002 Eq. 5)");
@@ -82,13 +87,18 @@ void add_gen_command(CLI::App& app) {
       ->required();
   stride->add_option("--offset", g->offset, "added to every address")->capture_default_str();
   common_options(stride, *g);
-  stride->callback([g] { run(*g, [&](auto& c, auto& s) { gen_stride(c, g->stride, g->offset, s); }); });
+  stride->callback(
+      [g] { run(*g, [&](auto& c, auto& s) { gen_stride(c, g->stride, g->offset, s); }); });
 
   auto* block = gen->add_subcommand(
       "block", "(S1*ty + S2*tx + o0)*cols + S3*ty + S4*tx + o1, tx = tid % block-x (002 Eq. 4, 7)");
-  block->add_option("--matrix", g->matrix, "S1,S2,S3,S4")->delimiter(',')->expected(4)
+  block->add_option("--matrix", g->matrix, "S1,S2,S3,S4")
+      ->delimiter(',')
+      ->expected(4)
       ->capture_default_str();
-  block->add_option("--block-offset", g->block_offset, "o0,o1")->delimiter(',')->expected(2)
+  block->add_option("--block-offset", g->block_offset, "o0,o1")
+      ->delimiter(',')
+      ->expected(2)
       ->capture_default_str();
   block->add_option("--cols", g->cols, "row length of the 2D array (words)")->capture_default_str();
   block->add_option("--block-x", g->block_x, "thread-block x dimension")->capture_default_str();
@@ -102,10 +112,12 @@ void add_gen_command(CLI::App& app) {
     run(*g, [&](auto& c, auto& s) { gen_block(c, p, s); });
   });
 
-  auto* random = gen->add_subcommand("random", "uniform random word addresses in [offset, offset+space)");
+  auto* random =
+      gen->add_subcommand("random", "uniform random word addresses in [offset, offset+space)");
   random->add_option("--space", g->space, "number of distinct words (vote-space size)")->required();
   random->add_option("--offset", g->offset, "added to every address")->capture_default_str();
-  random->add_option("--seed", g->seed, "random seed (same seed, same trace)")->capture_default_str();
+  random->add_option("--seed", g->seed, "random seed (same seed, same trace)")
+      ->capture_default_str();
   common_options(random, *g);
   random->callback(
       [g] { run(*g, [&](auto& c, auto& s) { gen_random(c, g->space, g->offset, g->seed, s); }); });
@@ -114,9 +126,11 @@ void add_gen_command(CLI::App& app) {
     auto* e = gen->add_subcommand(name, what);
     e->add_option(count_name, g->conflicts, "lanes 0..C-1 access id*stride, the rest access id")
         ->required();
-    e->add_option("--stride", g->stride, "stride between the conflicting lanes (words)")->required();
+    e->add_option("--stride", g->stride, "stride between the conflicting lanes (words)")
+        ->required();
     common_options(e, *g);
-    e->callback([g] { run(*g, [&](auto& c, auto& s) { gen_eq1(c, g->conflicts, g->stride, s); }); });
+    e->callback(
+        [g] { run(*g, [&](auto& c, auto& s) { gen_eq1(c, g->conflicts, g->stride, s); }); });
   };
   add_eq1("eq1", "seed 000 Eq. 1: index(id) = id*stride if id < conflicts else id", "--conflicts");
   add_eq1("genindex", "seed 002 §2 GenIndex(tid, way, stride): same formula as eq1", "--way");

@@ -1,6 +1,6 @@
 // Architecture description: shared-memory geometry, lock unit and every latency, as typed data.
-// "Timing is data" (DESIGN.md principle 3): constants live here and in the presets (src/arch/presets.cpp)
-// with the seed section they come from, never as literals in a model.
+// "Timing is data" (DESIGN.md principle 3): constants live here and in the presets
+// (src/arch/presets.cpp) with the seed section they come from, never as literals in a model.
 #pragma once
 
 #include <cstdint>
@@ -43,8 +43,8 @@ struct Arch {
   std::uint32_t transaction_lanes = 32;  // lanes served by one shared-memory transaction
 
   std::string atomic_model = "alg1";  // alg1 | fsm | native
-  std::uint32_t locks = 1024;          // 0 = one lock per word (native atomics, no aliasing)
-  std::string lock_hash = "mod";       // index-function spec over the word address
+  std::uint32_t locks = 1024;         // 0 = one lock per word (native atomics, no aliasing)
+  std::string lock_hash = "mod";      // index-function spec over the word address
 
   Timing timing;
 
@@ -67,8 +67,9 @@ const Arch& default_arch();
 // Throws InputError listing the known names.
 const Arch& find_preset(std::string_view name);
 
-// TOML (src/arch/arch_toml.cpp). Loading starts from `base` (a preset or the default) and overrides the
-// keys present; an unknown key, a wrong type or an impossible value is an InputError naming the key.
+// TOML (src/arch/arch_toml.cpp). Loading starts from `base` (a preset or the default) and overrides
+// the keys present; an unknown key, a wrong type or an impossible value is an InputError naming the
+// key.
 std::string to_toml(const Arch& arch);
 Arch load_arch_toml(const std::string& path, const Arch& base);
 Arch parse_arch_toml(std::string_view text, const std::string& origin, const Arch& base);

@@ -2,8 +2,8 @@
 //   bank degree     max over banks of the DISTINCT bank-unit addresses in it (same word: broadcast)
 //   position degree max lanes on one word address
 //   lock degree     max lanes whose word addresses share a lock (the same address counts)
-// A warp access is split into transactions of Arch::transaction_lanes lanes; each is analyzed alone.
-// Allocation-free after construction: per-lane fixed arrays, lane bitmasks and popcount.
+// A warp access is split into transactions of Arch::transaction_lanes lanes; each is analyzed
+// alone. Allocation-free after construction: per-lane fixed arrays, lane bitmasks and popcount.
 #pragma once
 
 #include <array>
@@ -39,28 +39,49 @@ class ConflictAnalyzer {
 
   LaneMask active() const { return active_; }
   int lanes() const { return lanes_; }
-  int bank_degree() const { return bank_degree(active_); }
+  int bank_degree() const { return full_bank_degree_; }
   int bank_degree(LaneMask subset) const;  // degree of the lanes in `subset` alone (0 if empty)
   int position_degree() const;
-  int lock_degree() const;
+  int lock_degree() const {
+    ensure_locks();
+    return lock_degree_;
+  }
   Degrees degrees() const { return {bank_degree(), position_degree(), lock_degree()}; }
-  // One winner per lock among `pending`: the lowest-numbered lane (documented choice, docs/models.md).
-  LaneMask lock_winners(LaneMask pending) const;
+  // One winner per lock among `pending`: the lowest-numbered lane (documented choice,
+  // docs/models.md).
+  LaneMask lock_winners(LaneMask pending) const {
+    ensure_locks();
+    LaneMask w = pending & lock_singles_;
+    for (std::size_t g = 0; g < n_shared_; ++g) {
+      const LaneMask m = shared_groups_[g] & pending;
+      w |= m & (~m + 1);  // lowest set bit
+    }
+    return w;
+  }
 
-  // Per-lane facts for explanations.
+  // Per-lane facts for explanations (not on the hot path).
   std::uint32_t bank_of(int lane) const { return bank_[lane]; }
-  std::uint32_t lock_of(int lane) const { return lock_[lane]; }
+  std::uint32_t lock_of(int lane) const {
+    ensure_locks();
+    return lock_[lane];
+  }
   WordAddr addr_of(int lane) const { return addr_[lane]; }
-  // Lanes in one bank / sharing one lock, for the human report.
-  LaneMask bank_lanes(std::uint32_t bank) const { return bank_lanes_[bank]; }
-  std::span<const LaneMask> lock_groups() const { return {lock_groups_.data(), n_groups_}; }
+  LaneMask bank_lanes(std::uint32_t bank) const;  // active lanes in `bank`
+  // Groups of two or more active lanes that share a lock.
+  std::span<const LaneMask> shared_lock_groups() const {
+    ensure_locks();
+    return {shared_groups_.data(), n_shared_};
+  }
 
   const Arch& arch() const { return arch_; }
   const IndexFunction& bank_function() const { return *bank_fn_; }
   const IndexFunction& lock_function() const { return *lock_fn_; }
 
  private:
-  void group_locks();
+  void ensure_locks() const {
+    if (!locks_ready_) group_locks();
+  }
+  void group_locks() const;
 
   Arch arch_;
   std::shared_ptr<const IndexFunction> bank_fn_;
@@ -71,18 +92,25 @@ class ConflictAnalyzer {
   std::array<WordAddr, kMaxLanes> addr_{};
   std::array<std::uint32_t, kMaxLanes> unit_{};
   std::array<std::uint32_t, kMaxLanes> bank_{};
-  std::array<std::uint32_t, kMaxLanes> lock_{};
-  std::array<std::uint8_t, kMaxLanes> rep_{};  // lowest lane with the same bank-unit address
-  LaneMask unique_ = 0;                          // active lanes that are their own rep
-  std::array<LaneMask, kMaxBanks> bank_lanes_{};
-  std::uint64_t banks_touched_ = 0;
+  std::array<std::uint16_t, kMaxLanes> rep_{};  // lowest lane with the same bank-unit address
+  int full_bank_degree_ = 0;
 
-  // Lock grouping with a generation-stamped table over the lock (or word) index space.
-  std::vector<std::uint32_t> stamp_;
-  std::vector<std::uint8_t> slot_;
-  std::uint32_t generation_ = 0;
-  std::array<LaneMask, kMaxLanes> lock_groups_{};
-  std::size_t n_groups_ = 0;
+  // Generation-stamped table over the bank-unit address space: the first lane seen on each unit.
+  std::vector<std::uint32_t> unit_stamp_;
+  std::vector<std::uint16_t> unit_first_;  // (16-bit: char types alias everything)
+  std::uint32_t unit_gen_ = 0;
+
+  // Lock grouping, computed on first use after load(): bank-only analyses never pay for it.
+  mutable bool locks_ready_ = false;
+  mutable std::array<std::uint32_t, kMaxLanes> lock_{};
+  mutable std::vector<std::uint32_t> lock_stamp_;
+  mutable std::vector<std::uint8_t> lock_slot_;
+  mutable std::uint32_t lock_gen_ = 0;
+  mutable std::array<LaneMask, kMaxLanes> groups_{};
+  mutable std::array<LaneMask, kMaxLanes> shared_groups_{};
+  mutable std::size_t n_shared_ = 0;
+  mutable LaneMask lock_singles_ = 0;  // lanes alone on their lock
+  mutable int lock_degree_ = 0;
 };
 
 }  // namespace smemsim

@@ -1,8 +1,8 @@
 // Error types shared by the library and the CLI.
 //
-// InputError: bad usage or bad input (a malformed file, an unknown key, an impossible value). The CLI
-// prints it as `smemsim: error: <what>` and exits 2. Its message already carries `file:line:` where an
-// input file is involved.
+// InputError: bad usage or bad input (a malformed file, an unknown key, an impossible value). The
+// CLI prints it as `smemsim: error: <what>` and exits 2. Its message already carries `file:line:`
+// where an input file is involved.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // Evaluation of whole warp accesses and aggregation over a stream (what `smemsim analyze` prints).
-// A warp access is split into transactions of Arch::transaction_lanes lanes; its cost sums theirs and
-// its degrees are the maximum over them.
+// A warp access is split into transactions of Arch::transaction_lanes lanes; its cost sums theirs
+// and its degrees are the maximum over them.
 #pragma once
 
 #include <cstdint>
@@ -54,7 +54,7 @@ struct Totals {
 
 struct StreamStats {
   Totals all;
-  std::map<std::uint32_t, Totals> per_pc;    // filled only for accesses with pc != 0
+  std::map<std::uint32_t, Totals> per_pc;  // filled only for accesses with pc != 0
   std::map<Op, std::uint64_t> per_op;
   void add(const WarpAccess& wa, const AccessResult& r);
 };

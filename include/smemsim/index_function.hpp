@@ -1,8 +1,9 @@
 // Index functions map an address to a bank or a lock index (seed 000 §IV, seed 002 §4).
-// One interface, implementations chosen by spec string from an explicit registry (DESIGN.md principle 1):
+// One interface, implementations chosen by spec string from an explicit registry (DESIGN.md
+// principle 1):
 //   mod          low m bits                                    (the conventional addr % 2^m)
-//   xor          bits [0,m) XOR bits [m,2m)                    (seed 000 Table I; 002 §7.1 fixed hash)
-//   add          (bits [0,m) + bits [m,2m)) mod 2^m            (seed 000 Table I)
+//   xor          bits [0,m) XOR bits [m,2m)                    (seed 000 Table I; 002 §7.1 fixed
+//   hash) add          (bits [0,m) + bits [m,2m)) mod 2^m            (seed 000 Table I)
 // Banks are indexed on the bank-unit address (word address / (bank width / 4)); locks on the word
 // address. m is log2(#banks) or log2(#locks).
 #pragma once

@@ -15,8 +15,8 @@ using AccessSink = std::function<void(const WarpAccess&)>;
 
 struct GenCommon {
   Op op = Op::Load;
-  std::uint32_t lanes = 32;     // warp width
-  std::uint64_t count = 1;      // warp accesses to generate
+  std::uint32_t lanes = 32;            // warp width
+  std::uint64_t count = 1;             // warp accesses to generate
   std::uint32_t memory_words = 12288;  // every address must fit (checked: InputError otherwise)
 };
 

@@ -4,9 +4,9 @@
 //   smemsim-trace v1 unit=word warp=32          (optional header; first non-comment line)
 //   atom pc=12 warp=3 0 1024 2 3 - 5 ...        (OP [pc=N] [warp=N] then one address per lane)
 //
-// OP is ld, st or atom; `-` marks an inactive lane; lanes beyond those listed are inactive. Addresses are
-// word indices unless the header says unit=byte (then they are divided by 4). The reader streams: memory
-// use is constant whatever the file size.
+// OP is ld, st or atom; `-` marks an inactive lane; lanes beyond those listed are inactive.
+// Addresses are word indices unless the header says unit=byte (then they are divided by 4). The
+// reader streams: memory use is constant whatever the file size.
 #pragma once
 
 #include <cstdint>
@@ -34,8 +34,8 @@ class TraceReader {
   TraceReader(const TraceReader&) = delete;
   TraceReader& operator=(const TraceReader&) = delete;
 
-  // Reads the next access; false at the end. Throws InputError "file:line: ..." on a malformed line,
-  // and on an end of file that came before any access ("empty trace").
+  // Reads the next access; false at the end. Throws InputError "file:line: ..." on a malformed
+  // line, and on an end of file that came before any access ("empty trace").
   bool next(WarpAccess& out);
 
   std::uint64_t line() const { return line_no_; }

@@ -1,6 +1,6 @@
 // WarpAccess: the one vocabulary type of smemsim (DESIGN.md). Every producer (trace reader, pattern
-// generator, PTX executor) yields a stream of them; every consumer (conflict analysis, latency models,
-// hash search, timing) takes one.
+// generator, PTX executor) yields a stream of them; every consumer (conflict analysis, latency
+// models, hash search, timing) takes one.
 #pragma once
 
 #include <array>
@@ -29,10 +29,10 @@ inline constexpr LaneMask lanes_mask(int n) {
 
 struct WarpAccess {
   Op op = Op::Load;
-  std::uint32_t pc = 0;    // instruction id (PTX line or trace `pc=`); 0 when unknown
-  std::uint32_t warp = 0;  // warp id
-  std::uint8_t lanes = 32; // warp width this access was made with
-  LaneMask active = 0;     // bit i set: lane i takes part
+  std::uint32_t pc = 0;     // instruction id (PTX line or trace `pc=`); 0 when unknown
+  std::uint32_t warp = 0;   // warp id
+  std::uint8_t lanes = 32;  // warp width this access was made with
+  LaneMask active = 0;      // bit i set: lane i takes part
   std::array<WordAddr, kMaxLanes> addr{};  // word address per lane; meaningful where active
 
   int active_count() const { return std::popcount(active); }

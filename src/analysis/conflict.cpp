@@ -1,5 +1,11 @@
-// Conflict degrees of one transaction. Seeds: 001 §3 (bank, position and lock conflicts, "a position
-// conflict is a particular case of lock conflict"), 000 §II (lock bits shared by aliased addresses).
+// Conflict degrees of one transaction. Seeds: 001 §3 (bank, position and lock conflicts, "a
+// position conflict is a particular case of lock conflict"), 000 §II (lock bits shared by aliased
+// addresses).
+//
+// Hot path: one pass over the lanes with a generation-stamped table over the bank-unit addresses
+// (duplicate detection in O(1), no clearing) and per-bank distinct counters. Lock groups are built
+// on demand; lanes alone on their lock are kept as one mask so lock rounds only walk the shared
+// groups.
 #include "smemsim/conflict.hpp"
 
 #include <algorithm>
@@ -20,7 +26,17 @@ std::shared_ptr<const IndexFunction> lock_function_for(const Arch& a) {
   return make_index_function(a.lock_hash, {a.lock_bits(), a.word_addr_bits()});
 }
 
-inline int lowest(LaneMask m) { return std::countr_zero(m); }
+inline int lowest(LaneMask m) {
+  return std::countr_zero(m);
+}
+
+template <class T>
+void bump_generation(std::uint32_t& gen, std::vector<T>& stamps) {
+  if (++gen == 0) {
+    std::fill(stamps.begin(), stamps.end(), T{0});
+    gen = 1;
+  }
+}
 
 }  // namespace
 
@@ -32,103 +48,107 @@ ConflictAnalyzer::ConflictAnalyzer(const Arch& arch, std::shared_ptr<const Index
     : arch_(arch), bank_fn_(std::move(bank_fn)), lock_fn_(std::move(lock_fn)) {
   if (bank_fn_->out_bits() != arch_.bank_bits())
     throw InputError("bank index function width does not match log2(banks)");
+  unit_stamp_.assign(arch_.bank_units(), 0);
+  unit_first_.assign(arch_.bank_units(), 0);
   const std::size_t lock_space = std::size_t{1} << lock_fn_->out_bits();
-  stamp_.assign(lock_space, 0);
-  slot_.assign(lock_space, 0);
+  lock_stamp_.assign(lock_space, 0);
+  lock_slot_.assign(lock_space, 0);
 }
 
 void ConflictAnalyzer::load(const WarpAccess& wa, int first, int count) {
   lanes_ = count;
   active_ = (wa.active >> first) & lanes_mask(count);
+  locks_ready_ = false;
   const unsigned shift = arch_.bank_width_bytes == 8 ? 1 : 0;
   for (int l = 0; l < count; ++l) {
     addr_[l] = wa.addr[static_cast<std::size_t>(first + l)];
     unit_[l] = addr_[l] >> shift;
   }
   bank_fn_->index_many(unit_.data(), bank_.data(), count);
-  lock_fn_->index_many(addr_.data(), lock_.data(), count);
 
-  for (std::uint64_t t = banks_touched_; t; t &= t - 1) bank_lanes_[std::countr_zero(t)] = 0;
-  banks_touched_ = 0;
-  for (LaneMask m = active_; m; m &= m - 1) {
-    const int l = lowest(m);
-    bank_lanes_[bank_[l]] |= LaneMask{1} << l;
-    banks_touched_ |= std::uint64_t{1} << bank_[l];
-  }
-  // Representatives: equal bank-unit addresses are in the same bank, so compare within banks only.
-  unique_ = 0;
-  for (std::uint64_t t = banks_touched_; t; t &= t - 1) {
-    const LaneMask group = bank_lanes_[std::countr_zero(t)];
-    for (LaneMask m = group; m; m &= m - 1) {
-      const int l = lowest(m);
-      int rep = l;
-      for (LaneMask e = group & lanes_mask(l); e; e &= e - 1) {
-        const int j = lowest(e);
-        if (unit_[j] == unit_[l]) {
-          rep = rep_[j];
-          break;
-        }
-      }
-      rep_[l] = static_cast<std::uint8_t>(rep);
-      if (rep == l) unique_ |= LaneMask{1} << l;
+  bump_generation(unit_gen_, unit_stamp_);
+  // Locals, so the compiler need not reload members after each store into the tables.
+  const std::uint32_t gen = unit_gen_;
+  std::uint32_t* const stamp = unit_stamp_.data();
+  std::uint16_t* const first_lane = unit_first_.data();
+  std::array<std::uint16_t, kMaxBanks> distinct{};
+  std::uint16_t best = 0;
+  const LaneMask active = active_;
+  for (int l = 0; l < count; ++l) {
+    if (!((active >> l) & 1u)) continue;
+    const std::uint32_t u = unit_[l];
+    if (stamp[u] != gen) {
+      stamp[u] = gen;
+      first_lane[u] = static_cast<std::uint16_t>(l);
+      rep_[l] = static_cast<std::uint16_t>(l);
+      const std::uint16_t d = ++distinct[bank_[l]];
+      best = d > best ? d : best;
+    } else {
+      rep_[l] = first_lane[u];
     }
   }
-  group_locks();
-}
-
-void ConflictAnalyzer::group_locks() {
-  if (++generation_ == 0) {
-    std::fill(stamp_.begin(), stamp_.end(), 0);
-    generation_ = 1;
-  }
-  n_groups_ = 0;
-  for (LaneMask m = active_; m; m &= m - 1) {
-    const int l = lowest(m);
-    const std::uint32_t k = lock_[l];
-    if (stamp_[k] != generation_) {
-      stamp_[k] = generation_;
-      slot_[k] = static_cast<std::uint8_t>(n_groups_);
-      lock_groups_[n_groups_++] = 0;
-    }
-    lock_groups_[slot_[k]] |= LaneMask{1} << l;
-  }
+  full_bank_degree_ = best;
 }
 
 int ConflictAnalyzer::bank_degree(LaneMask subset) const {
   subset &= active_;
+  if (subset == active_) return full_bank_degree_;
+  std::array<std::uint16_t, kMaxBanks> distinct{};
+  LaneMask seen = 0;  // representatives already counted
   int best = 0;
-  if (subset == active_) {
-    for (std::uint64_t t = banks_touched_; t; t &= t - 1)
-      best = std::max(best, std::popcount(bank_lanes_[std::countr_zero(t)] & unique_));
-    return best;
-  }
-  for (std::uint64_t t = banks_touched_; t; t &= t - 1) {
-    const LaneMask m = bank_lanes_[std::countr_zero(t)] & subset;
-    if (!m) continue;
-    int d = 1;
-    if (m & (m - 1)) {
-      LaneMask reps = 0;
-      for (LaneMask e = m; e; e &= e - 1) reps |= LaneMask{1} << rep_[lowest(e)];
-      d = std::popcount(reps);
-    }
-    best = std::max(best, d);
+  for (LaneMask m = subset; m; m &= m - 1) {
+    const int l = lowest(m);
+    const LaneMask r = LaneMask{1} << rep_[l];
+    if (seen & r) continue;
+    seen |= r;
+    best = std::max(best, int(++distinct[bank_[l]]));
   }
   return best;
 }
 
-int ConflictAnalyzer::lock_degree() const {
-  int best = 0;
-  for (std::size_t g = 0; g < n_groups_; ++g) best = std::max(best, std::popcount(lock_groups_[g]));
-  return best;
+LaneMask ConflictAnalyzer::bank_lanes(std::uint32_t bank) const {
+  LaneMask out = 0;
+  for (LaneMask m = active_; m; m &= m - 1)
+    if (bank_[lowest(m)] == bank) out |= LaneMask{1} << lowest(m);
+  return out;
+}
+
+void ConflictAnalyzer::group_locks() const {
+  locks_ready_ = true;
+  lock_fn_->index_many(addr_.data(), lock_.data(), lanes_);
+  bump_generation(lock_gen_, lock_stamp_);
+  std::size_t n = 0;
+  for (LaneMask m = active_; m; m &= m - 1) {
+    const int l = lowest(m);
+    const std::uint32_t k = lock_[l];
+    if (lock_stamp_[k] != lock_gen_) {
+      lock_stamp_[k] = lock_gen_;
+      lock_slot_[k] = static_cast<std::uint8_t>(n);
+      groups_[n++] = 0;
+    }
+    groups_[lock_slot_[k]] |= LaneMask{1} << l;
+  }
+  n_shared_ = 0;
+  lock_singles_ = 0;
+  lock_degree_ = active_ ? 1 : 0;
+  for (std::size_t g = 0; g < n; ++g) {
+    const LaneMask m = groups_[g];
+    if (m & (m - 1)) {
+      shared_groups_[n_shared_++] = m;
+      lock_degree_ = std::max(lock_degree_, std::popcount(m));
+    } else {
+      lock_singles_ |= m;
+    }
+  }
 }
 
 int ConflictAnalyzer::position_degree() const {
-  // The same word always shares a lock, so equal addresses are found within lock groups.
+  // The same word always shares a lock, so equal addresses are found within shared lock groups.
+  ensure_locks();
   int best = active_ ? 1 : 0;
-  for (std::size_t g = 0; g < n_groups_; ++g) {
-    const LaneMask group = lock_groups_[g];
-    if (std::popcount(group) <= best) continue;
-    LaneMask left = group;
+  for (std::size_t g = 0; g < n_shared_; ++g) {
+    LaneMask left = shared_groups_[g];
+    if (std::popcount(left) <= best) continue;
     while (left) {
       const WordAddr a = addr_[lowest(left)];
       LaneMask same = 0;
@@ -139,15 +159,6 @@ int ConflictAnalyzer::position_degree() const {
     }
   }
   return best;
-}
-
-LaneMask ConflictAnalyzer::lock_winners(LaneMask pending) const {
-  LaneMask w = 0;
-  for (std::size_t g = 0; g < n_groups_; ++g) {
-    const LaneMask m = lock_groups_[g] & pending;
-    w |= m & (~m + 1);  // lowest set bit
-  }
-  return w;
 }
 
 }  // namespace smemsim

@@ -12,7 +12,9 @@
 namespace smemsim {
 namespace {
 
-int ceil_log2(std::uint32_t v) { return v <= 1 ? 0 : std::bit_width(v - 1); }
+int ceil_log2(std::uint32_t v) {
+  return v <= 1 ? 0 : std::bit_width(v - 1);
+}
 
 [[noreturn]] void bad(const char* key, const std::string& why) {
   throw InputError(fmt::format("arch key '{}': {}", key, why));
@@ -20,20 +22,29 @@ int ceil_log2(std::uint32_t v) { return v <= 1 ? 0 : std::bit_width(v - 1); }
 
 }  // namespace
 
-int Arch::bank_bits() const { return std::countr_zero(banks); }
-int Arch::lock_bits() const { return locks == 0 ? 0 : std::countr_zero(locks); }
-int Arch::bank_addr_bits() const { return ceil_log2(bank_units()); }
-int Arch::word_addr_bits() const { return ceil_log2(memory_words()); }
+int Arch::bank_bits() const {
+  return std::countr_zero(banks);
+}
+int Arch::lock_bits() const {
+  return locks == 0 ? 0 : std::countr_zero(locks);
+}
+int Arch::bank_addr_bits() const {
+  return ceil_log2(bank_units());
+}
+int Arch::word_addr_bits() const {
+  return ceil_log2(memory_words());
+}
 
 void validate(const Arch& a) {
   if (a.bank_width_bytes != 4 && a.bank_width_bytes != 8)
     bad("memory.bank_width_bytes", fmt::format("{} is not 4 or 8", a.bank_width_bytes));
   if (a.banks == 0 || !std::has_single_bit(a.banks) || a.banks > kMaxBanks)
-    bad("memory.banks", fmt::format("{} is not a power of two between 1 and {}", a.banks, kMaxBanks));
+    bad("memory.banks",
+        fmt::format("{} is not a power of two between 1 and {}", a.banks, kMaxBanks));
   if (a.memory_bytes == 0 || a.memory_bytes % (a.banks * a.bank_width_bytes) != 0)
     bad("memory.size_bytes",
-        fmt::format("{} is not a positive multiple of banks x bank width ({} bytes)", a.memory_bytes,
-                    a.banks * a.bank_width_bytes));
+        fmt::format("{} is not a positive multiple of banks x bank width ({} bytes)",
+                    a.memory_bytes, a.banks * a.bank_width_bytes));
   if (a.memory_bytes > (16u << 20)) bad("memory.size_bytes", "larger than 16 MiB");
   if (a.warp_size == 0 || a.warp_size > kMaxLanes)
     bad("warp.size", fmt::format("{} is not between 1 and {}", a.warp_size, kMaxLanes));
@@ -41,21 +52,27 @@ void validate(const Arch& a) {
     bad("warp.transaction_lanes",
         fmt::format("{} does not divide the warp size {}", a.transaction_lanes, a.warp_size));
   if (a.locks != 0 && !std::has_single_bit(a.locks))
-    bad("atomics.locks", fmt::format("{} is not a power of two (or 0 for one lock per word)", a.locks));
+    bad("atomics.locks",
+        fmt::format("{} is not a power of two (or 0 for one lock per word)", a.locks));
   if (a.locks > a.memory_words())
-    bad("atomics.locks", fmt::format("{} locks exceed the {} words of memory", a.locks,
-                                     a.memory_words()));
+    bad("atomics.locks",
+        fmt::format("{} locks exceed the {} words of memory", a.locks, a.memory_words()));
   bool model_ok = false;
   for (const auto& m : latency_models())
     if (m.atomic && m.name == a.atomic_model) model_ok = true;
   if (!model_ok) bad("atomics.model", fmt::format("unknown atomic model '{}'", a.atomic_model));
   const Timing& t = a.timing;
-  for (auto [key, v] : {std::pair{"timing.t_base", t.t_base}, {"timing.t_position", t.t_position},
-                        {"timing.t_bank", t.t_bank}, {"timing.fsm_read", t.fsm_read},
-                        {"timing.fsm_update", t.fsm_update}, {"timing.fsm_write", t.fsm_write},
-                        {"timing.fsm_branch", t.fsm_branch}, {"timing.native_base", t.native_base},
+  for (auto [key, v] : {std::pair{"timing.t_base", t.t_base},
+                        {"timing.t_position", t.t_position},
+                        {"timing.t_bank", t.t_bank},
+                        {"timing.fsm_read", t.fsm_read},
+                        {"timing.fsm_update", t.fsm_update},
+                        {"timing.fsm_write", t.fsm_write},
+                        {"timing.fsm_branch", t.fsm_branch},
+                        {"timing.native_base", t.native_base},
                         {"timing.native_position", t.native_position},
-                        {"timing.ld_base", t.ld_base}, {"timing.st_base", t.st_base}})
+                        {"timing.ld_base", t.ld_base},
+                        {"timing.st_base", t.st_base}})
     if (v < 0 || v > 1'000'000) bad(key, fmt::format("{} is not between 0 and 1000000", v));
   // The hash specs must parse for this geometry.
   try {

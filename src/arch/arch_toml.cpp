@@ -1,5 +1,5 @@
-// Arch <-> TOML, and `--set key=value` overrides. One table of keys drives all three, so a key added
-// here is loadable, settable, printed and listed at once.
+// Arch <-> TOML, and `--set key=value` overrides. One table of keys drives all three, so a key
+// added here is loadable, settable, printed and listed at once.
 #include <charconv>
 #include <fstream>
 #include <functional>
@@ -69,10 +69,14 @@ std::string known_keys() {
 
 const char* kind_name(Kind k) {
   switch (k) {
-    case Kind::U32: return "a non-negative integer";
-    case Kind::I64: return "an integer";
-    case Kind::Str: return "a string";
-    case Kind::Bool: return "true or false";
+    case Kind::U32:
+      return "a non-negative integer";
+    case Kind::I64:
+      return "an integer";
+    case Kind::Str:
+      return "a string";
+    case Kind::Bool:
+      return "true or false";
   }
   return "?";
 }
@@ -112,9 +116,15 @@ std::string to_toml(const Arch& a) {
     }
     out << leaf << " = ";
     switch (k.kind) {
-      case Kind::U32: out << a.*k.u32; break;
-      case Kind::I64: out << a.timing.*k.i64; break;
-      case Kind::Bool: out << (a.*k.flag ? "true" : "false"); break;
+      case Kind::U32:
+        out << a.*k.u32;
+        break;
+      case Kind::I64:
+        out << a.timing.*k.i64;
+        break;
+      case Kind::Bool:
+        out << (a.*k.flag ? "true" : "false");
+        break;
       case Kind::Str: {
         toml::value<std::string> v(a.*k.str);
         out << v;
@@ -136,49 +146,51 @@ Arch parse_arch_toml(std::string_view text, const std::string& origin, const Arc
   Arch a = base;
   std::function<void(const toml::table&, const std::string&)> visit =
       [&](const toml::table& t, const std::string& prefix) {
-    for (const auto& [k, node] : t) {
-      std::string name = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
-      const std::uint64_t line = node.source().begin.line;
-      if (const toml::table* sub = node.as_table()) {
-        bool is_section = false;
-        for (const Key& key : keys())
-          if (std::string_view(key.name).starts_with(name + ".")) is_section = true;
-        if (!is_section)
-          throw InputError(located(origin, line,
-                                   fmt::format("unknown key '{}' (known: {})", name, known_keys())));
-        visit(*sub, name);
-        continue;
-      }
-      const Key* key = find_key(name);
-      if (!key)
-        throw InputError(
-            located(origin, line, fmt::format("unknown key '{}' (known: {})", name, known_keys())));
-      const std::string where = located(origin, line, "");
-      switch (key->kind) {
-        case Kind::U32:
-        case Kind::I64:
-          if (auto v = node.value<std::int64_t>(); v && node.is_integer())
-            set_int(a, *key, *v, where);
-          else
-            throw InputError(
-                located(origin, line, fmt::format("key '{}' must be {}", name, kind_name(key->kind))));
-          break;
-        case Kind::Str:
-          if (auto v = node.value<std::string>())
-            a.*key->str = *v;
-          else
-            throw InputError(located(origin, line, fmt::format("key '{}' must be a string", name)));
-          break;
-        case Kind::Bool:
-          if (auto v = node.value<bool>())
-            a.*key->flag = *v;
-          else
-            throw InputError(
-                located(origin, line, fmt::format("key '{}' must be true or false", name)));
-          break;
-      }
-    }
-  };
+        for (const auto& [k, node] : t) {
+          std::string name =
+              prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
+          const std::uint64_t line = node.source().begin.line;
+          if (const toml::table* sub = node.as_table()) {
+            bool is_section = false;
+            for (const Key& key : keys())
+              if (std::string_view(key.name).starts_with(name + ".")) is_section = true;
+            if (!is_section)
+              throw InputError(located(
+                  origin, line, fmt::format("unknown key '{}' (known: {})", name, known_keys())));
+            visit(*sub, name);
+            continue;
+          }
+          const Key* key = find_key(name);
+          if (!key)
+            throw InputError(located(
+                origin, line, fmt::format("unknown key '{}' (known: {})", name, known_keys())));
+          const std::string where = located(origin, line, "");
+          switch (key->kind) {
+            case Kind::U32:
+            case Kind::I64:
+              if (auto v = node.value<std::int64_t>(); v && node.is_integer())
+                set_int(a, *key, *v, where);
+              else
+                throw InputError(located(
+                    origin, line, fmt::format("key '{}' must be {}", name, kind_name(key->kind))));
+              break;
+            case Kind::Str:
+              if (auto v = node.value<std::string>())
+                a.*key->str = *v;
+              else
+                throw InputError(
+                    located(origin, line, fmt::format("key '{}' must be a string", name)));
+              break;
+            case Kind::Bool:
+              if (auto v = node.value<bool>())
+                a.*key->flag = *v;
+              else
+                throw InputError(
+                    located(origin, line, fmt::format("key '{}' must be true or false", name)));
+              break;
+          }
+        }
+      };
   visit(tbl, "");
   try {
     validate(a);
@@ -214,15 +226,21 @@ void apply_override(Arch& a, std::string_view assignment) {
       std::int64_t v = 0;
       auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
       if (ec != std::errc() || p != value.data() + value.size())
-        throw InputError(fmt::format("--set {}: '{}' is not {}", name, value, kind_name(key->kind)));
+        throw InputError(
+            fmt::format("--set {}: '{}' is not {}", name, value, kind_name(key->kind)));
       set_int(a, *key, v, "--set: ");
       break;
     }
-    case Kind::Str: a.*key->str = std::string(value); break;
+    case Kind::Str:
+      a.*key->str = std::string(value);
+      break;
     case Kind::Bool:
-      if (value == "true" || value == "1") a.*key->flag = true;
-      else if (value == "false" || value == "0") a.*key->flag = false;
-      else throw InputError(fmt::format("--set {}: '{}' is not true or false", name, value));
+      if (value == "true" || value == "1")
+        a.*key->flag = true;
+      else if (value == "false" || value == "0")
+        a.*key->flag = false;
+      else
+        throw InputError(fmt::format("--set {}: '{}' is not true or false", name, value));
       break;
   }
 }

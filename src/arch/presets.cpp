@@ -13,8 +13,8 @@ Arch fermi(std::string name, std::string description) {
   a.name = std::move(name);
   a.description = std::move(description);
   // Seed 000 §II: 48 KB, 32 banks of 4-byte words, 1024 lock bits indexed by word-address bits 0..9
-  // (byte-address bits 11:2). Seed 001 §2.1.1-2.1.2: t_base 108, t_position 120, t_bank 32 (GTX 580).
-  // Seed 000 §III: FSM Read 32, Update 18, Write 36, Branch 32 (asfermi microbenchmarks).
+  // (byte-address bits 11:2). Seed 001 §2.1.1-2.1.2: t_base 108, t_position 120, t_bank 32 (GTX
+  // 580). Seed 000 §III: FSM Read 32, Update 18, Write 36, Branch 32 (asfermi microbenchmarks).
   a.memory_bytes = 48 * 1024;
   a.banks = 32;
   a.bank_width_bytes = 4;
@@ -45,7 +45,8 @@ std::vector<Arch> build() {
       "geometry of seed 000 §II (Fermi); latencies assumed equal to the GTX 580 of seed 001 §2.1";
   v.push_back(gtx480);
 
-  Arch k20 = fermi("kepler-k20", "NVIDIA K20 (Kepler GK110): 32 banks x 8 bytes, lock-loop atomics");
+  Arch k20 =
+      fermi("kepler-k20", "NVIDIA K20 (Kepler GK110): 32 banks x 8 bytes, lock-loop atomics");
   k20.bank_width_bytes = 8;
   k20.source =
       "seed 002 §2 (48 KB, 32 banks of 8 bytes); lock unit and latencies assumed equal to Fermi "
@@ -67,7 +68,7 @@ std::vector<Arch> build() {
   si.memory_bytes = 64 * 1024;  // seed 003 Table 2 prints 65546 bytes, a typo for 65536
   si.banks = 32;
   si.warp_size = 64;
-  si.transaction_lanes = 32;  // seed 002 §3: a transaction is a half-wavefront on AMD
+  si.transaction_lanes = 32;   // seed 002 §3: a transaction is a half-wavefront on AMD
   si.atomic_model = "native";  // LDS atomics execute in the LDS, no lock loop
   si.locks = 0;
   si.timing.ld_base = 2;  // seed 003 Table 2: LDS latency 2 cycles
@@ -86,12 +87,13 @@ std::vector<Arch> build() {
   cf11.timing.ld_base = 4;  // seed 004 Table 3: 4 memory pipeline stages
   cf11.timing.st_base = 4;
   cf11.timing.t_bank = 1;  // seed 004 Table 3: 1 access per core cycle per bank
-  cf11.source = "seed 004 Table 3 (geometry, memory stages); atomic latencies Fermi's, uncalibrated";
+  cf11.source =
+      "seed 004 Table 3 (geometry, memory stages); atomic latencies Fermi's, uncalibrated";
   v.push_back(cf11);
 
-  // Native-atomic NVIDIA GPUs: 32 banks x 4 B, no lock aliasing. Latencies are PLACEHOLDERS awaiting
-  // measurement on a GPU (see docs/models.md): base costs of a few tens of cycles, 2 cycles per extra
-  // bank wavefront and per extra same-address update.
+  // Native-atomic NVIDIA GPUs: 32 banks x 4 B, no lock aliasing. Latencies are PLACEHOLDERS
+  // awaiting measurement on a GPU (see docs/models.md): base costs of a few tens of cycles, 2
+  // cycles per extra bank wavefront and per extra same-address update.
   auto modern = [&](std::string name, std::string desc, std::uint32_t kib) {
     Arch a = fermi(std::move(name), std::move(desc));
     a.memory_bytes = kib * 1024;
@@ -102,7 +104,8 @@ std::vector<Arch> build() {
     a.timing.t_bank = 2;
     a.timing.native_base = 40;
     a.timing.native_position = 2;
-    a.source = "geometry: CUDA programming guide (32 banks x 4 B); latencies uncalibrated placeholders";
+    a.source =
+        "geometry: CUDA programming guide (32 banks x 4 B); latencies uncalibrated placeholders";
     v.push_back(a);
   };
   modern("volta-v100", "NVIDIA V100 (Volta): 96 KB shared memory, native shared atomics", 96);
@@ -120,7 +123,9 @@ const std::vector<Arch>& arch_presets() {
   return presets;
 }
 
-const Arch& default_arch() { return arch_presets().front(); }
+const Arch& default_arch() {
+  return arch_presets().front();
+}
 
 const Arch& find_preset(std::string_view name) {
   std::string known;

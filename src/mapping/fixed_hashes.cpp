@@ -20,7 +20,8 @@ class ModIndex final : public IndexFunction {
   std::uint32_t mask_;
 };
 
-// Seed 000 §IV, Table I: XOR of the least and the next m significant bits (LSB XOR MSB), m = log2(N).
+// Seed 000 §IV, Table I: XOR of the least and the next m significant bits (LSB XOR MSB), m =
+// log2(N).
 class XorIndex final : public IndexFunction {
  public:
   explicit XorIndex(IndexGeometry g) : IndexFunction(g), m_(g.out_bits), mask_((1u << m_) - 1) {}
@@ -54,7 +55,8 @@ class AddIndex final : public IndexFunction {
 
 void no_args(std::string_view family, std::string_view args) {
   if (!args.empty())
-    throw InputError(fmt::format("hash spec '{}:{}': '{}' takes no arguments", family, args, family));
+    throw InputError(
+        fmt::format("hash spec '{}:{}': '{}' takes no arguments", family, args, family));
 }
 
 }  // namespace

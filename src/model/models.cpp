@@ -24,13 +24,18 @@ std::vector<LockRound> lock_rounds(const ConflictAnalyzer& a) {
 namespace {
 
 // Seed 001 §2.1.4, Algorithm 1. Per lock round: the read of every pending lane pays
-// (bank degree - 1) x t_bank; one lane per lock acquires it (Algorithm_lock; we take the lowest lane);
-// the winners' write pays (bank degree - 1) x t_bank; the first round costs t_base and each further one
-// t_position. The loop runs lock-degree times.
+// (bank degree - 1) x t_bank; one lane per lock acquires it (Algorithm_lock; we take the lowest
+// lane); the winners' write pays (bank degree - 1) x t_bank; the first round costs t_base and each
+// further one t_position. The loop runs lock-degree times.
 class Alg1 final : public LatencyModel {
  public:
   explicit Alg1(const Timing& t) : t_(t) {}
   std::int64_t latency(const ConflictAnalyzer& a, Op) const override {
+    if (!a.active()) return 0;
+    if (a.lock_degree() == 1) {
+      // One round: every lane wins its lock, so the write has the read's bank degree.
+      return t_.t_base + 2 * (a.bank_degree() - 1) * t_.t_bank;
+    }
     std::int64_t cycles = 0;
     bool first = true;
     for (LaneMask pending = a.active(); pending;) {
@@ -52,9 +57,10 @@ class Alg1 final : public LatencyModel {
 };
 
 // Seed 000 §III: the atomic as an FSM Read -> Update -> Write -> Branch, repeated per lock round
-// (Fig. 1: LDSLK, IADD, STSUL, BRA). Read and Write cost their per-level latency times the bank degree
-// of the lanes taking part (all pending lanes read; the lock winners write); Update and Branch are fixed.
-// A conflict-free warp costs 32 + 18 + 36 + 32 = 118 cycles (000 §III: "108 vs. 118 cycles").
+// (Fig. 1: LDSLK, IADD, STSUL, BRA). Read and Write cost their per-level latency times the bank
+// degree of the lanes taking part (all pending lanes read; the lock winners write); Update and
+// Branch are fixed. A conflict-free warp costs 32 + 18 + 36 + 32 = 118 cycles (000 §III: "108 vs.
+// 118 cycles").
 class Fsm final : public LatencyModel {
  public:
   explicit Fsm(const Timing& t) : t_(t) {}
@@ -75,9 +81,10 @@ class Fsm final : public LatencyModel {
 };
 
 // Native shared atomics (no lock loop, no lock aliasing): the update is performed at the bank.
-// Cost = native_base + (bank degree - 1) x t_bank + (position degree - 1) x native_position: distinct
-// words of one bank serialize like a load, and each extra update of the same word serializes in the
-// bank's ALU. An additive model chosen by us (not from a seed); its constants are uncalibrated.
+// Cost = native_base + (bank degree - 1) x t_bank + (position degree - 1) x native_position:
+// distinct words of one bank serialize like a load, and each extra update of the same word
+// serializes in the bank's ALU. An additive model chosen by us (not from a seed); its constants are
+// uncalibrated.
 class Native final : public LatencyModel {
  public:
   explicit Native(const Timing& t) : t_(t) {}
@@ -117,10 +124,12 @@ std::unique_ptr<LatencyModel> make(const Timing& t) {
 
 const std::vector<LatencyModelInfo>& latency_models() {
   static const std::vector<LatencyModelInfo> models = {
-      {"alg1", "lock-loop atomics: Algorithm 1 (t_base, t_position per extra lock round, t_bank per "
-               "extra bank-conflict level of each read and write)",
+      {"alg1",
+       "lock-loop atomics: Algorithm 1 (t_base, t_position per extra lock round, t_bank per "
+       "extra bank-conflict level of each read and write)",
        "seed 001 §2.1.4", true, make<Alg1>},
-      {"fsm", "lock-loop atomics as the Read/Update/Write/Branch state machine, repeated per lock round",
+      {"fsm",
+       "lock-loop atomics as the Read/Update/Write/Branch state machine, repeated per lock round",
        "seed 000 §III", true, make<Fsm>},
       {"native", "native shared atomics without lock aliasing (uncalibrated)",
        "ours; see docs/models.md", true, make<Native>},

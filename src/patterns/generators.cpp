@@ -46,18 +46,24 @@ void gen_linear(const GenCommon& c, std::uint64_t offset, const AccessSink& sink
 void gen_stride(const GenCommon& c, std::uint64_t stride, std::uint64_t offset,
                 const AccessSink& sink) {
   const std::int64_t s = as_i64(stride), o = as_i64(offset);
-  emit(c, [&](std::uint64_t w, std::uint32_t l) {
-    return o + s * static_cast<std::int64_t>(w * c.lanes + l);
-  }, sink);
+  emit(
+      c,
+      [&](std::uint64_t w, std::uint32_t l) {
+        return o + s * static_cast<std::int64_t>(w * c.lanes + l);
+      },
+      sink);
 }
 
 void gen_block(const GenCommon& c, const BlockParams& p, const AccessSink& sink) {
   if (p.block_x <= 0) throw InputError("--block-x must be positive");
-  emit(c, [&](std::uint64_t w, std::uint32_t l) {
-    const std::int64_t tid = static_cast<std::int64_t>(w * c.lanes + l);
-    const std::int64_t tx = tid % p.block_x, ty = tid / p.block_x;
-    return (p.m[0] * ty + p.m[1] * tx + p.o[0]) * p.cols + p.m[2] * ty + p.m[3] * tx + p.o[1];
-  }, sink);
+  emit(
+      c,
+      [&](std::uint64_t w, std::uint32_t l) {
+        const std::int64_t tid = static_cast<std::int64_t>(w * c.lanes + l);
+        const std::int64_t tx = tid % p.block_x, ty = tid / p.block_x;
+        return (p.m[0] * ty + p.m[1] * tx + p.o[0]) * p.cols + p.m[2] * ty + p.m[3] * tx + p.o[1];
+      },
+      sink);
 }
 
 void gen_random(const GenCommon& c, std::uint64_t space, std::uint64_t offset, std::uint64_t seed,
@@ -65,9 +71,10 @@ void gen_random(const GenCommon& c, std::uint64_t space, std::uint64_t offset, s
   if (space == 0) throw InputError("--space must be at least 1");
   Rng rng(seed);
   const std::int64_t o = as_i64(offset);
-  emit(c, [&](std::uint64_t, std::uint32_t) {
-    return o + static_cast<std::int64_t>(rng.below(space));
-  }, sink);
+  emit(
+      c,
+      [&](std::uint64_t, std::uint32_t) { return o + static_cast<std::int64_t>(rng.below(space)); },
+      sink);
 }
 
 void gen_eq1(const GenCommon& c, std::uint32_t conflicts, std::uint64_t stride,
@@ -75,10 +82,13 @@ void gen_eq1(const GenCommon& c, std::uint32_t conflicts, std::uint64_t stride,
   if (conflicts > c.lanes)
     throw InputError(fmt::format("--conflicts {} exceeds the warp width {}", conflicts, c.lanes));
   const std::int64_t s = as_i64(stride);
-  emit(c, [&](std::uint64_t, std::uint32_t l) {
-    const std::int64_t id = l;
-    return id < static_cast<std::int64_t>(conflicts) ? id * s : id;
-  }, sink);
+  emit(
+      c,
+      [&](std::uint64_t, std::uint32_t l) {
+        const std::int64_t id = l;
+        return id < static_cast<std::int64_t>(conflicts) ? id * s : id;
+      },
+      sink);
 }
 
 }  // namespace smemsim

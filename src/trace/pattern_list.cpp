@@ -39,12 +39,12 @@ WarpAccess parse_pattern_list(std::string_view list, Op op, std::uint32_t warp_s
   std::uint32_t lane = 0;
   auto put = [&](std::string_view item, std::uint64_t a, bool active) {
     if (lane >= warp_size)
-      throw InputError(fmt::format("--pattern: more than {} lanes (the warp size) at '{}'",
-                                   warp_size, item));
+      throw InputError(
+          fmt::format("--pattern: more than {} lanes (the warp size) at '{}'", warp_size, item));
     if (active) {
       if (a >= memory_words)
-        throw InputError(fmt::format("--pattern: address {} is beyond the memory ({} words)", a,
-                                     memory_words));
+        throw InputError(
+            fmt::format("--pattern: address {} is beyond the memory ({} words)", a, memory_words));
       wa.set(static_cast<int>(lane), static_cast<WordAddr>(a));
     }
     ++lane;
@@ -63,8 +63,8 @@ WarpAccess parse_pattern_list(std::string_view list, Op op, std::uint32_t warp_s
       const std::uint64_t b = number(item, trim(item.substr(dots + 2)));
       if (b < a) throw InputError(fmt::format("--pattern: range '{}' runs backwards", item));
       if (b - a >= kMaxLanes)
-        throw InputError(fmt::format("--pattern: range '{}' is longer than {} lanes", item,
-                                     warp_size));
+        throw InputError(
+            fmt::format("--pattern: range '{}' is longer than {} lanes", item, warp_size));
       for (std::uint64_t x = a; x <= b; ++x) put(item, x, true);
     } else {
       put(item, number(item, item), true);

@@ -1,5 +1,5 @@
-// Streaming reader of smemsim-trace v1 (docs/trace-format.md): a fixed 1 MiB buffer, lines parsed in
-// place with from_chars; memory use does not grow with the file.
+// Streaming reader of smemsim-trace v1 (docs/trace-format.md): a fixed 1 MiB buffer, lines parsed
+// in place with from_chars; memory use does not grow with the file.
 #include <charconv>
 #include <cstring>
 
@@ -14,7 +14,9 @@ namespace {
 constexpr std::size_t kBufSize = 1 << 20;
 constexpr std::size_t kMaxLine = 1 << 16;
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r';
+}
 
 // Next whitespace-separated token of `s`, consuming it; empty at the end.
 std::string_view token(std::string_view& s) {
@@ -46,7 +48,8 @@ TraceReader::TraceReader(const std::string& path, const TraceLimits& limits)
     path_ = "<stdin>";
   } else {
     file_ = std::fopen(path.c_str(), "rb");
-    if (!file_) throw InputError(fmt::format("{}: cannot open trace: {}", path, std::strerror(errno)));
+    if (!file_)
+      throw InputError(fmt::format("{}: cannot open trace: {}", path, std::strerror(errno)));
     owns_file_ = true;
   }
 }
@@ -55,7 +58,9 @@ TraceReader::~TraceReader() {
   if (owns_file_ && file_) std::fclose(file_);
 }
 
-void TraceReader::fail(const std::string& what) const { throw InputError(located(path_, line_no_, what)); }
+void TraceReader::fail(const std::string& what) const {
+  throw InputError(located(path_, line_no_, what));
+}
 
 bool TraceReader::read_line(std::string_view& line) {
   carry_.clear();
@@ -104,13 +109,17 @@ void TraceReader::parse_header(std::string_view rest) {
   for (std::string_view t = token(rest); !t.empty(); t = token(rest)) {
     if (t.starts_with("unit=")) {
       const std::string_view u = t.substr(5);
-      if (u == "word") unit_ = AddrUnit::Word;
-      else if (u == "byte") unit_ = AddrUnit::Byte;
-      else fail(fmt::format("header field unit: '{}' is not word or byte", u));
+      if (u == "word")
+        unit_ = AddrUnit::Word;
+      else if (u == "byte")
+        unit_ = AddrUnit::Byte;
+      else
+        fail(fmt::format("header field unit: '{}' is not word or byte", u));
     } else if (t.starts_with("warp=")) {
       std::uint64_t w = 0;
       if (!parse_u64(t.substr(5), w) || w == 0 || w > kMaxLanes)
-        fail(fmt::format("header field warp: '{}' is not between 1 and {}", t.substr(5), kMaxLanes));
+        fail(
+            fmt::format("header field warp: '{}' is not between 1 and {}", t.substr(5), kMaxLanes));
       if (w > limits_.warp_size)
         fail(fmt::format("header field warp: {} lanes exceed the arch's warp size {}", w,
                          limits_.warp_size));
@@ -153,15 +162,13 @@ bool TraceReader::next(WarpAccess& out) {
         (is_pc ? out.pc : out.warp) = static_cast<std::uint32_t>(v);
         continue;
       }
-      if (lane >= warp_size_)
-        fail(fmt::format("more than {} lanes (the warp size)", warp_size_));
+      if (lane >= warp_size_) fail(fmt::format("more than {} lanes (the warp size)", warp_size_));
       if (t == "-") {
         ++lane;
         continue;
       }
       std::uint64_t a = 0;
-      if (!parse_u64(t, a))
-        fail(fmt::format("lane {}: '{}' is not an address or '-'", lane, t));
+      if (!parse_u64(t, a)) fail(fmt::format("lane {}: '{}' is not an address or '-'", lane, t));
       if (unit_ == AddrUnit::Byte) a /= 4;
       if (a >= limits_.memory_words)
         fail(fmt::format("lane {}: word address {} is beyond the memory ({} words)", lane, a,

@@ -32,8 +32,10 @@ void TraceWriter::write(const WarpAccess& wa) {
   if (last < 0) line_ += " -";  // an access with no active lane keeps one placeholder
   for (int l = 0; l <= last; ++l) {
     line_ += ' ';
-    if (wa.is_active(l)) append(unit_ == AddrUnit::Byte ? std::uint64_t{wa.addr[l]} * 4 : wa.addr[l]);
-    else line_ += '-';
+    if (wa.is_active(l))
+      append(unit_ == AddrUnit::Byte ? std::uint64_t{wa.addr[l]} * 4 : wa.addr[l]);
+    else
+      line_ += '-';
   }
   line_ += '\n';
   out_.write(line_.data(), static_cast<std::streamsize>(line_.size()));

@@ -4,9 +4,12 @@ namespace smemsim {
 
 std::string_view op_name(Op op) {
   switch (op) {
-    case Op::Load: return "ld";
-    case Op::Store: return "st";
-    case Op::Atomic: return "atom";
+    case Op::Load:
+      return "ld";
+    case Op::Store:
+      return "st";
+    case Op::Atomic:
+      return "atom";
   }
   return "?";
 }

@@ -1,0 +1,86 @@
+// Bad input: each case is a one-line error on stderr, with file:line where a file is involved, and
+// exit code 2 (DESIGN.md CLI conventions; issue 2 item 3).
+#include <gtest/gtest.h>
+
+#include "test_util.hpp"
+
+namespace smemsim {
+namespace {
+
+using test::cli;
+using test::temp_file;
+
+void expect_error(const test::CliResult& r, const std::string& needle) {
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("smemsim: error: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(needle), std::string::npos) << "expected '" << needle << "' in: " << r.out;
+  // One line: the message and its newline, nothing else (no stack, no usage dump).
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+}
+
+TEST(InputErrors, MalformedTraceLineNamesFileAndLine) {
+  const auto f = temp_file("bad_op.trace", "# header comment\nld 0 1 2\nldx 0 1\n");
+  expect_error(cli("analyze --trace " + f), f + ":3: field op: 'ldx'");
+  const auto g = temp_file("bad_addr.trace", "ld 0 1 zz 3\n");
+  expect_error(cli("analyze --trace " + g), g + ":1: lane 2: 'zz' is not an address");
+  const auto h = temp_file("bad_pc.trace", "st pc=x 0 1\n");
+  expect_error(cli("analyze --trace " + h), h + ":1: field pc");
+}
+
+TEST(InputErrors, AddressBeyondTheMemory) {
+  // Fermi: 48 KiB = 12288 words.
+  const auto f = temp_file("beyond.trace", "atom 0 1 12288\n");
+  expect_error(cli("analyze --trace " + f),
+               f + ":1: lane 2: word address 12288 is beyond the memory");
+  expect_error(cli("analyze --pattern 0,99999"), "address 99999 is beyond the memory");
+  // A byte-unit trace divides by 4 first: byte 49148 is word 12287, the last one.
+  const auto ok = temp_file("bytes.trace", "smemsim-trace v1 unit=byte\nld 0 49148\n");
+  EXPECT_EQ(cli("analyze --trace " + ok).exit_code, 0);
+}
+
+TEST(InputErrors, TooManyLanes) {
+  std::string line = "ld";
+  for (int i = 0; i < 33; ++i) line += " " + std::to_string(i);
+  const auto f = temp_file("lanes.trace", line + "\n");
+  expect_error(cli("analyze --trace " + f), f + ":1: more than 32 lanes");
+  expect_error(cli("analyze --pattern 0..31,40"), "more than 32 lanes");
+  const auto h = temp_file("hdr.trace", "smemsim-trace v1 warp=64\nld 0\n");
+  expect_error(cli("analyze --trace " + h), h + ":1: header field warp: 64 lanes exceed");
+}
+
+TEST(InputErrors, UnknownArchKeyAndHash) {
+  expect_error(cli("analyze --pattern 0 --arch fermi-gtx999"), "unknown arch 'fermi-gtx999'");
+  expect_error(cli("analyze --pattern 0 --set memory.bankz=4"), "unknown key 'memory.bankz'");
+  expect_error(cli("analyze --pattern 0 --set memory.banks=12"), "arch key 'memory.banks'");
+  expect_error(cli("analyze --pattern 0 --set atomics.locks=100000"), "arch key 'atomics.locks'");
+  expect_error(cli("analyze --pattern 0 --bank-hash nope"), "unknown hash family 'nope'");
+  expect_error(cli("analyze --pattern 0 --model magic"), "unknown atomic model 'magic'");
+  const auto t = temp_file("arch.toml", "[memory]\nbanks = 16\nbogus = 3\n");
+  expect_error(cli("analyze --pattern 0 --arch-file " + t), t + ":3: unknown key 'memory.bogus'");
+  const auto w = temp_file("arch_type.toml", "[memory]\nbanks = \"sixteen\"\n");
+  expect_error(cli("analyze --pattern 0 --arch-file " + w), w + ":2: key 'memory.banks' must be");
+}
+
+TEST(InputErrors, EmptyFiles) {
+  const auto f = temp_file("empty.trace", "");
+  expect_error(cli("analyze --trace " + f), f + ": empty trace");
+  const auto c = temp_file("comments.trace", "# nothing here\n\n");
+  expect_error(cli("analyze --trace " + c), c + ": empty trace");
+  const auto t = temp_file("empty.toml", "");
+  expect_error(cli("analyze --pattern 0 --arch-file " + t), t + ": empty arch file");
+  expect_error(cli("analyze --trace /nonexistent/x.trace"), "/nonexistent/x.trace: cannot open");
+}
+
+TEST(InputErrors, BadUsage) {
+  EXPECT_EQ(cli("analyze").exit_code, 2);
+  EXPECT_EQ(cli("analyze --pattern 0 --trace x").exit_code, 2);
+  EXPECT_EQ(cli("frobnicate").exit_code, 2);
+  EXPECT_EQ(cli("analyze --pattern 0 --op load").exit_code, 2);
+  expect_error(cli("analyze --pattern 0,,1"), "empty item");
+  expect_error(cli("analyze --pattern 5..2"), "runs backwards");
+  expect_error(cli("gen stride --stride 1000 --count 2"), "outside the memory");
+  EXPECT_EQ(cli("analyze --help").exit_code, 0);
+}
+
+}  // namespace
+}  // namespace smemsim

@@ -1,0 +1,57 @@
+// Helpers shared by the tests: evaluate a LIST pattern on a preset, run the CLI.
+#pragma once
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "smemsim/arch.hpp"
+#include "smemsim/evaluate.hpp"
+#include "smemsim/pattern_list.hpp"
+
+namespace smemsim::test {
+
+inline AccessResult eval(const std::string& list, Op op = Op::Atomic,
+                         const Arch& arch = default_arch()) {
+  AccessEvaluator ev(arch);
+  return ev.evaluate(parse_pattern_list(list, op, arch.warp_size, arch.memory_words()));
+}
+
+inline Arch with(std::string bank_hash, std::string lock_hash, Arch a = default_arch()) {
+  a.bank_hash = std::move(bank_hash);
+  a.lock_hash = std::move(lock_hash);
+  validate(a);
+  return a;
+}
+
+struct CliResult {
+  int exit_code;
+  std::string out;  // stdout and stderr together
+};
+
+// Runs the built CLI with `args` (a shell fragment); stderr is merged into the captured output.
+inline CliResult cli(const std::string& args) {
+  const std::string cmd = std::string(SMEMSIM_CLI) + " " + args + " 2>&1";
+  CliResult r{-1, {}};
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  std::size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+// A file in the temporary directory holding `text`; returns its path.
+inline std::string temp_file(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + "smemsim_" + name;
+  FILE* f = std::fopen(path.c_str(), "wb");
+  std::fwrite(text.data(), 1, text.size(), f);
+  std::fclose(f);
+  return path;
+}
+
+}  // namespace smemsim::test
