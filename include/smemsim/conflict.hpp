@@ -41,6 +41,8 @@ class ConflictAnalyzer {
   int lanes() const { return lanes_; }
   int bank_degree() const { return full_bank_degree_; }
   int bank_degree(LaneMask subset) const;  // degree of the lanes in `subset` alone (0 if empty)
+  // Active lanes in `bank`.
+  LaneMask bank_lanes(std::uint32_t bank) const { return scan_lanes(bank); }
   int position_degree() const;
   int lock_degree() const {
     ensure_locks();
@@ -66,7 +68,6 @@ class ConflictAnalyzer {
     return lock_[lane];
   }
   WordAddr addr_of(int lane) const { return addr_[lane]; }
-  LaneMask bank_lanes(std::uint32_t bank) const;  // active lanes in `bank`
   // Groups of two or more active lanes that share a lock.
   std::span<const LaneMask> shared_lock_groups() const {
     ensure_locks();
@@ -82,6 +83,11 @@ class ConflictAnalyzer {
     if (!locks_ready_) group_locks();
   }
   void group_locks() const;
+  void ensure_reps() const {
+    if (!reps_ready_) find_reps();
+  }
+  void find_reps() const;
+  LaneMask scan_lanes(std::uint32_t bank) const;
 
   Arch arch_;
   std::shared_ptr<const IndexFunction> bank_fn_;
@@ -92,13 +98,18 @@ class ConflictAnalyzer {
   std::array<WordAddr, kMaxLanes> addr_{};
   std::array<std::uint32_t, kMaxLanes> unit_{};
   std::array<std::uint32_t, kMaxLanes> bank_{};
-  std::array<std::uint16_t, kMaxLanes> rep_{};  // lowest lane with the same bank-unit address
   int full_bank_degree_ = 0;
+  // One bit per bank-unit address, set while an access is counted and cleared right after: duplicate
+  // detection from a table that stays in L1 (1.5 KiB for Fermi's 48 KiB).
+  std::vector<std::uint64_t> seen_bits_;
 
-  // Generation-stamped table over the bank-unit address space: the first lane seen on each unit.
-  std::vector<std::uint32_t> unit_stamp_;
-  std::vector<std::uint16_t> unit_first_;  // (16-bit: char types alias everything)
-  std::uint32_t unit_gen_ = 0;
+  // Representatives for subset degrees, on first use: the lowest lane with the same bank-unit address,
+  // found with a generation-stamped table over the bank-unit address space.
+  mutable bool reps_ready_ = false;
+  mutable std::array<std::uint16_t, kMaxLanes> rep_{};
+  mutable std::vector<std::uint32_t> unit_stamp_;
+  mutable std::vector<std::uint16_t> unit_first_;  // (16-bit: char types alias everything)
+  mutable std::uint32_t unit_gen_ = 0;
 
   // Lock grouping, computed on first use after load(): bank-only analyses never pay for it.
   mutable bool locks_ready_ = false;

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 
 #include "smemsim/error.hpp"
 
@@ -48,6 +49,7 @@ ConflictAnalyzer::ConflictAnalyzer(const Arch& arch, std::shared_ptr<const Index
     : arch_(arch), bank_fn_(std::move(bank_fn)), lock_fn_(std::move(lock_fn)) {
   if (bank_fn_->out_bits() != arch_.bank_bits())
     throw InputError("bank index function width does not match log2(banks)");
+  seen_bits_.assign(arch_.bank_units() / 64 + 1, 0);
   unit_stamp_.assign(arch_.bank_units(), 0);
   unit_first_.assign(arch_.bank_units(), 0);
   const std::size_t lock_space = std::size_t{1} << lock_fn_->out_bits();
@@ -59,40 +61,68 @@ void ConflictAnalyzer::load(const WarpAccess& wa, int first, int count) {
   lanes_ = count;
   active_ = (wa.active >> first) & lanes_mask(count);
   locks_ready_ = false;
-  const unsigned shift = arch_.bank_width_bytes == 8 ? 1 : 0;
-  for (int l = 0; l < count; ++l) {
-    addr_[l] = wa.addr[static_cast<std::size_t>(first + l)];
-    unit_[l] = addr_[l] >> shift;
+  reps_ready_ = false;
+  std::memcpy(addr_.data(), wa.addr.data() + first, sizeof(WordAddr) * std::size_t(count));
+  if (arch_.bank_width_bytes == 8) {
+    for (int l = 0; l < count; ++l) unit_[l] = addr_[l] >> 1;
+  } else {
+    std::memcpy(unit_.data(), addr_.data(), sizeof(WordAddr) * std::size_t(count));
   }
   bank_fn_->index_many(unit_.data(), bank_.data(), count);
 
+  // One pass: a lane adds one to its bank's distinct count unless its bank-unit address was already
+  // seen in this access (lanes on one word are served by a broadcast). Branch-free in the loop body.
+  std::uint64_t* const seen = seen_bits_.data();
+  std::array<std::uint16_t, kMaxBanks> distinct{};
+  unsigned best = 0;
+  const auto count_lane = [&](int l) {
+    const std::uint32_t u = unit_[l];
+    const std::uint64_t bit = std::uint64_t{1} << (u & 63);
+    const std::uint64_t w = seen[u >> 6];
+    seen[u >> 6] = w | bit;
+    const unsigned d = distinct[bank_[l]] + ((w & bit) == 0);
+    distinct[bank_[l]] = static_cast<std::uint16_t>(d);
+    best = d > best ? d : best;
+  };
+  const LaneMask active = active_;
+  if (active == lanes_mask(count)) {
+    for (int l = 0; l < count; ++l) count_lane(l);
+    for (int l = 0; l < count; ++l) seen[unit_[l] >> 6] = 0;
+  } else {
+    for (LaneMask m = active; m; m &= m - 1) count_lane(lowest(m));
+    for (LaneMask m = active; m; m &= m - 1) seen[unit_[lowest(m)] >> 6] = 0;
+  }
+  full_bank_degree_ = static_cast<int>(best);
+}
+
+LaneMask ConflictAnalyzer::scan_lanes(std::uint32_t bank) const {
+  LaneMask out = 0;
+  for (LaneMask m = active_; m; m &= m - 1)
+    if (bank_[lowest(m)] == bank) out |= LaneMask{1} << lowest(m);
+  return out;
+}
+
+void ConflictAnalyzer::find_reps() const {
+  reps_ready_ = true;
   bump_generation(unit_gen_, unit_stamp_);
-  // Locals, so the compiler need not reload members after each store into the tables.
   const std::uint32_t gen = unit_gen_;
   std::uint32_t* const stamp = unit_stamp_.data();
   std::uint16_t* const first_lane = unit_first_.data();
-  std::array<std::uint16_t, kMaxBanks> distinct{};
-  std::uint16_t best = 0;
-  const LaneMask active = active_;
-  for (int l = 0; l < count; ++l) {
-    if (!((active >> l) & 1u)) continue;
+  for (LaneMask m = active_; m; m &= m - 1) {
+    const int l = lowest(m);
     const std::uint32_t u = unit_[l];
     if (stamp[u] != gen) {
       stamp[u] = gen;
       first_lane[u] = static_cast<std::uint16_t>(l);
-      rep_[l] = static_cast<std::uint16_t>(l);
-      const std::uint16_t d = ++distinct[bank_[l]];
-      best = d > best ? d : best;
-    } else {
-      rep_[l] = first_lane[u];
     }
+    rep_[l] = first_lane[u];
   }
-  full_bank_degree_ = best;
 }
 
 int ConflictAnalyzer::bank_degree(LaneMask subset) const {
   subset &= active_;
   if (subset == active_) return full_bank_degree_;
+  ensure_reps();
   std::array<std::uint16_t, kMaxBanks> distinct{};
   LaneMask seen = 0;  // representatives already counted
   int best = 0;
@@ -104,13 +134,6 @@ int ConflictAnalyzer::bank_degree(LaneMask subset) const {
     best = std::max(best, int(++distinct[bank_[l]]));
   }
   return best;
-}
-
-LaneMask ConflictAnalyzer::bank_lanes(std::uint32_t bank) const {
-  LaneMask out = 0;
-  for (LaneMask m = active_; m; m &= m - 1)
-    if (bank_[lowest(m)] == bank) out |= LaneMask{1} << lowest(m);
-  return out;
 }
 
 void ConflictAnalyzer::group_locks() const {

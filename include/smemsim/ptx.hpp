@@ -1,0 +1,201 @@
+// PTX front-end: the decoded IR of a PTX module and the parser that builds it (docs/ptx.md).
+//
+// A PTX text is lexed and parsed once into a Module. Everything an executor needs is resolved here:
+// registers are dense per-kernel numbers with a type, symbols are indices into the kernel's symbol
+// table, branch targets are instruction indices and every modifier is an enum. Stepping a warp
+// through Kernel::code therefore needs no string handling. Anything the parser does not support is
+// an InputError `file:line: unsupported PTX instruction 'X'`; malformed text is an InputError with
+// `file:line:` too. Nothing is skipped silently.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace smemsim::ptx {
+
+inline constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+
+// clang-format off
+enum class Opcode : std::uint8_t {
+  Ld, St, Cvta, Mov,                                   // data movement
+  Add, Sub, Mul, Mad, Div, Rem, Min, Max, Abs, Neg,    // integer / float arithmetic
+  And, Or, Xor, Not, Shl, Shr, Shf, Popc, Clz, Brev,   // bits
+  Setp, Selp, Set, Cvt,                                // compare, select, convert
+  Fma, Rcp, Sqrt, Rsqrt, Sin, Cos, Ex2, Lg2,           // floating point
+  Bra, Bar, Membar, Atom, Red, Ret, Exit,              // control, sync, atomics
+};
+// clang-format on
+
+// clang-format off
+enum class Type : std::uint8_t {
+  None, Pred, B8, B16, B32, B64, U8, U16, U32, U64, S8, S16, S32, S64, F16, F32, F64,
+};
+// clang-format on
+
+// State space. Generic is an ld/st/atom without a space (a generic address).
+enum class Space : std::uint8_t { None, Generic, Param, Global, Shared, Local, Const };
+
+// clang-format off
+enum class CmpOp : std::uint8_t {
+  None, Eq, Ne, Lt, Le, Gt, Ge, Lo, Ls, Hi, Hs, Equ, Neu, Ltu, Leu, Gtu, Geu, Num, Nan,
+};
+// clang-format on
+enum class BoolOp : std::uint8_t { None, And, Or, Xor };  // setp/set combining predicate
+enum class AtomOp : std::uint8_t { None, Add, Min, Max, Inc, Dec, And, Or, Xor, Exch, Cas };
+enum class Rounding : std::uint8_t { None, Rn, Rz, Rm, Rp, Rni, Rzi, Rmi, Rpi };
+enum class MulMode : std::uint8_t { None, Lo, Hi, Wide };  // mul/mad result part
+
+// Special (read-only) registers: %tid.x ... %nctaid.z, %laneid, %warpid, %nwarpid, %smid, %clock.
+// clang-format off
+enum class Special : std::uint8_t {
+  TidX, TidY, TidZ, NtidX, NtidY, NtidZ, CtaidX, CtaidY, CtaidZ, NctaidX, NctaidY, NctaidZ,
+  LaneId, WarpId, NwarpId, SmId, Clock, Clock64,
+};
+// clang-format on
+
+// Modifier flags of an instruction (bit set).
+enum Flag : std::uint16_t {
+  kFtz = 1 << 0,        // flush subnormals to zero
+  kSat = 1 << 1,        // saturate
+  kApprox = 1 << 2,     // .approx
+  kFull = 1 << 3,       // div.full
+  kUni = 1 << 4,        // bra.uni: non-divergent branch
+  kTo = 1 << 5,         // cvta.to.<space> (generic -> space); without it, <space> -> generic
+  kVolatile = 1 << 6,   // ld/st .volatile
+  kNc = 1 << 7,         // ld.global.nc
+  kArrive = 1 << 8,     // bar.arrive (otherwise bar.sync / barrier.sync)
+  kSetpQ = 1 << 9,      // setp writes a second predicate (p|q); see Instruction::ops[4]
+  kShfLeft = 1 << 10,   // shf.l (otherwise shf.r)
+  kShfClamp = 1 << 11,  // shf.clamp (otherwise shf.wrap)
+};
+
+enum class OperandKind : std::uint8_t {
+  None,
+  Reg,       // reg
+  ImmInt,    // imm (integer literal; bit pattern as int64)
+  ImmFloat,  // fimm (0f/0d hex or decimal literal)
+  Symbol,    // address of Kernel::symbols[sym] (+ imm)
+  Special,   // special register
+  Memory,    // [base + imm]: base is reg, else sym, else none (absolute address imm)
+  Vector,    // {vec[0..count)} registers (ld/st .v2/.v4)
+  Label,     // branch target: target = instruction index in Kernel::code
+};
+
+struct Operand {
+  OperandKind kind = OperandKind::None;
+  bool negate = false;     // !%p for predicate sources
+  std::uint8_t count = 0;  // Vector: number of registers
+  Special special = Special::TidX;
+  std::uint32_t reg = kNone;     // Reg, Memory base register
+  std::uint32_t sym = kNone;     // Symbol, Memory base symbol
+  std::uint32_t target = kNone;  // Label
+  std::int64_t imm = 0;          // ImmInt value, Memory/Symbol byte offset
+  double fimm = 0.0;             // ImmFloat value
+  std::array<std::uint32_t, 4> vec{kNone, kNone, kNone, kNone};  // Vector registers
+};
+
+// A location in a source file named by .file (file is the .file index; 0 = unknown).
+struct SourceLoc {
+  std::uint32_t file = 0;
+  std::uint32_t line = 0;
+  std::uint32_t column = 0;
+};
+
+// One decoded instruction. Operand layout per opcode (destination first, PTX order):
+//   ld: d|{v}, [a]      st: [a], b|{v}       atom: d, [a], b [, c]   red: [a], b
+//   mov/cvt/cvta/abs/neg/not/popc/clz/brev/rcp/sqrt/rsqrt/sin/cos/ex2/lg2: d, a
+//   add...shr: d, a, b   mad/fma/shf: d, a, b, c   selp: d, a, b, p
+//   setp: p, a, b [, c] (c: combining predicate with BoolOp; the optional q of p|q is ops[4])
+//   set: d, a, b [, c]   bra: label   bar: id [, count]   ret/exit/membar: none
+struct Instruction {
+  Opcode op = Opcode::Ret;
+  Type type = Type::None;   // instruction type (cvt/set: destination type)
+  Type type2 = Type::None;  // cvt/set: source type
+  Space space = Space::None;
+  CmpOp cmp = CmpOp::None;
+  BoolOp bool_op = BoolOp::None;
+  AtomOp atom = AtomOp::None;
+  Rounding rounding = Rounding::None;
+  MulMode mode = MulMode::None;
+  std::uint8_t vec = 1;         // .v2/.v4 width of ld/st
+  std::uint16_t flags = 0;      // Flag bits
+  std::uint32_t guard = kNone;  // guard predicate register (@%p), kNone if unguarded
+  bool guard_negated = false;   // @!%p
+  std::uint8_t num_ops = 0;
+  std::array<Operand, 5> ops{};
+  std::uint32_t ptx_line = 0;  // line in the PTX text
+  SourceLoc loc;               // from the last .loc before it (file 0 when none)
+  SourceLoc inlined_at;        // the .loc's inlined_at call site (file 0 when not inlined)
+
+  bool has(Flag f) const { return (flags & f) != 0; }
+};
+
+struct Register {
+  std::string name;  // e.g. "%r12"
+  Type type = Type::None;
+};
+
+enum class SymbolKind : std::uint8_t { Param, Variable };
+
+// A named memory object visible to a kernel: a kernel parameter, a variable declared in the kernel,
+// or a module-level variable (copied into every kernel's table; module_level = true).
+struct Symbol {
+  std::string name;
+  SymbolKind kind = SymbolKind::Variable;
+  Space space = Space::None;   // Param, Global, Shared, Local, Const
+  Type type = Type::None;      // element type
+  std::uint32_t align = 0;     // .align (0: natural alignment of type)
+  std::uint64_t elements = 1;  // array length (1 for scalars; 0 for an unsized .extern array)
+  bool is_extern = false;      // .extern (dynamic shared memory when space == Shared)
+  bool module_level = false;
+  std::vector<std::uint8_t> init;  // initializer bytes (little endian), empty if none
+
+  std::uint64_t size_bytes() const;
+};
+
+struct Kernel {
+  std::string name;
+  bool visible = false;
+  std::uint32_t ptx_line = 0;
+  std::vector<std::uint32_t> params;  // indices into symbols, in parameter order
+  std::vector<Symbol> symbols;        // params, kernel variables, module variables
+  std::vector<Register> regs;         // dense register numbering
+  std::vector<Instruction> code;
+  std::array<std::uint32_t, 3> reqntid{0, 0, 0};  // .reqntid/.maxntid (0 = none)
+
+  std::uint32_t find_symbol(std::string_view name) const;  // kNone if absent
+};
+
+struct Module {
+  std::string filename;  // the PTX file name used in messages
+  std::string version;   // .version
+  std::string target;    // .target (first target name, e.g. "sm_75")
+  std::uint32_t address_size = 64;
+  std::vector<std::string> files;  // .file table: files[i] is the path of file index i ("" if none)
+  std::vector<Symbol> globals;     // module-level variables
+  std::vector<Kernel> kernels;
+
+  const Kernel* find_kernel(std::string_view name) const;  // nullptr if absent
+  std::string file_name(std::uint32_t index) const;        // "" when unknown
+};
+
+// Parses PTX text. `filename` prefixes every error message. Throws InputError.
+Module parse(std::string_view text, const std::string& filename);
+// Reads and parses a .ptx file. Throws InputError (also when the file cannot be read).
+Module parse_file(const std::string& path);
+
+std::string_view opcode_name(Opcode op);
+std::string_view type_name(Type t);    // "u32", "" for None
+std::string_view space_name(Space s);  // "shared", "" for None/Generic
+int type_bits(Type t);                 // 1 for Pred, 0 for None
+bool is_float(Type t);
+bool is_signed(Type t);
+
+// One line of PTX-like text for an instruction (debugging, profile output).
+std::string to_string(const Kernel& kernel, const Instruction& ins);
+
+}  // namespace smemsim::ptx

@@ -1,0 +1,54 @@
+// Histogram with replicated sub-histograms in shared memory (seed 001 §3.3 and §4.2; seed 000
+// §V.B).
+//
+// Each block keeps R copies of the vote space (num_bins bins, each copy `num_bins + padding` words
+// apart) in dynamic shared memory. A thread votes in copy
+//     cyclic mapping: tid % R                        (seed 001 Eq. (1))
+//     block mapping:  (tid / floor(N / R)) % R       (seed 001 Eq. (2), N = blockDim.x)
+// with atomicAdd, then the copies are summed and added to the global histogram.
+//
+// Padding (seed 000 footnote 1, seed 001 §3.3) shifts every copy by `padding` words so that equal
+// bins of different copies fall into different banks.
+//
+// Software hash (seed 002 §6, §7.2): define HIST_HASH(w) when compiling to apply a hash to every
+// shared word index w of the vote space, e.g. -D'HIST_HASH(w)=((w)^(((w)>>5)&31))'. It must be a
+// bijection on [0, shared words); the default is the identity.
+//
+// Launch: histogram<<<blocks, threads, R * (num_bins + padding) * 4>>>(data, n, bins, num_bins, R,
+// block_mapping, padding). data holds n 8-bit values; value v votes for bin v * num_bins / 256
+// (num_bins <= 256). bins (num_bins words) must be zeroed by the caller.
+
+#ifndef HIST_HASH
+#define HIST_HASH(w) (w)
+#endif
+
+extern "C" __global__ void histogram(const unsigned char* data, int n, unsigned int* bins,
+                                     int num_bins, int replication, int block_mapping,
+                                     int padding) {
+  extern __shared__ unsigned int sub_hist[];
+  const int tid = threadIdx.x;
+  const int copy_words = num_bins + padding;
+  const int total_words = replication * copy_words;
+  for (int w = tid; w < total_words; w += blockDim.x) sub_hist[w] = 0;
+  __syncthreads();
+
+  int copy;
+  if (block_mapping) {
+    int per_copy = blockDim.x / replication;
+    copy = (tid / (per_copy > 0 ? per_copy : 1)) % replication;
+  } else {
+    copy = tid % replication;
+  }
+  const int base = copy * copy_words;
+  for (int i = blockIdx.x * blockDim.x + tid; i < n; i += gridDim.x * blockDim.x) {
+    const unsigned int bin = (static_cast<unsigned int>(data[i]) * num_bins) >> 8;
+    atomicAdd(&sub_hist[HIST_HASH(base + static_cast<int>(bin))], 1u);
+  }
+  __syncthreads();
+
+  for (int b = tid; b < num_bins; b += blockDim.x) {
+    unsigned int sum = 0;
+    for (int r = 0; r < replication; ++r) sum += sub_hist[HIST_HASH(r * copy_words + b)];
+    atomicAdd(&bins[b], sum);
+  }
+}

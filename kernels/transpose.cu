@@ -1,0 +1,47 @@
+// Matrix transpose through a shared-memory tile (seed 002 §3.2.1 and §3.2.2; CUDA SDK style).
+//
+// Loading:  tile[threadIdx.y + i][threadIdx.x] = idata[index_in + i * width];   linear, no conflict
+// Storing:  odata[index_out + i * height] = tile[threadIdx.x][threadIdx.y + i];   stride TILE_DIM
+// With TILE_DIM = 16 and 32 banks, the store phase reads with stride 16: an 8-way bank conflict on
+// warp 0 (seed 002 §3.2.2). transpose_padded pads each tile row by one word (stride 17), which
+// removes the conflict.
+//
+// Launch: transpose_*<<<dim3(width / 16, height / 16), dim3(16, 16)>>>(odata, idata, width,
+// height); width and height are multiples of TILE_DIM.
+
+#define TILE_DIM 16
+#define BLOCK_ROWS 16
+
+extern "C" __global__ void transpose_naive(float* odata, const float* idata, int width,
+                                           int height) {
+  __shared__ float tile[TILE_DIM][TILE_DIM];
+  int x = blockIdx.x * TILE_DIM + threadIdx.x;
+  int y = blockIdx.y * TILE_DIM + threadIdx.y;
+  const int index_in = x + y * width;
+  for (int i = 0; i < TILE_DIM; i += BLOCK_ROWS)
+    tile[threadIdx.y + i][threadIdx.x] = idata[index_in + i * width];
+  __syncthreads();
+
+  x = blockIdx.y * TILE_DIM + threadIdx.x;
+  y = blockIdx.x * TILE_DIM + threadIdx.y;
+  const int index_out = x + y * height;
+  for (int i = 0; i < TILE_DIM; i += BLOCK_ROWS)
+    odata[index_out + i * height] = tile[threadIdx.x][threadIdx.y + i];
+}
+
+extern "C" __global__ void transpose_padded(float* odata, const float* idata, int width,
+                                            int height) {
+  __shared__ float tile[TILE_DIM][TILE_DIM + 1];  // one word of padding per row
+  int x = blockIdx.x * TILE_DIM + threadIdx.x;
+  int y = blockIdx.y * TILE_DIM + threadIdx.y;
+  const int index_in = x + y * width;
+  for (int i = 0; i < TILE_DIM; i += BLOCK_ROWS)
+    tile[threadIdx.y + i][threadIdx.x] = idata[index_in + i * width];
+  __syncthreads();
+
+  x = blockIdx.y * TILE_DIM + threadIdx.x;
+  y = blockIdx.x * TILE_DIM + threadIdx.y;
+  const int index_out = x + y * height;
+  for (int i = 0; i < TILE_DIM; i += BLOCK_ROWS)
+    odata[index_out + i * height] = tile[threadIdx.x][threadIdx.y + i];
+}

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs dependencies, builds, runs every test (CTest), then a bounded libFuzzer run on the parsers.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+scripts/build.sh
+if command -v clang++ >/dev/null; then
+  cmake --preset fuzz >/dev/null
+  cmake --build --preset fuzz
+  secs="${SMEMSIM_FUZZ_SECONDS:-20}"
+  for f in build/fuzz/fuzz/*_fuzz; do
+    name=$(basename "$f" _fuzz)
+    mkdir -p "build/fuzz/corpus-$name"
+    seeds="fuzz/corpus/$name"
+    [ -d "$seeds" ] || seeds=""
+    echo "fuzzing $name for ${secs}s"
+    "$f" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 "build/fuzz/corpus-$name" $seeds \
+      2>build/fuzz/$name.log || { tail -40 build/fuzz/$name.log; exit 1; }
+    tail -1 build/fuzz/$name.log
+  done
+fi
+# Last, so that CTest's summary closes the output.
+ctest --preset release -j2

@@ -1,0 +1,554 @@
+// Instruction decoder: mnemonic + dotted modifiers -> enums, operands -> registers / immediates /
+// symbols / memory references / labels. Every instruction form the IR supports is checked here, so
+// an executor can trust an Instruction's operand layout (see ptx.hpp).
+#include <fmt/format.h>
+
+#include "ptx/parse_state.hpp"
+#include "smemsim/error.hpp"
+
+namespace smemsim::ptx {
+namespace {
+
+// What a modifier of a given opcode may be (bit set per opcode).
+enum Allow : std::uint32_t {
+  aType = 1 << 0,
+  aSpace = 1 << 1,
+  aCmp = 1 << 2,
+  aBool = 1 << 3,
+  aAtom = 1 << 4,
+  aRound = 1 << 5,
+  aMode = 1 << 6,
+  aFtz = 1 << 7,
+  aSat = 1 << 8,
+  aApprox = 1 << 9,
+  aFull = 1 << 10,
+  aUni = 1 << 11,
+  aTo = 1 << 12,
+  aVolatile = 1 << 13,
+  aNc = 1 << 14,
+  aVec = 1 << 15,
+  aCache = 1 << 16,
+  aSem = 1 << 17,
+  aScope = 1 << 18,
+  aBar = 1 << 19,
+  aShf = 1 << 20,
+};
+
+struct OpInfo {
+  std::string_view name;
+  Opcode op;
+  std::uint32_t allow;
+  int types;  // number of type modifiers required
+  int min_ops, max_ops;
+};
+
+constexpr std::uint32_t kFloatArith = aType | aRound | aFtz | aSat;
+constexpr OpInfo kOps[] = {
+    {"ld", Opcode::Ld, aType | aSpace | aVolatile | aNc | aVec | aCache | aSem | aScope, 1, 2, 2},
+    {"st", Opcode::St, aType | aSpace | aVolatile | aVec | aCache | aSem | aScope, 1, 2, 2},
+    {"cvta", Opcode::Cvta, aType | aSpace | aTo, 1, 2, 2},
+    {"mov", Opcode::Mov, aType, 1, 2, 2},
+    {"add", Opcode::Add, kFloatArith, 1, 3, 3},
+    {"sub", Opcode::Sub, kFloatArith, 1, 3, 3},
+    {"mul", Opcode::Mul, kFloatArith | aMode, 1, 3, 3},
+    {"mad", Opcode::Mad, kFloatArith | aMode, 1, 4, 4},
+    {"div", Opcode::Div, aType | aRound | aFtz | aApprox | aFull, 1, 3, 3},
+    {"rem", Opcode::Rem, aType, 1, 3, 3},
+    {"min", Opcode::Min, aType | aFtz, 1, 3, 3},
+    {"max", Opcode::Max, aType | aFtz, 1, 3, 3},
+    {"abs", Opcode::Abs, aType | aFtz, 1, 2, 2},
+    {"neg", Opcode::Neg, aType | aFtz, 1, 2, 2},
+    {"and", Opcode::And, aType, 1, 3, 3},
+    {"or", Opcode::Or, aType, 1, 3, 3},
+    {"xor", Opcode::Xor, aType, 1, 3, 3},
+    {"not", Opcode::Not, aType, 1, 2, 2},
+    {"shl", Opcode::Shl, aType, 1, 3, 3},
+    {"shr", Opcode::Shr, aType, 1, 3, 3},
+    {"shf", Opcode::Shf, aType | aShf, 1, 4, 4},
+    {"popc", Opcode::Popc, aType, 1, 2, 2},
+    {"clz", Opcode::Clz, aType, 1, 2, 2},
+    {"brev", Opcode::Brev, aType, 1, 2, 2},
+    {"setp", Opcode::Setp, aType | aCmp | aBool | aFtz, 1, 3, 4},
+    {"selp", Opcode::Selp, aType, 1, 4, 4},
+    {"set", Opcode::Set, aType | aCmp | aBool | aFtz, 2, 3, 4},
+    {"cvt", Opcode::Cvt, aType | aRound | aFtz | aSat, 2, 2, 2},
+    {"fma", Opcode::Fma, kFloatArith, 1, 4, 4},
+    {"rcp", Opcode::Rcp, aType | aRound | aFtz | aApprox, 1, 2, 2},
+    {"sqrt", Opcode::Sqrt, aType | aRound | aFtz | aApprox, 1, 2, 2},
+    {"rsqrt", Opcode::Rsqrt, aType | aFtz | aApprox, 1, 2, 2},
+    {"sin", Opcode::Sin, aType | aFtz | aApprox, 1, 2, 2},
+    {"cos", Opcode::Cos, aType | aFtz | aApprox, 1, 2, 2},
+    {"ex2", Opcode::Ex2, aType | aFtz | aApprox, 1, 2, 2},
+    {"lg2", Opcode::Lg2, aType | aFtz | aApprox, 1, 2, 2},
+    {"bra", Opcode::Bra, aUni, 0, 1, 1},
+    {"bar", Opcode::Bar, aBar, 0, 1, 2},
+    {"barrier", Opcode::Bar, aBar, 0, 1, 2},
+    {"membar", Opcode::Membar, aScope, 0, 0, 0},
+    {"fence", Opcode::Membar, aSem | aScope, 0, 0, 0},
+    {"atom", Opcode::Atom, aType | aSpace | aAtom | aSem | aScope, 1, 3, 4},
+    {"red", Opcode::Red, aType | aSpace | aAtom | aSem | aScope, 1, 2, 2},
+    {"ret", Opcode::Ret, aUni, 0, 0, 0},
+    {"exit", Opcode::Exit, 0, 0, 0, 0},
+};
+
+template <typename E, std::size_t N>
+bool lookup(std::string_view m, const std::string_view (&names)[N], E& out) {
+  for (std::size_t i = 0; i < N; ++i) {
+    if (names[i] == m) {
+      out = static_cast<E>(i + 1);  // tables below omit the None entry
+      return true;
+    }
+  }
+  return false;
+}
+
+constexpr std::string_view kCmp[] = {"eq", "ne",  "lt",  "le",  "gt",  "ge",  "lo",  "ls",  "hi",
+                                     "hs", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
+constexpr std::string_view kBool[] = {"and", "or", "xor"};
+constexpr std::string_view kAtom[] = {"add", "min", "max", "inc",  "dec",
+                                      "and", "or",  "xor", "exch", "cas"};
+constexpr std::string_view kRound[] = {"rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi"};
+constexpr std::string_view kMode[] = {"lo", "hi", "wide"};
+constexpr std::string_view kSpace[] = {"generic", "param", "global", "shared", "local", "const"};
+constexpr std::string_view kCache[] = {"ca", "cg", "cs", "lu", "cv", "wb", "wt"};
+constexpr std::string_view kSem[] = {"relaxed", "acquire", "release", "acq_rel", "sc", "weak"};
+constexpr std::string_view kScope[] = {"cta", "gpu", "sys", "gl"};
+
+class Decoder {
+ public:
+  Decoder(Cursor& cur, KernelBuilder& kb, const Token& m) : cur_(cur), kb_(kb), m_(m) {}
+
+  Instruction run() {
+    std::string_view text = m_.text;
+    const std::size_t dot = text.find('.');
+    const std::string_view base = text.substr(0, dot);
+    const OpInfo* info = nullptr;
+    for (const OpInfo& o : kOps)
+      if (o.name == base) info = &o;
+    if (!info) unsupported();
+    ins_.op = info->op;
+    int types = 0;
+    std::string_view rest =
+        dot == std::string_view::npos ? std::string_view() : text.substr(dot + 1);
+    while (!rest.empty()) {
+      const std::size_t d = rest.find('.');
+      const std::string_view mod = rest.substr(0, d);
+      rest = d == std::string_view::npos ? std::string_view() : rest.substr(d + 1);
+      if (mod.empty()) malformed("empty modifier");
+      modifier(*info, mod, types);
+    }
+    if (types != info->types) {
+      if (types < info->types)
+        malformed(fmt::format("'{}' needs {} type modifier{}", m_.text, info->types,
+                              info->types > 1 ? "s" : ""));
+      malformed(fmt::format("too many type modifiers in '{}'", m_.text));
+    }
+    check_modifiers();
+    operands(*info);
+    check_operands();
+    return ins_;
+  }
+
+ private:
+  Cursor& cur_;
+  KernelBuilder& kb_;
+  const Token& m_;
+  Instruction ins_;
+  bool seen_space_ = false, seen_sync_ = false, seen_dir_ = false, seen_mode_ = false;
+
+  [[noreturn]] void unsupported() {
+    cur_.fail(m_, fmt::format("unsupported PTX instruction '{}'", m_.text));
+  }
+  [[noreturn]] void malformed(const std::string& what) { cur_.fail(m_, what); }
+
+  void modifier(const OpInfo& info, std::string_view mod, int& types) {
+    const std::uint32_t a = info.allow;
+    const Opcode op = info.op;
+    if (Type t = type_from_name(mod); t != Type::None && (a & aType)) {
+      if (types == 0)
+        ins_.type = t;
+      else if (types == 1)
+        ins_.type2 = t;
+      ++types;
+      return;
+    }
+    Space sp;
+    if ((a & aSpace) && lookup(mod, kSpace, sp)) {
+      if (seen_space_) malformed(fmt::format("two state spaces in '{}'", m_.text));
+      seen_space_ = true;
+      ins_.space = sp;
+      return;
+    }
+    CmpOp c;
+    if ((a & aCmp) && ins_.cmp == CmpOp::None && lookup(mod, kCmp, c)) {
+      ins_.cmp = c;
+      return;
+    }
+    BoolOp b;
+    if ((a & aBool) && ins_.cmp != CmpOp::None && ins_.bool_op == BoolOp::None &&
+        lookup(mod, kBool, b)) {
+      ins_.bool_op = b;
+      return;
+    }
+    AtomOp at;
+    if ((a & aAtom) && ins_.atom == AtomOp::None && lookup(mod, kAtom, at)) {
+      ins_.atom = at;
+      return;
+    }
+    Rounding r;
+    if ((a & aRound) && ins_.rounding == Rounding::None && lookup(mod, kRound, r)) {
+      const bool int_round = r >= Rounding::Rni;
+      if (int_round && op != Opcode::Cvt) unsupported();
+      ins_.rounding = r;
+      return;
+    }
+    MulMode mm;
+    if ((a & aMode) && ins_.mode == MulMode::None && lookup(mod, kMode, mm)) {
+      ins_.mode = mm;
+      return;
+    }
+    if ((a & aVec) && (mod == "v2" || mod == "v4")) {
+      if (ins_.vec != 1) malformed(fmt::format("two vector widths in '{}'", m_.text));
+      ins_.vec = mod == "v2" ? 2 : 4;
+      return;
+    }
+    struct FlagMod {
+      std::string_view name;
+      Allow allow;
+      Flag flag;
+    };
+    static constexpr FlagMod kFlags[] = {{"ftz", aFtz, kFtz},
+                                         {"sat", aSat, kSat},
+                                         {"approx", aApprox, kApprox},
+                                         {"full", aFull, kFull},
+                                         {"uni", aUni, kUni},
+                                         {"to", aTo, kTo},
+                                         {"volatile", aVolatile, kVolatile},
+                                         {"nc", aNc, kNc}};
+    for (const FlagMod& f : kFlags) {
+      if ((a & f.allow) && mod == f.name) {
+        ins_.flags |= f.flag;
+        return;
+      }
+    }
+    std::uint8_t dummy;
+    if (((a & aCache) && lookup(mod, kCache, dummy)) || ((a & aSem) && lookup(mod, kSem, dummy)) ||
+        ((a & aScope) && lookup(mod, kScope, dummy))) {
+      return;  // cache, memory-order and scope qualifiers do not change the functional result
+    }
+    if ((a & aBar) && (mod == "sync" || mod == "arrive" || mod == "aligned")) {
+      if (mod == "arrive") ins_.flags |= kArrive;
+      if (mod != "aligned") {
+        if (seen_sync_) malformed(fmt::format("malformed barrier '{}'", m_.text));
+        seen_sync_ = true;
+      }
+      return;
+    }
+    if ((a & aShf) && (mod == "l" || mod == "r" || mod == "wrap" || mod == "clamp")) {
+      const bool dir = mod == "l" || mod == "r";
+      if ((dir && seen_dir_) || (!dir && seen_mode_))
+        malformed(fmt::format("malformed '{}'", m_.text));
+      (dir ? seen_dir_ : seen_mode_) = true;
+      if (mod == "l") ins_.flags |= kShfLeft;
+      if (mod == "clamp") ins_.flags |= kShfClamp;
+      return;
+    }
+    unsupported();
+  }
+
+  void check_modifiers() {
+    switch (ins_.op) {
+      case Opcode::Ld:
+      case Opcode::St:
+        if (ins_.space == Space::None) ins_.space = Space::Generic;
+        if (ins_.op == Opcode::St && (ins_.space == Space::Const))
+          malformed("st cannot write the .const space");
+        if (ins_.has(kNc) && ins_.space != Space::Global)
+          malformed("ld.nc needs the .global space");
+        break;
+      case Opcode::Atom:
+      case Opcode::Red:
+        if (ins_.space == Space::None) ins_.space = Space::Generic;
+        if (ins_.space != Space::Generic && ins_.space != Space::Global &&
+            ins_.space != Space::Shared)
+          malformed(fmt::format("'{}' needs the .global or .shared space", m_.text));
+        if (ins_.atom == AtomOp::None)
+          malformed(fmt::format("'{}' needs an operation (.add, .cas, ...)", m_.text));
+        if (ins_.op == Opcode::Red && ins_.atom == AtomOp::Cas) unsupported();
+        break;
+      case Opcode::Cvta:
+        if (ins_.space == Space::None || ins_.space == Space::Generic)
+          malformed(fmt::format("'{}' needs a state space", m_.text));
+        if (ins_.type != Type::U32 && ins_.type != Type::U64) malformed("cvta needs .u32 or .u64");
+        break;
+      case Opcode::Setp:
+      case Opcode::Set:
+        if (ins_.cmp == CmpOp::None) malformed(fmt::format("'{}' needs a comparison", m_.text));
+        break;
+      case Opcode::Bar:
+        if (!seen_sync_ && m_.text.substr(0, 7) == "barrier")
+          malformed("barrier needs .sync or .arrive");
+        break;
+      case Opcode::Mul:
+      case Opcode::Mad:
+        if (!is_float(ins_.type) && ins_.mode == MulMode::None)
+          malformed(fmt::format("integer '{}' needs .lo, .hi or .wide", m_.text));
+        break;
+      case Opcode::Shf:
+        if (!seen_dir_ || !seen_mode_) malformed("shf needs .l or .r and .wrap or .clamp");
+        break;
+      default:
+        break;
+    }
+  }
+
+  std::uint32_t reg(const Token& t) {
+    const std::uint32_t r = kb_.find_reg(t.text);
+    if (r == kNone) cur_.fail(t, fmt::format("unknown register '{}'", t.text));
+    return r;
+  }
+
+  // One operand; memory operands only where `memory` is true, labels where `label` is true.
+  Operand operand(bool memory, bool label) {
+    Operand o;
+    const Token& t = cur_.peek();
+    if (t.is('[')) {
+      if (!memory) cur_.fail(t, "unexpected memory operand");
+      cur_.next();
+      o.kind = OperandKind::Memory;
+      const Token& b = cur_.peek();
+      if (b.kind == TokKind::Word) {
+        cur_.next();
+        if (b.text[0] == '%') {
+          o.reg = reg(b);
+        } else {
+          o.sym = kb_.find_symbol(b.text);
+          if (o.sym == kNone) cur_.fail(b, fmt::format("unknown symbol '{}'", b.text));
+        }
+        if (cur_.peek().is('+') || cur_.peek().is('-')) o.imm = signed_int(true);
+      } else if (b.kind == TokKind::Number || b.is('-')) {
+        o.imm = signed_int(false);
+      } else {
+        cur_.fail(b, fmt::format("malformed address operand {}", describe(b)));
+      }
+      cur_.expect(']', "to close the address operand");
+      return o;
+    }
+    if (t.is('{')) {
+      cur_.next();
+      o.kind = OperandKind::Vector;
+      do {
+        const Token& r = cur_.peek();
+        if (r.kind != TokKind::Word || r.text[0] != '%')
+          cur_.fail(r, fmt::format("malformed vector element {}", describe(r)));
+        cur_.next();
+        if (o.count == 4) cur_.fail(r, "vector operand has more than 4 elements");
+        o.vec[o.count++] = reg(r);
+      } while (cur_.accept(','));
+      cur_.expect('}', "to close the vector operand");
+      return o;
+    }
+    if (t.is('!')) {
+      cur_.next();
+      const Token& r = cur_.peek();
+      if (r.kind != TokKind::Word || r.text[0] != '%')
+        cur_.fail(r, fmt::format("malformed operand after '!': {}", describe(r)));
+      cur_.next();
+      o.kind = OperandKind::Reg;
+      o.reg = reg(r);
+      o.negate = true;
+      if (kb_.kernel.regs[o.reg].type != Type::Pred)
+        cur_.fail(r, fmt::format("'!' needs a predicate, '{}' is not one", r.text));
+      return o;
+    }
+    if (t.kind == TokKind::Number || t.is('-')) {
+      const bool neg = cur_.accept('-');
+      const Token& n = cur_.peek();
+      if (n.kind != TokKind::Number) cur_.fail(n, fmt::format("malformed operand {}", describe(n)));
+      cur_.next();
+      if (is_float_literal(n.text)) {
+        o.kind = OperandKind::ImmFloat;
+        if (!parse_float_literal(n.text, o.fimm))
+          cur_.fail(n, fmt::format("malformed number '{}'", n.text));
+        if (neg) o.fimm = -o.fimm;
+      } else {
+        std::uint64_t v = 0;
+        if (!parse_int_literal(n.text, v))
+          cur_.fail(n, fmt::format("malformed number '{}'", n.text));
+        o.kind = OperandKind::ImmInt;
+        o.imm = static_cast<std::int64_t>(neg ? ~v + 1 : v);
+      }
+      return o;
+    }
+    if (t.kind == TokKind::Word && t.text[0] == '%') {
+      cur_.next();
+      if (special_from_name(t.text, o.special)) {
+        o.kind = OperandKind::Special;
+        return o;
+      }
+      o.kind = OperandKind::Reg;
+      o.reg = reg(t);
+      return o;
+    }
+    if (t.kind == TokKind::Word && t.text[0] != '.') {
+      cur_.next();
+      if (label) {
+        o.kind = OperandKind::Label;
+        return o;
+      }
+      o.kind = OperandKind::Symbol;
+      o.sym = kb_.find_symbol(t.text);
+      if (o.sym == kNone) cur_.fail(t, fmt::format("unknown symbol '{}'", t.text));
+      if (cur_.peek().is('+')) o.imm = signed_int(true);
+      return o;
+    }
+    cur_.fail(t, fmt::format("malformed operand {}", describe(t)));
+  }
+
+  // [+|-] [-] number, as in [%r1+-4].
+  std::int64_t signed_int(bool needs_sign) {
+    bool neg = false;
+    if (needs_sign) {
+      if (cur_.accept('-'))
+        neg = true;
+      else
+        cur_.expect('+', "before the offset");
+    }
+    if (cur_.accept('-')) neg = !neg;
+    const Token& n = cur_.peek();
+    std::uint64_t v = 0;
+    if (n.kind != TokKind::Number || !parse_int_literal(n.text, v))
+      cur_.fail(n, fmt::format("malformed offset {}", describe(n)));
+    cur_.next();
+    return static_cast<std::int64_t>(neg ? ~v + 1 : v);
+  }
+
+  void operands(const OpInfo& info) {
+    int n = 0;
+    while (!cur_.peek().is(';')) {
+      if (n >= info.max_ops) {
+        if (!cur_.peek().is(',')) break;  // reported as a missing ';' below
+        malformed(fmt::format("'{}' takes at most {} operand{}", m_.text, info.max_ops,
+                              info.max_ops == 1 ? "" : "s"));
+      }
+      if (n > 0) cur_.expect(',', fmt::format("between operands of '{}'", m_.text));
+      const bool memory = (ins_.op == Opcode::Ld && n == 1) ||
+                          (ins_.op == Opcode::Atom && n == 1) ||
+                          ((ins_.op == Opcode::St || ins_.op == Opcode::Red) && n == 0);
+      const bool label = ins_.op == Opcode::Bra;
+      const std::string_view label_name = cur_.peek().text;
+      ins_.ops[static_cast<std::size_t>(n)] = operand(memory, label);
+      if (label) {
+        kb_.fixups.push_back({static_cast<std::uint32_t>(kb_.kernel.code.size()), 0,
+                              std::string(label_name), m_.line});
+      }
+      if (n == 0 && ins_.op == Opcode::Setp && cur_.accept('|')) {
+        ins_.ops[4] = operand(false, false);
+        ins_.flags |= kSetpQ;
+      }
+      ++n;
+      if (cur_.at_end()) break;
+    }
+    cur_.expect(';', fmt::format("after the operands of '{}'", m_.text));
+    if (n < info.min_ops)
+      malformed(fmt::format("'{}' needs {} operand{}, got {}", m_.text, info.min_ops,
+                            info.min_ops == 1 ? "" : "s", n));
+    ins_.num_ops = static_cast<std::uint8_t>(n);
+  }
+
+  void need(std::size_t i, bool ok, std::string_view what) {
+    if (!ok) malformed(fmt::format("operand {} of '{}' must be {}", i + 1, m_.text, what));
+  }
+
+  bool is_reg(std::size_t i) const {
+    return ins_.ops[i].kind == OperandKind::Reg && !ins_.ops[i].negate;
+  }
+  bool is_value(std::size_t i) const {
+    const OperandKind k = ins_.ops[i].kind;
+    return k == OperandKind::Reg || k == OperandKind::ImmInt || k == OperandKind::ImmFloat ||
+           k == OperandKind::Special || k == OperandKind::Symbol;
+  }
+  bool is_pred(std::size_t i) const {
+    return ins_.ops[i].kind == OperandKind::Reg &&
+           kb_.kernel.regs[ins_.ops[i].reg].type == Type::Pred;
+  }
+
+  void check_operands() {
+    const std::size_t n = ins_.num_ops;
+    const bool mem0 = ins_.op == Opcode::St || ins_.op == Opcode::Red;
+    const bool mem1 = ins_.op == Opcode::Ld || ins_.op == Opcode::Atom;
+    if (mem0 || mem1)
+      need(mem0 ? 0 : 1, ins_.ops[mem0 ? 0 : 1].kind == OperandKind::Memory, "an address [..]");
+    switch (ins_.op) {
+      case Opcode::Ld:
+        need(0,
+             ins_.vec == 1
+                 ? is_reg(0)
+                 : ins_.ops[0].kind == OperandKind::Vector && ins_.ops[0].count == ins_.vec,
+             ins_.vec == 1 ? "a register" : "a vector of matching width");
+        return;
+      case Opcode::St:
+        need(1,
+             ins_.vec == 1
+                 ? is_value(1) && ins_.ops[1].kind != OperandKind::Symbol
+                 : ins_.ops[1].kind == OperandKind::Vector && ins_.ops[1].count == ins_.vec,
+             ins_.vec == 1 ? "a register or immediate" : "a vector of matching width");
+        return;
+      case Opcode::Atom:
+        need(0, is_reg(0), "a register");
+        for (std::size_t i = 2; i < n; ++i) need(i, is_value(i), "a register or immediate");
+        if ((ins_.atom == AtomOp::Cas) != (n == 4))
+          malformed(
+              fmt::format("'{}' needs {} operands", m_.text, ins_.atom == AtomOp::Cas ? 4 : 3));
+        return;
+      case Opcode::Red:
+        need(1, is_value(1), "a register or immediate");
+        return;
+      case Opcode::Bra:
+        return;
+      case Opcode::Bar:
+        for (std::size_t i = 0; i < n; ++i)
+          need(i, is_reg(i) || ins_.ops[i].kind == OperandKind::ImmInt, "a register or integer");
+        return;
+      case Opcode::Setp:
+        need(0, is_pred(0) && is_reg(0), "a predicate register");
+        if (ins_.has(kSetpQ)) need(4, is_pred(4) && is_reg(4), "a predicate register");
+        if ((n == 4) != (ins_.bool_op != BoolOp::None))
+          malformed(fmt::format("'{}': a combining predicate goes with .and/.or/.xor", m_.text));
+        if (n == 4) need(3, is_pred(3), "a predicate");
+        for (std::size_t i = 1; i < 3; ++i) need(i, is_value(i), "a register or immediate");
+        return;
+      case Opcode::Set:
+        need(0, is_reg(0), "a register");
+        if ((n == 4) != (ins_.bool_op != BoolOp::None))
+          malformed(fmt::format("'{}': a combining predicate goes with .and/.or/.xor", m_.text));
+        if (n == 4) need(3, is_pred(3), "a predicate");
+        for (std::size_t i = 1; i < 3; ++i) need(i, is_value(i), "a register or immediate");
+        return;
+      case Opcode::Selp:
+        need(0, is_reg(0), "a register");
+        need(3, is_pred(3), "a predicate");
+        for (std::size_t i = 1; i < 3; ++i) need(i, is_value(i), "a register or immediate");
+        return;
+      default:
+        if (n > 0) need(0, is_reg(0), "a register");
+        for (std::size_t i = 1; i < n; ++i) {
+          need(i, is_value(i), "a register or immediate");
+          if (ins_.ops[i].negate && ins_.type != Type::Pred)
+            malformed("'!' only applies to predicates");
+        }
+        if (ins_.op != Opcode::Mov && ins_.op != Opcode::Cvta)
+          for (std::size_t i = 1; i < n; ++i)
+            if (ins_.ops[i].kind == OperandKind::Symbol) need(i, false, "a register or immediate");
+        return;
+    }
+  }
+};
+
+}  // namespace
+
+Instruction decode_instruction(Cursor& cur, KernelBuilder& kb, const Token& mnemonic) {
+  return Decoder(cur, kb, mnemonic).run();
+}
+
+}  // namespace smemsim::ptx

@@ -1,0 +1,201 @@
+// Names of the IR enums, small IR helpers and the instruction printer.
+#include <fmt/format.h>
+
+#include "ptx/parse_state.hpp"
+
+namespace smemsim::ptx {
+namespace {
+
+constexpr std::string_view kOpcodeNames[] = {
+    "ld",  "st",   "cvta", "mov",  "add", "sub",    "mul",  "mad", "div",  "rem",   "min",
+    "max", "abs",  "neg",  "and",  "or",  "xor",    "not",  "shl", "shr",  "shf",   "popc",
+    "clz", "brev", "setp", "selp", "set", "cvt",    "fma",  "rcp", "sqrt", "rsqrt", "sin",
+    "cos", "ex2",  "lg2",  "bra",  "bar", "membar", "atom", "red", "ret",  "exit"};
+static_assert(std::size(kOpcodeNames) == static_cast<std::size_t>(Opcode::Exit) + 1);
+
+constexpr std::string_view kTypeNames[] = {"",    "pred", "b8",  "b16", "b32", "b64",
+                                           "u8",  "u16",  "u32", "u64", "s8",  "s16",
+                                           "s32", "s64",  "f16", "f32", "f64"};
+constexpr std::string_view kSpaceNames[] = {"", "", "param", "global", "shared", "local", "const"};
+constexpr std::string_view kCmpNames[] = {"",    "eq",  "ne",  "lt",  "le",  "gt",  "ge",
+                                          "lo",  "ls",  "hi",  "hs",  "equ", "neu", "ltu",
+                                          "leu", "gtu", "geu", "num", "nan"};
+constexpr std::string_view kBoolNames[] = {"", "and", "or", "xor"};
+constexpr std::string_view kAtomNames[] = {"",    "add", "min", "max",  "inc", "dec",
+                                           "and", "or",  "xor", "exch", "cas"};
+constexpr std::string_view kRoundNames[] = {"", "rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi"};
+constexpr std::string_view kModeNames[] = {"", "lo", "hi", "wide"};
+constexpr std::string_view kSpecialNames[] = {
+    "%tid.x",   "%tid.y",   "%tid.z",   "%ntid.x",   "%ntid.y",   "%ntid.z",
+    "%ctaid.x", "%ctaid.y", "%ctaid.z", "%nctaid.x", "%nctaid.y", "%nctaid.z",
+    "%laneid",  "%warpid",  "%nwarpid", "%smid",     "%clock",    "%clock64"};
+
+template <std::size_t N, typename E>
+std::string_view name_of(const std::string_view (&names)[N], E e) {
+  const auto i = static_cast<std::size_t>(e);
+  return i < N ? names[i] : std::string_view("?");
+}
+
+std::string operand_text(const Kernel& k, const Operand& o) {
+  auto reg = [&](std::uint32_t r) {
+    return r < k.regs.size() ? k.regs[r].name : fmt::format("%?{}", r);
+  };
+  auto sym = [&](std::uint32_t s) {
+    return s < k.symbols.size() ? k.symbols[s].name : fmt::format("?sym{}", s);
+  };
+  switch (o.kind) {
+    case OperandKind::None:
+      return "_";
+    case OperandKind::Reg:
+      return (o.negate ? "!" : "") + reg(o.reg);
+    case OperandKind::ImmInt:
+      return fmt::format("{}", o.imm);
+    case OperandKind::ImmFloat:
+      return fmt::format("{}", o.fimm);
+    case OperandKind::Symbol:
+      return o.imm ? fmt::format("{}+{}", sym(o.sym), o.imm) : sym(o.sym);
+    case OperandKind::Special:
+      return std::string(name_of(kSpecialNames, o.special));
+    case OperandKind::Memory: {
+      std::string base = o.reg != kNone ? reg(o.reg) : o.sym != kNone ? sym(o.sym) : "";
+      if (base.empty()) return fmt::format("[{}]", o.imm);
+      return o.imm ? fmt::format("[{}+{}]", base, o.imm) : fmt::format("[{}]", base);
+    }
+    case OperandKind::Vector: {
+      std::string s = "{";
+      for (int i = 0; i < o.count; ++i)
+        s += (i ? ", " : "") + reg(o.vec[static_cast<std::size_t>(i)]);
+      return s + "}";
+    }
+    case OperandKind::Label:
+      return fmt::format("@{}", o.target);
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string_view opcode_name(Opcode op) {
+  return name_of(kOpcodeNames, op);
+}
+std::string_view type_name(Type t) {
+  return name_of(kTypeNames, t);
+}
+std::string_view space_name(Space s) {
+  return name_of(kSpaceNames, s);
+}
+
+Type type_from_name(std::string_view name) {
+  for (std::size_t i = 1; i < std::size(kTypeNames); ++i)
+    if (kTypeNames[i] == name) return static_cast<Type>(i);
+  return Type::None;
+}
+
+int type_bits(Type t) {
+  switch (t) {
+    case Type::None:
+      return 0;
+    case Type::Pred:
+      return 1;
+    case Type::B8:
+    case Type::U8:
+    case Type::S8:
+      return 8;
+    case Type::B16:
+    case Type::U16:
+    case Type::S16:
+    case Type::F16:
+      return 16;
+    case Type::B32:
+    case Type::U32:
+    case Type::S32:
+    case Type::F32:
+      return 32;
+    case Type::B64:
+    case Type::U64:
+    case Type::S64:
+    case Type::F64:
+      return 64;
+  }
+  return 0;
+}
+
+bool is_float(Type t) {
+  return t == Type::F16 || t == Type::F32 || t == Type::F64;
+}
+bool is_signed(Type t) {
+  return t == Type::S8 || t == Type::S16 || t == Type::S32 || t == Type::S64;
+}
+
+std::uint64_t Symbol::size_bytes() const {
+  return elements * static_cast<std::uint64_t>(std::max(type_bits(type), 8) / 8);
+}
+
+std::uint32_t Kernel::find_symbol(std::string_view n) const {
+  for (std::size_t i = 0; i < symbols.size(); ++i)
+    if (symbols[i].name == n) return static_cast<std::uint32_t>(i);
+  return kNone;
+}
+
+const Kernel* Module::find_kernel(std::string_view n) const {
+  for (const Kernel& k : kernels)
+    if (k.name == n) return &k;
+  return nullptr;
+}
+
+std::string Module::file_name(std::uint32_t index) const {
+  return index < files.size() ? files[index] : std::string();
+}
+
+std::string to_string(const Kernel& k, const Instruction& ins) {
+  std::string s;
+  if (ins.guard != kNone)
+    s += fmt::format("@{}{} ", ins.guard_negated ? "!" : "",
+                     ins.guard < k.regs.size() ? k.regs[ins.guard].name : "?");
+  s += opcode_name(ins.op);
+  auto add = [&](std::string_view m) {
+    if (!m.empty()) s += fmt::format(".{}", m);
+  };
+  if (ins.op == Opcode::Cvta && ins.has(kTo)) add("to");
+  add(space_name(ins.space));
+  add(name_of(kAtomNames, ins.atom));
+  add(name_of(kCmpNames, ins.cmp));
+  add(name_of(kBoolNames, ins.bool_op));
+  add(name_of(kModeNames, ins.mode));
+  add(name_of(kRoundNames, ins.rounding));
+  if (ins.has(kApprox)) add("approx");
+  if (ins.has(kFull)) add("full");
+  if (ins.has(kFtz)) add("ftz");
+  if (ins.has(kSat)) add("sat");
+  if (ins.has(kUni)) add("uni");
+  if (ins.op == Opcode::Shf) {
+    add(ins.has(kShfLeft) ? "l" : "r");
+    add(ins.has(kShfClamp) ? "clamp" : "wrap");
+  }
+  if (ins.op == Opcode::Bar) add(ins.has(kArrive) ? "arrive" : "sync");
+  if (ins.vec > 1) add(ins.vec == 2 ? "v2" : "v4");
+  add(type_name(ins.type));
+  add(type_name(ins.type2));
+  for (std::uint8_t i = 0; i < ins.num_ops; ++i) {
+    s += i ? ", " : " ";
+    s += operand_text(k, ins.ops[i]);
+    if (i == 0 && ins.has(kSetpQ)) s += "|" + operand_text(k, ins.ops[4]);
+  }
+  return s + ";";
+}
+
+}  // namespace smemsim::ptx
+
+namespace smemsim::ptx {
+
+bool special_from_name(std::string_view name, Special& out) {
+  for (std::size_t i = 0; i < std::size(kSpecialNames); ++i) {
+    if (kSpecialNames[i] == name) {
+      out = static_cast<Special>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace smemsim::ptx

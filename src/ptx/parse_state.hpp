@@ -1,0 +1,93 @@
+// Internal state shared by the PTX module parser (parser.cpp) and the instruction decoder
+// (decode.cpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "ptx/lexer.hpp"
+#include "smemsim/ptx.hpp"
+
+namespace smemsim::ptx {
+
+// A cursor over the tokens of one PTX text; every error names `filename:line`.
+class Cursor {
+ public:
+  Cursor(std::vector<Token> tokens, std::string filename)
+      : toks_(std::move(tokens)), filename_(std::move(filename)) {}
+
+  const Token& peek(std::size_t ahead = 0) const {
+    const std::size_t i = pos_ + ahead;
+    return i < toks_.size() ? toks_[i] : toks_.back();
+  }
+  const Token& next() {
+    const Token& t = peek();
+    if (pos_ < toks_.size() - 1) ++pos_;
+    return t;
+  }
+  bool at_end() const { return peek().kind == TokKind::End; }
+  bool accept(char c) {
+    if (!peek().is(c)) return false;
+    next();
+    return true;
+  }
+  void expect(char c, std::string_view context);
+  std::string_view expect_word(std::string_view what);
+  std::uint64_t expect_uint(std::string_view what);
+  [[noreturn]] void fail(const Token& at, const std::string& message) const;
+  [[noreturn]] void fail(std::uint32_t line, const std::string& message) const;
+  const std::string& filename() const { return filename_; }
+
+ private:
+  std::vector<Token> toks_;
+  std::string filename_;
+  std::size_t pos_ = 0;
+};
+
+// Describes a token for messages: `'x'` or "end of input".
+std::string describe(const Token& t);
+
+// Integer literal (decimal, 0x hex, 0b binary, 0 octal, optional U suffix). False if malformed.
+bool parse_int_literal(std::string_view text, std::uint64_t& value);
+// Float literal: 0f (8 hex digits, f32 bits), 0d (16 hex digits, f64 bits) or decimal. False if not
+// one.
+bool parse_float_literal(std::string_view text, double& value);
+bool is_float_literal(std::string_view text);
+
+// Name scopes and forward references of the kernel being parsed.
+struct KernelBuilder {
+  Kernel& kernel;
+  const Module& module;
+  std::vector<std::unordered_map<std::string, std::uint32_t>> reg_scopes;
+  std::unordered_map<std::string, std::uint32_t> symbols;  // name -> index in kernel.symbols
+  std::unordered_map<std::string, std::uint32_t> labels;   // name -> instruction index
+  struct Fixup {
+    std::uint32_t instruction;
+    std::uint32_t operand;
+    std::string label;
+    std::uint32_t line;
+  };
+  std::vector<Fixup> fixups;
+  SourceLoc loc;         // current .loc
+  SourceLoc inlined_at;  // current .loc's inlined_at
+
+  std::uint32_t find_reg(std::string_view name) const;  // kNone if undeclared
+  // Index of `name` among the kernel's symbols; a module variable is added on first use. kNone if
+  // none.
+  std::uint32_t find_symbol(std::string_view name);
+};
+
+// Decodes one instruction: the mnemonic token has been consumed; reads operands up to and including
+// ';'.
+Instruction decode_instruction(Cursor& cur, KernelBuilder& kb, const Token& mnemonic);
+
+// Maps a special register name ("%tid.x") to its enum; false if it is not one.
+bool special_from_name(std::string_view name, Special& out);
+
+// Maps a type modifier ("u32") to a Type; Type::None if it is not one.
+Type type_from_name(std::string_view name);
+
+}  // namespace smemsim::ptx

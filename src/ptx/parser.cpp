@@ -1,0 +1,586 @@
+// PTX module parser: module directives, variables, kernels (.entry), their parameters, register
+// declarations, labels, .loc line info; instructions are decoded by decode.cpp.
+#include <algorithm>
+#include <bit>
+#include <charconv>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "ptx/parse_state.hpp"
+#include "smemsim/error.hpp"
+
+namespace smemsim::ptx {
+
+// ---- cursor and literals
+// --------------------------------------------------------------------------
+
+std::string describe(const Token& t) {
+  if (t.kind == TokKind::End) return "end of input";
+  if (t.kind == TokKind::String) return fmt::format("\"{}\"", t.text);
+  return fmt::format("'{}'", t.text);
+}
+
+void Cursor::fail(const Token& at, const std::string& message) const {
+  fail(at.line, message);
+}
+
+void Cursor::fail(std::uint32_t line, const std::string& message) const {
+  throw InputError(located(filename_, line, message));
+}
+
+void Cursor::expect(char c, std::string_view context) {
+  if (!accept(c))
+    fail(peek(), fmt::format("expected '{}' {}, found {}", c, context, describe(peek())));
+}
+
+std::string_view Cursor::expect_word(std::string_view what) {
+  if (peek().kind != TokKind::Word)
+    fail(peek(), fmt::format("expected {}, found {}", what, describe(peek())));
+  return next().text;
+}
+
+std::uint64_t Cursor::expect_uint(std::string_view what) {
+  std::uint64_t v = 0;
+  if (peek().kind != TokKind::Number || !parse_int_literal(peek().text, v))
+    fail(peek(), fmt::format("expected {} (an integer), found {}", what, describe(peek())));
+  next();
+  return v;
+}
+
+bool parse_int_literal(std::string_view t, std::uint64_t& value) {
+  if (!t.empty() && (t.back() == 'U' || t.back() == 'u')) t.remove_suffix(1);
+  int base = 10;
+  if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) {
+    base = 16;
+    t.remove_prefix(2);
+  } else if (t.size() > 2 && t[0] == '0' && (t[1] == 'b' || t[1] == 'B')) {
+    base = 2;
+    t.remove_prefix(2);
+  } else if (t.size() > 1 && t[0] == '0') {
+    base = 8;
+    t.remove_prefix(1);
+  }
+  if (t.empty()) return false;
+  auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), value, base);
+  return ec == std::errc() && p == t.data() + t.size();
+}
+
+bool is_float_literal(std::string_view t) {
+  if (t.size() > 1 && t[0] == '0' && (t[1] == 'f' || t[1] == 'F' || t[1] == 'd' || t[1] == 'D'))
+    return true;
+  return t.find_first_of(".eE") != std::string_view::npos &&
+         !(t.size() > 1 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X'));
+}
+
+bool parse_float_literal(std::string_view t, double& value) {
+  if (t.size() > 1 && t[0] == '0' && (t[1] == 'f' || t[1] == 'F' || t[1] == 'd' || t[1] == 'D')) {
+    const bool single = t[1] == 'f' || t[1] == 'F';
+    std::string_view hex = t.substr(2);
+    if (hex.size() != (single ? 8u : 16u)) return false;
+    std::uint64_t bits = 0;
+    auto [p, ec] = std::from_chars(hex.data(), hex.data() + hex.size(), bits, 16);
+    if (ec != std::errc() || p != hex.data() + hex.size()) return false;
+    value = single ? static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(bits)))
+                   : std::bit_cast<double>(bits);
+    return true;
+  }
+  if (!is_float_literal(t)) return false;
+  auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
+  return ec == std::errc() && p == t.data() + t.size();
+}
+
+// ---- kernel builder
+// -------------------------------------------------------------------------------
+
+std::uint32_t KernelBuilder::find_reg(std::string_view name) const {
+  const std::string key(name);
+  for (auto it = reg_scopes.rbegin(); it != reg_scopes.rend(); ++it) {
+    auto f = it->find(key);
+    if (f != it->end()) return f->second;
+  }
+  return kNone;
+}
+
+std::uint32_t KernelBuilder::find_symbol(std::string_view name) {
+  const std::string key(name);
+  if (auto f = symbols.find(key); f != symbols.end()) return f->second;
+  for (const Symbol& g : module.globals) {
+    if (g.name == key) {
+      const auto idx = static_cast<std::uint32_t>(kernel.symbols.size());
+      kernel.symbols.push_back(g);
+      symbols.emplace(key, idx);
+      return idx;
+    }
+  }
+  return kNone;
+}
+
+namespace {
+
+constexpr std::uint64_t kMaxRegsPerKernel = 1u << 20;
+constexpr std::uint64_t kMaxSymbolBytes = std::uint64_t{1} << 32;
+
+Space space_from_directive(std::string_view d) {
+  if (d == ".param") return Space::Param;
+  if (d == ".global") return Space::Global;
+  if (d == ".shared") return Space::Shared;
+  if (d == ".local") return Space::Local;
+  if (d == ".const") return Space::Const;
+  return Space::None;
+}
+
+class Parser {
+ public:
+  Parser(std::string_view text, const std::string& filename) : cur_(lex(text, filename), filename) {
+    mod_.filename = filename;
+  }
+
+  Module run() {
+    while (!cur_.at_end()) module_statement();
+    return std::move(mod_);
+  }
+
+ private:
+  Cursor cur_;
+  Module mod_;
+
+  [[noreturn]] void unsupported_directive(const Token& t) {
+    cur_.fail(t, fmt::format("unsupported PTX directive '{}'", t.text));
+  }
+
+  void module_statement() {
+    const Token& t = cur_.peek();
+    if (t.kind != TokKind::Word)
+      cur_.fail(t, fmt::format("unexpected {} at module level", describe(t)));
+    if (t.text == ".version") {
+      cur_.next();
+      if (cur_.peek().kind != TokKind::Number)
+        cur_.fail(cur_.peek(), "expected a version number after .version");
+      mod_.version = std::string(cur_.next().text);
+    } else if (t.text == ".target") {
+      cur_.next();
+      mod_.target = std::string(cur_.expect_word("a target name after .target"));
+      while (cur_.accept(',')) cur_.expect_word("a target option");
+    } else if (t.text == ".address_size") {
+      const Token& at = cur_.next();
+      const std::uint64_t v = cur_.expect_uint("the address size");
+      if (v != 32 && v != 64)
+        cur_.fail(at, fmt::format(".address_size must be 32 or 64, not {}", v));
+      mod_.address_size = static_cast<std::uint32_t>(v);
+    } else if (t.text == ".file") {
+      file_directive();
+    } else if (t.text == ".section") {
+      skip_section();
+    } else if (t.text == ".pragma") {
+      pragma();
+    } else if (t.text == ".visible" || t.text == ".weak" || t.text == ".extern" ||
+               t.text == ".entry" || t.text == ".func" || t.text == ".global" ||
+               t.text == ".shared" || t.text == ".const") {
+      declaration();
+    } else {
+      unsupported_directive(t);
+    }
+  }
+
+  void file_directive() {
+    cur_.next();
+    const Token& at = cur_.peek();
+    const std::uint64_t index = cur_.expect_uint("a file index after .file");
+    if (cur_.peek().kind != TokKind::String)
+      cur_.fail(cur_.peek(), "expected a file name string after .file index");
+    std::string path(cur_.next().text);
+    while (cur_.accept(',')) cur_.expect_uint("a .file timestamp or size");
+    if (index == 0 || index > 65535) cur_.fail(at, fmt::format("bad .file index {}", index));
+    if (mod_.files.size() <= index) mod_.files.resize(index + 1);
+    mod_.files[index] = std::move(path);
+  }
+
+  // Debug sections (.section .debug_str { ... }) carry DWARF bytes only; they are skipped as a
+  // whole.
+  void skip_section() {
+    cur_.next();
+    cur_.expect_word("a section name");
+    const Token& open = cur_.peek();
+    cur_.expect('{', "after the .section name");
+    int depth = 1;
+    while (depth > 0) {
+      if (cur_.at_end()) cur_.fail(open, "unterminated .section block");
+      const Token& t = cur_.next();
+      if (t.is('{')) ++depth;
+      if (t.is('}')) --depth;
+    }
+  }
+
+  void pragma() {
+    cur_.next();
+    if (cur_.peek().kind != TokKind::String)
+      cur_.fail(cur_.peek(), "expected a string after .pragma");
+    cur_.next();
+    cur_.expect(';', "after .pragma");
+  }
+
+  // [.visible|.weak|.extern] (.entry kernel | .func | variable)
+  void declaration() {
+    bool visible = false, is_extern = false;
+    for (;;) {
+      const Token& t = cur_.peek();
+      if (t.is_word(".visible") || t.is_word(".weak")) {
+        visible = true;
+      } else if (t.is_word(".extern")) {
+        is_extern = true;
+      } else {
+        break;
+      }
+      cur_.next();
+    }
+    const Token& t = cur_.peek();
+    if (t.is_word(".entry")) {
+      kernel(visible);
+    } else if (t.is_word(".func")) {
+      cur_.fail(t, "unsupported PTX directive '.func' (device functions must be inlined)");
+    } else if (t.kind == TokKind::Word && space_from_directive(t.text) != Space::None &&
+               space_from_directive(t.text) != Space::Param &&
+               space_from_directive(t.text) != Space::Local) {
+      Symbol s = variable(is_extern, true);
+      s.module_level = true;
+      for (const Symbol& g : mod_.globals)
+        if (g.name == s.name) cur_.fail(t, fmt::format("duplicate variable '{}'", s.name));
+      mod_.globals.push_back(std::move(s));
+    } else {
+      cur_.fail(t, fmt::format("expected .entry or a variable declaration, found {}", describe(t)));
+    }
+  }
+
+  // .space [.align N] [.ptr ...] .type name[N]... [= init] ;   (also parameter declarations)
+  Symbol variable(bool is_extern, bool needs_semicolon) {
+    Symbol s;
+    const Token& d = cur_.next();
+    s.space = space_from_directive(d.text);
+    s.is_extern = is_extern;
+    s.module_level = false;
+    for (;;) {
+      const Token& t = cur_.peek();
+      if (t.is_word(".align")) {
+        cur_.next();
+        const std::uint64_t a = cur_.expect_uint("an alignment after .align");
+        if (a == 0 || a > 4096 || (a & (a - 1)) != 0)
+          cur_.fail(t, fmt::format("bad alignment {}", a));
+        s.align = static_cast<std::uint32_t>(a);
+      } else if (t.is_word(".ptr") || t.is_word(".global") || t.is_word(".shared") ||
+                 t.is_word(".const") || t.is_word(".local")) {
+        cur_.next();  // pointer attributes of a kernel parameter: informational only
+      } else {
+        break;
+      }
+    }
+    const Token& tt = cur_.peek();
+    if (tt.kind != TokKind::Word || tt.text.empty() || tt.text[0] != '.' ||
+        (s.type = type_from_name(tt.text.substr(1))) == Type::None || s.type == Type::Pred) {
+      if (tt.is_word(".v2") || tt.is_word(".v4")) cur_.fail(tt, "unsupported PTX vector variable");
+      cur_.fail(tt, fmt::format("expected a variable type, found {}", describe(tt)));
+    }
+    cur_.next();
+    const Token& nt = cur_.peek();
+    s.name = std::string(cur_.expect_word("a variable name"));
+    if (s.name[0] == '.' || s.name[0] == '%')
+      cur_.fail(nt, fmt::format("bad variable name '{}'", s.name));
+    s.elements = 1;
+    while (cur_.accept('[')) {
+      if (cur_.accept(']')) {  // unsized: only as .extern (dynamic shared memory)
+        if (!s.is_extern) cur_.fail(nt, fmt::format("array '{}' has no size", s.name));
+        s.elements = 0;
+        continue;
+      }
+      const std::uint64_t n = cur_.expect_uint("an array size");
+      cur_.expect(']', "after the array size");
+      if (n == 0 || n > kMaxSymbolBytes || s.elements * n > kMaxSymbolBytes)
+        cur_.fail(nt, fmt::format("bad array size for '{}'", s.name));
+      s.elements *= n;
+    }
+    if (s.size_bytes() > kMaxSymbolBytes)
+      cur_.fail(nt, fmt::format("variable '{}' is too large", s.name));
+    if (cur_.accept('=')) initializer(s, nt);
+    if (needs_semicolon) cur_.expect(';', fmt::format("after the declaration of '{}'", s.name));
+    return s;
+  }
+
+  void initializer(Symbol& s, const Token& at) {
+    const int bytes = std::max(type_bits(s.type), 8) / 8;
+    auto value = [&] {
+      const bool neg = cur_.accept('-');
+      const Token& v = cur_.peek();
+      if (v.kind != TokKind::Number)
+        cur_.fail(v, fmt::format("unsupported initializer {} for '{}'", describe(v), s.name));
+      cur_.next();
+      std::uint64_t bits = 0;
+      double f = 0;
+      if (is_float_literal(v.text)) {
+        if (!parse_float_literal(v.text, f))
+          cur_.fail(v, fmt::format("malformed number '{}'", v.text));
+        if (neg) f = -f;
+        if (s.type == Type::F32)
+          bits = std::bit_cast<std::uint32_t>(static_cast<float>(f));
+        else if (s.type == Type::F64)
+          bits = std::bit_cast<std::uint64_t>(f);
+        else
+          cur_.fail(v, fmt::format("float initializer for non-float variable '{}'", s.name));
+      } else {
+        if (!parse_int_literal(v.text, bits))
+          cur_.fail(v, fmt::format("malformed number '{}'", v.text));
+        if (neg) bits = ~bits + 1;
+        if (s.type == Type::F32)
+          bits = std::bit_cast<std::uint32_t>(static_cast<float>(static_cast<std::int64_t>(bits)));
+        else if (s.type == Type::F64)
+          bits = std::bit_cast<std::uint64_t>(static_cast<double>(static_cast<std::int64_t>(bits)));
+      }
+      if (s.init.size() + static_cast<std::size_t>(bytes) > s.size_bytes())
+        cur_.fail(v, fmt::format("too many initializers for '{}'", s.name));
+      for (int b = 0; b < bytes; ++b) s.init.push_back(static_cast<std::uint8_t>(bits >> (8 * b)));
+    };
+    if (s.elements == 0)
+      cur_.fail(at, fmt::format("unsized array '{}' cannot be initialized", s.name));
+    if (cur_.peek().is('{')) {
+      int depth = 0;
+      do {
+        if (cur_.accept('{')) {
+          ++depth;
+          continue;
+        }
+        if (cur_.accept('}')) {
+          --depth;
+          if (depth > 0) cur_.accept(',');
+          continue;
+        }
+        value();
+        if (!cur_.peek().is('}')) cur_.expect(',', "between initializers");
+      } while (depth > 0);
+    } else {
+      value();
+    }
+    s.init.resize(s.size_bytes(), 0);
+  }
+
+  // .entry name ( params ) [performance directives] { body }
+  void kernel(bool visible) {
+    const Token& entry = cur_.next();
+    Kernel k;
+    k.visible = visible;
+    k.ptx_line = entry.line;
+    k.name = std::string(cur_.expect_word("a kernel name after .entry"));
+    if (mod_.find_kernel(k.name)) cur_.fail(entry, fmt::format("duplicate kernel '{}'", k.name));
+    KernelBuilder kb{k, mod_, {}, {}, {}, {}, {}, {}};
+    if (cur_.accept('(')) {
+      if (!cur_.accept(')')) {
+        do {
+          const Token& pt = cur_.peek();
+          if (!pt.is_word(".param"))
+            cur_.fail(pt, fmt::format("expected .param, found {}", describe(pt)));
+          Symbol p = variable(false, false);
+          p.kind = SymbolKind::Param;
+          add_symbol(kb, std::move(p), pt);
+          k.params.push_back(static_cast<std::uint32_t>(k.symbols.size() - 1));
+        } while (cur_.accept(','));
+        cur_.expect(')', "after the kernel parameters");
+      }
+    }
+    performance_directives(k);
+    const Token& open = cur_.peek();
+    cur_.expect('{', fmt::format("to open the body of kernel '{}'", k.name));
+    kb.reg_scopes.emplace_back();
+    body(kb, open);
+    for (const auto& f : kb.fixups) {
+      auto it = kb.labels.find(f.label);
+      if (it == kb.labels.end()) cur_.fail(f.line, fmt::format("undefined label '{}'", f.label));
+      k.code[f.instruction].ops[f.operand].target = it->second;
+    }
+    mod_.kernels.push_back(std::move(k));
+  }
+
+  void performance_directives(Kernel& k) {
+    for (;;) {
+      const Token& t = cur_.peek();
+      if (t.is_word(".maxntid") || t.is_word(".reqntid")) {
+        cur_.next();
+        for (std::size_t i = 0; i < 3; ++i) {
+          if (i > 0 && !cur_.accept(',')) break;
+          const std::uint64_t v = cur_.expect_uint("a thread count");
+          k.reqntid[i] = static_cast<std::uint32_t>(std::min<std::uint64_t>(v, 1u << 30));
+        }
+      } else if (t.is_word(".minnctapersm") || t.is_word(".maxnreg") ||
+                 t.is_word(".maxnctapersm")) {
+        cur_.next();
+        cur_.expect_uint("a count");
+      } else if (t.is_word(".noreturn")) {
+        cur_.next();
+      } else {
+        return;
+      }
+    }
+  }
+
+  void add_symbol(KernelBuilder& kb, Symbol s, const Token& at) {
+    if (kb.symbols.count(s.name)) cur_.fail(at, fmt::format("duplicate symbol '{}'", s.name));
+    kb.symbols.emplace(s.name, static_cast<std::uint32_t>(kb.kernel.symbols.size()));
+    kb.kernel.symbols.push_back(std::move(s));
+  }
+
+  void body(KernelBuilder& kb, const Token& open) {
+    int depth = 1;
+    for (;;) {
+      const Token& t = cur_.peek();
+      if (t.kind == TokKind::End)
+        cur_.fail(open, fmt::format("unterminated body of kernel '{}'", kb.kernel.name));
+      if (t.is('{')) {
+        cur_.next();
+        ++depth;
+        kb.reg_scopes.emplace_back();
+      } else if (t.is('}')) {
+        cur_.next();
+        kb.reg_scopes.pop_back();
+        if (--depth == 0) return;
+      } else if (t.is('@')) {
+        guarded_instruction(kb);
+      } else if (t.kind != TokKind::Word) {
+        cur_.fail(t, fmt::format("unexpected {} in kernel body", describe(t)));
+      } else if (cur_.peek(1).is(':') && t.text[0] != '.' && t.text[0] != '%') {
+        cur_.next();
+        cur_.next();
+        if (!kb.labels
+                 .emplace(std::string(t.text), static_cast<std::uint32_t>(kb.kernel.code.size()))
+                 .second)
+          cur_.fail(t, fmt::format("duplicate label '{}'", t.text));
+      } else if (t.is_word(".reg")) {
+        reg_declaration(kb);
+      } else if (t.is_word(".loc")) {
+        loc_directive(kb);
+      } else if (t.is_word(".pragma")) {
+        pragma();
+      } else if (t.is_word(".shared") || t.is_word(".local") || t.is_word(".global") ||
+                 t.is_word(".const")) {
+        add_symbol(kb, variable(false, true), t);
+      } else if (t.text[0] == '.') {
+        unsupported_directive(t);
+      } else {
+        instruction(kb, kNone, false);
+      }
+    }
+  }
+
+  void guarded_instruction(KernelBuilder& kb) {
+    cur_.next();  // '@'
+    const bool negated = cur_.accept('!');
+    const Token& p = cur_.peek();
+    const std::string_view name = cur_.expect_word("a predicate register after '@'");
+    const std::uint32_t r = kb.find_reg(name);
+    if (r == kNone) cur_.fail(p, fmt::format("unknown register '{}'", name));
+    if (kb.kernel.regs[r].type != Type::Pred)
+      cur_.fail(p, fmt::format("guard '{}' is not a predicate register", name));
+    if (cur_.peek().kind != TokKind::Word || cur_.peek().text[0] == '.')
+      cur_.fail(cur_.peek(), fmt::format("expected an instruction after the guard, found {}",
+                                         describe(cur_.peek())));
+    instruction(kb, r, negated);
+  }
+
+  void instruction(KernelBuilder& kb, std::uint32_t guard, bool negated) {
+    const Token& m = cur_.next();
+    Instruction ins = decode_instruction(cur_, kb, m);
+    ins.guard = guard;
+    ins.guard_negated = negated;
+    ins.ptx_line = m.line;
+    ins.loc = kb.loc;
+    ins.inlined_at = kb.inlined_at;
+    kb.kernel.code.push_back(ins);
+  }
+
+  // .reg .type %a, %b<N>, ... ;
+  void reg_declaration(KernelBuilder& kb) {
+    cur_.next();
+    const Token& tt = cur_.peek();
+    const std::string_view tn = cur_.expect_word("a register type after .reg");
+    const Type type = tn.size() > 1 && tn[0] == '.' ? type_from_name(tn.substr(1)) : Type::None;
+    if (type == Type::None) {
+      if (tn == ".v2" || tn == ".v4") cur_.fail(tt, "unsupported PTX vector register declaration");
+      cur_.fail(tt, fmt::format("expected a register type after .reg, found '{}'", tn));
+    }
+    do {
+      const Token& nt = cur_.peek();
+      const std::string_view name = cur_.expect_word("a register name");
+      if (name[0] != '%' || name.size() < 2 || name.find('.') != std::string_view::npos)
+        cur_.fail(nt, fmt::format("bad register name '{}'", name));
+      if (cur_.accept('<')) {
+        const std::uint64_t n = cur_.expect_uint("a register count");
+        cur_.expect('>', "after the register count");
+        if (n > kMaxRegsPerKernel || kb.kernel.regs.size() + n > kMaxRegsPerKernel)
+          cur_.fail(nt, "too many registers");
+        for (std::uint64_t i = 0; i < n; ++i)
+          declare_reg(kb, fmt::format("{}{}", name, i), type, nt);
+      } else {
+        if (kb.kernel.regs.size() + 1 > kMaxRegsPerKernel) cur_.fail(nt, "too many registers");
+        declare_reg(kb, std::string(name), type, nt);
+      }
+    } while (cur_.accept(','));
+    cur_.expect(';', "after the register declaration");
+  }
+
+  void declare_reg(KernelBuilder& kb, std::string name, Type type, const Token& at) {
+    Special sp;
+    if (special_from_name(name, sp)) cur_.fail(at, fmt::format("'{}' is a special register", name));
+    const auto id = static_cast<std::uint32_t>(kb.kernel.regs.size());
+    if (!kb.reg_scopes.back().emplace(name, id).second)
+      cur_.fail(at, fmt::format("duplicate register '{}'", name));
+    kb.kernel.regs.push_back({std::move(name), type});
+  }
+
+  // .loc file line column [, function_name label [+ off], inlined_at file line column]
+  void loc_directive(KernelBuilder& kb) {
+    const Token& t = cur_.next();
+    auto three = [&] {
+      SourceLoc l;
+      l.file = static_cast<std::uint32_t>(
+          std::min<std::uint64_t>(cur_.expect_uint(".loc file index"), kNone - 1));
+      l.line = static_cast<std::uint32_t>(
+          std::min<std::uint64_t>(cur_.expect_uint(".loc line"), kNone - 1));
+      l.column = static_cast<std::uint32_t>(
+          std::min<std::uint64_t>(cur_.expect_uint(".loc column"), kNone - 1));
+      return l;
+    };
+    SourceLoc loc = three();
+    SourceLoc inlined;
+    while (cur_.accept(',')) {
+      const Token& kw = cur_.peek();
+      const std::string_view key = cur_.expect_word(".loc attribute");
+      if (key == "function_name") {
+        cur_.expect_word("a function name label");
+        if (cur_.accept('+')) cur_.expect_uint("an offset");
+      } else if (key == "inlined_at") {
+        inlined = three();
+      } else {
+        cur_.fail(kw, fmt::format("unsupported .loc attribute '{}'", key));
+      }
+    }
+    if (loc.file == 0) cur_.fail(t, ".loc file index must be positive");
+    kb.loc = loc;
+    kb.inlined_at = inlined;
+  }
+};
+
+}  // namespace
+
+Module parse(std::string_view text, const std::string& filename) {
+  Parser p(text, filename);
+  return p.run();
+}
+
+Module parse_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw InputError(fmt::format("{}: cannot open PTX file: {}", path, std::strerror(errno)));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return parse(ss.str(), path);
+}
+
+}  // namespace smemsim::ptx

@@ -1,0 +1,123 @@
+// PTX front-end errors: every unsupported or malformed input is an InputError naming `file:line:`.
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "smemsim/error.hpp"
+#include "smemsim/ptx.hpp"
+
+namespace smemsim {
+namespace {
+
+// A module whose kernel body starts at line 8 (the first line of `body`).
+std::string module_with(const std::string& body) {
+  return ".version 8.0\n"                       // 1
+         ".target sm_75\n"                      // 2
+         ".address_size 64\n"                   // 3
+         ".visible .entry k(.param .u64 p0)\n"  // 4
+         "{\n"                                  // 5
+         "  .reg .b32 %r<4>;\n"                 // 6
+         "  .reg .pred %p<2>;\n"                // 7
+         + body + "\n}\n";
+}
+
+// Parses `text` and returns the error message; fails the test if it parses.
+std::string error_of(const std::string& text) {
+  try {
+    ptx::parse(text, "snippet.ptx");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no error for:\n" << text;
+  return {};
+}
+
+TEST(PtxErrors, UnsupportedInstructionNamesItAndItsLine) {
+  EXPECT_EQ(error_of(module_with("  mov.u32 %r1, 0;\n  vote.sync.all.pred %p1, %p0, -1;")),
+            "snippet.ptx:9: unsupported PTX instruction 'vote.sync.all.pred'");
+  EXPECT_EQ(error_of(module_with("  call.uni foo, (%r1);")),
+            "snippet.ptx:8: unsupported PTX instruction 'call.uni'");
+}
+
+TEST(PtxErrors, UnsupportedModifierIsAnUnsupportedInstruction) {
+  // add.cc (carry) and rounding-to-integer outside cvt are not silently ignored.
+  EXPECT_EQ(error_of(module_with("  add.cc.u32 %r1, %r2, %r3;")),
+            "snippet.ptx:8: unsupported PTX instruction 'add.cc.u32'");
+  EXPECT_EQ(error_of(module_with("  add.rni.f32 %r1, %r2, %r3;")),
+            "snippet.ptx:8: unsupported PTX instruction 'add.rni.f32'");
+  EXPECT_EQ(error_of(module_with("  ld.shared::cluster.u32 %r1, [%r2];")),
+            "snippet.ptx:8: unsupported PTX instruction 'ld.shared::cluster.u32'");
+}
+
+TEST(PtxErrors, MalformedOperands) {
+  EXPECT_EQ(error_of(module_with("  add.s32 %r1, %r2, [%r3];")),
+            "snippet.ptx:8: unexpected memory operand");
+  EXPECT_EQ(error_of(module_with("  add.s32 %r1, %r2, 0xZZ;")),
+            "snippet.ptx:8: malformed number '0xZZ'");
+  EXPECT_EQ(error_of(module_with("\n  ld.shared.u32 %r1, %r2;")),
+            "snippet.ptx:9: operand 2 of 'ld.shared.u32' must be an address [..]");
+  EXPECT_EQ(error_of(module_with("  add.s32 %r1, %r2;")),
+            "snippet.ptx:8: 'add.s32' needs 3 operands, got 2");
+  EXPECT_EQ(error_of(module_with("  add.s32 %r1, %r2, 1, 2;")),
+            "snippet.ptx:8: 'add.s32' takes at most 3 operands");
+  EXPECT_EQ(error_of(module_with("  mov.u32 %r1, 0f3F80;")),
+            "snippet.ptx:8: malformed number '0f3F80'");
+  EXPECT_EQ(error_of(module_with("  ld.shared.u32 %r1, [%r2+];")),
+            "snippet.ptx:8: malformed offset ']'");
+  EXPECT_EQ(error_of(module_with("  mul.s32 %r1, %r2, %r3;")),
+            "snippet.ptx:8: integer 'mul.s32' needs .lo, .hi or .wide");
+  EXPECT_EQ(error_of(module_with("  atom.shared.cas.b32 %r1, [%r2], %r3;")),
+            "snippet.ptx:8: 'atom.shared.cas.b32' needs 4 operands");
+  EXPECT_EQ(error_of(module_with("  mov.u32 %r1, 1\n  ret;")),
+            "snippet.ptx:9: expected ';' after the operands of 'mov.u32', found 'ret'");
+}
+
+TEST(PtxErrors, UnknownRegisterAndSymbol) {
+  EXPECT_EQ(error_of(module_with("  mov.u32 %r1, 0;\n  add.s32 %r1, %r9, 1;")),
+            "snippet.ptx:9: unknown register '%r9'");
+  EXPECT_EQ(error_of(module_with("  ld.param.u64 %r1, [nope];")),
+            "snippet.ptx:8: unknown symbol 'nope'");
+  // A register declared in an inner scope is gone after it.
+  EXPECT_EQ(
+      error_of(module_with("  {\n  .reg .b32 %t;\n  mov.u32 %t, 1;\n  }\n  mov.u32 %r1, %t;")),
+      "snippet.ptx:12: unknown register '%t'");
+}
+
+TEST(PtxErrors, UndefinedAndDuplicateLabels) {
+  EXPECT_EQ(error_of(module_with("  mov.u32 %r1, 0;\n  @%p0 bra $L_missing;\n  ret;")),
+            "snippet.ptx:9: undefined label '$L_missing'");
+  EXPECT_EQ(error_of(module_with("L1:\n  ret;\nL1:\n  ret;")),
+            "snippet.ptx:10: duplicate label 'L1'");
+}
+
+TEST(PtxErrors, GuardMustBeAPredicate) {
+  EXPECT_EQ(error_of(module_with("L:\n  @%r1 bra L;")),
+            "snippet.ptx:9: guard '%r1' is not a predicate register");
+}
+
+TEST(PtxErrors, ModuleLevelProblems) {
+  EXPECT_EQ(error_of(".version 8.0\n.target sm_75\n.func f()\n{\n ret;\n}\n"),
+            "snippet.ptx:3: unsupported PTX directive '.func' (device functions must be inlined)");
+  EXPECT_EQ(error_of(".version 8.0\n.maxnreg 4\n"),
+            "snippet.ptx:2: unsupported PTX directive '.maxnreg'");
+  EXPECT_EQ(error_of(".version 8.0\n# bad\n"), "snippet.ptx:2: unexpected character '#'");
+  EXPECT_EQ(error_of(".version 8.0\n.address_size 48\n"),
+            "snippet.ptx:2: .address_size must be 32 or 64, not 48");
+  EXPECT_EQ(error_of(".version 8.0\n.visible .entry k()\n{\n  ret;\n"),
+            "snippet.ptx:3: unterminated body of kernel 'k'");
+  EXPECT_EQ(error_of(".version 8.0\n/* open\n comment"), "snippet.ptx:2: unterminated /* comment");
+  EXPECT_EQ(error_of(".shared .u32 a[4];\n.shared .u32 a[2];\n"),
+            "snippet.ptx:2: duplicate variable 'a'");
+  EXPECT_EQ(error_of(".global .u32 t[2] = {1, 2, 3};\n"),
+            "snippet.ptx:1: too many initializers for 't'");
+  EXPECT_EQ(error_of(module_with("  .reg .b32 %r<2>;")), "snippet.ptx:8: duplicate register '%r0'");
+  EXPECT_EQ(error_of(module_with("  .shared .u32 buf[];")),
+            "snippet.ptx:8: array 'buf' has no size");
+}
+
+TEST(PtxErrors, MissingFileIsAnInputError) {
+  EXPECT_THROW(ptx::parse_file("/nonexistent/k.ptx"), InputError);
+}
+
+}  // namespace
+}  // namespace smemsim
