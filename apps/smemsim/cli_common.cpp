@@ -38,30 +38,18 @@ Arch resolve_arch(const ArchOptions& o) {
 }
 
 nlohmann::json arch_json(const Arch& a) {
-  const Timing& t = a.timing;
-  return {
-      {"name", a.name},
-      {"calibrated", a.calibrated},
-      {"memory",
-       {{"size_bytes", a.memory_bytes},
-        {"banks", a.banks},
-        {"bank_width_bytes", a.bank_width_bytes},
-        {"bank_hash", a.bank_hash}}},
-      {"warp", {{"size", a.warp_size}, {"transaction_lanes", a.transaction_lanes}}},
-      {"atomics", {{"model", a.atomic_model}, {"locks", a.locks}, {"lock_hash", a.lock_hash}}},
-      {"timing",
-       {{"t_base", t.t_base},
-        {"t_position", t.t_position},
-        {"t_bank", t.t_bank},
-        {"fsm_read", t.fsm_read},
-        {"fsm_update", t.fsm_update},
-        {"fsm_write", t.fsm_write},
-        {"fsm_branch", t.fsm_branch},
-        {"native_base", t.native_base},
-        {"native_position", t.native_position},
-        {"ld_base", t.ld_base},
-        {"st_base", t.st_base}}},
-  };
+  // Nested by the dotted keys of the arch table: {"memory": {"banks": 32, ...}, "timing": {...}}.
+  nlohmann::json out = nlohmann::json::object();
+  visit_arch(a, [&](std::string_view key, const ArchValue& v) {
+    nlohmann::json* node = &out;
+    std::string_view rest = key;
+    for (auto dot = rest.find('.'); dot != std::string_view::npos; dot = rest.find('.')) {
+      node = &(*node)[std::string(rest.substr(0, dot))];
+      rest.remove_prefix(dot + 1);
+    }
+    std::visit([&](const auto& x) { (*node)[std::string(rest)] = x; }, v);
+  });
+  return out;
 }
 
 std::string arch_summary(const Arch& a) {

@@ -23,8 +23,6 @@ void add_arch_command(CLI::App& app) {
       nlohmann::json out = nlohmann::json::array();
       for (const Arch& a : arch_presets()) {
         auto j = arch_json(a);
-        j["description"] = a.description;
-        j["source"] = a.source;
         out.push_back(j);
       }
       std::cout << out.dump(2) << "\n";

@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace smemsim {
@@ -77,5 +79,10 @@ Arch parse_arch_toml(std::string_view text, const std::string& origin, const Arc
 void apply_override(Arch& arch, std::string_view assignment);
 // Every settable key, for --help and error messages.
 const std::vector<std::string>& arch_keys();
+// Visits every key with its current value (in the order of arch_keys(); values are int64, string or
+// bool). The one table behind TOML output, --set and JSON results.
+using ArchValue = std::variant<std::int64_t, std::string, bool>;
+void visit_arch(const Arch& arch,
+                const std::function<void(std::string_view key, const ArchValue&)>& f);
 
 }  // namespace smemsim

@@ -61,19 +61,12 @@ void validate(const Arch& a) {
   for (const auto& m : latency_models())
     if (m.atomic && m.name == a.atomic_model) model_ok = true;
   if (!model_ok) bad("atomics.model", fmt::format("unknown atomic model '{}'", a.atomic_model));
-  const Timing& t = a.timing;
-  for (auto [key, v] : {std::pair{"timing.t_base", t.t_base},
-                        {"timing.t_position", t.t_position},
-                        {"timing.t_bank", t.t_bank},
-                        {"timing.fsm_read", t.fsm_read},
-                        {"timing.fsm_update", t.fsm_update},
-                        {"timing.fsm_write", t.fsm_write},
-                        {"timing.fsm_branch", t.fsm_branch},
-                        {"timing.native_base", t.native_base},
-                        {"timing.native_position", t.native_position},
-                        {"timing.ld_base", t.ld_base},
-                        {"timing.st_base", t.st_base}})
-    if (v < 0 || v > 1'000'000) bad(key, fmt::format("{} is not between 0 and 1000000", v));
+  visit_arch(a, [](std::string_view key, const ArchValue& v) {
+    if (!key.starts_with("timing.")) return;
+    const std::int64_t x = std::get<std::int64_t>(v);
+    if (x < 0 || x > 1'000'000)
+      bad(std::string(key).c_str(), fmt::format("{} is not between 0 and 1000000", x));
+  });
   // The hash specs must parse for this geometry.
   try {
     make_index_function(a.bank_hash, {a.bank_bits(), a.bank_addr_bits()});

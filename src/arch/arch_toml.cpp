@@ -102,6 +102,29 @@ const std::vector<std::string>& arch_keys() {
   return names;
 }
 
+namespace {
+
+ArchValue value_of(const Arch& a, const Key& k) {
+  switch (k.kind) {
+    case Kind::U32:
+      return std::int64_t{a.*k.u32};
+    case Kind::I64:
+      return a.timing.*k.i64;
+    case Kind::Str:
+      return a.*k.str;
+    case Kind::Bool:
+      return a.*k.flag;
+  }
+  return false;
+}
+
+}  // namespace
+
+void visit_arch(const Arch& a,
+                const std::function<void(std::string_view key, const ArchValue&)>& f) {
+  for (const Key& k : keys()) f(k.name, value_of(a, k));
+}
+
 std::string to_toml(const Arch& a) {
   std::ostringstream out;
   std::string table;
