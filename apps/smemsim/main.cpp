@@ -24,6 +24,8 @@ int main(int argc, char** argv) {
   smemsim::cli::add_gen_command(app);
   smemsim::cli::add_arch_command(app);
   smemsim::cli::add_model_command(app);
+  smemsim::cli::add_hash_command(app);
+  smemsim::cli::add_classify_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

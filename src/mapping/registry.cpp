@@ -4,6 +4,7 @@
 
 #include "fixed_hashes.hpp"
 #include "smemsim/error.hpp"
+#include "smemsim/hash_families.hpp"
 #include "smemsim/index_function.hpp"
 
 namespace smemsim {
@@ -15,6 +16,18 @@ const std::vector<IndexFamily>& index_families() {
       {"xor", "xor", "bits [0,m) XOR bits [m,2m) of the address", "seed 000 §IV Table I; 002 §7.1",
        make_xor},
       {"add", "add", "(bits [0,m) + bits [m,2m)) mod 2^m", "seed 000 §IV Table I", make_add},
+      {"bv", "bv:k=K", "bit-vector permutation: address bits K..K+m-1 (0 <= K <= n-m)",
+       "seed 002 §4.1", make_bv},
+      {"bvxor", "bvxor:k1=A,k2=B,mask=M",
+       "bit-vector XOR: (a >> A) ^ ((a >> B) & M), M < 2^m", "seed 002 §4.2", make_bvxor},
+      {"bits", "bits:i0,i1,...", "bitwise permutation: index bit j = address bit i_j (m distinct)",
+       "seed 002 §4.3", make_bits},
+      {"bitsxor", "bitsxor:0^3,4,1^6,...",
+       "bitwise XOR: index bit j = one address bit or the XOR of two", "seed 002 §4.4, Table 3",
+       make_bitsxor},
+      {"xormask", "xormask:0x..,0x..,...",
+       "general XOR matrix: index bit j = parity(a & mask_j); any XOR-based function",
+       "beyond seed 002 (its XOR-based class, §4 / Fig. 3)", make_xormask},
   };
   return families;
 }

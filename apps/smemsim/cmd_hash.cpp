@@ -1,0 +1,319 @@
+// smemsim hash {list, count, search, apply}: the configurable hash functions of seed 002.
+#include <bit>
+#include <chrono>
+#include <iostream>
+
+#include "cli_common.hpp"
+#include "input_common.hpp"
+#include "smemsim/emit.hpp"
+#include "smemsim/evaluate.hpp"
+#include "smemsim/hash_search.hpp"
+
+namespace smemsim::cli {
+namespace {
+
+// ---- list -------------------------------------------------------------------------------------
+void add_list(CLI::App* hash) {
+  auto json = std::make_shared<bool>(false);
+  auto* c = hash->add_subcommand("list", "the index-function families and their spec syntax");
+  c->add_flag("--json", *json, "machine-readable output");
+  c->callback([json] {
+    if (*json) {
+      nlohmann::json out = nlohmann::json::array();
+      for (const IndexFamily& f : index_families())
+        out.push_back({{"name", f.name},
+                       {"syntax", f.syntax},
+                       {"description", f.description},
+                       {"source", f.source}});
+      std::cout << out.dump(2) << "\n";
+      return;
+    }
+    fmt::print(
+        "index-function families (any of them can index banks or locks; bank bit 0 is the\n"
+        "first bit a spec selects; m = index bits, n = address bits):\n");
+    for (const IndexFamily& f : index_families())
+      fmt::print("  {:<24} {}\n  {:<24} [{}]\n", f.syntax, f.description, "", f.source);
+  });
+}
+
+// ---- count ------------------------------------------------------------------------------------
+void add_count(CLI::App* hash) {
+  struct Opt {
+    int n = 14, m = 5;
+    bool json = false;
+  };
+  auto o = std::make_shared<Opt>();
+  auto* c = hash->add_subcommand("count", "sizes of the hash-function classes (seed 002 Table 1)");
+  c->add_option("--addr-bits", o->n, "address bits n")->capture_default_str();
+  c->add_option("--bank-bits", o->m, "index (bank) bits m")->capture_default_str();
+  c->add_flag("--json", o->json, "machine-readable output");
+  c->footer("Example: smemsim hash count --addr-bits 14 --bank-bits 5   # Fermi, 002 Table 1");
+  c->callback([o] {
+    const HashCount h = hash_count(o->n, o->m);
+    const auto num = [](double v) -> nlohmann::json {
+      if (v < 9007199254740992.0) return std::uint64_t(v);  // exact below 2^53
+      return v;
+    };
+    if (o->json) {
+      nlohmann::json out = {{"addr_bits", o->n},
+                            {"bank_bits", o->m},
+                            {"all_functions_log10", h.all_functions_log10},
+                            {"xor_based", num(h.xor_based)},
+                            {"unique_xor", num(h.unique_xor)},
+                            {"bitvector_permutation", num(h.bitvector_permutation)},
+                            {"bitvector_xor", num(h.bitvector_xor)},
+                            {"bitwise_permutation", num(h.bitwise_permutation)},
+                            {"bitwise_xor", num(h.bitwise_xor)}};
+      std::cout << out.dump(2) << "\n";
+      return;
+    }
+    const auto show = [](double v) {
+      return v < 1e15 ? fmt::format("{:.0f}", v) : fmt::format("{:.2g}", v);
+    };
+    fmt::print(
+        "hash functions mapping n = {} address bits to m = {} bank bits (seed 002 Table 1):\n",
+        o->n, o->m);
+    fmt::print("  all functions               (2^m)^(2^n)        10^{:.1f}\n",
+               h.all_functions_log10);
+    fmt::print("  XOR-based                   2^(nm)             {}\n", show(h.xor_based));
+    fmt::print("  unique XOR-based            Eq. 9              {}\n", show(h.unique_xor));
+    fmt::print("  bit-vector permutation      n-m+1              {}\n",
+               show(h.bitvector_permutation));
+    fmt::print("  bit-vector XOR              (n-m+1) n 2^m      {}\n", show(h.bitvector_xor));
+    fmt::print("  bitwise permutation         C(n, m)            {}\n",
+               show(h.bitwise_permutation));
+    fmt::print("  bitwise XOR                 C(n(n+1)/2, m)     {}\n", show(h.bitwise_xor));
+  });
+}
+
+// ---- search -----------------------------------------------------------------------------------
+struct SearchCli {
+  ArchOptions arch;
+  AccessInput input;
+  std::string family, heuristic, target = "bank", emit;
+  std::uint32_t banks = 0;
+  int addr_bits = 0;
+  bool json = false;
+  bool bijective = false;
+};
+
+HashTarget parse_target(const std::string& t) {
+  if (t == "bank") return HashTarget::Bank;
+  if (t == "lock") return HashTarget::Lock;
+  throw InputError(fmt::format("--target: '{}' is not bank or lock", t));
+}
+
+void run_search(const SearchCli& o) {
+  const Arch arch = resolve_arch(o.arch);
+  const HashTarget target = parse_target(o.target);
+  IndexGeometry g = target_geometry(arch, target);
+  if (o.banks) {
+    if (!std::has_single_bit(o.banks) || o.banks < 2)
+      throw InputError(fmt::format("--banks {} is not a power of two >= 2", o.banks));
+    g.out_bits = std::countr_zero(o.banks);
+  }
+  if (o.addr_bits) g.addr_bits = o.addr_bits;
+  if (!o.emit.empty() && o.emit != "cuda" && o.emit != "cute")
+    throw InputError(fmt::format("--emit: '{}' is not cuda or cute", o.emit));
+  if (o.family.empty()) throw InputError("hash search: --family is required");
+  const auto t0 = std::chrono::steady_clock::now();
+  ReferenceSets sets(arch, target, g);
+  for_each_access(o.input, arch, [&](const WarpAccess& wa) { sets.add(wa); });
+  const auto t1 = std::chrono::steady_clock::now();
+  // Emitting needs a software hash that loses no data: --emit implies --bijective.
+  const SearchResult r = search_hash(sets, {o.family, o.heuristic, o.bijective || !o.emit.empty()});
+  const auto t2 = std::chrono::steady_clock::now();
+  const double read_s = std::chrono::duration<double>(t1 - t0).count();
+  const double search_s = std::chrono::duration<double>(t2 - t1).count();
+  Emission em;
+  if (o.emit == "cuda")
+    em = emit_cuda(r.matrix, r.spec);
+  else if (o.emit == "cute")
+    em = emit_cute(r.matrix, r.spec);
+  if (o.json) {
+    nlohmann::json out = {{"family", r.family},
+                          {"heuristic", r.heuristic},
+                          {"spec", r.spec},
+                          {"target", o.target},
+                          {"index_bits", g.out_bits},
+                          {"addr_bits", g.addr_bits},
+                          {"candidates_evaluated", r.candidates_evaluated},
+                          {"pruned", r.pruned},
+                          {"baseline_conflicts", r.baseline_conflicts},
+                          {"conflicts", r.conflicts},
+                          {"reduction", r.reduction},
+                          {"bijective", r.bijective},
+                          {"xor_gates", r.matrix.xor_gates()},
+                          {"accesses", sets.accesses()},
+                          {"transactions", sets.transactions()},
+                          {"unique_sets", sets.unique_sets()},
+                          {"read_seconds", read_s},
+                          {"search_seconds", search_s}};
+    if (!o.emit.empty()) {
+      if (em.ok)
+        out["emit"] = em.code;
+      else
+        out["emit_error"] = em.reason;
+    }
+    std::cout << out.dump(2) << "\n";
+  } else {
+    fmt::print(
+        "{} {} over {} accesses ({} transactions, {} unique reference sets), {} index bits "
+        "over {} address bits\n",
+        r.family, r.heuristic, sets.accesses(), sets.transactions(), sets.unique_sets(), g.out_bits,
+        g.addr_bits);
+    fmt::print("  spec                 {}\n", r.spec);
+    fmt::print("  candidates evaluated {}{}\n", r.candidates_evaluated,
+               r.pruned ? " (seed 002 §5.1 pruning: every access linear or strided)" : "");
+    fmt::print("  conflicts            {} (mod baseline {}), {:.1f}% removed\n", r.conflicts,
+               r.baseline_conflicts, 100.0 * r.reduction);
+    fmt::print("  xor gates            {}\n", r.matrix.xor_gates());
+    fmt::print("  bijective            {} (as a software hash; see docs/hashing.md)\n",
+               r.bijective ? "yes" : "no");
+    fmt::print("  time                 {:.3f} s reading, {:.3f} s searching\n", read_s, search_s);
+    fmt::print("  use it: --bank-hash '{}'{}\n", r.spec,
+               target == HashTarget::Lock ? " (as --lock-hash)" : "");
+    if (em.ok) fmt::print("\n{}", em.code);
+  }
+  if (!o.emit.empty() && !em.ok) {
+    std::cout.flush();
+    fmt::print(stderr, "smemsim: cannot emit {}: {}\n", o.emit, em.reason);
+    std::exit(1);
+  }
+}
+
+void add_search(CLI::App* hash) {
+  auto o = std::make_shared<SearchCli>();
+  auto* c = hash->add_subcommand("search",
+                                 "find the hash configuration with the fewest conflicts "
+                                 "(seed 002 §5)");
+  c->add_option("--family", o->family, "bv | bvxor | bits | bitsxor | xormask")->required();
+  c->add_option("--heuristic", o->heuristic,
+                "exhaustive (bv, bvxor, bits) | givargis | mih (bits, bitsxor; default mih) | "
+                "local (xormask)");
+  add_access_input(c, o->input);
+  c->add_option("--target", o->target, "bank or lock")->capture_default_str();
+  add_arch_options(c, o->arch, false);
+  c->add_option("--banks", o->banks,
+                "index values: banks (or locks with --target lock); default "
+                "the arch's");
+  c->add_option("--addr-bits", o->addr_bits,
+                "address bits n of the search (default: the arch's "
+                "memory)");
+  c->add_flag("--json", o->json, "machine-readable output");
+  c->add_flag("--bijective", o->bijective,
+              "only candidates that are bijections as software hashes (implied by --emit)");
+  c->add_option("--emit", o->emit,
+                "print code: cuda (a __device__ software hash) or cute "
+                "(a cute::Swizzle)");
+  c->footer(
+      "The objective is the total conflicts (sum of degree-1 over transactions); ties go to fewer "
+      "XOR\n"
+      "gates, then to the earlier candidate (docs/hashing.md).\n"
+      "Examples:\n"
+      "  smemsim hash search --family bvxor --pattern 0..124:4 ...\n"
+      "  smemsim hash search --family bitsxor --heuristic mih --trace k.trace --json\n"
+      "  smemsim hash search --family bits --heuristic mih --banks 8 --addr-bits 5 \\\n"
+      "      --pattern 27,12,6,19,11,4,28,3          # seed 002 Fig. 6: bits:0,3,4\n"
+      "  smemsim hash search --family bvxor --trace k.trace --emit cuda");
+  c->callback([o] { run_search(*o); });
+}
+
+// ---- apply ------------------------------------------------------------------------------------
+struct ApplyCli {
+  ArchOptions arch;
+  AccessInput input;
+  bool json = false;
+};
+
+nlohmann::json totals_json(const Totals& t) {
+  return {{"accesses", t.accesses},
+          {"bank_conflicts", t.bank_conflicts},
+          {"mean_bank_degree", t.mean(t.sum_bank_degree)},
+          {"mean_lock_degree", t.mean(t.sum_lock_degree)},
+          {"mean_latency_cycles", t.mean(t.total_latency)},
+          {"total_latency_cycles", t.total_latency}};
+}
+
+void run_apply(const ApplyCli& o) {
+  if (o.arch.bank_hash.empty() && o.arch.lock_hash.empty())
+    throw InputError("hash apply: give --bank-hash SPEC and/or --lock-hash SPEC");
+  const Arch arch = resolve_arch(o.arch);
+  ArchOptions base_opt = o.arch;
+  base_opt.bank_hash = "mod";
+  base_opt.lock_hash = arch.locks ? "mod" : "";
+  const Arch base = resolve_arch(base_opt);
+  AccessEvaluator ev(arch), ev0(base);
+  StreamStats s, s0;
+  for_each_access(o.input, arch, [&](const WarpAccess& wa) {
+    s.add(wa, ev.evaluate(wa));
+    s0.add(wa, ev0.evaluate(wa));
+  });
+  if (o.json) {
+    nlohmann::json per_pc = nlohmann::json::array();
+    for (const auto& [pc, t] : s.per_pc)
+      per_pc.push_back(
+          {{"pc", pc}, {"hashed", totals_json(t)}, {"baseline", totals_json(s0.per_pc[pc])}});
+    nlohmann::json out = {{"bank_hash", arch.bank_hash},
+                          {"lock_hash", arch.lock_hash},
+                          {"hashed", totals_json(s.all)},
+                          {"baseline", totals_json(s0.all)},
+                          {"per_pc", per_pc},
+                          {"arch", arch_json(arch)}};
+    std::cout << out.dump(2) << "\n";
+    return;
+  }
+  const auto row = [](const char* name, const Totals& t) {
+    fmt::print("  {:<10} {:>14} {:>10.3f} {:>10.3f} {:>12.1f} {:>14}\n", name, t.bank_conflicts,
+               t.mean(t.sum_bank_degree), t.mean(t.sum_lock_degree), t.mean(t.total_latency),
+               t.total_latency);
+  };
+  fmt::print("{}\n", arch_summary(arch));
+  fmt::print("{} accesses; bank hash {} and lock hash {} against the mod baseline\n",
+             s.all.accesses, arch.bank_hash, arch.locks ? arch.lock_hash : "-");
+  fmt::print("  {:<10} {:>14} {:>10} {:>10} {:>12} {:>14}\n", "", "bank_conflicts", "mean_bank",
+             "mean_lock", "mean_cycles", "total_cycles");
+  row("baseline", s0.all);
+  row("hashed", s.all);
+  if (s0.all.bank_conflicts > 0)
+    fmt::print("  bank conflicts removed: {:.1f}%\n",
+               100.0 * double(s0.all.bank_conflicts - s.all.bank_conflicts) /
+                   double(s0.all.bank_conflicts));
+  if (!s.per_pc.empty()) {
+    fmt::print("per instruction (baseline -> hashed):\n  {:>8} {:>10} {:>24} {:>26}\n", "pc",
+               "accesses", "bank_conflicts", "mean_cycles");
+    for (const auto& [pc, t] : s.per_pc) {
+      const Totals& b = s0.per_pc[pc];
+      fmt::print("  {:>8} {:>10} {:>11} -> {:<10} {:>12.1f} -> {:<10.1f}\n", pc, t.accesses,
+                 b.bank_conflicts, t.bank_conflicts, b.mean(b.total_latency),
+                 t.mean(t.total_latency));
+    }
+  }
+}
+
+void add_apply(CLI::App* hash) {
+  auto o = std::make_shared<ApplyCli>();
+  auto* c = hash->add_subcommand("apply",
+                                 "conflicts and latency of a trace under a hash, against "
+                                 "the mod baseline (per instruction when the trace has pc=)");
+  add_access_input(c, o->input);
+  add_arch_options(c, o->arch, true);
+  c->add_flag("--json", o->json, "machine-readable output");
+  c->footer("Example: smemsim hash apply --trace k.trace --bank-hash 'bvxor:k1=0,k2=5,mask=7'");
+  c->callback([o] { run_apply(*o); });
+}
+
+}  // namespace
+
+void add_hash_command(CLI::App& app) {
+  auto* hash = app.add_subcommand("hash",
+                                  "configurable bank/lock hash functions (seed 002): list, "
+                                  "count, search, apply");
+  hash->require_subcommand(1);
+  add_list(hash);
+  add_count(hash);
+  add_search(hash);
+  add_apply(hash);
+}
+
+}  // namespace smemsim::cli

@@ -1,0 +1,63 @@
+// Warp-access input shared by `hash` and `classify`: --trace FILE or repeated --pattern LIST, with
+// an optional --op filter.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "smemsim/arch.hpp"
+#include "smemsim/error.hpp"
+#include "smemsim/pattern_list.hpp"
+#include "smemsim/trace.hpp"
+
+namespace smemsim::cli {
+
+struct AccessInput {
+  std::string trace;
+  std::vector<std::string> patterns;
+  std::string op;  // trace: keep only this op; patterns: their op (default ld)
+};
+
+inline void add_access_input(CLI::App* cmd, AccessInput& in) {
+  auto* tr = cmd->add_option("--trace", in.trace, "smemsim-trace v1 file ('-' = standard input)");
+  auto* pat = cmd->add_option("--pattern", in.patterns,
+                              "one warp access (reference set): comma-separated word addresses, "
+                              "ranges a..b, '-' inactive; repeatable");
+  pat->excludes(tr);
+  cmd->add_option("--op", in.op,
+                  "ld, st or atom: with --trace only accesses of this op are used; "
+                  "with --pattern the op of the accesses (default ld)");
+}
+
+// Calls f for every access; returns the number delivered. Throws InputError on bad input.
+inline std::uint64_t for_each_access(const AccessInput& in, const Arch& arch,
+                                     const std::function<void(const WarpAccess&)>& f) {
+  if (in.trace.empty() == in.patterns.empty())
+    throw InputError("give exactly one of --trace FILE or --pattern LIST (repeatable)");
+  std::optional<Op> op;
+  if (!in.op.empty()) {
+    op = parse_op(in.op);
+    if (!op) throw InputError(fmt::format("--op: '{}' is not ld, st or atom", in.op));
+  }
+  std::uint64_t n = 0;
+  if (!in.patterns.empty()) {
+    for (const std::string& p : in.patterns) {
+      f(parse_pattern_list(p, op.value_or(Op::Load), arch.warp_size, arch.memory_words()));
+      ++n;
+    }
+    return n;
+  }
+  TraceReader reader(in.trace, {arch.memory_words(), arch.warp_size});
+  WarpAccess wa;
+  while (reader.next(wa)) {
+    if (op && wa.op != *op) continue;
+    f(wa);
+    ++n;
+  }
+  return n;
+}
+
+}  // namespace smemsim::cli

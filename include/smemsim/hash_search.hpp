@@ -1,0 +1,142 @@
+// Hash configuration search (seed 002 §5): the reference sets of a trace, their conflicts under an
+// XOR-based index function, the exhaustive bit-vector search (§5.1), the Givargis heuristic
+// (§5.2.1) and the Minimum Imbalance Heuristic (§5.2.2), and a general XOR-matrix search beyond the
+// paper.
+//
+// A reference set is what one shared-memory transaction presents to the index function (002 §3: "a
+// collection of addresses whose size is equal to the number of memory banks"): for banks the
+// DISTINCT bank-unit addresses (one word read by many lanes is a broadcast), for locks the word
+// address of every active lane (lanes on one word serialize, seed 001 §2.1.3). Identical sets are
+// stored once with a weight (DESIGN.md principle 8), so the objective equals the one over the raw
+// trace:
+//   conflicts = sum over transactions of (max elements on one index value - 1).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "smemsim/arch.hpp"
+#include "smemsim/hash_families.hpp"
+#include "smemsim/warp_access.hpp"
+
+namespace smemsim {
+
+enum class HashTarget : std::uint8_t { Bank, Lock };
+
+// The index geometry a search works in: m from --banks (or the arch's banks / locks), n address
+// bits.
+IndexGeometry target_geometry(const Arch& arch, HashTarget target);
+
+class ReferenceSets {
+ public:
+  // Sets of at most 32 elements are stored 16 to a block, bit-sliced: slice i of a set is the mask
+  // of its elements whose address bit i is 1. Wider sets (64-lane transactions) are kept apart.
+  static constexpr int kBlock = 16;
+
+  ReferenceSets(const Arch& arch, HashTarget target, IndexGeometry g);
+
+  // Splits `wa` into transactions (Arch::transaction_lanes) and adds one set per non-empty one.
+  // Throws InputError when an address needs more than n bits.
+  void add(const WarpAccess& wa);
+
+  const IndexGeometry& geometry() const { return g_; }
+  HashTarget target() const { return target_; }
+  std::uint64_t accesses() const { return accesses_; }
+  std::uint64_t transactions() const { return transactions_; }
+  std::size_t unique_sets() const { return narrow_count_ + wide_.size(); }
+
+  // 002 §5.1 pruning facts: every access linear or strided, the k of each stride, the largest MSB.
+  bool all_strided() const { return accesses_ > 0 && all_strided_; }
+  std::uint32_t stride_ks() const { return ks_; }  // bit k set: some stride has that k
+  int max_msb() const { return max_msb_; }
+
+  // Storage (for the evaluators).
+  struct WideSet {
+    std::array<std::uint64_t, kMaxAddrBits> slice{};
+    std::uint64_t all = 0;
+    std::uint64_t weight = 0;
+  };
+  std::size_t narrow_count() const { return narrow_count_; }
+  std::size_t blocks() const { return (narrow_count_ + kBlock - 1) / kBlock; }
+  std::size_t block_stride() const { return std::size_t(g_.addr_bits + 1) * kBlock; }
+  // Block b: n slices of 16 lanes, then the 16 element masks ('all').
+  const std::uint32_t* block(std::size_t b) const { return narrow_.data() + b * block_stride(); }
+  const std::uint64_t* block_weights(std::size_t b) const { return weights_.data() + b * kBlock; }
+  std::span<const WideSet> wide() const { return wide_; }
+
+ private:
+  void add_set(std::uint32_t* elems, int count);
+
+  Arch arch_;
+  HashTarget target_;
+  IndexGeometry g_;
+  std::uint64_t accesses_ = 0, transactions_ = 0;
+  bool all_strided_ = true;
+  std::uint32_t ks_ = 0;
+  int max_msb_ = 0;
+  std::size_t narrow_count_ = 0;
+  std::vector<std::uint32_t> narrow_;
+  std::vector<std::uint64_t> weights_;
+  std::vector<WideSet> wide_;
+  std::unordered_multimap<std::uint64_t, std::uint64_t> dedupe_;  // hash -> set id (wide: | 1<<63)
+};
+
+// Total conflicts of every set under one XOR function, and under many at once (parallel over the
+// sets with oneTBB; integer sums, so the result does not depend on the thread count). The AVX-512
+// kernel is used where the CPU has it; `allow_simd = false` forces the portable kernel (the two are
+// tested to agree, so results do not depend on the machine either).
+std::int64_t total_conflicts(const ReferenceSets& sets, const XorMatrix& x);
+std::vector<std::int64_t> total_conflicts(const ReferenceSets& sets,
+                                          std::span<const XorMatrix> candidates,
+                                          bool allow_simd = true);
+
+struct SearchOptions {
+  std::string family;     // bv | bvxor | bits | bitsxor | xormask
+  std::string heuristic;  // empty: the family's default (exhaustive for bv*, mih for bits*, local)
+  // Only software-bijective candidates (XorMatrix::software_bijective), for code emission: the
+  // exhaustive searches skip the others, xormask starts from and moves among bijective ones; the
+  // heuristics build one answer and are not restricted (their `bijective` says whether it is).
+  bool bijective_only = false;
+};
+
+struct SearchResult {
+  std::string family, heuristic, spec;
+  XorMatrix matrix;
+  std::uint64_t candidates_evaluated = 0;
+  std::int64_t baseline_conflicts = 0;  // under mod (the low m bits)
+  std::int64_t conflicts = 0;
+  double reduction = 0.0;  // (baseline - conflicts) / baseline; 0 when the baseline has none
+  bool bijective = false;  // as a software hash (XorMatrix::software_bijective)
+  bool pruned = false;     // bvxor: the §5.1 reduced candidate set was used
+  std::vector<int> order;  // bitwise heuristics: the selected columns in selection order
+};
+
+// Throws InputError on an unknown family or heuristic, or on no sets to search on.
+SearchResult search_hash(const ReferenceSets& sets, const SearchOptions& o);
+
+// The individual searches (used by search_hash; exposed for tests and benchmarks).
+SearchResult search_bitvector(const ReferenceSets& sets, bool with_xor,
+                              bool bijective_only = false);  // 002 §5.1
+// The bvxor candidates of 002 §5.1 (pruned when every access is linear or strided).
+std::vector<XorMatrix> bvxor_candidates(const ReferenceSets& sets, bool& pruned,
+                                        std::vector<std::string>* specs = nullptr);
+SearchResult search_givargis(const ReferenceSets& sets, bool with_xor);  // 002 §5.2.1
+SearchResult search_mih(const ReferenceSets& sets, bool with_xor);       // 002 §5.2.2
+SearchResult search_bits_exhaustive(const ReferenceSets& sets,
+                                    bool bijective_only = false);                     // C(n,m)
+SearchResult search_xormask(const ReferenceSets& sets, bool bijective_only = false);  // beyond 002
+
+// Sizes of seed 002 Table 1 for n address bits and m index bits. Values too large for 64 bits are
+// only given as doubles (exact is false).
+struct HashCount {
+  double all_functions_log10 = 0;  // log10((2^m)^(2^n))
+  double xor_based = 0;            // 2^(n m)
+  double unique_xor = 0;           // Eq. 9
+  double bitvector_permutation = 0, bitvector_xor = 0, bitwise_permutation = 0, bitwise_xor = 0;
+};
+HashCount hash_count(int addr_bits, int index_bits);  // throws InputError on m < 1, m > n, n > 32
+
+}  // namespace smemsim

@@ -1,0 +1,130 @@
+// Reference sets of a trace: one per shared-memory transaction, deduplicated, bit-sliced.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "smemsim/classify.hpp"
+#include "smemsim/error.hpp"
+#include "smemsim/hash_search.hpp"
+
+namespace smemsim {
+
+IndexGeometry target_geometry(const Arch& arch, HashTarget target) {
+  if (target == HashTarget::Bank) return {arch.bank_bits(), arch.bank_addr_bits()};
+  if (arch.locks == 0)
+    throw InputError(
+        fmt::format("--target lock: arch '{}' has one lock per word (native atomics); "
+                    "set atomics.locks",
+                    arch.name));
+  return {arch.lock_bits(), arch.word_addr_bits()};
+}
+
+ReferenceSets::ReferenceSets(const Arch& arch, HashTarget target, IndexGeometry g)
+    : arch_(arch), target_(target), g_(g) {
+  if (g.addr_bits < 1 || g.addr_bits > kMaxAddrBits)
+    throw InputError(
+        fmt::format("{} address bits is out of range [1, {}]", g.addr_bits, kMaxAddrBits));
+  if (g.out_bits < 1 || g.out_bits > g.addr_bits || g.out_bits > kMaxIndexBits)
+    throw InputError(fmt::format("an index of {} bits cannot be taken from {} address bits",
+                                 g.out_bits, g.addr_bits));
+}
+
+void ReferenceSets::add(const WarpAccess& wa) {
+  ++accesses_;
+  if (all_strided_) {
+    // 002 §5.1: the pruning needs every access linear or strided; S = S0 * 2^k and
+    // MSB = floor(log2((t - 1) * S)) with t the threads of the warp.
+    const Classification c = classify_access(wa);
+    if (c.cls == AccessClass::Linear || c.cls == AccessClass::Stride) {
+      const int k = stride_k(c.stride);
+      if (k < 32) ks_ |= 1u << k;
+      max_msb_ = std::max(max_msb_, stride_msb(c.stride, wa.lanes));
+    } else {
+      all_strided_ = false;
+    }
+  }
+  const int tl = int(arch_.transaction_lanes);
+  const std::uint32_t wpu = target_ == HashTarget::Bank ? arch_.words_per_bank_unit() : 1;
+  const std::uint64_t limit = std::uint64_t{1} << g_.addr_bits;
+  std::array<std::uint32_t, kMaxLanes> elems;
+  for (int first = 0; first < wa.lanes; first += tl) {
+    const int count = std::min(tl, wa.lanes - first);
+    LaneMask m = (wa.active >> first) & lanes_mask(count);
+    if (!m) continue;
+    ++transactions_;
+    int c = 0;
+    for (; m; m &= m - 1) {
+      const std::uint32_t a = wa.addr[std::size_t(first + std::countr_zero(m))] / wpu;
+      if (a >= limit)
+        throw InputError(
+            fmt::format("address {} does not fit in the {} address bits of the search "
+                        "(raise --addr-bits)",
+                        a, g_.addr_bits));
+      elems[std::size_t(c++)] = a;
+    }
+    std::sort(elems.begin(), elems.begin() + c);
+    // Banks: distinct bank-unit addresses (a broadcast is no conflict); locks: every lane.
+    if (target_ == HashTarget::Bank)
+      c = int(std::unique(elems.begin(), elems.begin() + c) - elems.begin());
+    add_set(elems.data(), c);
+  }
+}
+
+void ReferenceSets::add_set(std::uint32_t* elems, int count) {
+  const int n = g_.addr_bits;
+  std::array<std::uint64_t, kMaxAddrBits> slice{};
+  for (int p = 0; p < count; ++p)
+    for (std::uint32_t e = elems[p]; e; e &= e - 1)
+      slice[std::size_t(std::countr_zero(e))] |= std::uint64_t{1} << p;
+  const std::uint64_t all = lanes_mask(count);
+  // FNV-1a over the slices identifies the sorted element list.
+  std::uint64_t h = 1469598103934665603ull ^ all;
+  for (int i = 0; i < n; ++i) h = (h ^ slice[std::size_t(i)]) * 1099511628211ull;
+  h ^= h >> 29;
+  const bool narrow = count <= 32;
+  const auto [lo, hi] = dedupe_.equal_range(h);
+  for (auto it = lo; it != hi; ++it) {
+    const std::uint64_t id = it->second;
+    if (narrow && !(id >> 63)) {
+      const std::uint32_t* blk = block(id / kBlock);
+      const std::size_t l = id % kBlock;
+      if (blk[std::size_t(n) * kBlock + l] != std::uint32_t(all)) continue;
+      bool same = true;
+      for (int i = 0; i < n && same; ++i)
+        same = blk[std::size_t(i) * kBlock + l] == slice[std::size_t(i)];
+      if (same) {
+        ++weights_[id];
+        return;
+      }
+    } else if (!narrow && (id >> 63)) {
+      WideSet& w = wide_[id & ~(std::uint64_t{1} << 63)];
+      if (w.all == all && w.slice == slice) {
+        ++w.weight;
+        return;
+      }
+    }
+  }
+  if (narrow) {
+    const std::size_t id = narrow_count_++;
+    if (id % kBlock == 0) {
+      narrow_.resize(narrow_.size() + block_stride(), 0);
+      weights_.resize(weights_.size() + kBlock, 0);
+    }
+    std::uint32_t* blk = narrow_.data() + (id / kBlock) * block_stride();
+    const std::size_t l = id % kBlock;
+    for (int i = 0; i < n; ++i)
+      blk[std::size_t(i) * kBlock + l] = std::uint32_t(slice[std::size_t(i)]);
+    blk[std::size_t(n) * kBlock + l] = std::uint32_t(all);
+    weights_[id] = 1;
+    dedupe_.emplace(h, id);
+  } else {
+    WideSet w;
+    w.slice = slice;
+    w.all = all;
+    w.weight = 1;
+    dedupe_.emplace(h, std::uint64_t(wide_.size()) | (std::uint64_t{1} << 63));
+    wide_.push_back(w);
+  }
+}
+
+}  // namespace smemsim

@@ -1,0 +1,218 @@
+// The bitwise heuristics of seed 002 §5.2: the Givargis heuristic extended to several reference
+// sets (§5.2.1: qualities summed over the sets, each set updated with its own correlations) and the
+// Minimum Imbalance Heuristic (§5.2.2, Eq. 13-15). For bitwise XOR the candidate columns are every
+// address bit and every pair of bits (Table 3): n (n + 1) / 2 of them, single bits first.
+#include <array>
+
+#include <fmt/format.h>
+
+#include "smemsim/error.hpp"
+#include "tune_internal.hpp"
+
+namespace smemsim {
+namespace tune {
+namespace {
+
+struct Columns {
+  std::vector<std::uint32_t> mask;  // address bits XORed into the column: one bit or two
+  std::vector<std::pair<int, int>> term;
+};
+
+// Candidate order: single bits 0..n-1 (no XOR gate), then pairs (i, j), i < j, lexicographic.
+Columns make_columns(int n, bool with_xor) {
+  Columns c;
+  for (int i = 0; i < n; ++i) {
+    c.mask.push_back(1u << i);
+    c.term.emplace_back(i, -1);
+  }
+  if (with_xor)
+    for (int i = 0; i < n; ++i)
+      for (int j = i + 1; j < n; ++j) {
+        c.mask.push_back((1u << i) | (1u << j));
+        c.term.emplace_back(i, j);
+      }
+  return c;
+}
+
+// GF(2) span test against the selected columns: a column in their span would leave banks unused
+// (with single bits only this is just "already selected").
+bool in_span(const std::vector<std::uint32_t>& basis, std::uint32_t v) {
+  for (std::uint32_t b : basis)
+    if ((v ^ b) < v) v ^= b;  // basis kept with distinct leading bits, descending
+  return v == 0;
+}
+void add_to_basis(std::vector<std::uint32_t>& basis, std::uint32_t v) {
+  for (std::uint32_t b : basis)
+    if ((v ^ b) < v) v ^= b;
+  if (!v) return;
+  basis.push_back(v);
+  std::sort(basis.begin(), basis.end(), std::greater<>());
+}
+
+void col_slices(const SetView& v, const Columns& cols, std::uint64_t* out) {
+  for (std::size_t k = 0; k < cols.mask.size(); ++k) {
+    std::uint64_t s = 0;
+    for (std::uint32_t r = cols.mask[k]; r; r &= r - 1)
+      s ^= v.slice[std::size_t(std::countr_zero(r))];
+    out[k] = s;
+  }
+}
+
+// Sums per-chunk score vectors in chunk order (deterministic for any thread count).
+template <class PerSet>
+std::vector<double> summed_scores(const ReferenceSets& sets, std::size_t ncols, PerSet&& per_set) {
+  const std::size_t chunks = chunk_count(sets);
+  std::vector<std::vector<double>> part(chunks);
+  parallel_chunks(sets, [&](std::size_t c) {
+    std::vector<double> acc(ncols, 0.0);
+    std::vector<std::uint64_t> cs(ncols);
+    for_each_in_chunk(sets, c, [&](const SetView& v) {
+      col_slices(v, per_set.cols, cs.data());
+      per_set(v, cs.data(), acc);
+    });
+    part[c] = std::move(acc);
+  });
+  std::vector<double> total(ncols, 0.0);
+  for (const auto& p : part)
+    for (std::size_t k = 0; k < ncols; ++k) total[k] += p[k];
+  return total;
+}
+
+SearchResult from_order(const ReferenceSets& sets, const Columns& cols,
+                        const std::vector<int>& order, bool with_xor, const char* heuristic,
+                        std::uint64_t evaluated) {
+  const IndexGeometry g = sets.geometry();
+  SearchResult r;
+  r.family = with_xor ? "bitsxor" : "bits";
+  r.heuristic = heuristic;
+  r.matrix.m = g.out_bits;
+  r.matrix.n = g.addr_bits;
+  std::vector<int> bits;
+  std::vector<std::pair<int, int>> terms;
+  for (std::size_t j = 0; j < order.size(); ++j) {
+    r.matrix.rows[j] = cols.mask[std::size_t(order[j])];
+    bits.push_back(cols.term[std::size_t(order[j])].first);
+    terms.push_back(cols.term[std::size_t(order[j])]);
+  }
+  r.spec = with_xor ? bitsxor_spec(terms) : bits_spec(bits);
+  r.order = order;
+  r.candidates_evaluated = evaluated;
+  r.conflicts = total_conflicts(sets, r.matrix);
+  finish(sets, r);
+  return r;
+}
+
+// min(x, c - x) / max(x, c - x): Eq. 11 (x = ones) and Eq. 12 (x = differing bits).
+struct RatioTable {
+  std::array<std::array<double, 65>, 65> v{};
+  RatioTable() {
+    for (int c = 1; c <= 64; ++c)
+      for (int x = 0; x <= c; ++x)
+        v[std::size_t(c)][std::size_t(x)] = double(std::min(x, c - x)) / double(std::max(x, c - x));
+  }
+};
+
+}  // namespace
+}  // namespace tune
+
+SearchResult search_givargis(const ReferenceSets& sets, bool with_xor) {
+  using namespace tune;
+  static const RatioTable ratio;
+  const IndexGeometry g = sets.geometry();
+  const Columns cols = make_columns(g.addr_bits, with_xor);
+  const std::size_t P = cols.mask.size();
+  std::vector<int> order;
+  std::vector<std::uint32_t> basis;
+  std::uint64_t evaluated = 0;
+  for (int t = 0; t < g.out_bits; ++t) {
+    struct PerSet {
+      const Columns& cols;
+      const std::vector<int>& order;
+      std::size_t P;
+      void operator()(const SetView& v, const std::uint64_t* cs, std::vector<double>& acc) const {
+        const int c = v.count();
+        const auto& rt = ratio.v[std::size_t(c)];
+        const double w = double(v.weight);
+        for (std::size_t i = 0; i < P; ++i) {
+          // Q_i (Eq. 11) times C_bi (Eq. 12) of every bit selected so far, in this set.
+          double q = rt[std::size_t(std::popcount(cs[i]))];
+          for (int b : order) q *= rt[std::size_t(std::popcount(cs[i] ^ cs[std::size_t(b)]))];
+          acc[i] += w * q;
+        }
+      }
+    } per_set{cols, order, P};
+    const std::vector<double> score = summed_scores(sets, P, per_set);
+    int best = -1;
+    for (std::size_t i = 0; i < P; ++i) {
+      if (in_span(basis, cols.mask[i])) continue;
+      ++evaluated;
+      if (best < 0 || score_less(score[std::size_t(best)], score[i])) best = int(i);
+    }
+    order.push_back(best);
+    add_to_basis(basis, cols.mask[std::size_t(best)]);
+  }
+  return from_order(sets, cols, order, with_xor, "givargis", evaluated);
+}
+
+SearchResult search_mih(const ReferenceSets& sets, bool with_xor) {
+  using namespace tune;
+  const IndexGeometry g = sets.geometry();
+  const Columns cols = make_columns(g.addr_bits, with_xor);
+  const std::size_t P = cols.mask.size();
+  std::vector<int> order;
+  std::vector<std::uint32_t> basis;
+  std::uint64_t evaluated = 0;
+  for (int t = 0; t < g.out_bits; ++t) {
+    struct PerSet {
+      const Columns& cols;
+      const std::vector<int>& order;
+      std::size_t P;
+      int t;
+      void operator()(const SetView& v, const std::uint64_t* cs, std::vector<double>& acc) const {
+        // The non-empty bins of the histogram over the bits selected so far (an empty bin splits
+        // into two empty bins of the next step).
+        std::array<std::uint64_t, 64> nodes;
+        std::size_t nn = 1;
+        nodes[0] = v.all;
+        for (int b : order) {
+          const std::uint64_t col = cs[std::size_t(b)];
+          std::size_t k2 = 0;
+          std::array<std::uint64_t, 64> next;
+          for (std::size_t k = 0; k < nn; ++k) {
+            if (const std::uint64_t x = nodes[k] & col) next[k2++] = x;
+            if (const std::uint64_t x = nodes[k] & ~col) next[k2++] = x;
+          }
+          nodes = next;
+          nn = k2;
+        }
+        const std::int64_t c = v.count();
+        const std::int64_t bins = std::int64_t{1} << (t + 1);  // 2^(t+1) bins with the candidate
+        // Eq. 14 scaled by 2^(t+1) * |R|: sum over bins of |2^(t+1) h_j - |R||; an empty bin adds
+        // |R|.
+        const std::int64_t empty_pairs = (bins / 2) - std::int64_t(nn);
+        const double scale = double(v.weight) / (double(bins) * double(c));
+        for (std::size_t i = 0; i < P; ++i) {
+          std::int64_t num = empty_pairs * 2 * c;
+          for (std::size_t k = 0; k < nn; ++k) {
+            const std::int64_t a = std::popcount(nodes[k] & cs[i]);
+            const std::int64_t p = std::popcount(nodes[k]);
+            num += std::llabs(bins * a - c) + std::llabs(bins * (p - a) - c);
+          }
+          acc[i] += double(num) * scale;  // Eq. 15: summed over the reference sets
+        }
+      }
+    } per_set{cols, order, P, t};
+    const std::vector<double> score = summed_scores(sets, P, per_set);
+    int best = -1;
+    for (std::size_t i = 0; i < P; ++i) {
+      if (in_span(basis, cols.mask[i])) continue;
+      ++evaluated;
+      if (best < 0 || score_less(score[i], score[std::size_t(best)])) best = int(i);  // Eq. 13
+    }
+    order.push_back(best);
+    add_to_basis(basis, cols.mask[std::size_t(best)]);
+  }
+  return from_order(sets, cols, order, with_xor, "mih", evaluated);
+}
+
+}  // namespace smemsim

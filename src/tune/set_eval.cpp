@@ -1,0 +1,168 @@
+// Conflicts of the reference sets under XOR functions: bit-sliced, with an AVX-512 kernel over 16
+// sets at a time where the CPU has VPOPCNTDQ, and the scalar branch-and-bound kernel otherwise.
+#include <tbb/enumerable_thread_specific.h>
+
+#include "tune_internal.hpp"
+
+#if defined(__x86_64__)
+// GCC 12 warns inside its own AVX-512 headers (-Wmaybe-uninitialized on an intrinsic temporary).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+#endif
+
+namespace smemsim {
+namespace tune {
+
+std::size_t chunk_count(const ReferenceSets& s) {
+  return (s.blocks() + kChunkBlocks - 1) / kChunkBlocks +
+         (s.wide().size() + kChunkWide - 1) / kChunkWide;
+}
+
+namespace {
+
+constexpr int kSimdMaxBits = 8;  // the full-tree SIMD kernel holds 2^m leaves
+
+std::int64_t block_scalar(const ReferenceSets& s, std::size_t b, const XorMatrix& x) {
+  const std::uint32_t* blk = s.block(b);
+  const std::uint64_t* w = s.block_weights(b);
+  const int n = s.geometry().addr_bits;
+  std::int64_t total = 0;
+  std::array<std::uint64_t, kMaxAddrBits> slice{};
+  std::array<std::uint64_t, kMaxIndexBits> bs{};
+  for (std::size_t l = 0; l < ReferenceSets::kBlock; ++l) {
+    if (!w[l]) continue;
+    for (int i = 0; i < n; ++i)
+      slice[std::size_t(i)] = blk[std::size_t(i) * ReferenceSets::kBlock + l];
+    index_slices(x, slice.data(), bs.data());
+    const int d = max_bin(bs.data(), x.m, blk[std::size_t(n) * ReferenceSets::kBlock + l]);
+    total += std::int64_t(w[l]) * (d - 1);
+  }
+  return total;
+}
+
+#if defined(__x86_64__)
+// Blocks [b0, b1) under one candidate, m = M known at compile time so that the tree of node masks
+// (2^(M-1) vectors before the last level) is unrolled into registers. Returns sum of w * degree.
+template <int M>
+__attribute__((target("avx512f,avx512dq,avx512vpopcntdq"))) std::int64_t chunk_avx512(
+    const ReferenceSets& s, std::size_t b0, std::size_t b1, const XorMatrix& x) {
+  constexpr std::size_t L = ReferenceSets::kBlock;
+  const std::size_t n = std::size_t(s.geometry().addr_bits);
+  std::array<std::array<std::uint8_t, kMaxAddrBits>, M> bit{};
+  std::array<int, M> nbits{};
+  for (int j = 0; j < M; ++j)
+    for (std::uint32_t r = x.rows[std::size_t(j)]; r; r &= r - 1)
+      bit[std::size_t(j)][std::size_t(nbits[std::size_t(j)]++)] = std::uint8_t(std::countr_zero(r));
+  __m512i acc = _mm512_setzero_si512();
+  for (std::size_t b = b0; b < b1; ++b) {
+    const std::uint32_t* blk = s.block(b);
+    __m512i bj[M];
+    for (int j = 0; j < M; ++j) {
+      __m512i v = _mm512_setzero_si512();
+      for (int t = 0; t < nbits[std::size_t(j)]; ++t)
+        v = _mm512_xor_si512(
+            v, _mm512_loadu_si512(blk + std::size_t(bit[std::size_t(j)][std::size_t(t)]) * L));
+      bj[j] = v;
+    }
+    __m512i nodes[1 << (M - 1)];
+    nodes[0] = _mm512_loadu_si512(blk + n * L);
+#pragma GCC unroll 16
+    for (int j = 0; j < M - 1; ++j) {
+#pragma GCC unroll 64
+      for (int k = (1 << j) - 1; k >= 0; --k) {
+        const __m512i nd = nodes[k];
+        nodes[2 * k + 1] = _mm512_and_si512(nd, bj[j]);
+        nodes[2 * k] = _mm512_andnot_si512(bj[j], nd);
+      }
+    }
+    __m512i best = _mm512_setzero_si512();
+#pragma GCC unroll 128
+    for (int k = 0; k < (1 << (M - 1)); ++k) {
+      // Last level: count the one-child, derive the zero-child from the parent's count.
+      const __m512i all = _mm512_popcnt_epi32(nodes[k]);
+      const __m512i one = _mm512_popcnt_epi32(_mm512_and_si512(nodes[k], bj[M - 1]));
+      best = _mm512_max_epu32(best, _mm512_max_epu32(one, _mm512_sub_epi32(all, one)));
+    }
+    const std::uint64_t* w = s.block_weights(b);
+    const __m512i lo = _mm512_cvtepu32_epi64(_mm512_castsi512_si256(best));
+    const __m512i hi = _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(best, 1));
+    acc = _mm512_add_epi64(acc, _mm512_mullo_epi64(lo, _mm512_loadu_si512(w)));
+    acc = _mm512_add_epi64(acc, _mm512_mullo_epi64(hi, _mm512_loadu_si512(w + 8)));
+  }
+  return std::int64_t(_mm512_reduce_add_epi64(acc));
+}
+
+using ChunkKernel = std::int64_t (*)(const ReferenceSets&, std::size_t, std::size_t,
+                                     const XorMatrix&);
+constexpr ChunkKernel kChunkKernels[kSimdMaxBits + 1] = {
+    nullptr,         chunk_avx512<1>, chunk_avx512<2>, chunk_avx512<3>, chunk_avx512<4>,
+    chunk_avx512<5>, chunk_avx512<6>, chunk_avx512<7>, chunk_avx512<8>};
+
+bool have_avx512() {
+  static const bool ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                         __builtin_cpu_supports("avx512vpopcntdq");
+  return ok;
+}
+#endif
+
+std::int64_t wide_conflicts(const ReferenceSets::WideSet& w, const XorMatrix& x) {
+  std::array<std::uint64_t, kMaxIndexBits> bs{};
+  index_slices(x, w.slice.data(), bs.data());
+  return std::int64_t(w.weight) * (max_bin(bs.data(), x.m, w.all) - 1);
+}
+
+}  // namespace
+}  // namespace tune
+
+std::vector<std::int64_t> total_conflicts(const ReferenceSets& sets,
+                                          std::span<const XorMatrix> cands, bool allow_simd) {
+  using namespace tune;
+  const std::size_t narrow_chunks = (sets.blocks() + kChunkBlocks - 1) / kChunkBlocks;
+  tbb::enumerable_thread_specific<std::vector<std::int64_t>> acc(
+      [&] { return std::vector<std::int64_t>(cands.size(), 0); });
+#if defined(__x86_64__)
+  const bool simd = allow_simd && have_avx512();
+#else
+  (void)allow_simd;
+#endif
+  // Sum of the weights per chunk: the SIMD kernel sums w * degree; conflicts = that - sum of w.
+  std::vector<std::int64_t> chunk_weight(narrow_chunks, 0);
+  for (std::size_t c = 0; c < narrow_chunks; ++c)
+    for (std::size_t b = c * kChunkBlocks; b < std::min(sets.blocks(), (c + 1) * kChunkBlocks); ++b)
+      for (std::size_t l = 0; l < ReferenceSets::kBlock; ++l)
+        chunk_weight[c] += std::int64_t(sets.block_weights(b)[l]);
+  parallel_chunks(sets, [&](std::size_t c) {
+    std::vector<std::int64_t>& a = acc.local();
+    if (c < narrow_chunks) {
+      const std::size_t b0 = c * kChunkBlocks, b1 = std::min(sets.blocks(), b0 + kChunkBlocks);
+      for (std::size_t k = 0; k < cands.size(); ++k) {
+        const XorMatrix& x = cands[k];
+        std::int64_t t = 0;
+#if defined(__x86_64__)
+        if (simd && x.m <= kSimdMaxBits) {
+          a[k] += kChunkKernels[x.m](sets, b0, b1, x) - chunk_weight[c];
+          continue;
+        }
+#endif
+        for (std::size_t b = b0; b < b1; ++b) t += block_scalar(sets, b, x);
+        a[k] += t;
+      }
+      return;
+    }
+    const auto wide = sets.wide();
+    const std::size_t i0 = (c - narrow_chunks) * kChunkWide,
+                      i1 = std::min(wide.size(), i0 + kChunkWide);
+    for (std::size_t k = 0; k < cands.size(); ++k)
+      for (std::size_t i = i0; i < i1; ++i) a[k] += wide_conflicts(wide[i], cands[k]);
+  });
+  std::vector<std::int64_t> total(cands.size(), 0);
+  for (const auto& a : acc)  // integer sums: the order does not matter
+    for (std::size_t k = 0; k < total.size(); ++k) total[k] += a[k];
+  return total;
+}
+
+std::int64_t total_conflicts(const ReferenceSets& sets, const XorMatrix& x) {
+  return total_conflicts(sets, std::span<const XorMatrix>(&x, 1))[0];
+}
+
+}  // namespace smemsim
