@@ -35,6 +35,7 @@ void add_arch_command(CLI::App& app);
 void add_analyze_command(CLI::App& app);
 void add_gen_command(CLI::App& app);
 void add_model_command(CLI::App& app);
+void add_study_command(CLI::App& app);
 void add_hash_command(CLI::App& app);
 void add_classify_command(CLI::App& app);
 

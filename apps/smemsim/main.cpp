@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   smemsim::cli::add_gen_command(app);
   smemsim::cli::add_arch_command(app);
   smemsim::cli::add_model_command(app);
+  smemsim::cli::add_study_command(app);
   smemsim::cli::add_hash_command(app);
   smemsim::cli::add_classify_command(app);
   try {

@@ -1,0 +1,142 @@
+// `smemsim study list | run | merge` (docs/studies.md).
+#include <iostream>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "cli_common.hpp"
+#include "smemsim/error.hpp"
+#include "smemsim/study.hpp"
+
+namespace smemsim::cli {
+namespace {
+
+struct StudyRunArgs {
+  std::string name;
+  bool quick = false;
+  std::string out = "study-out";
+  std::vector<std::string> sets;
+  int threads = 0;
+  std::string shard;
+  bool no_plots = false;
+  ArchOptions arch;
+};
+
+bool is_arch_key(const std::string& key) {
+  for (const auto& k : arch_keys())
+    if (k == key) return true;
+  return false;
+}
+
+void print_summary(const study::RunSummary& s) {
+  if (!s.report_markdown.empty()) std::cout << s.report_markdown << "\n";
+  for (const auto& p : s.pngs) std::cout << "figure: " << p << "\n";
+  std::cout << fmt::format("results: {}/points.csv, {}/report.md\n", s.dir, s.dir);
+  if (s.computed)
+    std::cout << fmt::format("computed {} points ({} reused) in {:.2f} s: {:.0f} warp accesses/s\n",
+                             s.computed, s.reused, s.seconds,
+                             s.seconds > 0 ? double(s.accesses) / s.seconds : 0.0);
+  else
+    std::cout << fmt::format("all {} points were already computed\n", s.points);
+}
+
+void run(const StudyRunArgs& a) {
+  const study::StudyInfo& info = study::find_study(a.name);
+  ArchOptions ao = a.arch;
+  std::map<std::string, std::string> params;
+  for (const std::string& s : a.sets) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw InputError(fmt::format("--set '{}': expected key=value", s));
+    const std::string key = s.substr(0, eq);
+    if (is_arch_key(key))
+      ao.sets.push_back(s);
+    else
+      params[key] = s.substr(eq + 1);
+  }
+  const Arch arch = resolve_arch(ao);
+  const study::StudyConfig cfg = study::resolve_config(info, arch, a.quick, params);
+  study::RunOptions o;
+  o.out_root = a.out;
+  o.threads = a.threads;
+  o.plots = !a.no_plots;
+  o.log = &std::cerr;
+  if (!a.shard.empty()) study::parse_shard(a.shard, o.shard_index, o.shard_count);
+  if (a.threads < 0) throw InputError("--threads must be >= 0");
+  print_summary(study::run_study(info, cfg, o));
+}
+
+}  // namespace
+
+void add_study_command(CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand(
+      "study",
+      "experiment sweeps: random patterns, replication/padding/mapping, histogram, k-means, "
+      "Hough (docs/studies.md)\n\nExamples:\n"
+      "  smemsim study list\n"
+      "  smemsim study run random-patterns\n"
+      "  smemsim study run histogram --quick --out /tmp/s --set bins=256\n"
+      "  smemsim study run kmeans --shard 0/3 --out shards/0   # then: study merge "
+      "shards/*/kmeans");
+  cmd->require_subcommand(1);
+
+  auto* list = cmd->add_subcommand("list", "the studies and their parameters");
+  static bool list_json = false;
+  list->add_flag("--json", list_json, "machine-readable list");
+  list->callback([] {
+    if (list_json) {
+      nlohmann::json j = nlohmann::json::array();
+      for (const auto& s : study::studies()) {
+        nlohmann::json p = nlohmann::json::array();
+        for (const auto& ps : s.params)
+          p.push_back(
+              {{"key", ps.key}, {"default", ps.full}, {"quick", ps.quick}, {"help", ps.help}});
+        j.push_back({{"name", s.name},
+                     {"description", s.description},
+                     {"source", s.source},
+                     {"params", p}});
+      }
+      std::cout << j.dump(2) << "\n";
+      return;
+    }
+    for (const auto& s : study::studies()) {
+      std::cout << fmt::format("{}  ({})\n  {}\n", s.name, s.source, s.description);
+      for (const auto& p : s.params)
+        std::cout << fmt::format("    {:<10} = {:<34} quick: {:<12} {}\n", p.key, p.full, p.quick,
+                                 p.help);
+    }
+  });
+
+  static StudyRunArgs ra;
+  auto* r = cmd->add_subcommand("run", "run (or resume) a study; results in OUT/NAME/");
+  r->add_option("name", ra.name, "study name (see `smemsim study list`)")->required();
+  r->add_flag("--quick", ra.quick, "reduced sweep (tests, CI)");
+  r->add_option("--out", ra.out, "output root; results go to OUT/NAME")->capture_default_str();
+  r->add_option("--set", ra.sets,
+                "study parameter or arch key, e.g. --set patterns=1000 --set memory.banks=16 "
+                "(repeatable)")
+      ->take_all();
+  r->add_option("--threads", ra.threads, "worker threads (0: all cores)");
+  r->add_option("--shard", ra.shard, "compute only the points with index % n == i (i/n)");
+  r->add_flag("--no-plots", ra.no_plots, "skip the gnuplot PNGs");
+  r->add_option("--arch", ra.arch.name, "architecture preset")->capture_default_str();
+  r->add_option("--arch-file", ra.arch.file, "TOML file overriding the preset");
+  r->callback([] { run(ra); });
+
+  static std::vector<std::string> merge_dirs;
+  static std::string merge_out = "study-out";
+  static bool merge_no_plots = false;
+  auto* m = cmd->add_subcommand("merge", "combine finished shard folders (DIR/NAME) into OUT/NAME");
+  m->add_option("dirs", merge_dirs, "shard folders")->required();
+  m->add_option("--out", merge_out, "output root")->capture_default_str();
+  m->add_flag("--no-plots", merge_no_plots, "skip the gnuplot PNGs");
+  m->callback([] {
+    study::RunOptions o;
+    o.out_root = merge_out;
+    o.plots = !merge_no_plots;
+    o.log = &std::cerr;
+    print_summary(study::merge_shards(merge_dirs, o));
+  });
+}
+
+}  // namespace smemsim::cli

@@ -1,0 +1,156 @@
+#include "smemsim/images.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "smemsim/error.hpp"
+#include "util/rng.hpp"
+
+#define STB_IMAGE_IMPLEMENTATION
+#define STBI_NO_STDIO_WARNING
+#include <stb_image.h>
+
+namespace smemsim::images {
+
+std::uint16_t luma12(int r, int g, int b) {
+  // Y8 = 0.299 R + 0.587 G + 0.114 B in thousandths; Y12 = round(Y8 * 4095 / 255) (seed 000 §V.B).
+  const std::int64_t y1000 = 299 * r + 587 * g + 114 * b;  // 0 .. 255000
+  const std::int64_t num = y1000 * 4095;
+  const std::int64_t den = 255 * 1000;
+  return static_cast<std::uint16_t>((num + den / 2) / den);
+}
+
+Gray12 load_gray12(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec))
+    throw InputError(fmt::format("{}: cannot read image (no such file)", path));
+  int w = 0, h = 0, n = 0;
+  Gray12 g;
+  g.name = fs::path(path).stem().string();
+  if (stbi_is_16_bit(path.c_str())) {
+    std::unique_ptr<stbi_us, void (*)(void*)> p(stbi_load_16(path.c_str(), &w, &h, &n, 0),
+                                                stbi_image_free);
+    if (!p)
+      throw InputError(fmt::format("{}: not a readable image ({})", path, stbi_failure_reason()));
+    g.width = w;
+    g.height = h;
+    g.px.resize(static_cast<std::size_t>(w) * static_cast<std::size_t>(h));
+    for (std::size_t i = 0; i < g.px.size(); ++i) {
+      const stbi_us* q = p.get() + i * static_cast<std::size_t>(n);
+      // 16-bit: luma in 16 bits, then keep the top 12.
+      const std::int64_t y = n >= 3 ? (299 * q[0] + 587 * q[1] + 114 * q[2] + 500) / 1000 : q[0];
+      g.px[i] = static_cast<std::uint16_t>(std::min<std::int64_t>(y, 65535) >> 4);
+    }
+    return g;
+  }
+  std::unique_ptr<stbi_uc, void (*)(void*)> p(stbi_load(path.c_str(), &w, &h, &n, 0),
+                                              stbi_image_free);
+  if (!p)
+    throw InputError(fmt::format("{}: not a readable image ({})", path, stbi_failure_reason()));
+  g.width = w;
+  g.height = h;
+  g.px.resize(static_cast<std::size_t>(w) * static_cast<std::size_t>(h));
+  for (std::size_t i = 0; i < g.px.size(); ++i) {
+    const stbi_uc* q = p.get() + i * static_cast<std::size_t>(n);
+    g.px[i] = n >= 3 ? luma12(q[0], q[1], q[2]) : luma12(q[0], q[0], q[0]);
+  }
+  return g;
+}
+
+const std::vector<std::string>& generated_kinds() {
+  static const std::vector<std::string> k{"gradient", "noise", "blocks"};
+  return k;
+}
+
+Gray12 generate(const std::string& kind, int width, int height, std::uint64_t seed) {
+  Gray12 g;
+  g.name = kind;
+  g.width = width;
+  g.height = height;
+  g.px.resize(static_cast<std::size_t>(width) * static_cast<std::size_t>(height));
+  Rng rng(seed);
+  if (kind == "gradient") {
+    for (int y = 0; y < height; ++y)
+      for (int x = 0; x < width; ++x)
+        g.px[static_cast<std::size_t>(y * width + x)] =
+            static_cast<std::uint16_t>((std::int64_t(x) * 4095) / std::max(1, width - 1));
+  } else if (kind == "noise") {
+    for (auto& v : g.px) v = static_cast<std::uint16_t>(rng.below(4096));
+  } else if (kind == "blocks") {
+    const int bw = (width + 15) / 16, bh = (height + 15) / 16;
+    std::vector<std::uint16_t> level(static_cast<std::size_t>(bw * bh));
+    for (auto& v : level) v = static_cast<std::uint16_t>(rng.below(4096));
+    for (int y = 0; y < height; ++y)
+      for (int x = 0; x < width; ++x)
+        g.px[static_cast<std::size_t>(y * width + x)] =
+            level[static_cast<std::size_t>((y / 16) * bw + x / 16)];
+  } else {
+    throw InputError(
+        fmt::format("unknown generated image '{}' (known: gradient, noise, blocks)", kind));
+  }
+  return g;
+}
+
+std::string default_image_dir() {
+  if (const char* d = std::getenv("SMEMSIM_IMAGE_DIR"); d && *d) return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+    return std::string(x) + "/smemsim/images";
+  const char* home = std::getenv("HOME");
+  return std::string(home ? home : ".") + "/.cache/smemsim/images";
+}
+
+std::vector<std::string> list_images(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return out;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (!e.is_regular_file()) continue;
+    std::string ext = e.path().extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (ext == ".png" || ext == ".jpg" || ext == ".jpeg" || ext == ".bmp" || ext == ".tga" ||
+        ext == ".pgm" || ext == ".ppm" || ext == ".gif")
+      out.push_back(e.path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Gray12 resize_nearest(const Gray12& in, int width, int height) {
+  Gray12 g;
+  g.name = in.name;
+  g.width = width;
+  g.height = height;
+  g.px.resize(static_cast<std::size_t>(width) * static_cast<std::size_t>(height));
+  for (int y = 0; y < height; ++y) {
+    const int sy = static_cast<int>((std::int64_t(y) * in.height) / height);
+    for (int x = 0; x < width; ++x) {
+      const int sx = static_cast<int>((std::int64_t(x) * in.width) / width);
+      g.px[static_cast<std::size_t>(y * width + x)] = in.at(sx, sy);
+    }
+  }
+  return g;
+}
+
+std::vector<EdgePixel> sobel_edges(const Gray12& img, int threshold) {
+  std::vector<EdgePixel> out;
+  auto p = [&](int x, int y) { return static_cast<int>(img.at(x, y) >> 4); };
+  for (int y = 1; y + 1 < img.height; ++y)
+    for (int x = 1; x + 1 < img.width; ++x) {
+      const int gx = -p(x - 1, y - 1) - 2 * p(x - 1, y) - p(x - 1, y + 1) + p(x + 1, y - 1) +
+                     2 * p(x + 1, y) + p(x + 1, y + 1);
+      const int gy = -p(x - 1, y - 1) - 2 * p(x, y - 1) - p(x + 1, y - 1) + p(x - 1, y + 1) +
+                     2 * p(x, y + 1) + p(x + 1, y + 1);
+      // |gx| + |gy| (the L1 magnitude: integer, platform-independent).
+      if (std::abs(gx) + std::abs(gy) >= threshold) out.push_back({x, y});
+    }
+  return out;
+}
+
+}  // namespace smemsim::images

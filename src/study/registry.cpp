@@ -1,0 +1,25 @@
+// The explicit study registry (DESIGN.md principle 1: no static self-registration).
+#include <fmt/format.h>
+
+#include "smemsim/error.hpp"
+#include "studies.hpp"
+
+namespace smemsim::study {
+
+const std::vector<StudyInfo>& studies() {
+  static const std::vector<StudyInfo> s{random_patterns_info(), random_replication_info(),
+                                        random_mapping_info(),  histogram_info(),
+                                        kmeans_info(),          hough_info()};
+  return s;
+}
+
+const StudyInfo& find_study(std::string_view name) {
+  std::string known;
+  for (const auto& s : studies()) {
+    if (s.name == name) return s;
+    known += (known.empty() ? "" : ", ") + s.name;
+  }
+  throw InputError(fmt::format("unknown study '{}' (known: {})", name, known));
+}
+
+}  // namespace smemsim::study

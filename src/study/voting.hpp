@@ -1,0 +1,41 @@
+// Vote-space layouts shared by the voting studies (seed 001 §3-§4, seed 000 §V).
+//   replication: R copies of a vote space of S words placed one after another, copy c starting at
+//                c * (S + pad) (pad = 1: "padding", seed 001 §3 Fig. 7; seed 000 §V.B);
+//   bin-stretching (seed 000 §V.B citing [2]): the same R copies interleaved, bin b of copy c at
+//                b * R + c, i.e. each bin stretched over R consecutive words (our reading: "only
+//                the ordering of the sub-histogram bins in the scratchpad memory is different").
+// A thread's copy is given by the mapping (seed 001 Eq. 1-2) of its thread id within the block.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "smemsim/error.hpp"
+
+namespace smemsim::study {
+
+enum class Mapping { Cyclic, Block };
+
+// Seed 001 Eq. 1 (cyclic: copy = ThId % R) and Eq. 2 (block: copy = (ThId / floor(N / R)) % R).
+inline std::uint32_t copy_of(Mapping m, std::uint32_t tid, std::uint32_t r, std::uint32_t n) {
+  if (m == Mapping::Cyclic) return tid % r;
+  return (tid / std::max<std::uint32_t>(1, n / r)) % r;
+}
+
+enum class Layout { Replication, Stretch };
+
+inline std::uint32_t vote_address(Layout l, std::uint32_t bin, std::uint32_t copy,
+                                  std::uint32_t space, std::uint32_t r, std::uint32_t pad) {
+  return l == Layout::Stretch ? bin * r + copy : copy * (space + pad) + bin;
+}
+inline std::uint64_t vote_footprint(Layout l, std::uint64_t space, std::uint64_t r,
+                                    std::uint64_t pad) {
+  return l == Layout::Stretch ? space * r : r * (space + pad) - pad;
+}
+
+inline const char* mapping_name(Mapping m) {
+  return m == Mapping::Cyclic ? "cyclic" : "block";
+}
+
+}  // namespace smemsim::study

@@ -1,0 +1,175 @@
+// The seeds' voting-process findings, reproduced by the studies on reduced (quick) sweeps:
+// seed 001 §3 (Fig. 5-7), seed 001 §4.1.1 (k-means best R) and seed 000 §V.B (histogram hashes).
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "smemsim/error.hpp"
+#include "smemsim/study.hpp"
+
+namespace smemsim {
+namespace {
+
+using study::Table;
+
+Table run_all(const std::string& name, const std::map<std::string, std::string>& sets) {
+  const auto& info = study::find_study(name);
+  const auto cfg = study::resolve_config(info, default_arch(), true, sets);
+  auto s = info.make();
+  s->configure(cfg);
+  Table t;
+  t.columns = s->columns();
+  for (std::size_t i = 0; i < s->size(); ++i)
+    for (const auto& row : s->run_point(i).rows) {
+      std::vector<std::string> r;
+      for (const auto& v : row) r.push_back(study::format_value(v));
+      t.rows.push_back(std::move(r));
+    }
+  return t;
+}
+
+// Row index where every (column, value) matches; -1 if none.
+int find(const Table& t, const std::map<std::string, std::string>& where) {
+  for (std::size_t k = 0; k < t.rows.size(); ++k) {
+    bool ok = true;
+    for (const auto& [c, v] : where) ok = ok && t.str(k, c) == v;
+    if (ok) return static_cast<int>(k);
+  }
+  return -1;
+}
+
+double at(const Table& t, const std::map<std::string, std::string>& where, const char* col) {
+  const int k = find(t, where);
+  EXPECT_GE(k, 0);
+  return k < 0 ? 0.0 : t.num(static_cast<std::size_t>(k), col);
+}
+
+// Seed 001 §3, Fig. 5: the lock degree falls with the vote-space size up to 1,024 words (all
+// position conflicts), then stays flat (1,024 locks: aliased addresses).
+TEST(Seed001Section3, LockDegreeFallsUpTo1024WordsThenFlat) {
+  const Table t = run_all("random-patterns", {{"patterns", "20000"}});
+  const char* sizes[] = {"32", "64", "128", "256", "512", "1024", "2048", "4096"};
+  for (int i = 0; i + 1 < 6; ++i)
+    EXPECT_GT(at(t, {{"size", sizes[i]}}, "mean_lock_degree"),
+              at(t, {{"size", sizes[i + 1]}}, "mean_lock_degree") + 0.1)
+        << sizes[i];
+  const double l1024 = at(t, {{"size", "1024"}}, "mean_lock_degree");
+  EXPECT_NEAR(at(t, {{"size", "2048"}}, "mean_lock_degree"), l1024, 0.02);
+  EXPECT_NEAR(at(t, {{"size", "4096"}}, "mean_lock_degree"), l1024, 0.02);
+  // Below 1,024 words the lock degree is the position degree (001 §3).
+  EXPECT_DOUBLE_EQ(at(t, {{"size", "256"}}, "mean_lock_degree"),
+                   at(t, {{"size", "256"}}, "mean_position_degree"));
+  // Most of the latency is lock/position penalty at 32 words even though bank penalty exists
+  // elsewhere; at 32 words there are no bank conflicts at all.
+  EXPECT_DOUBLE_EQ(at(t, {{"size", "32"}}, "mean_bank_degree"), 1.0);
+}
+
+// Seed 001 §3, Fig. 6: replication lowers the lock degree below 1,024 words and does nothing from
+// 1,024 words on (copies alias the same locks).
+TEST(Seed001Section3, ReplicationBeyond1024WordsDoesNotHelp) {
+  const Table t = run_all("random-replication", {{"patterns", "20000"}});
+  for (const char* s : {"32", "64", "128", "256", "512"})
+    EXPECT_LT(at(t, {{"size", s}}, "mean_lock_degree") + 0.2,
+              at(t, {{"size", s}}, "r1_mean_lock_degree"))
+        << s;
+  for (const char* s : {"1024", "2048", "4096"}) {
+    EXPECT_DOUBLE_EQ(at(t, {{"size", s}}, "mean_lock_degree"),
+                     at(t, {{"size", s}}, "r1_mean_lock_degree"))
+        << s;
+    EXPECT_GE(at(t, {{"size", s}}, "mean_latency"), at(t, {{"size", s}}, "r1_mean_latency") - 0.5)
+        << s;
+  }
+}
+
+double best(const Table& t, const std::string& size, const std::string& mapping, int sorted,
+            int pad) {
+  double b = 1e300;
+  for (std::size_t k = 0; k < t.rows.size(); ++k)
+    if (t.str(k, "size") == size && t.str(k, "mapping") == mapping &&
+        t.num(k, "sorted") == sorted && t.num(k, "pad") == pad)
+      b = std::min(b, t.num(k, "mean_latency"));
+  return b;
+}
+
+// Seed 001 §3, Fig. 7: with sorting, cyclic mapping gains below 1,024 words, padding adds to it;
+// plain cyclic and block behave alike on random data; the gain of sorting vanishes from 1,024 on.
+TEST(Seed001Section3, CyclicMappingWithSortingGainsUnder1024AndPaddingAddsToIt) {
+  const Table t = run_all("random-mapping", {{"patterns", "4000"}});
+  for (const char* s : {"64", "128", "256", "512"}) {
+    EXPECT_LT(best(t, s, "cyclic", 1, 0) * 1.05, best(t, s, "cyclic", 0, 0)) << s;
+    EXPECT_LT(best(t, s, "cyclic", 1, 1), best(t, s, "cyclic", 1, 0) - 0.5) << s;
+    EXPECT_NEAR(best(t, s, "cyclic", 0, 0), best(t, s, "block", 0, 0),
+                0.02 * best(t, s, "block", 0, 0))
+        << s;
+  }
+  for (const char* s : {"2048", "4096"})
+    EXPECT_NEAR(best(t, s, "cyclic", 1, 0), best(t, s, "cyclic", 0, 0), 2.0) << s;
+  // Block mapping with sorting gains nothing from padding below R = 32 (001 §3).
+  const int k =
+      find(t, {{"size", "256"}, {"r", "8"}, {"mapping", "block"}, {"sorted", "1"}, {"pad", "1"}});
+  const int k0 =
+      find(t, {{"size", "256"}, {"r", "8"}, {"mapping", "block"}, {"sorted", "1"}, {"pad", "0"}});
+  ASSERT_GE(k, 0);
+  ASSERT_GE(k0, 0);
+  EXPECT_NEAR(t.num(k, "mean_latency"), t.num(k0, "mean_latency"), 3.0);
+}
+
+// Seed 001 §4.1.1: the best replication factor keeps each vote space's copies within 1,024 words:
+// R = 8, 4, 2 for k = 128, 256, 512 (cyclic mapping), for 2-, 4- and 5-component objects.
+TEST(Seed001Section4, KMeansBestReplicationIs8_4_2) {
+  const Table t = run_all("kmeans", {{"objects", "12000"}, {"mappings", "cyclic,block"}});
+  const std::map<std::string, int> expect{{"128", 8}, {"256", 4}, {"512", 2}};
+  for (const char* d : {"2", "4", "5"})
+    for (const auto& [k, want] : expect) {
+      double bc = 1e300;
+      int br = 0;
+      for (std::size_t q = 0; q < t.rows.size(); ++q)
+        if (t.str(q, "dims") == d && t.str(q, "k") == k && t.str(q, "mapping") == "cyclic" &&
+            t.num(q, "cycles") < bc)
+          bc = t.num(q, "cycles"), br = int(t.num(q, "r"));
+      EXPECT_EQ(br, want) << "d=" << d << " k=" << k;
+      // Block mapping with 1,024-thread blocks keeps whole warps on one copy: no gain over R = 1.
+      EXPECT_DOUBLE_EQ(at(t, {{"dims", d}, {"k", k}, {"mapping", "block"}, {"r", "2"}}, "cycles"),
+                       at(t, {{"dims", d}, {"k", k}, {"mapping", "block"}, {"r", "1"}}, "cycles"));
+    }
+}
+
+// Seed 000 §V.B, Fig. 7: on spatially correlated images the hash speed-up over mod grows with R;
+// with padding, XOR slows the 32-bin histogram and ADD does not (nearly).
+TEST(Seed000SectionVB, HistogramHashSpeedupGrowsWithR) {
+  const Table t = run_all(
+      "histogram",
+      {{"images", "generated:blocks"}, {"bins", "32,256"}, {"layouts", "cyclic,cyclic-pad"}});
+  double prev = 0;
+  for (const char* r : {"1", "2", "4", "8", "16"}) {
+    const double s = at(t, {{"bins", "256"}, {"layout", "cyclic"}, {"r", r}}, "speedup_xor");
+    EXPECT_GT(s, prev + 0.1) << "R=" << r;
+    prev = s;
+  }
+  EXPECT_NEAR(at(t, {{"bins", "256"}, {"layout", "cyclic"}, {"r", "1"}}, "speedup_xor"), 1.0,
+              0.1);  // 000: low at small R
+  EXPECT_GT(at(t, {{"bins", "256"}, {"layout", "cyclic"}, {"r", "32"}}, "speedup_xor"), 2.5);
+  for (const char* r : {"4", "8", "16", "32"}) {
+    const double x = at(t, {{"bins", "32"}, {"layout", "cyclic-pad"}, {"r", r}}, "speedup_xor");
+    const double a = at(t, {{"bins", "32"}, {"layout", "cyclic-pad"}, {"r", r}}, "speedup_add");
+    EXPECT_LT(x, 0.8) << "R=" << r;  // XOR hurts at 32 bins with padding
+    EXPECT_GT(a, 0.9) << "R=" << r;  // ADD does not (within 10 %)
+    EXPECT_GT(a, x + 0.2) << "R=" << r;
+  }
+}
+
+TEST(StudyConfig, UnknownParameterAndBadValues) {
+  const auto& info = study::find_study("random-patterns");
+  EXPECT_THROW(study::resolve_config(info, default_arch(), true, {{"nope", "1"}}), InputError);
+  EXPECT_THROW(study::resolve_config(info, default_arch(), true, {{"backend", "gpu"}}), InputError);
+  EXPECT_THROW(study::find_study("histo"), InputError);
+  int i = 0, n = 0;
+  study::parse_shard("2/5", i, n);
+  EXPECT_EQ(i, 2);
+  EXPECT_EQ(n, 5);
+  EXPECT_THROW(study::parse_shard("5/5", i, n), InputError);
+  EXPECT_THROW(study::parse_shard("x", i, n), InputError);
+}
+
+}  // namespace
+}  // namespace smemsim

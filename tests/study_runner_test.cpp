@@ -1,0 +1,202 @@
+// The study runner (issue 4): resume after an abrupt stop, thread-count and shard independence,
+// merge, and bad input (exit 2).
+#include <array>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "smemsim/error.hpp"
+#include "smemsim/images.hpp"
+#include "test_util.hpp"
+
+namespace smemsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Runs a shell command line (stderr merged); for env prefixes and `timeout`.
+test::CliResult shell(const std::string& cmd) {
+  test::CliResult r{-1, {}};
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  std::size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string fresh_dir(const std::string& name) {
+  const std::string d = ::testing::TempDir() + "smemsim_study_" + name;
+  fs::remove_all(d);
+  return d;
+}
+
+// A small random-mapping sweep: 42 points, several rows each.
+const std::string kSweep = "study run random-mapping --quick --no-plots --set patterns=300";
+
+TEST(StudyRunner, OneThreadEqualsTwoThreads) {
+  const std::string a = fresh_dir("t1"), b = fresh_dir("t2");
+  ASSERT_EQ(test::cli(kSweep + " --threads 1 --out " + a).exit_code, 0);
+  ASSERT_EQ(test::cli(kSweep + " --threads 2 --out " + b).exit_code, 0);
+  const std::string pa = slurp(a + "/random-mapping/points.csv");
+  EXPECT_GT(std::count(pa.begin(), pa.end(), '\n'), 100);
+  EXPECT_EQ(pa, slurp(b + "/random-mapping/points.csv"));
+  EXPECT_EQ(slurp(a + "/random-mapping/config.json"), slurp(b + "/random-mapping/config.json"));
+  EXPECT_TRUE(fs::exists(a + "/random-mapping/summary.json"));
+  EXPECT_TRUE(fs::exists(a + "/random-mapping/report.md"));
+  EXPECT_TRUE(fs::exists(a + "/random-mapping/arch.toml"));
+}
+
+TEST(StudyRunner, InterruptedRunResumesAndEqualsUninterrupted) {
+  const std::string full = fresh_dir("full"), cut = fresh_dir("cut");
+  ASSERT_EQ(test::cli(kSweep + " --threads 2 --out " + full).exit_code, 0);
+  // Stop abruptly (std::_Exit, as a kill) after 5 points of this invocation.
+  auto r = shell("SMEMSIM_STUDY_ABORT_AFTER=5 " + std::string(SMEMSIM_CLI) + " " + kSweep +
+                 " --threads 2 --out " + cut);
+  ASSERT_EQ(r.exit_code, 75) << r.out;
+  const std::string dir = cut + "/random-mapping";
+  EXPECT_FALSE(fs::exists(dir + "/points.csv"));
+  // A torn last line, as a kill in the middle of a write would leave.
+  { std::ofstream(dir + "/points.partial", std::ios::app) << "17|64,300,4,cyc"; }
+  r = shell("SMEMSIM_STUDY_ABORT_AFTER=3 " + std::string(SMEMSIM_CLI) + " " + kSweep +
+            " --threads 1 --out " + cut);
+  ASSERT_EQ(r.exit_code, 75) << r.out;
+  EXPECT_NE(r.out.find("(5 already done)"), std::string::npos) << r.out;
+  r = test::cli(kSweep + " --threads 2 --out " + cut);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("(8 already done)"), std::string::npos) << r.out;
+  EXPECT_EQ(slurp(dir + "/points.csv"), slurp(full + "/random-mapping/points.csv"));
+  // Rerunning a finished study recomputes nothing.
+  r = test::cli(kSweep + " --out " + cut);
+  EXPECT_NE(r.out.find("already computed"), std::string::npos) << r.out;
+}
+
+TEST(StudyRunner, KilledChildResumes) {
+  const std::string full = fresh_dir("kfull"), cut = fresh_dir("kcut");
+  const std::string sweep = "study run random-mapping --quick --no-plots --set patterns=3000";
+  ASSERT_EQ(test::cli(sweep + " --threads 1 --out " + full).exit_code, 0);
+  // SIGKILL part-way (whatever point it reached).
+  shell("timeout -s KILL 0.4 " + std::string(SMEMSIM_CLI) + " " + sweep + " --threads 1 --out " +
+        cut);
+  const auto r = test::cli(sweep + " --threads 2 --out " + cut);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(slurp(cut + "/random-mapping/points.csv"), slurp(full + "/random-mapping/points.csv"));
+}
+
+TEST(StudyRunner, ThreeShardsMergedEqualUnsharded) {
+  const std::string full = fresh_dir("sfull"), sh = fresh_dir("shards"), merged = fresh_dir("m");
+  ASSERT_EQ(test::cli(kSweep + " --out " + full).exit_code, 0);
+  std::string dirs;
+  for (int i = 0; i < 3; ++i) {
+    const std::string out = sh + "/" + std::to_string(i);
+    const auto r = test::cli(kSweep + " --shard " + std::to_string(i) + "/3 --out " + out);
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    dirs += " " + out + "/random-mapping";
+  }
+  // Incomplete: one shard missing.
+  EXPECT_EQ(test::cli("study merge " + sh + "/0/random-mapping --out " + merged).exit_code, 2);
+  const auto r = test::cli("study merge --no-plots" + dirs + " --out " + merged);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(slurp(merged + "/random-mapping/points.csv"),
+            slurp(full + "/random-mapping/points.csv"));
+  EXPECT_EQ(slurp(merged + "/random-mapping/config.json"),
+            slurp(full + "/random-mapping/config.json"));
+  EXPECT_EQ(slurp(merged + "/random-mapping/summary.json"),
+            slurp(full + "/random-mapping/summary.json"));
+}
+
+TEST(StudyRunner, ConfigurationChangeInSameFolderIsRefused) {
+  const std::string d = fresh_dir("conf");
+  ASSERT_EQ(test::cli("study run random-patterns --quick --no-plots --set patterns=100 --out " + d)
+                .exit_code,
+            0);
+  const auto r =
+      test::cli("study run random-patterns --quick --no-plots --set patterns=200 --out " + d);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("different configuration"), std::string::npos) << r.out;
+}
+
+TEST(StudyRunner, BadInputExitsTwo) {
+  const std::string d = fresh_dir("bad");
+  auto r = test::cli("study run no-such-study --out " + d);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("unknown study 'no-such-study'"), std::string::npos) << r.out;
+  r = test::cli("study run random-patterns --quick --set colour=red --out " + d);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("no parameter 'colour'"), std::string::npos) << r.out;
+  r = test::cli("study run random-patterns --quick --set patterns=many --out " + d);
+  EXPECT_EQ(r.exit_code, 2);
+  r = test::cli("study run random-patterns --quick --set sizes=20000 --out " + d);
+  EXPECT_EQ(r.exit_code, 2);
+  r = test::cli("study run random-patterns --quick --shard 3/3 --out " + d);
+  EXPECT_EQ(r.exit_code, 2);
+  const std::string txt = test::temp_file("not_an_image.png", "this is text, not a PNG\n");
+  r = test::cli("study run histogram --quick --set images=" + txt + " --out " + d);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("not a readable image"), std::string::npos) << r.out;
+  r = test::cli("study run histogram --quick --set images=/no/such/file.png --out " + d);
+  EXPECT_EQ(r.exit_code, 2);
+  // 4 B x 4096 bins x 64 copies = 1 MiB > 48 KiB.
+  r = test::cli("study run histogram --quick --set bins=4096 --set r=64 --out " + d);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("does not fit the shared memory"), std::string::npos) << r.out;
+  r = test::cli("study run kmeans --quick --set k=512 --set dims=5 --set r=8 --out " + d);
+  EXPECT_EQ(r.exit_code, 2);
+  r = test::cli("study merge " + d + "/nothing-here");
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+TEST(StudyRunner, ListNamesEveryStudy) {
+  const auto r = test::cli("study list");
+  ASSERT_EQ(r.exit_code, 0);
+  for (const char* s :
+       {"random-patterns", "random-replication", "random-mapping", "histogram", "kmeans", "hough"})
+    EXPECT_NE(r.out.find(s), std::string::npos) << s;
+}
+
+TEST(StudyRunner, WritesReadablePngWhenGnuplotExists) {
+  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) GTEST_SKIP() << "no gnuplot";
+  const std::string d = fresh_dir("png");
+  const auto r = test::cli("study run random-patterns --quick --set patterns=200 --out " + d);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const std::string png = d + "/random-patterns/fig5_random_patterns.png";
+  EXPECT_NE(r.out.find("figure: " + png), std::string::npos) << r.out;
+  const std::string bytes = slurp(png);
+  ASSERT_GT(bytes.size(), 1000u);
+  EXPECT_EQ(bytes.substr(1, 3), "PNG");
+  EXPECT_NE(slurp(d + "/random-patterns/report.md").find("fig5_random_patterns.png"),
+            std::string::npos);
+}
+
+TEST(Images, Luma12AndGeneratedImages) {
+  EXPECT_EQ(images::luma12(0, 0, 0), 0);
+  EXPECT_EQ(images::luma12(255, 255, 255), 4095);
+  EXPECT_EQ(images::luma12(128, 128, 128), 2056);  // round(128 * 4095 / 255)
+  const auto g = images::generate("gradient", 64, 8, 1);
+  EXPECT_EQ(g.at(0, 0), 0);
+  EXPECT_EQ(g.at(63, 7), 4095);
+  const auto n1 = images::generate("noise", 32, 32, 7), n2 = images::generate("noise", 32, 32, 7);
+  EXPECT_EQ(n1.px, n2.px);
+  const auto b = images::generate("blocks", 32, 32, 3);
+  EXPECT_EQ(b.at(0, 0), b.at(15, 15));
+  EXPECT_THROW(images::generate("stripes", 8, 8, 1), InputError);
+  EXPECT_THROW(images::load_gray12(test::temp_file("bad.jpg", "nope")), InputError);
+  // Edges of the blocks image lie on tile borders only.
+  for (const auto& e : images::sobel_edges(b, 1))
+    EXPECT_TRUE(e.x % 16 == 15 || e.x % 16 == 0 || e.y % 16 == 15 || e.y % 16 == 0);
+}
+
+}  // namespace
+}  // namespace smemsim
