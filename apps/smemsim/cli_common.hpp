@@ -38,5 +38,7 @@ void add_model_command(CLI::App& app);
 void add_study_command(CLI::App& app);
 void add_hash_command(CLI::App& app);
 void add_classify_command(CLI::App& app);
+void add_run_command(CLI::App& app);
+void add_profile_command(CLI::App& app);
 
 }  // namespace smemsim::cli

@@ -27,6 +27,8 @@ int main(int argc, char** argv) {
   smemsim::cli::add_study_command(app);
   smemsim::cli::add_hash_command(app);
   smemsim::cli::add_classify_command(app);
+  smemsim::cli::add_run_command(app);
+  smemsim::cli::add_profile_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,132 @@
+// smemsim profile: runs a kernel and prints one row per shared-memory instruction with its PTX and
+// CUDA line: executions, bank conflicts, bank/position/lock degrees and modeled latency under the
+// chosen arch, hashes and model (issue 5, docs/exec.md "Profile").
+#include <fmt/format.h>
+
+#include <fstream>
+#include <memory>
+
+#include "cli_common.hpp"
+#include "launch_options.hpp"
+#include "smemsim/error.hpp"
+#include "smemsim/profile.hpp"
+
+namespace smemsim::cli {
+namespace {
+
+nlohmann::json row_json(const exec::ProfileRow& r) {
+  const Totals& t = r.totals;
+  return {{"ptx_line", r.ptx_line},
+          {"cuda", r.cuda},
+          {"op", op_name(r.op)},
+          {"instruction", r.text},
+          {"executions", t.accesses},
+          {"active_lanes", r.active_lanes},
+          {"transactions", t.transactions},
+          {"bank_conflicts", t.bank_conflicts},
+          {"bank_degree_mean", t.mean(t.sum_bank_degree)},
+          {"bank_degree_max", t.max_bank_degree},
+          {"position_degree_mean", t.mean(t.sum_position_degree)},
+          {"position_degree_max", r.max_position_degree},
+          {"lock_degree_mean", t.mean(t.sum_lock_degree)},
+          {"lock_degree_max", t.max_lock_degree},
+          {"latency_total", t.total_latency},
+          {"latency_mean", t.mean(t.total_latency)}};
+}
+
+void print_table(const std::vector<exec::ProfileRow>& rows, const Totals& all) {
+  fmt::print("{:>6} {:<20} {:<4} {:>9} {:>10} {:>9} {:>4} {:>8} {:>4} {:>8} {:>4} {:>10}  {}\n",
+             "PTX", "CUDA", "op", "execs", "conflicts", "bank", "max", "pos", "max", "lock", "max",
+             "cycles", "instruction");
+  for (const exec::ProfileRow& r : rows) {
+    const Totals& t = r.totals;
+    const bool atom = r.op == Op::Atomic;
+    auto mean = [&](std::int64_t s) { return t.accesses ? fmt::format("{:.2f}", t.mean(s)) : "-"; };
+    fmt::print(
+        "{:>6} {:<20} {:<4} {:>9} {:>10} {:>9} {:>4} {:>8} {:>4} {:>8} {:>4} {:>10}  {}\n",
+        r.ptx_line, r.cuda.empty() ? "-" : r.cuda, op_name(r.op), t.accesses, t.bank_conflicts,
+        mean(t.sum_bank_degree), t.max_bank_degree, atom ? mean(t.sum_position_degree) : "-",
+        atom ? fmt::format("{}", r.max_position_degree) : "-", atom ? mean(t.sum_lock_degree) : "-",
+        atom ? fmt::format("{}", t.max_lock_degree) : "-",
+        t.accesses ? fmt::format("{:.1f}", t.mean(t.total_latency)) : "-", r.text);
+  }
+  fmt::print(
+      "total: {} shared-memory warp accesses, {} bank conflicts, mean bank degree {:.3f}, "
+      "{} modeled cycles\n",
+      all.accesses, all.bank_conflicts, all.mean(all.sum_bank_degree), all.total_latency);
+  fmt::print(
+      "(bank/pos/lock: mean degree per execution; cycles: mean modeled latency per "
+      "execution; pos and lock for atomics only)\n");
+}
+
+}  // namespace
+
+void add_profile_command(CLI::App& app) {
+  struct Options {
+    LaunchOptions launch;
+    ArchOptions arch;
+    std::string trace;
+  };
+  auto o = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand(
+      "profile", "run a kernel and profile every shared-memory instruction (PTX and CUDA line)");
+  add_launch_options(cmd, o->launch);
+  add_arch_options(cmd, o->arch);
+  cmd->add_option("--emit-trace", o->trace,
+                  "also write the shared-memory accesses as a smemsim-trace v1 (pc = PTX line)");
+  cmd->footer(
+      "Examples:\n"
+      "  smemsim profile builtin:transpose                   # store phase: 8-way (seed 002 "
+      "§3.2.2)\n"
+      "  smemsim profile builtin:transpose --variant padded  # conflict-free\n"
+      "  smemsim profile builtin:histogram --replication 8 --bank-hash xor --json\n"
+      "  smemsim profile builtin:atomic_bench --conflicts 16 --stride 256 --emit-trace a.trace\n"
+      "  smemsim profile k.ptx --kernel k --grid 4 --block 128 --launch k.toml");
+  cmd->callback([o] {
+    const Arch arch = resolve_arch(o->arch);
+    exec::Workload w = prepare_workload(o->launch);
+    const ptx::Kernel& kernel = exec::find_kernel(w.module, w.kernel);
+    exec::Profiler profiler(w.module, kernel, arch);
+    exec::TeeConsumer tee;
+    tee.add(&profiler);
+    std::ofstream trace_file;
+    std::unique_ptr<exec::TraceConsumer> tracer;
+    if (!o->trace.empty()) {
+      trace_file.open(o->trace);
+      if (!trace_file) throw InputError(fmt::format("cannot write trace '{}'", o->trace));
+      trace_file << "# smemsim profile " << w.name << " kernel " << w.kernel << "\n";
+      tracer = std::make_unique<exec::TraceConsumer>(trace_file, arch.warp_size);
+      tee.add(tracer.get());
+    }
+    const RunSummary s = run_workload(w, arch, &tee);
+    if (tracer) {
+      trace_file.flush();
+      if (!trace_file) throw InputError(fmt::format("cannot write trace '{}'", o->trace));
+    }
+    const std::vector<exec::ProfileRow> rows = profiler.rows();
+    if (o->launch.json) {
+      nlohmann::json j = run_json(w, s);
+      j["arch"] = arch_json(arch);
+      nlohmann::json jr = nlohmann::json::array();
+      for (const auto& r : rows) jr.push_back(row_json(r));
+      j["rows"] = jr;
+      const Totals& t = profiler.totals();
+      j["totals"] = {{"accesses", t.accesses},
+                     {"bank_conflicts", t.bank_conflicts},
+                     {"bank_degree_mean", t.mean(t.sum_bank_degree)},
+                     {"latency_total", t.total_latency}};
+      if (tracer) j["trace"] = {{"path", o->trace}, {"accesses", tracer->written()}};
+      fmt::print("{}\n", j.dump(2));
+    } else {
+      fmt::print("{}\n", arch_summary(arch));
+      print_run_header(w, s);
+      print_verdict(w, s);
+      print_table(rows, profiler.totals());
+      if (tracer) fmt::print("wrote {} accesses to {}\n", tracer->written(), o->trace);
+    }
+    if (o->launch.stats) print_speed(s);
+    fail_on_mismatch(s);
+  });
+}
+
+}  // namespace smemsim::cli

@@ -1,0 +1,178 @@
+#include "launch_options.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+#include <stdexcept>
+
+#include "smemsim/error.hpp"
+#include "smemsim/ptx.hpp"
+
+#ifndef SMEMSIM_PTX_DIR
+#define SMEMSIM_PTX_DIR ""
+#endif
+
+namespace smemsim::cli {
+
+void add_launch_options(CLI::App* cmd, LaunchOptions& o) {
+  cmd->add_option("target", o.target,
+                  "FILE.ptx, or builtin:NAME (histogram, transpose, reduction, "
+                  "fwt, kmeans, hough, atomic_bench, genindex)")
+      ->required();
+  cmd->add_option("--kernel", o.kernel, "kernel (.entry) name in the PTX file");
+  cmd->add_option("--grid", o.grid, "grid dimensions X[,Y[,Z]]");
+  cmd->add_option("--block", o.block, "block dimensions X[,Y[,Z]]");
+  cmd->add_option("--launch", o.launch,
+                  "launch spec TOML: buffers, arguments, dynamic shared "
+                  "memory, outputs (docs/exec.md)");
+  cmd->add_option("--ptx-dir", o.ptx_dir, "directory of the kernel suite PTX for builtins")
+      ->envname("SMEMSIM_PTX_DIR");
+  exec::BuiltinOptions& b = o.builtin;
+  auto* g = cmd->add_option_group("builtin driver options");
+  g->add_option("--bins", b.bins, "histogram: bins (1..256)")->capture_default_str();
+  g->add_option("--replication", b.replication, "histogram/kmeans/hough: copies of the vote space");
+  g->add_option("--mapping", b.mapping, "histogram: cyclic or block (seed 001 Eqs. 1-2)")
+      ->capture_default_str();
+  g->add_option("--padding", b.padding, "histogram: words of padding per copy")
+      ->capture_default_str();
+  g->add_option("--image", b.image, "histogram/hough input: gradient, noise, blobs or FILE.pgm")
+      ->capture_default_str();
+  g->add_option("--width", b.width, "image or matrix width");
+  g->add_option("--height", b.height, "image or matrix height");
+  g->add_option("--size", b.size, "reduction elements / kmeans objects");
+  g->add_option("--variant", b.variant,
+                "transpose: naive|padded; reduction: interleaved|sequential");
+  g->add_option("--log2n", b.log2n, "fwt: log2 of the segment length (default 11)");
+  g->add_option("--k", b.k, "kmeans: clusters (default 8)");
+  g->add_option("--dims", b.dims, "kmeans: dimensions (default 2)");
+  g->add_option("--conflicts", b.conflicts,
+                "atomic_bench: threads in the conflict (seed 000 Eq. 1)")
+      ->capture_default_str();
+  g->add_option("--stride", b.stride, "atomic_bench/genindex: stride in words")
+      ->capture_default_str();
+  g->add_option("--iterations", b.iterations, "atomic_bench: atomics per thread (default 4)");
+  g->add_option("--way", b.way, "genindex: threads in the strided group")->capture_default_str();
+  g->add_option("--repeat", b.repeat, "genindex: pointer-chase steps (default 8)");
+  g->add_option("--seed", b.seed, "seed of the generated input")->capture_default_str();
+  cmd->add_flag("--json", o.json, "machine-readable output on stdout");
+  cmd->add_flag("--stats", o.stats, "print thread- and warp-instructions per second on stderr");
+}
+
+exec::Workload prepare_workload(const LaunchOptions& o) {
+  if (o.target.starts_with("builtin:")) {
+    if (!o.launch.empty()) throw InputError("--launch applies to PTX files, not to builtins");
+    if (!o.kernel.empty()) throw InputError("--kernel applies to PTX files, not to builtins");
+    exec::BuiltinOptions b = o.builtin;
+    if (!o.grid.empty()) b.grid = exec::parse_dim3(o.grid, "--grid");
+    if (!o.block.empty()) b.block = exec::parse_dim3(o.block, "--block");
+    const std::string dir = o.ptx_dir.empty() ? std::string(SMEMSIM_PTX_DIR) : o.ptx_dir;
+    return exec::make_builtin(o.target.substr(8), b, dir);
+  }
+  exec::Workload w;
+  w.name = o.target;
+  w.module = ptx::parse_file(o.target);
+  if (o.launch.empty())
+    throw InputError(fmt::format(
+        "{}: running a PTX file needs --launch SPEC.toml (its buffers and kernel arguments)",
+        o.target));
+  bool has_grid = false, has_block = false;
+  exec::apply_launch_spec(o.launch, w, has_grid, has_block);
+  if (!o.kernel.empty()) w.kernel = o.kernel;
+  if (!o.grid.empty()) w.launch.grid = exec::parse_dim3(o.grid, "--grid"), has_grid = true;
+  if (!o.block.empty()) w.launch.block = exec::parse_dim3(o.block, "--block"), has_block = true;
+  if (w.kernel.empty()) {
+    if (w.module.kernels.size() != 1)
+      throw InputError(fmt::format("{}: give --kernel NAME (the module has {} kernels)", o.target,
+                                   w.module.kernels.size()));
+    w.kernel = w.module.kernels[0].name;
+  }
+  if (!has_grid) throw InputError("give --grid X[,Y,Z] (or grid = [...] in the launch spec)");
+  if (!has_block) throw InputError("give --block X[,Y,Z] (or block = [...] in the launch spec)");
+  exec::find_kernel(w.module, w.kernel);  // an unknown name fails here, listing the kernels
+  w.description = fmt::format("{} from {} with {}", w.kernel, o.target, o.launch);
+  return w;
+}
+
+RunSummary run_workload(exec::Workload& w, const Arch& arch, exec::AccessConsumer* consumer) {
+  RunSummary s;
+  exec::Executor ex(w.module, exec::find_kernel(w.module, w.kernel), arch, w.launch, w.memory);
+  ex.set_consumer(consumer);
+  const auto t0 = std::chrono::steady_clock::now();
+  ex.run();
+  s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  s.stats = ex.stats();
+  s.shared = ex.shared_layout();
+  if (w.check) {
+    s.checked = true;
+    s.mismatch = w.check(w.memory);
+  }
+  exec::write_outputs(w);
+  return s;
+}
+
+nlohmann::json run_json(const exec::Workload& w, const RunSummary& s) {
+  nlohmann::json j = {
+      {"workload", w.name},
+      {"description", w.description},
+      {"kernel", w.kernel},
+      {"grid", {w.launch.grid.x, w.launch.grid.y, w.launch.grid.z}},
+      {"block", {w.launch.block.x, w.launch.block.y, w.launch.block.z}},
+      {"shared_bytes",
+       {{"static", s.shared.static_bytes},
+        {"dynamic", w.launch.dynamic_shared_bytes},
+        {"total", s.shared.total_bytes}}},
+      {"stats",
+       {{"ctas", s.stats.ctas},
+        {"warp_instructions", s.stats.warp_instructions},
+        {"thread_instructions", s.stats.thread_instructions},
+        {"shared_accesses", s.stats.shared_accesses},
+        {"seconds", s.seconds}}},
+  };
+  if (s.checked)
+    j["reference"] = {{"matches", s.mismatch.empty()},
+                      {"details", s.mismatch},
+                      {"tolerance", w.tolerance.empty() ? "bit-exact" : w.tolerance}};
+  nlohmann::json outs = nlohmann::json::array();
+  for (const exec::Output& o : w.outputs) outs.push_back({{"buffer", o.buffer}, {"path", o.path}});
+  j["outputs"] = outs;
+  return j;
+}
+
+void print_run_header(const exec::Workload& w, const RunSummary& s) {
+  fmt::print("{}: {}\n", w.name, w.description);
+  fmt::print(
+      "kernel {}: grid {} x block {}, shared memory {} bytes per block ({} static + {} dynamic)\n",
+      w.kernel, exec::to_string(w.launch.grid), exec::to_string(w.launch.block),
+      s.shared.total_bytes, s.shared.static_bytes, w.launch.dynamic_shared_bytes);
+  fmt::print(
+      "executed {} warp-instructions ({} thread-instructions) in {} blocks; {} shared-memory "
+      "warp accesses\n",
+      s.stats.warp_instructions, s.stats.thread_instructions, s.stats.ctas,
+      s.stats.shared_accesses);
+  for (const exec::Output& o : w.outputs) fmt::print("wrote buffer '{}' to {}\n", o.buffer, o.path);
+}
+
+void print_verdict(const exec::Workload& w, const RunSummary& s) {
+  if (!s.checked) return;
+  if (s.mismatch.empty())
+    fmt::print("result: matches the CPU reference ({})\n",
+               w.tolerance.empty() ? "bit-exact" : w.tolerance);
+  else
+    fmt::print("result: MISMATCH against the CPU reference: {}\n", s.mismatch);
+}
+
+void print_speed(const RunSummary& s) {
+  const double t = s.seconds > 0 ? s.seconds : 1e-9;
+  std::fflush(stdout);
+  fmt::print(stderr,
+             "executed in {:.3f} s: {:.2f} M thread-instructions/s, {:.3f} M warp-instructions/s\n",
+             s.seconds, double(s.stats.thread_instructions) / t / 1e6,
+             double(s.stats.warp_instructions) / t / 1e6);
+}
+
+void fail_on_mismatch(const RunSummary& s) {
+  if (!s.mismatch.empty()) throw std::runtime_error("the result does not match the CPU reference");
+}
+
+}  // namespace smemsim::cli

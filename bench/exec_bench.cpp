@@ -1,0 +1,63 @@
+// Executor speed (issue 5 "must show" 4): thread-instructions per second on one core for the
+// histogram and transpose kernels of the suite, with no consumer (the functional executor alone)
+// and with the profiler consuming every shared-memory access. Goal: >= 20 M thread-instructions/s.
+// Needs the kernel suite PTX (nvcc at build time); skips otherwise.
+#include <benchmark/benchmark.h>
+
+#include <filesystem>
+
+#include "smemsim/arch.hpp"
+#include "smemsim/exec.hpp"
+#include "smemsim/profile.hpp"
+#include "smemsim/workloads.hpp"
+
+#ifndef SMEMSIM_PTX_DIR
+#define SMEMSIM_PTX_DIR ""
+#endif
+
+namespace {
+
+using namespace smemsim;
+using namespace smemsim::exec;
+
+void run(benchmark::State& state, const std::string& name, const BuiltinOptions& o, bool profile) {
+  if (!std::filesystem::exists(std::string(SMEMSIM_PTX_DIR) + "/histogram.ptx")) {
+    state.SkipWithError("no kernel suite PTX (nvcc not found at configure time)");
+    return;
+  }
+  Workload w = make_builtin(name, o, SMEMSIM_PTX_DIR);
+  const ptx::Kernel& k = find_kernel(w.module, w.kernel);
+  const Arch& arch = default_arch();
+  std::uint64_t threads = 0, warps = 0;
+  for (auto _ : state) {
+    Executor ex(w.module, k, arch, w.launch, w.memory);
+    Profiler prof(w.module, k, arch);
+    if (profile) ex.set_consumer(&prof);
+    ex.run();
+    threads += ex.stats().thread_instructions;
+    warps += ex.stats().warp_instructions;
+    benchmark::DoNotOptimize(w.memory.buffers.data());
+  }
+  state.counters["thread_instr/s"] =
+      benchmark::Counter(double(threads), benchmark::Counter::kIsRate);
+  state.counters["warp_instr/s"] = benchmark::Counter(double(warps), benchmark::Counter::kIsRate);
+}
+
+void BM_Histogram(benchmark::State& state) {
+  BuiltinOptions o;
+  o.width = o.height = 512;
+  o.replication = 8;
+  o.image = "noise";
+  run(state, "histogram", o, state.range(0) != 0);
+}
+BENCHMARK(BM_Histogram)->Arg(0)->Arg(1)->ArgName("profile")->Unit(benchmark::kMillisecond);
+
+void BM_Transpose(benchmark::State& state) {
+  BuiltinOptions o;
+  o.width = o.height = 512;
+  o.variant = "naive";
+  run(state, "transpose", o, state.range(0) != 0);
+}
+BENCHMARK(BM_Transpose)->Arg(0)->Arg(1)->ArgName("profile")->Unit(benchmark::kMillisecond);
+
+}  // namespace

@@ -1,0 +1,170 @@
+// SIMT functional executor (issue 5, docs/exec.md): runs a decoded PTX kernel (ptx.hpp) on the CPU.
+//
+// Grid -> CTAs -> warps of Arch::warp_size lanes. Each warp has a reconvergence stack: a divergent
+// branch reconverges at the immediate post-dominator of its block (src/exec/cfg.cpp). bar.sync
+// blocks a warp until every live warp of its CTA has arrived. Every shared-memory ld/st/atom/red
+// hands WarpAccesses (one per 4-byte word touched by a lane: .v2/.v4 and 64-bit accesses give one
+// per word) to an AccessConsumer; WarpAccess::pc is the PTX line of the instruction.
+//
+// The executor is built to be stepped one warp-instruction at a time by a timing model ("execute at
+// issue"): issue(slot, warp) executes the next instruction of one warp and reports what it did.
+// run() is the run-to-completion driver on top. Out-of-bounds or misaligned accesses are
+// InputErrors naming the PTX line, the CUDA line, the thread and the block.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "smemsim/arch.hpp"
+#include "smemsim/ptx.hpp"
+#include "smemsim/warp_access.hpp"
+
+namespace smemsim::exec {
+
+namespace detail {
+struct Impl;
+}
+
+struct Dim3 {
+  std::uint32_t x = 1, y = 1, z = 1;
+  std::uint64_t count() const { return std::uint64_t(x) * y * z; }
+};
+// "X[,Y[,Z]]" (each >= 1). Throws InputError naming `what`.
+Dim3 parse_dim3(const std::string& text, const std::string& what);
+std::string to_string(const Dim3& d);  // "4,2,1"
+
+// Element type of a global buffer (also used by the launch spec).
+enum class ElemType : std::uint8_t { U8, S8, U16, S16, U32, S32, U64, S64, F32, F64 };
+int elem_bytes(ElemType t);
+bool elem_is_float(ElemType t);
+bool elem_is_signed(ElemType t);
+std::string_view elem_name(ElemType t);
+// Throws InputError listing the names (u8 s8 u16 s16 u32 s32 u64 s64 f32 f64).
+ElemType parse_elem_type(std::string_view name, const std::string& where);
+
+struct Buffer {
+  std::string name;
+  ElemType type = ElemType::U32;
+  std::vector<std::uint8_t> bytes;  // little endian
+
+  std::uint64_t elements() const { return bytes.size() / std::uint64_t(elem_bytes(type)); }
+  template <typename T>
+  T* as() {
+    return reinterpret_cast<T*>(bytes.data());
+  }
+  template <typename T>
+  const T* as() const {
+    return reinterpret_cast<const T*>(bytes.data());
+  }
+};
+
+// Global memory of a launch: the buffers the kernel's pointer arguments refer to. Buffer i lives at
+// generic address (i + 1) << 40, so an address decodes to its buffer with one shift.
+struct GlobalMemory {
+  std::vector<Buffer> buffers;
+
+  std::uint32_t add(Buffer b);           // returns the index
+  Buffer& get(const std::string& name);  // throws InputError if absent
+  const Buffer* find(const std::string& name) const;
+  static std::uint64_t base_address(std::uint32_t index) { return std::uint64_t(index + 1) << 40; }
+};
+
+// One kernel argument. Pointers name a buffer; numbers are converted to the parameter's PTX type.
+struct Arg {
+  enum class Kind : std::uint8_t { Buffer, Int, Float };
+  Kind kind = Kind::Int;
+  std::uint32_t buffer = 0;
+  std::int64_t i = 0;
+  double f = 0.0;
+
+  static Arg buf(std::uint32_t index) { return {Kind::Buffer, index, 0, 0.0}; }
+  static Arg integer(std::int64_t v) { return {Kind::Int, 0, v, 0.0}; }
+  static Arg real(double v) { return {Kind::Float, 0, 0, v}; }
+};
+
+struct Launch {
+  Dim3 grid;
+  Dim3 block;
+  std::uint32_t dynamic_shared_bytes = 0;
+  std::vector<Arg> args;  // one per kernel parameter, in order
+};
+
+// Receives every shared-memory WarpAccess, in issue order. The reference is valid during the call.
+class AccessConsumer {
+ public:
+  virtual ~AccessConsumer() = default;
+  virtual void on_access(const WarpAccess& wa) = 0;
+};
+
+enum class WarpState : std::uint8_t { Ready, AtBarrier, Done };
+
+// What one issue() did.
+struct IssueResult {
+  std::uint32_t index = 0;  // instruction index in Kernel::code
+  ptx::Opcode op = ptx::Opcode::Ret;
+  LaneMask active = 0;                 // lanes on the executing path
+  LaneMask executed = 0;               // active lanes whose guard held
+  std::uint8_t shared_accesses = 0;    // WarpAccesses handed to the consumer
+  WarpState state = WarpState::Ready;  // the warp's state after the instruction
+};
+
+struct ExecStats {
+  std::uint64_t warp_instructions = 0;
+  std::uint64_t thread_instructions = 0;  // sum of active lanes over issued instructions
+  std::uint64_t shared_accesses = 0;      // WarpAccesses produced
+  std::uint64_t ctas = 0;
+};
+
+// Layout of a kernel's shared memory: static symbols in declaration order, then dynamic
+// (.extern) shared memory.
+struct SharedLayout {
+  std::uint32_t static_bytes = 0;
+  std::uint32_t dynamic_offset = 0;  // byte offset of the .extern arrays
+  std::uint32_t total_bytes = 0;     // dynamic_offset + dynamic bytes
+};
+
+class Executor {
+ public:
+  // Checks the launch (block size, arguments, shared memory against arch.memory_bytes) and
+  // pre-decodes the kernel. `module` and `memory` must outlive the executor. Throws InputError.
+  // `slots` CTAs can be resident at once (run() uses slot 0).
+  Executor(const ptx::Module& module, const ptx::Kernel& kernel, const Arch& arch,
+           const Launch& launch, GlobalMemory& memory, std::uint32_t slots = 1);
+  ~Executor();
+  Executor(const Executor&) = delete;
+  Executor& operator=(const Executor&) = delete;
+
+  void set_consumer(AccessConsumer* consumer);  // nullptr: accesses are dropped
+
+  std::uint64_t cta_count() const;
+  std::uint32_t warps_per_cta() const;
+  std::uint32_t slots() const;
+  const SharedLayout& shared_layout() const;
+
+  // Loads CTA `cta` (linear index, x fastest) into `slot`: fresh registers, zeroed shared and local
+  // memory, every warp Ready at instruction 0.
+  void start_cta(std::uint32_t slot, std::uint64_t cta);
+  WarpState state(std::uint32_t slot, std::uint32_t warp) const;
+  bool cta_done(std::uint32_t slot) const;
+  // Next instruction index of a Ready warp.
+  std::uint32_t next_index(std::uint32_t slot, std::uint32_t warp) const;
+  // Executes the next instruction of warp `warp` of the CTA in `slot`; the warp must be Ready.
+  IssueResult issue(std::uint32_t slot, std::uint32_t warp);
+
+  // Runs every CTA of the grid in order, each to completion: warps in index order, each until it
+  // blocks at a barrier or finishes.
+  void run();
+
+  const ExecStats& stats() const;
+
+ private:
+  std::unique_ptr<detail::Impl> impl_;
+};
+
+// "histogram.cu:45" for an instruction: its .loc, or the .loc's inlined_at call site when the .loc
+// points into a CUDA header (atomicAdd's body). "" when the PTX has no line information.
+std::string cuda_location(const ptx::Module& module, const ptx::Instruction& ins);
+
+}  // namespace smemsim::exec

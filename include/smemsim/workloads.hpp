@@ -1,0 +1,78 @@
+// Launchable workloads for the executor (docs/exec.md): the built-in drivers of the kernel suite
+// (kernels/*.cu), each generating its seeded input and checking the result against a CPU
+// reference, and launch specs (TOML) for any PTX kernel.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "smemsim/exec.hpp"
+#include "smemsim/ptx.hpp"
+
+namespace smemsim::exec {
+
+struct Output {
+  std::string buffer;
+  std::string path;  // .bin: raw little endian; otherwise text, one element per line
+};
+
+struct Workload {
+  std::string name;  // "builtin:histogram" or the PTX file
+  ptx::Module module;
+  std::string kernel;
+  Launch launch;
+  GlobalMemory memory;
+  std::vector<Output> outputs;
+  std::string description;  // one line: what runs with which parameters
+  // Compares the memory after the run with the CPU reference: "" when it matches, else a
+  // description of the first mismatches. Empty function: no reference (launch specs).
+  std::function<std::string(const GlobalMemory&)> check;
+  std::string tolerance;  // how floats are compared ("" for bit-exact)
+};
+
+// Options of the built-in drivers; each driver reads the ones it needs (0 / empty: its default).
+struct BuiltinOptions {
+  std::uint32_t bins = 256;        // histogram
+  std::uint32_t replication = 0;   // histogram, kmeans, hough (0: driver default)
+  std::string mapping = "cyclic";  // histogram: cyclic | block
+  std::uint32_t padding = 0;       // histogram
+  std::string image = "gradient";  // histogram/hough input: gradient | noise | blobs | FILE.pgm
+  std::uint32_t width = 0, height = 0;  // image or matrix size
+  std::uint32_t size = 0;               // elements / objects
+  std::string variant;            // transpose: naive|padded; reduction: interleaved|sequential
+  std::uint32_t log2n = 0;        // fwt
+  std::uint32_t k = 0, dims = 0;  // kmeans
+  std::uint32_t conflicts = 32;   // atomic_bench (seed 000 Eq. 1)
+  std::uint32_t stride = 0;       // atomic_bench, genindex
+  std::uint32_t iterations = 0;   // atomic_bench
+  std::uint32_t way = 32;         // genindex
+  std::uint32_t repeat = 0;       // genindex
+  std::uint64_t seed = 1;
+  std::optional<Dim3> grid, block;  // overrides of the driver's launch shape
+};
+
+// histogram, transpose, reduction, fwt, kmeans, hough, atomic_bench, genindex.
+const std::vector<std::string>& builtin_names();
+// `name` without the "builtin:" prefix. Loads <ptx_dir>/<file>.ptx; throws InputError when the PTX
+// is absent (nvcc was not found at build time) or an option is impossible.
+Workload make_builtin(const std::string& name, const BuiltinOptions& o, const std::string& ptx_dir);
+
+// The kernel named `name`, or an InputError listing the module's kernels.
+const ptx::Kernel& find_kernel(const ptx::Module& m, const std::string& name);
+
+// Launch spec (TOML, docs/exec.md): buffers, arguments, dynamic shared memory, outputs, and
+// optionally kernel, grid and block. Fills `w` (memory, launch.args, dynamic shared bytes,
+// outputs; kernel/grid/block when the spec has them). Throws InputError "spec:line: ...".
+void apply_launch_spec(const std::string& path, Workload& w, bool& has_grid, bool& has_block);
+void apply_launch_spec_text(std::string_view text, const std::string& origin, Workload& w,
+                            bool& has_grid, bool& has_block);
+
+// Writes the workload's outputs after a run. Throws InputError if a file cannot be written.
+void write_outputs(const Workload& w);
+// One element of a buffer as text.
+std::string element_string(const Buffer& b, std::uint64_t i);
+
+}  // namespace smemsim::exec

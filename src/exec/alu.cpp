@@ -1,0 +1,524 @@
+// Arithmetic, logic, compare, select and convert instructions over the lanes of a warp.
+// Register values are 64-bit bit patterns; an instruction reads its operands at its type's width
+// (sign-extending signed types) and writes results zero-extended. Floating-point arithmetic uses
+// round-to-nearest; .rz/.rm/.rp on add/mul/fma are executed as .rn (docs/exec.md), cvt implements
+// every rounding mode. .approx functions use the C library (a few ulp from the GPU's).
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "exec/exec_internal.hpp"
+
+namespace smemsim::exec::detail {
+namespace {
+
+using ptx::CmpOp;
+using ptx::Opcode;
+using ptx::Rounding;
+using ptx::Type;
+
+inline float f32(std::uint64_t v) {
+  return std::bit_cast<float>(static_cast<std::uint32_t>(v));
+}
+inline double f64(std::uint64_t v) {
+  return std::bit_cast<double>(v);
+}
+inline std::uint64_t bits(float f) {
+  return std::bit_cast<std::uint32_t>(f);
+}
+inline std::uint64_t bits(double d) {
+  return std::bit_cast<std::uint64_t>(d);
+}
+
+template <typename F>
+inline F load(std::uint64_t v) {
+  if constexpr (sizeof(F) == 4)
+    return f32(v);
+  else
+    return f64(v);
+}
+
+template <typename F>
+inline F flush(F x) {
+  return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(F(0), x) : x;
+}
+
+template <typename F>
+inline F saturate(F x) {
+  if (std::isnan(x)) return F(0);
+  return x < F(0) ? F(0) : (x > F(1) ? F(1) : x);
+}
+
+struct Ops {
+  std::uint64_t* d;
+  const std::uint64_t* a;
+  const std::uint64_t* b;
+  const std::uint64_t* c;
+  std::uint64_t na, nb, nc;
+};
+
+// Floating-point instruction of type F with `n` sources.
+template <typename F, typename Fn>
+void float_op(const Ops& o, LaneMask m, bool ftz, bool sat, Fn fn) {
+  const bool f = ftz && sizeof(F) == 4;
+  each_lane(m, [&](int l) {
+    F x = load<F>(o.a[l]);
+    F y = o.b ? load<F>(o.b[l]) : F(0);
+    F z = o.c ? load<F>(o.c[l]) : F(0);
+    if (f) {
+      x = flush(x);
+      y = flush(y);
+      z = flush(z);
+    }
+    F r = fn(x, y, z);
+    if (f) r = flush(r);
+    if (sat) r = saturate(r);
+    o.d[l] = bits(r);
+  });
+}
+
+template <typename F>
+void float_alu(const ptx::Instruction& ins, const Ops& o, LaneMask m) {
+  const bool ftz = ins.has(ptx::kFtz), sat = ins.has(ptx::kSat);
+  switch (ins.op) {
+    case Opcode::Add:
+      return float_op<F>(o, m, ftz, sat, [](F x, F y, F) { return x + y; });
+    case Opcode::Sub:
+      return float_op<F>(o, m, ftz, sat, [](F x, F y, F) { return x - y; });
+    case Opcode::Mul:
+      return float_op<F>(o, m, ftz, sat, [](F x, F y, F) { return x * y; });
+    case Opcode::Mad:
+    case Opcode::Fma:
+      return float_op<F>(o, m, ftz, sat, [](F x, F y, F z) { return std::fma(x, y, z); });
+    case Opcode::Div:
+      return float_op<F>(o, m, ftz, sat, [](F x, F y, F) { return x / y; });
+    case Opcode::Min:
+      return float_op<F>(o, m, ftz, sat, [](F x, F y, F) { return std::fmin(x, y); });
+    case Opcode::Max:
+      return float_op<F>(o, m, ftz, sat, [](F x, F y, F) { return std::fmax(x, y); });
+    case Opcode::Abs:
+      return float_op<F>(o, m, ftz, sat, [](F x, F, F) { return std::fabs(x); });
+    case Opcode::Neg:
+      return float_op<F>(o, m, ftz, sat, [](F x, F, F) { return -x; });
+    case Opcode::Rcp:
+      return float_op<F>(o, m, ftz, sat, [](F x, F, F) { return F(1) / x; });
+    case Opcode::Sqrt:
+      return float_op<F>(o, m, ftz, sat, [](F x, F, F) { return std::sqrt(x); });
+    case Opcode::Rsqrt:
+      return float_op<F>(o, m, ftz, sat, [](F x, F, F) { return F(1) / std::sqrt(x); });
+    case Opcode::Sin:
+      return float_op<F>(o, m, ftz, sat, [](F x, F, F) { return std::sin(x); });
+    case Opcode::Cos:
+      return float_op<F>(o, m, ftz, sat, [](F x, F, F) { return std::cos(x); });
+    case Opcode::Ex2:
+      return float_op<F>(o, m, ftz, sat, [](F x, F, F) { return std::exp2(x); });
+    case Opcode::Lg2:
+      return float_op<F>(o, m, ftz, sat, [](F x, F, F) { return std::log2(x); });
+    default:
+      break;
+  }
+}
+
+// High half of a w-bit product.
+inline std::uint64_t mul_hi(std::uint64_t a, std::uint64_t b, int w, bool sgn) {
+  if (w == 64) {
+    if (sgn)
+      return static_cast<std::uint64_t>(
+          (static_cast<i128>(static_cast<std::int64_t>(a)) * static_cast<std::int64_t>(b)) >> 64);
+    return static_cast<std::uint64_t>((static_cast<u128>(a) * b) >> 64);
+  }
+  if (sgn) return static_cast<std::uint64_t>((sext(a, w) * sext(b, w)) >> w) & width_mask(w);
+  return ((a & width_mask(w)) * (b & width_mask(w))) >> w;
+}
+
+inline std::uint64_t mul_wide(std::uint64_t a, std::uint64_t b, int w, bool sgn) {
+  if (sgn) return static_cast<std::uint64_t>(sext(a, w) * sext(b, w)) & width_mask(2 * w);
+  return (a & width_mask(w)) * (b & width_mask(w));
+}
+
+void int_alu(const ptx::Instruction& ins, const XInst& x, const Ops& o, LaneMask m) {
+  const int w = x.bits;
+  const std::uint64_t mask = width_mask(w);
+  const bool sgn = ptx::is_signed(ins.type);
+  std::uint64_t* d = o.d;
+  const std::uint64_t *a = o.a, *b = o.b, *c = o.c;
+  switch (ins.op) {
+    case Opcode::Mov:
+      if (ins.type == Type::Pred)
+        each_lane(m, [&](int l) { d[l] = (a[l] ^ o.na) & 1; });
+      else
+        each_lane(m, [&](int l) { d[l] = a[l] & mask; });
+      return;
+    case Opcode::Add:
+      if (ins.has(ptx::kSat) && sgn) {
+        each_lane(m, [&](int l) {
+          const std::int64_t r = sext(a[l], 32) + sext(b[l], 32);
+          d[l] =
+              static_cast<std::uint64_t>(std::clamp<std::int64_t>(r, INT32_MIN, INT32_MAX)) & mask;
+        });
+      } else {
+        each_lane(m, [&](int l) { d[l] = (a[l] + b[l]) & mask; });
+      }
+      return;
+    case Opcode::Sub:
+      if (ins.has(ptx::kSat) && sgn) {
+        each_lane(m, [&](int l) {
+          const std::int64_t r = sext(a[l], 32) - sext(b[l], 32);
+          d[l] =
+              static_cast<std::uint64_t>(std::clamp<std::int64_t>(r, INT32_MIN, INT32_MAX)) & mask;
+        });
+      } else {
+        each_lane(m, [&](int l) { d[l] = (a[l] - b[l]) & mask; });
+      }
+      return;
+    case Opcode::Mul:
+    case Opcode::Mad: {
+      const bool mad = ins.op == Opcode::Mad;
+      switch (ins.mode) {
+        case ptx::MulMode::Hi:
+          each_lane(m,
+                    [&](int l) { d[l] = (mul_hi(a[l], b[l], w, sgn) + (mad ? c[l] : 0)) & mask; });
+          return;
+        case ptx::MulMode::Wide: {
+          const std::uint64_t m2 = width_mask(2 * w);
+          each_lane(m,
+                    [&](int l) { d[l] = (mul_wide(a[l], b[l], w, sgn) + (mad ? c[l] : 0)) & m2; });
+          return;
+        }
+        default:
+          each_lane(m, [&](int l) { d[l] = (a[l] * b[l] + (mad ? c[l] : 0)) & mask; });
+          return;
+      }
+    }
+    case Opcode::Div:
+    case Opcode::Rem: {
+      const bool div = ins.op == Opcode::Div;
+      each_lane(m, [&](int l) {
+        if (sgn) {
+          const std::int64_t x1 = sext(a[l], w), y1 = sext(b[l], w);
+          std::int64_t r;
+          if (y1 == 0)
+            r = div ? -1 : x1;
+          else if (y1 == -1)
+            r = div ? static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(x1)) : 0;
+          else
+            r = div ? x1 / y1 : x1 % y1;
+          d[l] = static_cast<std::uint64_t>(r) & mask;
+        } else {
+          const std::uint64_t x1 = a[l] & mask, y1 = b[l] & mask;
+          d[l] = y1 == 0 ? (div ? mask : x1) : (div ? x1 / y1 : x1 % y1);
+        }
+      });
+      return;
+    }
+    case Opcode::Min:
+    case Opcode::Max: {
+      const bool mn = ins.op == Opcode::Min;
+      each_lane(m, [&](int l) {
+        bool less;
+        if (sgn)
+          less = sext(a[l], w) < sext(b[l], w);
+        else
+          less = (a[l] & mask) < (b[l] & mask);
+        d[l] = ((less == mn) ? a[l] : b[l]) & mask;
+      });
+      return;
+    }
+    case Opcode::Abs:
+      each_lane(m, [&](int l) {
+        const std::int64_t v = sext(a[l], w);
+        d[l] = (v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v)) & mask;
+      });
+      return;
+    case Opcode::Neg:
+      each_lane(m, [&](int l) { d[l] = (0 - a[l]) & mask; });
+      return;
+    case Opcode::And:
+      each_lane(m, [&](int l) { d[l] = ((a[l] ^ o.na) & (b[l] ^ o.nb)) & mask; });
+      return;
+    case Opcode::Or:
+      each_lane(m, [&](int l) { d[l] = ((a[l] ^ o.na) | (b[l] ^ o.nb)) & mask; });
+      return;
+    case Opcode::Xor:
+      each_lane(m, [&](int l) { d[l] = ((a[l] ^ o.na) ^ (b[l] ^ o.nb)) & mask; });
+      return;
+    case Opcode::Not:
+      each_lane(m, [&](int l) { d[l] = ~(a[l] ^ o.na) & mask; });
+      return;
+    case Opcode::Shl:
+      each_lane(m, [&](int l) {
+        const std::uint64_t s = b[l] & 0xffffffffu;
+        d[l] = s >= std::uint64_t(w) ? 0 : (a[l] << s) & mask;
+      });
+      return;
+    case Opcode::Shr:
+      each_lane(m, [&](int l) {
+        const std::uint64_t s = b[l] & 0xffffffffu;
+        if (sgn) {
+          const std::int64_t v = sext(a[l], w);
+          d[l] = static_cast<std::uint64_t>(v >> (s >= std::uint64_t(w) ? w - 1 : s)) & mask;
+        } else {
+          d[l] = s >= std::uint64_t(w) ? 0 : (a[l] & mask) >> s;
+        }
+      });
+      return;
+    case Opcode::Shf: {
+      const bool left = ins.has(ptx::kShfLeft), clamp = ins.has(ptx::kShfClamp);
+      each_lane(m, [&](int l) {
+        const std::uint64_t cc = c[l] & 0xffffffffu;
+        const std::uint64_t n = clamp ? std::min<std::uint64_t>(cc, 32) : (cc & 31);
+        const std::uint64_t v = ((b[l] & 0xffffffffu) << 32) | (a[l] & 0xffffffffu);
+        d[l] = left ? (n == 64 ? 0 : ((v << n) >> 32) & 0xffffffffu) : (v >> n) & 0xffffffffu;
+      });
+      return;
+    }
+    case Opcode::Popc:
+      each_lane(m, [&](int l) { d[l] = static_cast<std::uint64_t>(std::popcount(a[l] & mask)); });
+      return;
+    case Opcode::Clz:
+      each_lane(m, [&](int l) {
+        d[l] = static_cast<std::uint64_t>(w - static_cast<int>(std::bit_width(a[l] & mask)));
+      });
+      return;
+    case Opcode::Brev:
+      each_lane(m, [&](int l) {
+        std::uint64_t v = a[l], r = 0;
+        for (int i = 0; i < w; ++i, v >>= 1) r = (r << 1) | (v & 1);
+        d[l] = r;
+      });
+      return;
+    default:
+      return;
+  }
+}
+
+// Comparison of two operands read with type t.
+template <typename T>
+inline bool cmp_ordered(CmpOp op, T x, T y) {
+  switch (op) {
+    case CmpOp::Eq:
+      return x == y;
+    case CmpOp::Ne:
+      return x != y;
+    case CmpOp::Lt:
+    case CmpOp::Lo:
+      return x < y;
+    case CmpOp::Le:
+    case CmpOp::Ls:
+      return x <= y;
+    case CmpOp::Gt:
+    case CmpOp::Hi:
+      return x > y;
+    case CmpOp::Ge:
+    case CmpOp::Hs:
+      return x >= y;
+    default:
+      return false;
+  }
+}
+
+inline bool compare(CmpOp op, Type t, int w, std::uint64_t a, std::uint64_t b) {
+  if (t == Type::F32 || t == Type::F64) {
+    const double x = t == Type::F32 ? double(f32(a)) : f64(a);
+    const double y = t == Type::F32 ? double(f32(b)) : f64(b);
+    const bool nan = std::isnan(x) || std::isnan(y);
+    switch (op) {
+      case CmpOp::Num:
+        return !nan;
+      case CmpOp::Nan:
+        return nan;
+      case CmpOp::Equ:
+        return nan || x == y;
+      case CmpOp::Neu:
+        return nan || x != y;
+      case CmpOp::Ltu:
+        return nan || x < y;
+      case CmpOp::Leu:
+        return nan || x <= y;
+      case CmpOp::Gtu:
+        return nan || x > y;
+      case CmpOp::Geu:
+        return nan || x >= y;
+      default:
+        return !nan && cmp_ordered(op, x, y);
+    }
+  }
+  const bool unsigned_op = op == CmpOp::Lo || op == CmpOp::Ls || op == CmpOp::Hi || op == CmpOp::Hs;
+  if (ptx::is_signed(t) && !unsigned_op) return cmp_ordered(op, sext(a, w), sext(b, w));
+  const std::uint64_t mask = width_mask(w);
+  return cmp_ordered(op, a & mask, b & mask);
+}
+
+inline bool combine(ptx::BoolOp op, bool r, bool c) {
+  switch (op) {
+    case ptx::BoolOp::And:
+      return r && c;
+    case ptx::BoolOp::Or:
+      return r || c;
+    case ptx::BoolOp::Xor:
+      return r != c;
+    default:
+      return r;
+  }
+}
+
+// ---- cvt -------------------------------------------------------------------------------------
+
+double round_int(double v, Rounding r) {
+  switch (r) {
+    case Rounding::Rni:
+    case Rounding::Rn:
+      return std::nearbyint(v);  // default rounding mode: to nearest even
+    case Rounding::Rmi:
+    case Rounding::Rm:
+      return std::floor(v);
+    case Rounding::Rpi:
+    case Rounding::Rp:
+      return std::ceil(v);
+    default:
+      return std::trunc(v);
+  }
+}
+
+std::uint64_t float_to_int(double v, Rounding r, Type to) {
+  const int w = ptx::type_bits(to);
+  if (std::isnan(v)) return 0;
+  v = round_int(v, r);
+  if (ptx::is_signed(to)) {
+    const double lo = -std::ldexp(1.0, w - 1), hi = std::ldexp(1.0, w - 1);
+    std::int64_t x;
+    if (v < lo)
+      x = w == 64 ? INT64_MIN : -(std::int64_t{1} << (w - 1));
+    else if (v >= hi)
+      x = w == 64 ? INT64_MAX : (std::int64_t{1} << (w - 1)) - 1;
+    else
+      x = static_cast<std::int64_t>(v);
+    return static_cast<std::uint64_t>(x) & width_mask(w);
+  }
+  if (v <= 0) return 0;
+  if (v >= std::ldexp(1.0, w)) return width_mask(w);
+  return static_cast<std::uint64_t>(v);
+}
+
+// Integer (exact as long double) to F with a directed rounding mode.
+template <typename F, typename I>
+F int_to_float(I v, Rounding r) {
+  F f = static_cast<F>(v);
+  if (r == Rounding::Rz || r == Rounding::Rm || r == Rounding::Rp) {
+    const long double exact = static_cast<long double>(v), got = static_cast<long double>(f);
+    if (got != exact) {
+      const bool above = got > exact;
+      if ((r == Rounding::Rz && (above == (exact > 0))) || (r == Rounding::Rm && above) ||
+          (r == Rounding::Rp && !above))
+        f = std::nextafter(
+            f, above ? -std::numeric_limits<F>::infinity() : std::numeric_limits<F>::infinity());
+    }
+  }
+  return f;
+}
+
+float double_to_float(double v, Rounding r) {
+  float f = static_cast<float>(v);
+  if ((r == Rounding::Rz || r == Rounding::Rm || r == Rounding::Rp) && std::isfinite(v) &&
+      static_cast<double>(f) != v) {
+    const bool above = static_cast<double>(f) > v;
+    if ((r == Rounding::Rz && (above == (v > 0))) || (r == Rounding::Rm && above) ||
+        (r == Rounding::Rp && !above))
+      f = std::nextafter(f, above ? -INFINITY : INFINITY);
+  }
+  return f;
+}
+
+std::uint64_t convert(std::uint64_t src, const ptx::Instruction& ins) {
+  const Type to = ins.type, from = ins.type2;
+  const int wt = ptx::type_bits(to), wf = ptx::type_bits(from);
+  const bool ftz = ins.has(ptx::kFtz), sat = ins.has(ptx::kSat);
+  const Rounding r = ins.rounding;
+  const bool from_f = ptx::is_float(from), to_f = ptx::is_float(to);
+  if (from_f) {
+    double v = from == Type::F32 ? double(ftz ? flush(f32(src)) : f32(src)) : f64(src);
+    if (!to_f) return float_to_int(v, r, to);
+    if (r >= Rounding::Rni) v = round_int(v, r);
+    if (to == Type::F64) {
+      if (sat) v = saturate(v);
+      return bits(v);
+    }
+    float f = from == Type::F32 ? static_cast<float>(v) : double_to_float(v, r);
+    if (ftz) f = flush(f);
+    if (sat) f = saturate(f);
+    return bits(f);
+  }
+  if (to_f) {
+    const bool s = ptx::is_signed(from);
+    if (to == Type::F64) {
+      double f = s ? int_to_float<double>(sext(src, wf), r)
+                   : int_to_float<double>(src & width_mask(wf), r);
+      if (sat) f = saturate(f);
+      return bits(f);
+    }
+    float f =
+        s ? int_to_float<float>(sext(src, wf), r) : int_to_float<float>(src & width_mask(wf), r);
+    if (sat) f = saturate(f);
+    return bits(f);
+  }
+  // Integer to integer: extend by the source type, truncate (or saturate) to the destination.
+  if (!sat) {
+    const std::uint64_t v =
+        ptx::is_signed(from) ? static_cast<std::uint64_t>(sext(src, wf)) : (src & width_mask(wf));
+    return v & width_mask(wt);
+  }
+  const i128 v = ptx::is_signed(from) ? i128(sext(src, wf)) : i128(src & width_mask(wf));
+  const i128 lo = ptx::is_signed(to) ? -(i128(1) << (wt - 1)) : 0;
+  const i128 hi = ptx::is_signed(to) ? (i128(1) << (wt - 1)) - 1 : (i128(1) << wt) - 1;
+  return static_cast<std::uint64_t>(v < lo ? lo : (v > hi ? hi : v)) & width_mask(wt);
+}
+
+}  // namespace
+
+void exec_alu(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x, LaneMask m) {
+  Ops o{im.row(w, x.slot[0]),
+        x.slot[1] != kNoSlot ? im.row(w, x.slot[1]) : nullptr,
+        x.slot[2] != kNoSlot ? im.row(w, x.slot[2]) : nullptr,
+        x.slot[3] != kNoSlot ? im.row(w, x.slot[3]) : nullptr,
+        x.neg[1],
+        x.neg[2],
+        x.neg[3]};
+  switch (ins.op) {
+    case Opcode::Setp: {
+      std::uint64_t* q = x.slot[4] != kNoSlot ? im.row(w, x.slot[4]) : nullptr;
+      each_lane(m, [&](int l) {
+        const bool r = compare(ins.cmp, ins.type, x.bits, o.a[l], o.b[l]);
+        const bool c = o.c ? ((o.c[l] ^ o.nc) & 1) : false;
+        o.d[l] = combine(ins.bool_op, r, c);
+        if (q) q[l] = combine(ins.bool_op, !r, c);
+      });
+      return;
+    }
+    case Opcode::Set: {
+      const bool float_dst = ptx::is_float(ins.type);
+      const std::uint64_t one = float_dst ? bits(1.0f) : width_mask(x.bits);
+      each_lane(m, [&](int l) {
+        const bool r = compare(ins.cmp, ins.type2, x.bits2, o.a[l], o.b[l]);
+        const bool c = o.c ? ((o.c[l] ^ o.nc) & 1) : false;
+        o.d[l] = combine(ins.bool_op, r, c) ? one : 0;
+      });
+      return;
+    }
+    case Opcode::Selp: {
+      const std::uint64_t mask = width_mask(x.bits);
+      each_lane(m, [&](int l) { o.d[l] = (((o.c[l] ^ o.nc) & 1) ? o.a[l] : o.b[l]) & mask; });
+      return;
+    }
+    case Opcode::Cvt:
+      each_lane(m, [&](int l) { o.d[l] = convert(o.a[l], ins) & x.dst_mask; });
+      return;
+    default:
+      break;
+  }
+  if (ins.type == Type::F32 && ins.op != Opcode::Mov) return float_alu<float>(ins, o, m);
+  if (ins.type == Type::F64 && ins.op != Opcode::Mov) return float_alu<double>(ins, o, m);
+  int_alu(ins, x, o, m);
+}
+
+}  // namespace smemsim::exec::detail

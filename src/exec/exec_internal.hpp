@@ -1,0 +1,160 @@
+// Internal state of the SIMT executor, shared by executor.cpp (launch, CTAs, control flow),
+// alu.cpp (arithmetic, compare, convert) and memory.cpp (ld/st/atom/red/cvta, WarpAccess emission).
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "smemsim/exec.hpp"
+
+namespace smemsim::exec::detail {
+
+__extension__ typedef __int128 i128;
+__extension__ typedef unsigned __int128 u128;
+
+inline constexpr std::uint32_t kNoSlot = 0xffffffffu;
+
+// Generic-address windows (addr >> 40 is the region). Global buffers are regions 1..N
+// (GlobalMemory::base_address); shared, local and param memory sit in three fixed windows far
+// above.
+inline constexpr std::uint64_t kRegionShift = 40;
+inline constexpr std::uint64_t kSharedRegion = 0x7f0000;
+inline constexpr std::uint64_t kLocalRegion = 0x7e0000;
+inline constexpr std::uint64_t kParamRegion = 0x7d0000;
+inline constexpr std::uint64_t kSharedBase = kSharedRegion << kRegionShift;
+inline constexpr std::uint64_t kLocalBase = kLocalRegion << kRegionShift;
+inline constexpr std::uint64_t kParamBase = kParamRegion << kRegionShift;
+inline constexpr std::uint64_t kOffsetMask = (std::uint64_t{1} << kRegionShift) - 1;
+
+// Special registers occupy fixed rows after the kernel's registers, in ptx::Special order.
+inline constexpr std::uint32_t kSpecialRows = 18;
+
+// An instruction with its operands resolved to register-file rows (docs/exec.md "Registers").
+// Row r < local_rows is warp-local (registers, then special registers); rows above are constants
+// shared by every warp (immediates and symbol addresses, one value broadcast over the lanes).
+struct XInst {
+  std::array<std::uint32_t, 5> slot{kNoSlot, kNoSlot, kNoSlot, kNoSlot, kNoSlot};
+  std::array<std::uint32_t, 4> vslot{kNoSlot, kNoSlot, kNoSlot, kNoSlot};  // vector operand
+  std::array<std::uint64_t, 5> neg{};   // 1 for a negated predicate operand
+  std::uint32_t mem_slot = kNoSlot;     // base register of the memory operand
+  std::uint64_t mem_base_mask = ~0ull;  // width of the base register
+  std::int64_t mem_off = 0;
+  std::uint32_t guard = kNoSlot;
+  std::uint64_t guard_neg = 0;
+  std::uint32_t target = 0;  // bra
+  std::uint32_t reconv = 0;  // bra: reconvergence index
+  std::uint8_t bytes = 0;    // ld/st/atom element size
+  std::uint8_t bits = 0;     // instruction type width (type2 for cvt/set sources: bits2)
+  std::uint8_t bits2 = 0;
+  std::uint64_t dst_mask = ~0ull;  // destination register width (ld/cvt/atom)
+  bool reads_clock = false;
+};
+
+struct StackEntry {
+  std::uint32_t pc;
+  std::uint32_t rpc;  // reconvergence index; kNoSlot for the bottom entry
+  LaneMask mask;
+};
+
+struct Warp {
+  std::uint64_t* regs = nullptr;  // local_rows x lanes
+  std::vector<StackEntry> stack;
+  WarpState state = WarpState::Done;
+  LaneMask live = 0;
+  std::uint32_t index = 0;
+};
+
+struct Cta {
+  std::vector<std::uint64_t> regs;
+  std::vector<std::uint8_t> shared;
+  std::vector<std::uint8_t> local;  // threads x local_bytes
+  std::vector<Warp> warps;
+  std::uint32_t live_warps = 0;
+  std::uint32_t arrived = 0;
+  Dim3 id;
+  std::uint64_t linear = 0;
+};
+
+struct Region {
+  std::uint8_t* data = nullptr;
+  std::uint64_t size = 0;
+  bool writable = true;
+  std::string name;
+};
+
+struct Impl {
+  Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, const Launch& l, GlobalMemory& g);
+
+  const ptx::Module& module;
+  const ptx::Kernel& kernel;
+  Arch arch;
+  Launch launch;
+  GlobalMemory& memory;
+
+  std::uint32_t lanes = 32;
+  std::uint32_t threads = 0;  // per CTA
+  std::uint32_t warps = 0;    // per CTA
+  std::uint32_t nregs = 0;
+  std::uint32_t local_rows = 0;
+  std::vector<std::uint64_t> consts;  // constant rows, `lanes` values each
+  std::vector<XInst> xcode;
+  SharedLayout shared;
+  std::uint64_t local_bytes = 0;  // per thread
+  std::vector<std::uint8_t> params;
+  std::vector<Region> regions;  // region id - 1
+  std::vector<std::vector<std::uint8_t>> module_vars;
+  std::vector<Cta> ctas;
+  AccessConsumer* consumer = nullptr;
+  WarpAccess wa;
+  std::array<std::uint64_t, kMaxLanes> addr{};  // byte address per lane of the current access
+  ExecStats stats;
+  std::uint64_t clock = 0;
+
+  std::uint64_t* row(Warp& w, std::uint32_t slot) {
+    return slot < local_rows ? w.regs + std::size_t(slot) * lanes
+                             : consts.data() + std::size_t(slot - local_rows) * lanes;
+  }
+
+  // Construction steps (executor.cpp).
+  void layout_memory();
+  void setup_params();
+  std::uint32_t const_row(std::uint64_t bits);
+  std::uint64_t symbol_address(std::uint32_t sym) const;
+  void predecode();
+
+  IssueResult issue(Cta& cta, Warp& w);
+  void warp_done(Cta& cta, Warp& w);
+
+  // Thread and block of a lane, for messages.
+  std::string who(const Cta& cta, const Warp& w, int lane) const;
+  [[noreturn]] void fail(const Cta& cta, const Warp& w, int lane, std::uint32_t pc,
+                         const std::string& what) const;
+  std::vector<std::uint64_t> sym_addr;
+};
+
+// alu.cpp: everything that is not memory or control flow.
+void exec_alu(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x, LaneMask m);
+// memory.cpp
+void exec_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);
+void exec_cvta(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x, LaneMask m);
+
+inline std::uint64_t width_mask(int bits) {
+  return bits >= 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << bits) - 1);
+}
+inline std::int64_t sext(std::uint64_t v, int bits) {
+  return bits >= 64 ? static_cast<std::int64_t>(v)
+                    : static_cast<std::int64_t>(v << (64 - bits)) >> (64 - bits);
+}
+
+template <typename F>
+inline void each_lane(LaneMask m, F&& f) {
+  while (m) {
+    f(std::countr_zero(m));
+    m &= m - 1;
+  }
+}
+
+}  // namespace smemsim::exec::detail

@@ -1,0 +1,113 @@
+// Small value types of the executor: Dim3, element types, global memory, source locations.
+#include <fmt/format.h>
+
+#include <charconv>
+
+#include "smemsim/error.hpp"
+#include "smemsim/exec.hpp"
+
+namespace smemsim::exec {
+
+Dim3 parse_dim3(const std::string& text, const std::string& what) {
+  std::uint32_t v[3] = {1, 1, 1};
+  std::size_t pos = 0;
+  int n = 0;
+  while (true) {
+    if (n == 3) throw InputError(fmt::format("{}: '{}' has more than 3 dimensions", what, text));
+    const std::size_t comma = text.find(',', pos);
+    const std::string part = text.substr(pos, comma == std::string::npos ? comma : comma - pos);
+    std::uint64_t x = 0;
+    const auto [p, ec] = std::from_chars(part.data(), part.data() + part.size(), x);
+    if (part.empty() || ec != std::errc() || p != part.data() + part.size() || x == 0 ||
+        x > 0xffffffffull)
+      throw InputError(fmt::format("{}: '{}' is not X[,Y[,Z]] with positive integers", what, text));
+    v[n++] = static_cast<std::uint32_t>(x);
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return {v[0], v[1], v[2]};
+}
+
+std::string to_string(const Dim3& d) {
+  return fmt::format("{},{},{}", d.x, d.y, d.z);
+}
+
+namespace {
+struct ElemInfo {
+  std::string_view name;
+  int bytes;
+  bool is_float, is_signed;
+};
+constexpr ElemInfo kElems[] = {{"u8", 1, false, false},  {"s8", 1, false, true},
+                               {"u16", 2, false, false}, {"s16", 2, false, true},
+                               {"u32", 4, false, false}, {"s32", 4, false, true},
+                               {"u64", 8, false, false}, {"s64", 8, false, true},
+                               {"f32", 4, true, true},   {"f64", 8, true, true}};
+const ElemInfo& info(ElemType t) {
+  return kElems[static_cast<int>(t)];
+}
+}  // namespace
+
+int elem_bytes(ElemType t) {
+  return info(t).bytes;
+}
+bool elem_is_float(ElemType t) {
+  return info(t).is_float;
+}
+bool elem_is_signed(ElemType t) {
+  return info(t).is_signed;
+}
+std::string_view elem_name(ElemType t) {
+  return info(t).name;
+}
+
+ElemType parse_elem_type(std::string_view name, const std::string& where) {
+  for (std::size_t i = 0; i < std::size(kElems); ++i)
+    if (kElems[i].name == name) return static_cast<ElemType>(i);
+  // Common C spellings.
+  if (name == "int") return ElemType::S32;
+  if (name == "uint") return ElemType::U32;
+  if (name == "float") return ElemType::F32;
+  if (name == "double") return ElemType::F64;
+  throw InputError(fmt::format(
+      "{}: unknown element type '{}' (u8 s8 u16 s16 u32 s32 u64 s64 f32 f64)", where, name));
+}
+
+std::uint32_t GlobalMemory::add(Buffer b) {
+  buffers.push_back(std::move(b));
+  return static_cast<std::uint32_t>(buffers.size() - 1);
+}
+
+const Buffer* GlobalMemory::find(const std::string& name) const {
+  for (const Buffer& b : buffers)
+    if (b.name == name) return &b;
+  return nullptr;
+}
+
+Buffer& GlobalMemory::get(const std::string& name) {
+  for (Buffer& b : buffers)
+    if (b.name == name) return b;
+  throw InputError(fmt::format("no buffer named '{}'", name));
+}
+
+std::string cuda_location(const ptx::Module& module, const ptx::Instruction& ins) {
+  auto base = [](const std::string& path) {
+    const std::size_t slash = path.find_last_of('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+  };
+  auto header = [](const std::string& path) {
+    return path.ends_with(".h") || path.ends_with(".hpp") || path.ends_with(".cuh") ||
+           path.find("/include/") != std::string::npos;
+  };
+  if (ins.loc.file == 0 || ins.loc.line == 0) return {};
+  std::string file = module.file_name(ins.loc.file);
+  std::uint32_t line = ins.loc.line;
+  if (header(file) && ins.inlined_at.file != 0) {
+    file = module.file_name(ins.inlined_at.file);
+    line = ins.inlined_at.line;
+  }
+  if (file.empty()) return {};
+  return fmt::format("{}:{}", base(file), line);
+}
+
+}  // namespace smemsim::exec

@@ -1,0 +1,323 @@
+// Launch specs (TOML): buffers with their initial content, kernel arguments, dynamic shared memory,
+// outputs, and optionally kernel/grid/block (docs/exec.md "Launch spec").
+#include <fmt/format.h>
+
+#include <toml++/toml.h>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "smemsim/error.hpp"
+#include "smemsim/workloads.hpp"
+#include "util/rng.hpp"
+
+namespace smemsim::exec {
+namespace {
+
+struct SpecContext {
+  std::string origin;
+  std::filesystem::path dir;  // relative input files are resolved here
+
+  [[noreturn]] void fail(const toml::node* n, const std::string& what) const {
+    const std::uint64_t line = n ? n->source().begin.line : 0;
+    throw InputError(located(origin, line, what));
+  }
+  [[noreturn]] void fail(const toml::table& t, const std::string& what) const {
+    throw InputError(located(origin, t.source().begin.line, what));
+  }
+};
+
+Dim3 dim_from(const SpecContext& c, const toml::node& n, const std::string& key) {
+  std::uint32_t v[3] = {1, 1, 1};
+  if (auto i = n.value<std::int64_t>()) {
+    if (*i < 1) c.fail(&n, fmt::format("'{}' must be positive", key));
+    v[0] = static_cast<std::uint32_t>(*i);
+  } else if (const toml::array* a = n.as_array()) {
+    if (a->empty() || a->size() > 3) c.fail(&n, fmt::format("'{}' has 1 to 3 dimensions", key));
+    for (std::size_t k = 0; k < a->size(); ++k) {
+      auto e = (*a)[k].value<std::int64_t>();
+      if (!e || *e < 1 || *e > 0xffffffffll)
+        c.fail(&n, fmt::format("'{}' needs positive integers", key));
+      v[k] = static_cast<std::uint32_t>(*e);
+    }
+  } else {
+    c.fail(&n, fmt::format("'{}' must be an integer or an array [x, y, z]", key));
+  }
+  return {v[0], v[1], v[2]};
+}
+
+template <typename T>
+void put(Buffer& b, std::uint64_t i, T v) {
+  std::memcpy(b.bytes.data() + i * sizeof(T), &v, sizeof(T));
+}
+
+// Stores number `v` (integer or float) as element i.
+void store(Buffer& b, std::uint64_t i, double f, std::int64_t n, bool is_float_value) {
+  switch (b.type) {
+    case ElemType::U8:
+    case ElemType::S8:
+      return put<std::uint8_t>(b, i,
+                               static_cast<std::uint8_t>(is_float_value ? std::int64_t(f) : n));
+    case ElemType::U16:
+    case ElemType::S16:
+      return put<std::uint16_t>(b, i,
+                                static_cast<std::uint16_t>(is_float_value ? std::int64_t(f) : n));
+    case ElemType::U32:
+    case ElemType::S32:
+      return put<std::uint32_t>(b, i,
+                                static_cast<std::uint32_t>(is_float_value ? std::int64_t(f) : n));
+    case ElemType::U64:
+    case ElemType::S64:
+      return put<std::uint64_t>(b, i,
+                                static_cast<std::uint64_t>(is_float_value ? std::int64_t(f) : n));
+    case ElemType::F32:
+      return put<float>(b, i, static_cast<float>(is_float_value ? f : double(n)));
+    case ElemType::F64:
+      return put<double>(b, i, is_float_value ? f : double(n));
+  }
+}
+
+double num(const SpecContext& c, const toml::table& t, const char* key, double dflt) {
+  const toml::node* n = t.get(key);
+  if (!n) return dflt;
+  if (auto i = n->value<double>()) return *i;
+  c.fail(n, fmt::format("'{}' must be a number", key));
+}
+
+Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::table& t,
+                   std::vector<Output>& outputs) {
+  static const char* kKeys[] = {"type",  "count", "init",  "min",  "max",  "seed",
+                                "start", "step",  "value", "file", "write"};
+  for (const auto& [k, v] : t) {
+    bool known = false;
+    for (const char* key : kKeys) known |= k.str() == key;
+    if (!known)
+      c.fail(&v, fmt::format("buffer '{}': unknown key '{}' (type, count, init, min, max, seed, "
+                             "start, step, value, file, write)",
+                             name, k.str()));
+  }
+  Buffer b;
+  b.name = name;
+  const toml::node* type = t.get("type");
+  if (!type || !type->is_string())
+    c.fail(t, fmt::format("buffer '{}' needs a type (\"u32\", \"f32\", ...)", name));
+  b.type = parse_elem_type(type->value<std::string>().value(),
+                           located(c.origin, type->source().begin.line, "buffer '" + name + "'"));
+  const int eb = elem_bytes(b.type);
+  const bool fl = elem_is_float(b.type);
+  const std::string init = t["init"].value_or(std::string("zeros"));
+  std::int64_t count = -1;
+  if (const toml::node* n = t.get("count")) {
+    auto v = n->value<std::int64_t>();
+    if (!v || *v < 0 || *v > (std::int64_t{1} << 36))
+      c.fail(n, fmt::format("buffer '{}': 'count' must be a non-negative integer", name));
+    count = *v;
+  }
+  if (init == "file") {
+    const toml::node* f = t.get("file");
+    if (!f || !f->is_string())
+      c.fail(t, fmt::format("buffer '{}': init = \"file\" needs file = \"PATH\"", name));
+    std::filesystem::path p = f->value<std::string>().value();
+    if (p.is_relative()) p = c.dir / p;
+    std::ifstream in(p, std::ios::binary);
+    if (!in) c.fail(f, fmt::format("buffer '{}': cannot read '{}'", name, p.string()));
+    std::vector<std::uint8_t> raw((std::istreambuf_iterator<char>(in)),
+                                  std::istreambuf_iterator<char>());
+    if (p.extension() == ".txt") {
+      std::istringstream s(std::string(raw.begin(), raw.end()));
+      std::vector<std::string> words;
+      for (std::string wd; s >> wd;) words.push_back(wd);
+      const std::uint64_t n = count < 0 ? words.size() : std::uint64_t(count);
+      if (words.size() < n)
+        c.fail(f, fmt::format("buffer '{}': '{}' has {} values, count is {}", name, p.string(),
+                              words.size(), n));
+      b.bytes.assign(n * std::uint64_t(eb), 0);
+      for (std::uint64_t i = 0; i < n; ++i) {
+        try {
+          if (fl)
+            store(b, i, std::stod(words[i]), 0, true);
+          else
+            store(b, i, 0, std::stoll(words[i], nullptr, 0), false);
+        } catch (const std::exception&) {
+          c.fail(f, fmt::format("buffer '{}': '{}' value {} ('{}') is not a number", name,
+                                p.string(), i + 1, words[i]));
+        }
+      }
+    } else {
+      const std::uint64_t n = count < 0 ? raw.size() / std::uint64_t(eb) : std::uint64_t(count);
+      if (raw.size() < n * std::uint64_t(eb))
+        c.fail(f, fmt::format("buffer '{}': '{}' has {} bytes, {} elements of {} need {}", name,
+                              p.string(), raw.size(), n, elem_name(b.type), n * std::uint64_t(eb)));
+      raw.resize(n * std::uint64_t(eb));
+      b.bytes = std::move(raw);
+    }
+  } else {
+    if (count < 0) c.fail(t, fmt::format("buffer '{}' needs a count", name));
+    b.bytes.assign(std::uint64_t(count) * std::uint64_t(eb), 0);
+    if (init == "zeros") {
+    } else if (init == "iota") {
+      const double start = num(c, t, "start", 0), step = num(c, t, "step", 1);
+      for (std::int64_t i = 0; i < count; ++i)
+        store(b, std::uint64_t(i), start + step * double(i),
+              std::int64_t(start) + std::int64_t(step) * i, fl);
+    } else if (init == "fill") {
+      const double v = num(c, t, "value", 0);
+      for (std::int64_t i = 0; i < count; ++i) store(b, std::uint64_t(i), v, std::int64_t(v), fl);
+    } else if (init == "random") {
+      const std::uint64_t seed = static_cast<std::uint64_t>(t["seed"].value_or(std::int64_t{1}));
+      Rng rng(seed);
+      const double lo = num(c, t, "min", 0), hi = num(c, t, "max", fl ? 1 : 255);
+      if (hi < lo) c.fail(t, fmt::format("buffer '{}': max < min", name));
+      for (std::int64_t i = 0; i < count; ++i) {
+        if (fl)
+          store(b, std::uint64_t(i), lo + (hi - lo) * rng.uniform(), 0, true);
+        else
+          store(b, std::uint64_t(i), 0,
+                std::int64_t(lo) +
+                    std::int64_t(rng.below(std::uint64_t(std::int64_t(hi) - std::int64_t(lo)) + 1)),
+                false);
+      }
+    } else {
+      c.fail(t.get("init"),
+             fmt::format("buffer '{}': unknown init '{}' (zeros, iota, fill, random, file)", name,
+                         init));
+    }
+  }
+  if (const toml::node* wr = t.get("write")) {
+    if (!wr->is_string()) c.fail(wr, fmt::format("buffer '{}': 'write' must be a path", name));
+    outputs.push_back({name, wr->value<std::string>().value()});
+  }
+  return b;
+}
+
+}  // namespace
+
+void apply_launch_spec_text(std::string_view text, const std::string& origin, Workload& w,
+                            bool& has_grid, bool& has_block) {
+  SpecContext c{origin, std::filesystem::path(origin).parent_path()};
+  toml::table root;
+  try {
+    root = toml::parse(text, origin);
+  } catch (const toml::parse_error& e) {
+    throw InputError(located(origin, e.source().begin.line, std::string(e.description())));
+  }
+  for (const auto& [k, v] : root) {
+    const std::string key(k.str());
+    if (key != "kernel" && key != "grid" && key != "block" && key != "dynamic_shared" &&
+        key != "args" && key != "buffers")
+      c.fail(&v, fmt::format(
+                     "unknown key '{}' (kernel, grid, block, dynamic_shared, args, buffers)", key));
+  }
+  if (const toml::node* n = root.get("kernel")) {
+    if (!n->is_string()) c.fail(n, "'kernel' must be a string");
+    w.kernel = n->value<std::string>().value();
+  }
+  if (const toml::node* n = root.get("grid")) {
+    w.launch.grid = dim_from(c, *n, "grid");
+    has_grid = true;
+  }
+  if (const toml::node* n = root.get("block")) {
+    w.launch.block = dim_from(c, *n, "block");
+    has_block = true;
+  }
+  if (const toml::node* n = root.get("dynamic_shared")) {
+    auto v = n->value<std::int64_t>();
+    if (!v || *v < 0 || *v > 0xffffffffll) c.fail(n, "'dynamic_shared' must be a byte count");
+    w.launch.dynamic_shared_bytes = static_cast<std::uint32_t>(*v);
+  }
+  if (const toml::node* n = root.get("buffers")) {
+    const toml::table* bt = n->as_table();
+    if (!bt) c.fail(n, "'buffers' must be a table of [buffers.NAME] tables");
+    for (const auto& [k, v] : *bt) {
+      const toml::table* t = v.as_table();
+      if (!t) c.fail(&v, fmt::format("buffers.{} must be a table", k.str()));
+      w.memory.add(make_buffer(c, std::string(k.str()), *t, w.outputs));
+    }
+  }
+  const toml::node* an = root.get("args");
+  if (!an)
+    c.fail(root,
+           "the launch spec needs args = [...] (a buffer name or a number per kernel parameter)");
+  const toml::array* args = an->as_array();
+  if (!args) c.fail(an, "'args' must be an array");
+  w.launch.args.clear();
+  for (std::size_t i = 0; i < args->size(); ++i) {
+    const toml::node& a = (*args)[i];
+    if (auto s = a.value_exact<std::string>()) {
+      std::uint32_t idx = 0;
+      bool found = false;
+      for (std::uint32_t b = 0; b < w.memory.buffers.size(); ++b)
+        if (w.memory.buffers[b].name == *s) idx = b, found = true;
+      if (!found) c.fail(&a, fmt::format("argument {}: no buffer named '{}'", i + 1, *s));
+      w.launch.args.push_back(Arg::buf(idx));
+    } else if (auto iv = a.value_exact<std::int64_t>()) {
+      w.launch.args.push_back(Arg::integer(*iv));
+    } else if (auto fv = a.value_exact<double>()) {
+      w.launch.args.push_back(Arg::real(*fv));
+    } else if (auto bv = a.value_exact<bool>()) {
+      w.launch.args.push_back(Arg::integer(*bv ? 1 : 0));
+    } else {
+      c.fail(&a, fmt::format("argument {} must be a buffer name or a number", i + 1));
+    }
+  }
+}
+
+void apply_launch_spec(const std::string& path, Workload& w, bool& has_grid, bool& has_block) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("cannot open launch spec '{}'", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  apply_launch_spec_text(ss.str(), path, w, has_grid, has_block);
+}
+
+std::string element_string(const Buffer& b, std::uint64_t i) {
+  const std::uint8_t* p = b.bytes.data() + i * std::uint64_t(elem_bytes(b.type));
+  auto get = [&]<typename T>(T) {
+    T v;
+    std::memcpy(&v, p, sizeof(T));
+    return v;
+  };
+  switch (b.type) {
+    case ElemType::U8:
+      return fmt::format("{}", get(std::uint8_t{}));
+    case ElemType::S8:
+      return fmt::format("{}", get(std::int8_t{}));
+    case ElemType::U16:
+      return fmt::format("{}", get(std::uint16_t{}));
+    case ElemType::S16:
+      return fmt::format("{}", get(std::int16_t{}));
+    case ElemType::U32:
+      return fmt::format("{}", get(std::uint32_t{}));
+    case ElemType::S32:
+      return fmt::format("{}", get(std::int32_t{}));
+    case ElemType::U64:
+      return fmt::format("{}", get(std::uint64_t{}));
+    case ElemType::S64:
+      return fmt::format("{}", get(std::int64_t{}));
+    case ElemType::F32:
+      return fmt::format("{}", get(float{}));
+    case ElemType::F64:
+      return fmt::format("{}", get(double{}));
+  }
+  return {};
+}
+
+void write_outputs(const Workload& w) {
+  for (const Output& o : w.outputs) {
+    const Buffer* b = w.memory.find(o.buffer);
+    if (!b) throw InputError(fmt::format("output: no buffer named '{}'", o.buffer));
+    std::ofstream out(o.path, std::ios::binary);
+    if (!out) throw InputError(fmt::format("cannot write '{}'", o.path));
+    if (o.path.ends_with(".bin")) {
+      out.write(reinterpret_cast<const char*>(b->bytes.data()), std::streamsize(b->bytes.size()));
+    } else {
+      std::string s;
+      for (std::uint64_t i = 0; i < b->elements(); ++i) s += element_string(*b, i) + "\n";
+      out << s;
+    }
+    if (!out) throw InputError(fmt::format("cannot write '{}'", o.path));
+  }
+}
+
+}  // namespace smemsim::exec

@@ -1,0 +1,301 @@
+// Memory instructions: ld, st, atom, red and cvta over the state spaces (docs/exec.md "Memory").
+// Every access is bounds- and alignment-checked per lane; a failure is an InputError naming the
+// PTX line, the CUDA line, the thread and the block. Shared-memory accesses are reported to the
+// consumer as WarpAccesses (one per 4-byte word) before the instruction takes effect.
+#include <fmt/format.h>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include "exec/exec_internal.hpp"
+
+namespace smemsim::exec::detail {
+namespace {
+
+using ptx::AtomOp;
+using ptx::Opcode;
+using ptx::Space;
+using ptx::Type;
+
+std::string_view access_name(Opcode op) {
+  switch (op) {
+    case Opcode::Ld:
+      return "load";
+    case Opcode::St:
+      return "store";
+    default:
+      return "atomic";
+  }
+}
+
+// Resolves lane `l`'s address to host memory, or fails. `space` is the instruction's space;
+// `shared_lane` is set when the access lands in shared memory.
+struct Resolver {
+  Impl& im;
+  Cta& cta;
+  Warp& w;
+  std::uint32_t pc;
+  const ptx::Instruction& ins;
+  std::uint64_t total;  // bytes per lane
+  std::uint64_t align;  // required alignment
+
+  [[noreturn]] void oob(int l, std::string_view space, std::uint64_t addr, std::uint64_t size,
+                        std::string_view unit) const {
+    im.fail(cta, w, l, pc,
+            fmt::format("out-of-bounds {} {} of {} byte{} at {} {} ({} has {} bytes)", space,
+                        access_name(ins.op), total, total == 1 ? "" : "s", unit, addr,
+                        space == "shared" ? "the block's shared memory" : space, size));
+  }
+  [[noreturn]] void misaligned(int l, std::string_view space, std::uint64_t addr) const {
+    im.fail(cta, w, l, pc,
+            fmt::format("misaligned {} {} of {} bytes at address {:#x}", space, access_name(ins.op),
+                        total, addr));
+  }
+
+  std::uint8_t* shared(int l, std::uint64_t off) const {
+    if (off + total > cta.shared.size() || off + total < off)
+      oob(l, "shared", off, cta.shared.size(), "byte offset");
+    if (off % align) misaligned(l, "shared", off);
+    return cta.shared.data() + off;
+  }
+  std::uint8_t* local(int l, std::uint64_t off) const {
+    if (off + total > im.local_bytes || off + total < off)
+      oob(l, "local", off, im.local_bytes, "byte offset");
+    if (off % align) misaligned(l, "local", off);
+    const std::uint64_t t = std::uint64_t(w.index) * im.lanes + std::uint64_t(l);
+    return cta.local.data() + t * im.local_bytes + off;
+  }
+  std::uint8_t* param(int l, std::uint64_t off) const {
+    if (off + total > im.params.size() || off + total < off)
+      oob(l, "param", off, im.params.size(), "byte offset");
+    return im.params.data() + off;
+  }
+  std::uint8_t* global(int l, std::uint64_t addr, bool write) const {
+    const std::uint64_t region = addr >> kRegionShift;
+    if (region == 0 || region > im.regions.size())
+      im.fail(cta, w, l, pc,
+              fmt::format("global {} of {} bytes at address {:#x}, which is in no buffer",
+                          access_name(ins.op), total, addr));
+    const Region& r = im.regions[region - 1];
+    const std::uint64_t off = addr & kOffsetMask;
+    if (off + total > r.size)
+      im.fail(cta, w, l, pc,
+              fmt::format("out-of-bounds global {} of {} byte{} at byte offset {} of buffer '{}' "
+                          "({} bytes)",
+                          access_name(ins.op), total, total == 1 ? "" : "s", off, r.name, r.size));
+    if (off % align) misaligned(l, "global", addr);
+    if (write && !r.writable)
+      im.fail(cta, w, l, pc, fmt::format("write to the read-only variable '{}'", r.name));
+    return r.data + off;
+  }
+};
+
+// Host pointer for lane l; marks shared lanes in `shared_mask` (their offset is in im.addr[l]).
+inline std::uint8_t* resolve(const Resolver& rs, Space space, int l, std::uint64_t a, bool write,
+                             LaneMask& shared_mask) {
+  switch (space) {
+    case Space::Shared:
+      shared_mask |= LaneMask{1} << l;
+      rs.im.addr[std::size_t(l)] = a;
+      return rs.shared(l, a);
+    case Space::Local:
+      return rs.local(l, a);
+    case Space::Param:
+      return rs.param(l, a);
+    case Space::Global:
+    case Space::Const:
+      return rs.global(l, a, write);
+    default: {  // generic: decode the window
+      const std::uint64_t region = a >> kRegionShift;
+      if (region == kSharedRegion) {
+        shared_mask |= LaneMask{1} << l;
+        rs.im.addr[std::size_t(l)] = a & kOffsetMask;
+        return rs.shared(l, a & kOffsetMask);
+      }
+      if (region == kLocalRegion) return rs.local(l, a & kOffsetMask);
+      if (region == kParamRegion) return rs.param(l, a & kOffsetMask);
+      return rs.global(l, a, write);
+    }
+  }
+}
+
+// Hands the shared part of an access to the consumer: `words` WarpAccesses, word k covering byte
+// offset addr + 4k of every shared lane.
+void emit(Impl& im, const Warp& w, const Cta& cta, std::uint32_t pc, Op op, LaneMask lanes_mask,
+          int words) {
+  if (!lanes_mask) return;
+  im.stats.shared_accesses += static_cast<std::uint64_t>(words);
+  if (!im.consumer) return;
+  WarpAccess& wa = im.wa;
+  wa.op = op;
+  wa.pc = im.kernel.code[pc].ptx_line;
+  wa.warp = static_cast<std::uint32_t>(cta.linear * im.warps + w.index);
+  wa.active = lanes_mask;
+  for (int k = 0; k < words; ++k) {
+    each_lane(lanes_mask, [&](int l) {
+      wa.addr[std::size_t(l)] = static_cast<WordAddr>((im.addr[std::size_t(l)] + 4u * k) >> 2);
+    });
+    im.consumer->on_access(wa);
+  }
+}
+
+// Loaded bytes -> register value (sign-extended for signed types, then cut to the register).
+inline std::uint64_t extend(std::uint64_t raw, int bytes, bool sgn) {
+  return sgn ? static_cast<std::uint64_t>(sext(raw, bytes * 8)) : raw;
+}
+
+std::uint64_t atomic_apply(AtomOp op, Type t, std::uint8_t* p, std::uint64_t b, std::uint64_t c) {
+  const int w = ptx::type_bits(t);
+  const std::uint64_t mask = width_mask(w);
+  std::uint64_t old = 0;
+  std::memcpy(&old, p, std::size_t(w / 8));
+  std::uint64_t nv = old;
+  const bool sgn = ptx::is_signed(t) && !ptx::is_float(t);
+  switch (op) {
+    case AtomOp::Add:
+      if (t == Type::F32)
+        nv = std::bit_cast<std::uint32_t>(std::bit_cast<float>(std::uint32_t(old)) +
+                                          std::bit_cast<float>(std::uint32_t(b)));
+      else if (t == Type::F64)
+        nv = std::bit_cast<std::uint64_t>(std::bit_cast<double>(old) + std::bit_cast<double>(b));
+      else
+        nv = old + b;
+      break;
+    case AtomOp::Min:
+    case AtomOp::Max: {
+      bool less;
+      if (t == Type::F32)
+        less = std::bit_cast<float>(std::uint32_t(b)) < std::bit_cast<float>(std::uint32_t(old));
+      else if (t == Type::F64)
+        less = std::bit_cast<double>(b) < std::bit_cast<double>(old);
+      else if (sgn)
+        less = sext(b, w) < sext(old, w);
+      else
+        less = (b & mask) < old;
+      const bool greater = !less && (b & mask) != old;
+      if ((op == AtomOp::Min && less) || (op == AtomOp::Max && greater)) nv = b;
+      break;
+    }
+    case AtomOp::Inc:
+      nv = old >= (b & mask) ? 0 : old + 1;
+      break;
+    case AtomOp::Dec:
+      nv = (old == 0 || old > (b & mask)) ? b : old - 1;
+      break;
+    case AtomOp::And:
+      nv = old & b;
+      break;
+    case AtomOp::Or:
+      nv = old | b;
+      break;
+    case AtomOp::Xor:
+      nv = old ^ b;
+      break;
+    case AtomOp::Exch:
+      nv = b;
+      break;
+    case AtomOp::Cas:
+      nv = old == (b & mask) ? c : old;
+      break;
+    default:
+      break;
+  }
+  nv &= mask;
+  std::memcpy(p, &nv, std::size_t(w / 8));
+  return old;
+}
+
+}  // namespace
+
+void exec_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
+  const ptx::Instruction& ins = im.kernel.code[pc];
+  const XInst& x = im.xcode[pc];
+  const int bytes = x.bytes;
+  const bool is_vec = ins.vec > 1;
+  const std::uint64_t total = std::uint64_t(bytes) * ins.vec;
+  const Resolver rs{im, cta, w, pc, ins, total, total};
+  const std::uint64_t* base = x.mem_slot != kNoSlot ? im.row(w, x.mem_slot) : nullptr;
+  const std::uint64_t off = static_cast<std::uint64_t>(x.mem_off);
+  const Space space = ins.space;
+  LaneMask shared_mask = 0;
+  const int words = static_cast<int>(std::max<std::uint64_t>(1, (total + 3) / 4));
+
+  switch (ins.op) {
+    case Opcode::Ld: {
+      const bool sgn = ptx::is_signed(ins.type) && !ptx::is_float(ins.type);
+      // Resolve every lane first so that a failing lane leaves no partial effect.
+      std::uint8_t* ptrs[kMaxLanes];
+      each_lane(m, [&](int l) {
+        const std::uint64_t a = (base ? (base[l] & x.mem_base_mask) : 0) + off;
+        ptrs[l] = resolve(rs, space, l, a, false, shared_mask);
+      });
+      emit(im, w, cta, pc, Op::Load, shared_mask, words);
+      if (!is_vec) {
+        std::uint64_t* d = im.row(w, x.slot[0]);
+        each_lane(m, [&](int l) {
+          std::uint64_t raw = 0;
+          std::memcpy(&raw, ptrs[l], std::size_t(bytes));
+          d[l] = extend(raw, bytes, sgn) & x.dst_mask;
+        });
+      } else {
+        for (int k = 0; k < ins.vec; ++k) {
+          std::uint64_t* d = im.row(w, x.vslot[std::size_t(k)]);
+          each_lane(m, [&](int l) {
+            std::uint64_t raw = 0;
+            std::memcpy(&raw, ptrs[l] + k * bytes, std::size_t(bytes));
+            d[l] = extend(raw, bytes, sgn) & x.dst_mask;
+          });
+        }
+      }
+      return;
+    }
+    case Opcode::St: {
+      std::uint8_t* ptrs[kMaxLanes];
+      each_lane(m, [&](int l) {
+        const std::uint64_t a = (base ? (base[l] & x.mem_base_mask) : 0) + off;
+        ptrs[l] = resolve(rs, space, l, a, true, shared_mask);
+      });
+      emit(im, w, cta, pc, Op::Store, shared_mask, words);
+      // Lanes store in ascending order: the highest lane wins when addresses collide.
+      for (int k = 0; k < ins.vec; ++k) {
+        const std::uint64_t* v = im.row(w, is_vec ? x.vslot[std::size_t(k)] : x.slot[1]);
+        each_lane(m, [&](int l) { std::memcpy(ptrs[l] + k * bytes, &v[l], std::size_t(bytes)); });
+      }
+      return;
+    }
+    default: {  // Atom, Red: lanes apply their operation one after the other, lowest lane first
+      const bool red = ins.op == Opcode::Red;
+      const std::uint64_t* b = im.row(w, x.slot[red ? 1 : 2]);
+      const std::uint64_t* c = !red && x.slot[3] != kNoSlot ? im.row(w, x.slot[3]) : nullptr;
+      std::uint8_t* ptrs[kMaxLanes];
+      each_lane(m, [&](int l) {
+        const std::uint64_t a = (base ? (base[l] & x.mem_base_mask) : 0) + off;
+        ptrs[l] = resolve(rs, space, l, a, true, shared_mask);
+      });
+      emit(im, w, cta, pc, Op::Atomic, shared_mask, 1);
+      std::uint64_t* d = red ? nullptr : im.row(w, x.slot[0]);
+      each_lane(m, [&](int l) {
+        const std::uint64_t old = atomic_apply(ins.atom, ins.type, ptrs[l], b[l], c ? c[l] : 0);
+        if (d) d[l] = old & x.dst_mask;
+      });
+      return;
+    }
+  }
+}
+
+void exec_cvta(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x, LaneMask m) {
+  std::uint64_t* d = im.row(w, x.slot[0]);
+  const std::uint64_t* a = im.row(w, x.slot[1]);
+  std::uint64_t window = 0;  // global and const addresses are generic already
+  if (ins.space == Space::Shared) window = kSharedBase;
+  if (ins.space == Space::Local) window = kLocalBase;
+  if (ins.space == Space::Param) window = kParamBase;
+  const std::uint64_t mask = width_mask(x.bits);
+  if (ins.has(ptx::kTo))
+    each_lane(m, [&](int l) { d[l] = (window ? (a[l] - window) : a[l]) & mask; });
+  else
+    each_lane(m, [&](int l) { d[l] = (a[l] + window) & mask; });
+}
+
+}  // namespace smemsim::exec::detail
