@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The flagship job on built-in defaults: install, build, then reproduce seed 001's Algorithm 1 examples
-# and analyze a random atomic trace with and without the seed 000 XOR hash.
+# The flagship job on built-in defaults: install, build, reproduce seed 001's Algorithm 1 examples,
+# search a bank hash for the transposed-tile read of seed 002 §3.2.2, then run the random-patterns
+# study of seed 001 Fig. 5 (1,000,000 warps per vote-space size), ending in its table and figure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -15,8 +16,10 @@ echo
 echo "== the worst of them, explained =="
 $S analyze --pattern 0,1024,2048,32,4..31
 mkdir -p out
-$S gen random --space 2048 --count 100000 --seed 1 --op atom -o out/random.trace
 echo
-echo "== 100,000 random atomic warps over 2048 words: mod vs the XOR hash of seed 000 =="
-$S analyze --trace out/random.trace --stats
-$S analyze --trace out/random.trace --bank-hash xor --lock-hash xor
+echo "== seed 002 §3.2.2: the transposed 16x16 tile read is an 8-way conflict; which swizzle removes it? =="
+$S gen block --matrix 0,1,1,0 --cols 16 --block-x 16 --count 8 -o out/transpose_store.trace
+$S hash search --family bvxor --trace out/transpose_store.trace --emit cuda
+echo
+echo "== seed 001 §3, Fig. 5: 1,000,000 random atomic warps per vote-space size =="
+$S study run random-patterns --out out
