@@ -45,13 +45,14 @@ class ConflictAnalyzer {
   LaneMask bank_lanes(std::uint32_t bank) const { return scan_lanes(bank); }
   int position_degree() const;
   int lock_degree() const {
-    ensure_locks();
+    if (!lock_degree_ready_) count_locks();
     return lock_degree_;
   }
   Degrees degrees() const { return {bank_degree(), position_degree(), lock_degree()}; }
   // One winner per lock among `pending`: the lowest-numbered lane (documented choice,
   // docs/models.md).
   LaneMask lock_winners(LaneMask pending) const {
+    if (lock_degree() <= 1) return pending & active_;  // every lane alone on its lock
     ensure_locks();
     LaneMask w = pending & lock_singles_;
     for (std::size_t g = 0; g < n_shared_; ++g) {
@@ -83,6 +84,8 @@ class ConflictAnalyzer {
     if (!locks_ready_) group_locks();
   }
   void group_locks() const;
+  void lock_indices() const;
+  void count_locks() const;
   void ensure_reps() const {
     if (!reps_ready_) find_reps();
   }
@@ -99,12 +102,12 @@ class ConflictAnalyzer {
   std::array<std::uint32_t, kMaxLanes> unit_{};
   std::array<std::uint32_t, kMaxLanes> bank_{};
   int full_bank_degree_ = 0;
-  // One bit per bank-unit address, set while an access is counted and cleared right after: duplicate
-  // detection from a table that stays in L1 (1.5 KiB for Fermi's 48 KiB).
+  // One bit per bank-unit address, set while an access is counted and cleared right after:
+  // duplicate detection from a table that stays in L1 (1.5 KiB for Fermi's 48 KiB).
   std::vector<std::uint64_t> seen_bits_;
 
-  // Representatives for subset degrees, on first use: the lowest lane with the same bank-unit address,
-  // found with a generation-stamped table over the bank-unit address space.
+  // Representatives for subset degrees, on first use: the lowest lane with the same bank-unit
+  // address, found with a generation-stamped table over the bank-unit address space.
   mutable bool reps_ready_ = false;
   mutable std::array<std::uint16_t, kMaxLanes> rep_{};
   mutable std::vector<std::uint32_t> unit_stamp_;
@@ -113,7 +116,10 @@ class ConflictAnalyzer {
 
   // Lock grouping, computed on first use after load(): bank-only analyses never pay for it.
   mutable bool locks_ready_ = false;
+  mutable bool lock_index_ready_ = false;
+  mutable bool lock_degree_ready_ = false;
   mutable std::array<std::uint32_t, kMaxLanes> lock_{};
+  mutable std::vector<std::uint8_t> lock_count_;  // per-lock lane counts; all zero between uses
   mutable std::vector<std::uint32_t> lock_stamp_;
   mutable std::vector<std::uint8_t> lock_slot_;
   mutable std::uint32_t lock_gen_ = 0;

@@ -55,12 +55,15 @@ ConflictAnalyzer::ConflictAnalyzer(const Arch& arch, std::shared_ptr<const Index
   const std::size_t lock_space = std::size_t{1} << lock_fn_->out_bits();
   lock_stamp_.assign(lock_space, 0);
   lock_slot_.assign(lock_space, 0);
+  lock_count_.assign(lock_space, 0);
 }
 
 void ConflictAnalyzer::load(const WarpAccess& wa, int first, int count) {
   lanes_ = count;
   active_ = (wa.active >> first) & lanes_mask(count);
   locks_ready_ = false;
+  lock_index_ready_ = false;
+  lock_degree_ready_ = false;
   reps_ready_ = false;
   std::memcpy(addr_.data(), wa.addr.data() + first, sizeof(WordAddr) * std::size_t(count));
   if (arch_.bank_width_bytes == 8) {
@@ -71,9 +74,10 @@ void ConflictAnalyzer::load(const WarpAccess& wa, int first, int count) {
   bank_fn_->index_many(unit_.data(), bank_.data(), count);
 
   // One pass: a lane adds one to its bank's distinct count unless its bank-unit address was already
-  // seen in this access (lanes on one word are served by a broadcast). Branch-free in the loop body.
+  // seen in this access (lanes on one word are served by a broadcast). Branch-free in the loop
+  // body.
   std::uint64_t* const seen = seen_bits_.data();
-  std::array<std::uint16_t, kMaxBanks> distinct{};
+  alignas(64) std::uint8_t distinct[kMaxBanks] = {};  // <= 64 lanes: a byte per bank is enough
   unsigned best = 0;
   const auto count_lane = [&](int l) {
     const std::uint32_t u = unit_[l];
@@ -81,7 +85,7 @@ void ConflictAnalyzer::load(const WarpAccess& wa, int first, int count) {
     const std::uint64_t w = seen[u >> 6];
     seen[u >> 6] = w | bit;
     const unsigned d = distinct[bank_[l]] + ((w & bit) == 0);
-    distinct[bank_[l]] = static_cast<std::uint16_t>(d);
+    distinct[bank_[l]] = static_cast<std::uint8_t>(d);
     best = d > best ? d : best;
   };
   const LaneMask active = active_;
@@ -136,9 +140,30 @@ int ConflictAnalyzer::bank_degree(LaneMask subset) const {
   return best;
 }
 
+void ConflictAnalyzer::lock_indices() const {
+  if (lock_index_ready_) return;
+  lock_index_ready_ = true;
+  lock_fn_->index_many(addr_.data(), lock_.data(), lanes_);
+}
+
+// The lock degree alone, with a counter per lock (set, then cleared): cheaper than grouping, and
+// grouping is only needed when some lock is shared.
+void ConflictAnalyzer::count_locks() const {
+  lock_indices();
+  std::uint8_t* const cnt = lock_count_.data();
+  unsigned best = 0;
+  for (LaneMask m = active_; m; m &= m - 1) {
+    const unsigned c = ++cnt[lock_[lowest(m)]];
+    best = c > best ? c : best;
+  }
+  for (LaneMask m = active_; m; m &= m - 1) cnt[lock_[lowest(m)]] = 0;
+  lock_degree_ = static_cast<int>(best);
+  lock_degree_ready_ = true;
+}
+
 void ConflictAnalyzer::group_locks() const {
   locks_ready_ = true;
-  lock_fn_->index_many(addr_.data(), lock_.data(), lanes_);
+  lock_indices();
   bump_generation(lock_gen_, lock_stamp_);
   std::size_t n = 0;
   for (LaneMask m = active_; m; m &= m - 1) {
@@ -153,6 +178,7 @@ void ConflictAnalyzer::group_locks() const {
   }
   n_shared_ = 0;
   lock_singles_ = 0;
+  lock_degree_ready_ = true;
   lock_degree_ = active_ ? 1 : 0;
   for (std::size_t g = 0; g < n; ++g) {
     const LaneMask m = groups_[g];
@@ -167,6 +193,7 @@ void ConflictAnalyzer::group_locks() const {
 
 int ConflictAnalyzer::position_degree() const {
   // The same word always shares a lock, so equal addresses are found within shared lock groups.
+  if (lock_degree() <= 1) return active_ ? 1 : 0;
   ensure_locks();
   int best = active_ ? 1 : 0;
   for (std::size_t g = 0; g < n_shared_; ++g) {
