@@ -81,7 +81,16 @@ class ReferenceSets {
   std::vector<std::uint32_t> narrow_;
   std::vector<std::uint64_t> weights_;
   std::vector<WideSet> wide_;
-  std::unordered_multimap<std::uint64_t, std::uint64_t> dedupe_;  // hash -> set id (wide: | 1<<63)
+  // Open-addressing table (linear probing, power-of-two size, at most half full): slot = hash and
+  // set id (wide sets: id | 1<<63); an empty slot has id kEmpty.
+  struct Slot {
+    std::uint64_t hash = 0;
+    std::uint64_t id = ~std::uint64_t{0};
+  };
+  static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
+  std::vector<Slot> table_ = std::vector<Slot>(1024);
+  std::size_t table_used_ = 0;
+  void table_insert(std::uint64_t hash, std::uint64_t id);
 };
 
 // Total conflicts of every set under one XOR function, and under many at once (parallel over the

@@ -9,8 +9,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "smemsim/error.hpp"
+#include "smemsim/images.hpp"
 #include "smemsim/workloads.hpp"
 #include "util/rng.hpp"
 
@@ -92,11 +94,33 @@ std::vector<std::uint8_t> load_pgm(const std::string& path, std::uint32_t& w, st
   return px;
 }
 
+// A photograph as 8-bit gray: a file (any format stb reads) or a NAME in the image cache that
+// scripts/fetch-images.sh fills (camera, moon, coins, building, sudoku, ...).
+std::optional<std::vector<std::uint8_t>> load_photo(const std::string& kind, std::uint32_t& w,
+                                                    std::uint32_t& h) {
+  std::string path;
+  if (std::filesystem::is_regular_file(kind)) {
+    path = kind;
+  } else {
+    for (const std::string& f : images::list_images(images::default_image_dir()))
+      if (std::filesystem::path(f).stem() == kind) path = f;
+  }
+  if (path.empty()) return std::nullopt;
+  const images::Gray12 g = images::load_gray12(path);
+  w = static_cast<std::uint32_t>(g.width);
+  h = static_cast<std::uint32_t>(g.height);
+  std::vector<std::uint8_t> px(g.px.size());
+  for (std::size_t i = 0; i < px.size(); ++i) px[i] = static_cast<std::uint8_t>(g.px[i] >> 4);
+  return px;
+}
+
 // gradient: a diagonal ramp; noise: uniform random; blobs: three soft discs over mild noise (a
 // histogram with a few dominant bins, as natural images have).
 std::vector<std::uint8_t> make_image(const std::string& kind, std::uint32_t& w, std::uint32_t& h,
                                      std::uint64_t seed) {
   if (kind.ends_with(".pgm")) return load_pgm(kind, w, h);
+  if (kind != "gradient" && kind != "noise" && kind != "blobs")
+    if (auto photo = load_photo(kind, w, h)) return *std::move(photo);
   std::vector<std::uint8_t> px(std::size_t(w) * h);
   Rng rng(seed);
   if (kind == "gradient") {
@@ -124,7 +148,9 @@ std::vector<std::uint8_t> make_image(const std::string& kind, std::uint32_t& w, 
       }
   } else {
     throw InputError(fmt::format(
-        "unknown image '{}' (generated: gradient, noise, blobs; or a binary FILE.pgm)", kind));
+        "unknown image '{}' (generated: gradient, noise, blobs; an image file; or the name of a "
+        "photograph in {} -- run scripts/fetch-images.sh to fetch camera, moon, coins, ...)",
+        kind, images::default_image_dir()));
   }
   return px;
 }

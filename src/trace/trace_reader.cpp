@@ -152,23 +152,48 @@ bool TraceReader::next(WarpAccess& out) {
     out.active = 0;
     out.lanes = static_cast<std::uint8_t>(warp_size_);
     std::uint32_t lane = 0;
-    for (std::string_view t = token(rest); !t.empty(); t = token(rest)) {
-      if (lane == 0 && !out.active && (t.starts_with("pc=") || t.starts_with("warp="))) {
-        const bool is_pc = t[0] == 'p';
-        std::uint64_t v = 0;
-        if (!parse_u64(t.substr(is_pc ? 3 : 5), v) || v > 0xffffffffu)
-          fail(fmt::format("field {}: '{}' is not a 32-bit number", is_pc ? "pc" : "warp",
-                           t.substr(is_pc ? 3 : 5)));
-        (is_pc ? out.pc : out.warp) = static_cast<std::uint32_t>(v);
-        continue;
-      }
+    // Optional fields before the lanes.
+    for (;;) {
+      std::string_view probe = rest;
+      const std::string_view t = token(probe);
+      const bool is_pc = t.starts_with("pc="), is_warp = t.starts_with("warp=");
+      if (!is_pc && !is_warp) break;
+      std::uint64_t v = 0;
+      if (!parse_u64(t.substr(is_pc ? 3 : 5), v) || v > 0xffffffffu)
+        fail(fmt::format("field {}: '{}' is not a 32-bit number", is_pc ? "pc" : "warp",
+                         t.substr(is_pc ? 3 : 5)));
+      (is_pc ? out.pc : out.warp) = static_cast<std::uint32_t>(v);
+      rest = probe;
+    }
+    // Lanes, in one pass over the characters (decimal fast path; hex and errors via the token).
+    const char* p = rest.data();
+    const char* const end = p + rest.size();
+    for (;;) {
+      while (p < end && is_space(*p)) ++p;
+      if (p == end) break;
       if (lane >= warp_size_) fail(fmt::format("more than {} lanes (the warp size)", warp_size_));
-      if (t == "-") {
-        ++lane;
-        continue;
-      }
+      const char* q = p;
       std::uint64_t a = 0;
-      if (!parse_u64(t, a)) fail(fmt::format("lane {}: '{}' is not an address or '-'", lane, t));
+      bool ok;
+      if (*p == '-') {
+        ++q;
+        if (q == end || is_space(*q)) {
+          ++lane;
+          p = q;
+          continue;
+        }
+        ok = false;
+      } else {
+        while (q < end && static_cast<unsigned>(*q - '0') < 10u && a < (std::uint64_t{1} << 40))
+          a = a * 10 + static_cast<unsigned>(*q++ - '0');
+        ok = q != p && (q == end || is_space(*q));
+      }
+      if (!ok) {
+        while (q < end && !is_space(*q)) ++q;
+        const std::string_view t(p, static_cast<std::size_t>(q - p));
+        if (!parse_u64(t, a)) fail(fmt::format("lane {}: '{}' is not an address or '-'", lane, t));
+      }
+      p = q;
       if (unit_ == AddrUnit::Byte) a /= 4;
       if (a >= limits_.memory_words)
         fail(fmt::format("lane {}: word address {} is beyond the memory ({} words)", lane, a,

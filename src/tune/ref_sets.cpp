@@ -82,9 +82,10 @@ void ReferenceSets::add_set(std::uint32_t* elems, int count) {
   for (int i = 0; i < n; ++i) h = (h ^ slice[std::size_t(i)]) * 1099511628211ull;
   h ^= h >> 29;
   const bool narrow = count <= 32;
-  const auto [lo, hi] = dedupe_.equal_range(h);
-  for (auto it = lo; it != hi; ++it) {
-    const std::uint64_t id = it->second;
+  const std::size_t mask = table_.size() - 1;
+  for (std::size_t at = h & mask; table_[at].id != kEmpty; at = (at + 1) & mask) {
+    if (table_[at].hash != h) continue;
+    const std::uint64_t id = table_[at].id;
     if (narrow && !(id >> 63)) {
       const std::uint32_t* blk = block(id / kBlock);
       const std::size_t l = id % kBlock;
@@ -116,15 +117,30 @@ void ReferenceSets::add_set(std::uint32_t* elems, int count) {
       blk[std::size_t(i) * kBlock + l] = std::uint32_t(slice[std::size_t(i)]);
     blk[std::size_t(n) * kBlock + l] = std::uint32_t(all);
     weights_[id] = 1;
-    dedupe_.emplace(h, id);
+    table_insert(h, id);
   } else {
     WideSet w;
     w.slice = slice;
     w.all = all;
     w.weight = 1;
-    dedupe_.emplace(h, std::uint64_t(wide_.size()) | (std::uint64_t{1} << 63));
+    table_insert(h, std::uint64_t(wide_.size()) | (std::uint64_t{1} << 63));
     wide_.push_back(w);
   }
+}
+
+void ReferenceSets::table_insert(std::uint64_t hash, std::uint64_t id) {
+  if (2 * (table_used_ + 1) > table_.size()) {  // grow: rehash every slot into a table twice as big
+    std::vector<Slot> old(table_.size() * 2);
+    old.swap(table_);
+    table_used_ = 0;
+    for (const Slot& s : old)
+      if (s.id != kEmpty) table_insert(s.hash, s.id);
+  }
+  const std::size_t mask = table_.size() - 1;
+  std::size_t at = hash & mask;
+  while (table_[at].id != kEmpty) at = (at + 1) & mask;
+  table_[at] = {hash, id};
+  ++table_used_;
 }
 
 }  // namespace smemsim
