@@ -165,6 +165,34 @@ TEST(ExecProfileSeed002, TransposePaddedIsConflictFreePerHalfWarp) {
   EXPECT_EQ(worst, 8);
 }
 
+TEST(ExecProfileSeed002, Transpose32PaddingRemovesTheConflictOnFermi) {
+  SKIP_WITHOUT_NVCC();
+  // The CUDA SDK's 32x32 tile read by 32x8 threads: a warp is one row of threads (fixed ty), lane
+  // tx reads tile[tx][ty + i]. Without padding, word tx*32 + ty + i: every lane in bank
+  // (ty + i) mod 32, 32 distinct words -> 32-way. With one word of padding, tx*33 + ty + i: banks
+  // (tx + ty + i) mod 32, all different -> conflict-free.
+  std::vector<std::uint32_t> naive, padded;
+  for (std::uint32_t tx = 0; tx < 32; ++tx) {
+    naive.push_back(tx * 32 + 3);
+    padded.push_back(tx * 33 + 3);
+  }
+  ASSERT_EQ(degree(naive), 32);
+  ASSERT_EQ(degree(padded), 1);
+  for (const char* v : {"naive32", "padded32"}) {
+    SCOPED_TRACE(v);
+    BuiltinOptions o;
+    o.variant = v;
+    const Profiled p = profile("transpose", o);  // fermi-gtx580: 32 banks, 32-lane transactions
+    std::int64_t worst = 0, conflicts = 0;
+    for (const ProfileRow& r : p.rows) {
+      worst = std::max(worst, r.totals.max_bank_degree);
+      conflicts += r.totals.bank_conflicts;
+    }
+    EXPECT_EQ(worst, std::string(v) == "naive32" ? 32 : 1);
+    if (std::string(v) == "padded32") EXPECT_EQ(conflicts, 0);
+  }
+}
+
 // ---- FWT (seed 002 §3.2.4) ------------------------------------------------------------------
 
 TEST(ExecProfileSeed002, FwtStride8Is4Way) {

@@ -185,23 +185,28 @@ void histogram(Workload& w, const BuiltinOptions& o) {
   };
 }
 
-// Seed 002 §3.2.1-2: 16x16 tiles, naive or padded.
+// Seed 002 §3.2.1-2: 16x16 tiles (16x16 threads), naive or padded; and the CUDA SDK's 32x32 tiles
+// (32x8 threads), naive32 or padded32.
 void transpose(Workload& w, const BuiltinOptions& o) {
   const std::string v = o.variant.empty() ? "naive" : o.variant;
-  if (v != "naive" && v != "padded")
-    throw InputError("builtin:transpose: --variant must be naive or padded");
-  w.kernel = "transpose_" + v;
+  if (v != "naive" && v != "padded" && v != "naive32" && v != "padded32")
+    throw InputError("builtin:transpose: --variant must be naive, padded, naive32 or padded32");
+  const bool wide = v.ends_with("32");
+  const std::uint32_t tile = wide ? 32 : 16, rows = wide ? 8 : 16;
+  w.kernel = wide ? "transpose32_" + v.substr(0, v.size() - 2) : "transpose_" + v;
   const std::uint32_t W = or_default(o.width, 64), H = or_default(o.height, 64);
-  if (W % 16 || H % 16)
-    throw InputError("builtin:transpose: --width and --height must be multiples of 16");
-  const Dim3 block = shape_or(o.block, {16, 16, 1});
-  if (block.x != 16 || block.y != 16 || block.z != 1)
-    throw InputError("builtin:transpose: the kernel's tile needs --block 16,16");
-  w.launch.block = block;
-  w.launch.grid = shape_or(o.grid, {W / 16, H / 16, 1});
-  if (w.launch.grid.x != W / 16 || w.launch.grid.y != H / 16)
+  if (W % tile || H % tile)
     throw InputError(
-        fmt::format("builtin:transpose: a {}x{} matrix needs --grid {},{}", W, H, W / 16, H / 16));
+        fmt::format("builtin:transpose: --width and --height must be multiples of {}", tile));
+  const Dim3 block = shape_or(o.block, {tile, rows, 1});
+  if (block.x != tile || block.y != rows || block.z != 1)
+    throw InputError(
+        fmt::format("builtin:transpose: the {} kernel's tile needs --block {},{}", v, tile, rows));
+  w.launch.block = block;
+  w.launch.grid = shape_or(o.grid, {W / tile, H / tile, 1});
+  if (w.launch.grid.x != W / tile || w.launch.grid.y != H / tile)
+    throw InputError(fmt::format("builtin:transpose: a {}x{} matrix needs --grid {},{}", W, H,
+                                 W / tile, H / tile));
   Rng rng(o.seed);
   std::vector<float> in(std::size_t(W) * H);
   for (auto& x : in) x = static_cast<float>(rng.uniform() * 2 - 1);
@@ -209,7 +214,7 @@ void transpose(Workload& w, const BuiltinOptions& o) {
       w.memory.add(make_buffer("odata", ElemType::F32, std::vector<float>(in.size(), 0.f)));
   const auto id = w.memory.add(make_buffer("idata", ElemType::F32, in));
   w.launch.args = {Arg::buf(od), Arg::buf(id), Arg::integer(W), Arg::integer(H)};
-  w.description = fmt::format("transpose_{} of a {}x{} float matrix", v, W, H);
+  w.description = fmt::format("{} of a {}x{} float matrix", w.kernel, W, H);
   w.check = [in, W, H](const GlobalMemory& m) {
     // odata is H wide: element (row x, column y) = idata (row y, column x). Bit-exact (a copy).
     std::vector<std::uint32_t> want(in.size());
