@@ -6,12 +6,13 @@ scripts/install-deps.sh
 scripts/build.sh
 if command -v clang++ >/dev/null; then
   cmake --preset fuzz >/dev/null
-  cmake --build --preset fuzz
+  cmake --build --preset fuzz --target fuzzers
   secs="${SMEMSIM_FUZZ_SECONDS:-20}"
   for f in build/fuzz/fuzz/*_fuzz; do
     name=$(basename "$f" _fuzz)
     mkdir -p "build/fuzz/corpus-$name"
     seeds="fuzz/corpus/$name"
+    [ "$name" = ptx ] && seeds="build/release/kernels/ptx"  # the kernel suite's PTX, when nvcc built it
     [ -d "$seeds" ] || seeds=""
     echo "fuzzing $name for ${secs}s"
     "$f" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 "build/fuzz/corpus-$name" $seeds \
