@@ -166,27 +166,29 @@ bool TraceReader::next(WarpAccess& out) {
       rest = probe;
     }
     // Lanes, in one pass over the characters (decimal fast path; hex and errors via the token).
+    // The byte after a line is never a digit or a space ('\n' in the buffer, '\0' after carry_, or
+    // the '#' of a comment), so the loops need no end checks.
     const char* p = rest.data();
     const char* const end = p + rest.size();
     for (;;) {
-      while (p < end && is_space(*p)) ++p;
-      if (p == end) break;
+      while (is_space(*p)) ++p;
+      if (p >= end) break;
       if (lane >= warp_size_) fail(fmt::format("more than {} lanes (the warp size)", warp_size_));
       const char* q = p;
       std::uint64_t a = 0;
       bool ok;
       if (*p == '-') {
         ++q;
-        if (q == end || is_space(*q)) {
+        if (q >= end || is_space(*q)) {
           ++lane;
           p = q;
           continue;
         }
         ok = false;
       } else {
-        while (q < end && static_cast<unsigned>(*q - '0') < 10u && a < (std::uint64_t{1} << 40))
+        while (static_cast<unsigned>(*q - '0') < 10u)
           a = a * 10 + static_cast<unsigned>(*q++ - '0');
-        ok = q != p && (q == end || is_space(*q));
+        ok = q != p && q - p <= 12 && (q >= end || is_space(*q));
       }
       if (!ok) {
         while (q < end && !is_space(*q)) ++q;

@@ -191,12 +191,26 @@ SearchResult search_mih(const ReferenceSets& sets, bool with_xor) {
         // |R|.
         const std::int64_t empty_pairs = (bins / 2) - std::int64_t(nn);
         const double scale = double(v.weight) / (double(bins) * double(c));
+        // A node of one element adds |bins - c| + c whichever way the candidate splits it: a
+        // constant. Only nodes of two or more elements depend on the column.
+        std::int64_t base = empty_pairs * 2 * c;
+        std::array<std::uint64_t, 64> multi;
+        std::array<std::int64_t, 64> pop;
+        std::size_t nm = 0;
+        for (std::size_t k = 0; k < nn; ++k) {
+          const int p = std::popcount(nodes[k]);
+          if (p == 1) {
+            base += std::llabs(bins - c) + c;
+          } else {
+            multi[nm] = nodes[k];
+            pop[nm++] = p;
+          }
+        }
         for (std::size_t i = 0; i < P; ++i) {
-          std::int64_t num = empty_pairs * 2 * c;
-          for (std::size_t k = 0; k < nn; ++k) {
-            const std::int64_t a = std::popcount(nodes[k] & cs[i]);
-            const std::int64_t p = std::popcount(nodes[k]);
-            num += std::llabs(bins * a - c) + std::llabs(bins * (p - a) - c);
+          std::int64_t num = base;
+          for (std::size_t k = 0; k < nm; ++k) {
+            const std::int64_t a = std::popcount(multi[k] & cs[i]);
+            num += std::llabs(bins * a - c) + std::llabs(bins * (pop[k] - a) - c);
           }
           acc[i] += double(num) * scale;  // Eq. 15: summed over the reference sets
         }
