@@ -119,7 +119,9 @@ class ConflictAnalyzer {
   mutable bool lock_index_ready_ = false;
   mutable bool lock_degree_ready_ = false;
   mutable std::array<std::uint32_t, kMaxLanes> lock_{};
-  mutable std::vector<std::uint8_t> lock_count_;  // per-lock lane counts; all zero between uses
+  // Per-lock lane counts, all zero between uses (16-bit: stores through a char type would alias
+  // everything and force reloads in the loop).
+  mutable std::vector<std::uint16_t> lock_count_;
   mutable std::vector<std::uint32_t> lock_stamp_;
   mutable std::vector<std::uint8_t> lock_slot_;
   mutable std::uint32_t lock_gen_ = 0;

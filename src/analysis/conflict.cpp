@@ -150,13 +150,22 @@ void ConflictAnalyzer::lock_indices() const {
 // grouping is only needed when some lock is shared.
 void ConflictAnalyzer::count_locks() const {
   lock_indices();
-  std::uint8_t* const cnt = lock_count_.data();
+  std::uint16_t* const cnt = lock_count_.data();
+  const std::uint32_t* const lock = lock_.data();
   unsigned best = 0;
-  for (LaneMask m = active_; m; m &= m - 1) {
-    const unsigned c = ++cnt[lock_[lowest(m)]];
-    best = c > best ? c : best;
+  if (active_ == lanes_mask(lanes_)) {
+    for (int l = 0; l < lanes_; ++l) {
+      const unsigned c = ++cnt[lock[l]];
+      best = c > best ? c : best;
+    }
+    for (int l = 0; l < lanes_; ++l) cnt[lock[l]] = 0;
+  } else {
+    for (LaneMask m = active_; m; m &= m - 1) {
+      const unsigned c = ++cnt[lock[lowest(m)]];
+      best = c > best ? c : best;
+    }
+    for (LaneMask m = active_; m; m &= m - 1) cnt[lock[lowest(m)]] = 0;
   }
-  for (LaneMask m = active_; m; m &= m - 1) cnt[lock_[lowest(m)]] = 0;
   lock_degree_ = static_cast<int>(best);
   lock_degree_ready_ = true;
 }
