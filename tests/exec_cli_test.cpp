@@ -7,22 +7,17 @@
 #include <string>
 
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
+#include "kernel_test_util.hpp"
 
 #include "test_util.hpp"
-
-#ifndef SMEMSIM_HAVE_PTX
-#define SMEMSIM_HAVE_PTX 0
-#endif
 
 namespace smemsim {
 namespace {
 
 using test::cli;
 using test::temp_file;
-
-#define SKIP_WITHOUT_NVCC() \
-  if (!SMEMSIM_HAVE_PTX) GTEST_SKIP() << "nvcc not found at configure time: no kernel PTX"
 
 // out[i] = in[i] * scale + tid-independent offset via shared memory staging; n elements.
 const char* kScalePtx = R"(.version 7.0

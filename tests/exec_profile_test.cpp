@@ -12,33 +12,18 @@
 
 #include <gtest/gtest.h>
 
+#include "kernel_test_util.hpp"
+
 #include "smemsim/arch.hpp"
 #include "smemsim/evaluate.hpp"
 #include "smemsim/exec.hpp"
 #include "smemsim/profile.hpp"
 #include "smemsim/workloads.hpp"
 
-#ifndef SMEMSIM_HAVE_PTX
-#define SMEMSIM_HAVE_PTX 0
-#endif
-#ifndef SMEMSIM_PTX_DIR
-#define SMEMSIM_PTX_DIR ""
-#endif
-
 namespace smemsim::exec {
 namespace {
 
-#define SKIP_WITHOUT_NVCC() \
-  if (!SMEMSIM_HAVE_PTX) GTEST_SKIP() << "nvcc not found at configure time: no kernel PTX"
-
-// 1-based line of the n-th line (1 = first) of kernels/<file> containing `needle`.
-std::uint32_t source_line(const std::string& file, const std::string& needle, int nth = 1) {
-  std::ifstream in(std::string(SMEMSIM_SOURCE_DIR) + "/kernels/" + file);
-  std::string line;
-  for (std::uint32_t n = 1; std::getline(in, line); ++n)
-    if (line.find(needle) != std::string::npos && --nth == 0) return n;
-  return 0;
-}
+using test::source_line;
 
 // Bank degree by brute force: max over banks of the distinct word addresses in it.
 int degree(const std::vector<std::uint32_t>& words, std::uint32_t banks = 32) {

@@ -7,23 +7,15 @@
 
 #include <gtest/gtest.h>
 
+#include "kernel_test_util.hpp"
+
 #include "smemsim/arch.hpp"
 #include "smemsim/exec.hpp"
 #include "smemsim/profile.hpp"
 #include "smemsim/workloads.hpp"
 
-#ifndef SMEMSIM_HAVE_PTX
-#define SMEMSIM_HAVE_PTX 0
-#endif
-#ifndef SMEMSIM_PTX_DIR
-#define SMEMSIM_PTX_DIR ""
-#endif
-
 namespace smemsim::exec {
 namespace {
-
-#define SKIP_WITHOUT_NVCC() \
-  if (!SMEMSIM_HAVE_PTX) GTEST_SKIP() << "nvcc not found at configure time: no kernel PTX"
 
 // Runs a builtin; returns the reference check's verdict ("" = match).
 std::string run_builtin(const std::string& name, const BuiltinOptions& o,

@@ -6,14 +6,9 @@
 
 #include <gtest/gtest.h>
 
-#include "smemsim/ptx.hpp"
+#include "kernel_test_util.hpp"
 
-#ifndef SMEMSIM_HAVE_PTX
-#define SMEMSIM_HAVE_PTX 0
-#endif
-#ifndef SMEMSIM_PTX_DIR
-#define SMEMSIM_PTX_DIR ""
-#endif
+#include "smemsim/ptx.hpp"
 
 namespace smemsim {
 namespace {
@@ -21,9 +16,6 @@ namespace {
 namespace fs = std::filesystem;
 using ptx::Opcode;
 using ptx::Space;
-
-#define SKIP_WITHOUT_NVCC() \
-  if (!SMEMSIM_HAVE_PTX) GTEST_SKIP() << "nvcc not found at configure time: no kernel PTX"
 
 ptx::Module load(const std::string& stem) {
   return ptx::parse_file(std::string(SMEMSIM_PTX_DIR) + "/" + stem + ".ptx");
@@ -41,14 +33,7 @@ int count(const ptx::Kernel& k, Opcode op, Space space) {
   return n;
 }
 
-// 1-based line of the first line of kernels/<file> containing `needle`; 0 if none.
-std::uint32_t source_line(const std::string& file, const std::string& needle) {
-  std::ifstream in(std::string(SMEMSIM_SOURCE_DIR) + "/kernels/" + file);
-  std::string line;
-  for (std::uint32_t n = 1; std::getline(in, line); ++n)
-    if (line.find(needle) != std::string::npos) return n;
-  return 0;
-}
+using test::source_line;
 
 // The CUDA line an instruction comes from in the kernel's own .cu file: the .loc itself, or for
 // code inlined from a CUDA header (atomicAdd, ...) its inlined_at call site.
