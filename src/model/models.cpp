@@ -31,11 +31,6 @@ class Alg1 final : public LatencyModel {
  public:
   explicit Alg1(const Timing& t) : t_(t) {}
   std::int64_t latency(const ConflictAnalyzer& a, Op) const override {
-    if (!a.active()) return 0;
-    if (a.lock_degree() == 1) {
-      // One round: every lane wins its lock, so the write has the read's bank degree.
-      return t_.t_base + 2 * (a.bank_degree() - 1) * t_.t_bank;
-    }
     std::int64_t cycles = 0;
     bool first = true;
     for (LaneMask pending = a.active(); pending;) {
