@@ -36,7 +36,9 @@ void add_launch_options(CLI::App* cmd, LaunchOptions& o) {
       ->capture_default_str();
   g->add_option("--padding", b.padding, "histogram: words of padding per copy")
       ->capture_default_str();
-  g->add_option("--image", b.image, "histogram/hough input: gradient, noise, blobs or FILE.pgm")
+  g->add_option("--image", b.image,
+                "histogram/hough input: gradient, noise, blobs, an image FILE, or a NAME from "
+                "scripts/fetch-images.sh (camera, moon, ...)")
       ->capture_default_str();
   g->add_option("--width", b.width, "image or matrix width");
   g->add_option("--height", b.height, "image or matrix height");

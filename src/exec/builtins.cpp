@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 
 #include "smemsim/error.hpp"
@@ -67,32 +66,7 @@ std::string compare_exact(const std::string& what, const std::vector<T>& got,
   return out;
 }
 
-// ---- generated 8-bit images ------------------------------------------------------------------
-
-std::vector<std::uint8_t> load_pgm(const std::string& path, std::uint32_t& w, std::uint32_t& h) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("cannot open image '{}'", path));
-  std::string magic;
-  in >> magic;
-  auto num = [&]() {
-    std::uint32_t v = 0;
-    while (in >> std::ws && in.peek() == '#') in.ignore(1 << 20, '\n');
-    if (!(in >> v)) throw InputError(fmt::format("{}: malformed PGM header", path));
-    return v;
-  };
-  if (magic != "P5")
-    throw InputError(fmt::format("{}: only binary PGM (P5) images are read", path));
-  w = num();
-  h = num();
-  const std::uint32_t maxval = num();
-  if (maxval == 0 || maxval > 255)
-    throw InputError(fmt::format("{}: only 8-bit PGM images are read", path));
-  in.get();
-  std::vector<std::uint8_t> px(std::size_t(w) * h);
-  if (!in.read(reinterpret_cast<char*>(px.data()), std::streamsize(px.size())))
-    throw InputError(fmt::format("{}: truncated PGM data", path));
-  return px;
-}
+// ---- input images: generated, or photographs through the images library --------------------
 
 // A photograph as 8-bit gray: a file (any format stb reads) or a NAME in the image cache that
 // scripts/fetch-images.sh fills (camera, moon, coins, building, sudoku, ...).
@@ -118,7 +92,6 @@ std::optional<std::vector<std::uint8_t>> load_photo(const std::string& kind, std
 // histogram with a few dominant bins, as natural images have).
 std::vector<std::uint8_t> make_image(const std::string& kind, std::uint32_t& w, std::uint32_t& h,
                                      std::uint64_t seed) {
-  if (kind.ends_with(".pgm")) return load_pgm(kind, w, h);
   if (kind != "gradient" && kind != "noise" && kind != "blobs")
     if (auto photo = load_photo(kind, w, h)) return *std::move(photo);
   std::vector<std::uint8_t> px(std::size_t(w) * h);
