@@ -78,6 +78,22 @@ std::vector<double> summed_scores(const ReferenceSets& sets, std::size_t ncols, 
   return total;
 }
 
+// Appends the best column that is not a combination of those already chosen (a dependent column
+// would leave banks unused): the highest or the lowest score; ties keep the earlier column.
+void pick_column(const Columns& cols, const std::vector<double>& score,
+                 std::vector<std::uint32_t>& basis, std::vector<int>& order,
+                 std::uint64_t& evaluated, bool highest) {
+  int best = -1;
+  for (std::size_t i = 0; i < cols.mask.size(); ++i) {
+    if (in_span(basis, cols.mask[i])) continue;
+    ++evaluated;
+    const double b = best < 0 ? 0.0 : score[std::size_t(best)];
+    if (best < 0 || (highest ? score_less(b, score[i]) : score_less(score[i], b))) best = int(i);
+  }
+  order.push_back(best);
+  add_to_basis(basis, cols.mask[std::size_t(best)]);
+}
+
 SearchResult from_order(const ReferenceSets& sets, const Columns& cols,
                         const std::vector<int>& order, bool with_xor, const char* heuristic,
                         std::uint64_t evaluated) {
@@ -142,14 +158,8 @@ SearchResult search_givargis(const ReferenceSets& sets, bool with_xor) {
       }
     } per_set{cols, order, P};
     const std::vector<double> score = summed_scores(sets, P, per_set);
-    int best = -1;
-    for (std::size_t i = 0; i < P; ++i) {
-      if (in_span(basis, cols.mask[i])) continue;
-      ++evaluated;
-      if (best < 0 || score_less(score[std::size_t(best)], score[i])) best = int(i);
-    }
-    order.push_back(best);
-    add_to_basis(basis, cols.mask[std::size_t(best)]);
+    // Givargis keeps the column of highest quality (002 §5.2.1).
+    pick_column(cols, score, basis, order, evaluated, /*highest=*/true);
   }
   return from_order(sets, cols, order, with_xor, "givargis", evaluated);
 }
@@ -217,14 +227,8 @@ SearchResult search_mih(const ReferenceSets& sets, bool with_xor) {
       }
     } per_set{cols, order, P, t};
     const std::vector<double> score = summed_scores(sets, P, per_set);
-    int best = -1;
-    for (std::size_t i = 0; i < P; ++i) {
-      if (in_span(basis, cols.mask[i])) continue;
-      ++evaluated;
-      if (best < 0 || score_less(score[i], score[std::size_t(best)])) best = int(i);  // Eq. 13
-    }
-    order.push_back(best);
-    add_to_basis(basis, cols.mask[std::size_t(best)]);
+    // MIH keeps the column of minimum imbalance (002 §5.2.2, Eq. 13).
+    pick_column(cols, score, basis, order, evaluated, /*highest=*/false);
   }
   return from_order(sets, cols, order, with_xor, "mih", evaluated);
 }
