@@ -1,5 +1,6 @@
 // Internal state of the SIMT executor, shared by executor.cpp (launch, CTAs, control flow),
-// alu.cpp (arithmetic, compare, convert) and memory.cpp (ld/st/atom/red/cvta, WarpAccess emission).
+// alu.cpp (arithmetic, compare), convert.cpp (cvt) and memory.cpp (ld/st/atom/red/cvta, WarpAccess
+// emission).
 #pragma once
 
 #include <array>
@@ -136,6 +137,8 @@ struct Impl {
 };
 
 // alu.cpp: everything that is not memory or control flow.
+// cvt of one register value (convert.cpp).
+std::uint64_t convert(std::uint64_t src, const ptx::Instruction& ins);
 void exec_alu(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x, LaneMask m);
 // memory.cpp
 void exec_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);
