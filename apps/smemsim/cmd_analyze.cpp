@@ -179,8 +179,8 @@ void analyze_trace(const AnalyzeOptions& o, const Arch& arch) {
   const Totals& t = stats.all;
   fmt::print("{}\n", arch_summary(arch));
   fmt::print("trace {}: {} accesses ({} ld, {} st, {} atom), {} transactions\n", reader.path(),
-             t.accesses, stats.per_op[Op::Load], stats.per_op[Op::Store], stats.per_op[Op::Atomic],
-             t.transactions);
+             t.accesses, stats.per_op[std::size_t(Op::Load)], stats.per_op[std::size_t(Op::Store)],
+             stats.per_op[std::size_t(Op::Atomic)], t.transactions);
   fmt::print("  bank conflicts   {:>14}   (sum of degree-1)\n", t.bank_conflicts);
   fmt::print("  bank degree      {:>14.3f}   mean (max {})\n", t.mean(t.sum_bank_degree),
              t.max_bank_degree);

@@ -3,6 +3,7 @@
 // and its degrees are the maximum over them.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -55,7 +56,7 @@ struct Totals {
 struct StreamStats {
   Totals all;
   std::map<std::uint32_t, Totals> per_pc;  // filled only for accesses with pc != 0
-  std::map<Op, std::uint64_t> per_op;
+  std::array<std::uint64_t, 3> per_op{};  // accesses per Op (indexed by its value)
   void add(const WarpAccess& wa, const AccessResult& r);
 };
 

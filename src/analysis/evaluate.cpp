@@ -57,7 +57,7 @@ void Totals::merge(const Totals& o) {
 void StreamStats::add(const WarpAccess& wa, const AccessResult& r) {
   all.add(r);
   if (wa.pc != 0) per_pc[wa.pc].add(r);
-  ++per_op[wa.op];
+  ++per_op[static_cast<std::size_t>(wa.op)];
 }
 
 }  // namespace smemsim
