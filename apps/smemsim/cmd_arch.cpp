@@ -56,6 +56,9 @@ void add_arch_command(CLI::App& app) {
 void add_model_command(CLI::App& app) {
   auto* model = app.add_subcommand("model", "list the latency models");
   model->require_subcommand(1);
+  model->footer(
+      "Example:\n  smemsim model list\n  smemsim analyze --pattern 0,1024,2..31 --model fsm   # "
+      "pick one");
   auto* list = model->add_subcommand("list", "list the latency models");
   list->callback([] {
     for (const auto& m : latency_models())

@@ -16,6 +16,7 @@ namespace {
 void add_list(CLI::App* hash) {
   auto json = std::make_shared<bool>(false);
   auto* c = hash->add_subcommand("list", "the index-function families and their spec syntax");
+  c->footer("Example: smemsim hash list   # then e.g. --bank-hash 'bits:0,3,4' on analyze");
   c->add_flag("--json", *json, "machine-readable output");
   c->callback([json] {
     if (*json) {
@@ -310,6 +311,12 @@ void add_hash_command(CLI::App& app) {
                                   "configurable bank/lock hash functions (seed 002): list, "
                                   "count, search, apply");
   hash->require_subcommand(1);
+  hash->footer(
+      "Examples:\n"
+      "  smemsim hash list\n"
+      "  smemsim gen block --matrix 0,1,1,0 --cols 16 --block-x 16 --count 8 -o t.trace\n"
+      "  smemsim hash search --family bvxor --trace t.trace --emit cuda   # a swizzle to paste\n"
+      "  smemsim hash apply --trace t.trace --bank-hash 'bvxor:k1=0,k2=4,mask=14'");
   add_list(hash);
   add_count(hash);
   add_search(hash);

@@ -81,6 +81,7 @@ void add_study_command(CLI::App& app) {
   cmd->require_subcommand(1);
 
   auto* list = cmd->add_subcommand("list", "the studies and their parameters");
+  list->footer("Example: smemsim study list --json");
   static bool list_json = false;
   list->add_flag("--json", list_json, "machine-readable list");
   list->callback([] {
@@ -109,6 +110,13 @@ void add_study_command(CLI::App& app) {
 
   static StudyRunArgs ra;
   auto* r = cmd->add_subcommand("run", "run (or resume) a study; results in OUT/NAME/");
+  r->footer(
+      "Examples:\n"
+      "  smemsim study run random-patterns                 # seed 001 Fig. 5: table + PNG\n"
+      "  smemsim study run histogram --quick --out o       # a reduced sweep\n"
+      "  smemsim study run kmeans --set k=256 --threads 2\n"
+      "  smemsim study run hough --shard 0/3 --out s0      # one of three shards; see `study "
+      "merge`");
   r->add_option("name", ra.name, "study name (see `smemsim study list`)")->required();
   r->add_flag("--quick", ra.quick, "reduced sweep (tests, CI)");
   r->add_option("--out", ra.out, "output root; results go to OUT/NAME")->capture_default_str();
@@ -127,6 +135,9 @@ void add_study_command(CLI::App& app) {
   static std::string merge_out = "study-out";
   static bool merge_no_plots = false;
   auto* m = cmd->add_subcommand("merge", "combine finished shard folders (DIR/NAME) into OUT/NAME");
+  m->footer(
+      "Example:\n  for i in 0 1 2; do smemsim study run hough --shard $i/3 --out s$i; done\n"
+      "  smemsim study merge s0/hough s1/hough s2/hough --out merged");
   m->add_option("dirs", merge_dirs, "shard folders")->required();
   m->add_option("--out", merge_out, "output root")->capture_default_str();
   m->add_flag("--no-plots", merge_no_plots, "skip the gnuplot PNGs");
