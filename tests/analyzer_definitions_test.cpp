@@ -1,10 +1,12 @@
 // The analyzer's degrees must equal a brute-force count written from the definitions
-// (docs/models.md), for full and partial masks, every lane count, and subsets of the lanes.
+// (docs/models.md), for full and partial masks, every lane count, and subsets of the lanes, with
+// the vector kernel (where the CPU has it) and with the portable code.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <map>
 #include <set>
+#include <vector>
 
 #include "smemsim/conflict.hpp"
 #include "util/rng.hpp"
@@ -33,8 +35,9 @@ Brute brute(const ConflictAnalyzer& a, LaneMask subset) {
   return b;
 }
 
-void check_arch(Arch arch) {
+void check_arch(Arch arch, bool vector_kernel) {
   ConflictAnalyzer fast(arch);
+  fast.set_vector_kernel(vector_kernel);
   Rng rng(99);
   for (int iter = 0; iter < 4000; ++iter) {
     WarpAccess wa;
@@ -60,7 +63,23 @@ void check_arch(Arch arch) {
     LaneMask winners = 0;
     for (const auto& [lock, lane] : lowest) winners |= LaneMask{1} << lane;
     ASSERT_EQ(fast.lock_winners(wa.active), winners) << "iter " << iter;
+    // Round r of Algorithm 1: the lanes with exactly r lower active lanes on their lock.
+    std::vector<LaneMask> rounds;
+    std::map<std::uint32_t, int> seen;
+    for (int l = 0; l < lanes; ++l) {
+      if (!((wa.active >> l) & 1u)) continue;
+      const auto r = static_cast<std::size_t>(seen[fast.lock_of(l)]++);
+      if (rounds.size() <= r) rounds.resize(r + 1, 0);
+      rounds[r] |= LaneMask{1} << l;
+    }
+    const auto got = fast.round_winners();
+    ASSERT_EQ(std::vector<LaneMask>(got.begin(), got.end()), rounds) << "iter " << iter;
   }
+}
+
+void check_arch(const Arch& arch) {
+  check_arch(arch, true);
+  check_arch(arch, false);
 }
 
 TEST(Analyzer, DegreesMatchTheDefinitions) {

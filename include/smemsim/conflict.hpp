@@ -37,6 +37,12 @@ class ConflictAnalyzer {
   // Addresses must be < arch.memory_words() (checked by the producers, not here).
   void load(const WarpAccess& wa, int first, int count);
 
+  // The vector kernel (src/analysis/lane_sort.hpp) is used when the CPU has it and the arch's index
+  // functions are fixed ones (mod, xor, add); off, every degree comes from the portable code. Both
+  // give the same results (tested).
+  void set_vector_kernel(bool enabled);
+  bool vector_kernel() const { return vector_bank_ || vector_lock_; }
+
   LaneMask active() const { return active_; }
   int lanes() const { return lanes_; }
   int bank_degree() const { return full_bank_degree_; }
@@ -45,7 +51,12 @@ class ConflictAnalyzer {
   LaneMask bank_lanes(std::uint32_t bank) const { return scan_lanes(bank); }
   int position_degree() const;
   int lock_degree() const {
-    if (!lock_degree_ready_) count_locks();
+    if (!lock_degree_ready_) {
+      if (lock_kernel_now_)
+        find_rounds();
+      else
+        count_locks();
+    }
     return lock_degree_;
   }
   Degrees degrees() const { return {bank_degree(), position_degree(), lock_degree()}; }
@@ -60,6 +71,14 @@ class ConflictAnalyzer {
       w |= m & (~m + 1);  // lowest set bit
     }
     return w;
+  }
+
+  // The lock rounds of seed 001 Algorithm 1: round r's winners are the lanes with exactly r lower
+  // active lanes on their lock (each round the lowest pending lane of every lock wins). One entry
+  // per round; the number of rounds is the lock degree.
+  std::span<const LaneMask> round_winners() const {
+    if (!rounds_ready_) find_rounds();
+    return {rounds_.data(), n_rounds_};
   }
 
   // Per-lane facts for explanations (not on the hot path).
@@ -90,6 +109,7 @@ class ConflictAnalyzer {
     if (!reps_ready_) find_reps();
   }
   void find_reps() const;
+  void find_rounds() const;
   LaneMask scan_lanes(std::uint32_t bank) const;
 
   Arch arch_;
@@ -102,6 +122,19 @@ class ConflictAnalyzer {
   std::array<std::uint32_t, kMaxLanes> unit_{};
   std::array<std::uint32_t, kMaxLanes> bank_{};
   int full_bank_degree_ = 0;
+  int unit_shift_ = 0;  // log2(bank width / 4)
+
+  // Vector kernel: whether it applies to this arch (bank part, lock part) and to this load.
+  bool vector_bank_ = false;
+  bool vector_lock_ = false;
+  bool bank_kernel_now_ = false;
+  bool lock_kernel_now_ = false;
+  int kernel_position_ = 0;  // position degree from the kernel (4-byte banks)
+  alignas(64) std::array<std::uint16_t, 32> bank_keys_{};
+
+  mutable bool rounds_ready_ = false;
+  mutable std::size_t n_rounds_ = 0;
+  mutable std::array<LaneMask, kMaxLanes> rounds_{};
   // One bit per bank-unit address, set while an access is counted and cleared right after:
   // duplicate detection from a table that stays in L1 (1.5 KiB for Fermi's 48 KiB).
   std::vector<std::uint64_t> seen_bits_;

@@ -22,6 +22,9 @@ struct IndexGeometry {
   int addr_bits = 14;  // n: address bits that exist (the search space of the configurable families)
 };
 
+// The fixed functions above, which the conflict analyzer's vector kernel recognises.
+enum class FixedIndex : std::uint8_t { None, Mod, Xor, Add };
+
 class IndexFunction {
  public:
   virtual ~IndexFunction() = default;
@@ -30,6 +33,8 @@ class IndexFunction {
   virtual void index_many(const std::uint32_t* in, std::uint32_t* out, int n) const {
     for (int i = 0; i < n; ++i) out[i] = index(in[i]);
   }
+  // Which fixed function this is (None for every configurable family).
+  virtual FixedIndex fixed_kind() const { return FixedIndex::None; }
   // Canonical spec string; make_index_function(spec()) rebuilds an equal function.
   virtual std::string spec() const = 0;
   int out_bits() const { return geometry_.out_bits; }

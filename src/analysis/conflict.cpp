@@ -12,6 +12,7 @@
 #include <bit>
 #include <cstring>
 
+#include "lane_sort.hpp"
 #include "smemsim/error.hpp"
 
 namespace smemsim {
@@ -56,6 +57,17 @@ ConflictAnalyzer::ConflictAnalyzer(const Arch& arch, std::shared_ptr<const Index
   lock_stamp_.assign(lock_space, 0);
   lock_slot_.assign(lock_space, 0);
   lock_count_.assign(lock_space, 0);
+  unit_shift_ = arch_.bank_width_bytes == 8 ? 1 : 0;
+  set_vector_kernel(true);
+}
+
+void ConflictAnalyzer::set_vector_kernel(bool enabled) {
+  const bool cpu = enabled && detail::lane_sort_available();
+  vector_bank_ = cpu && detail::fast_bank_supported({bank_fn_->fixed_kind(), bank_fn_->out_bits()},
+                                                    arch_.bank_units());
+  vector_lock_ = cpu && detail::fast_lock_supported({lock_fn_->fixed_kind(), lock_fn_->out_bits()});
+  bank_kernel_now_ = false;
+  lock_kernel_now_ = false;
 }
 
 void ConflictAnalyzer::load(const WarpAccess& wa, int first, int count) {
@@ -65,6 +77,18 @@ void ConflictAnalyzer::load(const WarpAccess& wa, int first, int count) {
   lock_index_ready_ = false;
   lock_degree_ready_ = false;
   reps_ready_ = false;
+  rounds_ready_ = false;
+  bank_kernel_now_ = vector_bank_ && count <= 32;
+  lock_kernel_now_ = vector_lock_ && count <= 32;
+  if (bank_kernel_now_) {
+    const detail::FastLoad r =
+        detail::fast_load(wa.addr.data() + first, count, static_cast<std::uint32_t>(active_),
+                          unit_shift_, {bank_fn_->fixed_kind(), bank_fn_->out_bits()}, addr_.data(),
+                          unit_.data(), bank_.data(), bank_keys_.data());
+    full_bank_degree_ = r.bank_degree;
+    kernel_position_ = r.position_degree;
+    return;
+  }
   std::memcpy(addr_.data(), wa.addr.data() + first, sizeof(WordAddr) * std::size_t(count));
   if (arch_.bank_width_bytes == 8) {
     for (int l = 0; l < count; ++l) unit_[l] = addr_[l] >> 1;
@@ -126,6 +150,11 @@ void ConflictAnalyzer::find_reps() const {
 int ConflictAnalyzer::bank_degree(LaneMask subset) const {
   subset &= active_;
   if (subset == active_) return full_bank_degree_;
+  if (bank_kernel_now_) {
+    if ((subset & (subset - 1)) == 0) return subset ? 1 : 0;
+    return detail::fast_bank_degree(bank_keys_.data(), static_cast<std::uint32_t>(subset),
+                                    bank_fn_->out_bits());
+  }
   ensure_reps();
   std::array<std::uint16_t, kMaxBanks> distinct{};
   LaneMask seen = 0;  // representatives already counted
@@ -200,7 +229,30 @@ void ConflictAnalyzer::group_locks() const {
   }
 }
 
+void ConflictAnalyzer::find_rounds() const {
+  rounds_ready_ = true;
+  if (lock_kernel_now_) {
+    std::uint32_t ranks[32];
+    const int d = detail::fast_lock_ranks(addr_.data(), static_cast<std::uint32_t>(active_),
+                                          {lock_fn_->fixed_kind(), lock_fn_->out_bits()},
+                                          lock_.data(), ranks);
+    lock_index_ready_ = true;
+    lock_degree_ = d;
+    lock_degree_ready_ = true;
+    n_rounds_ = static_cast<std::size_t>(d);
+    for (int r = 0; r < d; ++r) rounds_[static_cast<std::size_t>(r)] = ranks[r];
+    return;
+  }
+  n_rounds_ = 0;
+  for (LaneMask pending = active_; pending;) {
+    const LaneMask w = lock_winners(pending);
+    rounds_[n_rounds_++] = w;
+    pending &= ~w;
+  }
+}
+
 int ConflictAnalyzer::position_degree() const {
+  if (bank_kernel_now_ && unit_shift_ == 0) return kernel_position_;
   // The same word always shares a lock, so equal addresses are found within shared lock groups.
   if (lock_degree() <= 1) return active_ ? 1 : 0;
   ensure_locks();

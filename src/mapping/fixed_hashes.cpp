@@ -15,6 +15,7 @@ class ModIndex final : public IndexFunction {
     for (int i = 0; i < n; ++i) out[i] = in[i] & mask_;
   }
   std::string spec() const override { return "mod"; }
+  FixedIndex fixed_kind() const override { return FixedIndex::Mod; }
 
  private:
   std::uint32_t mask_;
@@ -30,6 +31,7 @@ class XorIndex final : public IndexFunction {
     for (int i = 0; i < n; ++i) out[i] = (in[i] ^ (in[i] >> m_)) & mask_;
   }
   std::string spec() const override { return "xor"; }
+  FixedIndex fixed_kind() const override { return FixedIndex::Xor; }
 
  private:
   int m_;
@@ -47,6 +49,7 @@ class AddIndex final : public IndexFunction {
     for (int i = 0; i < n; ++i) out[i] = ((in[i] & mask_) + ((in[i] >> m_) & mask_)) & mask_;
   }
   std::string spec() const override { return "add"; }
+  FixedIndex fixed_kind() const override { return FixedIndex::Add; }
 
  private:
   int m_;

@@ -9,14 +9,14 @@ namespace smemsim {
 std::vector<LockRound> lock_rounds(const ConflictAnalyzer& a) {
   std::vector<LockRound> rounds;
   LaneMask pending = a.active();
-  while (pending) {
+  for (const LaneMask winners : a.round_winners()) {
     LockRound r;
     r.pending = pending;
     r.read_degree = a.bank_degree(pending);
-    r.winners = a.lock_winners(pending);
-    r.write_degree = a.bank_degree(r.winners);
+    r.winners = winners;
+    r.write_degree = a.bank_degree(winners);
     rounds.push_back(r);
-    pending &= ~r.winners;
+    pending &= ~winners;
   }
   return rounds;
 }
@@ -33,14 +33,12 @@ class Alg1 final : public LatencyModel {
   std::int64_t latency(const ConflictAnalyzer& a, Op) const override {
     std::int64_t cycles = 0;
     bool first = true;
-    for (LaneMask pending = a.active(); pending;) {
+    LaneMask pending = a.active();
+    for (const LaneMask winners : a.round_winners()) {
       cycles += first ? t_.t_base : t_.t_position;
       first = false;
-      const int read = a.bank_degree(pending);
-      if (read > 0) cycles += (read - 1) * t_.t_bank;
-      const LaneMask winners = a.lock_winners(pending);
-      const int write = a.bank_degree(winners);
-      if (write > 0) cycles += (write - 1) * t_.t_bank;
+      cycles += (a.bank_degree(pending) - 1) * t_.t_bank;  // every round has a pending lane
+      cycles += (a.bank_degree(winners) - 1) * t_.t_bank;
       pending &= ~winners;
     }
     return cycles;
@@ -61,8 +59,8 @@ class Fsm final : public LatencyModel {
   explicit Fsm(const Timing& t) : t_(t) {}
   std::int64_t latency(const ConflictAnalyzer& a, Op) const override {
     std::int64_t cycles = 0;
-    for (LaneMask pending = a.active(); pending;) {
-      const LaneMask winners = a.lock_winners(pending);
+    LaneMask pending = a.active();
+    for (const LaneMask winners : a.round_winners()) {
       cycles += t_.fsm_read * a.bank_degree(pending) + t_.fsm_update +
                 t_.fsm_write * a.bank_degree(winners) + t_.fsm_branch;
       pending &= ~winners;

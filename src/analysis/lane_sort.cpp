@@ -1,0 +1,229 @@
+// The analyzer's vector kernel (see lane_sort.hpp for the method and its seeds). Compiled for every
+// x86-64 target with per-function target attributes; lane_sort_available() guards the calls.
+#include "lane_sort.hpp"
+
+#include <bit>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define SMEMSIM_LANE_SORT 1
+#include <immintrin.h>
+// GCC 12 warns inside its own AVX-512 headers (_mm512_undefined_* feeding masked operations).
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+namespace smemsim::detail {
+
+bool fast_bank_supported(FixedFn bank, std::uint32_t bank_units) {
+  return bank.kind != FixedIndex::None && bank.m >= 1 && bank.m <= 6 && bank_units <= (1u << 16);
+}
+
+bool fast_lock_supported(FixedFn lock) {
+  return lock.kind != FixedIndex::None && lock.m >= 1 && lock.m <= 11;
+}
+
+#ifndef SMEMSIM_LANE_SORT
+
+bool lane_sort_available() {
+  return false;
+}
+FastLoad fast_load(const std::uint32_t*, int, std::uint32_t, int, FixedFn, std::uint32_t*,
+                   std::uint32_t*, std::uint32_t*, std::uint16_t*) {
+  return {};
+}
+int fast_bank_degree(const std::uint16_t*, std::uint32_t, int) {
+  return 0;
+}
+int fast_lock_ranks(const std::uint32_t*, std::uint32_t, FixedFn, std::uint32_t*, std::uint32_t*) {
+  return 0;
+}
+
+#else
+
+bool lane_sort_available() {
+  static const bool ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                         __builtin_cpu_supports("bmi2");
+  return ok;
+}
+
+namespace {
+
+#define SMEMSIM_TARGET __attribute__((target("avx512f,avx512bw,bmi2")))
+
+// Bitonic sorting network for 32 keys: for block size k = 2..32 and distance j = k/2..1, element
+// i is compared with i ^ j and keeps the minimum when it is the lower of the pair in an ascending
+// block, or the higher in a descending one (block direction: bit k of i).
+struct Layer {
+  alignas(64) std::uint16_t partner[32];
+  std::uint32_t take_min;
+};
+struct Network {
+  Layer layer[15];
+  alignas(64) std::uint16_t prev[32];  // i - 1 (0 for i = 0): each key's predecessor
+  alignas(64) std::uint16_t lane[32];  // i
+};
+
+constexpr Network make_network() {
+  Network n{};
+  int l = 0;
+  for (int k = 2; k <= 32; k *= 2) {
+    for (int j = k / 2; j >= 1; j /= 2, ++l) {
+      n.layer[l].take_min = 0;
+      for (int i = 0; i < 32; ++i) {
+        n.layer[l].partner[i] = static_cast<std::uint16_t>(i ^ j);
+        const bool lower = (i & j) == 0;
+        const bool ascending = (i & k) == 0;
+        if (lower == ascending) n.layer[l].take_min |= 1u << i;
+      }
+    }
+  }
+  for (int i = 0; i < 32; ++i) {
+    n.prev[i] = static_cast<std::uint16_t>(i == 0 ? 0 : i - 1);
+    n.lane[i] = static_cast<std::uint16_t>(i);
+  }
+  return n;
+}
+constexpr Network kNet = make_network();
+
+SMEMSIM_TARGET inline __m512i sort32(__m512i x) {
+#pragma GCC unroll 15
+  for (int l = 0; l < 15; ++l) {
+    const __m512i partner = _mm512_load_si512(kNet.layer[l].partner);
+    const __m512i p = _mm512_permutexvar_epi16(partner, x);
+    const __m512i hi = _mm512_max_epu16(x, p);
+    x = _mm512_mask_min_epu16(hi, kNet.layer[l].take_min, x, p);
+  }
+  return x;
+}
+
+SMEMSIM_TARGET inline __m512i predecessors(__m512i sorted) {
+  return _mm512_permutexvar_epi16(_mm512_load_si512(kNet.prev), sorted);
+}
+
+// Longest run of consecutive one bits.
+inline int longest_run(std::uint32_t x) {
+  int n = 0;
+  for (; x; ++n) x &= x >> 1;
+  return n;
+}
+
+inline std::uint32_t low_mask(int n) {
+  return n >= 32 ? ~0u : (1u << n) - 1;
+}
+
+// The fixed index functions (seed 000 Table I) on 16 lanes of 32-bit addresses.
+SMEMSIM_TARGET inline __m512i fixed_index(__m512i a, FixedFn f) {
+  const __m512i mask = _mm512_set1_epi32(static_cast<int>((1u << f.m) - 1));
+  const __m512i high = _mm512_srl_epi32(a, _mm_cvtsi32_si128(f.m));
+  switch (f.kind) {
+    case FixedIndex::Xor:
+      return _mm512_and_si512(_mm512_xor_si512(a, high), mask);
+    case FixedIndex::Add:
+      return _mm512_and_si512(_mm512_add_epi32(a, high), mask);
+    default:
+      return _mm512_and_si512(a, mask);
+  }
+}
+
+// Two vectors of 16 32-bit values (each below 2^16) as one vector of 32 16-bit values.
+SMEMSIM_TARGET inline __m512i pack16(__m512i lo, __m512i hi) {
+  return _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi32_epi16(lo)),
+                            _mm512_cvtepi32_epi16(hi), 1);
+}
+
+struct Runs {
+  int bank = 0;
+  int position = 0;
+};
+
+// Degrees from sorted bank keys with n real keys first.
+SMEMSIM_TARGET inline Runs sorted_bank_runs(__m512i s, int n, int m, bool want_position) {
+  if (n == 0) return {};
+  const __m512i prev = predecessors(s);
+  const std::uint32_t live = low_mask(n);
+  const std::uint32_t new_unit = _cvtmask32_u32(_mm512_cmpneq_epu16_mask(s, prev)) | 1u;
+  const __m128i shift = _mm_cvtsi32_si128(16 - m);
+  const std::uint32_t same_bank = _cvtmask32_u32(_mm512_cmpeq_epu16_mask(
+                                      _mm512_srl_epi16(s, shift), _mm512_srl_epi16(prev, shift))) &
+                                  ~1u & live;
+  Runs r;
+  // Among the first key of each unit, the longest stretch in one bank.
+  r.bank = 1 + longest_run(_pext_u32(same_bank, new_unit & live));
+  if (want_position) r.position = 1 + longest_run(~new_unit & live);
+  return r;
+}
+
+}  // namespace
+
+SMEMSIM_TARGET FastLoad fast_load(const std::uint32_t* addr, int count, std::uint32_t active,
+                                  int unit_shift, FixedFn bank, std::uint32_t* addr_out,
+                                  std::uint32_t* unit_out, std::uint32_t* bank_out,
+                                  std::uint16_t* keys) {
+  const std::uint32_t in = low_mask(count);
+  const __m512i a0 = _mm512_maskz_loadu_epi32(static_cast<__mmask16>(in), addr);
+  const __m512i a1 = _mm512_maskz_loadu_epi32(static_cast<__mmask16>(in >> 16), addr + 16);
+  _mm512_storeu_si512(addr_out, a0);
+  _mm512_storeu_si512(addr_out + 16, a1);
+  const __m128i us = _mm_cvtsi32_si128(unit_shift);
+  const __m512i u0 = _mm512_srl_epi32(a0, us);
+  const __m512i u1 = _mm512_srl_epi32(a1, us);
+  _mm512_storeu_si512(unit_out, u0);
+  _mm512_storeu_si512(unit_out + 16, u1);
+  const __m512i b0 = fixed_index(u0, bank);
+  const __m512i b1 = fixed_index(u1, bank);
+  _mm512_storeu_si512(bank_out, b0);
+  _mm512_storeu_si512(bank_out + 16, b1);
+  const __m128i tag = _mm_cvtsi32_si128(bank.m);
+  const __m128i up = _mm_cvtsi32_si128(16 - bank.m);
+  const __m512i k0 = _mm512_or_si512(_mm512_sll_epi32(b0, up), _mm512_srl_epi32(u0, tag));
+  const __m512i k1 = _mm512_or_si512(_mm512_sll_epi32(b1, up), _mm512_srl_epi32(u1, tag));
+  const std::uint32_t live = active & in;
+  const __m512i k = _mm512_mask_mov_epi16(_mm512_set1_epi16(-1), live, pack16(k0, k1));
+  _mm512_store_si512(keys, k);
+  const Runs r = sorted_bank_runs(sort32(k), std::popcount(live), bank.m, unit_shift == 0);
+  return {r.bank, r.position};
+}
+
+SMEMSIM_TARGET int fast_bank_degree(const std::uint16_t* keys, std::uint32_t subset, int m) {
+  const __m512i k = _mm512_mask_mov_epi16(_mm512_set1_epi16(-1), subset, _mm512_load_si512(keys));
+  return sorted_bank_runs(sort32(k), std::popcount(subset), m, false).bank;
+}
+
+SMEMSIM_TARGET int fast_lock_ranks(const std::uint32_t* addr, std::uint32_t active, FixedFn lock,
+                                   std::uint32_t* lock_out, std::uint32_t* rank_lanes) {
+  const __m512i l0 = fixed_index(_mm512_loadu_si512(addr), lock);
+  const __m512i l1 = fixed_index(_mm512_loadu_si512(addr + 16), lock);
+  _mm512_storeu_si512(lock_out, l0);
+  _mm512_storeu_si512(lock_out + 16, l1);
+  const int n = std::popcount(active);
+  if (n == 0) return 0;
+  const __m512i key =
+      _mm512_or_si512(_mm512_slli_epi16(pack16(l0, l1), 5), _mm512_load_si512(kNet.lane));
+  const __m512i s = sort32(_mm512_mask_mov_epi16(_mm512_set1_epi16(-1), active, key));
+  const __m512i prev = predecessors(s);
+  // Sorted positions whose lock is the one before them: every lane but the first of its lock.
+  const std::uint32_t later =
+      _cvtmask32_u32(_mm512_cmpeq_epu16_mask(_mm512_srli_epi16(s, 5), _mm512_srli_epi16(prev, 5))) &
+      ~1u & low_mask(n);
+  rank_lanes[0] = active;
+  if (later == 0) return 1;
+  alignas(64) std::uint16_t sorted[32];
+  _mm512_store_si512(sorted, s);
+  int top = 0;
+  int run = 0;
+  int last = -2;
+  for (std::uint32_t m = later; m; m &= m - 1) {
+    const int i = std::countr_zero(m);
+    run = i == last + 1 ? run + 1 : 1;
+    last = i;
+    if (run > top) rank_lanes[top = run] = 0;
+    const std::uint32_t bit = 1u << (sorted[i] & 31u);
+    rank_lanes[run] |= bit;
+    rank_lanes[0] &= ~bit;
+  }
+  return top + 1;
+}
+
+#endif
+
+}  // namespace smemsim::detail
