@@ -48,7 +48,10 @@ class ConflictAnalyzer {
   int bank_degree() const { return full_bank_degree_; }
   int bank_degree(LaneMask subset) const;  // degree of the lanes in `subset` alone (0 if empty)
   // Active lanes in `bank`.
-  LaneMask bank_lanes(std::uint32_t bank) const { return scan_lanes(bank); }
+  LaneMask bank_lanes(std::uint32_t bank) const {
+    ensure_lane_banks();
+    return scan_lanes(bank);
+  }
   int position_degree() const;
   int lock_degree() const {
     if (!lock_degree_ready_) {
@@ -82,7 +85,10 @@ class ConflictAnalyzer {
   }
 
   // Per-lane facts for explanations (not on the hot path).
-  std::uint32_t bank_of(int lane) const { return bank_[lane]; }
+  std::uint32_t bank_of(int lane) const {
+    ensure_lane_banks();
+    return bank_[lane];
+  }
   std::uint32_t lock_of(int lane) const {
     ensure_locks();
     return lock_[lane];
@@ -110,6 +116,11 @@ class ConflictAnalyzer {
   }
   void find_reps() const;
   void find_rounds() const;
+  // The vector kernel leaves the per-lane bank-unit and bank arrays to first use.
+  void ensure_lane_banks() const {
+    if (!lane_banks_ready_) index_lanes();
+  }
+  void index_lanes() const;
   LaneMask scan_lanes(std::uint32_t bank) const;
 
   Arch arch_;
@@ -119,8 +130,9 @@ class ConflictAnalyzer {
   int lanes_ = 0;
   LaneMask active_ = 0;
   std::array<WordAddr, kMaxLanes> addr_{};
-  std::array<std::uint32_t, kMaxLanes> unit_{};
-  std::array<std::uint32_t, kMaxLanes> bank_{};
+  mutable bool lane_banks_ready_ = false;
+  mutable std::array<std::uint32_t, kMaxLanes> unit_{};
+  mutable std::array<std::uint32_t, kMaxLanes> bank_{};
   int full_bank_degree_ = 0;
   int unit_shift_ = 0;  // log2(bank width / 4)
 
@@ -129,6 +141,8 @@ class ConflictAnalyzer {
   bool vector_lock_ = false;
   bool bank_kernel_now_ = false;
   bool lock_kernel_now_ = false;
+  FixedIndex bank_fixed_ = FixedIndex::None;
+  FixedIndex lock_fixed_ = FixedIndex::None;
   int kernel_position_ = 0;  // position degree from the kernel (4-byte banks)
   alignas(64) std::array<std::uint16_t, 32> bank_keys_{};
 

@@ -63,9 +63,11 @@ ConflictAnalyzer::ConflictAnalyzer(const Arch& arch, std::shared_ptr<const Index
 
 void ConflictAnalyzer::set_vector_kernel(bool enabled) {
   const bool cpu = enabled && detail::lane_sort_available();
-  vector_bank_ = cpu && detail::fast_bank_supported({bank_fn_->fixed_kind(), bank_fn_->out_bits()},
-                                                    arch_.bank_units());
-  vector_lock_ = cpu && detail::fast_lock_supported({lock_fn_->fixed_kind(), lock_fn_->out_bits()});
+  bank_fixed_ = bank_fn_->fixed_kind();
+  lock_fixed_ = lock_fn_->fixed_kind();
+  vector_bank_ =
+      cpu && detail::fast_bank_supported({bank_fixed_, bank_fn_->out_bits()}, arch_.bank_units());
+  vector_lock_ = cpu && detail::fast_lock_supported({lock_fixed_, lock_fn_->out_bits()});
   bank_kernel_now_ = false;
   lock_kernel_now_ = false;
 }
@@ -81,21 +83,16 @@ void ConflictAnalyzer::load(const WarpAccess& wa, int first, int count) {
   bank_kernel_now_ = vector_bank_ && count <= 32;
   lock_kernel_now_ = vector_lock_ && count <= 32;
   if (bank_kernel_now_) {
-    const detail::FastLoad r =
-        detail::fast_load(wa.addr.data() + first, count, static_cast<std::uint32_t>(active_),
-                          unit_shift_, {bank_fn_->fixed_kind(), bank_fn_->out_bits()}, addr_.data(),
-                          unit_.data(), bank_.data(), bank_keys_.data());
+    lane_banks_ready_ = false;
+    const detail::FastLoad r = detail::fast_load(
+        wa.addr.data() + first, count, static_cast<std::uint32_t>(active_), unit_shift_,
+        {bank_fixed_, arch_.bank_bits()}, addr_.data(), bank_keys_.data());
     full_bank_degree_ = r.bank_degree;
     kernel_position_ = r.position_degree;
     return;
   }
   std::memcpy(addr_.data(), wa.addr.data() + first, sizeof(WordAddr) * std::size_t(count));
-  if (arch_.bank_width_bytes == 8) {
-    for (int l = 0; l < count; ++l) unit_[l] = addr_[l] >> 1;
-  } else {
-    std::memcpy(unit_.data(), addr_.data(), sizeof(WordAddr) * std::size_t(count));
-  }
-  bank_fn_->index_many(unit_.data(), bank_.data(), count);
+  index_lanes();
 
   // One pass: a lane adds one to its bank's distinct count unless its bank-unit address was already
   // seen in this access (lanes on one word are served by a broadcast). Branch-free in the loop
@@ -121,6 +118,12 @@ void ConflictAnalyzer::load(const WarpAccess& wa, int first, int count) {
     for (LaneMask m = active; m; m &= m - 1) seen[unit_[lowest(m)] >> 6] = 0;
   }
   full_bank_degree_ = static_cast<int>(best);
+}
+
+void ConflictAnalyzer::index_lanes() const {
+  lane_banks_ready_ = true;
+  for (int l = 0; l < lanes_; ++l) unit_[l] = addr_[l] >> unit_shift_;
+  bank_fn_->index_many(unit_.data(), bank_.data(), lanes_);
 }
 
 LaneMask ConflictAnalyzer::scan_lanes(std::uint32_t bank) const {
@@ -153,7 +156,7 @@ int ConflictAnalyzer::bank_degree(LaneMask subset) const {
   if (bank_kernel_now_) {
     if ((subset & (subset - 1)) == 0) return subset ? 1 : 0;
     return detail::fast_bank_degree(bank_keys_.data(), static_cast<std::uint32_t>(subset),
-                                    bank_fn_->out_bits());
+                                    arch_.bank_bits());
   }
   ensure_reps();
   std::array<std::uint16_t, kMaxBanks> distinct{};
@@ -234,8 +237,7 @@ void ConflictAnalyzer::find_rounds() const {
   if (lock_kernel_now_) {
     std::uint32_t ranks[32];
     const int d = detail::fast_lock_ranks(addr_.data(), static_cast<std::uint32_t>(active_),
-                                          {lock_fn_->fixed_kind(), lock_fn_->out_bits()},
-                                          lock_.data(), ranks);
+                                          {lock_fixed_, lock_fn_->out_bits()}, lock_.data(), ranks);
     lock_index_ready_ = true;
     lock_degree_ = d;
     lock_degree_ready_ = true;

@@ -28,7 +28,7 @@ bool lane_sort_available() {
   return false;
 }
 FastLoad fast_load(const std::uint32_t*, int, std::uint32_t, int, FixedFn, std::uint32_t*,
-                   std::uint32_t*, std::uint32_t*, std::uint16_t*) {
+                   std::uint16_t*) {
   return {};
 }
 int fast_bank_degree(const std::uint16_t*, std::uint32_t, int) {
@@ -61,6 +61,7 @@ struct Network {
   Layer layer[15];
   alignas(64) std::uint16_t prev[32];  // i - 1 (0 for i = 0): each key's predecessor
   alignas(64) std::uint16_t lane[32];  // i
+  alignas(64) std::uint16_t even[32];  // 2i: the low 16-bit halves of 32 32-bit values
 };
 
 constexpr Network make_network() {
@@ -80,10 +81,21 @@ constexpr Network make_network() {
   for (int i = 0; i < 32; ++i) {
     n.prev[i] = static_cast<std::uint16_t>(i == 0 ? 0 : i - 1);
     n.lane[i] = static_cast<std::uint16_t>(i);
+    n.even[i] = static_cast<std::uint16_t>(2 * i);
   }
   return n;
 }
 constexpr Network kNet = make_network();
+
+// The layers' masks as data the compiler cannot fold: each is then one load into a mask register
+// (an immediate would need a move and a kmov, and kmov from a general register shares port 5 with
+// every permute of the network).
+constinit std::uint32_t g_take_min[15] = {
+    kNet.layer[0].take_min,  kNet.layer[1].take_min,  kNet.layer[2].take_min,
+    kNet.layer[3].take_min,  kNet.layer[4].take_min,  kNet.layer[5].take_min,
+    kNet.layer[6].take_min,  kNet.layer[7].take_min,  kNet.layer[8].take_min,
+    kNet.layer[9].take_min,  kNet.layer[10].take_min, kNet.layer[11].take_min,
+    kNet.layer[12].take_min, kNet.layer[13].take_min, kNet.layer[14].take_min};
 
 SMEMSIM_TARGET inline __m512i sort32(__m512i x) {
 #pragma GCC unroll 15
@@ -91,7 +103,7 @@ SMEMSIM_TARGET inline __m512i sort32(__m512i x) {
     const __m512i partner = _mm512_load_si512(kNet.layer[l].partner);
     const __m512i p = _mm512_permutexvar_epi16(partner, x);
     const __m512i hi = _mm512_max_epu16(x, p);
-    x = _mm512_mask_min_epu16(hi, kNet.layer[l].take_min, x, p);
+    x = _mm512_mask_min_epu16(hi, _load_mask32(&g_take_min[l]), x, p);
   }
   return x;
 }
@@ -100,11 +112,22 @@ SMEMSIM_TARGET inline __m512i predecessors(__m512i sorted) {
   return _mm512_permutexvar_epi16(_mm512_load_si512(kNet.prev), sorted);
 }
 
-// Longest run of consecutive one bits.
+// Longest run of consecutive one bits, without data-dependent branches (degrees vary warp to warp,
+// and a loop over them mispredicts): binary lifting over p[k] = the starts of runs of length
+// >= 2^k, extending the found length L by 2^k wherever a run of L continues for 2^k more bits.
 inline int longest_run(std::uint32_t x) {
-  int n = 0;
-  for (; x; ++n) x &= x >> 1;
-  return n;
+  std::uint32_t p[6];
+  p[0] = x;
+  for (int k = 1; k < 6; ++k) p[k] = p[k - 1] & (p[k - 1] >> (1 << (k - 1)));
+  std::uint32_t starts = ~0u;  // starts of runs of length >= len
+  int len = 0;
+  for (int k = 5; k >= 0; --k) {
+    const std::uint32_t longer = starts & (len >= 32 ? 0u : p[k] >> len);
+    const bool grow = longer != 0;
+    starts = grow ? longer : starts;
+    len += grow ? 1 << k : 0;
+  }
+  return len;
 }
 
 inline std::uint32_t low_mask(int n) {
@@ -112,7 +135,7 @@ inline std::uint32_t low_mask(int n) {
 }
 
 // The fixed index functions (seed 000 Table I) on 16 lanes of 32-bit addresses.
-SMEMSIM_TARGET inline __m512i fixed_index(__m512i a, FixedFn f) {
+SMEMSIM_TARGET inline __m512i fixed_index32(__m512i a, FixedFn f) {
   const __m512i mask = _mm512_set1_epi32(static_cast<int>((1u << f.m) - 1));
   const __m512i high = _mm512_srl_epi32(a, _mm_cvtsi32_si128(f.m));
   switch (f.kind) {
@@ -125,10 +148,23 @@ SMEMSIM_TARGET inline __m512i fixed_index(__m512i a, FixedFn f) {
   }
 }
 
-// Two vectors of 16 32-bit values (each below 2^16) as one vector of 32 16-bit values.
+// The same on 32 lanes of 16-bit addresses, with the address bits above the index (a >> m) given.
+// Exact: only the low m bits of the sum or XOR are kept.
+SMEMSIM_TARGET inline __m512i fixed_index16(__m512i a, __m512i high, FixedFn f) {
+  const __m512i mask = _mm512_set1_epi16(static_cast<short>((1u << f.m) - 1));
+  switch (f.kind) {
+    case FixedIndex::Xor:
+      return _mm512_and_si512(_mm512_xor_si512(a, high), mask);
+    case FixedIndex::Add:
+      return _mm512_and_si512(_mm512_add_epi16(a, high), mask);
+    default:
+      return _mm512_and_si512(a, mask);
+  }
+}
+
+// The low halves of 32 32-bit values (two vectors) as one vector of 16-bit values.
 SMEMSIM_TARGET inline __m512i pack16(__m512i lo, __m512i hi) {
-  return _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi32_epi16(lo)),
-                            _mm512_cvtepi32_epi16(hi), 1);
+  return _mm512_permutex2var_epi16(lo, _mm512_load_si512(kNet.even), hi);
 }
 
 struct Runs {
@@ -157,28 +193,20 @@ SMEMSIM_TARGET inline Runs sorted_bank_runs(__m512i s, int n, int m, bool want_p
 
 SMEMSIM_TARGET FastLoad fast_load(const std::uint32_t* addr, int count, std::uint32_t active,
                                   int unit_shift, FixedFn bank, std::uint32_t* addr_out,
-                                  std::uint32_t* unit_out, std::uint32_t* bank_out,
                                   std::uint16_t* keys) {
   const std::uint32_t in = low_mask(count);
   const __m512i a0 = _mm512_maskz_loadu_epi32(static_cast<__mmask16>(in), addr);
   const __m512i a1 = _mm512_maskz_loadu_epi32(static_cast<__mmask16>(in >> 16), addr + 16);
   _mm512_storeu_si512(addr_out, a0);
   _mm512_storeu_si512(addr_out + 16, a1);
+  // Bank-unit addresses fit 16 bits (fast_bank_supported).
   const __m128i us = _mm_cvtsi32_si128(unit_shift);
-  const __m512i u0 = _mm512_srl_epi32(a0, us);
-  const __m512i u1 = _mm512_srl_epi32(a1, us);
-  _mm512_storeu_si512(unit_out, u0);
-  _mm512_storeu_si512(unit_out + 16, u1);
-  const __m512i b0 = fixed_index(u0, bank);
-  const __m512i b1 = fixed_index(u1, bank);
-  _mm512_storeu_si512(bank_out, b0);
-  _mm512_storeu_si512(bank_out + 16, b1);
-  const __m128i tag = _mm_cvtsi32_si128(bank.m);
-  const __m128i up = _mm_cvtsi32_si128(16 - bank.m);
-  const __m512i k0 = _mm512_or_si512(_mm512_sll_epi32(b0, up), _mm512_srl_epi32(u0, tag));
-  const __m512i k1 = _mm512_or_si512(_mm512_sll_epi32(b1, up), _mm512_srl_epi32(u1, tag));
+  const __m512i u = pack16(_mm512_srl_epi32(a0, us), _mm512_srl_epi32(a1, us));
+  const __m512i tag = _mm512_srl_epi16(u, _mm_cvtsi32_si128(bank.m));
+  const __m512i b = fixed_index16(u, tag, bank);
+  const __m512i key = _mm512_or_si512(_mm512_sll_epi16(b, _mm_cvtsi32_si128(16 - bank.m)), tag);
   const std::uint32_t live = active & in;
-  const __m512i k = _mm512_mask_mov_epi16(_mm512_set1_epi16(-1), live, pack16(k0, k1));
+  const __m512i k = _mm512_mask_mov_epi16(_mm512_set1_epi16(-1), live, key);
   _mm512_store_si512(keys, k);
   const Runs r = sorted_bank_runs(sort32(k), std::popcount(live), bank.m, unit_shift == 0);
   return {r.bank, r.position};
@@ -191,8 +219,8 @@ SMEMSIM_TARGET int fast_bank_degree(const std::uint16_t* keys, std::uint32_t sub
 
 SMEMSIM_TARGET int fast_lock_ranks(const std::uint32_t* addr, std::uint32_t active, FixedFn lock,
                                    std::uint32_t* lock_out, std::uint32_t* rank_lanes) {
-  const __m512i l0 = fixed_index(_mm512_loadu_si512(addr), lock);
-  const __m512i l1 = fixed_index(_mm512_loadu_si512(addr + 16), lock);
+  const __m512i l0 = fixed_index32(_mm512_loadu_si512(addr), lock);
+  const __m512i l1 = fixed_index32(_mm512_loadu_si512(addr + 16), lock);
   _mm512_storeu_si512(lock_out, l0);
   _mm512_storeu_si512(lock_out + 16, l1);
   const int n = std::popcount(active);

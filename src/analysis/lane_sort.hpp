@@ -43,11 +43,10 @@ struct FastLoad {
 };
 
 // Lanes [0, count) of `addr` (count <= 32; lanes at or beyond count are read through a mask and
-// treated as inactive). Writes addr_out, unit_out and bank_out for lanes [0, 32), and keys[0, 32)
-// (64-byte aligned): the bank key per lane, 0xFFFF for inactive lanes.
+// treated as inactive). Writes addr_out[0, 32) (0 beyond count) and keys[0, 32) (64-byte aligned):
+// the bank key per lane, 0xFFFF for inactive lanes.
 FastLoad fast_load(const std::uint32_t* addr, int count, std::uint32_t active, int unit_shift,
-                   FixedFn bank, std::uint32_t* addr_out, std::uint32_t* unit_out,
-                   std::uint32_t* bank_out, std::uint16_t* keys);
+                   FixedFn bank, std::uint32_t* addr_out, std::uint16_t* keys);
 
 // Bank degree of the lanes in `subset` alone (0 if empty), from the keys fast_load made.
 int fast_bank_degree(const std::uint16_t* keys, std::uint32_t subset, int m);
