@@ -145,6 +145,8 @@ class ConflictAnalyzer {
   FixedIndex lock_fixed_ = FixedIndex::None;
   int kernel_position_ = 0;  // position degree from the kernel (4-byte banks)
   alignas(64) std::array<std::uint16_t, 32> bank_keys_{};
+  mutable LaneMask cached_subset_ = 0;  // last subset degree from the kernel (0: none)
+  mutable int cached_degree_ = 0;
 
   mutable bool rounds_ready_ = false;
   mutable std::size_t n_rounds_ = 0;

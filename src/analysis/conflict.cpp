@@ -67,7 +67,8 @@ void ConflictAnalyzer::set_vector_kernel(bool enabled) {
   lock_fixed_ = lock_fn_->fixed_kind();
   vector_bank_ =
       cpu && detail::fast_bank_supported({bank_fixed_, bank_fn_->out_bits()}, arch_.bank_units());
-  vector_lock_ = cpu && detail::fast_lock_supported({lock_fixed_, lock_fn_->out_bits()});
+  vector_lock_ =
+      cpu && detail::fast_lock_supported({lock_fixed_, lock_fn_->out_bits()}, arch_.memory_words());
   bank_kernel_now_ = false;
   lock_kernel_now_ = false;
 }
@@ -84,6 +85,7 @@ void ConflictAnalyzer::load(const WarpAccess& wa, int first, int count) {
   lock_kernel_now_ = vector_lock_ && count <= 32;
   if (bank_kernel_now_) {
     lane_banks_ready_ = false;
+    cached_subset_ = 0;
     const detail::FastLoad r = detail::fast_load(
         wa.addr.data() + first, count, static_cast<std::uint32_t>(active_), unit_shift_,
         {bank_fixed_, arch_.bank_bits()}, addr_.data(), bank_keys_.data());
@@ -154,9 +156,21 @@ int ConflictAnalyzer::bank_degree(LaneMask subset) const {
   subset &= active_;
   if (subset == active_) return full_bank_degree_;
   if (bank_kernel_now_) {
-    if ((subset & (subset - 1)) == 0) return subset ? 1 : 0;
-    return detail::fast_bank_degree(bank_keys_.data(), static_cast<std::uint32_t>(subset),
-                                    arch_.bank_bits());
+    const LaneMask rest = subset & (subset - 1);
+    if (rest == 0) return subset ? 1 : 0;
+    if ((rest & (rest - 1)) == 0) {  // two lanes: 2 when distinct units share a bank
+      const unsigned k1 = bank_keys_[std::size_t(lowest(subset))];
+      const unsigned k2 = bank_keys_[std::size_t(lowest(rest))];
+      const int up = 16 - arch_.bank_bits();
+      return k1 != k2 && (k1 >> up) == (k2 >> up) ? 2 : 1;
+    }
+    // Algorithm 1's last round asks for the same lanes as read and as write.
+    if (subset != cached_subset_) {
+      cached_subset_ = subset;
+      cached_degree_ = detail::fast_bank_degree(
+          bank_keys_.data(), static_cast<std::uint32_t>(subset), arch_.bank_bits());
+    }
+    return cached_degree_;
   }
   ensure_reps();
   std::array<std::uint16_t, kMaxBanks> distinct{};
@@ -237,8 +251,7 @@ void ConflictAnalyzer::find_rounds() const {
   if (lock_kernel_now_) {
     std::uint32_t ranks[32];
     const int d = detail::fast_lock_ranks(addr_.data(), static_cast<std::uint32_t>(active_),
-                                          {lock_fixed_, lock_fn_->out_bits()}, lock_.data(), ranks);
-    lock_index_ready_ = true;
+                                          {lock_fixed_, lock_fn_->out_bits()}, ranks);
     lock_degree_ = d;
     lock_degree_ready_ = true;
     n_rounds_ = static_cast<std::size_t>(d);

@@ -18,8 +18,8 @@ bool fast_bank_supported(FixedFn bank, std::uint32_t bank_units) {
   return bank.kind != FixedIndex::None && bank.m >= 1 && bank.m <= 6 && bank_units <= (1u << 16);
 }
 
-bool fast_lock_supported(FixedFn lock) {
-  return lock.kind != FixedIndex::None && lock.m >= 1 && lock.m <= 11;
+bool fast_lock_supported(FixedFn lock, std::uint32_t memory_words) {
+  return lock.kind != FixedIndex::None && lock.m >= 1 && lock.m <= 11 && memory_words <= (1u << 16);
 }
 
 #ifndef SMEMSIM_LANE_SORT
@@ -34,7 +34,7 @@ FastLoad fast_load(const std::uint32_t*, int, std::uint32_t, int, FixedFn, std::
 int fast_bank_degree(const std::uint16_t*, std::uint32_t, int) {
   return 0;
 }
-int fast_lock_ranks(const std::uint32_t*, std::uint32_t, FixedFn, std::uint32_t*, std::uint32_t*) {
+int fast_lock_ranks(const std::uint32_t*, std::uint32_t, FixedFn, std::uint32_t*) {
   return 0;
 }
 
@@ -134,22 +134,8 @@ inline std::uint32_t low_mask(int n) {
   return n >= 32 ? ~0u : (1u << n) - 1;
 }
 
-// The fixed index functions (seed 000 Table I) on 16 lanes of 32-bit addresses.
-SMEMSIM_TARGET inline __m512i fixed_index32(__m512i a, FixedFn f) {
-  const __m512i mask = _mm512_set1_epi32(static_cast<int>((1u << f.m) - 1));
-  const __m512i high = _mm512_srl_epi32(a, _mm_cvtsi32_si128(f.m));
-  switch (f.kind) {
-    case FixedIndex::Xor:
-      return _mm512_and_si512(_mm512_xor_si512(a, high), mask);
-    case FixedIndex::Add:
-      return _mm512_and_si512(_mm512_add_epi32(a, high), mask);
-    default:
-      return _mm512_and_si512(a, mask);
-  }
-}
-
-// The same on 32 lanes of 16-bit addresses, with the address bits above the index (a >> m) given.
-// Exact: only the low m bits of the sum or XOR are kept.
+// The fixed index functions (seed 000 Table I) on 32 lanes of 16-bit addresses, with the address
+// bits above the index (a >> m) given. Exact: only the low m bits of the sum or XOR are kept.
 SMEMSIM_TARGET inline __m512i fixed_index16(__m512i a, __m512i high, FixedFn f) {
   const __m512i mask = _mm512_set1_epi16(static_cast<short>((1u << f.m) - 1));
   switch (f.kind) {
@@ -218,15 +204,13 @@ SMEMSIM_TARGET int fast_bank_degree(const std::uint16_t* keys, std::uint32_t sub
 }
 
 SMEMSIM_TARGET int fast_lock_ranks(const std::uint32_t* addr, std::uint32_t active, FixedFn lock,
-                                   std::uint32_t* lock_out, std::uint32_t* rank_lanes) {
-  const __m512i l0 = fixed_index32(_mm512_loadu_si512(addr), lock);
-  const __m512i l1 = fixed_index32(_mm512_loadu_si512(addr + 16), lock);
-  _mm512_storeu_si512(lock_out, l0);
-  _mm512_storeu_si512(lock_out + 16, l1);
+                                   std::uint32_t* rank_lanes) {
+  // Word addresses fit 16 bits (fast_lock_supported).
+  const __m512i a = pack16(_mm512_loadu_si512(addr), _mm512_loadu_si512(addr + 16));
+  const __m512i l = fixed_index16(a, _mm512_srl_epi16(a, _mm_cvtsi32_si128(lock.m)), lock);
   const int n = std::popcount(active);
   if (n == 0) return 0;
-  const __m512i key =
-      _mm512_or_si512(_mm512_slli_epi16(pack16(l0, l1), 5), _mm512_load_si512(kNet.lane));
+  const __m512i key = _mm512_or_si512(_mm512_slli_epi16(l, 5), _mm512_load_si512(kNet.lane));
   const __m512i s = sort32(_mm512_mask_mov_epi16(_mm512_set1_epi16(-1), active, key));
   const __m512i prev = predecessors(s);
   // Sorted positions whose lock is the one before them: every lane but the first of its lock.

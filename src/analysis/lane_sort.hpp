@@ -34,8 +34,9 @@ struct FixedFn {
 // Whether the bank kernel applies: a fixed bank function, at most 64 banks and at most 2^16
 // bank-unit addresses (and, checked per load, at most 32 lanes).
 bool fast_bank_supported(FixedFn bank, std::uint32_t bank_units);
-// Whether the lock kernel applies: a fixed lock function of at most 11 bits (at most 32 lanes).
-bool fast_lock_supported(FixedFn lock);
+// Whether the lock kernel applies: a fixed lock function of at most 11 bits, at most 2^16 words
+// (and at most 32 lanes).
+bool fast_lock_supported(FixedFn lock, std::uint32_t memory_words);
 
 struct FastLoad {
   int bank_degree = 0;
@@ -51,10 +52,10 @@ FastLoad fast_load(const std::uint32_t* addr, int count, std::uint32_t active, i
 // Bank degree of the lanes in `subset` alone (0 if empty), from the keys fast_load made.
 int fast_bank_degree(const std::uint16_t* keys, std::uint32_t subset, int m);
 
-// Lock index per lane into lock_out[0, 32) and the lanes of each rank: rank_lanes[r] holds the
-// active lanes with exactly r lower active lanes on the same lock. Returns the lock degree
-// (0 when no lane is active); rank_lanes[r] for r >= the degree are left untouched.
+// The lanes of each rank: rank_lanes[r] holds the active lanes with exactly r lower active lanes
+// on the same lock, from addr[0, 32) (0 beyond the transaction). Returns the lock degree (0 when no
+// lane is active); rank_lanes[r] for r >= the degree are left untouched.
 int fast_lock_ranks(const std::uint32_t* addr, std::uint32_t active, FixedFn lock,
-                    std::uint32_t* lock_out, std::uint32_t* rank_lanes);
+                    std::uint32_t* rank_lanes);
 
 }  // namespace smemsim::detail
