@@ -8,8 +8,10 @@
 #define SMEMSIM_LANE_SORT 1
 #include <immintrin.h>
 // GCC 12 warns inside its own AVX-512 headers (_mm512_undefined_* feeding masked operations).
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #endif
 
 namespace smemsim::detail {
