@@ -160,8 +160,9 @@ void analyze_trace(const AnalyzeOptions& o, const Arch& arch) {
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (o.stats)
-    fmt::print(stderr, "smemsim: {} accesses in {:.3f} s ({:.2f} M accesses/s)\n",
-               stats.all.accesses, secs, double(stats.all.accesses) / secs / 1e6);
+    fmt::print(stderr, "smemsim: {} accesses in {:.3f} s ({:.2f} M accesses/s, {} analyzer)\n",
+               stats.all.accesses, secs, double(stats.all.accesses) / secs / 1e6,
+               ev.analyzer().vector_kernel() ? "vector" : "portable");
   if (o.json) {
     nlohmann::json out = totals_json(stats.all);
     out["trace"] = reader.path();
