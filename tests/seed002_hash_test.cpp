@@ -265,5 +265,24 @@ TEST(HashEvaluation, SimdAndPortableKernelsAgree) {
   }
 }
 
+TEST(HashSearch, MihSimdAndPortableScoringAgree) {
+  // Small spaces give bins of several elements at every step, the case the scoring kernel handles.
+  for (const std::uint64_t space : {64u, 512u, 12288u}) {
+    std::vector<WarpAccess> v;
+    GenCommon c;
+    c.count = 2000;
+    c.memory_words = default_arch().memory_words();
+    gen_random(c, space, 0, 5, [&](const WarpAccess& wa) { v.push_back(wa); });
+    ReferenceSets s(default_arch(), HashTarget::Bank, {5, 14});
+    for (const auto& wa : v) s.add(wa);
+    for (const bool with_xor : {false, true}) {
+      const SearchResult fast = search_mih(s, with_xor, true);
+      const SearchResult portable = search_mih(s, with_xor, false);
+      EXPECT_EQ(fast.spec, portable.spec) << "space " << space;
+      EXPECT_EQ(fast.conflicts, portable.conflicts) << "space " << space;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace smemsim

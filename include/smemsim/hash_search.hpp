@@ -133,7 +133,9 @@ SearchResult search_bitvector(const ReferenceSets& sets, bool with_xor,
 std::vector<XorMatrix> bvxor_candidates(const ReferenceSets& sets, bool& pruned,
                                         std::vector<std::string>* specs = nullptr);
 SearchResult search_givargis(const ReferenceSets& sets, bool with_xor);  // 002 §5.2.1
-SearchResult search_mih(const ReferenceSets& sets, bool with_xor);       // 002 §5.2.2
+// 002 §5.2.2. `allow_simd = false` forces the portable scoring kernel (tested to give the same
+// result as the AVX-512 one).
+SearchResult search_mih(const ReferenceSets& sets, bool with_xor, bool allow_simd = true);
 SearchResult search_bits_exhaustive(const ReferenceSets& sets,
                                     bool bijective_only = false);                     // C(n,m)
 SearchResult search_xormask(const ReferenceSets& sets, bool bijective_only = false);  // beyond 002

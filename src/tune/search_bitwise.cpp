@@ -49,6 +49,62 @@ void add_to_basis(std::vector<std::uint32_t>& basis, std::uint32_t v) {
   std::sort(basis.begin(), basis.end(), std::greater<>());
 }
 
+// MIH's per-set work for every candidate column i (see search_mih): the Eq. 14 numerator
+//   base + sum over multi-element nodes k of |bins a - c| + |bins (pop_k - a) - c|,
+//   a = |node_k & column_i|,
+// scaled and added into acc[i] (Eq. 15). Columns are the inner loop so that it vectorizes: the
+// body is compiled twice, for AVX-512 with VPOPCNTDQ (eight columns per instruction, chosen at run
+// time) and for the baseline; integer numerators make both give the same scores.
+inline constexpr std::size_t kMaxColumns = std::size_t(kMaxAddrBits) * (kMaxAddrBits + 1) / 2;
+
+struct MihSet {
+  const std::uint64_t* multi;  // nodes of two or more elements
+  const std::int64_t* pop;     // their sizes
+  std::size_t nm;
+  std::int64_t bins, c, base;
+  double scale;
+};
+
+[[gnu::always_inline]] inline void mih_body(const MihSet& m, const std::uint64_t* cs, std::size_t P,
+                                            double* acc) {
+  alignas(64) std::int64_t num[kMaxColumns];
+  for (std::size_t i = 0; i < P; ++i) num[i] = m.base;
+  for (std::size_t k = 0; k < m.nm; ++k) {
+    const std::uint64_t node = m.multi[k];
+    const std::int64_t p = m.pop[k];
+    for (std::size_t i = 0; i < P; ++i) {
+      const std::int64_t a = std::popcount(node & cs[i]);
+      const std::int64_t in = m.bins * a - m.c;
+      const std::int64_t out = m.bins * (p - a) - m.c;
+      num[i] += (in < 0 ? -in : in) + (out < 0 ? -out : out);
+    }
+  }
+  for (std::size_t i = 0; i < P; ++i) acc[i] += double(num[i]) * m.scale;
+}
+
+void mih_portable(const MihSet& m, const std::uint64_t* cs, std::size_t P, double* acc) {
+  mih_body(m, cs, P, acc);
+}
+using MihKernel = void (*)(const MihSet&, const std::uint64_t*, std::size_t, double*);
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+__attribute__((target("avx512f,avx512vpopcntdq"))) void mih_avx512(const MihSet& m,
+                                                                   const std::uint64_t* cs,
+                                                                   std::size_t P, double* acc) {
+  mih_body(m, cs, P, acc);
+}
+MihKernel mih_kernel() {
+  static const MihKernel k =
+      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq") ? mih_avx512
+                                                                                     : mih_portable;
+  return k;
+}
+#else
+MihKernel mih_kernel() {
+  return mih_portable;
+}
+#endif
+
 void col_slices(const SetView& v, const Columns& cols, std::uint64_t* out) {
   for (std::size_t k = 0; k < cols.mask.size(); ++k) {
     std::uint64_t s = 0;
@@ -164,7 +220,7 @@ SearchResult search_givargis(const ReferenceSets& sets, bool with_xor) {
   return from_order(sets, cols, order, with_xor, "givargis", evaluated);
 }
 
-SearchResult search_mih(const ReferenceSets& sets, bool with_xor) {
+SearchResult search_mih(const ReferenceSets& sets, bool with_xor, bool allow_simd) {
   using namespace tune;
   const IndexGeometry g = sets.geometry();
   const Columns cols = make_columns(g.addr_bits, with_xor);
@@ -178,6 +234,7 @@ SearchResult search_mih(const ReferenceSets& sets, bool with_xor) {
       const std::vector<int>& order;
       std::size_t P;
       int t;
+      MihKernel kernel;
       void operator()(const SetView& v, const std::uint64_t* cs, std::vector<double>& acc) const {
         // The non-empty bins of the histogram over the bits selected so far (an empty bin splits
         // into two empty bins of the next step).
@@ -216,16 +273,9 @@ SearchResult search_mih(const ReferenceSets& sets, bool with_xor) {
             pop[nm++] = p;
           }
         }
-        for (std::size_t i = 0; i < P; ++i) {
-          std::int64_t num = base;
-          for (std::size_t k = 0; k < nm; ++k) {
-            const std::int64_t a = std::popcount(multi[k] & cs[i]);
-            num += std::llabs(bins * a - c) + std::llabs(bins * (pop[k] - a) - c);
-          }
-          acc[i] += double(num) * scale;  // Eq. 15: summed over the reference sets
-        }
+        kernel({multi.data(), pop.data(), nm, bins, c, base, scale}, cs, P, acc.data());
       }
-    } per_set{cols, order, P, t};
+    } per_set{cols, order, P, t, allow_simd ? mih_kernel() : mih_portable};
     const std::vector<double> score = summed_scores(sets, P, per_set);
     // MIH keeps the column of minimum imbalance (002 §5.2.2, Eq. 13).
     pick_column(cols, score, basis, order, evaluated, /*highest=*/false);
