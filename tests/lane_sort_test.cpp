@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <vector>
 
+#include "analysis/lane_sort.hpp"
 #include "smemsim/conflict.hpp"
 #include "smemsim/latency_model.hpp"
 #include "util/rng.hpp"
@@ -79,6 +81,23 @@ TEST(LaneSort, EqualsThePortableCodeOnOtherArchs) {
   Arch two_k_locks = find_preset("fermi-gtx580");
   two_k_locks.locks = 2048;  // 11 lock bits: the widest lock key
   compare(two_k_locks);
+}
+
+TEST(LaneSort, SortKeys32SortsAndMarksFirstOccurrences) {
+  if (!detail::lane_sort_available()) GTEST_SKIP() << "no AVX-512BW on this CPU";
+  Rng rng(7);
+  for (int iter = 0; iter < 5000; ++iter) {
+    alignas(64) std::array<std::uint16_t, 32> keys;
+    const std::uint64_t range = iter % 4 == 0 ? 65536 : 1 + rng.below(40);  // duplicates often
+    for (auto& k : keys) k = static_cast<std::uint16_t>(65535 - rng.below(range));
+    std::array<std::uint16_t, 32> want = keys;
+    std::sort(want.begin(), want.end());
+    const std::uint32_t first = detail::sort_keys32(keys.data());
+    ASSERT_EQ(keys, want) << "iter " << iter;
+    for (int i = 0; i < 32; ++i)
+      ASSERT_EQ((first >> i) & 1u, i == 0 || want[std::size_t(i)] != want[std::size_t(i - 1)])
+          << "iter " << iter << " position " << i;
+  }
 }
 
 TEST(LaneSort, StaysOffForConfigurableHashes) {

@@ -39,6 +39,9 @@ int fast_bank_degree(const std::uint16_t*, std::uint32_t, int) {
 int fast_lock_ranks(const std::uint32_t*, std::uint32_t, FixedFn, std::uint32_t*) {
   return 0;
 }
+std::uint32_t sort_keys32(std::uint16_t*) {
+  return 0;
+}
 
 #else
 
@@ -236,6 +239,12 @@ SMEMSIM_TARGET int fast_lock_ranks(const std::uint32_t* addr, std::uint32_t acti
     rank_lanes[0] &= ~bit;
   }
   return top + 1;
+}
+
+SMEMSIM_TARGET std::uint32_t sort_keys32(std::uint16_t* keys) {
+  const __m512i s = sort32(_mm512_load_si512(keys));
+  _mm512_store_si512(keys, s);
+  return _cvtmask32_u32(_mm512_cmpneq_epu16_mask(s, predecessors(s))) | 1u;
 }
 
 #endif

@@ -58,4 +58,8 @@ int fast_bank_degree(const std::uint16_t* keys, std::uint32_t subset, int m);
 int fast_lock_ranks(const std::uint32_t* addr, std::uint32_t active, FixedFn lock,
                     std::uint32_t* rank_lanes);
 
+// Sorts keys[0, 32) (64-byte aligned) ascending in place; returns the positions whose key differs
+// from the one before (bit 0 set). Used by the hash search to canonicalize reference sets.
+std::uint32_t sort_keys32(std::uint16_t* keys);
+
 }  // namespace smemsim::detail

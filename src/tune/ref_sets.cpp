@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/lane_sort.hpp"
 #include "smemsim/classify.hpp"
 #include "smemsim/error.hpp"
 #include "smemsim/hash_search.hpp"
@@ -48,9 +49,14 @@ void ReferenceSets::add(const WarpAccess& wa) {
     }
   }
   const int tl = int(arch_.transaction_lanes);
-  const std::uint32_t wpu = target_ == HashTarget::Bank ? arch_.words_per_bank_unit() : 1;
+  // Words per bank unit is 1 or 2 (4- or 8-byte banks): a shift.
+  const int unit_shift =
+      target_ == HashTarget::Bank ? std::countr_zero(arch_.words_per_bank_unit()) : 0;
   const std::uint64_t limit = std::uint64_t{1} << g_.addr_bits;
+  // Sets of at most 32 addresses below 2^16 are sorted by the analyzer's 32-key network.
+  const bool network = limit <= (1u << 16) && tl <= 32 && detail::lane_sort_available();
   std::array<std::uint32_t, kMaxLanes> elems;
+  alignas(64) std::array<std::uint16_t, 32> keys;
   for (int first = 0; first < wa.lanes; first += tl) {
     const int count = std::min(tl, wa.lanes - first);
     LaneMask m = (wa.active >> first) & lanes_mask(count);
@@ -58,7 +64,7 @@ void ReferenceSets::add(const WarpAccess& wa) {
     ++transactions_;
     int c = 0;
     for (; m; m &= m - 1) {
-      const std::uint32_t a = wa.addr[std::size_t(first + std::countr_zero(m))] / wpu;
+      const std::uint32_t a = wa.addr[std::size_t(first + std::countr_zero(m))] >> unit_shift;
       if (a >= limit)
         throw InputError(
             fmt::format("address {} does not fit in the {} address bits of the search "
@@ -66,10 +72,20 @@ void ReferenceSets::add(const WarpAccess& wa) {
                         a, g_.addr_bits));
       elems[std::size_t(c++)] = a;
     }
-    std::sort(elems.begin(), elems.begin() + c);
     // Banks: distinct bank-unit addresses (a broadcast is no conflict); locks: every lane.
-    if (target_ == HashTarget::Bank)
-      c = int(std::unique(elems.begin(), elems.begin() + c) - elems.begin());
+    const bool distinct = target_ == HashTarget::Bank;
+    if (network) {
+      for (int i = 0; i < 32; ++i)
+        keys[std::size_t(i)] = i < c ? std::uint16_t(elems[std::size_t(i)]) : std::uint16_t(0xFFFF);
+      std::uint32_t keep = detail::sort_keys32(keys.data());
+      keep = (distinct ? keep : ~0u) & (c == 32 ? ~0u : (1u << c) - 1);
+      c = 0;
+      for (; keep; keep &= keep - 1)
+        elems[std::size_t(c++)] = keys[std::size_t(std::countr_zero(keep))];
+    } else {
+      std::sort(elems.begin(), elems.begin() + c);
+      if (distinct) c = int(std::unique(elems.begin(), elems.begin() + c) - elems.begin());
+    }
     add_set(elems.data(), c);
   }
 }
