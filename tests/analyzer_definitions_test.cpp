@@ -91,6 +91,10 @@ TEST(Analyzer, DegreesMatchTheDefinitions) {
   x.bank_hash = "xor";
   x.lock_hash = "add";
   check_arch(x);
+  Arch wide = find_preset("southern-islands");
+  wide.transaction_lanes = 64;  // wider than the vector kernel's 32 lanes: portable code
+  validate(wide);
+  check_arch(wide);
 }
 
 }  // namespace
