@@ -59,7 +59,7 @@ namespace {
 // i is compared with i ^ j and keeps the minimum when it is the lower of the pair in an ascending
 // block, or the higher in a descending one (block direction: bit k of i).
 struct Layer {
-  alignas(64) std::uint16_t partner[32];
+  int distance;  // j
   std::uint32_t take_min;
 };
 struct Network {
@@ -74,9 +74,9 @@ constexpr Network make_network() {
   int l = 0;
   for (int k = 2; k <= 32; k *= 2) {
     for (int j = k / 2; j >= 1; j /= 2, ++l) {
+      n.layer[l].distance = j;
       n.layer[l].take_min = 0;
       for (int i = 0; i < 32; ++i) {
-        n.layer[l].partner[i] = static_cast<std::uint16_t>(i ^ j);
         const bool lower = (i & j) == 0;
         const bool ascending = (i & k) == 0;
         if (lower == ascending) n.layer[l].take_min |= 1u << i;
@@ -102,14 +102,42 @@ constinit std::uint32_t g_take_min[15] = {
     kNet.layer[9].take_min,  kNet.layer[10].take_min, kNet.layer[11].take_min,
     kNet.layer[12].take_min, kNet.layer[13].take_min, kNet.layer[14].take_min};
 
+// Key i ^ j for every i: immediate shuffles, no index vector. Distances 1 and 2 are rotations
+// (port 0, one cycle), 4 a dword shuffle (one cycle), 8 and 16 swap 128-bit lanes or 256-bit
+// halves.
+template <int J>
+SMEMSIM_TARGET inline __m512i partners(__m512i x) {
+  if constexpr (J == 1) return _mm512_rol_epi32(x, 16);
+  if constexpr (J == 2) return _mm512_rol_epi64(x, 32);
+  if constexpr (J == 4) return _mm512_shuffle_epi32(x, _MM_PERM_BADC);
+  if constexpr (J == 8) return _mm512_shuffle_i32x4(x, x, 0xB1);   // lanes 1, 0, 3, 2
+  if constexpr (J == 16) return _mm512_shuffle_i64x2(x, x, 0x4E);  // halves swapped
+}
+
+template <int L, int J>
+SMEMSIM_TARGET inline __m512i layer(__m512i x) {
+  static_assert(kNet.layer[L].distance == J, "layer order differs from make_network");
+  const __m512i p = partners<J>(x);
+  return _mm512_mask_min_epu16(_mm512_max_epu16(x, p), _load_mask32(&g_take_min[L]), x, p);
+}
+
 SMEMSIM_TARGET inline __m512i sort32(__m512i x) {
-#pragma GCC unroll 15
-  for (int l = 0; l < 15; ++l) {
-    const __m512i partner = _mm512_load_si512(kNet.layer[l].partner);
-    const __m512i p = _mm512_permutexvar_epi16(partner, x);
-    const __m512i hi = _mm512_max_epu16(x, p);
-    x = _mm512_mask_min_epu16(hi, _load_mask32(&g_take_min[l]), x, p);
-  }
+  // The layers of make_network, in order: (k, j) = (2,1) (4,2) (4,1) (8,4) (8,2) (8,1) ...
+  x = layer<0, 1>(x);
+  x = layer<1, 2>(x);
+  x = layer<2, 1>(x);
+  x = layer<3, 4>(x);
+  x = layer<4, 2>(x);
+  x = layer<5, 1>(x);
+  x = layer<6, 8>(x);
+  x = layer<7, 4>(x);
+  x = layer<8, 2>(x);
+  x = layer<9, 1>(x);
+  x = layer<10, 16>(x);
+  x = layer<11, 8>(x);
+  x = layer<12, 4>(x);
+  x = layer<13, 2>(x);
+  x = layer<14, 1>(x);
   return x;
 }
 
