@@ -1,7 +1,7 @@
-// The analyzer's vector kernel (src/analysis/lane_sort.hpp) against its portable code: every
-// degree, every subset degree, the lock rounds and the alg1 / fsm latencies agree, on the archs
-// and index functions the kernel serves, over spaces from a few words (duplicates and aliasing
-// everywhere) to the whole memory.
+// The analyzer's vector kernels (src/analysis/lane_sort.hpp: AVX-512 and AVX2, each where the CPU
+// has it) against its portable code: every degree, every subset degree, the lock rounds and the
+// alg1 / fsm latencies agree, on the archs and index functions the kernels serve, over spaces from
+// a few words (duplicates and aliasing everywhere) to the whole memory.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/lane_sort.hpp"
+#include "analysis/lane_sort_network.hpp"
 #include "smemsim/conflict.hpp"
 #include "smemsim/latency_model.hpp"
 #include "util/rng.hpp"
@@ -16,12 +17,15 @@
 namespace smemsim {
 namespace {
 
-void compare(const Arch& arch) {
+using Kernel = ConflictAnalyzer::Kernel;
+
+void compare(const Arch& arch, Kernel kernel) {
   ConflictAnalyzer vec(arch);
   ConflictAnalyzer port(arch);
-  port.set_vector_kernel(false);
-  if (!vec.vector_kernel()) GTEST_SKIP() << "no vector kernel on this CPU for " << arch.name;
+  ASSERT_TRUE(port.use_kernel(Kernel::Portable));
   ASSERT_FALSE(port.vector_kernel());
+  if (!vec.use_kernel(kernel)) return;  // not on this CPU
+  ASSERT_TRUE(vec.vector_kernel()) << arch.name;
   const auto alg1 = make_latency_model("alg1", arch.timing);
   const auto fsm = make_latency_model("fsm", arch.timing);
   Rng rng(2026);
@@ -36,7 +40,10 @@ void compare(const Arch& arch) {
     wa.active = iter % 3 ? lanes_mask(lanes) : rng.next() & lanes_mask(lanes);
     vec.load(wa, 0, lanes);
     port.load(wa, 0, lanes);
-    const auto at = [&] { return ::testing::Message() << arch.name << " iter " << iter; };
+    const auto at = [&] {
+      return ::testing::Message() << ConflictAnalyzer::kernel_name(kernel) << " " << arch.name
+                                  << " iter " << iter;
+    };
     ASSERT_EQ(vec.bank_degree(), port.bank_degree()) << at();
     ASSERT_EQ(vec.position_degree(), port.position_degree()) << at();
     ASSERT_EQ(vec.lock_degree(), port.lock_degree()) << at();
@@ -67,6 +74,25 @@ Arch with_hashes(const char* preset, const char* bank, const char* lock) {
   return a;
 }
 
+// Every vector kernel this CPU runs; a test that finds none says so.
+std::vector<Kernel> kernels() {
+  std::vector<Kernel> v;
+  ConflictAnalyzer probe(find_preset("fermi-gtx580"));
+  for (Kernel k : {Kernel::Avx512, Kernel::Avx2})
+    if (probe.use_kernel(k)) v.push_back(k);
+  return v;
+}
+
+void compare(const Arch& arch) {
+  for (Kernel k : kernels()) compare(arch, k);
+}
+
+TEST(LaneSort, AKernelRunsHere) {
+  if (kernels().empty()) GTEST_SKIP() << "this CPU has neither AVX-512BW nor AVX2";
+  ConflictAnalyzer a(find_preset("fermi-gtx580"));
+  EXPECT_EQ(a.kernel(), kernels().front()) << "the default is the fastest kernel";
+}
+
 TEST(LaneSort, EqualsThePortableCodeOnFermiForEveryFixedHash) {
   for (const char* bank : {"mod", "xor", "add"})
     for (const char* lock : {"mod", "xor", "add"}) compare(with_hashes("fermi-gtx580", bank, lock));
@@ -83,20 +109,66 @@ TEST(LaneSort, EqualsThePortableCodeOnOtherArchs) {
   compare(two_k_locks);
 }
 
-TEST(LaneSort, SortKeys32SortsAndMarksFirstOccurrences) {
-  if (!detail::lane_sort_available()) GTEST_SKIP() << "no AVX-512BW on this CPU";
-  Rng rng(7);
-  for (int iter = 0; iter < 5000; ++iter) {
-    alignas(64) std::array<std::uint16_t, 32> keys;
-    const std::uint64_t range = iter % 4 == 0 ? 65536 : 1 + rng.below(40);  // duplicates often
-    for (auto& k : keys) k = static_cast<std::uint16_t>(65535 - rng.below(range));
-    std::array<std::uint16_t, 32> want = keys;
-    std::sort(want.begin(), want.end());
-    const std::uint32_t first = detail::sort_keys32(keys.data());
-    ASSERT_EQ(keys, want) << "iter " << iter;
+TEST(LaneSort, SortKeysSortsAndMarksFirstOccurrences) {
+  for (const detail::LaneSortKernel* kernel :
+       {detail::lane_sort_avx512(), detail::lane_sort_avx2()}) {
+    if (!kernel) continue;
+    Rng rng(7);
+    for (int iter = 0; iter < 5000; ++iter) {
+      alignas(64) std::array<std::uint16_t, 32> keys;
+      const std::uint64_t range = iter % 4 == 0 ? 65536 : 1 + rng.below(40);  // duplicates often
+      for (auto& k : keys) k = static_cast<std::uint16_t>(65535 - rng.below(range));
+      std::array<std::uint16_t, 32> want = keys;
+      std::sort(want.begin(), want.end());
+      const std::uint32_t first = kernel->sort_keys(keys.data());
+      ASSERT_EQ(keys, want) << kernel->name << " iter " << iter;
+      for (int i = 0; i < 32; ++i)
+        ASSERT_EQ((first >> i) & 1u, i == 0 || want[std::size_t(i)] != want[std::size_t(i - 1)])
+            << kernel->name << " iter " << iter << " position " << i;
+    }
+  }
+}
+
+TEST(LaneSort, Avx2BuildsWithAndWithoutPextAgree) {
+  const detail::LaneSortKernel* a = detail::lane_sort_avx2();
+  const detail::LaneSortKernel* b = detail::lane_sort_avx2_without_pext();
+  if (!a || !b) GTEST_SKIP() << "no AVX2 and BMI2 on this CPU";
+  Rng rng(11);
+  for (const FixedIndex kind : {FixedIndex::Mod, FixedIndex::Xor, FixedIndex::Add}) {
+    for (int iter = 0; iter < 5000; ++iter) {
+      std::array<std::uint32_t, 32> addr{};
+      const std::uint64_t space = std::uint64_t{1} << (1 + rng.below(14));
+      for (auto& x : addr) x = static_cast<std::uint32_t>(rng.below(space));
+      const int count = 1 + int(rng.below(32));
+      const auto active = static_cast<std::uint32_t>(rng.next());
+      alignas(64) std::array<std::uint16_t, 32> ka, kb;
+      std::array<std::uint32_t, 32> oa, ob;
+      const detail::FixedFn f{kind, 5};
+      const detail::FastLoad ra = a->load(addr.data(), count, active, 0, f, oa.data(), ka.data());
+      const detail::FastLoad rb = b->load(addr.data(), count, active, 0, f, ob.data(), kb.data());
+      ASSERT_EQ(ra.bank_degree, rb.bank_degree) << "iter " << iter;
+      ASSERT_EQ(ra.position_degree, rb.position_degree) << "iter " << iter;
+      ASSERT_EQ(ka, kb) << "iter " << iter;
+      const std::uint32_t subset = active & std::uint32_t(rng.next());
+      ASSERT_EQ(a->bank_degree(ka.data(), subset, 5), b->bank_degree(kb.data(), subset, 5))
+          << "iter " << iter;
+    }
+  }
+}
+
+TEST(LaneSort, CompressBitsIsPext) {
+  // lane_sort_network.hpp's compress_bits against a bit-by-bit pext, on live prefixes.
+  Rng rng(3);
+  for (int iter = 0; iter < 20000; ++iter) {
+    const int n = 1 + int(rng.below(32));
+    const std::uint32_t live = detail::lane_sort::low_mask(n);
+    const std::uint32_t keep = std::uint32_t(rng.next()) & live;
+    const std::uint32_t x = std::uint32_t(rng.next()) & live;
+    std::uint32_t want = 0;
+    int out = 0;
     for (int i = 0; i < 32; ++i)
-      ASSERT_EQ((first >> i) & 1u, i == 0 || want[std::size_t(i)] != want[std::size_t(i - 1)])
-          << "iter " << iter << " position " << i;
+      if ((keep >> i) & 1u) want |= ((x >> i) & 1u) << out++;
+    ASSERT_EQ(detail::lane_sort::compress_bits(x, keep, live), want) << "iter " << iter;
   }
 }
 

@@ -160,9 +160,11 @@ void analyze_trace(const AnalyzeOptions& o, const Arch& arch) {
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (o.stats)
-    fmt::print(stderr, "smemsim: {} accesses in {:.3f} s ({:.2f} M accesses/s, {} analyzer)\n",
+    fmt::print(stderr, "smemsim: {} accesses in {:.3f} s ({:.2f} M accesses/s, analyzer: {})\n",
                stats.all.accesses, secs, double(stats.all.accesses) / secs / 1e6,
-               ev.analyzer().vector_kernel() ? "vector" : "portable");
+               ev.analyzer().vector_kernel()
+                   ? ConflictAnalyzer::kernel_name(ev.analyzer().kernel())
+                   : std::string_view("portable"));
   if (o.json) {
     nlohmann::json out = totals_json(stats.all);
     out["trace"] = reader.path();

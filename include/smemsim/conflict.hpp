@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "smemsim/arch.hpp"
@@ -17,6 +18,9 @@
 #include "smemsim/warp_access.hpp"
 
 namespace smemsim {
+namespace detail {
+struct LaneSortKernel;
+}
 
 inline constexpr std::uint32_t kMaxBanks = 64;
 
@@ -37,10 +41,17 @@ class ConflictAnalyzer {
   // Addresses must be < arch.memory_words() (checked by the producers, not here).
   void load(const WarpAccess& wa, int first, int count);
 
-  // The vector kernel (src/analysis/lane_sort.hpp) is used when the CPU has it and the arch's index
-  // functions are fixed ones (mod, xor, add); off, every degree comes from the portable code. Both
-  // give the same results (tested).
-  void set_vector_kernel(bool enabled);
+  // Implementations of the degrees (docs/models.md): the vector kernels sort 32 16-bit keys with
+  // AVX-512 or AVX2 (src/analysis/lane_sort.hpp) and serve the fixed index functions (mod, xor,
+  // add); the portable code serves everything. All give the same results (tested). The default is
+  // the fastest this CPU has. use_kernel returns false, changing nothing, for a kernel this CPU
+  // lacks.
+  enum class Kernel : std::uint8_t { Portable, Avx2, Avx512 };
+  bool use_kernel(Kernel k);
+  Kernel kernel() const { return kernel_; }
+  static std::string_view kernel_name(Kernel k);
+  void set_vector_kernel(bool enabled);  // the fastest vector kernel, or the portable code
+  // Whether a vector kernel serves this arch (its bank or its lock part).
   bool vector_kernel() const { return vector_bank_ || vector_lock_; }
 
   LaneMask active() const { return active_; }
@@ -136,7 +147,10 @@ class ConflictAnalyzer {
   int full_bank_degree_ = 0;
   int unit_shift_ = 0;  // log2(bank width / 4)
 
-  // Vector kernel: whether it applies to this arch (bank part, lock part) and to this load.
+  // Vector kernel: the one selected, whether it applies to this arch (bank part, lock part) and to
+  // this load.
+  Kernel kernel_ = Kernel::Portable;
+  const detail::LaneSortKernel* ops_ = nullptr;
   bool vector_bank_ = false;
   bool vector_lock_ = false;
   bool bank_kernel_now_ = false;

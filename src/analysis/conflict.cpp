@@ -61,16 +61,39 @@ ConflictAnalyzer::ConflictAnalyzer(const Arch& arch, std::shared_ptr<const Index
   set_vector_kernel(true);
 }
 
-void ConflictAnalyzer::set_vector_kernel(bool enabled) {
-  const bool cpu = enabled && detail::lane_sort_available();
+bool ConflictAnalyzer::use_kernel(Kernel k) {
+  const detail::LaneSortKernel* ops = nullptr;
+  if (k == Kernel::Avx512) ops = detail::lane_sort_avx512();
+  if (k == Kernel::Avx2) ops = detail::lane_sort_avx2();
+  if (k != Kernel::Portable && !ops) return false;
+  kernel_ = k;
+  ops_ = ops;
   bank_fixed_ = bank_fn_->fixed_kind();
   lock_fixed_ = lock_fn_->fixed_kind();
   vector_bank_ =
-      cpu && detail::fast_bank_supported({bank_fixed_, bank_fn_->out_bits()}, arch_.bank_units());
+      ops && detail::fast_bank_supported({bank_fixed_, bank_fn_->out_bits()}, arch_.bank_units());
   vector_lock_ =
-      cpu && detail::fast_lock_supported({lock_fixed_, lock_fn_->out_bits()}, arch_.memory_words());
+      ops && detail::fast_lock_supported({lock_fixed_, lock_fn_->out_bits()}, arch_.memory_words());
   bank_kernel_now_ = false;
   lock_kernel_now_ = false;
+  return true;
+}
+
+void ConflictAnalyzer::set_vector_kernel(bool enabled) {
+  if (enabled && use_kernel(Kernel::Avx512)) return;
+  if (enabled && use_kernel(Kernel::Avx2)) return;
+  use_kernel(Kernel::Portable);
+}
+
+std::string_view ConflictAnalyzer::kernel_name(Kernel k) {
+  switch (k) {
+    case Kernel::Avx512:
+      return "avx512";
+    case Kernel::Avx2:
+      return "avx2";
+    default:
+      return "portable";
+  }
 }
 
 void ConflictAnalyzer::load(const WarpAccess& wa, int first, int count) {
@@ -86,9 +109,9 @@ void ConflictAnalyzer::load(const WarpAccess& wa, int first, int count) {
   if (bank_kernel_now_) {
     lane_banks_ready_ = false;
     cached_subset_ = 0;
-    const detail::FastLoad r = detail::fast_load(
-        wa.addr.data() + first, count, static_cast<std::uint32_t>(active_), unit_shift_,
-        {bank_fixed_, arch_.bank_bits()}, addr_.data(), bank_keys_.data());
+    const detail::FastLoad r =
+        ops_->load(wa.addr.data() + first, count, static_cast<std::uint32_t>(active_), unit_shift_,
+                   {bank_fixed_, arch_.bank_bits()}, addr_.data(), bank_keys_.data());
     full_bank_degree_ = r.bank_degree;
     kernel_position_ = r.position_degree;
     return;
@@ -167,8 +190,8 @@ int ConflictAnalyzer::bank_degree(LaneMask subset) const {
     // Algorithm 1's last round asks for the same lanes as read and as write.
     if (subset != cached_subset_) {
       cached_subset_ = subset;
-      cached_degree_ = detail::fast_bank_degree(
-          bank_keys_.data(), static_cast<std::uint32_t>(subset), arch_.bank_bits());
+      cached_degree_ = ops_->bank_degree(bank_keys_.data(), static_cast<std::uint32_t>(subset),
+                                         arch_.bank_bits());
     }
     return cached_degree_;
   }
@@ -250,8 +273,8 @@ void ConflictAnalyzer::find_rounds() const {
   rounds_ready_ = true;
   if (lock_kernel_now_) {
     std::uint32_t ranks[32];
-    const int d = detail::fast_lock_ranks(addr_.data(), static_cast<std::uint32_t>(active_),
-                                          {lock_fixed_, lock_fn_->out_bits()}, ranks);
+    const int d = ops_->lock_ranks(addr_.data(), static_cast<std::uint32_t>(active_),
+                                   {lock_fixed_, lock_fn_->out_bits()}, ranks);
     lock_degree_ = d;
     lock_degree_ready_ = true;
     n_rounds_ = static_cast<std::size_t>(d);

@@ -1,6 +1,7 @@
-// Vector kernel of the conflict analyzer: the degrees of a transaction of at most 32 lanes from one
-// sorted vector of 16-bit keys (AVX-512BW + BMI2, chosen at run time; the portable code in
-// conflict.cpp is the reference and the fallback, and tests hold the two equal).
+// Vector kernels of the conflict analyzer: the degrees of a transaction of at most 32 lanes from
+// one sorted vector of 32 16-bit keys. Two implementations, chosen at run time: AVX-512 (F, BW,
+// BMI2; lane_sort_avx512.cpp) and AVX2 (lane_sort_avx2.cpp). The portable code in conflict.cpp is
+// the reference and the fallback; tests hold all three equal.
 //
 // Bank degree (seed 001 §3: distinct bank-unit addresses per bank). Each active lane gets the key
 //   (bank << (16 - m)) | (unit >> m),   m = log2(banks),
@@ -18,13 +19,11 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "smemsim/index_function.hpp"
 
 namespace smemsim::detail {
-
-// True when this CPU runs the kernel (AVX-512F/BW and BMI2).
-bool lane_sort_available();
 
 struct FixedFn {
   FixedIndex kind = FixedIndex::None;
@@ -43,23 +42,32 @@ struct FastLoad {
   int position_degree = 0;  // meaningful when unit_shift == 0
 };
 
-// Lanes [0, count) of `addr` (count <= 32; lanes at or beyond count are read through a mask and
-// treated as inactive). Writes addr_out[0, 32) (0 beyond count) and keys[0, 32) (64-byte aligned):
-// the bank key per lane, 0xFFFF for inactive lanes.
-FastLoad fast_load(const std::uint32_t* addr, int count, std::uint32_t active, int unit_shift,
+// One implementation for one instruction set. Key arrays are 32 entries, 64-byte aligned.
+struct LaneSortKernel {
+  const char* name;  // "avx512" or "avx2"
+  // Lanes [0, count) of `addr` (count <= 32; lanes at or beyond count are read through a mask and
+  // treated as inactive). Writes addr_out[0, 32) (0 beyond count) and keys: the bank key per lane,
+  // 0xFFFF for inactive lanes.
+  FastLoad (*load)(const std::uint32_t* addr, int count, std::uint32_t active, int unit_shift,
                    FixedFn bank, std::uint32_t* addr_out, std::uint16_t* keys);
-
-// Bank degree of the lanes in `subset` alone (0 if empty), from the keys fast_load made.
-int fast_bank_degree(const std::uint16_t* keys, std::uint32_t subset, int m);
-
-// The lanes of each rank: rank_lanes[r] holds the active lanes with exactly r lower active lanes
-// on the same lock, from addr[0, 32) (0 beyond the transaction). Returns the lock degree (0 when no
-// lane is active); rank_lanes[r] for r >= the degree are left untouched.
-int fast_lock_ranks(const std::uint32_t* addr, std::uint32_t active, FixedFn lock,
+  // Bank degree of the lanes in `subset` alone (0 if empty), from the keys `load` made.
+  int (*bank_degree)(const std::uint16_t* keys, std::uint32_t subset, int m);
+  // The lanes of each rank: rank_lanes[r] holds the active lanes with exactly r lower active lanes
+  // on the same lock, from addr[0, 32) (0 beyond the transaction). Returns the lock degree (0 when
+  // no lane is active); rank_lanes[r] for r >= the degree are left untouched.
+  int (*lock_ranks)(const std::uint32_t* addr, std::uint32_t active, FixedFn lock,
                     std::uint32_t* rank_lanes);
+  // Sorts keys ascending in place; returns the positions whose key differs from the one before
+  // (bit 0 set). The hash search canonicalizes reference sets with it.
+  std::uint32_t (*sort_keys)(std::uint16_t* keys);
+};
 
-// Sorts keys[0, 32) (64-byte aligned) ascending in place; returns the positions whose key differs
-// from the one before (bit 0 set). Used by the hash search to canonicalize reference sets.
-std::uint32_t sort_keys32(std::uint16_t* keys);
+// The kernels when this CPU runs them, else nullptr. The AVX2 kernel needs BMI2 too; on AMD Zen 1
+// and 2, whose pext is microcoded, it is the build without pext.
+const LaneSortKernel* lane_sort_avx512();
+const LaneSortKernel* lane_sort_avx2();
+const LaneSortKernel* lane_sort_avx2_without_pext();  // that build on any AVX2 CPU (for tests)
+// The fastest kernel this CPU runs, or nullptr.
+const LaneSortKernel* lane_sort_best();
 
 }  // namespace smemsim::detail

@@ -54,7 +54,8 @@ void ReferenceSets::add(const WarpAccess& wa) {
       target_ == HashTarget::Bank ? std::countr_zero(arch_.words_per_bank_unit()) : 0;
   const std::uint64_t limit = std::uint64_t{1} << g_.addr_bits;
   // Sets of at most 32 addresses below 2^16 are sorted by the analyzer's 32-key network.
-  const bool network = limit <= (1u << 16) && tl <= 32 && detail::lane_sort_available();
+  const detail::LaneSortKernel* const network =
+      limit <= (1u << 16) && tl <= 32 ? detail::lane_sort_best() : nullptr;
   std::array<std::uint32_t, kMaxLanes> elems;
   alignas(64) std::array<std::uint16_t, 32> keys;
   for (int first = 0; first < wa.lanes; first += tl) {
@@ -77,7 +78,7 @@ void ReferenceSets::add(const WarpAccess& wa) {
     if (network) {
       for (int i = 0; i < 32; ++i)
         keys[std::size_t(i)] = i < c ? std::uint16_t(elems[std::size_t(i)]) : std::uint16_t(0xFFFF);
-      std::uint32_t keep = detail::sort_keys32(keys.data());
+      std::uint32_t keep = network->sort_keys(keys.data());
       keep = (distinct ? keep : ~0u) & (c == 32 ? ~0u : (1u << c) - 1);
       c = 0;
       for (; keep; keep &= keep - 1)
