@@ -1,8 +1,8 @@
 // The analyzer's AVX2 kernel, for x86-64 CPUs without AVX-512 (most desktop CPUs): the method of
 // lane_sort.hpp with the 32 16-bit keys in two 256-bit registers (keys 0-15 and 16-31). Same
-// network (lane_sort_network.hpp); blends by byte masks, compare masks packed with movemask. Built
-// twice: with BMI2 pext, and with compress_bits for the CPUs whose pext is microcoded (AMD Zen 1
-// and 2). lane_sort_avx2() returns one only on CPUs with AVX2 and BMI2.
+// network in its all-ascending form, with immediate blends; compare masks packed with movemask.
+// Built twice: with BMI2 pext, and with compress_bits for the CPUs whose pext is microcoded (AMD
+// Zen 1 and 2). lane_sort_avx2() returns one only on CPUs with AVX2 and BMI2.
 #include <bit>
 
 #include "lane_sort.hpp"
@@ -37,81 +37,91 @@ struct Keys {
   __m256i hi;  // keys 16-31
 };
 
-// Per layer and register, byte masks: 0xFF on both bytes of a key that keeps the minimum.
-struct BlendMasks {
-  alignas(32) std::uint8_t lo[15][32];
-  alignas(32) std::uint8_t hi[15][32];
-  alignas(32) std::uint8_t swap16[32];    // vpshufb control: swap neighbouring keys
+// Constants: vpshufb controls (within each 128-bit lane) and lane tables.
+struct Tables {
+  alignas(32) std::uint8_t swap2[32];     // key i ^ 1
+  alignas(32) std::uint8_t mirror4[32];   // key i ^ 3
+  alignas(32) std::uint8_t mirror8[32];   // key i ^ 7
   alignas(32) std::uint16_t bit[16];      // 1 << i: key i's bit of a 16-bit lane mask
   alignas(32) std::uint16_t lane_lo[16];  // i
   alignas(32) std::uint16_t lane_hi[16];  // 16 + i
 };
-constexpr BlendMasks make_blend_masks() {
-  BlendMasks b{};
-  for (int l = 0; l < 15; ++l)
-    for (int i = 0; i < 32; ++i) {
-      const bool take_min = (kNetwork.layer[l].take_min >> i) & 1u;
-      std::uint8_t(&row)[32] = i < 16 ? b.lo[l] : b.hi[l];
-      row[2 * (i % 16)] = row[2 * (i % 16) + 1] = take_min ? 0xFF : 0;
-    }
-  for (int i = 0; i < 32; ++i) b.swap16[i] = static_cast<std::uint8_t>(i ^ 2);
-  for (int i = 0; i < 16; ++i) {
-    b.bit[i] = static_cast<std::uint16_t>(1u << i);
-    b.lane_lo[i] = static_cast<std::uint16_t>(i);
-    b.lane_hi[i] = static_cast<std::uint16_t>(16 + i);
+constexpr Tables make_tables() {
+  Tables t{};
+  for (int i = 0; i < 32; ++i) {
+    const int key = (i % 16) / 2;  // key within the 128-bit lane
+    const int byte = i % 2;
+    t.swap2[i] = static_cast<std::uint8_t>(2 * (key ^ 1) + byte);
+    t.mirror4[i] = static_cast<std::uint8_t>(2 * (key ^ 3) + byte);
+    t.mirror8[i] = static_cast<std::uint8_t>(2 * (key ^ 7) + byte);
   }
-  return b;
+  for (int i = 0; i < 16; ++i) {
+    t.bit[i] = static_cast<std::uint16_t>(1u << i);
+    t.lane_lo[i] = static_cast<std::uint16_t>(i);
+    t.lane_hi[i] = static_cast<std::uint16_t>(16 + i);
+  }
+  return t;
 }
-constexpr BlendMasks kMasks = make_blend_masks();
+constexpr Tables kTables = make_tables();
 
 SMEMSIM_TARGET inline __m256i load256(const void* p) {
   return _mm256_load_si256(static_cast<const __m256i*>(p));
 }
 
-// Key i ^ j within one register (j <= 8).
-template <int J>
+// Partners within one register of 16 keys.
+enum class Partner { Xor1, Xor2, Xor4, Xor8, Mirror4, Mirror8, Mirror16 };
+template <Partner P>
 SMEMSIM_TARGET inline __m256i partners(__m256i x) {
-  if constexpr (J == 1) return _mm256_shuffle_epi8(x, load256(kMasks.swap16));
-  if constexpr (J == 2) return _mm256_shuffle_epi32(x, 0xB1);
-  if constexpr (J == 4) return _mm256_shuffle_epi32(x, 0x4E);
-  if constexpr (J == 8) return _mm256_permute4x64_epi64(x, 0x4E);
+  if constexpr (P == Partner::Xor1) return _mm256_shuffle_epi8(x, load256(kTables.swap2));
+  if constexpr (P == Partner::Xor2) return _mm256_shuffle_epi32(x, 0xB1);
+  if constexpr (P == Partner::Xor4) return _mm256_shuffle_epi32(x, 0x4E);
+  if constexpr (P == Partner::Xor8) return _mm256_permute4x64_epi64(x, 0x4E);
+  if constexpr (P == Partner::Mirror4) return _mm256_shuffle_epi8(x, load256(kTables.mirror4));
+  if constexpr (P == Partner::Mirror8) return _mm256_shuffle_epi8(x, load256(kTables.mirror8));
+  if constexpr (P == Partner::Mirror16)
+    return _mm256_permute4x64_epi64(_mm256_shuffle_epi8(x, load256(kTables.mirror8)), 0x4E);
 }
 
-template <int L, int J>
-SMEMSIM_TARGET inline void layer(Keys& k) {
-  static_assert(kNetwork.layer[L].distance == J, "layer order differs from make_network");
-  if constexpr (J == 16) {
-    // Block 32, distance 16: keys 0-15 keep the minimum, keys 16-31 the maximum.
-    static_assert(kNetwork.layer[L].take_min == 0xFFFFu);
-    const __m256i mn = _mm256_min_epu16(k.lo, k.hi);
-    k.hi = _mm256_max_epu16(k.lo, k.hi);
-    k.lo = mn;
-  } else {
-    const __m256i plo = partners<J>(k.lo);
-    const __m256i phi = partners<J>(k.hi);
-    k.lo = _mm256_blendv_epi8(_mm256_max_epu16(k.lo, plo), _mm256_min_epu16(k.lo, plo),
-                              load256(kMasks.lo[L]));
-    k.hi = _mm256_blendv_epi8(_mm256_max_epu16(k.hi, phi), _mm256_min_epu16(k.hi, phi),
-                              load256(kMasks.hi[L]));
-  }
+// Where key i is the lower of its pair ((i & D) == 0) it keeps the minimum. Immediate blends: the
+// pattern repeats in every 128-bit lane for D <= 4, and is the low lane for D = 8.
+template <int D>
+SMEMSIM_TARGET inline __m256i lower_takes_min(__m256i mn, __m256i mx) {
+  if constexpr (D == 1) return _mm256_blend_epi16(mx, mn, 0x55);
+  if constexpr (D == 2) return _mm256_blend_epi32(mx, mn, 0x55);
+  if constexpr (D == 4) return _mm256_blend_epi32(mx, mn, 0x33);
+  if constexpr (D == 8) return _mm256_blend_epi32(mx, mn, 0x0F);
 }
 
+template <Partner P, int D>
+SMEMSIM_TARGET inline void step(Keys& k) {
+  const __m256i plo = partners<P>(k.lo);
+  const __m256i phi = partners<P>(k.hi);
+  k.lo = lower_takes_min<D>(_mm256_min_epu16(k.lo, plo), _mm256_max_epu16(k.lo, plo));
+  k.hi = lower_takes_min<D>(_mm256_min_epu16(k.hi, phi), _mm256_max_epu16(k.hi, phi));
+}
+
+// The all-ascending form of the bitonic network (same 15 layers as lane_sort_network.hpp): each
+// merge of two sorted blocks of k/2 keys starts by comparing key i with its mirror i ^ (k - 1), and
+// every comparison leaves the minimum at the lower index. Blocks of 32 span both registers.
 SMEMSIM_TARGET inline void sort32(Keys& k) {
-  layer<0, 1>(k);
-  layer<1, 2>(k);
-  layer<2, 1>(k);
-  layer<3, 4>(k);
-  layer<4, 2>(k);
-  layer<5, 1>(k);
-  layer<6, 8>(k);
-  layer<7, 4>(k);
-  layer<8, 2>(k);
-  layer<9, 1>(k);
-  layer<10, 16>(k);
-  layer<11, 8>(k);
-  layer<12, 4>(k);
-  layer<13, 2>(k);
-  layer<14, 1>(k);
+  step<Partner::Xor1, 1>(k);     // blocks of 2
+  step<Partner::Mirror4, 2>(k);  // 4
+  step<Partner::Xor1, 1>(k);
+  step<Partner::Mirror8, 4>(k);  // 8
+  step<Partner::Xor2, 2>(k);
+  step<Partner::Xor1, 1>(k);
+  step<Partner::Mirror16, 8>(k);  // 16
+  step<Partner::Xor4, 4>(k);
+  step<Partner::Xor2, 2>(k);
+  step<Partner::Xor1, 1>(k);
+  const __m256i mirrored = partners<Partner::Mirror16>(k.hi);  // 32: key i against 31 - i
+  const __m256i mn = _mm256_min_epu16(k.lo, mirrored);
+  k.hi = partners<Partner::Mirror16>(_mm256_max_epu16(k.lo, mirrored));
+  k.lo = mn;
+  step<Partner::Xor8, 8>(k);
+  step<Partner::Xor4, 4>(k);
+  step<Partner::Xor2, 2>(k);
+  step<Partner::Xor1, 1>(k);
 }
 
 // Each key's predecessor (0 before key 0): shift the 32 keys up by one across both registers.
@@ -133,7 +143,7 @@ SMEMSIM_TARGET inline std::uint32_t equal_mask(const Keys& a, const Keys& b) {
 
 // 0xFFFF in the keys whose bit of `live` is clear.
 SMEMSIM_TARGET inline Keys with_sentinels(Keys k, std::uint32_t live) {
-  const __m256i bit = load256(kMasks.bit);
+  const __m256i bit = load256(kTables.bit);
   const __m256i lo = _mm256_and_si256(_mm256_set1_epi16(static_cast<short>(live)), bit);
   const __m256i hi = _mm256_and_si256(_mm256_set1_epi16(static_cast<short>(live >> 16)), bit);
   // A key stays where its bit is set; elsewhere the compare gives 0 and the OR all ones.
@@ -233,8 +243,8 @@ SMEMSIM_TARGET int lock_ranks_avx2(const std::uint32_t* addr, std::uint32_t acti
   const __m128i m = _mm_cvtsi32_si128(lock.m);
   const __m256i l_lo = fixed_index16(a_lo, _mm256_srl_epi16(a_lo, m), lock);
   const __m256i l_hi = fixed_index16(a_hi, _mm256_srl_epi16(a_hi, m), lock);
-  Keys k = with_sentinels({_mm256_or_si256(_mm256_slli_epi16(l_lo, 5), load256(kMasks.lane_lo)),
-                           _mm256_or_si256(_mm256_slli_epi16(l_hi, 5), load256(kMasks.lane_hi))},
+  Keys k = with_sentinels({_mm256_or_si256(_mm256_slli_epi16(l_lo, 5), load256(kTables.lane_lo)),
+                           _mm256_or_si256(_mm256_slli_epi16(l_hi, 5), load256(kTables.lane_hi))},
                           active);
   sort32(k);
   const Keys prev = predecessors(k);
