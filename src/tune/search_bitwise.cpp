@@ -183,104 +183,117 @@ struct RatioTable {
         v[std::size_t(c)][std::size_t(x)] = double(std::min(x, c - x)) / double(std::max(x, c - x));
   }
 };
+const RatioTable& ratios() {
+  static const RatioTable table;
+  return table;
+}
+
+// 002 §5.2's greedy frame, shared by both heuristics: out_bits times, score every candidate column
+// over the reference sets (per_set(cols, order, t) scores one set) and keep the best column
+// independent of those kept, the highest score or the lowest.
+template <class MakePerSet>
+SearchResult greedy_columns(const ReferenceSets& sets, bool with_xor, const char* heuristic,
+                            bool highest, MakePerSet make_per_set) {
+  const IndexGeometry g = sets.geometry();
+  const Columns cols = make_columns(g.addr_bits, with_xor);
+  std::vector<int> order;
+  std::vector<std::uint32_t> basis;
+  std::uint64_t evaluated = 0;
+  for (int t = 0; t < g.out_bits; ++t) {
+    const std::vector<double> score =
+        summed_scores(sets, cols.mask.size(), make_per_set(cols, order, t));
+    pick_column(cols, score, basis, order, evaluated, highest);
+  }
+  return from_order(sets, cols, order, with_xor, heuristic, evaluated);
+}
+
+// Givargis (002 §5.2.1): a column's quality in one set.
+struct GivargisScore {
+  const Columns& cols;
+  const std::vector<int>& order;
+  std::size_t P;
+  void operator()(const SetView& v, const std::uint64_t* cs, std::vector<double>& acc) const {
+    const int c = v.count();
+    const auto& rt = ratios().v[std::size_t(c)];
+    const double w = double(v.weight);
+    for (std::size_t i = 0; i < P; ++i) {
+      // Q_i (Eq. 11) times C_bi (Eq. 12) of every bit selected so far, in this set.
+      double q = rt[std::size_t(std::popcount(cs[i]))];
+      for (int b : order) q *= rt[std::size_t(std::popcount(cs[i] ^ cs[std::size_t(b)]))];
+      acc[i] += w * q;
+    }
+  }
+};
+
+// MIH (002 §5.2.2): a column's imbalance in one set at step t.
+struct MihScore {
+  const Columns& cols;
+  const std::vector<int>& order;
+  std::size_t P;
+  int t;
+  MihKernel kernel;
+  void operator()(const SetView& v, const std::uint64_t* cs, std::vector<double>& acc) const {
+    // The non-empty bins of the histogram over the bits selected so far (an empty bin splits
+    // into two empty bins of the next step).
+    std::array<std::uint64_t, 64> nodes;
+    std::size_t nn = 1;
+    nodes[0] = v.all;
+    for (int b : order) {
+      const std::uint64_t col = cs[std::size_t(b)];
+      std::size_t k2 = 0;
+      std::array<std::uint64_t, 64> next;
+      for (std::size_t k = 0; k < nn; ++k) {
+        if (const std::uint64_t x = nodes[k] & col) next[k2++] = x;
+        if (const std::uint64_t x = nodes[k] & ~col) next[k2++] = x;
+      }
+      nodes = next;
+      nn = k2;
+    }
+    const std::int64_t c = v.count();
+    const std::int64_t bins = std::int64_t{1} << (t + 1);  // 2^(t+1) bins with the candidate
+    // Eq. 14 scaled by 2^(t+1) * |R|: sum over bins of |2^(t+1) h_j - |R||; an empty bin adds
+    // |R|.
+    const std::int64_t empty_pairs = (bins / 2) - std::int64_t(nn);
+    const double scale = double(v.weight) / (double(bins) * double(c));
+    // A node of one element adds |bins - c| + c whichever way the candidate splits it: a
+    // constant. Only nodes of two or more elements depend on the column.
+    std::int64_t base = empty_pairs * 2 * c;
+    std::array<std::uint64_t, 64> multi;
+    std::array<std::int64_t, 64> pop;
+    std::size_t nm = 0;
+    for (std::size_t k = 0; k < nn; ++k) {
+      const int p = std::popcount(nodes[k]);
+      if (p == 1) {
+        base += std::llabs(bins - c) + c;
+      } else {
+        multi[nm] = nodes[k];
+        pop[nm++] = p;
+      }
+    }
+    kernel({multi.data(), pop.data(), nm, bins, c, base, scale}, cs, P, acc.data());
+  }
+};
 
 }  // namespace
 }  // namespace tune
 
 SearchResult search_givargis(const ReferenceSets& sets, bool with_xor) {
   using namespace tune;
-  static const RatioTable ratio;
-  const IndexGeometry g = sets.geometry();
-  const Columns cols = make_columns(g.addr_bits, with_xor);
-  const std::size_t P = cols.mask.size();
-  std::vector<int> order;
-  std::vector<std::uint32_t> basis;
-  std::uint64_t evaluated = 0;
-  for (int t = 0; t < g.out_bits; ++t) {
-    struct PerSet {
-      const Columns& cols;
-      const std::vector<int>& order;
-      std::size_t P;
-      void operator()(const SetView& v, const std::uint64_t* cs, std::vector<double>& acc) const {
-        const int c = v.count();
-        const auto& rt = ratio.v[std::size_t(c)];
-        const double w = double(v.weight);
-        for (std::size_t i = 0; i < P; ++i) {
-          // Q_i (Eq. 11) times C_bi (Eq. 12) of every bit selected so far, in this set.
-          double q = rt[std::size_t(std::popcount(cs[i]))];
-          for (int b : order) q *= rt[std::size_t(std::popcount(cs[i] ^ cs[std::size_t(b)]))];
-          acc[i] += w * q;
-        }
-      }
-    } per_set{cols, order, P};
-    const std::vector<double> score = summed_scores(sets, P, per_set);
-    // Givargis keeps the column of highest quality (002 §5.2.1).
-    pick_column(cols, score, basis, order, evaluated, /*highest=*/true);
-  }
-  return from_order(sets, cols, order, with_xor, "givargis", evaluated);
+  // Givargis keeps the column of highest quality.
+  return greedy_columns(sets, with_xor, "givargis", /*highest=*/true,
+                        [](const Columns& cols, const std::vector<int>& order, int) {
+                          return GivargisScore{cols, order, cols.mask.size()};
+                        });
 }
 
 SearchResult search_mih(const ReferenceSets& sets, bool with_xor, bool allow_simd) {
   using namespace tune;
-  const IndexGeometry g = sets.geometry();
-  const Columns cols = make_columns(g.addr_bits, with_xor);
-  const std::size_t P = cols.mask.size();
-  std::vector<int> order;
-  std::vector<std::uint32_t> basis;
-  std::uint64_t evaluated = 0;
-  for (int t = 0; t < g.out_bits; ++t) {
-    struct PerSet {
-      const Columns& cols;
-      const std::vector<int>& order;
-      std::size_t P;
-      int t;
-      MihKernel kernel;
-      void operator()(const SetView& v, const std::uint64_t* cs, std::vector<double>& acc) const {
-        // The non-empty bins of the histogram over the bits selected so far (an empty bin splits
-        // into two empty bins of the next step).
-        std::array<std::uint64_t, 64> nodes;
-        std::size_t nn = 1;
-        nodes[0] = v.all;
-        for (int b : order) {
-          const std::uint64_t col = cs[std::size_t(b)];
-          std::size_t k2 = 0;
-          std::array<std::uint64_t, 64> next;
-          for (std::size_t k = 0; k < nn; ++k) {
-            if (const std::uint64_t x = nodes[k] & col) next[k2++] = x;
-            if (const std::uint64_t x = nodes[k] & ~col) next[k2++] = x;
-          }
-          nodes = next;
-          nn = k2;
-        }
-        const std::int64_t c = v.count();
-        const std::int64_t bins = std::int64_t{1} << (t + 1);  // 2^(t+1) bins with the candidate
-        // Eq. 14 scaled by 2^(t+1) * |R|: sum over bins of |2^(t+1) h_j - |R||; an empty bin adds
-        // |R|.
-        const std::int64_t empty_pairs = (bins / 2) - std::int64_t(nn);
-        const double scale = double(v.weight) / (double(bins) * double(c));
-        // A node of one element adds |bins - c| + c whichever way the candidate splits it: a
-        // constant. Only nodes of two or more elements depend on the column.
-        std::int64_t base = empty_pairs * 2 * c;
-        std::array<std::uint64_t, 64> multi;
-        std::array<std::int64_t, 64> pop;
-        std::size_t nm = 0;
-        for (std::size_t k = 0; k < nn; ++k) {
-          const int p = std::popcount(nodes[k]);
-          if (p == 1) {
-            base += std::llabs(bins - c) + c;
-          } else {
-            multi[nm] = nodes[k];
-            pop[nm++] = p;
-          }
-        }
-        kernel({multi.data(), pop.data(), nm, bins, c, base, scale}, cs, P, acc.data());
-      }
-    } per_set{cols, order, P, t, allow_simd ? mih_kernel() : mih_portable};
-    const std::vector<double> score = summed_scores(sets, P, per_set);
-    // MIH keeps the column of minimum imbalance (002 §5.2.2, Eq. 13).
-    pick_column(cols, score, basis, order, evaluated, /*highest=*/false);
-  }
-  return from_order(sets, cols, order, with_xor, "mih", evaluated);
+  const MihKernel kernel = allow_simd ? mih_kernel() : mih_portable;
+  // MIH keeps the column of minimum imbalance (Eq. 13).
+  return greedy_columns(sets, with_xor, "mih", /*highest=*/false,
+                        [&](const Columns& cols, const std::vector<int>& order, int t) {
+                          return MihScore{cols, order, cols.mask.size(), t, kernel};
+                        });
 }
 
 }  // namespace smemsim
