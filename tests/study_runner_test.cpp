@@ -128,34 +128,33 @@ TEST(StudyRunner, ConfigurationChangeInSameFolderIsRefused) {
   EXPECT_NE(r.out.find("different configuration"), std::string::npos) << r.out;
 }
 
+// Exit code 2, and the message names what is wrong (when `needle` is given).
+void expect_input_error(const std::string& args, const std::string& needle = "") {
+  const auto r = test::cli(args);
+  EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.out;
+  if (!needle.empty()) EXPECT_NE(r.out.find(needle), std::string::npos) << args << "\n" << r.out;
+}
+
 TEST(StudyRunner, BadInputExitsTwo) {
-  const std::string d = fresh_dir("bad");
-  auto r = test::cli("study run no-such-study --out " + d);
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.out.find("unknown study 'no-such-study'"), std::string::npos) << r.out;
-  r = test::cli("study run random-patterns --quick --set colour=red --out " + d);
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.out.find("no parameter 'colour'"), std::string::npos) << r.out;
-  r = test::cli("study run random-patterns --quick --set patterns=many --out " + d);
-  EXPECT_EQ(r.exit_code, 2);
-  r = test::cli("study run random-patterns --quick --set sizes=20000 --out " + d);
-  EXPECT_EQ(r.exit_code, 2);
-  r = test::cli("study run random-patterns --quick --shard 3/3 --out " + d);
-  EXPECT_EQ(r.exit_code, 2);
+  const std::string d = " --out " + fresh_dir("bad");
+  expect_input_error("study run no-such-study" + d, "unknown study 'no-such-study'");
+  expect_input_error("study run random-patterns --quick --set colour=red" + d,
+                     "no parameter 'colour'");
+  expect_input_error("study run random-patterns --quick --set patterns=many" + d);
+  expect_input_error("study run random-patterns --quick --set sizes=20000" + d);
+  expect_input_error("study run random-patterns --quick --shard 3/3" + d);
+  expect_input_error("study run random-replication --quick --set max_r=0" + d,
+                     "'max_r': 0 must be >= 1");
   const std::string txt = test::temp_file("not_an_image.png", "this is text, not a PNG\n");
-  r = test::cli("study run histogram --quick --set images=" + txt + " --out " + d);
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.out.find("not a readable image"), std::string::npos) << r.out;
-  r = test::cli("study run histogram --quick --set images=/no/such/file.png --out " + d);
-  EXPECT_EQ(r.exit_code, 2);
+  expect_input_error("study run histogram --quick --set images=" + txt + d, "not a readable image");
+  expect_input_error("study run histogram --quick --set images=/no/such/file.png" + d);
+  expect_input_error("study run histogram --quick --set images=generated --set max_images=-1" + d,
+                     "'max_images': -1 must be >= 1");
   // 4 B x 4096 bins x 64 copies = 1 MiB > 48 KiB.
-  r = test::cli("study run histogram --quick --set bins=4096 --set r=64 --out " + d);
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.out.find("does not fit the shared memory"), std::string::npos) << r.out;
-  r = test::cli("study run kmeans --quick --set k=512 --set dims=5 --set r=8 --out " + d);
-  EXPECT_EQ(r.exit_code, 2);
-  r = test::cli("study merge " + d + "/nothing-here");
-  EXPECT_EQ(r.exit_code, 2);
+  expect_input_error("study run histogram --quick --set bins=4096 --set r=64" + d,
+                     "does not fit the shared memory");
+  expect_input_error("study run kmeans --quick --set k=512 --set dims=5 --set r=8" + d);
+  expect_input_error("study merge " + fresh_dir("bad") + "/nothing-here");
 }
 
 TEST(StudyRunner, ListNamesEveryStudy) {

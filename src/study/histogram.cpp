@@ -33,6 +33,8 @@ std::vector<images::Gray12> resolve_images(const StudyConfig& cfg, int gen_w, in
   std::vector<images::Gray12> out;
   const auto items = cfg.strings("images");
   const std::int64_t max_images = cfg.integer("max_images");
+  if (max_images < 1)
+    throw InputError(fmt::format("study parameter 'max_images': {} must be >= 1", max_images));
   for (const std::string& item : items) {
     if (item == "generated") {
       for (std::size_t k = 0; k < images::generated_kinds().size(); ++k)
@@ -121,7 +123,8 @@ class Histogram : public Study {
     tpb_ = static_cast<std::uint32_t>(cfg.integer("threads_per_block"));
     if (tpb_ < cfg.arch.warp_size || tpb_ % cfg.arch.warp_size)
       throw InputError("study parameter 'threads_per_block' must be a multiple of the warp size");
-    for (auto b : cfg.integers("bins"))
+    const std::vector<std::int64_t> bins = cfg.integers("bins");
+    for (auto b : bins)
       if (b < 2 || b > 4096 || !std::has_single_bit(static_cast<std::uint64_t>(b)))
         throw InputError(
             fmt::format("study parameter 'bins': {} is not a power of two in 2..4096", b));
@@ -139,7 +142,7 @@ class Histogram : public Study {
     }
     points_.clear();
     for (std::size_t im = 0; im < images_.size(); ++im)
-      for (auto b : cfg.integers("bins"))
+      for (auto b : bins)
         for (const LayoutDef* l : layouts) {
           auto rs = replication_list(cfg, static_cast<std::uint64_t>(b), l->pad, l->layout, 256,
                                      fmt::format("{} bins ({})", b, l->name));

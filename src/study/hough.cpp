@@ -200,7 +200,6 @@ StudyInfo hough_info() {
           {{"images", "cache/building.jpg", "generated:blocks",
             "image files, folders, 'cache' (scripts/fetch-images.sh) or 'generated'"},
            {"max_images", "1", "1", "at most this many images (000 used one)"},
-           {"generated_size", "640", "640", "unused (generated images are width x height)"},
            {"width", "640", "640", "image width after resampling"},
            {"height", "480", "480", "image height after resampling"},
            {"thetas", "180", "45", "angles in [0, pi)"},

@@ -59,21 +59,28 @@ const std::vector<std::string> kAccCols{"mean_latency",     "lock_penalty",
                                         "bank_penalty",     "mean_lock_degree",
                                         "mean_bank_degree", "mean_position_degree"};
 
-WarpAccess random_warp(Rng& rng, std::uint32_t lanes, std::uint32_t space, bool sorted) {
+WarpAccess random_warp(Rng& rng, std::uint32_t lanes, std::uint32_t space) {
   WarpAccess wa;
   wa.op = Op::Atomic;
   wa.lanes = static_cast<std::uint8_t>(lanes);
   wa.active = lanes_mask(static_cast<int>(lanes));
   for (std::uint32_t l = 0; l < lanes; ++l) wa.addr[l] = static_cast<WordAddr>(rng.below(space));
-  if (sorted) std::sort(wa.addr.begin(), wa.addr.begin() + lanes);
   return wa;
 }
 
-std::uint32_t max_replication(const StudyConfig& cfg, std::uint64_t size, std::uint64_t pad) {
-  const std::uint64_t cap = static_cast<std::uint64_t>(cfg.integer("max_r"));
+// The study parameter max_r, checked once in configure.
+std::uint64_t checked_max_r(const StudyConfig& cfg) {
+  const std::int64_t r = cfg.integer("max_r");
+  if (r < 1) throw InputError(fmt::format("study parameter 'max_r': {} must be >= 1", r));
+  return static_cast<std::uint64_t>(r);
+}
+
+// The largest R <= cap whose copies of `size` words fit the memory.
+std::uint32_t max_replication(const Arch& arch, std::uint64_t cap, std::uint64_t size,
+                              std::uint64_t pad) {
   std::uint64_t r = 1;
   while (r + 1 <= cap &&
-         vote_footprint(Layout::Replication, size, r + 1, pad) <= cfg.arch.memory_words())
+         vote_footprint(Layout::Replication, size, r + 1, pad) <= arch.memory_words())
     ++r;
   return static_cast<std::uint32_t>(r);
 }
@@ -98,7 +105,7 @@ class RandomPatterns : public Study {
     auto be = make_backend(cfg_.backend, cfg_.arch);
     Acc acc;
     for (std::int64_t p = 0; p < patterns_; ++p)
-      acc.add(be->evaluate(random_warp(rng, cfg_.arch.warp_size, space, false)));
+      acc.add(be->evaluate(random_warp(rng, cfg_.arch.warp_size, space)));
     Row row{Value(sizes_[i]), Value(patterns_)};
     acc.put(row, cfg_.arch.timing);
     return {{row}, static_cast<std::uint64_t>(patterns_)};
@@ -146,11 +153,16 @@ class RandomPatterns : public Study {
   StudyConfig cfg_;
   std::vector<std::int64_t> sizes_;
   std::int64_t patterns_ = 0;
+  std::uint64_t max_r_ = 1;  // the replication studies' max_r
 };
 
 // ---------------------------------------------------------------- random-replication (Fig. 6)
 class RandomReplication : public RandomPatterns {
  public:
+  void configure(const StudyConfig& cfg) override {
+    RandomPatterns::configure(cfg);
+    max_r_ = checked_max_r(cfg);
+  }
   std::vector<std::string> columns() const override {
     std::vector<std::string> c{"size", "patterns", "r"};
     c.insert(c.end(), kAccCols.begin(), kAccCols.end());
@@ -159,13 +171,13 @@ class RandomReplication : public RandomPatterns {
   }
   PointResult run_point(std::size_t i) const override {
     const auto space = static_cast<std::uint32_t>(sizes_[i]);
-    const std::uint32_t r = max_replication(cfg_, space, 0);
+    const std::uint32_t r = max_replication(cfg_.arch, max_r_, space, 0);
     const std::uint32_t lanes = cfg_.arch.warp_size;
     Rng rng(Rng::derive(cfg_.seed, i));
     auto be = make_backend(cfg_.backend, cfg_.arch);
     Acc acc, base;
     for (std::int64_t p = 0; p < patterns_; ++p) {
-      WarpAccess wa = random_warp(rng, lanes, space, false);
+      WarpAccess wa = random_warp(rng, lanes, space);
       base.add(be->evaluate(wa));
       for (std::uint32_t l = 0; l < lanes; ++l)  // cyclic mapping, 001 Eq. 1
         wa.addr[l] = vote_address(Layout::Replication, wa.addr[l],
@@ -205,7 +217,7 @@ class RandomReplication : public RandomPatterns {
     r.markdown = fmt::format(
         "{} uniform random patterns per size; maximum replication factor "
         "(<= {}, within {} words), cyclic mapping.\n\n",
-        patterns_, cfg_.integer("max_r"), cfg_.arch.memory_words());
+        patterns_, max_r_, cfg_.arch.memory_words());
     r.markdown += md_table({"size", "R", "latency R=1", "latency R", "lock degree R=1",
                             "lock degree R", "bank degree R"},
                            rows);
@@ -223,9 +235,11 @@ class RandomMapping : public RandomPatterns {
  public:
   void configure(const StudyConfig& cfg) override {
     RandomPatterns::configure(cfg);
+    max_r_ = checked_max_r(cfg);
     points_.clear();
     for (std::size_t s = 0; s < sizes_.size(); ++s) {
-      const std::uint32_t rmax = max_replication(cfg, static_cast<std::uint64_t>(sizes_[s]), 0);
+      const std::uint32_t rmax =
+          max_replication(cfg.arch, max_r_, static_cast<std::uint64_t>(sizes_[s]), 0);
       for (std::uint32_t r = 1; r <= rmax; r *= 2) points_.push_back({s, r});
       if (std::has_single_bit(rmax) == false) points_.push_back({s, rmax});
     }
@@ -246,7 +260,7 @@ class RandomMapping : public RandomPatterns {
     auto be = make_backend(cfg_.backend, cfg_.arch);
     Acc acc[2][2][2];  // [mapping][sorted][pad]
     for (std::int64_t p = 0; p < patterns_; ++p) {
-      WarpAccess raw = random_warp(rng, lanes, space, false);
+      WarpAccess raw = random_warp(rng, lanes, space);
       for (int sorted = 0; sorted < 2; ++sorted) {
         if (sorted) std::sort(raw.addr.begin(), raw.addr.begin() + lanes);
         for (int m = 0; m < 2; ++m)
@@ -337,7 +351,7 @@ Report RandomMapping::report(const Table& t) const {
       "{} random patterns per size (the same patterns for every R and variant); R = 1, 2, 4, ... "
       "up to the maximum (<= {}) that fits; padding 1 between copies where it still fits.\n\n"
       "Best mean latency per variant (R reaching it, gain over R = 1):\n\n",
-      patterns_, cfg_.integer("max_r"));
+      patterns_, max_r_);
   r.markdown += md_table({"size", "cyclic", "cyclic+pad", "cyclic sorted", "cyclic sorted+pad",
                           "block", "block+pad", "block sorted", "block sorted+pad"},
                          rows);
