@@ -115,6 +115,9 @@ TEST(ExecSuite, HoughMatchesOnTwoShapes) {
   b.height = 40;
   b.replication = 3;
   EXPECT_EQ(run_builtin("hough", b), "");
+  BuiltinOptions c = shape({32, 1, 1}, {256, 1, 1});
+  c.image = "blobs";  // the discs' Sobel edges instead of random lines
+  EXPECT_EQ(run_builtin("hough", c), "");
 }
 
 TEST(ExecSuite, AtomicBenchMatchesOnTwoShapes) {

@@ -37,9 +37,9 @@ void add_launch_options(CLI::App* cmd, LaunchOptions& o) {
   g->add_option("--padding", b.padding, "histogram: words of padding per copy")
       ->capture_default_str();
   g->add_option("--image", b.image,
-                "histogram/hough input: gradient, noise, blobs, an image FILE, or a NAME from "
-                "scripts/fetch-images.sh (camera, moon, ...)")
-      ->capture_default_str();
+                "histogram input (default gradient) or hough input, whose Sobel edges are voted "
+                "(default: random lines): gradient, noise, blobs, an image FILE, or a NAME from "
+                "scripts/fetch-images.sh (camera, moon, ...)");
   g->add_option("--width", b.width, "image or matrix width");
   g->add_option("--height", b.height, "image or matrix height");
   g->add_option("--size", b.size, "reduction elements / kmeans objects");

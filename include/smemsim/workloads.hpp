@@ -39,7 +39,9 @@ struct BuiltinOptions {
   std::uint32_t replication = 0;   // histogram, kmeans, hough (0: driver default)
   std::string mapping = "cyclic";  // histogram: cyclic | block
   std::uint32_t padding = 0;       // histogram
-  std::string image = "gradient";  // histogram/hough input: gradient | noise | blobs | FILE.pgm
+  // Input image: gradient | noise | blobs | an image file | a cached photograph's name. Empty: the
+  // driver's default (histogram: gradient; hough: random lines instead of an image's edges).
+  std::string image;
   std::uint32_t width = 0, height = 0;  // image or matrix size
   std::uint32_t size = 0;               // elements / objects
   std::string variant;            // transpose: naive|padded; reduction: interleaved|sequential

@@ -137,7 +137,8 @@ void histogram(Workload& w, const BuiltinOptions& o) {
   if (o.mapping != "cyclic" && o.mapping != "block")
     throw InputError("builtin:histogram: --mapping must be cyclic or block");
   std::uint32_t iw = or_default(o.width, 128), ih = or_default(o.height, 128);
-  const std::vector<std::uint8_t> px = make_image(o.image, iw, ih, o.seed);
+  const std::string image = o.image.empty() ? "gradient" : o.image;
+  const std::vector<std::uint8_t> px = make_image(image, iw, ih, o.seed);
   w.launch.block = shape_or(o.block, {256, 1, 1});
   w.launch.grid = shape_or(o.grid, {8, 1, 1});
   w.launch.dynamic_shared_bytes = r * (bins + o.padding) * 4;
@@ -150,7 +151,7 @@ void histogram(Workload& w, const BuiltinOptions& o) {
                    Arg::integer(o.padding)};
   w.description = fmt::format(
       "histogram of a {}x{} '{}' image: {} bins, replication {}, {} mapping, padding {}", iw, ih,
-      o.image, bins, r, o.mapping, o.padding);
+      image, bins, r, o.mapping, o.padding);
   w.check = [px, bins](const GlobalMemory& m) {
     std::vector<std::uint32_t> want(bins, 0);
     for (std::uint8_t v : px) ++want[std::size_t(v) * bins / 256];
@@ -315,12 +316,27 @@ void kmeans(Workload& w, const BuiltinOptions& o) {
 
 // Seed 000 §V.C: Hough voting of edge pixels, one angle per block.
 void hough(Workload& w, const BuiltinOptions& o) {
-  const std::uint32_t W = or_default(o.width, 64), H = or_default(o.height, 64);
+  std::uint32_t W = or_default(o.width, 64), H = or_default(o.height, 64);
   const std::uint32_t r = or_default(o.replication, 8);
   Rng rng(o.seed);
-  // Edge pixels: points on four random lines, plus 10% random points.
   std::vector<std::int32_t> xs, ys;
-  for (int line = 0; line < 4; ++line) {
+  if (!o.image.empty()) {
+    // An image's Sobel edges, as the hough study finds them (threshold 200 on the 8-bit scale).
+    const std::vector<std::uint8_t> px = make_image(o.image, W, H, o.seed);
+    images::Gray12 g;
+    g.width = int(W);
+    g.height = int(H);
+    g.px.assign(px.begin(), px.end());
+    for (auto& v : g.px) v = static_cast<std::uint16_t>(v << 4);
+    for (const images::EdgePixel& e : images::sobel_edges(g, 200)) {
+      xs.push_back(e.x);
+      ys.push_back(e.y);
+    }
+    if (xs.empty())
+      throw InputError(fmt::format("builtin:hough: image '{}' has no edges", o.image));
+  }
+  // Without an image: points on four random lines, plus 10% random points.
+  for (int line = 0; o.image.empty() && line < 4; ++line) {
     const double x0 = rng.uniform() * W, y0 = rng.uniform() * H, a = rng.uniform() * 3.14159;
     for (int t = -int(W); t < int(W); ++t) {
       const long x = std::lround(x0 + t * std::cos(a)), y = std::lround(y0 + t * std::sin(a));
@@ -329,7 +345,7 @@ void hough(Workload& w, const BuiltinOptions& o) {
       ys.push_back(std::int32_t(y));
     }
   }
-  const std::size_t extra = xs.size() / 10 + 1;
+  const std::size_t extra = o.image.empty() ? xs.size() / 10 + 1 : 0;
   for (std::size_t i = 0; i < extra; ++i) {
     xs.push_back(std::int32_t(rng.below(W)));
     ys.push_back(std::int32_t(rng.below(H)));
