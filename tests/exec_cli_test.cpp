@@ -145,6 +145,11 @@ TEST(ExecCli, BadInputIsExitCode2WithAClearMessage) {
                     "count = 4\ninit = \"ones\"\n"));
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_NE(r.out.find("s7.toml:7: buffer 'out': unknown init 'ones'"), std::string::npos) << r.out;
+  // A grid beyond 32 bits is an error, not a silent wrap to 1.
+  r = cli("run " + ptx + " --launch " +
+          temp_file("s8.toml", "grid = 4294967297\nblock = 32\nargs = []\n"));
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("s8.toml:1: 'grid' must be in 1..4294967295"), std::string::npos) << r.out;
   r = cli("run builtin:nope");
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_NE(r.out.find("unknown builtin 'nope' (builtins: histogram,"), std::string::npos) << r.out;

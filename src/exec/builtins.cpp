@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <optional>
+#include <stdexcept>
 
 #include "smemsim/error.hpp"
 #include "smemsim/images.hpp"
@@ -29,6 +30,7 @@ Buffer make_buffer(std::string name, ElemType type, const std::vector<T>& v) {
 template <typename T>
 std::vector<T> read_buffer(const GlobalMemory& m, const std::string& name) {
   const Buffer* b = m.find(name);
+  if (!b) throw std::logic_error("builtin driver reads a buffer it did not add: " + name);
   std::vector<T> v(b->bytes.size() / sizeof(T));
   std::memcpy(v.data(), b->bytes.data(), v.size() * sizeof(T));
   return v;

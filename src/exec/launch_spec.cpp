@@ -31,7 +31,7 @@ struct SpecContext {
 Dim3 dim_from(const SpecContext& c, const toml::node& n, const std::string& key) {
   std::uint32_t v[3] = {1, 1, 1};
   if (auto i = n.value<std::int64_t>()) {
-    if (*i < 1) c.fail(&n, fmt::format("'{}' must be positive", key));
+    if (*i < 1 || *i > 0xffffffffll) c.fail(&n, fmt::format("'{}' must be in 1..4294967295", key));
     v[0] = static_cast<std::uint32_t>(*i);
   } else if (const toml::array* a = n.as_array()) {
     if (a->empty() || a->size() > 3) c.fail(&n, fmt::format("'{}' has 1 to 3 dimensions", key));
