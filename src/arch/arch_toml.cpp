@@ -10,6 +10,7 @@
 
 #include "smemsim/arch.hpp"
 #include "smemsim/error.hpp"
+#include "util/file.hpp"
 
 namespace smemsim {
 namespace {
@@ -224,11 +225,7 @@ Arch parse_arch_toml(std::string_view text, const std::string& origin, const Arc
 }
 
 Arch load_arch_toml(const std::string& path, const Arch& base) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot open arch file", path));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
+  const std::string text = read_file(path, "arch file");
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
     throw InputError(fmt::format("{}: empty arch file", path));
   return parse_arch_toml(text, path, base);

@@ -10,6 +10,7 @@
 
 #include "smemsim/error.hpp"
 #include "smemsim/workloads.hpp"
+#include "util/file.hpp"
 #include "util/rng.hpp"
 
 namespace smemsim::exec {
@@ -264,11 +265,7 @@ void apply_launch_spec_text(std::string_view text, const std::string& origin, Wo
 }
 
 void apply_launch_spec(const std::string& path, Workload& w, bool& has_grid, bool& has_block) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("cannot open launch spec '{}'", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  apply_launch_spec_text(ss.str(), path, w, has_grid, has_block);
+  apply_launch_spec_text(read_file(path, "launch spec"), path, w, has_grid, has_block);
 }
 
 std::string element_string(const Buffer& b, std::uint64_t i) {

@@ -11,6 +11,7 @@
 
 #include "ptx/parse_state.hpp"
 #include "smemsim/error.hpp"
+#include "util/file.hpp"
 
 namespace smemsim::ptx {
 
@@ -575,12 +576,7 @@ Module parse(std::string_view text, const std::string& filename) {
 }
 
 Module parse_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw InputError(fmt::format("{}: cannot open PTX file: {}", path, std::strerror(errno)));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse(ss.str(), path);
+  return parse(read_file(path, "PTX file"), path);
 }
 
 }  // namespace smemsim::ptx

@@ -28,6 +28,7 @@
 #include "progress.hpp"
 #include "smemsim/error.hpp"
 #include "smemsim/study.hpp"
+#include "util/file.hpp"
 
 namespace smemsim::study {
 namespace fs = std::filesystem;
@@ -58,13 +59,6 @@ std::vector<std::string> split(const std::string& s, char sep) {
     start = p + 1;
   }
   return out;
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 void write_atomic(const std::string& path, const std::string& text) {
@@ -107,7 +101,7 @@ std::map<std::size_t, std::string> load_partial(const std::string& path, std::si
                                                 std::size_t ncols) {
   std::map<std::size_t, std::string> done;
   if (!fs::exists(path)) return done;
-  const std::string text = read_text(path);
+  const std::string text = read_file(path, "study state");
   std::size_t good = 0, pos = 0;
   while (pos < text.size()) {
     const std::size_t nl = text.find('\n', pos);
@@ -197,7 +191,8 @@ RunSummary run_study(const StudyInfo& info, const StudyConfig& cfg, const RunOpt
   const std::string conf_text = conf.dump(2) + "\n";
   const std::string conf_path = s.dir + "/config.json";
   const std::string partial = s.dir + "/points.partial";
-  if (fs::exists(conf_path) && read_text(conf_path) != conf_text && fs::exists(partial))
+  if (fs::exists(conf_path) && read_file(conf_path, "study configuration") != conf_text &&
+      fs::exists(partial))
     throw InputError(fmt::format(
         "{} holds points of a different configuration (study parameters, arch or shard); "
         "choose another --out or remove that folder",
@@ -320,7 +315,7 @@ RunSummary merge_shards(const std::vector<std::string>& dirs, const RunOptions& 
                       d));
     nlohmann::json c;
     try {
-      c = nlohmann::json::parse(read_text(conf_path));
+      c = nlohmann::json::parse(read_file(conf_path, "study configuration"));
     } catch (const std::exception& e) {
       throw InputError(fmt::format("{}: {}", conf_path, e.what()));
     }
@@ -337,7 +332,7 @@ RunSummary merge_shards(const std::vector<std::string>& dirs, const RunOptions& 
       throw InputError(fmt::format("{}: its configuration differs from {}'s", d, dirs.front()));
     }
     if (!seen.insert(idx).second) throw InputError(fmt::format("{}: shard {} given twice", d, idx));
-    const std::vector<std::string> lines = split(read_text(csv_path), '\n');
+    const std::vector<std::string> lines = split(read_file(csv_path, "study points"), '\n');
     for (std::size_t i = 1; i < lines.size(); ++i) {
       if (lines[i].empty()) continue;
       const auto comma = lines[i].find(',');
