@@ -4,6 +4,7 @@
 
 #include "smemsim/arch.hpp"
 #include "smemsim/error.hpp"
+#include "util/names.hpp"
 
 namespace smemsim {
 namespace {
@@ -128,12 +129,8 @@ const Arch& default_arch() {
 }
 
 const Arch& find_preset(std::string_view name) {
-  std::string known;
-  for (const Arch& a : arch_presets()) {
-    if (a.name == name) return a;
-    known += (known.empty() ? "" : ", ") + a.name;
-  }
-  throw InputError(fmt::format("unknown arch '{}' (known: {})", name, known));
+  if (const Arch* a = find_named(arch_presets(), name)) return *a;
+  throw InputError(fmt::format("unknown arch '{}' (known: {})", name, known_names(arch_presets())));
 }
 
 }  // namespace smemsim

@@ -6,6 +6,7 @@
 #include "smemsim/error.hpp"
 #include "smemsim/hash_families.hpp"
 #include "smemsim/index_function.hpp"
+#include "util/names.hpp"
 
 namespace smemsim {
 
@@ -18,8 +19,8 @@ const std::vector<IndexFamily>& index_families() {
       {"add", "add", "(bits [0,m) + bits [m,2m)) mod 2^m", "seed 000 §IV Table I", make_add},
       {"bv", "bv:k=K", "bit-vector permutation: address bits K..K+m-1 (0 <= K <= n-m)",
        "seed 002 §4.1", make_bv},
-      {"bvxor", "bvxor:k1=A,k2=B,mask=M",
-       "bit-vector XOR: (a >> A) ^ ((a >> B) & M), M < 2^m", "seed 002 §4.2", make_bvxor},
+      {"bvxor", "bvxor:k1=A,k2=B,mask=M", "bit-vector XOR: (a >> A) ^ ((a >> B) & M), M < 2^m",
+       "seed 002 §4.2", make_bvxor},
       {"bits", "bits:i0,i1,...", "bitwise permutation: index bit j = address bit i_j (m distinct)",
        "seed 002 §4.3", make_bits},
       {"bitsxor", "bitsxor:0^3,4,1^6,...",
@@ -34,19 +35,15 @@ const std::vector<IndexFamily>& index_families() {
 
 std::unique_ptr<IndexFunction> make_index_function(std::string_view spec, const IndexGeometry& g) {
   if (g.out_bits < 0 || g.out_bits > 24)
-    throw InputError(fmt::format("hash spec '{}': index width {} bits is out of range", spec,
-                                 g.out_bits));
+    throw InputError(
+        fmt::format("hash spec '{}': index width {} bits is out of range", spec, g.out_bits));
   const auto colon = spec.find(':');
   const std::string_view family = spec.substr(0, colon);
   const std::string_view args =
       colon == std::string_view::npos ? std::string_view{} : spec.substr(colon + 1);
-  std::string known;
-  for (const IndexFamily& f : index_families()) {
-    if (f.name == family) return f.make(args, g);
-    known += (known.empty() ? "" : ", ") + f.name;
-  }
+  if (const IndexFamily* f = find_named(index_families(), family)) return f->make(args, g);
   throw InputError(fmt::format("unknown hash family '{}' in spec '{}' (known: {})", family, spec,
-                               known));
+                               known_names(index_families())));
 }
 
 }  // namespace smemsim

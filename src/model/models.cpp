@@ -3,6 +3,7 @@
 
 #include "smemsim/error.hpp"
 #include "smemsim/latency_model.hpp"
+#include "util/names.hpp"
 
 namespace smemsim {
 
@@ -133,12 +134,9 @@ const std::vector<LatencyModelInfo>& latency_models() {
 }
 
 std::unique_ptr<LatencyModel> make_latency_model(std::string_view name, const Timing& t) {
-  std::string known;
-  for (const auto& m : latency_models()) {
-    if (m.name == name) return m.make(t);
-    known += (known.empty() ? "" : ", ") + m.name;
-  }
-  throw InputError(fmt::format("unknown latency model '{}' (known: {})", name, known));
+  if (const auto* m = find_named(latency_models(), name)) return m->make(t);
+  throw InputError(
+      fmt::format("unknown latency model '{}' (known: {})", name, known_names(latency_models())));
 }
 
 OpLatency::OpLatency(std::string_view atomic_model, const Timing& t)

@@ -6,6 +6,7 @@
 
 #include "smemsim/error.hpp"
 #include "smemsim/study.hpp"
+#include "util/names.hpp"
 
 namespace smemsim::study {
 
@@ -32,12 +33,9 @@ const std::vector<BackendInfo>& latency_backends() {
 }
 
 std::unique_ptr<LatencyBackend> make_backend(std::string_view name, const Arch& arch) {
-  std::string known;
-  for (const auto& b : latency_backends()) {
-    if (b.name == name) return b.make(arch);
-    known += (known.empty() ? "" : ", ") + b.name;
-  }
-  throw InputError(fmt::format("unknown latency backend '{}' (known: {})", name, known));
+  if (const auto* b = find_named(latency_backends(), name)) return b->make(arch);
+  throw InputError(fmt::format("unknown latency backend '{}' (known: {})", name,
+                               known_names(latency_backends())));
 }
 
 // ---- Values and tables ----

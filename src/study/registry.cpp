@@ -3,6 +3,7 @@
 
 #include "smemsim/error.hpp"
 #include "studies.hpp"
+#include "util/names.hpp"
 
 namespace smemsim::study {
 
@@ -14,12 +15,8 @@ const std::vector<StudyInfo>& studies() {
 }
 
 const StudyInfo& find_study(std::string_view name) {
-  std::string known;
-  for (const auto& s : studies()) {
-    if (s.name == name) return s;
-    known += (known.empty() ? "" : ", ") + s.name;
-  }
-  throw InputError(fmt::format("unknown study '{}' (known: {})", name, known));
+  if (const StudyInfo* s = find_named(studies(), name)) return *s;
+  throw InputError(fmt::format("unknown study '{}' (known: {})", name, known_names(studies())));
 }
 
 }  // namespace smemsim::study
