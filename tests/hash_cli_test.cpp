@@ -47,6 +47,19 @@ TEST(HashCli, BadSearches) {
   expect_error("hash count --addr-bits 14 --bank-bits 0", "--bank-bits 0");
 }
 
+TEST(HashCli, EmitWorksWhenEveryStrideIsEven) {
+  // Stride 2: §5.1's pruning alone would keep only k1 = 1, and no such bvxor is a software
+  // bijection; --emit searches the whole space and finds one.
+  std::string even;
+  for (int a = 0; a < 64; a += 2) even += (even.empty() ? "" : ",") + std::to_string(a);
+  for (const char* family : {"bvxor", "xormask"}) {
+    const auto r =
+        cli(std::string("hash search --family ") + family + " --pattern " + even + " --emit cuda");
+    EXPECT_EQ(r.exit_code, 0) << family << "\n" << r.out;
+    EXPECT_NE(r.out.find("__device__"), std::string::npos) << family << "\n" << r.out;
+  }
+}
+
 TEST(HashCli, ListShowsEveryFamily) {
   const auto r = cli("hash list");
   ASSERT_EQ(r.exit_code, 0);

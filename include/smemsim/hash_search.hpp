@@ -129,9 +129,11 @@ SearchResult search_hash(const ReferenceSets& sets, const SearchOptions& o);
 // The individual searches (used by search_hash; exposed for tests and benchmarks).
 SearchResult search_bitvector(const ReferenceSets& sets, bool with_xor,
                               bool bijective_only = false);  // 002 §5.1
-// The bvxor candidates of 002 §5.1 (pruned when every access is linear or strided).
+// The bvxor candidates of 002 §5.1 (pruned when every access is linear or strided and
+// `allow_pruning`; `pruned` says whether they were).
 std::vector<XorMatrix> bvxor_candidates(const ReferenceSets& sets, bool& pruned,
-                                        std::vector<std::string>* specs = nullptr);
+                                        std::vector<std::string>* specs = nullptr,
+                                        bool allow_pruning = true);
 SearchResult search_givargis(const ReferenceSets& sets, bool with_xor);  // 002 §5.2.1
 // 002 §5.2.2. `allow_simd = false` forces the portable scoring kernel (tested to give the same
 // result as the AVX-512 one).

@@ -25,7 +25,7 @@ SearchResult search_xormask(const ReferenceSets& sets, bool bijective_only) {
   }
   if (bijective_only) {
     std::erase_if(starts, [](const SearchResult& r) { return !r.bijective; });
-    // bvxor (k1 = 0, mask = 0 is mod) always leaves a bijective start.
+    // bvxor, unpruned when bijective_only, has k1 = 0, mask = 0 (mod): a bijective start.
   }
   std::uint64_t evaluated = 0;
   std::size_t best_start = 0;

@@ -52,7 +52,7 @@ constexpr std::uint64_t kMaxCandidates = 20'000'000;
 }  // namespace tune
 
 std::vector<XorMatrix> bvxor_candidates(const ReferenceSets& sets, bool& pruned,
-                                        std::vector<std::string>* specs) {
+                                        std::vector<std::string>* specs, bool allow_pruning) {
   const IndexGeometry g = sets.geometry();
   const int n = g.addr_bits, m = g.out_bits;
   std::vector<XorMatrix> out;
@@ -60,7 +60,7 @@ std::vector<XorMatrix> bvxor_candidates(const ReferenceSets& sets, bool& pruned,
     out.push_back(bvxor_matrix(k1, k2, mask, g));
     if (specs) specs->push_back(bvxor_spec(k1, k2, mask));
   };
-  pruned = sets.all_strided();
+  pruned = allow_pruning && sets.all_strided();
   if (pruned) {
     // 002 §5.1: k1 over the k of the strides (S = S0 * 2^k); k2 from the minimum k to the maximum
     // MSB = floor(log2((t - 1) * S)), k2 != k1; masks only over address bits <= MSB.
@@ -100,7 +100,9 @@ SearchResult search_bitvector(const ReferenceSets& sets, bool with_xor, bool bij
   std::vector<XorMatrix> cands;
   std::vector<std::string> specs;
   if (with_xor) {
-    cands = bvxor_candidates(sets, r.pruned, &specs);
+    // §5.1's pruning keeps only k1 among the strides' k, which can leave no software bijection
+    // (every stride even: k1 = 0 is pruned away); --emit / --bijective search the whole space.
+    cands = bvxor_candidates(sets, r.pruned, &specs, /*allow_pruning=*/!bijective_only);
   } else {
     for (int k = 0; k <= g.addr_bits - g.out_bits; ++k) {  // 002 §4.1: n - m + 1 candidates
       cands.push_back(bvxor_matrix(k, 0, 0, g));
