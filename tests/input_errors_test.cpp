@@ -79,6 +79,10 @@ TEST(InputErrors, BadUsage) {
   expect_error(cli("analyze --pattern 0,,1"), "empty item");
   expect_error(cli("analyze --pattern 5..2"), "runs backwards");
   expect_error(cli("gen stride --stride 1000 --count 2"), "outside the memory");
+  // Negative counts were read as 2^64 - 1 (a hang); flag errors are one line too.
+  expect_error(cli("gen random --space 10 --count -1"), "--count: must be at least 1");
+  expect_error(cli("gen stride --stride -1"), "--stride: must not be negative");
+  expect_error(cli("analyze --pattern 0 --bogus"), "--bogus");
   EXPECT_EQ(cli("analyze --help").exit_code, 0);
 }
 

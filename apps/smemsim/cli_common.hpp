@@ -18,7 +18,7 @@ struct ArchOptions {
   std::vector<std::string> sets;
   std::string bank_hash;  // empty: the arch's
   std::string lock_hash;
-  std::string model;      // empty: the arch's atomic model
+  std::string model;  // empty: the arch's atomic model
 };
 
 // --arch, --arch-file, --set (and optionally --bank-hash, --lock-hash, --model).
@@ -40,5 +40,23 @@ void add_hash_command(CLI::App& app);
 void add_classify_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_profile_command(CLI::App& app);
+
+// Option checks with short messages (CLI11's own number ranges print the double limits).
+inline CLI::Validator non_negative() {
+  return CLI::Validator(
+      [](std::string& s) {
+        return s.rfind('-', 0) == 0 ? std::string("must not be negative") : "";
+      },
+      "N >= 0");
+}
+inline CLI::Validator positive() {
+  return CLI::Validator(
+      [](std::string& s) {
+        return s.rfind('-', 0) == 0 || s.find_first_not_of("0") == std::string::npos
+                   ? std::string("must be at least 1")
+                   : "";
+      },
+      "N >= 1");
+}
 
 }  // namespace smemsim::cli

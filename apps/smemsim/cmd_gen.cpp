@@ -27,8 +27,11 @@ struct GenOptions {
 void common_options(CLI::App* c, GenOptions& g) {
   c->add_option("--op", g.op, "operation written on each line: ld, st or atom")
       ->capture_default_str();
-  c->add_option("--count", g.count, "number of warp accesses")->capture_default_str();
-  c->add_option("--lanes", g.lanes, "lanes per warp (default: the arch's warp size)");
+  c->add_option("--count", g.count, "number of warp accesses")
+      ->check(positive())
+      ->capture_default_str();
+  c->add_option("--lanes", g.lanes, "lanes per warp (default: the arch's warp size)")
+      ->check(non_negative());
   c->add_option("-o,--out", g.out, "output file ('-' = standard output)")->capture_default_str();
   add_arch_options(c, g.arch, false);
 }
@@ -78,14 +81,19 @@ void add_gen_command(CLI::App& app) {
   auto g = std::make_shared<GenOptions>();
 
   auto* linear = gen->add_subcommand("linear", "offset + tid (002 Eq. 5)");
-  linear->add_option("--offset", g->offset, "first word address")->capture_default_str();
+  linear->add_option("--offset", g->offset, "first word address")
+      ->check(non_negative())
+      ->capture_default_str();
   common_options(linear, *g);
   linear->callback([g] { run(*g, [&](auto& c, auto& s) { gen_linear(c, g->offset, s); }); });
 
   auto* stride = gen->add_subcommand("stride", "offset + stride * tid (002 Eq. 1, 6)");
   stride->add_option("--stride", g->stride, "distance between consecutive threads (words)")
+      ->check(non_negative())
       ->required();
-  stride->add_option("--offset", g->offset, "added to every address")->capture_default_str();
+  stride->add_option("--offset", g->offset, "added to every address")
+      ->check(non_negative())
+      ->capture_default_str();
   common_options(stride, *g);
   stride->callback(
       [g] { run(*g, [&](auto& c, auto& s) { gen_stride(c, g->stride, g->offset, s); }); });
@@ -114,9 +122,14 @@ void add_gen_command(CLI::App& app) {
 
   auto* random =
       gen->add_subcommand("random", "uniform random word addresses in [offset, offset+space)");
-  random->add_option("--space", g->space, "number of distinct words (vote-space size)")->required();
-  random->add_option("--offset", g->offset, "added to every address")->capture_default_str();
+  random->add_option("--space", g->space, "number of distinct words (vote-space size)")
+      ->check(positive())
+      ->required();
+  random->add_option("--offset", g->offset, "added to every address")
+      ->check(non_negative())
+      ->capture_default_str();
   random->add_option("--seed", g->seed, "random seed (same seed, same trace)")
+      ->check(non_negative())
       ->capture_default_str();
   common_options(random, *g);
   random->callback(
@@ -125,8 +138,10 @@ void add_gen_command(CLI::App& app) {
   auto add_eq1 = [&](const char* name, const char* what, const char* count_name) {
     auto* e = gen->add_subcommand(name, what);
     e->add_option(count_name, g->conflicts, "lanes 0..C-1 access id*stride, the rest access id")
+        ->check(non_negative())
         ->required();
     e->add_option("--stride", g->stride, "stride between the conflicting lanes (words)")
+        ->check(non_negative())
         ->required();
     common_options(e, *g);
     e->callback(

@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "smemsim: error: " << e.what() << "\n(run with --help for usage)\n";
+    std::cerr << "smemsim: error: " << e.what() << " (see --help)\n";
     return 2;
   } catch (const smemsim::InputError& e) {
     std::cout.flush();
