@@ -26,7 +26,7 @@ void add_classify_command(CLI::App& app) {
   cmd->add_flag("--json", o->json, "machine-readable output on stdout");
   cmd->footer(
       "Examples:\n"
-      "  smemsim classify --pattern 0..31 --pattern 0,16,32..\n"
+      "  smemsim classify --pattern 0..31 --pattern 0,16,32,48,64,80,96,112\n"
       "  smemsim gen stride --stride 6 --count 4 -o s6.trace && smemsim classify --trace s6.trace");
   cmd->callback([o] {
     const Arch arch = resolve_arch(o->arch);

@@ -212,11 +212,11 @@ void add_search(CLI::App* hash) {
       "XOR\n"
       "gates, then to the earlier candidate (docs/hashing.md).\n"
       "Examples:\n"
-      "  smemsim hash search --family bvxor --pattern 0..124:4 ...\n"
-      "  smemsim hash search --family bitsxor --heuristic mih --trace k.trace --json\n"
+      "  smemsim gen stride --stride 4 --count 8 -o s4.trace\n"
+      "  smemsim hash search --family bvxor --trace s4.trace --emit cuda\n"
+      "  smemsim hash search --family bitsxor --heuristic mih --trace s4.trace --json\n"
       "  smemsim hash search --family bits --heuristic mih --banks 8 --addr-bits 5 \\\n"
-      "      --pattern 27,12,6,19,11,4,28,3          # seed 002 Fig. 6: bits:0,3,4\n"
-      "  smemsim hash search --family bvxor --trace k.trace --emit cuda");
+      "      --pattern 27,12,6,19,11,4,28,3          # seed 002 Fig. 6: bits:0,3,4");
   c->callback([o] { run_search(*o); });
 }
 
