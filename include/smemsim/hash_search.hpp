@@ -23,6 +23,9 @@
 #include "smemsim/warp_access.hpp"
 
 namespace smemsim {
+namespace detail {
+struct LaneSortKernel;
+}
 
 enum class HashTarget : std::uint8_t { Bank, Lock };
 
@@ -70,9 +73,13 @@ class ReferenceSets {
  private:
   void add_set(std::uint32_t* elems, int count);
 
-  Arch arch_;
   HashTarget target_;
   IndexGeometry g_;
+  // Fixed per search: lanes per transaction, log2(words per bank unit) for bank targets, and the
+  // sorting network for sets of at most 32 addresses below 2^16 (nullptr: std::sort).
+  int transaction_lanes_;
+  int unit_shift_;
+  const detail::LaneSortKernel* network_;
   std::uint64_t accesses_ = 0, transactions_ = 0;
   bool all_strided_ = true;
   std::uint32_t ks_ = 0;

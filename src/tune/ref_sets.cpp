@@ -25,7 +25,12 @@ IndexGeometry target_geometry(const Arch& arch, HashTarget target) {
 }
 
 ReferenceSets::ReferenceSets(const Arch& arch, HashTarget target, IndexGeometry g)
-    : arch_(arch), target_(target), g_(g) {
+    : target_(target),
+      g_(g),
+      transaction_lanes_(static_cast<int>(arch.transaction_lanes)),
+      unit_shift_(target == HashTarget::Bank ? std::countr_zero(arch.words_per_bank_unit()) : 0),
+      network_(g.addr_bits <= 16 && arch.transaction_lanes <= 32 ? detail::lane_sort_best()
+                                                                 : nullptr) {
   if (g.addr_bits < 1 || g.addr_bits > kMaxAddrBits)
     throw InputError(
         fmt::format("{} address bits is out of range [1, {}]", g.addr_bits, kMaxAddrBits));
@@ -48,14 +53,8 @@ void ReferenceSets::add(const WarpAccess& wa) {
       all_strided_ = false;
     }
   }
-  const int tl = int(arch_.transaction_lanes);
-  // Words per bank unit is 1 or 2 (4- or 8-byte banks): a shift.
-  const int unit_shift =
-      target_ == HashTarget::Bank ? std::countr_zero(arch_.words_per_bank_unit()) : 0;
+  const int tl = transaction_lanes_;
   const std::uint64_t limit = std::uint64_t{1} << g_.addr_bits;
-  // Sets of at most 32 addresses below 2^16 are sorted by the analyzer's 32-key network.
-  const detail::LaneSortKernel* const network =
-      limit <= (1u << 16) && tl <= 32 ? detail::lane_sort_best() : nullptr;
   std::array<std::uint32_t, kMaxLanes> elems;
   alignas(64) std::array<std::uint16_t, 32> keys;
   for (int first = 0; first < wa.lanes; first += tl) {
@@ -65,7 +64,7 @@ void ReferenceSets::add(const WarpAccess& wa) {
     ++transactions_;
     int c = 0;
     for (; m; m &= m - 1) {
-      const std::uint32_t a = wa.addr[std::size_t(first + std::countr_zero(m))] >> unit_shift;
+      const std::uint32_t a = wa.addr[std::size_t(first + std::countr_zero(m))] >> unit_shift_;
       if (a >= limit)
         throw InputError(
             fmt::format("address {} does not fit in the {} address bits of the search "
@@ -75,10 +74,10 @@ void ReferenceSets::add(const WarpAccess& wa) {
     }
     // Banks: distinct bank-unit addresses (a broadcast is no conflict); locks: every lane.
     const bool distinct = target_ == HashTarget::Bank;
-    if (network) {
+    if (network_) {
       for (int i = 0; i < 32; ++i)
         keys[std::size_t(i)] = i < c ? std::uint16_t(elems[std::size_t(i)]) : std::uint16_t(0xFFFF);
-      std::uint32_t keep = network->sort_keys(keys.data());
+      std::uint32_t keep = network_->sort_keys(keys.data());
       keep = (distinct ? keep : ~0u) & (c == 32 ? ~0u : (1u << c) - 1);
       c = 0;
       for (; keep; keep &= keep - 1)
