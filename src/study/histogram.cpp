@@ -187,12 +187,12 @@ class Histogram : public Study {
         ++warps;
       }
       out.accesses += static_cast<std::uint64_t>(3 * warps);
-      out.rows.push_back(
-          {Value(img.name), Value(std::int64_t{p.bins}), Value(std::string(p.layout->name)),
-           Value(std::int64_t{r}), Value(warps), Value(cycles[0]), Value(cycles[1]),
-           Value(cycles[2]), Value(double(cycles[0]) / double(cycles[1])),
-           Value(double(cycles[0]) / double(cycles[2])), Value(double(lock) / double(warps)),
-           Value(double(bank) / double(warps))});
+      out.rows.push_back({Value(img.name), Value(std::int64_t{p.bins}),
+                          Value(std::string(p.layout->name)), Value(std::int64_t{r}), Value(warps),
+                          Value(cycles[0]), Value(cycles[1]), Value(cycles[2]),
+                          Value(speedup(cycles[0], cycles[1])),
+                          Value(speedup(cycles[0], cycles[2])), Value(double(lock) / double(warps)),
+                          Value(double(bank) / double(warps))});
     }
     return out;
   }

@@ -124,8 +124,8 @@ class Hough : public Study {
             Value(cycles[0]),
             Value(cycles[1]),
             Value(cycles[2]),
-            Value(cycles[1] ? double(cycles[0]) / double(cycles[1]) : 1.0),
-            Value(cycles[2] ? double(cycles[0]) / double(cycles[2]) : 1.0)};
+            Value(speedup(cycles[0], cycles[1])),
+            Value(speedup(cycles[0], cycles[2]))};
     return {{row}, static_cast<std::uint64_t>(3 * warps)};
   }
   Report report(const Table& t) const override {

@@ -34,6 +34,11 @@ inline std::uint64_t vote_footprint(Layout l, std::uint64_t space, std::uint64_t
   return l == Layout::Stretch ? space * r : r * (space + pad) - pad;
 }
 
+// Speed-up of a hash over mod: modeled cycles with mod / with the hash (1 when nothing voted).
+inline double speedup(std::int64_t mod_cycles, std::int64_t hash_cycles) {
+  return hash_cycles ? double(mod_cycles) / double(hash_cycles) : 1.0;
+}
+
 inline const char* mapping_name(Mapping m) {
   return m == Mapping::Cyclic ? "cyclic" : "block";
 }
