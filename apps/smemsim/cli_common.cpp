@@ -37,6 +37,19 @@ Arch resolve_arch(const ArchOptions& o) {
   return a;
 }
 
+nlohmann::json totals_json(const Totals& t) {
+  return {{"accesses", t.accesses},
+          {"transactions", t.transactions},
+          {"bank_conflicts", t.bank_conflicts},
+          {"mean_bank_degree", t.mean(t.sum_bank_degree)},
+          {"max_bank_degree", t.max_bank_degree},
+          {"mean_position_degree", t.mean(t.sum_position_degree)},
+          {"mean_lock_degree", t.mean(t.sum_lock_degree)},
+          {"max_lock_degree", t.max_lock_degree},
+          {"mean_latency_cycles", t.mean(t.total_latency)},
+          {"total_latency_cycles", t.total_latency}};
+}
+
 nlohmann::json arch_json(const Arch& a) {
   // Nested by the dotted keys of the arch table: {"memory": {"banks": 32, ...}, "timing": {...}}.
   nlohmann::json out = nlohmann::json::object();

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "smemsim/arch.hpp"
+#include "smemsim/evaluate.hpp"
 
 namespace smemsim::cli {
 
@@ -27,6 +28,8 @@ void add_arch_options(CLI::App* cmd, ArchOptions& o, bool hashes_and_model = tru
 Arch resolve_arch(const ArchOptions& o);
 
 nlohmann::json arch_json(const Arch& a);
+// Trace totals as the analyze --json and hash apply --json objects give them.
+nlohmann::json totals_json(const Totals& t);
 
 // A terse one-line description: "fermi-gtx580: 48 KiB, 32 banks x 4 B, ...".
 std::string arch_summary(const Arch& a);

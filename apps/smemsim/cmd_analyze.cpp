@@ -130,19 +130,6 @@ void analyze_pattern(const AnalyzeOptions& o, const Arch& arch) {
              r.latency);
 }
 
-nlohmann::json totals_json(const Totals& t) {
-  return {{"accesses", t.accesses},
-          {"transactions", t.transactions},
-          {"bank_conflicts", t.bank_conflicts},
-          {"mean_bank_degree", t.mean(t.sum_bank_degree)},
-          {"max_bank_degree", t.max_bank_degree},
-          {"mean_position_degree", t.mean(t.sum_position_degree)},
-          {"mean_lock_degree", t.mean(t.sum_lock_degree)},
-          {"max_lock_degree", t.max_lock_degree},
-          {"mean_latency_cycles", t.mean(t.total_latency)},
-          {"total_latency_cycles", t.total_latency}};
-}
-
 void analyze_trace(const AnalyzeOptions& o, const Arch& arch) {
   std::optional<Op> force;
   if (!o.op.empty()) {
@@ -162,9 +149,8 @@ void analyze_trace(const AnalyzeOptions& o, const Arch& arch) {
   if (o.stats)
     fmt::print(stderr, "smemsim: {} accesses in {:.3f} s ({:.2f} M accesses/s, analyzer: {})\n",
                stats.all.accesses, secs, double(stats.all.accesses) / secs / 1e6,
-               ev.analyzer().vector_kernel()
-                   ? ConflictAnalyzer::kernel_name(ev.analyzer().kernel())
-                   : std::string_view("portable"));
+               ev.analyzer().vector_kernel() ? ConflictAnalyzer::kernel_name(ev.analyzer().kernel())
+                                             : std::string_view("portable"));
   if (o.json) {
     nlohmann::json out = totals_json(stats.all);
     out["trace"] = reader.path();

@@ -227,15 +227,6 @@ struct ApplyCli {
   bool json = false;
 };
 
-nlohmann::json totals_json(const Totals& t) {
-  return {{"accesses", t.accesses},
-          {"bank_conflicts", t.bank_conflicts},
-          {"mean_bank_degree", t.mean(t.sum_bank_degree)},
-          {"mean_lock_degree", t.mean(t.sum_lock_degree)},
-          {"mean_latency_cycles", t.mean(t.total_latency)},
-          {"total_latency_cycles", t.total_latency}};
-}
-
 void run_apply(const ApplyCli& o) {
   if (o.arch.bank_hash.empty() && o.arch.lock_hash.empty())
     throw InputError("hash apply: give --bank-hash SPEC and/or --lock-hash SPEC");
