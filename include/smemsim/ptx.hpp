@@ -192,6 +192,7 @@ std::string_view opcode_name(Opcode op);
 std::string_view type_name(Type t);    // "u32", "" for None
 std::string_view space_name(Space s);  // "shared", "" for None/Generic
 int type_bits(Type t);                 // 1 for Pred, 0 for None
+int type_bytes(Type t);                // bytes in memory: at least 1 (Pred, None: 1)
 bool is_float(Type t);
 bool is_signed(Type t);
 

@@ -27,7 +27,7 @@ std::uint64_t align_up(std::uint64_t v, std::uint64_t a) {
 
 std::uint64_t natural_align(const ptx::Symbol& s) {
   if (s.align) return s.align;
-  return std::max<std::uint64_t>(1, std::uint64_t(std::max(ptx::type_bits(s.type), 8) / 8));
+  return static_cast<std::uint64_t>(ptx::type_bytes(s.type));
 }
 
 // The PTX type an operand is read with.
@@ -243,7 +243,7 @@ void Impl::predecode() {
     if (ins.op == Opcode::St && ins.space == Space::Param) unsupported("st.param");
     x.bits = static_cast<std::uint8_t>(ptx::type_bits(ins.type));
     x.bits2 = static_cast<std::uint8_t>(ptx::type_bits(ins.type2));
-    x.bytes = static_cast<std::uint8_t>(std::max(1, ptx::type_bits(ins.type) / 8));
+    x.bytes = static_cast<std::uint8_t>(ptx::type_bytes(ins.type));
     if (ins.guard != ptx::kNone) {
       x.guard = ins.guard;
       x.guard_neg = ins.guard_negated ? 1 : 0;

@@ -127,8 +127,12 @@ bool is_signed(Type t) {
   return t == Type::S8 || t == Type::S16 || t == Type::S32 || t == Type::S64;
 }
 
+int type_bytes(Type t) {
+  return std::max(type_bits(t), 8) / 8;
+}
+
 std::uint64_t Symbol::size_bytes() const {
-  return elements * static_cast<std::uint64_t>(std::max(type_bits(type), 8) / 8);
+  return elements * static_cast<std::uint64_t>(type_bytes(type));
 }
 
 std::uint32_t Kernel::find_symbol(std::string_view n) const {

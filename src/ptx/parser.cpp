@@ -309,7 +309,7 @@ class Parser {
   }
 
   void initializer(Symbol& s, const Token& at) {
-    const int bytes = std::max(type_bits(s.type), 8) / 8;
+    const int bytes = type_bytes(s.type);
     auto value = [&] {
       const bool neg = cur_.accept('-');
       const Token& v = cur_.peek();
