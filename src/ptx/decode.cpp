@@ -91,25 +91,23 @@ constexpr OpInfo kOps[] = {
     {"exit", Opcode::Exit, 0, 0, 0, 0},
 };
 
+// Finds modifier `m` in a table indexed by enum value; `first` is the index of the first real
+// name (1 in the shared tables, whose entry 0 is None).
 template <typename E, std::size_t N>
-bool lookup(std::string_view m, const std::string_view (&names)[N], E& out) {
-  for (std::size_t i = 0; i < N; ++i) {
+bool lookup(std::string_view m, const std::string_view (&names)[N], E& out, std::size_t first) {
+  for (std::size_t i = first; i < N; ++i) {
     if (names[i] == m) {
-      out = static_cast<E>(i + 1);  // tables below omit the None entry
+      out = static_cast<E>(i);
       return true;
     }
   }
   return false;
 }
 
-constexpr std::string_view kCmp[] = {"eq", "ne",  "lt",  "le",  "gt",  "ge",  "lo",  "ls",  "hi",
-                                     "hs", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
-constexpr std::string_view kBool[] = {"and", "or", "xor"};
-constexpr std::string_view kAtom[] = {"add", "min", "max", "inc",  "dec",
-                                      "and", "or",  "xor", "exch", "cas"};
-constexpr std::string_view kRound[] = {"rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi"};
-constexpr std::string_view kMode[] = {"lo", "hi", "wide"};
-constexpr std::string_view kSpace[] = {"generic", "param", "global", "shared", "local", "const"};
+// Decoder-only modifiers: state spaces from Generic (enum value 1) on, and the cache, semantics and
+// scope qualifiers that are accepted and ignored.
+constexpr std::string_view kSpace[] = {"",       "generic", "param", "global",
+                                       "shared", "local",   "const"};
 constexpr std::string_view kCache[] = {"ca", "cg", "cs", "lu", "cv", "wb", "wt"};
 constexpr std::string_view kSem[] = {"relaxed", "acquire", "release", "acq_rel", "sc", "weak"};
 constexpr std::string_view kScope[] = {"cta", "gpu", "sys", "gl"};
@@ -173,37 +171,37 @@ class Decoder {
       return;
     }
     Space sp;
-    if ((a & aSpace) && lookup(mod, kSpace, sp)) {
+    if ((a & aSpace) && lookup(mod, kSpace, sp, 1)) {
       if (seen_space_) malformed(fmt::format("two state spaces in '{}'", m_.text));
       seen_space_ = true;
       ins_.space = sp;
       return;
     }
     CmpOp c;
-    if ((a & aCmp) && ins_.cmp == CmpOp::None && lookup(mod, kCmp, c)) {
+    if ((a & aCmp) && ins_.cmp == CmpOp::None && lookup(mod, kCmpNames, c, 1)) {
       ins_.cmp = c;
       return;
     }
     BoolOp b;
     if ((a & aBool) && ins_.cmp != CmpOp::None && ins_.bool_op == BoolOp::None &&
-        lookup(mod, kBool, b)) {
+        lookup(mod, kBoolNames, b, 1)) {
       ins_.bool_op = b;
       return;
     }
     AtomOp at;
-    if ((a & aAtom) && ins_.atom == AtomOp::None && lookup(mod, kAtom, at)) {
+    if ((a & aAtom) && ins_.atom == AtomOp::None && lookup(mod, kAtomNames, at, 1)) {
       ins_.atom = at;
       return;
     }
     Rounding r;
-    if ((a & aRound) && ins_.rounding == Rounding::None && lookup(mod, kRound, r)) {
+    if ((a & aRound) && ins_.rounding == Rounding::None && lookup(mod, kRoundNames, r, 1)) {
       const bool int_round = r >= Rounding::Rni;
       if (int_round && op != Opcode::Cvt) unsupported();
       ins_.rounding = r;
       return;
     }
     MulMode mm;
-    if ((a & aMode) && ins_.mode == MulMode::None && lookup(mod, kMode, mm)) {
+    if ((a & aMode) && ins_.mode == MulMode::None && lookup(mod, kModeNames, mm, 1)) {
       ins_.mode = mm;
       return;
     }
@@ -232,8 +230,9 @@ class Decoder {
       }
     }
     std::uint8_t dummy;
-    if (((a & aCache) && lookup(mod, kCache, dummy)) || ((a & aSem) && lookup(mod, kSem, dummy)) ||
-        ((a & aScope) && lookup(mod, kScope, dummy))) {
+    if (((a & aCache) && lookup(mod, kCache, dummy, 0)) ||
+        ((a & aSem) && lookup(mod, kSem, dummy, 0)) ||
+        ((a & aScope) && lookup(mod, kScope, dummy, 0))) {
       return;  // cache, memory-order and scope qualifiers do not change the functional result
     }
     if ((a & aBar) && (mod == "sync" || mod == "arrive" || mod == "aligned")) {

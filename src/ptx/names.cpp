@@ -17,14 +17,6 @@ constexpr std::string_view kTypeNames[] = {"",    "pred", "b8",  "b16", "b32", "
                                            "u8",  "u16",  "u32", "u64", "s8",  "s16",
                                            "s32", "s64",  "f16", "f32", "f64"};
 constexpr std::string_view kSpaceNames[] = {"", "", "param", "global", "shared", "local", "const"};
-constexpr std::string_view kCmpNames[] = {"",    "eq",  "ne",  "lt",  "le",  "gt",  "ge",
-                                          "lo",  "ls",  "hi",  "hs",  "equ", "neu", "ltu",
-                                          "leu", "gtu", "geu", "num", "nan"};
-constexpr std::string_view kBoolNames[] = {"", "and", "or", "xor"};
-constexpr std::string_view kAtomNames[] = {"",    "add", "min", "max",  "inc", "dec",
-                                           "and", "or",  "xor", "exch", "cas"};
-constexpr std::string_view kRoundNames[] = {"", "rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi"};
-constexpr std::string_view kModeNames[] = {"", "lo", "hi", "wide"};
 constexpr std::string_view kSpecialNames[] = {
     "%tid.x",   "%tid.y",   "%tid.z",   "%ntid.x",   "%ntid.y",   "%ntid.z",
     "%ctaid.x", "%ctaid.y", "%ctaid.z", "%nctaid.x", "%nctaid.y", "%nctaid.z",

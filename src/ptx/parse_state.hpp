@@ -84,6 +84,18 @@ struct KernelBuilder {
 // ';'.
 Instruction decode_instruction(Cursor& cur, KernelBuilder& kb, const Token& mnemonic);
 
+// Modifier spellings indexed by enum value (index 0 is None, spelled ""): the decoder reads them,
+// the printer writes them.
+inline constexpr std::string_view kCmpNames[] = {"",    "eq",  "ne",  "lt",  "le",  "gt",  "ge",
+                                                 "lo",  "ls",  "hi",  "hs",  "equ", "neu", "ltu",
+                                                 "leu", "gtu", "geu", "num", "nan"};
+inline constexpr std::string_view kBoolNames[] = {"", "and", "or", "xor"};
+inline constexpr std::string_view kAtomNames[] = {"",    "add", "min", "max",  "inc", "dec",
+                                                  "and", "or",  "xor", "exch", "cas"};
+inline constexpr std::string_view kRoundNames[] = {"",    "rn",  "rz",  "rm", "rp",
+                                                   "rni", "rzi", "rmi", "rpi"};
+inline constexpr std::string_view kModeNames[] = {"", "lo", "hi", "wide"};
+
 // Maps a special register name ("%tid.x") to its enum; false if it is not one.
 bool special_from_name(std::string_view name, Special& out);
 
