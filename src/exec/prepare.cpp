@@ -1,0 +1,302 @@
+// Launch preparation of the SIMT executor (docs/exec.md): launch checks, the shared, local and
+// parameter memory layout, kernel arguments, and the pre-decoded instruction table. The runtime
+// (CTAs, warps, control flow) is in executor.cpp.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <stdexcept>
+
+#include "exec/cfg.hpp"
+#include "exec/exec_internal.hpp"
+#include "smemsim/error.hpp"
+
+namespace smemsim::exec {
+
+using namespace detail;
+using ptx::Opcode;
+using ptx::OperandKind;
+using ptx::Space;
+using ptx::Type;
+
+namespace {
+
+std::uint64_t align_up(std::uint64_t v, std::uint64_t a) {
+  return a <= 1 ? v : (v + a - 1) / a * a;
+}
+
+std::uint64_t natural_align(const ptx::Symbol& s) {
+  if (s.align) return s.align;
+  return static_cast<std::uint64_t>(ptx::type_bytes(s.type));
+}
+
+// The PTX type an operand is read with.
+Type operand_type(const ptx::Instruction& ins, std::size_t i) {
+  switch (ins.op) {
+    case Opcode::Cvt:
+      return i == 1 ? ins.type2 : ins.type;
+    case Opcode::Set:
+      return (i == 1 || i == 2) ? ins.type2 : ins.type;
+    case Opcode::Setp:
+    case Opcode::Selp:
+      return i == 3 || i == 4 ? Type::Pred : ins.type;
+    case Opcode::Shl:
+    case Opcode::Shr:
+      return i == 2 ? Type::U32 : ins.type;
+    case Opcode::Shf:
+      return i == 3 ? Type::U32 : ins.type;
+    case Opcode::Bar:
+      return Type::U32;
+    default:
+      return ins.type;
+  }
+}
+
+std::uint64_t imm_bits(const ptx::Operand& o, Type t) {
+  const int bits = ptx::type_bits(t);
+  if (o.kind == OperandKind::ImmFloat) {
+    if (t == Type::F32 || (t != Type::F64 && bits <= 32))
+      return std::bit_cast<std::uint32_t>(static_cast<float>(o.fimm));
+    return std::bit_cast<std::uint64_t>(o.fimm);
+  }
+  if (t == Type::F32) return std::bit_cast<std::uint32_t>(static_cast<float>(o.imm));
+  if (t == Type::F64) return std::bit_cast<std::uint64_t>(static_cast<double>(o.imm));
+  return static_cast<std::uint64_t>(o.imm);
+}
+
+}  // namespace
+
+Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, const Launch& l,
+           GlobalMemory& g)
+    : module(m), kernel(k), arch(a), launch(l), memory(g) {
+  const std::string where = located(module.filename, kernel.ptx_line, "");
+  auto fail_launch = [&](const std::string& what) {
+    throw InputError(fmt::format("{}kernel '{}': {}", where, kernel.name, what));
+  };
+  if (module.address_size != 64) fail_launch("only .address_size 64 is supported");
+  if (arch.warp_size == 0 || arch.warp_size > kMaxLanes)
+    fail_launch(fmt::format("warp size {} is not in 1..{}", arch.warp_size, kMaxLanes));
+  lanes = arch.warp_size;
+  const std::uint64_t t = launch.block.count();
+  if (t == 0 || t > 1024)
+    fail_launch(
+        fmt::format("block {} has {} threads; 1..1024 are allowed", to_string(launch.block), t));
+  if (launch.grid.count() == 0) fail_launch("empty grid");
+  // .reqntid and .maxntid both land in Kernel::reqntid: checked as an upper bound.
+  const std::uint64_t max_threads = std::uint64_t(std::max(1u, kernel.reqntid[0])) *
+                                    std::max(1u, kernel.reqntid[1]) *
+                                    std::max(1u, kernel.reqntid[2]);
+  if (kernel.reqntid[0] && t > max_threads)
+    fail_launch(fmt::format("block {} has {} threads, above the kernel's .maxntid/.reqntid of {}",
+                            to_string(launch.block), t, max_threads));
+  threads = static_cast<std::uint32_t>(t);
+  warps = (threads + lanes - 1) / lanes;
+  nregs = static_cast<std::uint32_t>(kernel.regs.size());
+  local_rows = nregs + kSpecialRows;
+  sym_addr.assign(kernel.symbols.size(), 0);
+  for (const Buffer& b : memory.buffers)
+    regions.push_back({const_cast<std::uint8_t*>(b.bytes.data()), b.bytes.size(), true, b.name});
+  layout_memory();
+  setup_params();
+  predecode();
+  wa.lanes = static_cast<std::uint8_t>(lanes);
+}
+
+void Impl::layout_memory() {
+  std::uint64_t off = 0, local = 0, dyn_align = 16;
+  bool has_extern = false;
+  for (std::size_t i = 0; i < kernel.symbols.size(); ++i) {
+    const ptx::Symbol& s = kernel.symbols[i];
+    if (s.kind != ptx::SymbolKind::Variable) continue;
+    if (s.space == Space::Shared) {
+      if (s.is_extern) {
+        has_extern = true;
+        dyn_align = std::max(dyn_align, natural_align(s));
+        continue;
+      }
+      off = align_up(off, natural_align(s));
+      sym_addr[i] = off;
+      off += s.size_bytes();
+    } else if (s.space == Space::Local) {
+      local = align_up(local, natural_align(s));
+      sym_addr[i] = local;
+      local += s.size_bytes();
+    } else if (s.space == Space::Global || s.space == Space::Const) {
+      module_vars.emplace_back(s.size_bytes(), 0);
+      std::vector<std::uint8_t>& v = module_vars.back();
+      std::memcpy(v.data(), s.init.data(), std::min(v.size(), s.init.size()));
+      regions.push_back({v.data(), v.size(), s.space == Space::Global, s.name});
+      sym_addr[i] = std::uint64_t(regions.size()) << kRegionShift;
+    }
+  }
+  shared.static_bytes = static_cast<std::uint32_t>(off);
+  const std::uint64_t dyn_off =
+      launch.dynamic_shared_bytes || has_extern ? align_up(off, dyn_align) : off;
+  const std::uint64_t total = dyn_off + launch.dynamic_shared_bytes;
+  if (total > arch.memory_bytes)
+    throw InputError(fmt::format(
+        "{}kernel '{}' needs {} bytes of shared memory per block ({} static + {} dynamic), above "
+        "the {} bytes of arch '{}'",
+        located(module.filename, kernel.ptx_line, ""), kernel.name, total, off,
+        launch.dynamic_shared_bytes, arch.memory_bytes, arch.name));
+  shared.dynamic_offset = static_cast<std::uint32_t>(dyn_off);
+  shared.total_bytes = static_cast<std::uint32_t>(total);
+  for (std::size_t i = 0; i < kernel.symbols.size(); ++i) {
+    const ptx::Symbol& s = kernel.symbols[i];
+    if (s.kind == ptx::SymbolKind::Variable && s.space == Space::Shared && s.is_extern)
+      sym_addr[i] = dyn_off;
+  }
+  local_bytes = local;
+}
+
+void Impl::setup_params() {
+  const std::string where = located(module.filename, kernel.ptx_line, "");
+  if (launch.args.size() != kernel.params.size())
+    throw InputError(fmt::format("{}kernel '{}' takes {} parameter{}, the launch gives {}", where,
+                                 kernel.name, kernel.params.size(),
+                                 kernel.params.size() == 1 ? "" : "s", launch.args.size()));
+  std::uint64_t off = 0;
+  for (std::size_t p = 0; p < kernel.params.size(); ++p) {
+    const ptx::Symbol& s = kernel.symbols[kernel.params[p]];
+    off = align_up(off, natural_align(s));
+    sym_addr[kernel.params[p]] = off;
+    off += s.size_bytes();
+  }
+  params.assign(off, 0);
+  for (std::size_t p = 0; p < kernel.params.size(); ++p) {
+    const ptx::Symbol& s = kernel.symbols[kernel.params[p]];
+    const Arg& a = launch.args[p];
+    const int bits = ptx::type_bits(s.type);
+    auto fail = [&](const std::string& what) {
+      throw InputError(fmt::format("{}kernel '{}' parameter {} ({}, .{}): {}", where, kernel.name,
+                                   p + 1, s.name, ptx::type_name(s.type), what));
+    };
+    if (s.elements != 1) fail("aggregate (array or struct) parameters are not supported");
+    std::uint64_t v = 0;
+    switch (a.kind) {
+      case Arg::Kind::Buffer:
+        if (bits != 64 || ptx::is_float(s.type))
+          fail("a buffer is passed to a non-pointer parameter");
+        if (a.buffer >= memory.buffers.size()) fail("no such buffer");
+        v = GlobalMemory::base_address(a.buffer);
+        break;
+      case Arg::Kind::Int:
+        if (s.type == Type::F32)
+          v = std::bit_cast<std::uint32_t>(static_cast<float>(a.i));
+        else if (s.type == Type::F64)
+          v = std::bit_cast<std::uint64_t>(static_cast<double>(a.i));
+        else {
+          if (bits < 64) {
+            const std::int64_t lo = ptx::is_signed(s.type) ? -(std::int64_t{1} << (bits - 1)) : 0;
+            const std::int64_t hi = ptx::is_signed(s.type) ? (std::int64_t{1} << (bits - 1)) - 1
+                                                           : (std::int64_t{1} << bits) - 1;
+            // Bit types accept either reading.
+            const bool bit_type = !ptx::is_signed(s.type) && s.type != Type::U8 &&
+                                  s.type != Type::U16 && s.type != Type::U32;
+            const std::int64_t lo2 = bit_type ? -(std::int64_t{1} << (bits - 1)) : lo;
+            if (a.i < lo2 || a.i > hi) fail(fmt::format("{} does not fit", a.i));
+          }
+          v = static_cast<std::uint64_t>(a.i);
+        }
+        break;
+      case Arg::Kind::Float:
+        if (s.type == Type::F32)
+          v = std::bit_cast<std::uint32_t>(static_cast<float>(a.f));
+        else if (s.type == Type::F64)
+          v = std::bit_cast<std::uint64_t>(a.f);
+        else
+          fail(fmt::format("needs an integer, got {}", a.f));
+        break;
+    }
+    std::memcpy(params.data() + sym_addr[kernel.params[p]], &v, s.size_bytes());
+  }
+}
+
+std::uint64_t Impl::symbol_address(std::uint32_t sym) const {
+  return sym_addr.at(sym);
+}
+
+std::uint32_t Impl::const_row(std::uint64_t bits) {
+  const std::size_t rows = consts.size() / lanes;
+  for (std::size_t r = 0; r < rows; ++r)
+    if (consts[r * lanes] == bits) return local_rows + static_cast<std::uint32_t>(r);
+  consts.insert(consts.end(), lanes, bits);
+  return local_rows + static_cast<std::uint32_t>(rows);
+}
+
+void Impl::predecode() {
+  const std::vector<std::uint32_t> reconv = reconvergence_points(kernel);
+  xcode.resize(kernel.code.size());
+  auto reg_mask = [&](std::uint32_t reg) {
+    return width_mask(std::max(ptx::type_bits(kernel.regs[reg].type), 1));
+  };
+  for (std::size_t pc = 0; pc < kernel.code.size(); ++pc) {
+    const ptx::Instruction& ins = kernel.code[pc];
+    XInst& x = xcode[pc];
+    auto unsupported = [&](const std::string& what) {
+      throw InputError(located(module.filename, ins.ptx_line,
+                               fmt::format("the executor does not support {} ('{}')", what,
+                                           ptx::to_string(kernel, ins))));
+    };
+    if (ins.type == Type::F16 || ins.type2 == Type::F16) unsupported("f16");
+    if (ins.op == Opcode::Bar && ins.has(ptx::kArrive)) unsupported("bar.arrive");
+    if (ins.op == Opcode::St && ins.space == Space::Param) unsupported("st.param");
+    x.bits = static_cast<std::uint8_t>(ptx::type_bits(ins.type));
+    x.bits2 = static_cast<std::uint8_t>(ptx::type_bits(ins.type2));
+    x.bytes = static_cast<std::uint8_t>(ptx::type_bytes(ins.type));
+    if (ins.guard != ptx::kNone) {
+      x.guard = ins.guard;
+      x.guard_neg = ins.guard_negated ? 1 : 0;
+    }
+    const std::size_t nops = ins.has(ptx::kSetpQ) ? 5 : ins.num_ops;
+    for (std::size_t i = 0; i < nops; ++i) {
+      const ptx::Operand& o = ins.ops[i];
+      const Type t = operand_type(ins, i);
+      switch (o.kind) {
+        case OperandKind::None:
+          break;
+        case OperandKind::Reg:
+          x.slot[i] = o.reg;
+          x.neg[i] = o.negate ? 1 : 0;
+          break;
+        case OperandKind::ImmInt:
+        case OperandKind::ImmFloat:
+          x.slot[i] = const_row(imm_bits(o, t));
+          break;
+        case OperandKind::Special:
+          x.slot[i] = nregs + static_cast<std::uint32_t>(o.special);
+          if (o.special == ptx::Special::Clock || o.special == ptx::Special::Clock64)
+            x.reads_clock = true;
+          break;
+        case OperandKind::Symbol:
+          x.slot[i] = const_row(symbol_address(o.sym) + static_cast<std::uint64_t>(o.imm));
+          break;
+        case OperandKind::Memory:
+          if (o.reg != ptx::kNone) {
+            x.mem_slot = o.reg;
+            x.mem_base_mask = reg_mask(o.reg);
+            x.mem_off = o.imm;
+          } else if (o.sym != ptx::kNone) {
+            x.mem_off = static_cast<std::int64_t>(symbol_address(o.sym)) + o.imm;
+          } else {
+            x.mem_off = o.imm;
+          }
+          break;
+        case OperandKind::Vector:
+          for (int k = 0; k < o.count; ++k) x.vslot[k] = o.vec[k];
+          break;
+        case OperandKind::Label:
+          x.target = o.target;
+          break;
+      }
+    }
+    if (ins.op == Opcode::Bra) x.reconv = reconv[pc];
+    if (ins.num_ops > 0 && ins.ops[0].kind == OperandKind::Reg)
+      x.dst_mask = reg_mask(ins.ops[0].reg);
+    if (ins.num_ops > 0 && ins.ops[0].kind == OperandKind::Vector)
+      x.dst_mask = reg_mask(ins.ops[0].vec[0]);
+  }
+}
+
+}  // namespace smemsim::exec
