@@ -24,18 +24,7 @@ std::string slurp(const std::string& path) {
   return ss.str();
 }
 
-// Runs a shell command line (stderr merged); for env prefixes and `timeout`.
-test::CliResult shell(const std::string& cmd) {
-  test::CliResult r{-1, {}};
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using test::shell;
 
 std::string fresh_dir(const std::string& name) {
   const std::string d = ::testing::TempDir() + "smemsim_study_" + name;

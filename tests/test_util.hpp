@@ -31,9 +31,9 @@ struct CliResult {
   std::string out;  // stdout and stderr together
 };
 
-// Runs the built CLI with `args` (a shell fragment); stderr is merged into the captured output.
-inline CliResult cli(const std::string& args) {
-  const std::string cmd = std::string(SMEMSIM_CLI) + " " + args + " 2>&1";
+// Runs a shell command line; stderr is merged into the captured output.
+inline CliResult shell(const std::string& cmd_line) {
+  const std::string cmd = cmd_line + " 2>&1";
   CliResult r{-1, {}};
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
@@ -43,6 +43,11 @@ inline CliResult cli(const std::string& args) {
   const int status = pclose(p);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+// Runs the built CLI with `args` (a shell fragment).
+inline CliResult cli(const std::string& args) {
+  return shell(std::string(SMEMSIM_CLI) + " " + args);
 }
 
 // A file in the temporary directory holding `text`; returns its path.
