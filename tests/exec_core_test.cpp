@@ -133,10 +133,14 @@ TEST(ExecCore, LoopsWithPerLaneTripCounts) {
   ex.set_consumer(&none);
   ex.run();
   const auto out = f.words("out");
-  for (std::uint32_t t = 0; t < 40; ++t) EXPECT_EQ(out[t], t * (t - 1) / 2 + (t == 0 ? 0 : 0)) << t;
+  for (std::uint32_t t = 0; t < 40; ++t) EXPECT_EQ(out[t], t * (t - 1) / 2) << t;
   EXPECT_TRUE(none.accesses.empty());  // no shared memory
-  // Warp 0 runs the body 31 times (lane 31's trip count), warp 1 39 times: thread-instructions
-  // count active lanes only.
+  // Thread-instructions count active lanes only. Thread t runs 4 before the loop, 5 per trip
+  // (setp, @p bra not taken, add, add, bra.uni) for t trips, 2 to leave (setp, @p bra taken) and
+  // 4 after DONE: 10 + 5t, summed over t = 0..39.
+  std::uint64_t want = 0;
+  for (std::uint64_t t = 0; t < 40; ++t) want += 10 + 5 * t;
+  EXPECT_EQ(ex.stats().thread_instructions, want);
   EXPECT_EQ(ex.stats().ctas, 1u);
 }
 
