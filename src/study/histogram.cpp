@@ -166,26 +166,20 @@ class Histogram : public Study {
     const std::size_t npx = img.px.size();
     for (std::uint32_t r : p.rs) {
       std::int64_t cycles[3] = {0, 0, 0}, lock = 0, bank = 0, warps = 0;
-      WarpAccess wa;
-      wa.op = Op::Atomic;
-      wa.lanes = static_cast<std::uint8_t>(lanes);
-      for (std::size_t base = 0; base < npx; base += lanes) {
-        wa.active = 0;
-        for (std::uint32_t l = 0; l < lanes && base + l < npx; ++l) {
-          const std::size_t px = base + l;
-          const auto tid = static_cast<std::uint32_t>(px % tpb_);
-          const std::uint32_t bin = img.px[px] >> shift;
-          wa.set(static_cast<int>(l),
-                 vote_address(p.layout->layout, bin, copy_of(p.layout->mapping, tid, r, tpb_),
-                              p.bins, r, p.layout->pad));
-        }
+      const auto pixel_word = [&](std::size_t px) {
+        const auto tid = static_cast<std::uint32_t>(px % tpb_);
+        const std::uint32_t bin = img.px[px] >> shift;
+        return vote_address(p.layout->layout, bin, copy_of(p.layout->mapping, tid, r, tpb_), p.bins,
+                            r, p.layout->pad);
+      };
+      for_each_vote_warp(npx, lanes, pixel_word, [&](const WarpAccess& wa) {
         for (int h = 0; h < 3; ++h) {
           const AccessResult res = be[static_cast<std::size_t>(h)]->evaluate(wa);
           cycles[h] += res.latency;
           if (h == 0) lock += res.degrees.lock, bank += res.degrees.bank;
         }
         ++warps;
-      }
+      });
       out.accesses += static_cast<std::uint64_t>(3 * warps);
       out.rows.push_back({Value(img.name), Value(std::int64_t{p.bins}),
                           Value(std::string(p.layout->name)), Value(std::int64_t{r}), Value(warps),

@@ -95,26 +95,19 @@ class Hough : public Study {
     for (const auto& h : kHashes) be.push_back(make_backend(cfg_.backend, arch_.at(h)));
     const std::uint32_t lanes = cfg_.arch.warp_size;
     std::int64_t cycles[3] = {0, 0, 0}, warps = 0;
-    WarpAccess wa;
-    wa.op = Op::Atomic;
-    wa.lanes = static_cast<std::uint8_t>(lanes);
     for (int t = 0; t < thetas_; ++t) {
       const double c = cos_[static_cast<std::size_t>(t)], s = sin_[static_cast<std::size_t>(t)];
-      for (std::size_t base = 0; base < e.size(); base += lanes) {
-        wa.active = 0;
-        for (std::uint32_t l = 0; l < lanes && base + l < e.size(); ++l) {
-          const std::size_t k = base + l;
-          const auto rho = static_cast<std::int64_t>(std::lround(e[k].x * c + e[k].y * s));
-          const auto bin = static_cast<std::uint32_t>(rho + d_);
-          const auto tid = static_cast<std::uint32_t>(k % tpb_);
-          wa.set(
-              static_cast<int>(l),
-              vote_address(p.layout, bin, copy_of(Mapping::Cyclic, tid, p.r, tpb_), nrho_, p.r, 0));
-        }
+      const auto edge_word = [&](std::size_t k) {
+        const auto rho = static_cast<std::int64_t>(std::lround(e[k].x * c + e[k].y * s));
+        const auto bin = static_cast<std::uint32_t>(rho + d_);
+        const auto tid = static_cast<std::uint32_t>(k % tpb_);
+        return vote_address(p.layout, bin, copy_of(Mapping::Cyclic, tid, p.r, tpb_), nrho_, p.r, 0);
+      };
+      for_each_vote_warp(e.size(), lanes, edge_word, [&](const WarpAccess& wa) {
         for (int h = 0; h < 3; ++h)
           cycles[h] += be[static_cast<std::size_t>(h)]->evaluate(wa).latency;
         ++warps;
-      }
+      });
     }
     Row row{Value(names_[p.image]),
             Value(static_cast<std::int64_t>(e.size())),

@@ -83,28 +83,24 @@ class KMeans : public Study {
     const std::uint32_t lanes = cfg_.arch.warp_size;
     const auto k = static_cast<std::uint32_t>(p.k);
     std::int64_t cycles = 0, lock = 0, bank = 0, warps = 0, accesses = 0;
-    WarpAccess wa;
-    wa.op = Op::Atomic;
-    wa.lanes = static_cast<std::uint8_t>(lanes);
     const auto n = static_cast<std::size_t>(objects_);
-    for (std::size_t base = 0; base < n; base += lanes) {
-      for (std::int64_t s = 0; s <= p.d; ++s) {  // counter, then each component
-        wa.active = 0;
-        const std::uint32_t space_base = static_cast<std::uint32_t>(s) * p.r * k;
-        for (std::uint32_t l = 0; l < lanes && base + l < n; ++l) {
-          const std::size_t obj = base + l;
-          const auto tid = static_cast<std::uint32_t>(obj % tpb_);
-          wa.set(static_cast<int>(l),
-                 space_base + copy_of(p.map, tid, p.r, tpb_) * k + assign[obj]);
-        }
+    // Each warp of objects updates the counter, then each component (sums: the order of the
+    // updates does not change the totals).
+    for (std::int64_t s = 0; s <= p.d; ++s) {
+      const std::uint32_t space_base = static_cast<std::uint32_t>(s) * p.r * k;
+      const auto object_word = [&](std::size_t obj) {
+        const auto tid = static_cast<std::uint32_t>(obj % tpb_);
+        return space_base + copy_of(p.map, tid, p.r, tpb_) * k + assign[obj];
+      };
+      for_each_vote_warp(n, lanes, object_word, [&](const WarpAccess& wa) {
         const AccessResult res = be->evaluate(wa);
         cycles += res.latency;
         lock += res.degrees.lock;
         bank += res.degrees.bank;
         ++accesses;
-      }
-      ++warps;
+      });
     }
+    warps = static_cast<std::int64_t>((n + lanes - 1) / lanes);
     Row row{Value(p.d),
             Value(p.k),
             Value(std::int64_t{p.r}),

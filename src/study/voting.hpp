@@ -12,6 +12,7 @@
 #include <string>
 
 #include "smemsim/error.hpp"
+#include "smemsim/warp_access.hpp"
 
 namespace smemsim::study {
 
@@ -37,6 +38,22 @@ inline std::uint64_t vote_footprint(Layout l, std::uint64_t space, std::uint64_t
 // Speed-up of a hash over mod: modeled cycles with mod / with the hash (1 when nothing voted).
 inline double speedup(std::int64_t mod_cycles, std::int64_t hash_cycles) {
   return hash_cycles ? double(mod_cycles) / double(hash_cycles) : 1.0;
+}
+
+// The voting kernels' warps: items [0, n) in warps of `lanes` consecutive items (item i on lane
+// i % lanes, the last warp partial). address(i) is item i's word; on_warp(wa) gets each warp's
+// atomic access.
+template <class Address, class OnWarp>
+void for_each_vote_warp(std::size_t n, std::uint32_t lanes, Address address, OnWarp on_warp) {
+  WarpAccess wa;
+  wa.op = Op::Atomic;
+  wa.lanes = static_cast<std::uint8_t>(lanes);
+  for (std::size_t base = 0; base < n; base += lanes) {
+    wa.active = 0;
+    for (std::uint32_t l = 0; l < lanes && base + l < n; ++l)
+      wa.set(static_cast<int>(l), address(base + l));
+    on_warp(wa);
+  }
 }
 
 inline const char* mapping_name(Mapping m) {
