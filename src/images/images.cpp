@@ -24,6 +24,18 @@ std::uint16_t luma12(int r, int g, int b) {
   return static_cast<std::uint16_t>((num + den / 2) / den);
 }
 
+// Takes ownership of stb's pixels (nullptr: the load failed) and converts them to 12-bit gray.
+template <class T, class Luma>
+void fill_gray(Gray12& g, T* pixels, const std::string& path, int w, int h, int n, Luma luma) {
+  std::unique_ptr<T, void (*)(void*)> p(pixels, stbi_image_free);
+  if (!p)
+    throw InputError(fmt::format("{}: not a readable image ({})", path, stbi_failure_reason()));
+  g.width = w;
+  g.height = h;
+  g.px.resize(static_cast<std::size_t>(w) * static_cast<std::size_t>(h));
+  for (std::size_t i = 0; i < g.px.size(); ++i) g.px[i] = luma(p.get() + i * std::size_t(n), n);
+}
+
 Gray12 load_gray12(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -32,32 +44,22 @@ Gray12 load_gray12(const std::string& path) {
   int w = 0, h = 0, n = 0;
   Gray12 g;
   g.name = fs::path(path).stem().string();
+  // Luma of pixel q (n channels) on 12 bits: 16-bit files in 16 bits then the top 12, 8-bit files
+  // through luma12.
+  const auto luma16 = [](const stbi_us* q, int n) {
+    const std::int64_t y = n >= 3 ? (299 * q[0] + 587 * q[1] + 114 * q[2] + 500) / 1000 : q[0];
+    return static_cast<std::uint16_t>(std::min<std::int64_t>(y, 65535) >> 4);
+  };
+  const auto luma8 = [](const stbi_uc* q, int n) {
+    return n >= 3 ? luma12(q[0], q[1], q[2]) : luma12(q[0], q[0], q[0]);
+  };
+  // (Load first: w, h and n are set by the load and passed by value.)
   if (stbi_is_16_bit(path.c_str())) {
-    std::unique_ptr<stbi_us, void (*)(void*)> p(stbi_load_16(path.c_str(), &w, &h, &n, 0),
-                                                stbi_image_free);
-    if (!p)
-      throw InputError(fmt::format("{}: not a readable image ({})", path, stbi_failure_reason()));
-    g.width = w;
-    g.height = h;
-    g.px.resize(static_cast<std::size_t>(w) * static_cast<std::size_t>(h));
-    for (std::size_t i = 0; i < g.px.size(); ++i) {
-      const stbi_us* q = p.get() + i * static_cast<std::size_t>(n);
-      // 16-bit: luma in 16 bits, then keep the top 12.
-      const std::int64_t y = n >= 3 ? (299 * q[0] + 587 * q[1] + 114 * q[2] + 500) / 1000 : q[0];
-      g.px[i] = static_cast<std::uint16_t>(std::min<std::int64_t>(y, 65535) >> 4);
-    }
-    return g;
-  }
-  std::unique_ptr<stbi_uc, void (*)(void*)> p(stbi_load(path.c_str(), &w, &h, &n, 0),
-                                              stbi_image_free);
-  if (!p)
-    throw InputError(fmt::format("{}: not a readable image ({})", path, stbi_failure_reason()));
-  g.width = w;
-  g.height = h;
-  g.px.resize(static_cast<std::size_t>(w) * static_cast<std::size_t>(h));
-  for (std::size_t i = 0; i < g.px.size(); ++i) {
-    const stbi_uc* q = p.get() + i * static_cast<std::size_t>(n);
-    g.px[i] = n >= 3 ? luma12(q[0], q[1], q[2]) : luma12(q[0], q[0], q[0]);
+    stbi_us* px = stbi_load_16(path.c_str(), &w, &h, &n, 0);
+    fill_gray(g, px, path, w, h, n, luma16);
+  } else {
+    stbi_uc* px = stbi_load(path.c_str(), &w, &h, &n, 0);
+    fill_gray(g, px, path, w, h, n, luma8);
   }
   return g;
 }

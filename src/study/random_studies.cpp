@@ -364,6 +364,7 @@ Report RandomMapping::report(const Table& t) const {
 
 const ParamSpec kSeed{"seed", "1", "1", "study seed (per-point streams: Rng::derive(seed, i))"};
 const ParamSpec kBackend{"backend", "analytic", "analytic", "latency backend (analytic)"};
+const ParamSpec kMaxR{"max_r", "32", "32", "largest replication factor"};
 const ParamSpec kSizes{"sizes", "32,64,128,256,512,1024,2048,4096",
                        "32,64,128,256,512,1024,2048,4096", "vote-space sizes in words"};
 
@@ -385,7 +386,7 @@ StudyInfo random_replication_info() {
           "seed 001 §3, Fig. 6",
           {kSizes,
            {"patterns", "1000000", "20000", "random warp patterns per size"},
-           {"max_r", "32", "32", "largest replication factor"},
+           kMaxR,
            kSeed,
            kBackend},
           [] { return std::make_unique<RandomReplication>(); }};
@@ -397,7 +398,7 @@ StudyInfo random_mapping_info() {
           "seed 001 §3, Fig. 7",
           {kSizes,
            {"patterns", "200000", "5000", "random warp patterns per size"},
-           {"max_r", "32", "32", "largest replication factor"},
+           kMaxR,
            kSeed,
            kBackend},
           [] { return std::make_unique<RandomMapping>(); }};
