@@ -101,7 +101,7 @@ class ConflictAnalyzer {
     return bank_[lane];
   }
   std::uint32_t lock_of(int lane) const {
-    ensure_locks();
+    lock_indices();
     return lock_[lane];
   }
   WordAddr addr_of(int lane) const { return addr_[lane]; }
