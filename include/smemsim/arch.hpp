@@ -30,6 +30,38 @@ struct Timing {
   std::int64_t st_base = 36;
 };
 
+// The SM around the shared memory, for the cycle-level timing model (src/timing/, docs/timing.md).
+// Every member is a key `sm.<name>`; the key table (src/arch/arch_toml.cpp) holds each one's
+// description, unit, valid range and seed source. Latencies (lat_*) are issue-to-dependent-issue
+// cycles of one warp instruction without conflicts: the pipeline's front end, the unit's EXE
+// stages, the memory stages and writeback together (docs/timing.md, "Pipeline").
+struct SmConfig {
+  std::uint32_t count = 16;           // SMs on the GPU
+  std::uint32_t max_threads = 1536;   // resident threads per SM
+  std::uint32_t max_warps = 48;       // resident warps per SM
+  std::uint32_t max_ctas = 8;         // resident CTAs per SM
+  std::uint32_t registers = 32768;    // 32-bit registers per SM
+  std::uint32_t simd_width = 32;      // lanes per cycle: a warp is warp.size / simd_width subwarps
+  std::uint32_t frontend_stages = 2;  // fetch/decode/issue stages before EXE
+  std::uint32_t mem_stages = 2;       // MEM0 (shared-memory banks) .. MEM(M-1)
+  std::uint32_t smem_ports = 1;       // shared-memory ports: accesses per bank per pass
+  std::uint32_t lat_alu = 18;
+  std::uint32_t lat_sfu = 40;
+  std::uint32_t lat_branch = 32;
+  std::uint32_t lat_shared_ld = 32;
+  std::uint32_t lat_shared_st = 36;
+  std::uint32_t lat_const = 32;              // ld.param / ld.const (constant cache hit)
+  std::uint32_t global_latency = 400;        // global/local load: request to data return
+  std::uint32_t global_bytes_per_cycle = 8;  // per SM
+  std::uint32_t global_atomic_latency = 600;
+  std::string pipeline = "unified";  // unified | split (004 Fig. 4a/4b)
+  std::string scheduler = "gto";     // lrr | gto
+  std::string barrel = "relaxed";    // strict: one instruction per warp in flight (004 §6)
+
+  // Front end + memory stages + one EXE stage + writeback: the shortest latency the pipeline has.
+  std::uint32_t min_latency() const { return frontend_stages + mem_stages + 2; }
+};
+
 struct Arch {
   std::string name;
   std::string description;
@@ -49,6 +81,7 @@ struct Arch {
   std::string lock_hash = "mod";      // index-function spec over the word address
 
   Timing timing;
+  SmConfig sm;
 
   std::uint32_t memory_words() const { return memory_bytes / 4; }
   std::uint32_t words_per_bank_unit() const { return bank_width_bytes / 4; }
@@ -79,6 +112,13 @@ Arch parse_arch_toml(std::string_view text, const std::string& origin, const Arc
 void apply_override(Arch& arch, std::string_view assignment);
 // Every settable key, for --help and error messages.
 const std::vector<std::string>& arch_keys();
+// A key's description (with its unit and seed source) and, for integers, its valid range.
+struct ArchKeyInfo {
+  std::string_view name;
+  std::string_view doc;
+  std::int64_t min = 0, max = 0;  // both 0: no range (strings, booleans)
+};
+const std::vector<ArchKeyInfo>& arch_key_info();
 // Visits every key with its current value (in the order of arch_keys(); values are int64, string or
 // bool). The one table behind TOML output, --set and JSON results.
 using ArchValue = std::variant<std::int64_t, std::string, bool>;

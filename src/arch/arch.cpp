@@ -67,6 +67,39 @@ void validate(const Arch& a) {
     if (x < 0 || x > 1'000'000)
       bad(std::string(key).c_str(), fmt::format("{} is not between 0 and 1000000", x));
   });
+  // The SM of the cycle-level model (docs/timing.md): ranges from the key table, then the
+  // relations.
+  for (const ArchKeyInfo& k : arch_key_info()) {
+    if (k.min == 0 && k.max == 0) continue;
+    visit_arch(a, [&](std::string_view key, const ArchValue& v) {
+      if (key != k.name) return;
+      const std::int64_t x = std::get<std::int64_t>(v);
+      if (x < k.min || x > k.max)
+        bad(std::string(key).c_str(), fmt::format("{} is not between {} and {}", x, k.min, k.max));
+    });
+  }
+  const SmConfig& sm = a.sm;
+  if (sm.simd_width > a.warp_size || a.warp_size % sm.simd_width != 0)
+    bad("sm.simd_width",
+        fmt::format("{} does not divide the warp size {}", sm.simd_width, a.warp_size));
+  if (sm.max_threads < a.warp_size)
+    bad("sm.max_threads",
+        fmt::format("{} is less than one warp of {} threads", sm.max_threads, a.warp_size));
+  if (sm.smem_ports > a.banks)
+    bad("sm.smem_ports", fmt::format("{} exceeds the {} banks", sm.smem_ports, a.banks));
+  const std::pair<const char*, std::uint32_t> lats[] = {{"sm.lat_alu", sm.lat_alu},
+                                                        {"sm.lat_sfu", sm.lat_sfu},
+                                                        {"sm.lat_branch", sm.lat_branch},
+                                                        {"sm.lat_shared_ld", sm.lat_shared_ld},
+                                                        {"sm.lat_shared_st", sm.lat_shared_st},
+                                                        {"sm.lat_const", sm.lat_const}};
+  for (const auto& [key, v] : lats)
+    if (v < sm.min_latency())
+      bad(key, fmt::format("{} cycles is shorter than the pipeline: sm.frontend_stages + "
+                           "sm.mem_stages + 2 = {}",
+                           v, sm.min_latency()));
+  if (sm.barrel != "strict" && sm.barrel != "relaxed")
+    bad("sm.barrel", fmt::format("'{}' is not strict or relaxed", sm.barrel));
   // The hash specs must parse for this geometry.
   try {
     make_index_function(a.bank_hash, {a.bank_bits(), a.bank_addr_bits()});

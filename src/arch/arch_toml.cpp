@@ -15,7 +15,7 @@
 namespace smemsim {
 namespace {
 
-enum class Kind { U32, I64, Str, Bool };
+enum class Kind { U32, I64, Str, Bool, SmU32, SmStr };
 
 struct Key {
   const char* name;  // dotted: table.key
@@ -24,34 +24,111 @@ struct Key {
   std::int64_t Timing::*i64 = nullptr;
   std::string Arch::*str = nullptr;
   bool Arch::*flag = nullptr;
+  std::uint32_t SmConfig::*sm_u32 = nullptr;
+  std::string SmConfig::*sm_str = nullptr;
+  const char* doc = "";           // description, unit and seed source
+  std::int64_t min = 0, max = 0;  // valid range of sm.* integers (0, 0: checked by validate())
 };
+
+Key u32(const char* n, std::uint32_t Arch::*m) {
+  return {n, Kind::U32, m};
+}
+Key i64(const char* n, std::int64_t Timing::*m) {
+  return {n, Kind::I64, nullptr, m};
+}
+Key str(const char* n, std::string Arch::*m) {
+  return {n, Kind::Str, nullptr, nullptr, m};
+}
+Key sm(const char* n, std::uint32_t SmConfig::*m, std::int64_t lo, std::int64_t hi,
+       const char* doc) {
+  Key k{n, Kind::SmU32};
+  k.sm_u32 = m;
+  k.min = lo;
+  k.max = hi;
+  k.doc = doc;
+  return k;
+}
+Key sm_str(const char* n, std::string SmConfig::*m, const char* doc) {
+  Key k{n, Kind::SmStr};
+  k.sm_str = m;
+  k.doc = doc;
+  return k;
+}
 
 const std::vector<Key>& keys() {
   static const std::vector<Key> k = {
-      {"name", Kind::Str, nullptr, nullptr, &Arch::name},
-      {"description", Kind::Str, nullptr, nullptr, &Arch::description},
-      {"source", Kind::Str, nullptr, nullptr, &Arch::source},
+      str("name", &Arch::name),
+      str("description", &Arch::description),
+      str("source", &Arch::source),
       {"calibrated", Kind::Bool, nullptr, nullptr, nullptr, &Arch::calibrated},
-      {"memory.size_bytes", Kind::U32, &Arch::memory_bytes},
-      {"memory.banks", Kind::U32, &Arch::banks},
-      {"memory.bank_width_bytes", Kind::U32, &Arch::bank_width_bytes},
-      {"memory.bank_hash", Kind::Str, nullptr, nullptr, &Arch::bank_hash},
-      {"warp.size", Kind::U32, &Arch::warp_size},
-      {"warp.transaction_lanes", Kind::U32, &Arch::transaction_lanes},
-      {"atomics.model", Kind::Str, nullptr, nullptr, &Arch::atomic_model},
-      {"atomics.locks", Kind::U32, &Arch::locks},
-      {"atomics.lock_hash", Kind::Str, nullptr, nullptr, &Arch::lock_hash},
-      {"timing.t_base", Kind::I64, nullptr, &Timing::t_base},
-      {"timing.t_position", Kind::I64, nullptr, &Timing::t_position},
-      {"timing.t_bank", Kind::I64, nullptr, &Timing::t_bank},
-      {"timing.fsm_read", Kind::I64, nullptr, &Timing::fsm_read},
-      {"timing.fsm_update", Kind::I64, nullptr, &Timing::fsm_update},
-      {"timing.fsm_write", Kind::I64, nullptr, &Timing::fsm_write},
-      {"timing.fsm_branch", Kind::I64, nullptr, &Timing::fsm_branch},
-      {"timing.native_base", Kind::I64, nullptr, &Timing::native_base},
-      {"timing.native_position", Kind::I64, nullptr, &Timing::native_position},
-      {"timing.ld_base", Kind::I64, nullptr, &Timing::ld_base},
-      {"timing.st_base", Kind::I64, nullptr, &Timing::st_base},
+      u32("memory.size_bytes", &Arch::memory_bytes),
+      u32("memory.banks", &Arch::banks),
+      u32("memory.bank_width_bytes", &Arch::bank_width_bytes),
+      str("memory.bank_hash", &Arch::bank_hash),
+      u32("warp.size", &Arch::warp_size),
+      u32("warp.transaction_lanes", &Arch::transaction_lanes),
+      str("atomics.model", &Arch::atomic_model),
+      u32("atomics.locks", &Arch::locks),
+      str("atomics.lock_hash", &Arch::lock_hash),
+      i64("timing.t_base", &Timing::t_base),
+      i64("timing.t_position", &Timing::t_position),
+      i64("timing.t_bank", &Timing::t_bank),
+      i64("timing.fsm_read", &Timing::fsm_read),
+      i64("timing.fsm_update", &Timing::fsm_update),
+      i64("timing.fsm_write", &Timing::fsm_write),
+      i64("timing.fsm_branch", &Timing::fsm_branch),
+      i64("timing.native_base", &Timing::native_base),
+      i64("timing.native_position", &Timing::native_position),
+      i64("timing.ld_base", &Timing::ld_base),
+      i64("timing.st_base", &Timing::st_base),
+      // The SM of the cycle-level model (docs/timing.md). Latencies are issue-to-dependent-issue
+      // cycles and must be at least sm.frontend_stages + sm.mem_stages + 2 (checked by validate).
+      sm("sm.count", &SmConfig::count, 1, 1024, "SMs on the GPU (GTX 580: 16, seed 000 §V)"),
+      sm("sm.max_threads", &SmConfig::max_threads, 1, 4096,
+         "resident threads per SM (Fermi: 1536, GPGPU-Sim GTX480 config; 004 Table 3: 1024)"),
+      sm("sm.max_warps", &SmConfig::max_warps, 1, 128,
+         "resident warps per SM (Fermi: 48; 004 Table 3: 32)"),
+      sm("sm.max_ctas", &SmConfig::max_ctas, 1, 64,
+         "resident CTAs per SM (Fermi: 8, GPGPU-Sim GTX480 config; 004 Table 3: 8)"),
+      sm("sm.registers", &SmConfig::registers, 0, 1 << 20,
+         "32-bit registers per SM (Fermi: 32768; 004 Table 3: 16384); they limit residency when "
+         "`sim --regs` gives the registers per thread"),
+      sm("sm.simd_width", &SmConfig::simd_width, 1, 64,
+         "SIMD lanes: a warp passes each stage as warp.size / simd_width subwarps in consecutive "
+         "cycles (004 §3.2.3; 004 Table 3: 8)"),
+      sm("sm.frontend_stages", &SmConfig::frontend_stages, 1, 64,
+         "pipeline stages from fetch to EXE; the first is the warp scheduler's (004 Table 3: 24 "
+         "stages = 18 front end + 1 EXE + 4 MEM + 1 writeback)"),
+      sm("sm.mem_stages", &SmConfig::mem_stages, 1, 16,
+         "memory stages MEM0..MEM(M-1); MEM0 accesses the banks (004 Fig. 4; Table 3: 4)"),
+      sm("sm.smem_ports", &SmConfig::smem_ports, 1, 64,
+         "shared-memory ports: a bank serves this many distinct words per pass (004 Eq. 1)"),
+      sm("sm.lat_alu", &SmConfig::lat_alu, 1, 100000,
+         "cycles, integer/float ALU instruction (Fermi IADD: 18, seed 000 §III)"),
+      sm("sm.lat_sfu", &SmConfig::lat_sfu, 1, 100000,
+         "cycles, special-function unit (sin, cos, ex2, lg2, rcp, sqrt, rsqrt, div, rem)"),
+      sm("sm.lat_branch", &SmConfig::lat_branch, 1, 100000,
+         "cycles, bra/ret/exit: the warp's next instruction waits for it (Fermi BRA: 32, seed 000 "
+         "§III)"),
+      sm("sm.lat_shared_ld", &SmConfig::lat_shared_ld, 1, 100000,
+         "cycles, conflict-free shared load (Fermi: 32, seed 000 §III Read state)"),
+      sm("sm.lat_shared_st", &SmConfig::lat_shared_st, 1, 100000,
+         "cycles, conflict-free shared store (Fermi: 36, seed 000 §III Write state)"),
+      sm("sm.lat_const", &SmConfig::lat_const, 1, 100000,
+         "cycles, ld.param / ld.const (constant-cache hit)"),
+      sm("sm.global_latency", &SmConfig::global_latency, 1, 100000,
+         "cycles from a global/local load's request to its data returning for writeback"),
+      sm("sm.global_bytes_per_cycle", &SmConfig::global_bytes_per_cycle, 1, 4096,
+         "bytes per cycle one SM's global requests may move, counted in 32-byte sectors"),
+      sm("sm.global_atomic_latency", &SmConfig::global_atomic_latency, 1, 100000,
+         "cycles, global atomic (a fixed cost; no DRAM model)"),
+      sm_str("sm.pipeline", &SmConfig::pipeline,
+             "pipeline: unified (004 Fig. 4a) or split (004 Fig. 4b)"),
+      sm_str("sm.scheduler", &SmConfig::scheduler,
+             "warp scheduler: lrr (loose round robin) or gto (greedy then oldest)"),
+      sm_str("sm.barrel", &SmConfig::barrel,
+             "relaxed (a warp issues while its independent instructions are in flight) or strict "
+             "(one instruction per warp in flight: barrel processing, 004 §6)"),
   };
   return k;
 }
@@ -75,7 +152,10 @@ const char* kind_name(Kind k) {
     case Kind::I64:
       return "an integer";
     case Kind::Str:
+    case Kind::SmStr:
       return "a string";
+    case Kind::SmU32:
+      return "a non-negative integer";
     case Kind::Bool:
       return "true or false";
   }
@@ -83,13 +163,22 @@ const char* kind_name(Kind k) {
 }
 
 void set_int(Arch& a, const Key& k, std::int64_t v, const std::string& where) {
-  if (k.kind == Kind::U32) {
+  if (k.kind == Kind::SmU32) {
+    if (v < k.min || v > k.max)
+      throw InputError(
+          fmt::format("{}key '{}': {} is not between {} and {}", where, k.name, v, k.min, k.max));
+    a.sm.*k.sm_u32 = static_cast<std::uint32_t>(v);
+  } else if (k.kind == Kind::U32) {
     if (v < 0 || v > 0xffffffffll)
       throw InputError(fmt::format("{}key '{}': {} is out of range", where, k.name, v));
     a.*k.u32 = static_cast<std::uint32_t>(v);
   } else {
     a.timing.*k.i64 = v;
   }
+}
+
+void set_string(Arch& a, const Key& k, std::string v) {
+  (k.kind == Kind::SmStr ? a.sm.*k.sm_str : a.*k.str) = std::move(v);
 }
 
 }  // namespace
@@ -101,6 +190,15 @@ const std::vector<std::string>& arch_keys() {
     return v;
   }();
   return names;
+}
+
+const std::vector<ArchKeyInfo>& arch_key_info() {
+  static const std::vector<ArchKeyInfo> info = [] {
+    std::vector<ArchKeyInfo> v;
+    for (const Key& k : keys()) v.push_back({k.name, k.doc, k.min, k.max});
+    return v;
+  }();
+  return info;
 }
 
 namespace {
@@ -115,6 +213,10 @@ ArchValue value_of(const Arch& a, const Key& k) {
       return a.*k.str;
     case Kind::Bool:
       return a.*k.flag;
+    case Kind::SmU32:
+      return std::int64_t{a.sm.*k.sm_u32};
+    case Kind::SmStr:
+      return a.sm.*k.sm_str;
   }
   return false;
 }
@@ -139,22 +241,13 @@ std::string to_toml(const Arch& a) {
       table = t;
     }
     out << leaf << " = ";
-    switch (k.kind) {
-      case Kind::U32:
-        out << a.*k.u32;
-        break;
-      case Kind::I64:
-        out << a.timing.*k.i64;
-        break;
-      case Kind::Bool:
-        out << (a.*k.flag ? "true" : "false");
-        break;
-      case Kind::Str: {
-        toml::value<std::string> v(a.*k.str);
-        out << v;
-        break;
-      }
-    }
+    const ArchValue v = value_of(a, k);
+    if (const auto* i = std::get_if<std::int64_t>(&v))
+      out << *i;
+    else if (const auto* b = std::get_if<bool>(&v))
+      out << (*b ? "true" : "false");
+    else
+      out << toml::value<std::string>(std::get<std::string>(v));
     out << "\n";
   }
   return out.str();
@@ -192,6 +285,7 @@ Arch parse_arch_toml(std::string_view text, const std::string& origin, const Arc
           switch (key->kind) {
             case Kind::U32:
             case Kind::I64:
+            case Kind::SmU32:
               if (auto v = node.value<std::int64_t>(); v && node.is_integer())
                 set_int(a, *key, *v, where);
               else
@@ -199,8 +293,9 @@ Arch parse_arch_toml(std::string_view text, const std::string& origin, const Arc
                     origin, line, fmt::format("key '{}' must be {}", name, kind_name(key->kind))));
               break;
             case Kind::Str:
+            case Kind::SmStr:
               if (auto v = node.value<std::string>())
-                a.*key->str = *v;
+                set_string(a, *key, *v);
               else
                 throw InputError(
                     located(origin, line, fmt::format("key '{}' must be a string", name)));
@@ -242,7 +337,8 @@ void apply_override(Arch& a, std::string_view assignment) {
     throw InputError(fmt::format("--set: unknown key '{}' (known: {})", name, known_keys()));
   switch (key->kind) {
     case Kind::U32:
-    case Kind::I64: {
+    case Kind::I64:
+    case Kind::SmU32: {
       std::int64_t v = 0;
       auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
       if (ec != std::errc() || p != value.data() + value.size())
@@ -252,7 +348,8 @@ void apply_override(Arch& a, std::string_view assignment) {
       break;
     }
     case Kind::Str:
-      a.*key->str = std::string(value);
+    case Kind::SmStr:
+      set_string(a, *key, std::string(value));
       break;
     case Kind::Bool:
       if (value == "true" || value == "1")

@@ -30,6 +30,15 @@ Arch fermi(std::string name, std::string description) {
   // each extra conflict level adds t_bank (seed 001 §2.1.2).
   a.timing.ld_base = 32;
   a.timing.st_base = 36;
+  // The SM (cycle-level model, docs/timing.md): the SmConfig defaults are the GTX 580 setting.
+  // Seed 000 §V simulates a GTX 580 (16 SMs); residency limits are GPGPU-Sim's Fermi config
+  // (1536 threads, 8 CTAs, 32768 registers per SM). Latencies from the asfermi measurements of 000
+  // §III: ALU (IADD) 18, branch 32, shared load 32 and store 36 cycles. A warp passes in one cycle
+  // (GPGPU-Sim models Fermi's two 16-wide groups the same way). Front end 2 stages and 2 memory
+  // stages are our choice; the EXE depth of each unit makes up the rest of its latency. SFU,
+  // constant and global latencies and the 8 bytes/cycle per SM (GTX 580: 192.4 GB/s over 16 SMs at
+  // 1544 MHz = 7.8) are uncalibrated assumptions.
+  a.sm = SmConfig{};
   return a;
 }
 
@@ -42,6 +51,7 @@ std::vector<Arch> build() {
   v.push_back(gtx580);
 
   Arch gtx480 = fermi("fermi-gtx480", "NVIDIA GTX 480 (Fermi GF100): same SM memory as GTX 580");
+  gtx480.sm.count = 15;  // GF100 enables 15 of its 16 SMs
   gtx480.source =
       "geometry of seed 000 §II (Fermi); latencies assumed equal to the GTX 580 of seed 001 §2.1";
   v.push_back(gtx480);
@@ -49,6 +59,11 @@ std::vector<Arch> build() {
   Arch k20 =
       fermi("kepler-k20", "NVIDIA K20 (Kepler GK110): 32 banks x 8 bytes, lock-loop atomics");
   k20.bank_width_bytes = 8;
+  k20.sm.count = 13;  // K20: 13 SMX, 2048 threads, 16 CTAs and 65536 registers each (cc 3.5)
+  k20.sm.max_threads = 2048;
+  k20.sm.max_warps = 64;
+  k20.sm.max_ctas = 16;
+  k20.sm.registers = 65536;
   k20.source =
       "seed 002 §2 (48 KB, 32 banks of 8 bytes); lock unit and latencies assumed equal to Fermi "
       "(seed 001 §2.1), uncalibrated";
@@ -58,6 +73,11 @@ std::vector<Arch> build() {
   gt200.memory_bytes = 16 * 1024;
   gt200.banks = 16;
   gt200.transaction_lanes = 16;
+  gt200.sm.count = 30;  // GTX 280: 30 SMs of 8 SPs, 1024 threads, 8 CTAs, 16384 registers
+  gt200.sm.max_threads = 1024;
+  gt200.sm.max_warps = 32;
+  gt200.sm.registers = 16384;
+  gt200.sm.simd_width = 8;
   gt200.source =
       "seed 002 §7.2 (GTX 280: 16 banks); 16 KB and half-warp transactions per the CUDA guide for "
       "c.c. 1.x; lock unit and latencies assumed equal to Fermi, uncalibrated";
@@ -77,6 +97,23 @@ std::vector<Arch> build() {
   si.timing.t_bank = 1;  // one access per bank per cycle (seed 003 §2: conflicts serialize)
   si.timing.native_base = 2;
   si.timing.native_position = 1;
+  // HD 7970 as in Multi2Sim 4.2: 32 compute units, 40 wavefronts of 64 each, 16-wide SIMDs (a
+  // wavefront passes in 4 cycles). The cycle-level latencies are uncalibrated placeholders: a
+  // 1-stage front end and memory stage, LDS accesses the pipeline's minimum of 4 cycles.
+  si.sm.count = 32;
+  si.sm.max_threads = 2560;
+  si.sm.max_warps = 40;
+  si.sm.max_ctas = 16;
+  si.sm.registers = 65536;
+  si.sm.simd_width = 16;
+  si.sm.frontend_stages = 1;
+  si.sm.mem_stages = 1;
+  si.sm.lat_alu = 4;
+  si.sm.lat_sfu = 16;
+  si.sm.lat_branch = 8;
+  si.sm.lat_shared_ld = 4;
+  si.sm.lat_shared_st = 4;
+  si.sm.lat_const = 4;
   si.source = "seed 003 Table 2 and §2 (LDS geometry, 2-cycle latency); atomic costs uncalibrated";
   v.push_back(si);
 
@@ -88,6 +125,28 @@ std::vector<Arch> build() {
   cf11.timing.ld_base = 4;  // seed 004 Table 3: 4 memory pipeline stages
   cf11.timing.st_base = 4;
   cf11.timing.t_bank = 1;  // seed 004 Table 3: 1 access per core cycle per bank
+  // Seed 004 Table 3: 16 cores, 8-wide SIMD, 24 stages with 4 memory stages, 1024 threads, 8 CTAs
+  // and 16384 registers per core, strict barrel processing, round-robin scheduling, baseline
+  // (unified) pipeline. We read the 24 stages as 18 front end + 1 EXE + 4 MEM + 1 writeback, so
+  // every instruction takes 24 cycles. The lock loop's four instructions take the pipeline's 24
+  // cycles each (004 has no atomics; Fermi's 18-cycle IADD is shorter than this pipeline).
+  cf11.sm.count = 16;
+  cf11.sm.max_threads = 1024;
+  cf11.sm.max_warps = 32;
+  cf11.sm.max_ctas = 8;
+  cf11.sm.registers = 16384;
+  cf11.sm.simd_width = 8;
+  cf11.sm.frontend_stages = 18;
+  cf11.sm.mem_stages = 4;
+  for (std::uint32_t* lat : {&cf11.sm.lat_alu, &cf11.sm.lat_sfu, &cf11.sm.lat_branch,
+                             &cf11.sm.lat_shared_ld, &cf11.sm.lat_shared_st, &cf11.sm.lat_const})
+    *lat = 24;
+  cf11.timing.fsm_read = cf11.timing.fsm_update = cf11.timing.fsm_write = 24;
+  cf11.timing.fsm_branch = 24;
+  cf11.sm.global_bytes_per_cycle = 4;  // 51.2 GB/s over 16 cores (clock not given): assumed
+  cf11.sm.pipeline = "unified";
+  cf11.sm.scheduler = "lrr";
+  cf11.sm.barrel = "strict";
   cf11.source =
       "seed 004 Table 3 (geometry, memory stages); atomic latencies Fermi's, uncalibrated";
   v.push_back(cf11);
@@ -105,13 +164,33 @@ std::vector<Arch> build() {
     a.timing.t_bank = 2;
     a.timing.native_base = 40;
     a.timing.native_position = 2;
+    // Cycle-level placeholders (uncalibrated): 1-stage front end and memory stage, ALU 4 cycles,
+    // 64 warps / 2048 threads / 32 CTAs / 65536 registers per SM (cc 7.0-9.0).
+    a.sm.max_threads = 2048;
+    a.sm.max_warps = 64;
+    a.sm.max_ctas = 32;
+    a.sm.registers = 65536;
+    a.sm.frontend_stages = 1;
+    a.sm.mem_stages = 1;
+    a.sm.lat_alu = 4;
+    a.sm.lat_sfu = 16;
+    a.sm.lat_branch = 8;
+    a.sm.lat_shared_ld = 30;
+    a.sm.lat_shared_st = 30;
+    a.sm.lat_const = 8;
+    a.sm.global_latency = 500;
+    a.sm.global_bytes_per_cycle = 32;
+    a.sm.global_atomic_latency = 600;
     a.source =
         "geometry: CUDA programming guide (32 banks x 4 B); latencies uncalibrated placeholders";
     v.push_back(a);
   };
   modern("volta-v100", "NVIDIA V100 (Volta): 96 KB shared memory, native shared atomics", 96);
+  v.back().sm.count = 80;
   modern("ampere-a100", "NVIDIA A100 (Ampere): 164 KB shared memory, native shared atomics", 164);
+  v.back().sm.count = 108;
   modern("hopper-h100", "NVIDIA H100 (Hopper): 228 KB shared memory, native shared atomics", 228);
+  v.back().sm.count = 132;
 
   for (const Arch& a : v) validate(a);
   return v;
