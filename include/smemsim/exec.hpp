@@ -108,6 +108,9 @@ struct IssueResult {
   LaneMask executed = 0;               // active lanes whose guard held
   std::uint8_t shared_accesses = 0;    // WarpAccesses handed to the consumer
   WarpState state = WarpState::Ready;  // the warp's state after the instruction
+  // Distinct 32-byte sectors of global and local memory the instruction touched (ld, st, atom,
+  // red; counted only after set_count_sectors(true)): the coalesced requests of a timing model.
+  std::uint16_t global_sectors = 0;
 };
 
 struct ExecStats {
@@ -137,6 +140,11 @@ class Executor {
   Executor& operator=(const Executor&) = delete;
 
   void set_consumer(AccessConsumer* consumer);  // nullptr: accesses are dropped
+  // %clock / %clock64 read *cycles when set (a timing model's cycle counter); otherwise they read
+  // the number of warp-instructions issued so far.
+  void set_clock_source(const std::uint64_t* cycles);
+  // Count IssueResult::global_sectors (off by default: the functional run does not pay for it).
+  void set_count_sectors(bool on);
 
   std::uint64_t cta_count() const;
   std::uint32_t warps_per_cta() const;
@@ -144,8 +152,9 @@ class Executor {
   const SharedLayout& shared_layout() const;
 
   // Loads CTA `cta` (linear index, x fastest) into `slot`: fresh registers, zeroed shared and local
-  // memory, every warp Ready at instruction 0.
+  // memory, every warp Ready at instruction 0. %smid reads `smid` (default: the slot).
   void start_cta(std::uint32_t slot, std::uint64_t cta);
+  void start_cta(std::uint32_t slot, std::uint64_t cta, std::uint32_t smid);
   WarpState state(std::uint32_t slot, std::uint32_t warp) const;
   bool cta_done(std::uint32_t slot) const;
   // Next instruction index of a Ready warp.

@@ -17,6 +17,7 @@ __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;
 
 inline constexpr std::uint32_t kNoSlot = 0xffffffffu;
+inline constexpr std::uint64_t kNoSector = ~std::uint64_t{0};
 
 // Generic-address windows (addr >> 40 is the region). Global buffers are regions 1..N
 // (GlobalMemory::base_address); shared, local and param memory sit in three fixed windows far
@@ -113,6 +114,11 @@ struct Impl {
   std::array<std::uint64_t, kMaxLanes> addr{};  // byte address per lane of the current access
   ExecStats stats;
   std::uint64_t clock = 0;
+  const std::uint64_t* clock_source = nullptr;  // a timing model's cycle counter
+  // Global/local sectors of the current instruction (set_count_sectors): per lane the generic
+  // address of its global access (local: a per-thread key), kNoSector for none.
+  bool count_sectors = false;
+  std::array<std::uint64_t, kMaxLanes> gaddr{};
 
   std::uint64_t* row(Warp& w, std::uint32_t slot) {
     return slot < local_rows ? w.regs + std::size_t(slot) * lanes
@@ -140,8 +146,8 @@ struct Impl {
 // cvt of one register value (convert.cpp).
 std::uint64_t convert(std::uint64_t src, const ptx::Instruction& ins);
 void exec_alu(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x, LaneMask m);
-// memory.cpp
-void exec_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);
+// memory.cpp: returns the distinct global/local sectors touched (0 unless count_sectors).
+std::uint16_t exec_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);
 void exec_cvta(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x, LaneMask m);
 
 inline std::uint64_t width_mask(int bits) {

@@ -93,9 +93,10 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
   if (x.reads_clock) {
     std::uint64_t* c32 = w.regs + std::size_t(nregs + std::uint32_t(ptx::Special::Clock)) * lanes;
     std::uint64_t* c64 = w.regs + std::size_t(nregs + std::uint32_t(ptx::Special::Clock64)) * lanes;
+    const std::uint64_t now = clock_source ? *clock_source : clock;
     for (std::uint32_t l = 0; l < lanes; ++l) {
-      c32[l] = clock & 0xffffffffu;
-      c64[l] = clock;
+      c32[l] = now & 0xffffffffu;
+      c64[l] = now;
     }
   }
   switch (ins.op) {
@@ -137,7 +138,7 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
     case Opcode::Atom:
     case Opcode::Red: {
       const std::uint64_t before = stats.shared_accesses;
-      if (exec) exec_memory(*this, cta, w, pc, exec);
+      if (exec) r.global_sectors = exec_memory(*this, cta, w, pc, exec);
       r.shared_accesses = static_cast<std::uint8_t>(stats.shared_accesses - before);
       ++w.stack.back().pc;
       normalize(w);
@@ -176,6 +177,13 @@ Executor::~Executor() = default;
 void Executor::set_consumer(AccessConsumer* consumer) {
   impl_->consumer = consumer;
 }
+void Executor::set_clock_source(const std::uint64_t* cycles) {
+  impl_->clock_source = cycles;
+}
+void Executor::set_count_sectors(bool on) {
+  impl_->count_sectors = on;
+  impl_->gaddr.fill(kNoSector);
+}
 std::uint64_t Executor::cta_count() const {
   return impl_->launch.grid.count();
 }
@@ -193,6 +201,10 @@ const ExecStats& Executor::stats() const {
 }
 
 void Executor::start_cta(std::uint32_t slot, std::uint64_t linear) {
+  start_cta(slot, linear, slot);
+}
+
+void Executor::start_cta(std::uint32_t slot, std::uint64_t linear, std::uint32_t smid) {
   Impl& im = *impl_;
   Cta& cta = im.ctas.at(slot);
   const Dim3& g = im.launch.grid;
@@ -243,7 +255,7 @@ void Executor::start_cta(std::uint32_t slot, std::uint64_t linear) {
       set(S::LaneId, l, l);
       set(S::WarpId, l, wi);
       set(S::NwarpId, l, im.warps);
-      set(S::SmId, l, slot);
+      set(S::SmId, l, smid);
     }
   }
 }

@@ -4,6 +4,7 @@
 // consumer as WarpAccesses (one per 4-byte word) before the instruction takes effect.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -71,6 +72,16 @@ struct Resolver {
       oob(l, "param", off, im.params.size(), "byte offset");
     return im.params.data() + off;
   }
+  // Sector counting (Impl::count_sectors): the lane's global address; a local address becomes a
+  // per-thread key in the local window (each thread's local memory is its own).
+  void note_global(int l, std::uint64_t addr) const {
+    if (im.count_sectors) im.gaddr[std::size_t(l)] = addr;
+  }
+  void note_local(int l, std::uint64_t off) const {
+    if (!im.count_sectors) return;
+    const std::uint64_t t = std::uint64_t(w.index) * im.lanes + std::uint64_t(l);
+    im.gaddr[std::size_t(l)] = kLocalBase + t * im.local_bytes + off;
+  }
   std::uint8_t* global(int l, std::uint64_t addr, bool write) const {
     const std::uint64_t region = addr >> kRegionShift;
     if (region == 0 || region > im.regions.size())
@@ -100,10 +111,13 @@ inline std::uint8_t* resolve(const Resolver& rs, Space space, int l, std::uint64
       rs.im.addr[std::size_t(l)] = a;
       return rs.shared(l, a);
     case Space::Local:
+      rs.note_local(l, a);
       return rs.local(l, a);
     case Space::Param:
       return rs.param(l, a);
     case Space::Global:
+      rs.note_global(l, a);
+      return rs.global(l, a, write);
     case Space::Const:
       return rs.global(l, a, write);
     default: {  // generic: decode the window
@@ -113,8 +127,12 @@ inline std::uint8_t* resolve(const Resolver& rs, Space space, int l, std::uint64
         rs.im.addr[std::size_t(l)] = a & kOffsetMask;
         return rs.shared(l, a & kOffsetMask);
       }
-      if (region == kLocalRegion) return rs.local(l, a & kOffsetMask);
+      if (region == kLocalRegion) {
+        rs.note_local(l, a & kOffsetMask);
+        return rs.local(l, a & kOffsetMask);
+      }
       if (region == kParamRegion) return rs.param(l, a & kOffsetMask);
+      rs.note_global(l, a);
       return rs.global(l, a, write);
     }
   }
@@ -206,9 +224,24 @@ std::uint64_t atomic_apply(AtomOp op, Type t, std::uint8_t* p, std::uint64_t b, 
   return old;
 }
 
-}  // namespace
+// Distinct 32-byte sectors of the lanes in `m` whose gaddr was noted, each lane covering
+// [gaddr, gaddr + bytes). Resets gaddr of those lanes.
+std::uint16_t count_sectors(Impl& im, LaneMask m, std::uint64_t bytes) {
+  std::array<std::uint64_t, 2 * kMaxLanes> sec;
+  int n = 0;
+  each_lane(m, [&](int l) {
+    std::uint64_t& a = im.gaddr[std::size_t(l)];
+    if (a == kNoSector) return;
+    const std::uint64_t first = a >> 5, last = (a + bytes - 1) >> 5;
+    for (std::uint64_t s = first; s <= last && n < int(sec.size()); ++s) sec[std::size_t(n++)] = s;
+    a = kNoSector;
+  });
+  std::sort(sec.begin(), sec.begin() + n);
+  return static_cast<std::uint16_t>(std::unique(sec.begin(), sec.begin() + n) - sec.begin());
+}
 
-void exec_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
+// The instruction's effect on registers and memory.
+void apply_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
   const ptx::Instruction& ins = im.kernel.code[pc];
   const XInst& x = im.xcode[pc];
   const int bytes = x.bytes;
@@ -282,6 +315,14 @@ void exec_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
       return;
     }
   }
+}
+
+}  // namespace
+
+std::uint16_t exec_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
+  apply_memory(im, cta, w, pc, m);
+  if (!im.count_sectors) return 0;
+  return count_sectors(im, m, std::uint64_t(im.xcode[pc].bytes) * im.kernel.code[pc].vec);
 }
 
 void exec_cvta(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x, LaneMask m) {
