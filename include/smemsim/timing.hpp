@@ -1,0 +1,173 @@
+// Cycle-level GPU timing model (issue 9, docs/timing.md): SMs of stages with latches, warp
+// schedulers, a shared-memory unit with banks, lock bits and the lock-loop atomic of seed 000 §III,
+// and a simple global memory. It drives the functional executor one warp-instruction at a time
+// ("execute at issue", exec.hpp): values, control flow and addresses come from the real kernel; the
+// timing model only decides when each instruction issues and completes. Stalls are latches that
+// could not advance: nothing is timed by a formula where the seeds describe a mechanism.
+//
+//   timing::GpuSim sim(module, kernel, arch, launch, memory, {});
+//   const timing::TimingStats& s = sim.run();   // s.cycles, s.issue (stall breakdown), ...
+//
+// Pipelines, warp schedulers and shared-memory atomic units are chosen by name from registries
+// (pipelines(), schedulers(); arch keys sm.pipeline, sm.scheduler, atomics.model).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "smemsim/arch.hpp"
+#include "smemsim/exec.hpp"
+#include "smemsim/ptx.hpp"
+
+namespace smemsim::timing {
+
+// Why an issue slot (or a warp) did not issue in a cycle. The first two are not stalls.
+enum class Stall : std::uint8_t {
+  Issued,        // the SM issued (a warp instruction or one of its subwarps)
+  Idle,          // no resident warp: waiting for a CTA, or the SM has finished
+  Scoreboard,    // the next instruction reads or writes a register still being written
+  Memory,        // ... a register a global/local load has not returned yet
+  Barrier,       // at bar.sync until every warp of the CTA has arrived and drained its bar
+  Control,       // a branch, ret or exit of the warp is in flight
+  Atomic,        // in a lock-loop atomic (seed 000 Fig. 1), first iteration
+  LockRetry,     // in a lock-loop atomic, an iteration after a lost lock
+  Barrel,        // strict barrel processing: the warp's previous instruction is in flight
+  NotSelected,   // eligible, but the scheduler issued another warp (per-warp only)
+  BankConflict,  // the pipeline is stalled behind a shared access's extra bank pass
+  Writeback,     // the pipeline is stalled behind a lost writeback arbitration
+  FrontEnd,      // the pipeline is stalled by another structural hazard (unit, path, memory queue)
+};
+inline constexpr std::size_t kStallKinds = 13;
+std::string_view stall_name(Stall s);  // "issued", "idle", "scoreboard", ..., "front_end"
+
+struct StallCounts {
+  std::array<std::uint64_t, kStallKinds> cycles{};
+  std::uint64_t& operator[](Stall s) { return cycles[static_cast<std::size_t>(s)]; }
+  std::uint64_t operator[](Stall s) const { return cycles[static_cast<std::size_t>(s)]; }
+  void add(const StallCounts& o) {
+    for (std::size_t i = 0; i < kStallKinds; ++i) cycles[i] += o.cycles[i];
+  }
+};
+
+// Shared-memory and pipeline events, counted by the structures that see them.
+struct UnitCounts {
+  std::uint64_t smem_accesses = 0;         // subwarp accesses served at MEM0 (ld/st/atom micro-ops)
+  std::uint64_t smem_passes = 0;           // bank passes (one per ⌈degree / ports⌉ level)
+  std::uint64_t bank_conflict_passes = 0;  // passes beyond the first of each access
+  std::uint64_t lock_iterations = 0;       // lock-loop iterations (Read-Update-Write-Branch)
+  std::uint64_t lock_failures = 0;         // lanes that found their lock taken and retried
+  std::uint64_t writeback_conflicts = 0;   // cycles with more candidates than the writeback port
+  std::uint64_t global_requests = 0;
+  std::uint64_t global_sectors = 0;
+  void add(const UnitCounts& o);
+};
+
+struct SmStats {
+  std::uint64_t ctas = 0;
+  std::uint64_t warp_instructions = 0;    // PTX instructions issued (not micro-ops, not subwarps)
+  std::uint64_t thread_instructions = 0;  // their active lanes
+  std::uint64_t busy_cycles = 0;          // cycles with a resident warp
+  StallCounts issue;                      // one reason per cycle: the issue slot's
+  UnitCounts units;
+};
+
+// Per PTX instruction (TimingOptions::per_instruction): Nsight-style warp states attributed to the
+// instruction each warp was about to issue.
+struct InstrStats {
+  std::uint64_t issued = 0;
+  std::uint64_t thread_instructions = 0;
+  std::uint64_t latency = 0;  // summed issue-to-completion cycles
+  std::uint64_t bank_conflict_passes = 0;
+  std::uint64_t lock_iterations = 0;
+  StallCounts warp_states;  // warp-cycles by reason while this was the warp's next instruction
+};
+
+struct TimingStats {
+  std::uint64_t cycles = 0;
+  std::uint64_t warp_instructions = 0;
+  std::uint64_t thread_instructions = 0;
+  std::uint64_t ctas = 0;
+  StallCounts issue;  // summed over SMs
+  UnitCounts units;
+  std::vector<SmStats> sms;
+  std::vector<InstrStats> instructions;  // one per Kernel::code entry when per_instruction
+  double seconds = 0;                    // wall time of run()
+  // Warp instructions per cycle of the whole GPU.
+  double ipc() const { return cycles ? double(warp_instructions) / double(cycles) : 0.0; }
+};
+
+// One JSON form for the stats (the CLI prints it; docs/timing.md lists the fields).
+nlohmann::json to_json(const TimingStats& s, const ptx::Module& module, const ptx::Kernel& kernel);
+
+// What a pipeline stage holds in a cycle, for --pipeview and --timeline.
+struct StageCell {
+  std::int32_t warp = -1;   // SM warp slot; -1 = empty
+  std::uint8_t sub = 0;     // subwarp
+  std::uint32_t index = 0;  // instruction index (micro-ops: the atom's)
+  std::uint8_t micro = 0;   // 0: a PTX instruction; 1..4: lock-loop Read/Update/Write/Branch
+};
+
+// Receives events as the simulation runs (the timeline and the pipeline view implement it).
+class Observer {
+ public:
+  virtual ~Observer() = default;
+  // A warp issued instruction `index` (micro: 0, or the lock-loop step 1..4) on SM `sm`.
+  virtual void on_issue(std::uint32_t sm, std::uint32_t warp, std::uint32_t index,
+                        std::uint8_t micro, std::uint64_t cycle) = 0;
+  // The instruction issued at `issued` completed (its last subwarp wrote back).
+  virtual void on_complete(std::uint32_t sm, std::uint32_t warp, std::uint32_t index,
+                           std::uint8_t micro, std::uint64_t issued, std::uint64_t cycle) = 0;
+  // The issue slot of SM `sm` did not issue in `cycle`, for `why`.
+  virtual void on_stall(std::uint32_t sm, Stall why, std::uint64_t cycle) = 0;
+  // After each cycle of SM `sm` (only when wants_stages()): its stages' contents.
+  virtual bool wants_stages(std::uint32_t /*sm*/) const { return false; }
+  virtual void on_stages(std::uint32_t /*sm*/, std::uint64_t /*cycle*/,
+                         const std::vector<StageCell>& /*cells*/) {}
+};
+
+struct TimingOptions {
+  // The run stops with an InputError naming the unfinished warps after this many cycles.
+  std::uint64_t max_cycles = 1'000'000'000;
+  // Registers per thread for the residency limit sm.registers (0: registers do not limit).
+  std::uint32_t regs_per_thread = 0;
+  bool per_instruction = false;  // fill TimingStats::instructions (costs a warp scan per cycle)
+  Observer* observer = nullptr;
+};
+
+struct RegistryEntry {
+  std::string name;
+  std::string description;
+  std::string source;
+};
+const std::vector<RegistryEntry>& pipelines();   // unified, split
+const std::vector<RegistryEntry>& schedulers();  // lrr, gto
+
+class GpuSim {
+ public:
+  // Checks the arch's SM keys, the launch against the residency limits and the pipeline and
+  // scheduler names (InputError naming the key). `module` and `memory` must outlive the simulator.
+  GpuSim(const ptx::Module& module, const ptx::Kernel& kernel, const Arch& arch,
+         const exec::Launch& launch, exec::GlobalMemory& memory, const TimingOptions& options);
+  ~GpuSim();
+  GpuSim(const GpuSim&) = delete;
+  GpuSim& operator=(const GpuSim&) = delete;
+
+  // Runs the kernel to completion. Throws InputError when it does not finish (a barrier no warp
+  // can pass, or max_cycles), naming the stuck warps and their PTX and CUDA lines.
+  const TimingStats& run();
+  const exec::ExecStats& exec_stats() const;
+  // Names of the stages of SM pipelines, in the order of Observer::on_stages' cells.
+  std::vector<std::string> stage_names() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace smemsim::timing

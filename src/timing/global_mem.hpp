@@ -1,0 +1,91 @@
+// Global memory of one SM, deliberately simple (docs/timing.md "Global memory"): an instruction's
+// lanes are coalesced into 32-byte sectors (exec::IssueResult::global_sectors); the SM's requests
+// queue (32 entries) and leave at sm.global_bytes_per_cycle; a load's data returns
+// sm.global_latency cycles after its last sector left, an atomic's after sm.global_atomic_latency,
+// and competes for writeback; a store is done when its last sector left. No caches, no DRAM banks,
+// no interconnect contention between SMs.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+
+#include "smemsim/arch.hpp"
+
+namespace smemsim::timing {
+
+class GlobalMemoryUnit {
+ public:
+  enum class Kind : std::uint8_t { Load, Store, Atomic };
+  static constexpr std::size_t kQueue = 32;
+
+  explicit GlobalMemoryUnit(const SmConfig& sm)
+      : bytes_(sm.global_bytes_per_cycle),
+        load_latency_(sm.global_latency),
+        atomic_latency_(sm.global_atomic_latency) {}
+
+  bool can_send() const { return queue_.size() < kQueue; }
+  void send(std::uint32_t op, std::uint32_t sectors, Kind kind) {
+    queue_.push_back({op, sectors, kind});
+  }
+  // Moves this cycle's bytes; calls stored(op) for every store whose last sector left.
+  template <typename F>
+  void tick(std::uint64_t now, F&& stored) {
+    credit_ = std::min<std::uint64_t>(credit_ + bytes_, bytes_ + 32);
+    while (!queue_.empty()) {
+      Request& r = queue_.front();
+      while (r.sectors && credit_ >= 32) {
+        credit_ -= 32;
+        --r.sectors;
+      }
+      if (r.sectors) break;
+      if (r.kind == Kind::Store)
+        stored(r.op);
+      else
+        (r.kind == Kind::Load ? loads_ : atomics_)
+            .push_back({r.op, now + (r.kind == Kind::Load ? load_latency_ : atomic_latency_)});
+      queue_.pop_front();
+    }
+  }
+  bool return_ready(std::uint64_t now) const {
+    return (!loads_.empty() && loads_.front().at <= now) ||
+           (!atomics_.empty() && atomics_.front().at <= now);
+  }
+  // The earliest ready return (loads before atomics on a tie).
+  std::uint32_t pop_return(std::uint64_t now) {
+    auto& q = (!loads_.empty() && loads_.front().at <= now &&
+               (atomics_.empty() || loads_.front().at <= atomics_.front().at))
+                  ? loads_
+                  : atomics_;
+    const std::uint32_t op = q.front().op;
+    q.pop_front();
+    return op;
+  }
+  bool empty() const { return queue_.empty() && loads_.empty() && atomics_.empty(); }
+  // The cycle something here next changes on its own (for skipping idle cycles); ~0 when idle.
+  std::uint64_t next_event(std::uint64_t now) const {
+    if (!queue_.empty()) return now + 1;
+    std::uint64_t t = ~std::uint64_t{0};
+    if (!loads_.empty()) t = std::min(t, loads_.front().at);
+    if (!atomics_.empty()) t = std::min(t, atomics_.front().at);
+    return t;
+  }
+
+ private:
+  struct Request {
+    std::uint32_t op;
+    std::uint32_t sectors;
+    Kind kind;
+  };
+  struct Return {
+    std::uint32_t op;
+    std::uint64_t at;
+  };
+  std::uint64_t bytes_;
+  std::uint64_t load_latency_, atomic_latency_;
+  std::uint64_t credit_ = 0;
+  std::deque<Request> queue_;
+  std::deque<Return> loads_, atomics_;
+};
+
+}  // namespace smemsim::timing

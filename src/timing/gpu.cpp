@@ -1,0 +1,212 @@
+// The GPU: CTA dispatch to SMs as their resources free, the cycle loop, and the errors for a kernel
+// that cannot finish (docs/timing.md).
+#include <algorithm>
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "smemsim/error.hpp"
+#include "smemsim/timing.hpp"
+#include "timing/sm.hpp"
+
+namespace smemsim::timing {
+
+struct GpuSim::Impl {
+  Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, const exec::Launch& l,
+       exec::GlobalMemory& mem, const TimingOptions& o);
+  const ptx::Module& module;
+  const ptx::Kernel& kernel;
+  Arch arch;
+  exec::Launch launch;
+  TimingOptions options;
+  std::vector<InstInfo> info;
+  std::unique_ptr<exec::Executor> ex;
+  AccessCollector collector;
+  SimContext ctx;
+  std::vector<std::unique_ptr<Sm>> sms;
+  std::vector<InstrStats> instr;
+  std::uint64_t cycle = 0;
+  TimingStats stats;
+  bool ran = false;
+
+  [[noreturn]] void stuck(const std::string& why) const;
+};
+
+namespace {
+
+// How shared atomics are timed (sm.hpp AtomicMode): `loadstore` and `native` by name; `alg1` and
+// `fsm` run the lock loop on lock-bit GPUs (both name seed 000/001's loop; the cycle model times it
+// with the FSM's state latencies) and the native unit where there are no lock bits.
+AtomicMode atomic_mode(const Arch& a) {
+  if (a.atomic_model == "loadstore") return AtomicMode::LoadStore;
+  if (a.atomic_model == "native" || a.locks == 0) return AtomicMode::Native;
+  return AtomicMode::LockLoop;
+}
+
+std::uint32_t checked_latency(const Arch& a, const char* key, std::int64_t v) {
+  if (v < std::int64_t(a.sm.min_latency()) || v > 100000)
+    throw InputError(
+        fmt::format("arch key '{}': {} cycles is not between the pipeline's shortest latency {} "
+                    "(sm.frontend_stages + sm.mem_stages + 2) and 100000",
+                    key, v, a.sm.min_latency()));
+  return static_cast<std::uint32_t>(v);
+}
+
+}  // namespace
+
+GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, const exec::Launch& l,
+                   exec::GlobalMemory& mem, const TimingOptions& o)
+    : module(m), kernel(k), arch(a), launch(l), options(o), info(decode_kernel(k)) {
+  validate(arch);
+  const SmConfig& sm = arch.sm;
+  ctx.atomics = atomic_mode(arch);
+  const Timing& t = arch.timing;
+  auto& lat = ctx.latency;
+  lat[std::size_t(Unit::Alu)] = sm.lat_alu;
+  lat[std::size_t(Unit::Sfu)] = sm.lat_sfu;
+  lat[std::size_t(Unit::Branch)] = sm.lat_branch;
+  lat[std::size_t(Unit::SharedLd)] = sm.lat_shared_ld;
+  lat[std::size_t(Unit::SharedSt)] = sm.lat_shared_st;
+  lat[std::size_t(Unit::Const)] = sm.lat_const;
+  lat[std::size_t(Unit::Global)] = sm.lat_shared_ld;  // the LSU's address path up to MEM0
+  // Keys only some modes use are checked when they are used.
+  const bool loop = ctx.atomics == AtomicMode::LockLoop;
+  const bool native = ctx.atomics == AtomicMode::Native;
+  lat[std::size_t(Unit::SharedAtom)] =
+      native ? checked_latency(arch, "timing.native_base", t.native_base) : sm.lat_shared_ld;
+  lat[std::size_t(Unit::FsmRead)] =
+      loop ? checked_latency(arch, "timing.fsm_read", t.fsm_read) : sm.lat_alu;
+  lat[std::size_t(Unit::FsmUpdate)] =
+      loop ? checked_latency(arch, "timing.fsm_update", t.fsm_update) : sm.lat_alu;
+  lat[std::size_t(Unit::FsmWrite)] =
+      loop ? checked_latency(arch, "timing.fsm_write", t.fsm_write) : sm.lat_alu;
+  lat[std::size_t(Unit::FsmBranch)] =
+      loop ? checked_latency(arch, "timing.fsm_branch", t.fsm_branch) : sm.lat_alu;
+  if (t.t_bank < 1) throw InputError("arch key 'timing.t_bank': the cycle model needs >= 1");
+  if (native && t.native_position < 1)
+    throw InputError("arch key 'timing.native_position': the cycle model needs >= 1");
+  if (options.max_cycles == 0) throw InputError("--max-cycles must be at least 1");
+
+  // The executor checks the launch (block size, shared memory, arguments) first.
+  exec::Executor probe(module, kernel, arch, launch, mem, 1);
+  ctx.warps_per_cta = probe.warps_per_cta();
+  ctx.threads_per_cta = static_cast<std::uint32_t>(launch.block.count());
+  ctx.shared_per_cta = probe.shared_layout().total_bytes;
+  ctx.regs_per_cta = std::uint64_t(options.regs_per_thread) * ctx.threads_per_cta;
+  // Resident CTAs per SM: the tightest of the limits (each names its key when it is zero).
+  struct Limit {
+    const char* key;
+    std::uint64_t have, need;
+  };
+  const Limit limits[] = {
+      {"sm.max_ctas", sm.max_ctas, 1},
+      {"sm.max_warps", sm.max_warps, ctx.warps_per_cta},
+      {"sm.max_threads", sm.max_threads, ctx.threads_per_cta},
+      {"memory.size_bytes", arch.memory_bytes, std::max<std::uint64_t>(ctx.shared_per_cta, 1)},
+      {"sm.registers", ctx.regs_per_cta ? sm.registers : ~0u,
+       std::max<std::uint64_t>(ctx.regs_per_cta, 1)},
+  };
+  std::uint64_t fit = ~std::uint64_t{0};
+  for (const Limit& lim : limits) {
+    const std::uint64_t n = lim.have / lim.need;
+    if (n == 0)
+      throw InputError(fmt::format(
+          "a block of {} threads does not fit on an SM: it needs {} of '{}', the SM has {}",
+          ctx.threads_per_cta, lim.need, lim.key, lim.have));
+    fit = std::min(fit, n);
+  }
+  ctx.ctas_per_sm = static_cast<std::uint32_t>(std::min<std::uint64_t>(fit, sm.max_ctas));
+
+  ex = std::make_unique<exec::Executor>(module, kernel, arch, launch, mem,
+                                        sm.count * ctx.ctas_per_sm);
+  ex->set_consumer(&collector);
+  ex->set_clock_source(&cycle);
+  ex->set_count_sectors(true);
+  ctx.module = &module;
+  ctx.kernel = &kernel;
+  ctx.arch = &arch;
+  ctx.ex = ex.get();
+  ctx.info = &info;
+  ctx.collector = &collector;
+  ctx.options = &options;
+  ctx.nregs = static_cast<std::uint32_t>(kernel.regs.size());
+  ctx.grid = launch.grid;
+  if (options.per_instruction) {
+    instr.resize(kernel.code.size());
+    ctx.instr = &instr;
+  }
+  for (std::uint32_t s = 0; s < sm.count; ++s) sms.push_back(std::make_unique<Sm>(s, ctx));
+}
+
+void GpuSim::Impl::stuck(const std::string& why) const {
+  std::vector<std::string> warps;
+  for (const auto& s : sms) s->describe_warps(warps);
+  std::string list;
+  const std::size_t shown = std::min<std::size_t>(warps.size(), 4);
+  for (std::size_t i = 0; i < shown; ++i) list += (i ? "; " : "") + warps[i];
+  if (warps.size() > shown) list += fmt::format("; and {} more", warps.size() - shown);
+  throw InputError(fmt::format("{}: kernel '{}' {} (cycle {}): {}", module.filename, kernel.name,
+                               why, cycle, list.empty() ? "no warp is resident" : list));
+}
+
+GpuSim::GpuSim(const ptx::Module& module, const ptx::Kernel& kernel, const Arch& arch,
+               const exec::Launch& launch, exec::GlobalMemory& memory, const TimingOptions& options)
+    : impl_(std::make_unique<Impl>(module, kernel, arch, launch, memory, options)) {}
+
+GpuSim::~GpuSim() = default;
+
+const exec::ExecStats& GpuSim::exec_stats() const {
+  return impl_->ex->stats();
+}
+
+std::vector<std::string> GpuSim::stage_names() const {
+  return impl_->sms.front()->stage_names();
+}
+
+const TimingStats& GpuSim::run() {
+  Impl& im = *impl_;
+  if (im.ran) return im.stats;
+  im.ran = true;
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::uint64_t total = im.launch.grid.count();
+  std::uint64_t next_cta = 0, age = 0;
+  const std::size_t n = im.sms.size();
+  std::size_t start = 0;  // SM that gets the first look at the next CTA
+  for (;;) {
+    // Dispatch: at most one CTA per SM per cycle, SMs in rotating order.
+    for (std::size_t k = 0; k < n && next_cta < total; ++k) {
+      Sm& s = *im.sms[(start + k) % n];
+      if (!s.can_take()) continue;
+      s.start_cta(next_cta++, age);
+      age += im.ctx.warps_per_cta;
+      start = (start + k + 1) % n;
+    }
+    bool progress = false;
+    for (auto& s : im.sms) progress |= s->tick(im.cycle);
+    ++im.cycle;
+    const bool resident =
+        std::any_of(im.sms.begin(), im.sms.end(), [](const auto& s) { return !s->idle(); });
+    if (next_cta >= total && !resident) break;
+    if (!progress && resident)
+      im.stuck("cannot finish: no warp can issue and nothing is in flight");
+    if (im.cycle >= im.options.max_cycles)
+      im.stuck(
+          fmt::format("did not finish within {} cycles (--max-cycles)", im.options.max_cycles));
+  }
+  TimingStats& st = im.stats;
+  st.cycles = im.cycle;
+  for (const auto& s : im.sms) {
+    const SmStats& ss = s->stats();
+    st.sms.push_back(ss);
+    st.warp_instructions += ss.warp_instructions;
+    st.thread_instructions += ss.thread_instructions;
+    st.ctas += ss.ctas;
+    st.issue.add(ss.issue);
+    st.units.add(ss.units);
+  }
+  st.instructions = std::move(im.instr);
+  st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return st;
+}
+
+}  // namespace smemsim::timing

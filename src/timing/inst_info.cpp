@@ -1,0 +1,131 @@
+// Decodes each instruction's unit, memory space and register sets for the timing model.
+#include "timing/inst_info.hpp"
+
+namespace smemsim::timing {
+namespace {
+
+using ptx::Opcode;
+using ptx::OperandKind;
+
+Unit unit_of(const ptx::Instruction& ins) {
+  switch (ins.op) {
+    case Opcode::Bra:
+    case Opcode::Ret:
+    case Opcode::Exit:
+      return Unit::Branch;
+    // Transcendentals, reciprocal, square root and division run on the special-function unit
+    // (integer division and remainder are long instruction sequences on NVIDIA GPUs: SFU too).
+    case Opcode::Rcp:
+    case Opcode::Sqrt:
+    case Opcode::Rsqrt:
+    case Opcode::Sin:
+    case Opcode::Cos:
+    case Opcode::Ex2:
+    case Opcode::Lg2:
+    case Opcode::Div:
+    case Opcode::Rem:
+      return Unit::Sfu;
+    default:
+      return Unit::Alu;
+  }
+}
+
+Space space_of(const ptx::Instruction& ins) {
+  switch (ins.op) {
+    case Opcode::Ld:
+    case Opcode::St:
+    case Opcode::Atom:
+    case Opcode::Red:
+      break;
+    default:
+      return Space::None;
+  }
+  switch (ins.space) {
+    case ptx::Space::Shared:
+      return Space::Shared;
+    case ptx::Space::Global:
+    case ptx::Space::Local:
+      return Space::Global;
+    case ptx::Space::Param:
+    case ptx::Space::Const:
+      return Space::Const;
+    default:
+      return Space::Generic;
+  }
+}
+
+struct Sets {
+  InstInfo& info;
+  void src(std::uint32_t r) {
+    if (r != ptx::kNone && info.nsrc < info.src.size()) info.src[info.nsrc++] = r;
+  }
+  void dst(std::uint32_t r) {
+    if (r != ptx::kNone && info.ndst < info.dst.size()) info.dst[info.ndst++] = r;
+  }
+  // Registers an operand reads (a memory operand's base, a vector's registers as sources).
+  void read(const ptx::Operand& o) {
+    switch (o.kind) {
+      case OperandKind::Reg:
+      case OperandKind::Memory:
+        src(o.reg);
+        break;
+      case OperandKind::Vector:
+        for (int k = 0; k < o.count; ++k) src(o.vec[std::size_t(k)]);
+        break;
+      default:
+        break;
+    }
+  }
+  void write(const ptx::Operand& o) {
+    if (o.kind == OperandKind::Reg) dst(o.reg);
+    if (o.kind == OperandKind::Vector)
+      for (int k = 0; k < o.count; ++k) dst(o.vec[std::size_t(k)]);
+  }
+};
+
+// Operand 0 is the destination of every opcode except these (ptx.hpp's operand layouts).
+bool writes_op0(Opcode op) {
+  switch (op) {
+    case Opcode::St:
+    case Opcode::Red:
+    case Opcode::Bra:
+    case Opcode::Bar:
+    case Opcode::Membar:
+    case Opcode::Ret:
+    case Opcode::Exit:
+      return false;
+    default:
+      return true;
+  }
+}
+
+}  // namespace
+
+std::vector<InstInfo> decode_kernel(const ptx::Kernel& kernel) {
+  std::vector<InstInfo> out(kernel.code.size());
+  for (std::size_t i = 0; i < kernel.code.size(); ++i) {
+    const ptx::Instruction& ins = kernel.code[i];
+    InstInfo& info = out[i];
+    info.unit = unit_of(ins);
+    info.space = space_of(ins);
+    info.atomic = ins.op == Opcode::Atom || ins.op == Opcode::Red;
+    info.store = ins.op == Opcode::St;
+    info.barrier = ins.op == Opcode::Bar;
+    info.exit = ins.op == Opcode::Ret || ins.op == Opcode::Exit;
+    Sets sets{info};
+    if (ins.guard != ptx::kNone) sets.src(ins.guard);
+    const bool w0 = writes_op0(ins.op);
+    for (std::size_t k = 0; k < ins.num_ops; ++k) {
+      const ptx::Operand& o = ins.ops[k];
+      const bool is_dst =
+          (k == 0 && w0) || (k == 4 && ins.op == Opcode::Setp && ins.has(ptx::kSetpQ));
+      if (is_dst)
+        sets.write(o);
+      else
+        sets.read(o);
+    }
+  }
+  return out;
+}
+
+}  // namespace smemsim::timing

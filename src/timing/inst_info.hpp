@@ -1,0 +1,57 @@
+// Static facts about each PTX instruction that the timing model needs, decoded once per kernel:
+// which unit executes it, which memory it touches, and the registers it reads and writes (the
+// scoreboard's sets).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "smemsim/ptx.hpp"
+
+namespace smemsim::timing {
+
+// Execution classes: each has its own latency (arch keys) and so its own EXE depth.
+enum class Unit : std::uint8_t {
+  Alu,
+  Sfu,
+  Branch,      // bra, ret, exit: the warp waits for it (control dependence)
+  SharedLd,    // ld.shared; atom.shared under atomics.model = loadstore
+  SharedSt,    // st.shared
+  SharedAtom,  // native shared atomic unit (locks = 0)
+  Const,       // ld.param, ld.const
+  Global,      // ld/st/atom/red on global or local memory
+  FsmRead,     // the lock loop of seed 000 Fig. 1: LDSLK
+  FsmUpdate,   //   IADD
+  FsmWrite,    //   STSUL
+  FsmBranch,   //   BRA
+};
+inline constexpr std::size_t kUnits = 12;
+
+// The memory an instruction addresses, as far as the PTX says (generic: decided at run time).
+enum class Space : std::uint8_t { None, Shared, Global, Const, Generic };
+
+// 004 §4.2: the scheduler knows whether a warp's next instruction accesses shared memory, another
+// memory, or none.
+enum class NextClass : std::uint8_t { Other, Memory, Shared };
+
+struct InstInfo {
+  Unit unit = Unit::Alu;
+  Space space = Space::None;
+  bool atomic = false;   // atom, red
+  bool store = false;    // st
+  bool barrier = false;  // bar.sync / barrier.sync
+  bool exit = false;     // ret, exit
+  std::uint8_t nsrc = 0, ndst = 0;
+  std::array<std::uint32_t, 12> src{};
+  std::array<std::uint32_t, 4> dst{};
+  NextClass next_class() const {
+    if (space == Space::Shared) return NextClass::Shared;
+    if (space != Space::None) return NextClass::Memory;
+    return NextClass::Other;
+  }
+};
+
+std::vector<InstInfo> decode_kernel(const ptx::Kernel& kernel);
+
+}  // namespace smemsim::timing

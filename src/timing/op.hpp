@@ -1,0 +1,58 @@
+// What travels through an SM pipeline: one Op per subwarp of a warp instruction (or of a lock-loop
+// micro-op), and what a pipeline needs from the SM that owns it (PipelineHost).
+#pragma once
+
+#include <cstdint>
+
+#include "smemsim/timing.hpp"
+#include "timing/inst_info.hpp"
+
+namespace smemsim::timing {
+
+// What MEM0 does with an op.
+enum class MemWork : std::uint8_t {
+  None,          // passes MEM0 in one cycle (unified pipeline) or takes the NONMEM path (split)
+  Shared,        // ld/st (and loadstore atomics): bank passes planned from the access
+  FsmRead,       // lock loop Read: bank passes of the pending lanes; takes lock bits
+  FsmWrite,      // lock loop Write: bank passes of the winners; releases their locks
+  NativeAtomic,  // bank passes, then same-word serialization passes
+  Global,        // handed to the global memory unit at MEM0 (leaves the pipeline there)
+};
+
+struct Op {
+  std::uint32_t inflight = 0;  // the SM's record of the instruction (or micro-op)
+  std::uint16_t warp = 0;      // SM warp slot
+  std::uint8_t sub = 0;        // subwarp
+  Unit unit = Unit::Alu;
+  MemWork mem = MemWork::None;
+  bool memory = false;        // a memory instruction: takes the MEM path (also in a split pipeline)
+  bool planned = false;       // MEM0 work computed at its first arrival
+  std::uint16_t passes = 0;   // bank passes left
+  std::uint16_t passes2 = 0;  // native atomics: same-word passes left, after the bank passes
+  std::uint32_t replay = 1;   // cycles from one bank pass to the next (1: MEM0 holds the op)
+  std::uint32_t replay2 = 1;
+  std::uint16_t sectors = 0;  // global: 32-byte sectors
+  std::uint64_t seq = 0;      // issue order: older ops win arbitration
+};
+
+class PipelineHost {
+ public:
+  virtual ~PipelineHost() = default;
+  virtual Op& op(std::uint32_t id) = 0;
+  // EXE stages of a unit: its latency minus front end, memory stages and writeback (>= 1).
+  virtual std::uint32_t exe_stages(Unit u) const = 0;
+  // First arrival at MEM0: plan the bank passes (and take lock bits for a lock-loop Read).
+  virtual void mem0_plan(std::uint32_t id, std::uint64_t now) = 0;
+  // The op's last pass at MEM0 is done (a lock-loop Write releases its locks here).
+  virtual void mem0_done(std::uint32_t id, std::uint64_t now) = 0;
+  // A global op at MEM0: the memory unit takes it (false: its queue is full, MEM0 refuses).
+  virtual bool global_send(std::uint32_t id, std::uint64_t now) = 0;
+  // Global loads and atomics returning data compete for writeback.
+  virtual bool global_return_ready(std::uint64_t now) const = 0;
+  virtual std::uint32_t global_return_pop() = 0;
+  // The op wrote back (or, a global op, left the pipeline for the memory unit's bookkeeping).
+  virtual void writeback(std::uint32_t id, std::uint64_t now) = 0;
+  virtual void writeback_conflict() = 0;
+};
+
+}  // namespace smemsim::timing

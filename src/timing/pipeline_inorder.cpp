@@ -1,0 +1,344 @@
+// The baseline in-order pipelines of seed 004 §3.1 (Fig. 4):
+//
+//   FE0..FE(F-1) -> EXE -> [unit stages] -> MEM0 -> MEM1..MEM(M-1) -> WB        unified (Fig. 4a)
+//                                        \-> NONMEM0..NONMEM(M-1) -/         split (Fig. 4b)
+//
+// F = sm.frontend_stages, M = sm.mem_stages. EXE is one latch shared by every unit; a unit whose
+// latency needs more EXE stages continues in its own run of stages (Fermi's 18-cycle ALU and
+// 32-cycle LSU). In `unified` every instruction passes MEM0; in `split` only memory instructions
+// do and the others take the NONMEM path of the same length. MEM0 is the shared-memory port: an
+// access of P bank passes holds it P cycles when a pass follows the next cycle (replay cost 1, 004
+// Table 3: one access per bank per cycle), or leaves between passes and comes back `replay` cycles
+// later with priority (Fermi: 32 cycles per conflict level, seed 001 §2.1.2). One op writes back
+// per cycle: returning global data first, then the older of the MEM and NONMEM heads.
+//
+// A latch advances when the latch ahead is free or is vacated in the same cycle, so a blocked stage
+// stops everything behind it: Fig. 4a's stall (a 2-way conflict holds MEM0 a second cycle, the
+// front end cannot issue, a writeback bubble follows) and Fig. 4b's writeback conflict come out of
+// this structure (tests/timing_pipeline_test.cpp derives both cycle by cycle).
+#include <algorithm>
+#include <array>
+
+#include <fmt/format.h>
+
+#include "smemsim/error.hpp"
+#include "timing/delay_line.hpp"
+#include "timing/pipeline.hpp"
+#include "util/names.hpp"
+
+namespace smemsim::timing {
+namespace {
+
+constexpr int kNone = -1;
+
+class InOrder final : public Pipeline {
+ public:
+  InOrder(const SmConfig& sm, PipelineHost& host, bool split)
+      : h_(host), split_(split), f_(sm.frontend_stages), m_(sm.mem_stages) {
+    fe_.reset(f_);
+    for (std::size_t u = 0; u < kUnits; ++u) {
+      const std::uint32_t e = host.exe_stages(static_cast<Unit>(u));
+      has_tail_[u] = e > 1;
+      unit_[u].reset(std::max<std::uint32_t>(1, e - 1));
+    }
+    tail_.reset(std::max<std::uint32_t>(1, m_ - 1));
+    nonmem_.reset(m_);
+  }
+
+  void advance(std::uint64_t now) override {
+    wb_op_ = kNone;
+    mem0_refuse_ = Stall::FrontEnd;
+    writeback(now);
+    mem0_out(now);
+    mem0_in(now);
+    if (split_) nonmem_in(now);
+    exe_out(now);
+    exe_in(now);
+  }
+
+  bool can_issue() const override { return !fe_.full(); }
+  Stall block_cause() const override { return fe_cause_; }
+  void issue(std::uint32_t op, std::uint64_t now) override { fe_.push(op, now); }
+
+  bool empty() const override {
+    if (!fe_.empty() || exe0_ != kNone || mem0_ != kNone || !replay_.empty() || !tail_.empty() ||
+        !nonmem_.empty())
+      return false;
+    return std::all_of(unit_.begin(), unit_.end(), [](const DelayLine& l) { return l.empty(); });
+  }
+
+  std::vector<std::string> stage_names() const override {
+    std::vector<std::string> n;
+    for (std::uint32_t k = 0; k < f_; ++k) n.push_back(fmt::format("FE{}", k));
+    n.push_back("EXE");
+    n.push_back("EXE+");
+    n.push_back("MEM0");
+    n.push_back("RPL");
+    for (std::uint32_t k = 1; k < m_; ++k) n.push_back(fmt::format("MEM{}", k));
+    if (split_)
+      for (std::uint32_t k = 0; k < m_; ++k) n.push_back(fmt::format("NM{}", k));
+    n.push_back("WB");
+    return n;
+  }
+
+  void stages(std::uint64_t now, std::vector<StageCell>& cells) const override {
+    cells.assign(stage_names().size(), StageCell{});
+    std::size_t at = 0;
+    fe_.each_stage(now, [&](std::uint32_t op, std::uint32_t s) { cell(cells[at + s], op); });
+    at += f_;
+    if (exe0_ != kNone) cell(cells[at], std::uint32_t(exe0_));
+    ++at;
+    // EXE+: the unit-stage op closest to leaving (the oldest head).
+    int oldest = kNone;
+    for (std::size_t u = 0; u < kUnits; ++u)
+      if (has_tail_[u] && !unit_[u].empty()) oldest = older(oldest, int(unit_[u].head()));
+    if (oldest != kNone) cell(cells[at], std::uint32_t(oldest));
+    ++at;
+    if (mem0_ != kNone) cell(cells[at], std::uint32_t(mem0_));
+    ++at;
+    if (!replay_.empty()) cell(cells[at], replay_.front().op);
+    ++at;
+    if (m_ > 1)
+      tail_.each_stage(now, [&](std::uint32_t op, std::uint32_t s) { cell(cells[at + s], op); });
+    at += m_ - 1;
+    if (split_) {
+      nonmem_.each_stage(now, [&](std::uint32_t op, std::uint32_t s) { cell(cells[at + s], op); });
+      at += m_;
+    }
+    if (wb_op_ != kNone) cell(cells[at], std::uint32_t(wb_op_));
+  }
+
+ private:
+  struct Replay {
+    std::uint32_t op;
+    std::uint64_t back;  // cycle it re-enters MEM0
+  };
+
+  void cell(StageCell& c, std::uint32_t id) const {
+    Op& o = h_.op(id);
+    c.warp = o.warp;
+    c.sub = o.sub;
+    c.index = o.inflight;  // resolved to an instruction by the SM's view (Sm::stage_cells)
+  }
+  int older(int a, int b) const {
+    if (a == kNone) return b;
+    if (b == kNone) return a;
+    return h_.op(std::uint32_t(a)).seq <= h_.op(std::uint32_t(b)).seq ? a : b;
+  }
+  // Whether the op in MEM0 has finished its passes in an earlier cycle and may move on.
+  bool mem0_finished(std::uint64_t now) const {
+    if (mem0_ == kNone || now <= pass_end_) return false;
+    const Op& o = h_.op(std::uint32_t(mem0_));
+    return o.mem != MemWork::Global && o.passes == 0 && o.passes2 == 0;
+  }
+  // Path of an op leaving EXE: MEM0 unless a split pipeline sends a non-memory op to NONMEM.
+  bool to_mem(const Op& o) const { return !split_ || o.memory; }
+
+  void writeback(std::uint64_t now) {
+    bool used = false;
+    if (h_.global_return_ready(now)) {
+      const std::uint32_t id = h_.global_return_pop();
+      h_.writeback(id, now);
+      wb_op_ = int(id);
+      used = true;
+    }
+    int mem_c = kNone;
+    if (m_ > 1) {
+      if (tail_.head_ready(now)) mem_c = int(tail_.head());
+    } else if (mem0_finished(now)) {
+      mem_c = mem0_;
+    }
+    const int non_c = split_ && nonmem_.head_ready(now) ? int(nonmem_.head()) : kNone;
+    const int first = older(mem_c, non_c);
+    const int second = first == mem_c ? non_c : mem_c;
+    for (const int c : {first, second}) {
+      if (c == kNone) continue;
+      const bool from_mem = c == mem_c;
+      if (used) {
+        (from_mem ? tail_cause_ : nonmem_cause_) = Stall::Writeback;
+        if (from_mem && m_ == 1) mem0_cause_ = Stall::Writeback;
+        h_.writeback_conflict();
+        continue;
+      }
+      used = true;
+      if (!from_mem)
+        nonmem_.pop();
+      else if (m_ > 1)
+        tail_.pop();
+      else
+        mem0_ = kNone;
+      h_.writeback(std::uint32_t(c), now);
+      wb_op_ = c;
+    }
+  }
+
+  // One bank pass of the op in MEM0 in cycle `now`.
+  void pass(std::uint64_t now) {
+    Op& o = h_.op(std::uint32_t(mem0_));
+    if (o.passes)
+      --o.passes;
+    else if (o.passes2)
+      --o.passes2;
+    pass_end_ = now;
+    if (!o.passes && !o.passes2) h_.mem0_done(std::uint32_t(mem0_), now);
+  }
+
+  void mem0_out(std::uint64_t now) {
+    extra_pass_ = false;
+    if (mem0_ == kNone || now <= pass_end_) return;
+    Op& o = h_.op(std::uint32_t(mem0_));
+    if (o.mem == MemWork::Global) {  // the memory unit took it at MEM0
+      mem0_ = kNone;
+    } else if (o.passes || o.passes2) {
+      const std::uint32_t r = o.passes ? o.replay : o.replay2;
+      if (r <= 1) {
+        pass(now);  // the next pass in the next cycle: MEM0 stays busy
+        extra_pass_ = true;
+      } else {
+        replay_.push_back({std::uint32_t(mem0_), now + r - 1});
+        mem0_ = kNone;
+      }
+    } else if (m_ > 1) {
+      if (!tail_.full()) {
+        tail_.push(std::uint32_t(mem0_), now);
+        mem0_ = kNone;
+      } else {
+        mem0_cause_ = tail_cause_;
+      }
+    }
+  }
+
+  void mem0_in(std::uint64_t now) {
+    if (mem0_ != kNone) {
+      mem0_refuse_ = extra_pass_ ? Stall::BankConflict : mem0_cause_;
+      return;
+    }
+    // A replayed access re-enters first.
+    auto r = std::min_element(replay_.begin(), replay_.end(),
+                              [](const Replay& a, const Replay& b) { return a.back < b.back; });
+    if (r != replay_.end() && r->back <= now) {
+      mem0_ = int(r->op);
+      replay_.erase(r);
+      pass(now);
+      mem0_refuse_ = Stall::BankConflict;
+      return;
+    }
+    const int c = oldest_candidate(now, true);
+    if (c == kNone) return;
+    Op& o = h_.op(std::uint32_t(c));
+    if (o.mem == MemWork::Global) {
+      if (!h_.global_send(std::uint32_t(c), now)) return;  // queue full: FrontEnd
+      take_candidate(c);
+      mem0_ = c;
+      pass_end_ = now;
+      return;
+    }
+    take_candidate(c);
+    mem0_ = c;
+    h_.mem0_plan(std::uint32_t(c), now);
+    pass(now);
+  }
+
+  void nonmem_in(std::uint64_t now) {
+    const int c = oldest_candidate(now, false);
+    if (c == kNone) return;
+    if (nonmem_.full()) {
+      nonmem_refuse_ = nonmem_cause_;
+      return;
+    }
+    take_candidate(c);
+    nonmem_.push(std::uint32_t(c), now);
+  }
+
+  // The oldest op ready to leave EXE (the EXE latch of a one-stage unit, or a unit's last stage)
+  // for MEM0 (to_mem0) or NONMEM; the others stay and record why.
+  int oldest_candidate(std::uint64_t now, bool to_mem0) {
+    int best = kNone;
+    if (exe0_ != kNone && !has_tail_[std::size_t(h_.op(std::uint32_t(exe0_)).unit)] &&
+        to_mem(h_.op(std::uint32_t(exe0_))) == to_mem0)
+      best = exe0_;
+    for (std::size_t u = 0; u < kUnits; ++u)
+      if (has_tail_[u] && unit_[u].head_ready(now) && to_mem(h_.op(unit_[u].head())) == to_mem0)
+        best = older(best, int(unit_[u].head()));
+    return best;
+  }
+  void take_candidate(int c) {
+    if (c == exe0_) {
+      exe0_ = kNone;
+      return;
+    }
+    unit_[std::size_t(h_.op(std::uint32_t(c)).unit)].pop();
+  }
+
+  // Why an op that wanted MEM0 or NONMEM this cycle did not get it.
+  Stall refusal(const Op& o) const { return to_mem(o) ? mem0_refuse_ : nonmem_refuse_; }
+
+  void exe_out(std::uint64_t now) {
+    for (std::size_t u = 0; u < kUnits; ++u)
+      if (has_tail_[u] && unit_[u].full()) unit_cause_[u] = refusal(h_.op(unit_[u].head()));
+    if (exe0_ == kNone) return;
+    const Op& o = h_.op(std::uint32_t(exe0_));
+    const std::size_t u = std::size_t(o.unit);
+    if (!has_tail_[u]) {
+      exe0_cause_ = refusal(o);  // it wanted MEM0/NONMEM and did not get it
+      return;
+    }
+    if (unit_[u].full()) {
+      exe0_cause_ = unit_cause_[u];
+      return;
+    }
+    unit_[u].push(std::uint32_t(exe0_), now);
+    exe0_ = kNone;
+  }
+
+  void exe_in(std::uint64_t now) {
+    if (exe0_ == kNone && fe_.head_ready(now)) exe0_ = int(fe_.pop());
+    if (fe_.full()) fe_cause_ = exe0_cause_;
+  }
+
+  PipelineHost& h_;
+  bool split_;
+  std::uint32_t f_, m_;
+  DelayLine fe_;
+  int exe0_ = kNone;
+  std::array<DelayLine, kUnits> unit_;
+  std::array<bool, kUnits> has_tail_{};
+  int mem0_ = kNone;
+  std::uint64_t pass_end_ = 0;
+  bool extra_pass_ = false;
+  std::vector<Replay> replay_;
+  DelayLine tail_;
+  DelayLine nonmem_;
+  int wb_op_ = kNone;
+  // Why each blocking point last refused (propagated upstream to the issue slot).
+  Stall mem0_refuse_ = Stall::FrontEnd, nonmem_refuse_ = Stall::FrontEnd;
+  Stall tail_cause_ = Stall::Writeback, nonmem_cause_ = Stall::Writeback;
+  Stall mem0_cause_ = Stall::Writeback;
+  Stall exe0_cause_ = Stall::FrontEnd, fe_cause_ = Stall::FrontEnd;
+  std::array<Stall, kUnits> unit_cause_{};
+};
+
+}  // namespace
+
+const std::vector<RegistryEntry>& pipelines() {
+  static const std::vector<RegistryEntry> p = {
+      {"unified",
+       "in-order; every instruction passes MEM0, so a bank conflict stalls everything behind it",
+       "seed 004 §3.1, Fig. 4a"},
+      {"split",
+       "in-order with separate MEM and NONMEM paths of equal length; a writeback conflict still "
+       "stalls",
+       "seed 004 §3.1, Fig. 4b"},
+  };
+  return p;
+}
+
+std::unique_ptr<Pipeline> make_pipeline(std::string_view name, const SmConfig& sm,
+                                        PipelineHost& host) {
+  if (name == "unified") return std::make_unique<InOrder>(sm, host, false);
+  if (name == "split") return std::make_unique<InOrder>(sm, host, true);
+  throw InputError(fmt::format("arch key 'sm.pipeline': unknown pipeline '{}' (known: {})", name,
+                               known_names(pipelines())));
+}
+
+}  // namespace smemsim::timing

@@ -1,0 +1,584 @@
+// One SM: residency, issue, writeback bookkeeping, the lock loop (sm.hpp).
+#include "timing/sm.hpp"
+
+#include <algorithm>
+#include <bit>
+
+#include <fmt/format.h>
+
+namespace smemsim::timing {
+
+Sm::Sm(std::uint32_t id, const SimContext& ctx)
+    : id_(id),
+      ctx_(ctx),
+      arch_(*ctx.arch),
+      f_(ctx.arch->sm.frontend_stages),
+      m_(ctx.arch->sm.mem_stages),
+      nsub_(ctx.arch->warp_size / ctx.arch->sm.simd_width),
+      smu_(*ctx.arch),
+      gmem_(ctx.arch->sm) {
+  pipe_ = make_pipeline(arch_.sm.pipeline, arch_.sm, *this);
+  sched_ = make_scheduler(arch_.sm.scheduler);
+  warps_.resize(arch_.sm.max_warps);
+  ctas_.resize(ctx.ctas_per_sm);
+  pending_.assign(std::size_t(arch_.sm.max_warps) * ctx.nregs, 0);
+  pending_global_.assign(pending_.size(), 0);
+  if (ctx.atomics == AtomicMode::LockLoop) loop_lanes_.resize(arch_.sm.max_warps);
+}
+
+std::uint32_t Sm::exe_stages(Unit u) const {
+  return ctx_.latency[std::size_t(u)] - (f_ + m_ + 1);
+}
+
+NextClass Sm::next_class(std::uint32_t w) const {
+  const Warp& wp = warps_[w];
+  if (wp.step) return (wp.step == 1 || wp.step == 3) ? NextClass::Shared : NextClass::Other;
+  if (wp.next >= ctx_.info->size()) return NextClass::Other;
+  return (*ctx_.info)[wp.next].next_class();
+}
+
+LaneMask Sm::sub_lanes(std::uint8_t sub) const {
+  const int w = int(arch_.sm.simd_width);
+  return lanes_mask((sub + 1) * w) & ~lanes_mask(sub * w);
+}
+
+std::uint32_t Sm::pc_line(std::uint32_t index) const {
+  const auto& code = ctx_.kernel->code;
+  return index < code.size() ? code[index].ptx_line : 0;
+}
+
+// ---- Residency -------------------------------------------------------------------------------
+
+bool Sm::can_take() const {
+  if (ctas_used_ >= ctas_.size()) return false;
+  if (warps_used_ + ctx_.warps_per_cta > arch_.sm.max_warps) return false;
+  if (threads_used_ + ctx_.threads_per_cta > arch_.sm.max_threads) return false;
+  if (ctx_.regs_per_cta && regs_used_ + ctx_.regs_per_cta > arch_.sm.registers) return false;
+  return shared_used_ + ctx_.shared_per_cta <= arch_.memory_bytes;
+}
+
+void Sm::start_cta(std::uint64_t cta, std::uint64_t age_base) {
+  std::uint32_t c = 0;
+  while (ctas_[c].used) ++c;
+  Cta& ct = ctas_[c];
+  ct.used = true;
+  ct.linear = cta;
+  ct.exec_slot = id_ * std::uint32_t(ctas_.size()) + c;
+  ct.live = ctx_.warps_per_cta;
+  ct.bars_in_flight = 0;
+  ct.warps.clear();
+  ctx_.ex->start_cta(ct.exec_slot, cta, id_);
+  std::uint32_t slot = 0;
+  for (std::uint32_t k = 0; k < ctx_.warps_per_cta; ++k) {
+    while (warps_[slot].used) ++slot;
+    Warp& w = warps_[slot];
+    w = Warp{};
+    w.used = true;
+    w.exec_slot = ct.exec_slot;
+    w.exec_warp = k;
+    w.cta = c;
+    w.age = age_base + k;
+    w.next = 0;
+    w.reason = Stall::Idle;
+    ct.warps.push_back(slot);
+    recompute(slot);
+  }
+  ++ctas_used_;
+  warps_used_ += ctx_.warps_per_cta;
+  threads_used_ += ctx_.threads_per_cta;
+  regs_used_ += ctx_.regs_per_cta;
+  shared_used_ += ctx_.shared_per_cta;
+  ++stats_.ctas;
+}
+
+void Sm::retire_warp(std::uint32_t w) {
+  Warp& wp = warps_[w];
+  set_reason(wp, false, Stall::Idle);
+  eligible_.clear(w);
+  wp.used = false;
+  std::fill_n(pending_.begin() + std::ptrdiff_t(std::size_t(w) * ctx_.nregs), ctx_.nregs, 0);
+  std::fill_n(pending_global_.begin() + std::ptrdiff_t(std::size_t(w) * ctx_.nregs), ctx_.nregs, 0);
+  Cta& ct = ctas_[wp.cta];
+  if (--ct.live) return;
+  ct.used = false;
+  --ctas_used_;
+  warps_used_ -= ctx_.warps_per_cta;
+  threads_used_ -= ctx_.threads_per_cta;
+  regs_used_ -= ctx_.regs_per_cta;
+  shared_used_ -= ctx_.shared_per_cta;
+}
+
+// ---- Eligibility -----------------------------------------------------------------------------
+
+void Sm::set_reason(Warp& w, bool eligible, Stall reason) {
+  const std::uint32_t slot = std::uint32_t(&w - warps_.data());
+  if (!w.eligible && w.reason != Stall::Idle) --reason_count_[std::size_t(w.reason)];
+  w.eligible = eligible;
+  w.reason = eligible ? Stall::Issued : reason;
+  if (!eligible && reason != Stall::Idle) ++reason_count_[std::size_t(reason)];
+  if (eligible)
+    eligible_.set(slot);
+  else
+    eligible_.clear(slot);
+}
+
+void Sm::recompute(std::uint32_t w) {
+  Warp& wp = warps_[w];
+  if (!wp.used) return;
+  if (wp.step) {
+    if (wp.step_busy)
+      set_reason(wp, false, wp.iteration > 1 ? Stall::LockRetry : Stall::Atomic);
+    else
+      set_reason(wp, true, Stall::Issued);
+    return;
+  }
+  if (wp.finished) return set_reason(wp, false, Stall::Idle);
+  if (wp.at_bar) {
+    if (ctx_.ex->state(wp.exec_slot, wp.exec_warp) == exec::WarpState::AtBarrier ||
+        ctas_[wp.cta].bars_in_flight)
+      return set_reason(wp, false, Stall::Barrier);
+    wp.at_bar = false;
+  }
+  if (wp.control) return set_reason(wp, false, Stall::Control);
+  if (arch_.sm.barrel == "strict" && wp.in_flight) return set_reason(wp, false, Stall::Barrel);
+  wp.next = ctx_.ex->next_index(wp.exec_slot, wp.exec_warp);
+  if (wp.next < ctx_.info->size()) {
+    const InstInfo& in = (*ctx_.info)[wp.next];
+    const std::size_t base = std::size_t(w) * ctx_.nregs;
+    bool busy = false, global = false;
+    for (std::uint8_t k = 0; k < in.nsrc; ++k) {
+      busy |= pending_[base + in.src[k]] != 0;
+      global |= pending_global_[base + in.src[k]] != 0;
+    }
+    for (std::uint8_t k = 0; k < in.ndst; ++k) {
+      busy |= pending_[base + in.dst[k]] != 0;
+      global |= pending_global_[base + in.dst[k]] != 0;
+    }
+    if (busy) return set_reason(wp, false, global ? Stall::Memory : Stall::Scoreboard);
+  }
+  set_reason(wp, true, Stall::Issued);
+}
+
+void Sm::recompute_cta(std::uint32_t cta) {
+  for (std::uint32_t w : ctas_[cta].warps) recompute(w);
+}
+
+Stall Sm::dominant_reason() const {
+  std::size_t best = 0;
+  std::uint32_t most = 0;
+  for (std::size_t k = 0; k < kStallKinds; ++k)
+    if (reason_count_[k] > most) most = reason_count_[k], best = k;
+  return most ? static_cast<Stall>(best) : Stall::Idle;
+}
+
+// ---- Issue -----------------------------------------------------------------------------------
+
+std::uint32_t Sm::new_inflight(std::uint32_t w, std::uint32_t index, std::uint64_t now) {
+  const std::uint32_t id = inflight_.get();
+  Inflight& in = inflight_.items[id];
+  in.warp = static_cast<std::uint16_t>(w);
+  in.index = index;
+  in.issued = now;
+  ++warps_[w].in_flight;
+  return id;
+}
+
+void Sm::push_ops(std::uint32_t inflight, Unit unit, MemWork mem, bool memory,
+                  std::uint32_t sectors, std::uint64_t now) {
+  Inflight& in = inflight_.items[inflight];
+  in.subs_left = static_cast<std::uint8_t>(nsub_);
+  issuing_ops_.clear();
+  for (std::uint32_t s = 0; s < nsub_; ++s) {
+    std::uint32_t id;
+    if (!free_ops_.empty()) {
+      id = free_ops_.back();
+      free_ops_.pop_back();
+    } else {
+      id = std::uint32_t(ops_.size());
+      ops_.emplace_back();
+    }
+    Op& o = ops_[id];
+    o = Op{};
+    o.inflight = inflight;
+    o.warp = in.warp;
+    o.sub = static_cast<std::uint8_t>(s);
+    o.unit = unit;
+    o.mem = mem;
+    o.memory = memory;
+    o.sectors = static_cast<std::uint16_t>(sectors / nsub_ + (s < sectors % nsub_ ? 1 : 0));
+    o.seq = seq_++;
+    issuing_ops_.push_back(id);
+  }
+  pipe_->issue(issuing_ops_[0], now);
+  if (nsub_ > 1) {
+    issuing_ = inflight;
+    issuing_sub_ = 1;
+  }
+}
+
+void Sm::push_next_sub(std::uint64_t now) {
+  pipe_->issue(issuing_ops_[issuing_sub_], now);
+  if (++issuing_sub_ == nsub_) issuing_ = -1;
+}
+
+void Sm::issue_micro(std::uint32_t w, std::uint64_t now) {
+  Warp& wp = warps_[w];
+  const std::uint8_t step = wp.step;
+  if (step == 1) {
+    ++wp.iteration;
+    ++stats_.units.lock_iterations;
+    if (ctx_.instr) ++(*ctx_.instr)[wp.next].lock_iterations;
+  }
+  const std::uint32_t id = new_inflight(w, wp.next, now);
+  inflight_.items[id].micro = step;
+  wp.step_busy = true;
+  static constexpr Unit kUnit[5] = {Unit::Alu, Unit::FsmRead, Unit::FsmUpdate, Unit::FsmWrite,
+                                    Unit::FsmBranch};
+  static constexpr MemWork kMem[5] = {MemWork::None, MemWork::FsmRead, MemWork::None,
+                                      MemWork::FsmWrite, MemWork::None};
+  push_ops(id, kUnit[step], kMem[step], step == 1 || step == 3, 0, now);
+  if (ctx_.options->observer) ctx_.options->observer->on_issue(id_, w, wp.next, step, now);
+  recompute(w);
+}
+
+void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
+  Warp& wp = warps_[w];
+  if (wp.step) return issue_micro(w, now);
+  AccessCollector& col = *ctx_.collector;
+  col.n = 0;
+  const exec::IssueResult r = ctx_.ex->issue(wp.exec_slot, wp.exec_warp);
+  const std::uint64_t lanes = std::uint64_t(std::popcount(r.active));
+  ++stats_.warp_instructions;
+  stats_.thread_instructions += lanes;
+  const auto& code = ctx_.kernel->code;
+  const bool past_end = r.index >= code.size();
+  static const InstInfo kFellOff = [] {
+    InstInfo i;
+    i.unit = Unit::Branch;
+    i.exit = true;
+    return i;
+  }();
+  const InstInfo& info = past_end ? kFellOff : (*ctx_.info)[r.index];
+  if (ctx_.instr && !past_end) {
+    InstrStats& is = (*ctx_.instr)[r.index];
+    ++is.issued;
+    is.thread_instructions += lanes;
+  }
+  if (ctx_.options->observer) ctx_.options->observer->on_issue(id_, w, r.index, 0, now);
+  if (r.state == exec::WarpState::Done) wp.finished = true;
+
+  // The lock loop of seed 000 Fig. 1 replaces a shared atomic on a lock-bit GPU.
+  if (info.atomic && r.shared_accesses && ctx_.atomics == AtomicMode::LockLoop) {
+    LoopLanes& L = loop_lanes_[w];
+    const AccessRecord& rec = col.rec;
+    for (LaneMask m = rec.active; m; m &= m - 1) {
+      const int l = std::countr_zero(m);
+      L.word[std::size_t(l)] = rec.addr[0][std::size_t(l)];
+      L.lock[std::size_t(l)] = smu_.lock_of(rec.addr[0][std::size_t(l)]);
+    }
+    wp.step = 1;
+    wp.step_busy = false;
+    wp.iteration = 0;
+    wp.pending = rec.active;
+    wp.won = 0;
+    wp.next = r.index;
+    wp.loop_issued = now;
+    wp.loop_ndst = info.ndst;
+    const std::size_t base = std::size_t(w) * ctx_.nregs;
+    for (std::uint8_t k = 0; k < info.ndst; ++k) {
+      wp.loop_dst[k] = info.dst[k];
+      ++pending_[base + info.dst[k]];
+    }
+    issue_micro(w, now);
+    return;
+  }
+
+  const std::uint32_t id = new_inflight(w, r.index, now);
+  Inflight& in = inflight_.items[id];
+  Unit unit = info.unit;
+  MemWork mem = MemWork::None;
+  bool memory = info.space != Space::None;
+  std::uint32_t sectors = 0;
+  if (memory) {
+    if (r.shared_accesses) {
+      mem = MemWork::Shared;
+      unit = info.store ? Unit::SharedSt : Unit::SharedLd;
+      if (info.atomic && ctx_.atomics == AtomicMode::Native) {
+        mem = MemWork::NativeAtomic;
+        unit = Unit::SharedAtom;
+      }
+      in.record = std::int32_t(records_.get());
+      AccessRecord& rec = records_.items[std::size_t(in.record)];
+      rec = col.rec;
+      rec.words = std::min(col.n, AccessRecord::kMaxWords);
+    } else if (info.space == Space::Global || r.global_sectors ||
+               (info.space == Space::Generic && r.executed)) {
+      mem = MemWork::Global;
+      unit = Unit::Global;
+      sectors = r.global_sectors;
+      in.global_load = !info.store;
+    } else if (info.space == Space::Const) {
+      unit = Unit::Const;
+    } else {  // a shared access whose lanes were all off
+      unit = info.store ? Unit::SharedSt : Unit::SharedLd;
+    }
+  }
+  in.control = info.unit == Unit::Branch;
+  wp.control |= in.control;
+  const std::size_t base = std::size_t(w) * ctx_.nregs;
+  in.ndst = info.ndst;
+  for (std::uint8_t k = 0; k < info.ndst; ++k) {
+    in.dst[k] = info.dst[k];
+    ++pending_[base + info.dst[k]];
+    if (in.global_load) ++pending_global_[base + info.dst[k]];
+  }
+  if (info.barrier) {
+    in.barrier = true;
+    wp.at_bar = true;
+    ++ctas_[wp.cta].bars_in_flight;
+  }
+  push_ops(id, unit, mem, memory, sectors, now);
+  // A barrier arrival or an exit can release the CTA's other warps.
+  if (info.barrier || wp.finished)
+    recompute_cta(wp.cta);
+  else
+    recompute(w);
+}
+
+void Sm::attribute_warp_states(std::uint64_t, int issued_warp, Stall blocked) {
+  std::vector<InstrStats>& is = *ctx_.instr;
+  for (std::uint32_t w = 0; w < warps_.size(); ++w) {
+    const Warp& wp = warps_[w];
+    if (!wp.used || wp.finished || wp.next >= is.size()) continue;
+    Stall s = wp.reason;
+    if (int(w) == issued_warp)
+      s = Stall::Issued;
+    else if (wp.eligible)
+      s = blocked == Stall::Issued ? Stall::NotSelected : blocked;
+    ++is[wp.next].warp_states[s];
+  }
+}
+
+void Sm::issue(std::uint64_t now) {
+  Stall slot;
+  int picked = -1;
+  if (issuing_ >= 0) {
+    if (pipe_->can_issue()) {
+      picked = inflight_.items[std::size_t(issuing_)].warp;
+      slot = Stall::Issued;
+      if (ctx_.instr) attribute_warp_states(now, -1, Stall::Issued);
+      push_next_sub(now);
+    } else {
+      slot = pipe_->block_cause();
+      if (ctx_.instr) attribute_warp_states(now, -1, slot);
+    }
+  } else if (!pipe_->can_issue()) {
+    slot = pipe_->block_cause();
+    if (ctx_.instr) attribute_warp_states(now, -1, slot);
+  } else if (eligible_.any()) {
+    picked = int(sched_->pick(eligible_, *this));
+    if (ctx_.instr) attribute_warp_states(now, picked, Stall::Issued);
+    issue_warp(std::uint32_t(picked), now);
+    sched_->issued(std::uint32_t(picked));
+    slot = Stall::Issued;
+  } else {
+    slot = ctas_used_ ? dominant_reason() : Stall::Idle;
+    if (ctx_.instr) attribute_warp_states(now, -1, Stall::Issued);
+  }
+  ++stats_.issue[slot];
+  issued_ = slot == Stall::Issued;
+  if (slot != Stall::Issued && ctx_.options->observer)
+    ctx_.options->observer->on_stall(id_, slot, now);
+}
+
+// ---- MEM0 and the memory units ---------------------------------------------------------------
+
+void Sm::mem0_plan(std::uint32_t id, std::uint64_t) {
+  Op& o = ops_[id];
+  o.planned = true;
+  o.passes = 1;
+  if (o.mem == MemWork::None) return;
+  const Inflight& in = inflight_.items[o.inflight];
+  const LaneMask lanes = sub_lanes(o.sub);
+  const std::uint32_t lo = o.sub * arch_.sm.simd_width, hi = lo + arch_.sm.simd_width;
+  const Timing& t = arch_.timing;
+  PassPlan p;
+  switch (o.mem) {
+    case MemWork::Shared:
+    case MemWork::NativeAtomic: {
+      const AccessRecord& rec = records_.items[std::size_t(in.record)];
+      p = smu_.plan(rec, rec.active, lo, hi);
+      o.replay = std::uint32_t(t.t_bank);
+      if (o.mem == MemWork::NativeAtomic) {
+        o.passes2 = static_cast<std::uint16_t>(p.same_word);
+        o.replay2 = std::uint32_t(t.native_position);
+      }
+      break;
+    }
+    case MemWork::FsmRead: {
+      // Every pending lane reads; each takes its lock if it is free, lowest lane first (a lock
+      // already taken, by another warp or a lower lane of this one, makes the lane retry).
+      Warp& wp = warps_[o.warp];
+      LoopLanes& L = loop_lanes_[o.warp];
+      const LaneMask reading = wp.pending & lanes;
+      for (LaneMask m = reading; m; m &= m - 1) {
+        const int l = std::countr_zero(m);
+        if (smu_.try_lock(L.lock[std::size_t(l)]))
+          wp.won |= LaneMask{1} << l;
+        else
+          ++stats_.units.lock_failures;
+      }
+      p = smu_.plan(L.word, reading, lo, hi);
+      o.replay = std::uint32_t(t.fsm_read);
+      break;
+    }
+    case MemWork::FsmWrite: {
+      const Warp& wp = warps_[o.warp];
+      p = smu_.plan(loop_lanes_[o.warp].word, wp.won & lanes, lo, hi);
+      o.replay = std::uint32_t(t.fsm_write);
+      break;
+    }
+    default:
+      return;
+  }
+  o.passes = static_cast<std::uint16_t>(std::max<std::uint32_t>(1, p.passes));
+  ++stats_.units.smem_accesses;
+  stats_.units.smem_passes += p.passes;
+  const std::uint32_t extra = p.passes - p.phases;
+  stats_.units.bank_conflict_passes += extra;
+  if (ctx_.instr) (*ctx_.instr)[in.index].bank_conflict_passes += extra;
+}
+
+void Sm::mem0_done(std::uint32_t id, std::uint64_t) {
+  const Op& o = ops_[id];
+  if (o.mem != MemWork::FsmWrite) return;
+  const Warp& wp = warps_[o.warp];
+  const LoopLanes& L = loop_lanes_[o.warp];
+  for (LaneMask m = wp.won & sub_lanes(o.sub); m; m &= m - 1)
+    smu_.unlock(L.lock[std::size_t(std::countr_zero(m))]);
+}
+
+bool Sm::global_send(std::uint32_t id, std::uint64_t) {
+  if (!gmem_.can_send()) return false;
+  const Op& o = ops_[id];
+  const InstInfo& info = (*ctx_.info)[inflight_.items[o.inflight].index];
+  const auto kind = info.atomic  ? GlobalMemoryUnit::Kind::Atomic
+                    : info.store ? GlobalMemoryUnit::Kind::Store
+                                 : GlobalMemoryUnit::Kind::Load;
+  gmem_.send(id, o.sectors, kind);
+  ++stats_.units.global_requests;
+  stats_.units.global_sectors += o.sectors;
+  return true;
+}
+
+void Sm::writeback(std::uint32_t id, std::uint64_t) {
+  completed_.push_back(id);
+}
+
+// ---- Completion ------------------------------------------------------------------------------
+
+void Sm::finish_step(std::uint32_t w, std::uint64_t now) {
+  Warp& wp = warps_[w];
+  if (wp.step < 4) {
+    ++wp.step;
+    return;
+  }
+  // Branch: lanes that wrote are done; the others loop (seed 000 Fig. 1: @!P0 BRA).
+  wp.pending &= ~wp.won;
+  wp.won = 0;
+  if (wp.pending) {
+    wp.step = 1;
+    return;
+  }
+  wp.step = 0;
+  const std::size_t base = std::size_t(w) * ctx_.nregs;
+  for (std::uint8_t k = 0; k < wp.loop_ndst; ++k) --pending_[base + wp.loop_dst[k]];
+  if (ctx_.instr) (*ctx_.instr)[wp.next].latency += now + 1 - wp.loop_issued;
+  if (ctx_.options->observer)
+    ctx_.options->observer->on_complete(id_, w, wp.next, 0, wp.loop_issued, now);
+}
+
+void Sm::complete(std::uint32_t inflight, std::uint64_t now) {
+  const Inflight in = inflight_.items[inflight];
+  inflight_.put(inflight);
+  const std::uint32_t w = in.warp;
+  Warp& wp = warps_[w];
+  const std::size_t base = std::size_t(w) * ctx_.nregs;
+  for (std::uint8_t k = 0; k < in.ndst; ++k) {
+    --pending_[base + in.dst[k]];
+    if (in.global_load) --pending_global_[base + in.dst[k]];
+  }
+  if (in.record >= 0) records_.put(std::uint32_t(in.record));
+  if (in.control) wp.control = false;
+  --wp.in_flight;
+  if (!in.micro) {
+    if (ctx_.instr && in.index < ctx_.instr->size())
+      (*ctx_.instr)[in.index].latency += now + 1 - in.issued;
+    if (ctx_.options->observer)
+      ctx_.options->observer->on_complete(id_, w, in.index, 0, in.issued, now);
+  } else {
+    if (ctx_.options->observer)
+      ctx_.options->observer->on_complete(id_, w, in.index, in.micro, in.issued, now);
+    wp.step_busy = false;
+    finish_step(w, now);
+  }
+  bool release = false;
+  if (in.barrier) release = --ctas_[wp.cta].bars_in_flight == 0;
+  if (release)
+    recompute_cta(wp.cta);
+  else
+    recompute(w);
+  if (wp.finished && wp.in_flight == 0 && wp.step == 0) retire_warp(w);
+}
+
+bool Sm::tick(std::uint64_t now) {
+  now_ = now;
+  pipe_->advance(now);
+  issue(now);
+  auto apply = [&] {
+    for (const std::uint32_t id : completed_) {
+      const std::uint32_t in = ops_[id].inflight;
+      free_ops_.push_back(id);
+      if (--inflight_.items[in].subs_left == 0) complete(in, now);
+    }
+    completed_.clear();
+  };
+  apply();
+  gmem_.tick(now, [&](std::uint32_t id) { completed_.push_back(id); });
+  apply();
+  if (ctas_used_) ++stats_.busy_cycles;
+  Observer* obs = ctx_.options->observer;
+  if (obs && obs->wants_stages(id_)) {
+    pipe_->stages(now, cells_);
+    for (StageCell& c : cells_) {
+      if (c.warp < 0) continue;
+      const Inflight& in = inflight_.items[c.index];
+      c.index = in.index;
+      c.micro = in.micro;
+    }
+    obs->on_stages(id_, now, cells_);
+  }
+  return issued_ || busy() || eligible_.any();
+}
+
+void Sm::describe_warps(std::vector<std::string>& out) const {
+  const ptx::Kernel& k = *ctx_.kernel;
+  const exec::Dim3& g = ctx_.grid;
+  for (std::uint32_t w = 0; w < warps_.size(); ++w) {
+    const Warp& wp = warps_[w];
+    if (!wp.used || wp.finished) continue;
+    const std::uint64_t cta = ctas_[wp.cta].linear;
+    std::string where = "past the end of the kernel";
+    if (wp.next < k.code.size()) {
+      const ptx::Instruction& ins = k.code[wp.next];
+      const std::string cu = exec::cuda_location(*ctx_.module, ins);
+      where = fmt::format("at {}:{}{} `{}`", ctx_.module->filename, ins.ptx_line,
+                          cu.empty() ? "" : " (" + cu + ")", ptx::to_string(k, ins));
+    }
+    out.push_back(fmt::format("warp {} of block ({},{},{}) on SM {} {} [{}]", wp.exec_warp,
+                              cta % g.x, (cta / g.x) % g.y, cta / (std::uint64_t(g.x) * g.y), id_,
+                              where, stall_name(wp.eligible ? Stall::NotSelected : wp.reason)));
+  }
+}
+
+}  // namespace smemsim::timing

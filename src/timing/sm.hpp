@@ -1,0 +1,216 @@
+// One SM of the cycle-level model: resident CTAs and warps, the warp scheduler, the pipeline, the
+// shared-memory unit with its lock bits, the lock-loop sequencer and the global memory unit.
+//
+// Each cycle (tick): the pipeline advances (writeback first); the issue slot puts one op into the
+// first front-end stage (the next subwarp of the instruction being issued, or the next
+// instruction of the warp the scheduler picks, executed by the functional executor at that
+// moment); then the ops that wrote back this cycle release their registers, so a dependent
+// instruction issues one cycle after its producer's writeback; last, the global memory unit moves
+// this cycle's bytes.
+//
+// A warp may issue when it is not at a barrier, has no branch in flight, is not waiting for its
+// lock-loop step, has no instruction in flight under strict barrel processing, and its next
+// instruction's registers are not being written (scoreboard). Eligibility changes only at events
+// (issue, writeback, barrier release, CTA start), where it is recomputed for the warps concerned.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "smemsim/timing.hpp"
+#include "timing/global_mem.hpp"
+#include "timing/pipeline.hpp"
+#include "timing/scheduler.hpp"
+#include "timing/smem_unit.hpp"
+
+namespace smemsim::timing {
+
+// How shared atomics are timed: the lock loop of seed 000 Fig. 1 (lock-bit GPUs), a native atomic
+// unit (locks = 0 or atomics.model = native), or as loads (atomics.model = loadstore: GPGPU-Sim's
+// original behaviour, seed 000 Fig. 4).
+enum class AtomicMode : std::uint8_t { LockLoop, Native, LoadStore };
+
+// Receives the WarpAccesses of the instruction being issued.
+class AccessCollector final : public exec::AccessConsumer {
+ public:
+  void on_access(const WarpAccess& wa) override {
+    if (n < AccessRecord::kMaxWords) {
+      rec.active = wa.active;
+      rec.addr[std::size_t(n)] = wa.addr;
+    }
+    ++n;
+  }
+  AccessRecord rec;
+  int n = 0;
+};
+
+// What every SM shares (owned by GpuSim).
+struct SimContext {
+  const ptx::Module* module = nullptr;
+  const ptx::Kernel* kernel = nullptr;
+  const Arch* arch = nullptr;
+  exec::Executor* ex = nullptr;
+  const std::vector<InstInfo>* info = nullptr;
+  AccessCollector* collector = nullptr;
+  const TimingOptions* options = nullptr;
+  std::vector<InstrStats>* instr = nullptr;  // per-instruction stats, or nullptr
+  AtomicMode atomics = AtomicMode::LockLoop;
+  std::array<std::uint32_t, kUnits> latency{};  // issue-to-dependent-issue cycles per unit
+  std::uint32_t warps_per_cta = 0, threads_per_cta = 0;
+  std::uint64_t regs_per_cta = 0, shared_per_cta = 0;
+  std::uint32_t nregs = 0;        // PTX registers of the kernel (scoreboard size)
+  std::uint32_t ctas_per_sm = 1;  // resident CTAs an SM can hold (executor slots per SM)
+  exec::Dim3 grid;
+};
+
+class Sm final : public PipelineHost, public SchedulerView {
+ public:
+  Sm(std::uint32_t id, const SimContext& ctx);
+
+  // Whether one more CTA fits (threads, warps, CTAs, registers, shared memory).
+  bool can_take() const;
+  void start_cta(std::uint64_t cta, std::uint64_t age_base);
+  // One cycle. Returns false when the SM issued nothing and has nothing in flight (nothing it
+  // holds can change any more).
+  bool tick(std::uint64_t now);
+  bool idle() const { return ctas_used_ == 0; }
+  // Whether anything can still change without an issue (ops in flight, memory pending).
+  bool busy() const { return !pipe_->empty() || !gmem_.empty() || issuing_ >= 0; }
+  const SmStats& stats() const { return stats_; }
+  // "warp 3 of block (1,0,0) at k.ptx:42 (k.cu:17) `bar.sync 0;` waiting at a barrier" lines.
+  void describe_warps(std::vector<std::string>& out) const;
+  std::vector<std::string> stage_names() const { return pipe_->stage_names(); }
+
+  // PipelineHost
+  Op& op(std::uint32_t id) override { return ops_[id]; }
+  std::uint32_t exe_stages(Unit u) const override;
+  void mem0_plan(std::uint32_t id, std::uint64_t now) override;
+  void mem0_done(std::uint32_t id, std::uint64_t now) override;
+  bool global_send(std::uint32_t id, std::uint64_t now) override;
+  bool global_return_ready(std::uint64_t now) const override { return gmem_.return_ready(now); }
+  std::uint32_t global_return_pop() override { return gmem_.pop_return(now_); }
+  void writeback(std::uint32_t id, std::uint64_t now) override;
+  void writeback_conflict() override { ++stats_.units.writeback_conflicts; }
+
+  // SchedulerView
+  std::uint32_t warp_slots() const override { return std::uint32_t(warps_.size()); }
+  std::uint64_t age(std::uint32_t w) const override { return warps_[w].age; }
+  NextClass next_class(std::uint32_t w) const override;
+
+ private:
+  struct Inflight {
+    std::uint16_t warp = 0;
+    std::uint8_t micro = 0;  // 0: PTX instruction; 1..4: lock-loop Read/Update/Write/Branch
+    std::uint8_t subs_left = 0;
+    std::uint32_t index = 0;  // instruction index
+    bool control = false, barrier = false, global_load = false;
+    std::uint8_t ndst = 0;
+    std::array<std::uint32_t, 4> dst{};
+    std::int32_t record = -1;  // AccessRecord of a shared access
+    std::uint64_t issued = 0;
+  };
+  struct Warp {
+    bool used = false;
+    bool finished = false;  // the executor has it Done
+    bool eligible = false;
+    std::uint32_t exec_slot = 0, exec_warp = 0, cta = 0;
+    std::uint64_t age = 0;
+    std::uint32_t in_flight = 0;  // inflight records
+    bool control = false;         // a branch/ret/exit in flight
+    bool at_bar = false;          // issued bar.sync, not yet released
+    Stall reason = Stall::Idle;   // why it may not issue (when !eligible)
+    std::uint32_t next = 0;       // next instruction index (the atom's while in the lock loop)
+    // Lock loop (seed 000 Fig. 1): step 1..4 is the next micro-op; 0 when not in the loop.
+    std::uint8_t step = 0;
+    bool step_busy = false;
+    std::uint32_t iteration = 0;
+    LaneMask pending = 0, won = 0;
+    std::uint8_t loop_ndst = 0;
+    std::array<std::uint32_t, 4> loop_dst{};
+    std::uint64_t loop_issued = 0;
+  };
+  struct LoopLanes {
+    std::array<WordAddr, kMaxLanes> word{};
+    std::array<std::uint32_t, kMaxLanes> lock{};
+  };
+  struct Cta {
+    bool used = false;
+    std::uint64_t linear = 0;  // the CTA's index in the grid
+    std::uint32_t exec_slot = 0;
+    std::uint32_t live = 0;  // warps not yet finished and drained
+    std::uint32_t bars_in_flight = 0;
+    std::vector<std::uint32_t> warps;
+  };
+
+  template <typename T>
+  struct Pool {
+    std::vector<T> items;
+    std::vector<std::uint32_t> free;
+    std::uint32_t get() {
+      if (!free.empty()) {
+        const std::uint32_t i = free.back();
+        free.pop_back();
+        items[i] = T{};
+        return i;
+      }
+      items.emplace_back();
+      return std::uint32_t(items.size() - 1);
+    }
+    void put(std::uint32_t i) { free.push_back(i); }
+  };
+
+  void issue(std::uint64_t now);
+  void issue_warp(std::uint32_t w, std::uint64_t now);
+  void issue_micro(std::uint32_t w, std::uint64_t now);
+  std::uint32_t new_inflight(std::uint32_t w, std::uint32_t index, std::uint64_t now);
+  void push_ops(std::uint32_t inflight, Unit unit, MemWork mem, bool memory, std::uint32_t sectors,
+                std::uint64_t now);
+  void push_next_sub(std::uint64_t now);
+  void complete(std::uint32_t inflight, std::uint64_t now);
+  void finish_step(std::uint32_t w, std::uint64_t now);
+  void recompute(std::uint32_t w);
+  void recompute_cta(std::uint32_t cta);
+  void set_reason(Warp& w, bool eligible, Stall reason);
+  void retire_warp(std::uint32_t w);
+  Stall dominant_reason() const;
+  void attribute_warp_states(std::uint64_t now, int issued_warp, Stall blocked);
+  LaneMask sub_lanes(std::uint8_t sub) const;
+  std::uint32_t pc_line(std::uint32_t index) const;
+
+  std::uint32_t id_;
+  const SimContext& ctx_;
+  const Arch& arch_;
+  std::uint32_t f_, m_;
+  std::uint32_t nsub_;
+  std::unique_ptr<Pipeline> pipe_;
+  std::unique_ptr<Scheduler> sched_;
+  SharedMemoryUnit smu_;
+  GlobalMemoryUnit gmem_;
+  std::vector<Op> ops_;
+  std::vector<std::uint32_t> free_ops_;
+  Pool<Inflight> inflight_;
+  Pool<AccessRecord> records_;
+  std::vector<Warp> warps_;
+  std::vector<LoopLanes> loop_lanes_;
+  std::vector<Cta> ctas_;
+  std::vector<std::uint8_t> pending_;         // warps x registers: writes in flight
+  std::vector<std::uint8_t> pending_global_;  // ... of them, global loads
+  WarpMask eligible_;
+  std::array<std::uint32_t, kStallKinds> reason_count_{};
+  std::uint32_t threads_used_ = 0, warps_used_ = 0, ctas_used_ = 0;
+  std::uint64_t regs_used_ = 0, shared_used_ = 0;
+  std::uint64_t seq_ = 0;
+  std::uint64_t now_ = 0;
+  // The instruction being issued subwarp by subwarp (-1: none).
+  std::int64_t issuing_ = -1;
+  std::uint8_t issuing_sub_ = 0;
+  std::vector<std::uint32_t> issuing_ops_;
+  std::vector<std::uint32_t> completed_;
+  std::vector<StageCell> cells_;
+  bool issued_ = false;
+  SmStats stats_;
+};
+
+}  // namespace smemsim::timing

@@ -1,0 +1,100 @@
+// The one JSON form of the timing statistics (docs/timing.md, "JSON").
+#include <fmt/format.h>
+
+#include "smemsim/exec.hpp"
+#include "smemsim/timing.hpp"
+
+namespace smemsim::timing {
+
+std::string_view stall_name(Stall s) {
+  static constexpr std::string_view kNames[kStallKinds] = {
+      "issued",     "idle",   "scoreboard",   "memory",        "barrier",   "control",  "atomic",
+      "lock_retry", "barrel", "not_selected", "bank_conflict", "writeback", "front_end"};
+  return kNames[static_cast<std::size_t>(s)];
+}
+
+void UnitCounts::add(const UnitCounts& o) {
+  smem_accesses += o.smem_accesses;
+  smem_passes += o.smem_passes;
+  bank_conflict_passes += o.bank_conflict_passes;
+  lock_iterations += o.lock_iterations;
+  lock_failures += o.lock_failures;
+  writeback_conflicts += o.writeback_conflicts;
+  global_requests += o.global_requests;
+  global_sectors += o.global_sectors;
+}
+
+namespace {
+
+nlohmann::json stalls_json(const StallCounts& c, bool with_warp_only) {
+  nlohmann::json j = nlohmann::json::object();
+  for (std::size_t k = 0; k < kStallKinds; ++k) {
+    const Stall s = static_cast<Stall>(k);
+    if (s == Stall::NotSelected && !with_warp_only) continue;
+    j[std::string(stall_name(s))] = c.cycles[k];
+  }
+  return j;
+}
+
+nlohmann::json units_json(const UnitCounts& u) {
+  return {{"smem_accesses", u.smem_accesses},
+          {"smem_passes", u.smem_passes},
+          {"bank_conflict_passes", u.bank_conflict_passes},
+          {"lock_iterations", u.lock_iterations},
+          {"lock_failures", u.lock_failures},
+          {"writeback_conflicts", u.writeback_conflicts},
+          {"global_requests", u.global_requests},
+          {"global_sectors", u.global_sectors}};
+}
+
+}  // namespace
+
+nlohmann::json to_json(const TimingStats& s, const ptx::Module& module, const ptx::Kernel& kernel) {
+  nlohmann::json j = {
+      {"cycles", s.cycles},
+      {"warp_instructions", s.warp_instructions},
+      {"thread_instructions", s.thread_instructions},
+      {"ipc", s.ipc()},
+      {"ctas", s.ctas},
+      {"issue_stalls", stalls_json(s.issue, false)},
+      {"units", units_json(s.units)},
+      {"seconds", s.seconds},
+  };
+  nlohmann::json sms = nlohmann::json::array();
+  for (std::size_t i = 0; i < s.sms.size(); ++i) {
+    const SmStats& m = s.sms[i];
+    sms.push_back({{"sm", i},
+                   {"ctas", m.ctas},
+                   {"warp_instructions", m.warp_instructions},
+                   {"thread_instructions", m.thread_instructions},
+                   {"busy_cycles", m.busy_cycles},
+                   {"ipc", s.cycles ? double(m.warp_instructions) / double(s.cycles) : 0.0},
+                   {"issue_stalls", stalls_json(m.issue, false)},
+                   {"units", units_json(m.units)}});
+  }
+  j["sms"] = sms;
+  if (!s.instructions.empty()) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (std::size_t i = 0; i < s.instructions.size() && i < kernel.code.size(); ++i) {
+      const InstrStats& r = s.instructions[i];
+      if (!r.issued) continue;
+      const ptx::Instruction& ins = kernel.code[i];
+      nlohmann::json row = {
+          {"ptx_line", ins.ptx_line},
+          {"cuda", exec::cuda_location(module, ins)},
+          {"instruction", ptx::to_string(kernel, ins)},
+          {"issued", r.issued},
+          {"thread_instructions", r.thread_instructions},
+          {"latency_mean", double(r.latency) / double(r.issued)},
+          {"bank_conflict_passes", r.bank_conflict_passes},
+          {"lock_iterations", r.lock_iterations},
+          {"warp_states", stalls_json(r.warp_states, true)},
+      };
+      rows.push_back(std::move(row));
+    }
+    j["instructions"] = rows;
+  }
+  return j;
+}
+
+}  // namespace smemsim::timing

@@ -1,0 +1,128 @@
+// Helpers of the timing-model tests: a small configurable GPU, hand-written PTX kernels run through
+// timing::GpuSim, and an observer that records issues, stalls and stage contents per cycle.
+#pragma once
+
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "smemsim/exec.hpp"
+#include "smemsim/ptx.hpp"
+#include "smemsim/timing.hpp"
+
+namespace smemsim::test {
+
+inline const char* kTimingHeader = R"(.version 7.0
+.target sm_75
+.address_size 64
+.file 1 "/src/t.cu"
+)";
+
+// One SM of the 004 Fig. 4 pipeline: 2 front-end stages (IF, ID), one EXE stage, 2 memory stages
+// (MEM0, MEM1), writeback; every latency is therefore 2 + 1 + 2 + 1 = 6 cycles; 32 lanes pass in
+// one cycle; a bank pass takes one cycle and a conflict holds MEM0 (t_bank = 1).
+inline Arch fig4_arch(const std::string& pipeline = "unified") {
+  Arch a = default_arch();
+  a.sm.count = 1;
+  a.sm.frontend_stages = 2;
+  a.sm.mem_stages = 2;
+  a.sm.simd_width = 32;
+  for (std::uint32_t* lat : {&a.sm.lat_alu, &a.sm.lat_sfu, &a.sm.lat_branch, &a.sm.lat_shared_ld,
+                             &a.sm.lat_shared_st, &a.sm.lat_const})
+    *lat = 6;
+  a.timing.fsm_read = a.timing.fsm_update = a.timing.fsm_write = a.timing.fsm_branch = 6;
+  a.timing.t_bank = 1;
+  a.sm.pipeline = pipeline;
+  a.sm.scheduler = "lrr";
+  a.sm.barrel = "relaxed";
+  validate(a);
+  return a;
+}
+
+struct Event {
+  std::uint32_t warp, index;
+  std::uint8_t micro;
+  std::uint64_t cycle;
+};
+
+// Records everything the simulator reports for SM 0.
+class Recorder final : public timing::Observer {
+ public:
+  std::vector<Event> issues, completions;
+  std::map<std::uint64_t, timing::Stall> stalls;
+  std::vector<std::vector<timing::StageCell>> cells;  // per cycle
+  void on_issue(std::uint32_t sm, std::uint32_t warp, std::uint32_t index, std::uint8_t micro,
+                std::uint64_t cycle) override {
+    if (sm == 0) issues.push_back({warp, index, micro, cycle});
+  }
+  void on_complete(std::uint32_t sm, std::uint32_t warp, std::uint32_t index, std::uint8_t micro,
+                   std::uint64_t, std::uint64_t cycle) override {
+    if (sm == 0) completions.push_back({warp, index, micro, cycle});
+  }
+  void on_stall(std::uint32_t sm, timing::Stall why, std::uint64_t cycle) override {
+    if (sm == 0) stalls[cycle] = why;
+  }
+  bool wants_stages(std::uint32_t sm) const override { return sm == 0; }
+  void on_stages(std::uint32_t, std::uint64_t cycle,
+                 const std::vector<timing::StageCell>& c) override {
+    if (cells.size() <= cycle) cells.resize(cycle + 1);
+    cells[cycle] = c;
+  }
+  // Cycle the n-th issue (0-based, in issue order) of instruction `index` by `warp`.
+  std::uint64_t issued(std::uint32_t warp, std::uint32_t index, int nth = 0) const {
+    for (const Event& e : issues)
+      if (e.warp == warp && e.index == index && e.micro == 0 && nth-- == 0) return e.cycle;
+    ADD_FAILURE() << "no issue of instruction " << index << " by warp " << warp;
+    return 0;
+  }
+  std::uint64_t completed(std::uint32_t warp, std::uint32_t index) const {
+    for (const Event& e : completions)
+      if (e.warp == warp && e.index == index && e.micro == 0) return e.cycle;
+    ADD_FAILURE() << "no completion of instruction " << index << " by warp " << warp;
+    return 0;
+  }
+};
+
+// A hand-written kernel with a u32 output buffer `out` of `words` words.
+struct TimedKernel {
+  ptx::Module module;
+  exec::GlobalMemory mem;
+  exec::Launch launch;
+
+  TimedKernel(const std::string& body, std::uint32_t threads, std::uint32_t words = 64,
+              std::uint32_t blocks = 1) {
+    module = ptx::parse(std::string(kTimingHeader) + body, "t.ptx");
+    launch.grid = {blocks, 1, 1};
+    launch.block = {threads, 1, 1};
+    const auto& k = module.kernels.at(0);
+    exec::Buffer out{"out", exec::ElemType::U32, std::vector<std::uint8_t>(words * 4u)};
+    const std::uint32_t b = mem.add(std::move(out));
+    for (std::size_t i = 0; i < k.params.size(); ++i) launch.args.push_back(exec::Arg::buf(b));
+  }
+  // Adds a u32 input buffer and makes it argument `arg`.
+  void input(std::size_t arg, const std::vector<std::uint32_t>& v) {
+    exec::Buffer in{"in" + std::to_string(arg), exec::ElemType::U32,
+                    std::vector<std::uint8_t>(v.size() * 4)};
+    std::memcpy(in.bytes.data(), v.data(), in.bytes.size());
+    launch.args.at(arg) = exec::Arg::buf(mem.add(std::move(in)));
+  }
+  timing::TimingStats run(const Arch& arch, timing::Observer* obs = nullptr,
+                          bool per_instruction = false) {
+    timing::TimingOptions o;
+    o.observer = obs;
+    o.per_instruction = per_instruction;
+    timing::GpuSim sim(module, module.kernels.at(0), arch, launch, mem, o);
+    return sim.run();
+  }
+  std::vector<std::uint32_t> out() const {
+    const exec::Buffer& b = *mem.find("out");
+    std::vector<std::uint32_t> v(b.bytes.size() / 4);
+    std::memcpy(v.data(), b.bytes.data(), b.bytes.size());
+    return v;
+  }
+};
+
+}  // namespace smemsim::test
