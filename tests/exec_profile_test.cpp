@@ -263,8 +263,7 @@ TEST(ExecProfileSeed002, ReductionInterleavedDegreePerStep) {
 TEST(ExecProfileSeed000, Eq1PositionBankAndLockDegrees) {
   SKIP_WITHOUT_NVCC();
   const std::string line =
-      "atomic_bench.cu:" +
-      std::to_string(source_line("atomic_bench.cu", "atomicAdd(&counters[index]"));
+      "atomic_bench.cu:" + std::to_string(source_line("atomic_bench.cu", "atomicAdd(p, 1u)"));
   for (std::uint32_t stride : {0u, 32u, 256u}) {
     for (std::uint32_t c : {1u, 2u, 4u, 5u, 8u, 13u, 16u, 32u}) {
       SCOPED_TRACE(testing::Message() << "stride " << stride << " conflicts " << c);

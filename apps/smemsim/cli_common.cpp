@@ -16,7 +16,8 @@ void add_arch_options(CLI::App* cmd, ArchOptions& o, bool hashes_and_model) {
   if (!hashes_and_model) return;
   cmd->add_option("--bank-hash", o.bank_hash, "bank index function spec (mod, xor, add, ...)");
   cmd->add_option("--lock-hash", o.lock_hash, "lock index function spec (mod, xor, add, ...)");
-  cmd->add_option("--model", o.model, "atomic latency model: alg1, fsm or native");
+  cmd->add_option("--model", o.model,
+                  "atomic model: alg1, fsm, native or loadstore (smemsim model list)");
 }
 
 Arch resolve_arch(const ArchOptions& o) {

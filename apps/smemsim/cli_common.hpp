@@ -43,6 +43,7 @@ void add_hash_command(CLI::App& app);
 void add_classify_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_profile_command(CLI::App& app);
+void add_sim_command(CLI::App& app);
 
 // Option checks with short messages (CLI11's own number ranges print the double limits).
 inline CLI::Validator non_negative() {

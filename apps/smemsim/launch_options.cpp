@@ -131,6 +131,7 @@ nlohmann::json run_json(const exec::Workload& w, const RunSummary& s) {
         {"shared_accesses", s.stats.shared_accesses},
         {"seconds", s.seconds}}},
   };
+  if (w.report) j["report"] = w.report(w.memory);
   if (s.checked)
     j["reference"] = {{"matches", s.mismatch.empty()},
                       {"details", s.mismatch},
@@ -156,6 +157,7 @@ void print_run_header(const exec::Workload& w, const RunSummary& s) {
 }
 
 void print_verdict(const exec::Workload& w, const RunSummary& s) {
+  if (w.report) fmt::print("{}\n", w.report(w.memory));
   if (!s.checked) return;
   if (s.mismatch.empty())
     fmt::print("result: matches the CPU reference ({})\n",

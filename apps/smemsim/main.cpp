@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   smemsim::cli::add_classify_command(app);
   smemsim::cli::add_run_command(app);
   smemsim::cli::add_profile_command(app);
+  smemsim::cli::add_sim_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -56,7 +56,7 @@ struct Totals {
 struct StreamStats {
   Totals all;
   std::map<std::uint32_t, Totals> per_pc;  // filled only for accesses with pc != 0
-  std::array<std::uint64_t, 3> per_op{};  // accesses per Op (indexed by its value)
+  std::array<std::uint64_t, 3> per_op{};   // accesses per Op (indexed by its value)
   void add(const WarpAccess& wa, const AccessResult& r);
 };
 

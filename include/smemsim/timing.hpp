@@ -138,6 +138,7 @@ struct TimingOptions {
   std::uint32_t regs_per_thread = 0;
   bool per_instruction = false;  // fill TimingStats::instructions (costs a warp scan per cycle)
   Observer* observer = nullptr;
+  exec::AccessConsumer* consumer = nullptr;  // also receives every shared-memory WarpAccess
 };
 
 struct RegistryEntry {
@@ -162,6 +163,7 @@ class GpuSim {
   // can pass, or max_cycles), naming the stuck warps and their PTX and CUDA lines.
   const TimingStats& run();
   const exec::ExecStats& exec_stats() const;
+  const exec::SharedLayout& shared_layout() const;
   // Names of the stages of SM pipelines, in the order of Observer::on_stages' cells.
   std::vector<std::string> stage_names() const;
 

@@ -31,6 +31,9 @@ struct Workload {
   // description of the first mismatches. Empty function: no reference (launch specs).
   std::function<std::string(const GlobalMemory&)> check;
   std::string tolerance;  // how floats are compared ("" for bit-exact)
+  // A line the kernel's own output says after the run (e.g. atomic_bench's clock() cycles); empty
+  // function: none.
+  std::function<std::string(const GlobalMemory&)> report;
 };
 
 // Options of the built-in drivers; each driver reads the ones it needs (0 / empty: its default).

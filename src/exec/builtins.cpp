@@ -412,11 +412,22 @@ void atomic_bench(Workload& w, const BuiltinOptions& o) {
   const std::uint32_t blocks = static_cast<std::uint32_t>(w.launch.grid.count());
   const auto ob = w.memory.add(
       make_buffer("out", ElemType::U32, std::vector<std::uint32_t>(std::size_t(T) * blocks, 0)));
-  w.launch.args = {Arg::buf(ob), Arg::integer(o.conflicts), Arg::integer(o.stride),
+  const auto cb = w.memory.add(
+      make_buffer("cycles", ElemType::U32, std::vector<std::uint32_t>(std::size_t(T) * blocks, 0)));
+  w.launch.args = {Arg::buf(ob), Arg::buf(cb), Arg::integer(o.conflicts), Arg::integer(o.stride),
                    Arg::integer(it)};
   w.description =
       fmt::format("atomic_bench (seed 000 Eq. 1): conflicts {}, stride {}, {} iterations",
                   o.conflicts, o.stride, it);
+  // The kernel's own clock() measurement (cycles under `sim`; under `run` %clock counts
+  // instructions).
+  w.report = [](const GlobalMemory& m) {
+    const auto c = read_buffer<std::uint32_t>(m, "cycles");
+    return fmt::format(
+        "clock() in the kernel: {} cycles from an atomicAdd's issue to its result "
+        "(thread 0, fastest of the iterations; buffer 'cycles' has every thread's)",
+        c.empty() ? 0 : c[0]);
+  };
   const std::uint32_t c = o.conflicts, s = o.stride;
   w.check = [T, blocks, c, s, it](const GlobalMemory& m) {
     auto index = [&](std::uint32_t id) {

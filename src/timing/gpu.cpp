@@ -119,6 +119,7 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
 
   ex = std::make_unique<exec::Executor>(module, kernel, arch, launch, mem,
                                         sm.count * ctx.ctas_per_sm);
+  collector.forward = options.consumer;
   ex->set_consumer(&collector);
   ex->set_clock_source(&cycle);
   ex->set_count_sectors(true);
@@ -157,6 +158,10 @@ GpuSim::~GpuSim() = default;
 
 const exec::ExecStats& GpuSim::exec_stats() const {
   return impl_->ex->stats();
+}
+
+const exec::SharedLayout& GpuSim::shared_layout() const {
+  return impl_->ex->shared_layout();
 }
 
 std::vector<std::string> GpuSim::stage_names() const {

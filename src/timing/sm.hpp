@@ -36,6 +36,7 @@ enum class AtomicMode : std::uint8_t { LockLoop, Native, LoadStore };
 class AccessCollector final : public exec::AccessConsumer {
  public:
   void on_access(const WarpAccess& wa) override {
+    if (forward) forward->on_access(wa);
     if (n < AccessRecord::kMaxWords) {
       rec.active = wa.active;
       rec.addr[std::size_t(n)] = wa.addr;
@@ -44,6 +45,7 @@ class AccessCollector final : public exec::AccessConsumer {
   }
   AccessRecord rec;
   int n = 0;
+  exec::AccessConsumer* forward = nullptr;
 };
 
 // What every SM shares (owned by GpuSim).

@@ -1,0 +1,105 @@
+// smemsim sim: runs a kernel on the cycle-level GPU model (issue 9, docs/timing.md) and reports
+// whole-kernel cycles, IPC, the issue-slot stall breakdown and the shared-memory unit's counts;
+// optionally a Chrome-trace timeline and a stage-by-cycle pipeline view.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+#include "cli_common.hpp"
+#include "launch_options.hpp"
+#include "sim_options.hpp"
+#include "smemsim/error.hpp"
+#include "smemsim/timing_views.hpp"
+
+namespace smemsim::cli {
+namespace {
+
+void print_stalls(const timing::TimingStats& s, std::uint32_t sms) {
+  const double slots = double(s.cycles) * sms;
+  fmt::print("issue slots ({} SMs x {} cycles):", sms, s.cycles);
+  for (std::size_t k = 0; k < timing::kStallKinds; ++k) {
+    const auto why = static_cast<timing::Stall>(k);
+    if (why == timing::Stall::NotSelected || !s.issue[why]) continue;
+    fmt::print(" {} {:.1f}%", timing::stall_name(why), 100.0 * double(s.issue[why]) / slots);
+  }
+  fmt::print("\n");
+}
+
+void print_units(const timing::UnitCounts& u) {
+  fmt::print(
+      "shared memory: {} accesses, {} bank passes ({} for bank conflicts); lock loop: {} "
+      "iterations, {} lanes found their lock taken\n",
+      u.smem_accesses, u.smem_passes, u.bank_conflict_passes, u.lock_iterations, u.lock_failures);
+  fmt::print("writeback conflicts: {}; global memory: {} requests, {} sectors of 32 bytes\n",
+             u.writeback_conflicts, u.global_requests, u.global_sectors);
+}
+
+}  // namespace
+
+void add_sim_command(CLI::App& app) {
+  struct Options {
+    LaunchOptions launch;
+    ArchOptions arch;
+    SimOptions sim;
+  };
+  auto o = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand(
+      "sim", "run a kernel on the cycle-level GPU model: whole-kernel cycles and stall reasons");
+  add_launch_options(cmd, o->launch);
+  add_arch_options(cmd, o->arch);
+  add_sim_options(cmd, o->sim);
+  cmd->add_option("--timeline", o->sim.timeline,
+                  "write a Chrome trace-event file (open in Perfetto / chrome://tracing): warps, "
+                  "instructions and issue-slot stalls");
+  cmd->add_option("--timeline-events", o->sim.timeline_events,
+                  "stop the timeline after this many events")
+      ->check(positive())
+      ->capture_default_str();
+  cmd->add_option("--pipeview", o->sim.pipeview,
+                  "print the first N cycles of one SM as a stage-by-cycle table (seed 004 Fig. 4)")
+      ->check(positive());
+  cmd->add_option("--pipeview-sm", o->sim.pipeview_sm, "the SM --pipeview shows")
+      ->check(non_negative())
+      ->capture_default_str();
+  cmd->footer(
+      "Examples:\n"
+      "  smemsim sim builtin:histogram --bins 64 --replication 16        # GTX 580, lock loop\n"
+      "  smemsim sim builtin:histogram --bins 64 --replication 16 --model loadstore\n"
+      "  smemsim sim builtin:atomic_bench --conflicts 8 --stride 32 --json\n"
+      "  smemsim sim builtin:transpose --arch cf11 --pipeline split --pipeview 40\n"
+      "  smemsim sim builtin:reduction --stats --timeline red.json\n"
+      "  smemsim sim k.ptx --kernel k --grid 64 --block 256 --launch k.toml --scheduler lrr\n"
+      "Cycles are SM clock cycles; every latency and limit is an arch key (smemsim arch show).");
+  cmd->callback([o] {
+    const Arch arch = resolve_sim_arch(o->arch, o->sim);
+    exec::Workload w = prepare_workload(o->launch);
+    const ptx::Kernel& kernel = exec::find_kernel(w.module, w.kernel);
+    SimRun run = simulate(w, kernel, arch, o->sim, nullptr, false);
+    if (o->launch.json) {
+      nlohmann::json j = run_json(w, run.summary);
+      j["arch"] = arch_json(arch);
+      j["timing"] = timing::to_json(run.stats, w.module, kernel);
+      if (!o->sim.timeline.empty()) j["timeline"] = run.timeline_json;
+      fmt::print("{}\n", j.dump(2));
+    } else {
+      fmt::print("{}\n", arch_summary(arch));
+      print_run_header(w, run.summary);
+      print_verdict(w, run.summary);
+      const timing::TimingStats& s = run.stats;
+      fmt::print(
+          "cycles: {} ({} pipeline, {} scheduler, {} barrel); IPC {:.3f} warp-instructions per "
+          "cycle on {} SMs\n",
+          s.cycles, arch.sm.pipeline, arch.sm.scheduler, arch.sm.barrel, s.ipc(), arch.sm.count);
+      print_stalls(s, arch.sm.count);
+      print_units(s.units);
+      if (!run.pipeview.empty()) fmt::print("\n{}", run.pipeview);
+      if (!o->sim.timeline.empty()) fmt::print("{}\n", run.timeline_note);
+    }
+    if (o->launch.stats) print_sim_speed(run.stats);
+    fail_on_mismatch(run.summary);
+  });
+}
+
+}  // namespace smemsim::cli

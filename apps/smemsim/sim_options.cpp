@@ -1,0 +1,113 @@
+#include "sim_options.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "smemsim/error.hpp"
+#include "smemsim/timing_views.hpp"
+#include "util/names.hpp"
+
+namespace smemsim::cli {
+
+void add_sim_options(CLI::App* cmd, SimOptions& o) {
+  cmd->add_option("--pipeline", o.pipeline,
+                  "SM pipeline: unified or split (seed 004 Fig. 4); default: the arch's "
+                  "sm.pipeline");
+  cmd->add_option("--scheduler", o.scheduler,
+                  "warp scheduler: lrr or gto; default: the arch's sm.scheduler");
+  cmd->add_option("--barrel", o.barrel,
+                  "strict (one instruction per warp in flight, seed 004 §6) or relaxed");
+  cmd->add_option("--max-cycles", o.max_cycles,
+                  "stop with an error naming the unfinished warps after this many cycles")
+      ->check(positive())
+      ->capture_default_str();
+  cmd->add_option("--regs", o.regs,
+                  "registers per thread, for the residency limit sm.registers (default: not "
+                  "limited; ptxas reports the real count)")
+      ->check(non_negative());
+}
+
+Arch resolve_sim_arch(const ArchOptions& arch, const SimOptions& sim) {
+  ArchOptions a = arch;
+  if (!sim.pipeline.empty()) {
+    if (!find_named(timing::pipelines(), sim.pipeline))
+      throw InputError(fmt::format("--pipeline: unknown pipeline '{}' (known: {})", sim.pipeline,
+                                   known_names(timing::pipelines())));
+    a.sets.push_back("sm.pipeline=" + sim.pipeline);
+  }
+  if (!sim.scheduler.empty()) {
+    if (!find_named(timing::schedulers(), sim.scheduler))
+      throw InputError(fmt::format("--scheduler: unknown scheduler '{}' (known: {})", sim.scheduler,
+                                   known_names(timing::schedulers())));
+    a.sets.push_back("sm.scheduler=" + sim.scheduler);
+  }
+  if (!sim.barrel.empty()) a.sets.push_back("sm.barrel=" + sim.barrel);
+  return resolve_arch(a);
+}
+
+SimRun simulate(exec::Workload& w, const ptx::Kernel& kernel, const Arch& arch, const SimOptions& o,
+                exec::AccessConsumer* consumer, bool per_instruction) {
+  SimRun run;
+  timing::TimingOptions to;
+  to.max_cycles = o.max_cycles;
+  to.regs_per_thread = o.regs;
+  to.per_instruction = per_instruction;
+  to.consumer = consumer;
+  timing::ObserverFan fan;
+  std::ofstream tl;
+  std::unique_ptr<timing::ChromeTrace> trace;
+  if (!o.timeline.empty()) {
+    tl.open(o.timeline);
+    if (!tl) throw InputError(fmt::format("--timeline: cannot write '{}'", o.timeline));
+    trace = std::make_unique<timing::ChromeTrace>(tl, w.module, kernel, o.timeline_events);
+    fan.add(trace.get());
+  }
+  std::unique_ptr<timing::PipeView> view;
+  if (o.pipeview) {
+    if (o.pipeview_sm >= arch.sm.count)
+      throw InputError(fmt::format("--pipeview-sm {}: the GPU has {} SMs (sm.count)", o.pipeview_sm,
+                                   arch.sm.count));
+    view = std::make_unique<timing::PipeView>(o.pipeview_sm, o.pipeview, kernel,
+                                              arch.sm.simd_width < arch.warp_size);
+    fan.add(view.get());
+  }
+  if (!fan.empty()) to.observer = &fan;
+  timing::GpuSim sim(w.module, kernel, arch, w.launch, w.memory, to);
+  run.stats = sim.run();
+  run.summary.stats = sim.exec_stats();
+  run.summary.shared = sim.shared_layout();
+  run.summary.seconds = run.stats.seconds;
+  if (w.check) {
+    run.summary.checked = true;
+    run.summary.mismatch = w.check(w.memory);
+  }
+  exec::write_outputs(w);
+  if (view) run.pipeview = view->render(sim.stage_names());
+  if (trace) {
+    trace->finish();
+    tl.flush();
+    if (!tl) throw InputError(fmt::format("--timeline: cannot write '{}'", o.timeline));
+    run.timeline_json = {
+        {"path", o.timeline}, {"events", trace->events()}, {"truncated", trace->truncated()}};
+    run.timeline_note = fmt::format(
+        "wrote {} timeline events to {}{} (open in https://ui.perfetto.dev; 1 us = 1 cycle)",
+        trace->events(), o.timeline,
+        trace->truncated() ? fmt::format(" (stopped at --timeline-events {})", o.timeline_events)
+                           : "");
+  }
+  return run;
+}
+
+void print_sim_speed(const timing::TimingStats& s) {
+  const double t = s.seconds > 0 ? s.seconds : 1e-9;
+  std::fflush(stdout);
+  fmt::print(stderr,
+             "simulated {} cycles in {:.3f} s: {:.0f} cycles/s, {:.2f} M thread-instructions/s, "
+             "{:.3f} M warp-instructions/s\n",
+             s.cycles, s.seconds, double(s.cycles) / t, double(s.thread_instructions) / t / 1e6,
+             double(s.warp_instructions) / t / 1e6);
+}
+
+}  // namespace smemsim::cli

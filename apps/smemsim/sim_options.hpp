@@ -1,0 +1,46 @@
+// Options and the run shared by the commands that use the cycle-level model (`sim`, `profile
+// --timing`): pipeline, scheduler and barrel overrides, the cycle limit, registers per thread,
+// and the timeline and pipeline views.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "cli_common.hpp"
+#include "launch_options.hpp"
+#include "smemsim/timing.hpp"
+
+namespace smemsim::cli {
+
+struct SimOptions {
+  std::string pipeline, scheduler, barrel;  // empty: the arch's sm.* keys
+  std::uint64_t max_cycles = timing::TimingOptions{}.max_cycles;
+  std::uint32_t regs = 0;
+  std::string timeline;
+  std::uint64_t timeline_events = 2'000'000;
+  std::uint64_t pipeview = 0;
+  std::uint32_t pipeview_sm = 0;
+};
+
+// --pipeline, --scheduler, --barrel, --max-cycles, --regs.
+void add_sim_options(CLI::App* cmd, SimOptions& o);
+// The arch with the --pipeline/--scheduler/--barrel overrides, checked against the registries.
+Arch resolve_sim_arch(const ArchOptions& arch, const SimOptions& sim);
+
+struct SimRun {
+  RunSummary summary;  // executor statistics, wall time, reference check
+  timing::TimingStats stats;
+  std::string pipeview;          // the rendered table (when --pipeview)
+  nlohmann::json timeline_json;  // {"path", "events", "truncated"}
+  std::string timeline_note;     // one line for the human output
+};
+// Runs the workload on the cycle-level model; `consumer` also receives every shared access.
+SimRun simulate(exec::Workload& w, const ptx::Kernel& kernel, const Arch& arch, const SimOptions& o,
+                exec::AccessConsumer* consumer, bool per_instruction);
+// "simulated N cycles in T s: X cycles/s, Y M thread-instructions/s" on stderr.
+void print_sim_speed(const timing::TimingStats& s);
+
+}  // namespace smemsim::cli

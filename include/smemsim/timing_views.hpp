@@ -1,0 +1,93 @@
+// Views of a cycle-level run (timing.hpp Observers): a Chrome trace-event timeline (opens in
+// Perfetto or chrome://tracing) and a stage-by-cycle pipeline table like seed 004's Figures 4-5.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "smemsim/timing.hpp"
+
+namespace smemsim::timing {
+
+// Sends every event to each of several observers.
+class ObserverFan final : public Observer {
+ public:
+  void add(Observer* o) { obs_.push_back(o); }
+  bool empty() const { return obs_.empty(); }
+  void on_issue(std::uint32_t sm, std::uint32_t warp, std::uint32_t index, std::uint8_t micro,
+                std::uint64_t cycle) override;
+  void on_complete(std::uint32_t sm, std::uint32_t warp, std::uint32_t index, std::uint8_t micro,
+                   std::uint64_t issued, std::uint64_t cycle) override;
+  void on_stall(std::uint32_t sm, Stall why, std::uint64_t cycle) override;
+  bool wants_stages(std::uint32_t sm) const override;
+  void on_stages(std::uint32_t sm, std::uint64_t cycle, const std::vector<StageCell>& c) override;
+
+ private:
+  std::vector<Observer*> obs_;
+};
+
+// Chrome trace-event JSON: one process per SM, one thread per warp slot with each instruction as a
+// span from issue to writeback (lock-loop steps as their own spans), and an "issue slot" thread per
+// SM with the stall reasons as spans. 1 µs on the viewer's axis is one cycle. At most `max_events`
+// events are written (the file says so when it stops early); call finish() once after the run.
+class ChromeTrace final : public Observer {
+ public:
+  ChromeTrace(std::ostream& out, const ptx::Module& module, const ptx::Kernel& kernel,
+              std::uint64_t max_events = 2'000'000);
+  void on_issue(std::uint32_t, std::uint32_t, std::uint32_t, std::uint8_t, std::uint64_t) override {
+  }
+  void on_complete(std::uint32_t sm, std::uint32_t warp, std::uint32_t index, std::uint8_t micro,
+                   std::uint64_t issued, std::uint64_t cycle) override;
+  void on_stall(std::uint32_t sm, Stall why, std::uint64_t cycle) override;
+  void finish();
+  std::uint64_t events() const { return events_; }
+  bool truncated() const { return truncated_; }
+
+ private:
+  struct Run {
+    Stall why = Stall::Issued;
+    std::uint64_t from = 0, to = 0;  // [from, to]
+    bool open = false;
+  };
+  void flush_run(std::uint32_t sm);
+  bool emit(const std::string& event);
+  void name_thread(std::uint32_t sm, std::uint32_t tid, const std::string& name);
+  std::ostream& out_;
+  const ptx::Module& module_;
+  const ptx::Kernel& kernel_;
+  std::uint64_t max_events_;
+  std::uint64_t events_ = 0;
+  bool truncated_ = false;
+  std::vector<Run> runs_;                 // per SM: the open stall span
+  std::vector<std::vector<bool>> named_;  // per SM: warp threads named
+  std::vector<std::string> labels_;       // per instruction: its PTX text
+};
+
+// The first `cycles` cycles of SM `sm`, one row per cycle, one column per stage (timing.hpp
+// GpuSim::stage_names), each cell `w<warp>:<ptx line>` (a subwarp `.s`; lock-loop steps R U W B),
+// and the issue slot: the warp issued or the stall reason.
+class PipeView final : public Observer {
+ public:
+  PipeView(std::uint32_t sm, std::uint64_t cycles, const ptx::Kernel& kernel, bool subwarps);
+  void on_issue(std::uint32_t sm, std::uint32_t warp, std::uint32_t, std::uint8_t,
+                std::uint64_t cycle) override;
+  void on_complete(std::uint32_t, std::uint32_t, std::uint32_t, std::uint8_t, std::uint64_t,
+                   std::uint64_t) override {}
+  void on_stall(std::uint32_t sm, Stall why, std::uint64_t cycle) override;
+  bool wants_stages(std::uint32_t sm) const override { return sm == sm_; }
+  void on_stages(std::uint32_t sm, std::uint64_t cycle, const std::vector<StageCell>& c) override;
+  // The table, with a header of `stage_names`.
+  std::string render(const std::vector<std::string>& stage_names) const;
+
+ private:
+  std::uint32_t sm_;
+  std::uint64_t cycles_;
+  const ptx::Kernel& kernel_;
+  bool subwarps_;
+  std::vector<std::vector<std::string>> rows_;
+  std::vector<std::string> slot_;
+};
+
+}  // namespace smemsim::timing
