@@ -133,10 +133,12 @@ class Observer {
 
 struct TimingOptions {
   // The run stops with an InputError naming the unfinished warps after this many cycles.
-  std::uint64_t max_cycles = 1'000'000'000;
+  std::uint64_t max_cycles = 100'000'000;
   // Registers per thread for the residency limit sm.registers (0: registers do not limit).
   std::uint32_t regs_per_thread = 0;
   bool per_instruction = false;  // fill TimingStats::instructions (costs a warp scan per cycle)
+  // Jump over cycles in which nothing can happen (same results; off only to check that claim).
+  bool skip_idle = true;
   Observer* observer = nullptr;
   exec::AccessConsumer* consumer = nullptr;  // also receives every shared-memory WarpAccess
 };

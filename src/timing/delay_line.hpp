@@ -32,6 +32,7 @@ class DelayLine {
   // The head may leave in cycle `now`.
   bool head_ready(std::uint64_t now) const { return size_ && buf_[head_].exit <= now; }
   std::uint32_t head() const { return buf_[head_].op; }
+  std::uint64_t head_exit() const { return buf_[head_].exit; }
   std::uint32_t pop() {
     const std::uint32_t op = buf_[head_].op;
     head_ = (head_ + 1) % buf_.size();

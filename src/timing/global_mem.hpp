@@ -31,7 +31,11 @@ class GlobalMemoryUnit {
   // Moves this cycle's bytes; calls stored(op) for every store whose last sector left.
   template <typename F>
   void tick(std::uint64_t now, F&& stored) {
-    credit_ = std::min<std::uint64_t>(credit_ + bytes_, bytes_ + 32);
+    // Bytes accrue every cycle, also the ones the GPU skipped, up to one sector's worth of slack.
+    const std::uint64_t elapsed = now - last_;
+    last_ = now;
+    credit_ = std::min<std::uint64_t>(credit_ + bytes_ * std::min<std::uint64_t>(elapsed, 64),
+                                      bytes_ + 32);
     while (!queue_.empty()) {
       Request& r = queue_.front();
       while (r.sectors && credit_ >= 32) {
@@ -84,6 +88,7 @@ class GlobalMemoryUnit {
   std::uint64_t bytes_;
   std::uint64_t load_latency_, atomic_latency_;
   std::uint64_t credit_ = 0;
+  std::uint64_t last_ = ~std::uint64_t{0};  // cycle of the last tick (the first adds one cycle)
   std::deque<Request> queue_;
   std::deque<Return> loads_, atomics_;
 };

@@ -69,9 +69,12 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
   lat[std::size_t(Unit::SharedSt)] = sm.lat_shared_st;
   lat[std::size_t(Unit::Const)] = sm.lat_const;
   lat[std::size_t(Unit::Global)] = sm.lat_shared_ld;  // the LSU's address path up to MEM0
-  // Keys only some modes use are checked when they are used.
-  const bool loop = ctx.atomics == AtomicMode::LockLoop;
-  const bool native = ctx.atomics == AtomicMode::Native;
+  // Keys only some modes use are checked when the kernel uses them (a shared or generic atomic).
+  const bool atomics = std::any_of(info.begin(), info.end(), [](const InstInfo& i) {
+    return i.atomic && (i.space == Space::Shared || i.space == Space::Generic);
+  });
+  const bool loop = atomics && ctx.atomics == AtomicMode::LockLoop;
+  const bool native = atomics && ctx.atomics == AtomicMode::Native;
   lat[std::size_t(Unit::SharedAtom)] =
       native ? checked_latency(arch, "timing.native_base", t.native_base) : sm.lat_shared_ld;
   lat[std::size_t(Unit::FsmRead)] =
@@ -146,8 +149,8 @@ void GpuSim::Impl::stuck(const std::string& why) const {
   const std::size_t shown = std::min<std::size_t>(warps.size(), 4);
   for (std::size_t i = 0; i < shown; ++i) list += (i ? "; " : "") + warps[i];
   if (warps.size() > shown) list += fmt::format("; and {} more", warps.size() - shown);
-  throw InputError(fmt::format("{}: kernel '{}' {} (cycle {}): {}", module.filename, kernel.name,
-                               why, cycle, list.empty() ? "no warp is resident" : list));
+  throw InputError(fmt::format("{}: kernel '{}' {}: {}", module.filename, kernel.name, why,
+                               list.empty() ? "no warp is resident" : list));
 }
 
 GpuSim::GpuSim(const ptx::Module& module, const ptx::Kernel& kernel, const Arch& arch,
@@ -186,14 +189,35 @@ const TimingStats& GpuSim::run() {
       age += im.ctx.warps_per_cta;
       start = (start + k + 1) % n;
     }
-    bool progress = false;
-    for (auto& s : im.sms) progress |= s->tick(im.cycle);
-    ++im.cycle;
+    bool progress = false, issued = false;
+    for (auto& s : im.sms) {
+      progress |= s->tick(im.cycle);
+      issued |= s->issued();
+    }
     const bool resident =
         std::any_of(im.sms.begin(), im.sms.end(), [](const auto& s) { return !s->idle(); });
-    if (next_cta >= total && !resident) break;
+    if (next_cta >= total && !resident) {
+      ++im.cycle;
+      break;
+    }
     if (!progress && resident)
-      im.stuck("cannot finish: no warp can issue and nothing is in flight");
+      im.stuck(fmt::format("cannot finish: at cycle {} no warp can issue and nothing is in flight",
+                           im.cycle));
+    // Skip the cycles in which nothing can happen: no CTA to dispatch, no SM with an eligible warp
+    // and every op in flight still on its way (observers see every cycle: no skipping with them).
+    std::uint64_t next = im.cycle + 1;
+    if (im.options.skip_idle && !im.options.observer && !issued &&
+        (next_cta >= total ||
+         std::none_of(im.sms.begin(), im.sms.end(), [](const auto& s) { return s->can_take(); }))) {
+      std::uint64_t event = ~std::uint64_t{0};
+      for (const auto& s : im.sms) event = std::min(event, s->next_event(im.cycle));
+      event = std::min(event, im.options.max_cycles);
+      if (event > next) {
+        for (auto& s : im.sms) s->skip(im.cycle, event - next);
+        next = event;
+      }
+    }
+    im.cycle = next;
     if (im.cycle >= im.options.max_cycles)
       im.stuck(
           fmt::format("did not finish within {} cycles (--max-cycles)", im.options.max_cycles));

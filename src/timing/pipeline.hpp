@@ -28,6 +28,9 @@ class Pipeline {
   virtual Stall block_cause() const = 0;
   virtual void issue(std::uint32_t op, std::uint64_t now) = 0;
   virtual bool empty() const = 0;
+  // The first cycle after `now` in which a stage could change without a new issue (now + 1 when
+  // anything may move next cycle); ~0 when empty. The GPU skips the cycles in between.
+  virtual std::uint64_t next_event(std::uint64_t now) const = 0;
   // Stage names and, per cycle, their contents (StageCell::warp -1 when empty) for --pipeview.
   virtual std::vector<std::string> stage_names() const = 0;
   virtual void stages(std::uint64_t now, std::vector<StageCell>& cells) const = 0;

@@ -67,6 +67,23 @@ class InOrder final : public Pipeline {
     return std::all_of(unit_.begin(), unit_.end(), [](const DelayLine& l) { return l.empty(); });
   }
 
+  std::uint64_t next_event(std::uint64_t now) const override {
+    const std::uint64_t soon = now + 1;
+    std::uint64_t t = ~std::uint64_t{0};
+    auto at = [&](std::uint64_t c) { t = std::min(t, std::max(c, soon)); };
+    auto line = [&](const DelayLine& l) {
+      if (!l.empty()) at(l.head_exit());
+    };
+    line(fe_);
+    for (const DelayLine& u : unit_) line(u);
+    line(tail_);
+    line(nonmem_);
+    if (exe0_ != kNone) at(soon);
+    if (mem0_ != kNone) at(pass_end_ + 1);
+    for (const Replay& r : replay_) at(r.back);
+    return t;
+  }
+
   std::vector<std::string> stage_names() const override {
     std::vector<std::string> n;
     for (std::uint32_t k = 0; k < f_; ++k) n.push_back(fmt::format("FE{}", k));

@@ -163,6 +163,23 @@ void Sm::recompute_cta(std::uint32_t cta) {
   for (std::uint32_t w : ctas_[cta].warps) recompute(w);
 }
 
+Stall Sm::waiting_reason() const {
+  return ctas_used_ ? dominant_reason() : Stall::Idle;
+}
+
+std::uint64_t Sm::next_event(std::uint64_t now) const {
+  if (issuing_ >= 0 || eligible_.any()) return now + 1;
+  return std::min(pipe_->next_event(now), gmem_.next_event(now));
+}
+
+void Sm::skip(std::uint64_t, std::uint64_t n) {
+  // Nothing moves and no warp is eligible (next_event): the front end stays as it is.
+  const Stall slot = pipe_->can_issue() ? waiting_reason() : pipe_->block_cause();
+  stats_.issue[slot] += n;
+  if (ctas_used_) stats_.busy_cycles += n;
+  if (ctx_.instr) attribute_warp_states(-1, Stall::Issued, n);
+}
+
 Stall Sm::dominant_reason() const {
   std::size_t best = 0;
   std::uint32_t most = 0;
@@ -345,7 +362,7 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
     recompute(w);
 }
 
-void Sm::attribute_warp_states(std::uint64_t, int issued_warp, Stall blocked) {
+void Sm::attribute_warp_states(int issued_warp, Stall blocked, std::uint64_t weight) {
   std::vector<InstrStats>& is = *ctx_.instr;
   for (std::uint32_t w = 0; w < warps_.size(); ++w) {
     const Warp& wp = warps_[w];
@@ -355,7 +372,7 @@ void Sm::attribute_warp_states(std::uint64_t, int issued_warp, Stall blocked) {
       s = Stall::Issued;
     else if (wp.eligible)
       s = blocked == Stall::Issued ? Stall::NotSelected : blocked;
-    ++is[wp.next].warp_states[s];
+    is[wp.next].warp_states[s] += weight;
   }
 }
 
@@ -366,24 +383,24 @@ void Sm::issue(std::uint64_t now) {
     if (pipe_->can_issue()) {
       picked = inflight_.items[std::size_t(issuing_)].warp;
       slot = Stall::Issued;
-      if (ctx_.instr) attribute_warp_states(now, -1, Stall::Issued);
+      if (ctx_.instr) attribute_warp_states(-1, Stall::Issued);
       push_next_sub(now);
     } else {
       slot = pipe_->block_cause();
-      if (ctx_.instr) attribute_warp_states(now, -1, slot);
+      if (ctx_.instr) attribute_warp_states(-1, slot);
     }
   } else if (!pipe_->can_issue()) {
     slot = pipe_->block_cause();
-    if (ctx_.instr) attribute_warp_states(now, -1, slot);
+    if (ctx_.instr) attribute_warp_states(-1, slot);
   } else if (eligible_.any()) {
     picked = int(sched_->pick(eligible_, *this));
-    if (ctx_.instr) attribute_warp_states(now, picked, Stall::Issued);
+    if (ctx_.instr) attribute_warp_states(picked, Stall::Issued);
     issue_warp(std::uint32_t(picked), now);
     sched_->issued(std::uint32_t(picked));
     slot = Stall::Issued;
   } else {
-    slot = ctas_used_ ? dominant_reason() : Stall::Idle;
-    if (ctx_.instr) attribute_warp_states(now, -1, Stall::Issued);
+    slot = waiting_reason();
+    if (ctx_.instr) attribute_warp_states(-1, Stall::Issued);
   }
   ++stats_.issue[slot];
   issued_ = slot == Stall::Issued;
@@ -533,6 +550,11 @@ void Sm::complete(std::uint32_t inflight, std::uint64_t now) {
 
 bool Sm::tick(std::uint64_t now) {
   now_ = now;
+  if (!ctas_used_ && !busy()) {  // nothing resident, nothing in flight
+    ++stats_.issue[Stall::Idle];
+    issued_ = false;
+    return false;
+  }
   pipe_->advance(now);
   issue(now);
   auto apply = [&] {

@@ -78,8 +78,13 @@ class Sm final : public PipelineHost, public SchedulerView {
   // holds can change any more).
   bool tick(std::uint64_t now);
   bool idle() const { return ctas_used_ == 0; }
+  bool issued() const { return issued_; }  // in the last tick
   // Whether anything can still change without an issue (ops in flight, memory pending).
   bool busy() const { return !pipe_->empty() || !gmem_.empty() || issuing_ >= 0; }
+  // The first cycle after `now` in which this SM could do anything (~0: never by itself).
+  std::uint64_t next_event(std::uint64_t now) const;
+  // Cycles now + 1 .. now + n pass with nothing happening: count them as the issue slot would.
+  void skip(std::uint64_t now, std::uint64_t n);
   const SmStats& stats() const { return stats_; }
   // "warp 3 of block (1,0,0) at k.ptx:42 (k.cu:17) `bar.sync 0;` waiting at a barrier" lines.
   void describe_warps(std::vector<std::string>& out) const;
@@ -177,7 +182,8 @@ class Sm final : public PipelineHost, public SchedulerView {
   void set_reason(Warp& w, bool eligible, Stall reason);
   void retire_warp(std::uint32_t w);
   Stall dominant_reason() const;
-  void attribute_warp_states(std::uint64_t now, int issued_warp, Stall blocked);
+  void attribute_warp_states(int issued_warp, Stall blocked, std::uint64_t weight = 1);
+  Stall waiting_reason() const;
   LaneMask sub_lanes(std::uint8_t sub) const;
   std::uint32_t pc_line(std::uint32_t index) const;
 

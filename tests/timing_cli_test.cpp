@@ -1,0 +1,157 @@
+// `smemsim sim` through the CLI (issue 9 "must show" 6): the report, JSON, the timeline and the
+// pipeline view, and bad input: an unknown pipeline or scheduler, impossible sm.* values, a block
+// that cannot fit, a kernel that never finishes — each one line on stderr and exit code 2.
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "kernel_test_util.hpp"
+#include "test_util.hpp"
+
+namespace smemsim {
+namespace {
+
+using test::cli;
+using test::temp_file;
+
+// Warp 0 waits at the barrier; warp 1 spins forever and never arrives.
+const char* kSpinPtx = R"(.version 7.0
+.target sm_75
+.address_size 64
+.file 1 "/src/spin.cu"
+
+.visible .entry spin(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  mov.u32 %r1, %tid.x;
+  setp.lt.u32 %p1, %r1, 32;
+  @%p1 bra WAIT;
+  .loc 1 7 5
+LOOP:
+  add.s32 %r2, %r2, 1;
+  bra.uni LOOP;
+WAIT:
+  .loc 1 4 3
+  bar.sync 0;
+  ret;
+}
+)";
+
+std::string spin_files() {
+  temp_file("spin.ptx", kSpinPtx);
+  return temp_file("spin.toml",
+                   "grid = 1\nblock = 64\nargs = [\"out\"]\n[buffers.out]\ntype = \"u32\"\n"
+                   "count = 64\n");
+}
+
+int lines(const std::string& s) {
+  return int(std::count(s.begin(), s.end(), '\n'));
+}
+
+TEST(TimingCli, NeverEndingKernelStopsAtTheCycleLimitNamingTheWarps) {
+  const std::string spec = spin_files();
+  const std::string ptx = ::testing::TempDir() + "smemsim_spin.ptx";
+  const auto r = cli("sim " + ptx + " --launch " + spec + " --max-cycles 20000");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_EQ(lines(r.out), 1) << r.out;
+  EXPECT_NE(r.out.find("did not finish within 20000 cycles (--max-cycles)"), std::string::npos)
+      << r.out;
+  // Warp 0 at the barrier (PTX line 19, spin.cu:4), warp 1 in the loop (spin.cu:7).
+  EXPECT_NE(r.out.find("warp 0 of block (0,0,0) on SM 0 at " + ptx +
+                       ":19 (spin.cu:4) "
+                       "`bar.sync 0;` [barrier]"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("warp 1 of block (0,0,0)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("spin.cu:7"), std::string::npos) << r.out;
+}
+
+TEST(TimingCli, BadOptionsAndImpossibleSmValues) {
+  const std::string spec = spin_files();
+  const std::string ptx = ::testing::TempDir() + "smemsim_spin.ptx";
+  const std::string run = "sim " + ptx + " --launch " + spec + " ";
+  const std::pair<std::string, std::string> cases[] = {
+      {"--pipeline elastic2", "--pipeline: unknown pipeline 'elastic2' (known: unified, split)"},
+      {"--scheduler fifo", "--scheduler: unknown scheduler 'fifo' (known: lrr, gto)"},
+      {"--set sm.pipeline=wide",
+       "arch key 'sm.pipeline': unknown pipeline 'wide' (known: unified, split)"},
+      {"--barrel loose", "arch key 'sm.barrel': 'loose' is not strict or relaxed"},
+      {"--set sm.simd_width=3", "arch key 'sm.simd_width': 3 does not divide the warp size 32"},
+      {"--set sm.count=0", "key 'sm.count': 0 is not between 1 and 1024"},
+      {"--set sm.count=99999999999", "key 'sm.count': 99999999999 is not between 1 and 1024"},
+      {"--set sm.lat_alu=3", "arch key 'sm.lat_alu': 3 cycles is shorter than the pipeline"},
+      {"--set sm.max_threads=32",
+       "a block of 64 threads does not fit on an SM: it needs 64 of "
+       "'sm.max_threads', the SM has 32"},
+      {"--regs 600", "it needs 38400 of 'sm.registers', the SM has 32768"},
+      {"--set timing.fsm_update=2", ""},  // no shared atomic here: not used, not checked
+      {"--max-cycles 0", "--max-cycles: must be at least 1"},
+      {"--pipeview 5 --pipeview-sm 16", "--pipeview-sm 16: the GPU has 16 SMs (sm.count)"},
+      {"--timeline /", "--timeline: cannot write '/'"},
+  };
+  for (const auto& [args, msg] : cases) {
+    SCOPED_TRACE(args);
+    const auto r = cli(run + args + " --max-cycles 3000");
+    if (msg.empty()) {  // runs into the cycle limit, the error of the spin kernel
+      EXPECT_NE(r.out.find("did not finish"), std::string::npos) << r.out;
+      continue;
+    }
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_EQ(lines(r.out), 1) << r.out;
+    EXPECT_NE(r.out.find(msg), std::string::npos) << r.out;
+  }
+}
+
+TEST(TimingCli, LockLoopLatencyBelowThePipelineIsAnError) {
+  SKIP_WITHOUT_NVCC();
+  const auto r = cli("sim builtin:atomic_bench --set timing.fsm_update=2");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("arch key 'timing.fsm_update': 2 cycles is not between the pipeline's "
+                       "shortest latency 6"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(TimingCli, ReportJsonTimelineAndPipeview) {
+  SKIP_WITHOUT_NVCC();
+  const auto h = cli("sim builtin:atomic_bench --conflicts 4 --stride 0");
+  EXPECT_EQ(h.exit_code, 0) << h.out;
+  EXPECT_NE(h.out.find("clock() in the kernel: 472 cycles"), std::string::npos) << h.out;
+  EXPECT_NE(h.out.find("result: matches the CPU reference"), std::string::npos) << h.out;
+  EXPECT_NE(h.out.find("issue slots (16 SMs x "), std::string::npos) << h.out;
+
+  const std::string tl = ::testing::TempDir() + "smemsim_tl.json";
+  const auto j = cli("sim builtin:reduction --size 2048 --json --timeline " + tl);
+  ASSERT_EQ(j.exit_code, 0) << j.out;
+  const auto doc = nlohmann::json::parse(j.out);
+  const auto& t = doc.at("timing");
+  EXPECT_GT(t.at("cycles").get<std::uint64_t>(), 0u);
+  std::uint64_t slots = 0;
+  for (const auto& [k, v] : t.at("issue_stalls").items()) slots += v.get<std::uint64_t>();
+  EXPECT_EQ(slots, t.at("cycles").get<std::uint64_t>() * 16);
+  EXPECT_EQ(t.at("sms").size(), 16u);
+  EXPECT_EQ(doc.at("arch").at("sm").at("pipeline"), "unified");
+  EXPECT_TRUE(doc.at("reference").at("matches").get<bool>());
+  // The timeline is one JSON document of trace events, with instruction spans.
+  std::ifstream in(tl);
+  const auto trace = nlohmann::json::parse(in);
+  int spans = 0;
+  for (const auto& e : trace.at("traceEvents"))
+    if (e.at("ph") == "X" && e.contains("args")) ++spans;
+  EXPECT_GT(spans, 100);
+  EXPECT_EQ(doc.at("timeline").at("events").get<std::uint64_t>(), trace.at("traceEvents").size());
+
+  const auto p = cli("sim builtin:transpose --arch cf11 --pipeline split --pipeview 30");
+  ASSERT_EQ(p.exit_code, 0) << p.out;
+  EXPECT_NE(p.out.find(" cycle "), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("NM0"), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("issue w0"), std::string::npos) << p.out;
+}
+
+}  // namespace
+}  // namespace smemsim
