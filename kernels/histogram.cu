@@ -52,3 +52,45 @@ extern "C" __global__ void histogram(const unsigned char* data, int n, unsigned 
     atomicAdd(&bins[b], sum);
   }
 }
+
+// The histogram study's kernel (src/study/histogram.cpp with backend = cycle; seed 000 §V.B, seed
+// 001 §4.2): 12-bit pixels (one 16-bit word each), bin = pixel >> shift, and the study's vote-space
+// layouts: R copies of `num_bins + padding` words with cyclic or block mapping, or bin-stretching
+// (stretch = 1: bin b of copy c at word b * R + c, copy by cyclic mapping). Each block keeps its
+// own copies; pixel i is voted by thread i % blockDim.x of block (i / blockDim.x) % gridDim.x, so a
+// warp votes 32 consecutive pixels (001 §4.2.1). The copies are summed into the global histogram.
+//
+// Launch: histogram12<<<blocks, threads, words * 4>>>(data, n, bins, num_bins, shift, R,
+// block_mapping, padding, stretch), words = stretch ? num_bins * R : R * (num_bins + padding) -
+// padding (the last copy needs no padding after it).
+extern "C" __global__ void histogram12(const unsigned short* data, int n, unsigned int* bins,
+                                       int num_bins, int shift, int replication, int block_mapping,
+                                       int padding, int stretch) {
+  extern __shared__ unsigned int copies[];
+  const int tid = threadIdx.x;
+  const int copy_words = num_bins + padding;
+  const int total_words = stretch ? num_bins * replication : replication * copy_words - padding;
+  for (int w = tid; w < total_words; w += blockDim.x) copies[w] = 0;
+  __syncthreads();
+
+  int copy;
+  if (block_mapping && !stretch) {
+    const int per_copy = blockDim.x / replication;
+    copy = (tid / (per_copy > 0 ? per_copy : 1)) % replication;
+  } else {
+    copy = tid % replication;
+  }
+  for (int i = blockIdx.x * blockDim.x + tid; i < n; i += gridDim.x * blockDim.x) {
+    const int bin = data[i] >> shift;
+    const int word = stretch ? bin * replication + copy : copy * copy_words + bin;
+    atomicAdd(&copies[word], 1u);
+  }
+  __syncthreads();
+
+  for (int b = tid; b < num_bins; b += blockDim.x) {
+    unsigned int sum = 0;
+    for (int r = 0; r < replication; ++r)
+      sum += copies[stretch ? b * replication + r : r * copy_words + b];
+    atomicAdd(&bins[b], sum);
+  }
+}

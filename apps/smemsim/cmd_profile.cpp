@@ -3,11 +3,13 @@
 // chosen arch, hashes and model (issue 5, docs/exec.md "Profile").
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <memory>
 
 #include "cli_common.hpp"
 #include "launch_options.hpp"
+#include "sim_options.hpp"
 #include "smemsim/error.hpp"
 #include "smemsim/profile.hpp"
 
@@ -59,6 +61,41 @@ void print_table(const std::vector<exec::ProfileRow>& rows, const Totals& all) {
       "execution; pos and lock for atomics only)\n");
 }
 
+// Nsight Compute's source view, from the cycle model: per instruction its issues, mean latency and
+// the warp states of the warp-cycles spent with it as the warp's next instruction.
+void print_timing(const timing::TimingStats& s, const Arch& arch, const exec::Workload& w,
+                  const ptx::Kernel& kernel) {
+  fmt::print(
+      "\ntiming (cycle model): {} cycles, IPC {:.3f}; {} pipeline, {} scheduler. Warp states per "
+      "instruction: the warp-cycles each warp spent with it as its next instruction\n",
+      s.cycles, s.ipc(), arch.sm.pipeline, arch.sm.scheduler);
+  fmt::print("{:>6} {:<20} {:>9} {:>8} {:>12}  {:<52} {}\n", "PTX", "CUDA", "issued", "latency",
+             "warp-cycles", "top warp states", "instruction");
+  for (std::size_t i = 0; i < s.instructions.size() && i < kernel.code.size(); ++i) {
+    const timing::InstrStats& r = s.instructions[i];
+    if (!r.issued) continue;
+    std::uint64_t total = 0;
+    std::vector<std::pair<std::uint64_t, timing::Stall>> states;
+    for (std::size_t k = 0; k < timing::kStallKinds; ++k) {
+      total += r.warp_states.cycles[k];
+      if (r.warp_states.cycles[k])
+        states.push_back({r.warp_states.cycles[k], static_cast<timing::Stall>(k)});
+    }
+    std::sort(states.begin(), states.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
+    std::string top;
+    for (std::size_t k = 0; k < states.size() && k < 3; ++k)
+      top += fmt::format("{}{} {:.0f}%", k ? ", " : "", timing::stall_name(states[k].second),
+                         100.0 * double(states[k].first) / double(total));
+    const ptx::Instruction& ins = kernel.code[i];
+    const std::string cu = exec::cuda_location(w.module, ins);
+    fmt::print("{:>6} {:<20} {:>9} {:>8.1f} {:>12}  {:<52} {}\n", ins.ptx_line,
+               cu.empty() ? "-" : cu, r.issued, double(r.latency) / double(r.issued), total, top,
+               ptx::to_string(kernel, ins));
+  }
+}
+
 }  // namespace
 
 void add_profile_command(CLI::App& app) {
@@ -66,6 +103,8 @@ void add_profile_command(CLI::App& app) {
     LaunchOptions launch;
     ArchOptions arch;
     std::string trace;
+    bool timing = false;
+    SimOptions sim;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
@@ -74,6 +113,10 @@ void add_profile_command(CLI::App& app) {
   add_arch_options(cmd, o->arch);
   cmd->add_option("--emit-trace", o->trace,
                   "also write the shared-memory accesses as a smemsim-trace v1 (pc = PTX line)");
+  cmd->add_flag("--timing", o->timing,
+                "run on the cycle-level model and attribute warp stall reasons to every PTX "
+                "and CUDA line (as Nsight Compute's source view)");
+  add_sim_options(cmd, o->sim);
   cmd->footer(
       "Examples:\n"
       "  smemsim profile builtin:transpose                   # store phase: 8-way (seed 002 "
@@ -81,9 +124,10 @@ void add_profile_command(CLI::App& app) {
       "  smemsim profile builtin:transpose --variant padded  # conflict-free\n"
       "  smemsim profile builtin:histogram --replication 8 --bank-hash xor --json\n"
       "  smemsim profile builtin:atomic_bench --conflicts 16 --stride 256 --emit-trace a.trace\n"
+      "  smemsim profile builtin:histogram --replication 32 --timing   # stall reasons per line\n"
       "  smemsim profile k.ptx --kernel k --grid 4 --block 128 --launch k.toml");
   cmd->callback([o] {
-    const Arch arch = resolve_arch(o->arch);
+    const Arch arch = o->timing ? resolve_sim_arch(o->arch, o->sim) : resolve_arch(o->arch);
     exec::Workload w = prepare_workload(o->launch);
     const ptx::Kernel& kernel = exec::find_kernel(w.module, w.kernel);
     exec::Profiler profiler(w.module, kernel, arch);
@@ -98,7 +142,12 @@ void add_profile_command(CLI::App& app) {
       tracer = std::make_unique<exec::TraceConsumer>(trace_file, arch.warp_size);
       tee.add(tracer.get());
     }
-    const RunSummary s = run_workload(w, arch, &tee);
+    SimRun sim;
+    if (o->timing)
+      sim = simulate(w, kernel, arch, o->sim, &tee, true);
+    else
+      sim.summary = run_workload(w, arch, &tee);
+    const RunSummary& s = sim.summary;
     if (tracer) {
       trace_file.flush();
       if (!trace_file) throw InputError(fmt::format("cannot write trace '{}'", o->trace));
@@ -116,12 +165,14 @@ void add_profile_command(CLI::App& app) {
                      {"bank_degree_mean", t.mean(t.sum_bank_degree)},
                      {"latency_total", t.total_latency}};
       if (tracer) j["trace"] = {{"path", o->trace}, {"accesses", tracer->written()}};
+      if (o->timing) j["timing"] = timing::to_json(sim.stats, w.module, kernel);
       fmt::print("{}\n", j.dump(2));
     } else {
       fmt::print("{}\n", arch_summary(arch));
       print_run_header(w, s);
       print_verdict(w, s);
       print_table(rows, profiler.totals());
+      if (o->timing) print_timing(sim.stats, arch, w, kernel);
       if (tracer) fmt::print("wrote {} accesses to {}\n", tracer->written(), o->trace);
     }
     if (o->launch.stats) print_speed(s);

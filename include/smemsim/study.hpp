@@ -35,6 +35,8 @@ class LatencyBackend {
 struct BackendInfo {
   std::string name;
   std::string description;
+  // Per-access backends make an evaluator; a whole-kernel backend (cycle) has none: the studies
+  // that support it (StudyInfo::kernel_runs) run their kernels through the cycle-level model.
   std::function<std::unique_ptr<LatencyBackend>(const Arch&)> make;
 };
 const std::vector<BackendInfo>& latency_backends();
@@ -129,6 +131,7 @@ struct StudyInfo {
   std::string source;  // seed and section
   std::vector<ParamSpec> params;
   std::function<std::unique_ptr<Study>()> make;
+  bool kernel_runs = false;  // supports backend = cycle (whole kernels on the cycle model)
 };
 // Every study, in listing order. The common keys `seed` and `backend` are in each params list.
 const std::vector<StudyInfo>& studies();

@@ -368,7 +368,7 @@ void hough(Workload& w, const BuiltinOptions& o) {
       "accumulator", ElemType::U32, std::vector<std::uint32_t>(std::size_t(thetas) * num_rho, 0)));
   w.launch.args = {Arg::buf(xb),          Arg::buf(yb),      Arg::integer(std::int64_t(xs.size())),
                    Arg::integer(num_rho), Arg::real(offset), Arg::integer(r),
-                   Arg::buf(ab)};
+                   Arg::integer(0),       Arg::buf(ab)};
   w.description = fmt::format(
       "hough_vote of {} edge pixels of a {}x{} image, {} angles x {} rho bins, replication {}",
       xs.size(), W, H, thetas, num_rho, r);

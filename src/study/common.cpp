@@ -28,12 +28,20 @@ const std::vector<BackendInfo>& latency_backends() {
        "the arch's analytic atomic model (alg1 of seed 001 §2.1.4, fsm of seed 000 §III, native) "
        "through AccessEvaluator",
        [](const Arch& a) { return std::make_unique<AnalyticBackend>(a); }},
+      {"cycle",
+       "whole kernels on the cycle-level GPU model (src/timing/, docs/timing.md): the study's "
+       "kernel from kernels/*.cu runs under `sim` and its cycles are the metric",
+       nullptr},
   };
   return b;
 }
 
 std::unique_ptr<LatencyBackend> make_backend(std::string_view name, const Arch& arch) {
-  if (const auto* b = find_named(latency_backends(), name)) return b->make(arch);
+  if (const auto* b = find_named(latency_backends(), name)) {
+    if (!b->make)
+      throw InputError(fmt::format("latency backend '{}' times whole kernels, not accesses", name));
+    return b->make(arch);
+  }
   throw InputError(fmt::format("unknown latency backend '{}' (known: {})", name,
                                known_names(latency_backends())));
 }
@@ -142,7 +150,17 @@ StudyConfig resolve_config(const StudyInfo& info, const Arch& arch, bool quick,
   if (seed < 0) throw InputError("study parameter 'seed' must be >= 0");
   c.seed = static_cast<std::uint64_t>(seed);
   c.backend = c.params.at("backend");
-  make_backend(c.backend, arch);  // validates the name
+  const auto* backend = find_named(latency_backends(), c.backend);
+  if (!backend)
+    throw InputError(
+        fmt::format("study parameter 'backend': unknown latency backend '{}' (known: "
+                    "{})",
+                    c.backend, known_names(latency_backends())));
+  if (!backend->make && !info.kernel_runs)
+    throw InputError(fmt::format(
+        "study '{}' has no kernel to run for backend '{}' (the histogram and hough studies do); "
+        "use backend=analytic",
+        info.name, c.backend));
   return c;
 }
 

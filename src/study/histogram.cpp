@@ -9,16 +9,20 @@
 //   stretch             bin-stretching (000 §V.B citing [2]): bin b of copy c at b*R + c, copy
 //   cyclic.
 // R ranges over powers of two 1..256 within the shared memory (000 §V.B: 4 bytes x bins x R <= 48
-// KiB). The metric is the modeled shared-memory atomic time: the sum over warps of the per-warp
-// latency of the latency backend, for the bank/lock hashes mod, xor and add (000 Table I), and the
-// speed-up of each hash over mod.
+// KiB). The metric, for the bank/lock hashes mod, xor and add (000 Table I), and the speed-up of
+// each hash over mod: with backend = analytic the modeled shared-memory atomic time, the sum over
+// warps of the per-warp latency; with backend = cycle the whole-kernel cycles of kernels/
+// histogram.cu's histogram12 (the same pixels, threads and layouts; `blocks` blocks of
+// threads_per_block threads) on the cycle-level GPU model.
 #include <bit>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "kernel_runs.hpp"
 #include "smemsim/error.hpp"
 #include "smemsim/images.hpp"
 #include "studies.hpp"
@@ -149,6 +153,13 @@ class Histogram : public Study {
           if (!rs.empty()) points_.push_back({im, static_cast<std::uint32_t>(b), l, std::move(rs)});
         }
     for (const auto& h : kHashes) arch_[h] = with_hash(cfg.arch, h);
+    kernel_ = cfg.backend == "cycle";
+    if (kernel_) {
+      module_ = load_suite_module("histogram");
+      blocks_ = cfg.integer("blocks");
+      if (blocks_ < 1 || blocks_ > 65535)
+        throw InputError("study parameter 'blocks' must be in 1..65535");
+    }
   }
   std::vector<std::string> columns() const override {
     return {"image",      "bins",       "layout",      "r",           "warps",    "cycles_mod",
@@ -160,8 +171,13 @@ class Histogram : public Study {
     const images::Gray12& img = images_[p.image];
     const int shift = 12 - std::countr_zero(p.bins);
     const std::uint32_t lanes = cfg_.arch.warp_size;
+    // Per access (analytic): all three hashes. Whole kernels (cycle): the analytic evaluation of
+    // mod only, for the degree columns.
     std::vector<std::unique_ptr<LatencyBackend>> be;
-    for (const auto& h : kHashes) be.push_back(make_backend(cfg_.backend, arch_.at(h)));
+    for (const auto& h : kHashes) {
+      be.push_back(make_backend("analytic", arch_.at(h)));
+      if (kernel_) break;
+    }
     PointResult out;
     const std::size_t npx = img.px.size();
     for (std::uint32_t r : p.rs) {
@@ -173,13 +189,15 @@ class Histogram : public Study {
                             r, p.layout->pad);
       };
       for_each_vote_warp(npx, lanes, pixel_word, [&](const WarpAccess& wa) {
-        for (int h = 0; h < 3; ++h) {
-          const AccessResult res = be[static_cast<std::size_t>(h)]->evaluate(wa);
+        for (std::size_t h = 0; h < be.size(); ++h) {
+          const AccessResult res = be[h]->evaluate(wa);
           cycles[h] += res.latency;
           if (h == 0) lock += res.degrees.lock, bank += res.degrees.bank;
         }
         ++warps;
       });
+      if (kernel_)
+        for (std::size_t h = 0; h < 3; ++h) cycles[h] = run_kernel(img, p, r, kHashes[h]);
       out.accesses += static_cast<std::uint64_t>(3 * warps);
       out.rows.push_back({Value(img.name), Value(std::int64_t{p.bins}),
                           Value(std::string(p.layout->name)), Value(std::int64_t{r}), Value(warps),
@@ -199,9 +217,49 @@ class Histogram : public Study {
     const LayoutDef* layout;
     std::vector<std::uint32_t> rs;
   };
+  // Whole-kernel cycles of histogram12 (kernels/histogram.cu) for one image, layout, R and hash;
+  // the result is checked against the image's histogram.
+  std::int64_t run_kernel(const images::Gray12& img, const Point& p, std::uint32_t r,
+                          const std::string& hash) const {
+    exec::GlobalMemory mem;
+    exec::Buffer data{"data", exec::ElemType::U16, std::vector<std::uint8_t>(img.px.size() * 2)};
+    std::memcpy(data.bytes.data(), img.px.data(), data.bytes.size());
+    const std::uint32_t db = mem.add(std::move(data));
+    const std::uint32_t bb = mem.add(
+        {"bins", exec::ElemType::U32, std::vector<std::uint8_t>(std::size_t(p.bins) * 4, 0)});
+    const bool stretch = p.layout->layout == Layout::Stretch;
+    const int shift = 12 - std::countr_zero(p.bins);
+    exec::Launch l;
+    l.grid = {static_cast<std::uint32_t>(blocks_), 1, 1};
+    l.block = {tpb_, 1, 1};
+    l.dynamic_shared_bytes =
+        static_cast<std::uint32_t>(4 * vote_footprint(p.layout->layout, p.bins, r, p.layout->pad));
+    l.args = {exec::Arg::buf(db),
+              exec::Arg::integer(std::int64_t(img.px.size())),
+              exec::Arg::buf(bb),
+              exec::Arg::integer(p.bins),
+              exec::Arg::integer(shift),
+              exec::Arg::integer(r),
+              exec::Arg::integer(p.layout->mapping == Mapping::Block),
+              exec::Arg::integer(p.layout->pad),
+              exec::Arg::integer(stretch)};
+    const std::uint64_t cycles = kernel_cycles(module_, "histogram12", arch_.at(hash), l, mem);
+    std::vector<std::uint32_t> want(p.bins, 0);
+    for (const std::uint16_t v : img.px) ++want[v >> shift];
+    if (std::memcmp(mem.get("bins").bytes.data(), want.data(), want.size() * 4) != 0)
+      throw std::runtime_error(
+          fmt::format("histogram12 gave a wrong histogram for {} ({} bins, {}, "
+                      "R = {})",
+                      img.name, p.bins, p.layout->name, r));
+    return static_cast<std::int64_t>(cycles);
+  }
+
   StudyConfig cfg_;
   std::vector<images::Gray12> images_;
   std::uint32_t tpb_ = 1024;
+  bool kernel_ = false;  // backend = cycle
+  ptx::Module module_;
+  std::int64_t blocks_ = 16;
   std::vector<Point> points_;
   std::map<std::string, Arch> arch_;
 };
@@ -223,10 +281,17 @@ Report Histogram::report(const Table& t) const {
     g.a += t.num(k, "cycles_add");
     names.insert(t.str(k, "image"));
   }
-  rep.markdown = fmt::format(
-      "{} images ({}); arch `{}`; {} threads per block; cycles summed over "
-      "all warps of all images.\n\n",
-      names.size(), fmt::join(names, ", "), cfg_.arch.name, tpb_);
+  const std::string metric = kernel_ ? "whole-kernel cycles" : "modeled atomic cycles";
+  rep.markdown = kernel_
+                     ? fmt::format(
+                           "{} images ({}); arch `{}`; backend `cycle`: histogram12 on the "
+                           "cycle-level model, {} blocks of {} threads; cycles summed over the "
+                           "images.\n\n",
+                           names.size(), fmt::join(names, ", "), cfg_.arch.name, blocks_, tpb_)
+                     : fmt::format(
+                           "{} images ({}); arch `{}`; {} threads per block; cycles summed over "
+                           "all warps of all images.\n\n",
+                           names.size(), fmt::join(names, ", "), cfg_.arch.name, tpb_);
   for (const auto& [layout, by_bins] : agg) {
     // Speed-up table: bins x R (xor / add over mod).
     std::set<int> rset;
@@ -240,12 +305,13 @@ Report Histogram::report(const Table& t) const {
     Figure fx{
         fmt::format("fig7_speedup_xor_{}", layout),
         fmt::format("Histogram, {}: speed-up of the XOR hash over mod (seed 000 Fig. 7)", layout),
-        "replication factor R", "speed-up over mod (modeled atomic cycles)"};
+        "replication factor R", fmt::format("speed-up over mod ({})", metric)};
     fx.logx = true;
-    Figure fc{
-        fmt::format("fig9_cycles_{}", layout),
-        fmt::format("Histogram, {}: modeled atomic cycles with mod (seed 001 Fig. 9)", layout),
-        "replication factor R", "shared-memory atomic cycles (sum over warps)"};
+    Figure fc{fmt::format("fig9_cycles_{}", layout),
+              fmt::format("Histogram, {}: {} with mod (seed 001 Fig. 9)", layout, metric),
+              "replication factor R",
+              kernel_ ? "kernel cycles (sum over images)"
+                      : "shared-memory atomic cycles (sum over warps)"};
     fc.logx = true;
     fc.logy = true;
     for (const auto& [b, by_r] : by_bins) {
@@ -281,31 +347,38 @@ Report Histogram::report(const Table& t) const {
   rep.markdown +=
       "Seed 000 §V.B reports, on GPGPU-Sim with Stanford 12-bit images: hash speed-up growing with "
       "R, up to 4.91x at 256 bins and R = 32 for replication; up to 1.79x with padding, where XOR "
-      "slows the 32-bin histogram and ADD does not; up to 1.80x with bin-stretching. Our numbers "
-      "are the modeled shared-memory atomic time only (no global loads, no interwarp overlap), so "
-      "they are an upper bound on whole-kernel speed-ups (docs/studies.md).\n";
+      "slows the 32-bin histogram and ADD does not; up to 1.80x with bin-stretching. ";
+  rep.markdown += kernel_ ? "Our numbers are whole-kernel cycles of the cycle-level model "
+                            "(docs/timing.md, docs/studies.md).\n"
+                          : "Our numbers are the modeled shared-memory atomic time only (no "
+                            "global loads, no interwarp overlap), so they are an upper bound on "
+                            "whole-kernel speed-ups (docs/studies.md).\n";
   return rep;
 }
 
 }  // namespace
 
 StudyInfo histogram_info() {
-  return {"histogram",
-          "Histograms of 12-bit photographs: bins 32..4096, R 1..256 within memory, replication "
-          "(cyclic, block), replication + padding, bin-stretching; bank/lock hash mod/xor/add",
-          "seed 000 §V.B, Fig. 7; seed 001 §4.2, Fig. 9",
-          {{"images", "cache", "generated",
-            "image files, folders, 'cache' (scripts/fetch-images.sh) or 'generated'"},
-           {"max_images", "10", "3", "at most this many images"},
-           {"generated_size", "512", "128", "side of generated test images"},
-           {"bins", "32,64,128,256,512,1024,2048,4096", "32,256", "histogram sizes (powers of 2)"},
-           {"r", "auto", "auto", "replication factors; auto = 1,2,4..256 that fit"},
-           {"layouts", "cyclic,block,cyclic-pad,block-pad,stretch",
-            "cyclic,block,cyclic-pad,stretch", "vote-space layouts"},
-           {"threads_per_block", "1024", "1024", "N of 001 Eq. 2 (ThId = pixel % N)"},
-           {"seed", "1", "1", "study seed (generated images)"},
-           {"backend", "analytic", "analytic", "latency backend"}},
-          [] { return std::make_unique<Histogram>(); }};
+  return {
+      "histogram",
+      "Histograms of 12-bit photographs: bins 32..4096, R 1..256 within memory, replication "
+      "(cyclic, block), replication + padding, bin-stretching; bank/lock hash mod/xor/add",
+      "seed 000 §V.B, Fig. 7; seed 001 §4.2, Fig. 9",
+      {{"images", "cache", "generated",
+        "image files, folders, 'cache' (scripts/fetch-images.sh) or 'generated'"},
+       {"max_images", "10", "3", "at most this many images"},
+       {"generated_size", "512", "128", "side of generated test images"},
+       {"bins", "32,64,128,256,512,1024,2048,4096", "32,256", "histogram sizes (powers of 2)"},
+       {"r", "auto", "auto", "replication factors; auto = 1,2,4..256 that fit"},
+       {"layouts", "cyclic,block,cyclic-pad,block-pad,stretch", "cyclic,block,cyclic-pad,stretch",
+        "vote-space layouts"},
+       {"threads_per_block", "1024", "1024", "N of 001 Eq. 2 (ThId = pixel % N)"},
+       {"seed", "1", "1", "study seed (generated images)"},
+       {"backend", "analytic", "analytic",
+        "analytic (modeled atomic time per access) or cycle (whole kernels on the cycle model)"},
+       {"blocks", "16", "16", "thread blocks of the kernel (backend=cycle; 001 §4.2: 16)"}},
+      [] { return std::make_unique<Histogram>(); },
+      true};
 }
 
 }  // namespace smemsim::study

@@ -11,12 +11,16 @@
 // consecutive edge pixels. The row is replicated R times (copies consecutive, cyclic mapping, 001
 // Eq. 1) up to floor(12,288 / 1,601) = 7 copies -- 000 Fig. 8 shows six factors -- or bin-stretched
 // (rho bin b of copy c at b * R + c). The metric is the modeled atomic time summed over all warps
-// of all theta blocks, for bank/lock hashes mod, xor, add.
+// of all theta blocks, for bank/lock hashes mod, xor, add; with backend = cycle, the whole-kernel
+// cycles of kernels/hough.cu's hough_vote (one block per theta, the same layouts; its float rho may
+// round a vote near a bin boundary into the neighbouring bin) on the cycle-level GPU model.
 #include <cmath>
+#include <cstring>
 #include <map>
 
 #include <fmt/format.h>
 
+#include "kernel_runs.hpp"
 #include "smemsim/error.hpp"
 #include "studies.hpp"
 
@@ -82,6 +86,8 @@ class Hough : public Study {
         for (auto r : rs) points_.push_back({im, layout, r});
     }
     for (const auto& h : kHashes) arch_[h] = with_hash(cfg.arch, h);
+    kernel_ = cfg.backend == "cycle";
+    if (kernel_) module_ = load_suite_module("hough");
   }
   std::vector<std::string> columns() const override {
     return {"image",      "edges",      "layout",     "r",           "warps",
@@ -92,7 +98,8 @@ class Hough : public Study {
     const Point& p = points_[i];
     const auto& e = edges_[p.image];
     std::vector<std::unique_ptr<LatencyBackend>> be;
-    for (const auto& h : kHashes) be.push_back(make_backend(cfg_.backend, arch_.at(h)));
+    if (!kernel_)
+      for (const auto& h : kHashes) be.push_back(make_backend(cfg_.backend, arch_.at(h)));
     const std::uint32_t lanes = cfg_.arch.warp_size;
     std::int64_t cycles[3] = {0, 0, 0}, warps = 0;
     for (int t = 0; t < thetas_; ++t) {
@@ -104,11 +111,12 @@ class Hough : public Study {
         return vote_address(p.layout, bin, copy_of(Mapping::Cyclic, tid, p.r, tpb_), nrho_, p.r, 0);
       };
       for_each_vote_warp(e.size(), lanes, edge_word, [&](const WarpAccess& wa) {
-        for (int h = 0; h < 3; ++h)
-          cycles[h] += be[static_cast<std::size_t>(h)]->evaluate(wa).latency;
+        for (std::size_t h = 0; h < be.size(); ++h) cycles[h] += be[h]->evaluate(wa).latency;
         ++warps;
       });
     }
+    if (kernel_)
+      for (std::size_t h = 0; h < 3; ++h) cycles[h] = run_kernel(e, p, kHashes[h]);
     Row row{Value(names_[p.image]),
             Value(static_cast<std::int64_t>(e.size())),
             Value(std::string(p.layout == Layout::Stretch ? "stretch" : "replication")),
@@ -130,9 +138,11 @@ class Hough : public Study {
         width_, height_, thetas_, nrho_, tpb_, cfg_.params.at("threshold"));
     for (const std::string layout : {"replication", "stretch"}) {
       std::vector<std::vector<std::string>> rows;
+      const std::string metric = kernel_ ? "whole-kernel cycles" : "modeled atomic cycles";
       Figure f{fmt::format("fig8_hough_{}", layout),
-               fmt::format("Hough voting, {}: modeled atomic cycles (seed 000 Fig. 8)", layout),
-               "replication factor R", "modeled atomic cycles (sum over warps)"};
+               fmt::format("Hough voting, {}: {} (seed 000 Fig. 8)", layout, metric),
+               "replication factor R",
+               kernel_ ? "kernel cycles" : "modeled atomic cycles (sum over warps)"};
       std::map<std::string, Series> series;
       double best = 0;
       int best_r = 0;
@@ -163,7 +173,10 @@ class Hough : public Study {
     }
     rep.markdown +=
         "Seed 000 §V.C: up to 1.76x for replication (at R = 6) and neither gain nor loss with "
-        "bin-stretching.\n";
+        "bin-stretching.";
+    rep.markdown += kernel_ ? " Our numbers: whole-kernel cycles of hough_vote on the cycle-level "
+                              "model (backend cycle).\n"
+                            : " Our numbers: the modeled atomic time only (backend analytic).\n";
     return rep;
   }
 
@@ -173,7 +186,48 @@ class Hough : public Study {
     Layout layout;
     std::uint32_t r;
   };
+  // Whole-kernel cycles of hough_vote for one image, layout, R and hash. Every edge pixel votes
+  // once per angle (rho + D is always a bin), so the votes must sum to edges x angles.
+  std::int64_t run_kernel(const std::vector<images::EdgePixel>& e, const Point& p,
+                          const std::string& hash) const {
+    exec::GlobalMemory mem;
+    std::vector<std::int32_t> xs, ys;
+    for (const auto& px : e) xs.push_back(px.x), ys.push_back(px.y);
+    auto add = [&](const char* name, exec::ElemType t, const void* data, std::size_t bytes) {
+      exec::Buffer b{name, t, std::vector<std::uint8_t>(bytes)};
+      if (data) std::memcpy(b.bytes.data(), data, bytes);
+      return mem.add(std::move(b));
+    };
+    const std::uint32_t xb = add("xs", exec::ElemType::S32, xs.data(), xs.size() * 4);
+    const std::uint32_t yb = add("ys", exec::ElemType::S32, ys.data(), ys.size() * 4);
+    const std::uint32_t ab =
+        add("acc", exec::ElemType::U32, nullptr, std::size_t(thetas_) * nrho_ * 4);
+    exec::Launch l;
+    l.grid = {static_cast<std::uint32_t>(thetas_), 1, 1};
+    l.block = {tpb_, 1, 1};
+    l.dynamic_shared_bytes =
+        static_cast<std::uint32_t>(4 * vote_footprint(p.layout, nrho_, p.r, 0));
+    l.args = {exec::Arg::buf(xb),
+              exec::Arg::buf(yb),
+              exec::Arg::integer(std::int64_t(e.size())),
+              exec::Arg::integer(nrho_),
+              exec::Arg::real(d_),
+              exec::Arg::integer(p.r),
+              exec::Arg::integer(p.layout == Layout::Stretch),
+              exec::Arg::buf(ab)};
+    const std::uint64_t cycles = kernel_cycles(module_, "hough_vote", arch_.at(hash), l, mem);
+    const exec::Buffer& acc = mem.get("acc");
+    std::uint64_t votes = 0;
+    for (std::size_t i = 0; i < acc.elements(); ++i) votes += acc.as<std::uint32_t>()[i];
+    if (votes != std::uint64_t(e.size()) * std::uint64_t(thetas_))
+      throw std::runtime_error(fmt::format("hough_vote counted {} votes, expected {}", votes,
+                                           std::uint64_t(e.size()) * std::uint64_t(thetas_)));
+    return static_cast<std::int64_t>(cycles);
+  }
+
   StudyConfig cfg_;
+  bool kernel_ = false;  // backend = cycle
+  ptx::Module module_;
   int width_ = 640, height_ = 480, thetas_ = 180, d_ = 0;
   std::uint32_t nrho_ = 0, tpb_ = 1024;
   std::vector<std::vector<images::EdgePixel>> edges_;
@@ -186,23 +240,26 @@ class Hough : public Study {
 }  // namespace
 
 StudyInfo hough_info() {
-  return {"hough",
-          "Hough transform voting on the edge pixels of a 640x480 photograph: polar vote space, "
-          "replication R up to the memory limit or bin-stretching, bank/lock hash mod/xor/add",
-          "seed 000 §V.C, Fig. 8",
-          {{"images", "cache/building.jpg", "generated:blocks",
-            "image files, folders, 'cache' (scripts/fetch-images.sh) or 'generated'"},
-           {"max_images", "1", "1", "at most this many images (000 used one)"},
-           {"width", "640", "640", "image width after resampling"},
-           {"height", "480", "480", "image height after resampling"},
-           {"thetas", "180", "45", "angles in [0, pi)"},
-           {"threshold", "200", "200", "Sobel L1 magnitude threshold (8-bit scale)"},
-           {"r", "auto", "auto", "replication factors; auto = all that fit"},
-           {"layouts", "replication,stretch", "replication,stretch", "vote-space layouts"},
-           {"threads_per_block", "1024", "1024", "threads per theta block"},
-           {"seed", "1", "1", "study seed (generated images)"},
-           {"backend", "analytic", "analytic", "latency backend"}},
-          [] { return std::make_unique<Hough>(); }};
+  return {
+      "hough",
+      "Hough transform voting on the edge pixels of a 640x480 photograph: polar vote space, "
+      "replication R up to the memory limit or bin-stretching, bank/lock hash mod/xor/add",
+      "seed 000 §V.C, Fig. 8",
+      {{"images", "cache/building.jpg", "generated:blocks",
+        "image files, folders, 'cache' (scripts/fetch-images.sh) or 'generated'"},
+       {"max_images", "1", "1", "at most this many images (000 used one)"},
+       {"width", "640", "640", "image width after resampling"},
+       {"height", "480", "480", "image height after resampling"},
+       {"thetas", "180", "45", "angles in [0, pi)"},
+       {"threshold", "200", "200", "Sobel L1 magnitude threshold (8-bit scale)"},
+       {"r", "auto", "auto", "replication factors; auto = all that fit"},
+       {"layouts", "replication,stretch", "replication,stretch", "vote-space layouts"},
+       {"threads_per_block", "1024", "1024", "threads per theta block"},
+       {"seed", "1", "1", "study seed (generated images)"},
+       {"backend", "analytic", "analytic",
+        "analytic (modeled atomic time per access) or cycle (whole kernels on the cycle model)"}},
+      [] { return std::make_unique<Hough>(); },
+      true};
 }
 
 }  // namespace smemsim::study

@@ -1,0 +1,92 @@
+// The studies' `cycle` backend (issue 9 "Studies"): the histogram and Hough studies run their
+// kernels (kernels/histogram.cu histogram12, kernels/hough.cu hough_vote) on the cycle-level model
+// and report whole-kernel cycles; the other studies refuse it.
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "kernel_test_util.hpp"
+#include "smemsim/error.hpp"
+#include "smemsim/study.hpp"
+
+namespace smemsim {
+namespace {
+
+using study::Table;
+
+Table run_all(const std::string& name, const std::map<std::string, std::string>& sets) {
+  const auto& info = study::find_study(name);
+  const auto cfg = study::resolve_config(info, default_arch(), true, sets);
+  auto s = info.make();
+  s->configure(cfg);
+  Table t;
+  t.columns = s->columns();
+  for (std::size_t i = 0; i < s->size(); ++i)
+    for (const auto& row : s->run_point(i).rows) {
+      std::vector<std::string> r;
+      for (const auto& v : row) r.push_back(study::format_value(v));
+      t.rows.push_back(std::move(r));
+    }
+  return t;
+}
+
+double at(const Table& t, const std::map<std::string, std::string>& where, const char* col) {
+  for (std::size_t k = 0; k < t.rows.size(); ++k) {
+    bool ok = true;
+    for (const auto& [c, v] : where) ok = ok && t.str(k, c) == v;
+    if (ok) return t.num(k, col);
+  }
+  ADD_FAILURE() << "no row";
+  return 0;
+}
+
+// Seed 000 §V.B with whole kernels: at R = 1 the hash changes little (position conflicts, which no
+// hash removes, dominate); at R = 16 it removes most bank and lock conflicts of the 16 copies (the
+// copies of one bin are 32 words apart: one bank, and locks 32 apart); with padding (copies 33
+// words apart) XOR makes conflicts that mod did not have and ADD does not.
+TEST(TimingStudies, HistogramWholeKernelHashSpeedups) {
+  SKIP_WITHOUT_NVCC();
+  const Table t = run_all("histogram", {{"images", "generated:blocks"},
+                                        {"bins", "32"},
+                                        {"r", "1,16"},
+                                        {"layouts", "cyclic,cyclic-pad"},
+                                        {"backend", "cycle"}});
+  EXPECT_NEAR(at(t, {{"layout", "cyclic"}, {"r", "1"}}, "speedup_xor"), 1.0, 0.05);
+  EXPECT_GT(at(t, {{"layout", "cyclic"}, {"r", "16"}}, "speedup_xor"), 1.5);
+  EXPECT_GT(at(t, {{"layout", "cyclic"}, {"r", "16"}}, "speedup_add"), 1.5);
+  const double x = at(t, {{"layout", "cyclic-pad"}, {"r", "16"}}, "speedup_xor");
+  const double a = at(t, {{"layout", "cyclic-pad"}, {"r", "16"}}, "speedup_add");
+  EXPECT_LT(x, 0.9);
+  EXPECT_GT(a, x + 0.1);
+  // The cycle columns are whole-kernel cycles (init, 16,384 pixels, merge), not per-access sums.
+  EXPECT_GT(at(t, {{"layout", "cyclic"}, {"r", "1"}}, "cycles_mod"), 10000);
+}
+
+TEST(TimingStudies, HoughRunsItsKernel) {
+  SKIP_WITHOUT_NVCC();
+  const Table t = run_all("hough", {{"images", "generated:blocks"},
+                                    {"width", "64"},
+                                    {"height", "48"},
+                                    {"thetas", "8"},
+                                    {"r", "1,2"},
+                                    {"layouts", "replication"},
+                                    {"backend", "cycle"}});
+  ASSERT_EQ(t.rows.size(), 2u);
+  for (std::size_t k = 0; k < 2; ++k) EXPECT_GT(t.num(k, "cycles_mod"), 1000) << k;
+}
+
+TEST(TimingStudies, StudiesWithoutAKernelRefuseTheCycleBackend) {
+  for (const char* s : {"random-patterns", "kmeans"}) {
+    try {
+      study::resolve_config(study::find_study(s), default_arch(), true, {{"backend", "cycle"}});
+      ADD_FAILURE() << s;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("has no kernel to run for backend 'cycle'"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace smemsim
