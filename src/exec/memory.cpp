@@ -74,11 +74,8 @@ struct Resolver {
   }
   // Sector counting (Impl::count_sectors): the lane's global address; a local address becomes a
   // per-thread key in the local window (each thread's local memory is its own).
-  void note_global(int l, std::uint64_t addr) const {
-    if (im.count_sectors) im.gaddr[std::size_t(l)] = addr;
-  }
+  void note_global(int l, std::uint64_t addr) const { im.gaddr[std::size_t(l)] = addr; }
   void note_local(int l, std::uint64_t off) const {
-    if (!im.count_sectors) return;
     const std::uint64_t t = std::uint64_t(w.index) * im.lanes + std::uint64_t(l);
     im.gaddr[std::size_t(l)] = kLocalBase + t * im.local_bytes + off;
   }
@@ -103,6 +100,9 @@ struct Resolver {
 };
 
 // Host pointer for lane l; marks shared lanes in `shared_mask` (their offset is in im.addr[l]).
+// Track: note global/local addresses for sector counting (a template parameter, so that the
+// functional run without a timing model pays nothing per lane).
+template <bool Track>
 inline std::uint8_t* resolve(const Resolver& rs, Space space, int l, std::uint64_t a, bool write,
                              LaneMask& shared_mask) {
   switch (space) {
@@ -111,12 +111,12 @@ inline std::uint8_t* resolve(const Resolver& rs, Space space, int l, std::uint64
       rs.im.addr[std::size_t(l)] = a;
       return rs.shared(l, a);
     case Space::Local:
-      rs.note_local(l, a);
+      if constexpr (Track) rs.note_local(l, a);
       return rs.local(l, a);
     case Space::Param:
       return rs.param(l, a);
     case Space::Global:
-      rs.note_global(l, a);
+      if constexpr (Track) rs.note_global(l, a);
       return rs.global(l, a, write);
     case Space::Const:
       return rs.global(l, a, write);
@@ -128,11 +128,11 @@ inline std::uint8_t* resolve(const Resolver& rs, Space space, int l, std::uint64
         return rs.shared(l, a & kOffsetMask);
       }
       if (region == kLocalRegion) {
-        rs.note_local(l, a & kOffsetMask);
+        if constexpr (Track) rs.note_local(l, a & kOffsetMask);
         return rs.local(l, a & kOffsetMask);
       }
       if (region == kParamRegion) return rs.param(l, a & kOffsetMask);
-      rs.note_global(l, a);
+      if constexpr (Track) rs.note_global(l, a);
       return rs.global(l, a, write);
     }
   }
@@ -241,6 +241,7 @@ std::uint16_t count_sectors(Impl& im, LaneMask m, std::uint64_t bytes) {
 }
 
 // The instruction's effect on registers and memory.
+template <bool Track>
 void apply_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
   const ptx::Instruction& ins = im.kernel.code[pc];
   const XInst& x = im.xcode[pc];
@@ -261,7 +262,7 @@ void apply_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
       std::uint8_t* ptrs[kMaxLanes];
       each_lane(m, [&](int l) {
         const std::uint64_t a = (base ? (base[l] & x.mem_base_mask) : 0) + off;
-        ptrs[l] = resolve(rs, space, l, a, false, shared_mask);
+        ptrs[l] = resolve<Track>(rs, space, l, a, false, shared_mask);
       });
       emit(im, w, cta, pc, Op::Load, shared_mask, words);
       if (!is_vec) {
@@ -287,7 +288,7 @@ void apply_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
       std::uint8_t* ptrs[kMaxLanes];
       each_lane(m, [&](int l) {
         const std::uint64_t a = (base ? (base[l] & x.mem_base_mask) : 0) + off;
-        ptrs[l] = resolve(rs, space, l, a, true, shared_mask);
+        ptrs[l] = resolve<Track>(rs, space, l, a, true, shared_mask);
       });
       emit(im, w, cta, pc, Op::Store, shared_mask, words);
       // Lanes store in ascending order: the highest lane wins when addresses collide.
@@ -304,7 +305,7 @@ void apply_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
       std::uint8_t* ptrs[kMaxLanes];
       each_lane(m, [&](int l) {
         const std::uint64_t a = (base ? (base[l] & x.mem_base_mask) : 0) + off;
-        ptrs[l] = resolve(rs, space, l, a, true, shared_mask);
+        ptrs[l] = resolve<Track>(rs, space, l, a, true, shared_mask);
       });
       emit(im, w, cta, pc, Op::Atomic, shared_mask, 1);
       std::uint64_t* d = red ? nullptr : im.row(w, x.slot[0]);
@@ -320,8 +321,11 @@ void apply_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
 }  // namespace
 
 std::uint16_t exec_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
-  apply_memory(im, cta, w, pc, m);
-  if (!im.count_sectors) return 0;
+  if (!im.count_sectors) {
+    apply_memory<false>(im, cta, w, pc, m);
+    return 0;
+  }
+  apply_memory<true>(im, cta, w, pc, m);
   return count_sectors(im, m, std::uint64_t(im.xcode[pc].bytes) * im.kernel.code[pc].vec);
 }
 

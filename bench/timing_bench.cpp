@@ -1,0 +1,68 @@
+// Cycle-level model speed (issue 9 "must show" 5): simulated thread-instructions and cycles per
+// second on one core, for the histogram, reduction and transpose kernels of the suite on the
+// 16-SM GTX 580 preset (lock-loop atomics, unified pipeline, greedy-then-oldest). Goal: >= 10 M
+// thread-instructions/s, more than 10x GPGPU-Sim 4.2's performance mode on this kind of machine
+// (0.4-1.4 M/s). Needs the kernel suite PTX (nvcc at build time); skips otherwise.
+#include <benchmark/benchmark.h>
+
+#include <filesystem>
+
+#include "smemsim/arch.hpp"
+#include "smemsim/timing.hpp"
+#include "smemsim/workloads.hpp"
+
+namespace {
+
+using namespace smemsim;
+
+void run(benchmark::State& state, const std::string& name, const exec::BuiltinOptions& o) {
+  if (!std::filesystem::exists(std::string(SMEMSIM_PTX_DIR) + "/histogram.ptx")) {
+    state.SkipWithError("no kernel suite PTX (nvcc not found at configure time)");
+    return;
+  }
+  exec::Workload w = exec::make_builtin(name, o, SMEMSIM_PTX_DIR);
+  const ptx::Kernel& k = exec::find_kernel(w.module, w.kernel);
+  const Arch& arch = default_arch();
+  std::uint64_t threads = 0, cycles = 0;
+  for (auto _ : state) {
+    timing::GpuSim sim(w.module, k, arch, w.launch, w.memory, {});
+    const timing::TimingStats& s = sim.run();
+    threads += s.thread_instructions;
+    cycles += s.cycles;
+    benchmark::DoNotOptimize(w.memory.buffers.data());
+  }
+  state.counters["thread_instr/s"] =
+      benchmark::Counter(double(threads), benchmark::Counter::kIsRate);
+  state.counters["cycles/s"] = benchmark::Counter(double(cycles), benchmark::Counter::kIsRate);
+}
+
+// 1024 x 1024 noise image, 64 blocks of 256 threads (4 per SM), R = 8: lock-loop atomics.
+void BM_SimHistogram(benchmark::State& state) {
+  exec::BuiltinOptions o;
+  o.width = o.height = 1024;
+  o.replication = 8;
+  o.image = "noise";
+  o.grid = exec::Dim3{64, 1, 1};
+  run(state, "histogram", o);
+}
+BENCHMARK(BM_SimHistogram)->Unit(benchmark::kMillisecond);
+
+// 2^20 elements, 4096 blocks of 256 threads: tree reduction in shared memory with barriers.
+void BM_SimReduction(benchmark::State& state) {
+  exec::BuiltinOptions o;
+  o.size = 1 << 20;
+  o.variant = "interleaved";
+  run(state, "reduction", o);
+}
+BENCHMARK(BM_SimReduction)->Unit(benchmark::kMillisecond);
+
+// 1024 x 1024 naive 16 x 16 tiles: 8-way shared-memory conflicts in the store phase.
+void BM_SimTranspose(benchmark::State& state) {
+  exec::BuiltinOptions o;
+  o.width = o.height = 1024;
+  o.variant = "naive";
+  run(state, "transpose", o);
+}
+BENCHMARK(BM_SimTranspose)->Unit(benchmark::kMillisecond);
+
+}  // namespace
