@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The flagship job on built-in defaults: install, build, reproduce seed 001's Algorithm 1 examples,
-# search a bank hash for the transposed-tile read of seed 002 §3.2.2, then run the random-patterns
-# study of seed 001 Fig. 5 (1,000,000 warps per vote-space size), ending in its table and figure.
+# search a bank hash for the transposed-tile read of seed 002 §3.2.2, time real kernels on the
+# cycle-level GPU model (seed 000 §III's atomic measured by the kernel's own clock(), seed 000
+# Fig. 4's replication optimum), then run the random-patterns study of seed 001 Fig. 5 (1,000,000
+# warps per vote-space size), ending in its table and figure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -20,6 +22,21 @@ echo
 echo "== seed 002 §3.2.2: the transposed 16x16 tile read is an 8-way conflict; which swizzle removes it? =="
 $S gen block --matrix 0,1,1,0 --cols 16 --block-x 16 --count 8 -o out/transpose_store.trace
 $S hash search --family bvxor --trace out/transpose_store.trace --emit cuda
+if [ -f build/release/kernels/ptx/atomic_bench.ptx ]; then
+  echo
+  echo "== seed 000 §III on the cycle-level GTX 580: atomic_bench times its atomicAdd with clock() =="
+  for c in 1 2 4 8; do
+    printf '  %d-way bank conflict (stride 32): %s cycles\n' "$c" \
+      "$($S sim builtin:atomic_bench --conflicts "$c" --stride 32 --json | sed -n 's/.*"report": "clock() in the kernel: \([0-9]*\) cycles.*/\1/p')"
+  done
+  echo
+  echo "== seed 000 Fig. 4: 64-bin histogram, whole-kernel cycles by replication R =="
+  echo "   (lock-loop atomics as on the GPU; atomics timed as loads as in the original GPGPU-Sim)"
+  for r in 1 4 16 64; do
+    cyc() { $S sim builtin:histogram --bins 64 --replication "$r" --image noise --width 256 --height 256 --model "$1" --json | grep -m1 '"cycles":' | tr -dc 0-9; }
+    printf '  R = %-3d lock loop %8s   loadstore %8s\n' "$r" "$(cyc fsm)" "$(cyc loadstore)"
+  done
+fi
 echo
 echo "== seed 001 §3, Fig. 5: 1,000,000 random atomic warps per vote-space size =="
 $S study run random-patterns --out out

@@ -12,7 +12,8 @@ if command -v clang++ >/dev/null; then
     name=$(basename "$f" _fuzz)
     mkdir -p "build/fuzz/corpus-$name"
     seeds="fuzz/corpus/$name"
-    [ "$name" = ptx ] && seeds="build/release/kernels/ptx"  # the kernel suite's PTX, when nvcc built it
+    # the kernel suite's PTX, when nvcc built it
+    [ "$name" = ptx ] || [ "$name" = sim ] && seeds="build/release/kernels/ptx"
     [ -d "$seeds" ] || seeds=""
     echo "fuzzing $name for ${secs}s"
     "$f" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 "build/fuzz/corpus-$name" $seeds \

@@ -192,6 +192,7 @@ class Sm final : public PipelineHost, public SchedulerView {
   const Arch& arch_;
   std::uint32_t f_, m_;
   std::uint32_t nsub_;
+  bool strict_;  // sm.barrel = strict
   std::unique_ptr<Pipeline> pipe_;
   std::unique_ptr<Scheduler> sched_;
   SharedMemoryUnit smu_;

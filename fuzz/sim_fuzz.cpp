@@ -1,0 +1,48 @@
+// libFuzzer target for the SIMT executor and the cycle-level model together: a PTX text that parses
+// is launched (every 64-bit parameter a 4 KiB buffer, every other one the number 1; 2 blocks of 64
+// threads, 1 KiB of dynamic shared memory) on a 2-SM GPU with a 20,000-cycle limit. It must finish
+// or throw InputError (a bad access, a kernel that does not finish, an unsupported launch).
+// Anything else (another exception, a crash, a sanitizer report, a hang) is a bug.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+#include "smemsim/error.hpp"
+#include "smemsim/exec.hpp"
+#include "smemsim/ptx.hpp"
+#include "smemsim/timing.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace smemsim;
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  try {
+    const ptx::Module m = ptx::parse(text, "fuzz.ptx");
+    if (m.kernels.empty()) return 0;
+    const ptx::Kernel& k = m.kernels.front();
+    exec::GlobalMemory mem;
+    exec::Launch launch;
+    launch.grid = {2, 1, 1};
+    launch.block = {64, 1, 1};
+    launch.dynamic_shared_bytes = 1024;
+    for (const std::uint32_t p : k.params) {
+      const ptx::Type t = k.symbols[p].type;
+      if (t == ptx::Type::U64 || t == ptx::Type::B64 || t == ptx::Type::S64)
+        launch.args.push_back(exec::Arg::buf(mem.add(
+            {"b" + std::to_string(p), exec::ElemType::U32, std::vector<std::uint8_t>(4096)})));
+      else
+        launch.args.push_back(exec::Arg::integer(1));
+    }
+    Arch arch = default_arch();
+    arch.sm.count = 2;
+    timing::TimingOptions o;
+    o.max_cycles = 20000;
+    timing::GpuSim sim(m, k, arch, launch, mem, o);
+    sim.run();
+  } catch (const smemsim::InputError&) {
+    // expected for malformed input, bad accesses and kernels that do not finish
+  } catch (...) {
+    std::abort();
+  }
+  return 0;
+}

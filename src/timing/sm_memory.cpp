@@ -1,0 +1,138 @@
+// The SM's memory side (sm.hpp): what MEM0 does with each op (bank passes through the
+// shared-memory unit, the lock bits of the lock loop, the global memory queue) and the lock loop's
+// micro-op sequence (seed 000 §III, Fig. 1).
+#include <algorithm>
+#include <bit>
+
+#include "timing/sm.hpp"
+
+namespace smemsim::timing {
+
+// ---- The lock loop ---------------------------------------------------------------------------
+
+void Sm::issue_micro(std::uint32_t w, std::uint64_t now) {
+  Warp& wp = warps_[w];
+  const std::uint8_t step = wp.step;
+  if (step == 1) {
+    ++wp.iteration;
+    ++stats_.units.lock_iterations;
+    if (ctx_.instr) ++(*ctx_.instr)[wp.next].lock_iterations;
+  }
+  const std::uint32_t id = new_inflight(w, wp.next, now);
+  inflight_.items[id].micro = step;
+  wp.step_busy = true;
+  static constexpr Unit kUnit[5] = {Unit::Alu, Unit::FsmRead, Unit::FsmUpdate, Unit::FsmWrite,
+                                    Unit::FsmBranch};
+  static constexpr MemWork kMem[5] = {MemWork::None, MemWork::FsmRead, MemWork::None,
+                                      MemWork::FsmWrite, MemWork::None};
+  push_ops(id, kUnit[step], kMem[step], step == 1 || step == 3, 0, now);
+  if (ctx_.options->observer) ctx_.options->observer->on_issue(id_, w, wp.next, step, now);
+  recompute(w);
+}
+
+void Sm::finish_step(std::uint32_t w, std::uint64_t now) {
+  Warp& wp = warps_[w];
+  if (wp.step < 4) {
+    ++wp.step;
+    return;
+  }
+  // Branch: lanes that wrote are done; the others loop (seed 000 Fig. 1: @!P0 BRA).
+  wp.pending &= ~wp.won;
+  wp.won = 0;
+  if (wp.pending) {
+    wp.step = 1;
+    return;
+  }
+  wp.step = 0;
+  const std::size_t base = std::size_t(w) * ctx_.nregs;
+  for (std::uint8_t k = 0; k < wp.loop_ndst; ++k) --pending_[base + wp.loop_dst[k]];
+  if (ctx_.instr) (*ctx_.instr)[wp.next].latency += now + 1 - wp.loop_issued;
+  if (ctx_.options->observer)
+    ctx_.options->observer->on_complete(id_, w, wp.next, 0, wp.loop_issued, now);
+}
+
+// ---- MEM0 and the memory units ---------------------------------------------------------------
+
+void Sm::mem0_plan(std::uint32_t id, std::uint64_t) {
+  Op& o = ops_[id];
+  o.planned = true;
+  o.passes = 1;
+  if (o.mem == MemWork::None) return;
+  const Inflight& in = inflight_.items[o.inflight];
+  const LaneMask lanes = sub_lanes(o.sub);
+  const std::uint32_t lo = o.sub * arch_.sm.simd_width, hi = lo + arch_.sm.simd_width;
+  const Timing& t = arch_.timing;
+  PassPlan p;
+  switch (o.mem) {
+    case MemWork::Shared:
+    case MemWork::NativeAtomic: {
+      const AccessRecord& rec = records_.items[std::size_t(in.record)];
+      p = smu_.plan(rec, rec.active, lo, hi);
+      o.replay = std::uint32_t(t.t_bank);
+      if (o.mem == MemWork::NativeAtomic) {
+        o.passes2 = static_cast<std::uint16_t>(p.same_word);
+        o.replay2 = std::uint32_t(t.native_position);
+      }
+      break;
+    }
+    case MemWork::FsmRead: {
+      // Every pending lane reads; each takes its lock if it is free, lowest lane first (a lock
+      // already taken, by another warp or a lower lane of this one, makes the lane retry).
+      Warp& wp = warps_[o.warp];
+      LoopLanes& L = loop_lanes_[o.warp];
+      const LaneMask reading = wp.pending & lanes;
+      for (LaneMask m = reading; m; m &= m - 1) {
+        const int l = std::countr_zero(m);
+        if (smu_.try_lock(L.lock[std::size_t(l)]))
+          wp.won |= LaneMask{1} << l;
+        else
+          ++stats_.units.lock_failures;
+      }
+      p = smu_.plan(L.word, reading, lo, hi);
+      o.replay = std::uint32_t(t.fsm_read);
+      break;
+    }
+    case MemWork::FsmWrite: {
+      const Warp& wp = warps_[o.warp];
+      p = smu_.plan(loop_lanes_[o.warp].word, wp.won & lanes, lo, hi);
+      o.replay = std::uint32_t(t.fsm_write);
+      break;
+    }
+    default:
+      return;
+  }
+  o.passes = static_cast<std::uint16_t>(std::max<std::uint32_t>(1, p.passes));
+  ++stats_.units.smem_accesses;
+  stats_.units.smem_passes += p.passes;
+  const std::uint32_t extra = p.passes - p.phases;
+  stats_.units.bank_conflict_passes += extra;
+  if (ctx_.instr) (*ctx_.instr)[in.index].bank_conflict_passes += extra;
+}
+
+void Sm::mem0_done(std::uint32_t id, std::uint64_t) {
+  const Op& o = ops_[id];
+  if (o.mem != MemWork::FsmWrite) return;
+  const Warp& wp = warps_[o.warp];
+  const LoopLanes& L = loop_lanes_[o.warp];
+  for (LaneMask m = wp.won & sub_lanes(o.sub); m; m &= m - 1)
+    smu_.unlock(L.lock[std::size_t(std::countr_zero(m))]);
+}
+
+bool Sm::global_send(std::uint32_t id, std::uint64_t) {
+  if (!gmem_.can_send()) return false;
+  const Op& o = ops_[id];
+  const InstInfo& info = (*ctx_.info)[inflight_.items[o.inflight].index];
+  const auto kind = info.atomic  ? GlobalMemoryUnit::Kind::Atomic
+                    : info.store ? GlobalMemoryUnit::Kind::Store
+                                 : GlobalMemoryUnit::Kind::Load;
+  gmem_.send(id, o.sectors, kind);
+  ++stats_.units.global_requests;
+  stats_.units.global_sectors += o.sectors;
+  return true;
+}
+
+void Sm::writeback(std::uint32_t id, std::uint64_t) {
+  completed_.push_back(id);
+}
+
+}  // namespace smemsim::timing
