@@ -88,9 +88,13 @@ TEST(TimingCli, BadOptionsAndImpossibleSmValues) {
       {"--set sm.max_threads=32",
        "a block of 64 threads does not fit on an SM: it needs 64 of "
        "'sm.max_threads', the SM has 32"},
-      {"--regs 600", "it needs 38400 of 'sm.registers', the SM has 32768"},
+      {"--regs 255 --set sm.registers=8192", "it needs 16320 of 'sm.registers', the SM has 8192"},
       {"--set timing.fsm_update=2", ""},  // no shared atomic here: not used, not checked
-      {"--max-cycles 0", "--max-cycles: must be at least 1"},
+      {"--max-cycles 0", "--max-cycles: Value 0 not in range 1 to 1000000000000"},
+      {"--max-cycles 99999999999999999999",
+       "--max-cycles: Value 99999999999999999999 not in range"},
+      {"--regs 300", "--regs: Value 300 not in range 0 to 255"},
+      {"--pipeview 1000000", "--pipeview: Value 1000000 not in range 1 to 100000"},
       {"--pipeview 5 --pipeview-sm 16", "--pipeview-sm 16: the GPU has 16 SMs (sm.count)"},
       {"--timeline /", "--timeline: cannot write '/'"},
   };

@@ -54,12 +54,13 @@ void add_sim_command(CLI::App& app) {
                   "write a Chrome trace-event file (open in Perfetto / chrome://tracing): warps, "
                   "instructions and issue-slot stalls");
   cmd->add_option("--timeline-events", o->sim.timeline_events,
-                  "stop the timeline after this many events")
-      ->check(positive())
+                  "stop the timeline after this many events (at most 10,000,000)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{10'000'000}))
       ->capture_default_str();
   cmd->add_option("--pipeview", o->sim.pipeview,
-                  "print the first N cycles of one SM as a stage-by-cycle table (seed 004 Fig. 4)")
-      ->check(positive());
+                  "print the first N cycles (at most 100,000) of one SM as a stage-by-cycle table "
+                  "(seed 004 Fig. 4)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{100'000}));
   cmd->add_option("--pipeview-sm", o->sim.pipeview_sm, "the SM --pipeview shows")
       ->check(non_negative())
       ->capture_default_str();

@@ -58,7 +58,9 @@ void add_launch_options(CLI::App* cmd, LaunchOptions& o) {
   g->add_option("--repeat", b.repeat, "genindex: pointer-chase steps (default 8)");
   g->add_option("--seed", b.seed, "seed of the generated input")->capture_default_str();
   cmd->add_flag("--json", o.json, "machine-readable output on stdout");
-  cmd->add_flag("--stats", o.stats, "print thread- and warp-instructions per second on stderr");
+  cmd->add_flag("--stats", o.stats,
+                "print the speed on stderr: thread- and warp-instructions per second (and, for "
+                "sim, simulated cycles per second)");
 }
 
 exec::Workload prepare_workload(const LaunchOptions& o) {

@@ -21,12 +21,12 @@ void add_sim_options(CLI::App* cmd, SimOptions& o) {
                   "strict (one instruction per warp in flight, seed 004 §6) or relaxed");
   cmd->add_option("--max-cycles", o.max_cycles,
                   "stop with an error naming the unfinished warps after this many cycles")
-      ->check(positive())
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1'000'000'000'000}))
       ->capture_default_str();
   cmd->add_option("--regs", o.regs,
                   "registers per thread, for the residency limit sm.registers (default: not "
                   "limited; ptxas reports the real count)")
-      ->check(non_negative());
+      ->check(CLI::Range(0, 255));
 }
 
 Arch resolve_sim_arch(const ArchOptions& arch, const SimOptions& sim) {
