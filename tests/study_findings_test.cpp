@@ -6,43 +6,15 @@
 
 #include "smemsim/error.hpp"
 #include "smemsim/study.hpp"
+#include "study_test_util.hpp"
 
 namespace smemsim {
 namespace {
 
 using study::Table;
-
-Table run_all(const std::string& name, const std::map<std::string, std::string>& sets) {
-  const auto& info = study::find_study(name);
-  const auto cfg = study::resolve_config(info, default_arch(), true, sets);
-  auto s = info.make();
-  s->configure(cfg);
-  Table t;
-  t.columns = s->columns();
-  for (std::size_t i = 0; i < s->size(); ++i)
-    for (const auto& row : s->run_point(i).rows) {
-      std::vector<std::string> r;
-      for (const auto& v : row) r.push_back(study::format_value(v));
-      t.rows.push_back(std::move(r));
-    }
-  return t;
-}
-
-// Row index where every (column, value) matches; -1 if none.
-int find(const Table& t, const std::map<std::string, std::string>& where) {
-  for (std::size_t k = 0; k < t.rows.size(); ++k) {
-    bool ok = true;
-    for (const auto& [c, v] : where) ok = ok && t.str(k, c) == v;
-    if (ok) return static_cast<int>(k);
-  }
-  return -1;
-}
-
-double at(const Table& t, const std::map<std::string, std::string>& where, const char* col) {
-  const int k = find(t, where);
-  EXPECT_GE(k, 0);
-  return k < 0 ? 0.0 : t.num(static_cast<std::size_t>(k), col);
-}
+using test::at;
+using test::find;
+using test::run_all;
 
 // Seed 001 §3, Fig. 5: the lock degree falls with the vote-space size up to 1,024 words (all
 // position conflicts), then stays flat (1,024 locks: aliased addresses).

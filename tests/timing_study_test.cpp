@@ -8,37 +8,14 @@
 #include "kernel_test_util.hpp"
 #include "smemsim/error.hpp"
 #include "smemsim/study.hpp"
+#include "study_test_util.hpp"
 
 namespace smemsim {
 namespace {
 
 using study::Table;
-
-Table run_all(const std::string& name, const std::map<std::string, std::string>& sets) {
-  const auto& info = study::find_study(name);
-  const auto cfg = study::resolve_config(info, default_arch(), true, sets);
-  auto s = info.make();
-  s->configure(cfg);
-  Table t;
-  t.columns = s->columns();
-  for (std::size_t i = 0; i < s->size(); ++i)
-    for (const auto& row : s->run_point(i).rows) {
-      std::vector<std::string> r;
-      for (const auto& v : row) r.push_back(study::format_value(v));
-      t.rows.push_back(std::move(r));
-    }
-  return t;
-}
-
-double at(const Table& t, const std::map<std::string, std::string>& where, const char* col) {
-  for (std::size_t k = 0; k < t.rows.size(); ++k) {
-    bool ok = true;
-    for (const auto& [c, v] : where) ok = ok && t.str(k, c) == v;
-    if (ok) return t.num(k, col);
-  }
-  ADD_FAILURE() << "no row";
-  return 0;
-}
+using test::at;
+using test::run_all;
 
 // Seed 000 §V.B with whole kernels: at R = 1 the hash changes little (position conflicts, which no
 // hash removes, dominate); at R = 16 it removes most bank and lock conflicts of the 16 copies (the
