@@ -50,6 +50,7 @@ struct SmConfig {
   std::uint32_t lat_branch = 32;
   std::uint32_t lat_shared_ld = 32;
   std::uint32_t lat_shared_st = 36;
+  std::uint32_t lat_shared_atom = 108;       // native shared atomic unit (no lock loop)
   std::uint32_t lat_const = 32;              // ld.param / ld.const (constant cache hit)
   std::uint32_t global_latency = 400;        // global/local load: request to data return
   std::uint32_t global_bytes_per_cycle = 8;  // per SM

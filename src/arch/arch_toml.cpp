@@ -114,6 +114,9 @@ const std::vector<Key>& keys() {
          "cycles, conflict-free shared load (Fermi: 32, seed 000 §III Read state)"),
       sm("sm.lat_shared_st", &SmConfig::lat_shared_st, 1, 100000,
          "cycles, conflict-free shared store (Fermi: 36, seed 000 §III Write state)"),
+      sm("sm.lat_shared_atom", &SmConfig::lat_shared_atom, 1, 100000,
+         "cycles, conflict-free shared atomic on a native atomic unit (atomics.locks = 0 or "
+         "atomics.model = native; Fermi's would be its t_base, 108)"),
       sm("sm.lat_const", &SmConfig::lat_const, 1, 100000,
          "cycles, ld.param / ld.const (constant-cache hit)"),
       sm("sm.global_latency", &SmConfig::global_latency, 1, 100000,

@@ -113,6 +113,7 @@ std::vector<Arch> build() {
   si.sm.lat_branch = 8;
   si.sm.lat_shared_ld = 4;
   si.sm.lat_shared_st = 4;
+  si.sm.lat_shared_atom = 4;
   si.sm.lat_const = 4;
   si.source = "seed 003 Table 2 and §2 (LDS geometry, 2-cycle latency); atomic costs uncalibrated";
   v.push_back(si);
@@ -138,8 +139,9 @@ std::vector<Arch> build() {
   cf11.sm.simd_width = 8;
   cf11.sm.frontend_stages = 18;
   cf11.sm.mem_stages = 4;
-  for (std::uint32_t* lat : {&cf11.sm.lat_alu, &cf11.sm.lat_sfu, &cf11.sm.lat_branch,
-                             &cf11.sm.lat_shared_ld, &cf11.sm.lat_shared_st, &cf11.sm.lat_const})
+  for (std::uint32_t* lat :
+       {&cf11.sm.lat_alu, &cf11.sm.lat_sfu, &cf11.sm.lat_branch, &cf11.sm.lat_shared_ld,
+        &cf11.sm.lat_shared_st, &cf11.sm.lat_shared_atom, &cf11.sm.lat_const})
     *lat = 24;
   cf11.timing.fsm_read = cf11.timing.fsm_update = cf11.timing.fsm_write = 24;
   cf11.timing.fsm_branch = 24;
@@ -177,6 +179,7 @@ std::vector<Arch> build() {
     a.sm.lat_branch = 8;
     a.sm.lat_shared_ld = 30;
     a.sm.lat_shared_st = 30;
+    a.sm.lat_shared_atom = 40;  // = native_base
     a.sm.lat_const = 8;
     a.sm.global_latency = 500;
     a.sm.global_bytes_per_cycle = 32;

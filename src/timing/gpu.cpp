@@ -74,9 +74,8 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
     return i.atomic && (i.space == Space::Shared || i.space == Space::Generic);
   });
   const bool loop = atomics && ctx.atomics == AtomicMode::LockLoop;
-  const bool native = atomics && ctx.atomics == AtomicMode::Native;
-  lat[std::size_t(Unit::SharedAtom)] =
-      native ? checked_latency(arch, "timing.native_base", t.native_base) : sm.lat_shared_ld;
+  const bool native = atomics && ctx.atomics == AtomicMode::Native;  // uses timing.native_position
+  lat[std::size_t(Unit::SharedAtom)] = sm.lat_shared_atom;
   lat[std::size_t(Unit::FsmRead)] =
       loop ? checked_latency(arch, "timing.fsm_read", t.fsm_read) : sm.lat_alu;
   lat[std::size_t(Unit::FsmUpdate)] =
