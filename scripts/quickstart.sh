@@ -26,7 +26,7 @@ if [ -f build/release/kernels/ptx/atomic_bench.ptx ]; then
   echo
   echo "== seed 000 §III on the cycle-level GTX 580: atomic_bench times its atomicAdd with clock() =="
   for c in 1 2 4 8; do
-    printf '  %d-way bank conflict (stride 32): %s cycles\n' "$c" \
+    printf '  %d lanes in bank 0 (seed 000 Eq. 1, stride 32): %s cycles\n' "$c" \
       "$($S sim builtin:atomic_bench --conflicts "$c" --stride 32 --json | sed -n 's/.*"report": "clock() in the kernel: \([0-9]*\) cycles.*/\1/p')"
   done
   echo

@@ -111,6 +111,17 @@ TEST(TimingCli, BadOptionsAndImpossibleSmValues) {
   }
 }
 
+TEST(TimingCli, ADirectoryForAFileIsAnError) {
+  const std::string spec = spin_files();
+  const std::string dir = ::testing::TempDir();
+  for (const std::string& args :
+       {"sim " + dir + " --launch " + spec, "sim " + dir + "smemsim_spin.ptx --launch " + dir}) {
+    const auto r = cli(args);
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_NE(r.out.find("it is a directory"), std::string::npos) << r.out;
+  }
+}
+
 TEST(TimingCli, LockLoopLatencyBelowThePipelineIsAnError) {
   SKIP_WITHOUT_NVCC();
   const auto r = cli("sim builtin:atomic_bench --set timing.fsm_update=2");

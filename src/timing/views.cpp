@@ -42,7 +42,7 @@ ChromeTrace::ChromeTrace(std::ostream& out, const ptx::Module& module, const ptx
                          std::uint64_t max_events)
     : out_(out), module_(module), kernel_(kernel), max_events_(max_events) {
   for (const ptx::Instruction& ins : kernel.code) labels_.push_back(ptx::to_string(kernel, ins));
-  out_ << "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"time_unit\":\"1 us = 1 cycle\"},"
+  out_ << "{\"otherData\":{\"time_unit\":\"1 us on the time axis = 1 cycle\"},"
           "\"traceEvents\":[\n";
 }
 

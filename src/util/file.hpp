@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -15,8 +16,12 @@
 
 namespace smemsim {
 
-// The file's bytes; InputError "PATH: cannot open WHAT: reason" when it cannot be opened.
+// The file's bytes; InputError "PATH: cannot open WHAT: reason" when it cannot be opened (a
+// directory opens as an empty stream on Linux: it is refused by name).
 inline std::string read_file(const std::string& path, std::string_view what) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError(fmt::format("{}: cannot open {}: it is a directory", path, what));
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw InputError(fmt::format("{}: cannot open {}: {}", path, what, std::strerror(errno)));
