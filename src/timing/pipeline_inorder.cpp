@@ -18,6 +18,7 @@
 // this structure (tests/timing_pipeline_test.cpp derives both cycle by cycle).
 #include <algorithm>
 #include <array>
+#include <bit>
 
 #include <fmt/format.h>
 
@@ -64,7 +65,7 @@ class InOrder final : public Pipeline {
     if (!fe_.empty() || exe0_ != kNone || mem0_ != kNone || !replay_.empty() || !tail_.empty() ||
         !nonmem_.empty())
       return false;
-    return std::all_of(unit_.begin(), unit_.end(), [](const DelayLine& l) { return l.empty(); });
+    return busy_units_ == 0;
   }
 
   std::uint64_t next_event(std::uint64_t now) const override {
@@ -75,7 +76,7 @@ class InOrder final : public Pipeline {
       if (!l.empty()) at(l.head_exit());
     };
     line(fe_);
-    for (const DelayLine& u : unit_) line(u);
+    each_busy_unit([&](std::size_t u) { line(unit_[u]); });
     line(tail_);
     line(nonmem_);
     if (exe0_ != kNone) at(soon);
@@ -107,8 +108,7 @@ class InOrder final : public Pipeline {
     ++at;
     // EXE+: the unit-stage op closest to leaving (the oldest head).
     int oldest = kNone;
-    for (std::size_t u = 0; u < kUnits; ++u)
-      if (has_tail_[u] && !unit_[u].empty()) oldest = older(oldest, int(unit_[u].head()));
+    each_busy_unit([&](std::size_t u) { oldest = older(oldest, int(unit_[u].head())); });
     if (oldest != kNone) cell(cells[at], std::uint32_t(oldest));
     ++at;
     if (mem0_ != kNone) cell(cells[at], std::uint32_t(mem0_));
@@ -274,9 +274,10 @@ class InOrder final : public Pipeline {
     if (exe0_ != kNone && !has_tail_[std::size_t(h_.op(std::uint32_t(exe0_)).unit)] &&
         to_mem(h_.op(std::uint32_t(exe0_))) == to_mem0)
       best = exe0_;
-    for (std::size_t u = 0; u < kUnits; ++u)
-      if (has_tail_[u] && unit_[u].head_ready(now) && to_mem(h_.op(unit_[u].head())) == to_mem0)
+    each_busy_unit([&](std::size_t u) {
+      if (unit_[u].head_ready(now) && to_mem(h_.op(unit_[u].head())) == to_mem0)
         best = older(best, int(unit_[u].head()));
+    });
     return best;
   }
   void take_candidate(int c) {
@@ -284,15 +285,18 @@ class InOrder final : public Pipeline {
       exe0_ = kNone;
       return;
     }
-    unit_[std::size_t(h_.op(std::uint32_t(c)).unit)].pop();
+    const std::size_t u = std::size_t(h_.op(std::uint32_t(c)).unit);
+    unit_[u].pop();
+    if (unit_[u].empty()) busy_units_ &= ~(1u << u);
   }
 
   // Why an op that wanted MEM0 or NONMEM this cycle did not get it.
   Stall refusal(const Op& o) const { return to_mem(o) ? mem0_refuse_ : nonmem_refuse_; }
 
   void exe_out(std::uint64_t now) {
-    for (std::size_t u = 0; u < kUnits; ++u)
-      if (has_tail_[u] && unit_[u].full()) unit_cause_[u] = refusal(h_.op(unit_[u].head()));
+    each_busy_unit([&](std::size_t u) {
+      if (unit_[u].full()) unit_cause_[u] = refusal(h_.op(unit_[u].head()));
+    });
     if (exe0_ == kNone) return;
     const Op& o = h_.op(std::uint32_t(exe0_));
     const std::size_t u = std::size_t(o.unit);
@@ -305,12 +309,19 @@ class InOrder final : public Pipeline {
       return;
     }
     unit_[u].push(std::uint32_t(exe0_), now);
+    busy_units_ |= 1u << u;
     exe0_ = kNone;
   }
 
   void exe_in(std::uint64_t now) {
     if (exe0_ == kNone && fe_.head_ready(now)) exe0_ = int(fe_.pop());
     if (fe_.full()) fe_cause_ = exe0_cause_;
+  }
+
+  // Calls f(u) for every unit whose own stages hold an op.
+  template <typename F>
+  void each_busy_unit(F&& f) const {
+    for (std::uint32_t b = busy_units_; b; b &= b - 1) f(std::size_t(std::countr_zero(b)));
   }
 
   PipelineHost& h_;
@@ -320,6 +331,7 @@ class InOrder final : public Pipeline {
   int exe0_ = kNone;
   std::array<DelayLine, kUnits> unit_;
   std::array<bool, kUnits> has_tail_{};
+  std::uint32_t busy_units_ = 0;  // bit u: unit_[u] is not empty
   int mem0_ = kNone;
   std::uint64_t pass_end_ = 0;
   bool extra_pass_ = false;

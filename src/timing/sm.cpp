@@ -272,7 +272,7 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
     const AccessRecord& rec = col.rec;
     for (LaneMask m = rec.active; m; m &= m - 1) {
       const int l = std::countr_zero(m);
-      L.word[std::size_t(l)] = rec.addr[0][std::size_t(l)];
+      L.key[std::size_t(l)] = smu_.key_of(rec.addr[0][std::size_t(l)]);
       L.lock[std::size_t(l)] = smu_.lock_of(rec.addr[0][std::size_t(l)]);
     }
     wp.step = 1;
@@ -306,10 +306,14 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
         mem = MemWork::NativeAtomic;
         unit = Unit::SharedAtom;
       }
-      in.record = std::int32_t(records_.get());
+      // Only the words and lanes the access has (a record is 2 KiB; most accesses use 128 B).
+      in.record = std::int32_t(records_.get(false));
       AccessRecord& rec = records_.items[std::size_t(in.record)];
-      rec = col.rec;
       rec.words = std::min(col.n, AccessRecord::kMaxWords);
+      rec.active = col.rec.active;
+      for (int k = 0; k < rec.words; ++k)
+        std::copy_n(col.rec.addr[std::size_t(k)].begin(), arch_.warp_size,
+                    rec.addr[std::size_t(k)].begin());
     } else if (info.space == Space::Global || r.global_sectors ||
                (info.space == Space::Generic && r.executed)) {
       mem = MemWork::Global;

@@ -139,7 +139,7 @@ class Sm final : public PipelineHost, public SchedulerView {
     std::uint64_t loop_issued = 0;
   };
   struct LoopLanes {
-    std::array<WordAddr, kMaxLanes> word{};
+    std::array<std::uint64_t, kMaxLanes> key{};  // SharedMemoryUnit::key_of the lane's word
     std::array<std::uint32_t, kMaxLanes> lock{};
   };
   struct Cta {
@@ -155,11 +155,12 @@ class Sm final : public PipelineHost, public SchedulerView {
   struct Pool {
     std::vector<T> items;
     std::vector<std::uint32_t> free;
-    std::uint32_t get() {
+    // A free item, reset to T{} unless `reset` is false (the caller fills what it uses).
+    std::uint32_t get(bool reset = true) {
       if (!free.empty()) {
         const std::uint32_t i = free.back();
         free.pop_back();
-        items[i] = T{};
+        if (reset) items[i] = T{};
         return i;
       }
       items.emplace_back();

@@ -67,7 +67,7 @@ void Sm::mem0_plan(std::uint32_t id, std::uint64_t) {
     case MemWork::Shared:
     case MemWork::NativeAtomic: {
       const AccessRecord& rec = records_.items[std::size_t(in.record)];
-      p = smu_.plan(rec, rec.active, lo, hi);
+      p = smu_.plan(rec, rec.active, lo, hi, o.mem == MemWork::NativeAtomic);
       o.replay = std::uint32_t(t.t_bank);
       if (o.mem == MemWork::NativeAtomic) {
         o.passes2 = static_cast<std::uint16_t>(p.same_word);
@@ -88,13 +88,13 @@ void Sm::mem0_plan(std::uint32_t id, std::uint64_t) {
         else
           ++stats_.units.lock_failures;
       }
-      p = smu_.plan(L.word, reading, lo, hi);
+      p = smu_.plan(L.key, reading, lo, hi);
       o.replay = std::uint32_t(t.fsm_read);
       break;
     }
     case MemWork::FsmWrite: {
       const Warp& wp = warps_[o.warp];
-      p = smu_.plan(loop_lanes_[o.warp].word, wp.won & lanes, lo, hi);
+      p = smu_.plan(loop_lanes_[o.warp].key, wp.won & lanes, lo, hi);
       o.replay = std::uint32_t(t.fsm_write);
       break;
     }

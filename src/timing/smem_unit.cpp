@@ -18,9 +18,29 @@ SharedMemoryUnit::SharedMemoryUnit(const Arch& arch)
   }
 }
 
-template <typename Addr>
-PassPlan SharedMemoryUnit::plan_words(Addr&& addr, int words, LaneMask mask, std::uint32_t lo,
-                                      std::uint32_t hi) const {
+namespace {
+
+// Sorts a few keys (at most a phase's lanes times words): insertion sort beats std::sort here.
+template <typename T>
+void small_sort(T* v, std::size_t n) {
+  for (std::size_t i = 1; i < n; ++i) {
+    const T x = v[i];
+    std::size_t j = i;
+    for (; j && v[j - 1] > x; --j) v[j] = v[j - 1];
+    v[j] = x;
+  }
+}
+
+}  // namespace
+
+std::uint64_t SharedMemoryUnit::key_of(WordAddr w) const {
+  const std::uint32_t unit = w >> unit_shift_;
+  return (std::uint64_t(bank_fn_->index(unit)) << 32) | unit;
+}
+
+template <typename Key>
+PassPlan SharedMemoryUnit::plan_keys(Key&& key_of_word, int words, LaneMask mask, std::uint32_t lo,
+                                     std::uint32_t hi, const AccessRecord* same_word) const {
   PassPlan p;
   const std::uint32_t bytes = 4u * std::uint32_t(std::max(words, 1));
   const std::uint32_t lpp = std::clamp<std::uint32_t>(
@@ -31,18 +51,12 @@ PassPlan SharedMemoryUnit::plan_words(Addr&& addr, int words, LaneMask mask, std
     if (!lanes) continue;
     // (bank << 32 | unit) for every word of every lane; distinct units per bank, sorted.
     std::array<std::uint64_t, kMaxLanes * AccessRecord::kMaxWords> key;
-    std::array<WordAddr, kMaxLanes * AccessRecord::kMaxWords> wordv;
     std::size_t n = 0;
     for (LaneMask m = lanes; m; m &= m - 1) {
       const int l = std::countr_zero(m);
-      for (int k = 0; k < words; ++k) {
-        const WordAddr w = addr(k, l);
-        const std::uint32_t unit = w >> unit_shift_;
-        wordv[n] = w;
-        key[n++] = (std::uint64_t(bank_fn_->index(unit)) << 32) | unit;
-      }
+      for (int k = 0; k < words; ++k) key[n++] = key_of_word(k, l);
     }
-    std::sort(key.begin(), key.begin() + std::ptrdiff_t(n));
+    small_sort(key.data(), n);
     std::uint32_t degree = 0, run = 0;
     for (std::size_t i = 0; i < n; ++i) {
       if (i && key[i] == key[i - 1]) continue;  // the same unit: a broadcast
@@ -51,8 +65,14 @@ PassPlan SharedMemoryUnit::plan_words(Addr&& addr, int words, LaneMask mask, std
     }
     p.passes += (degree + ports_ - 1) / ports_;
     ++p.phases;
+    if (!same_word) continue;
     // Same-word serialization (native atomics): the most lanes on one word.
-    std::sort(wordv.begin(), wordv.begin() + std::ptrdiff_t(n));
+    std::array<WordAddr, kMaxLanes * AccessRecord::kMaxWords> wordv;
+    n = 0;
+    for (LaneMask m = lanes; m; m &= m - 1)
+      for (int k = 0; k < words; ++k)
+        wordv[n++] = same_word->addr[std::size_t(k)][std::size_t(std::countr_zero(m))];
+    small_sort(wordv.data(), n);
     std::uint32_t most = 0;
     for (std::size_t i = 0, r = 0; i < n; ++i) {
       r = (i && wordv[i] == wordv[i - 1]) ? r + 1 : 1;
@@ -64,14 +84,14 @@ PassPlan SharedMemoryUnit::plan_words(Addr&& addr, int words, LaneMask mask, std
 }
 
 PassPlan SharedMemoryUnit::plan(const AccessRecord& rec, LaneMask mask, std::uint32_t lo,
-                                std::uint32_t hi) const {
-  return plan_words([&](int k, int l) { return rec.addr[std::size_t(k)][std::size_t(l)]; },
-                    rec.words, mask & rec.active, lo, hi);
+                                std::uint32_t hi, bool same_word) const {
+  return plan_keys([&](int k, int l) { return key_of(rec.addr[std::size_t(k)][std::size_t(l)]); },
+                   rec.words, mask & rec.active, lo, hi, same_word ? &rec : nullptr);
 }
 
-PassPlan SharedMemoryUnit::plan(const std::array<WordAddr, kMaxLanes>& words, LaneMask mask,
+PassPlan SharedMemoryUnit::plan(const std::array<std::uint64_t, kMaxLanes>& keys, LaneMask mask,
                                 std::uint32_t lo, std::uint32_t hi) const {
-  return plan_words([&](int, int l) { return words[std::size_t(l)]; }, 1, mask, lo, hi);
+  return plan_keys([&](int, int l) { return keys[std::size_t(l)]; }, 1, mask, lo, hi, nullptr);
 }
 
 }  // namespace smemsim::timing

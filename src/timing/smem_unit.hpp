@@ -42,11 +42,16 @@ class SharedMemoryUnit {
  public:
   explicit SharedMemoryUnit(const Arch& arch);
 
-  // Phases of `rec` starting in lanes [lo, hi), counting only lanes in `mask`.
-  PassPlan plan(const AccessRecord& rec, LaneMask mask, std::uint32_t lo, std::uint32_t hi) const;
-  // A one-word access given per lane (the lock loop's Read and Write).
-  PassPlan plan(const std::array<WordAddr, kMaxLanes>& words, LaneMask mask, std::uint32_t lo,
+  // Phases of `rec` starting in lanes [lo, hi), counting only lanes in `mask` (and the same-word
+  // passes of native atomics when asked).
+  PassPlan plan(const AccessRecord& rec, LaneMask mask, std::uint32_t lo, std::uint32_t hi,
+                bool same_word = false) const;
+  // A one-word access given per lane by key_of() of its word (the lock loop's Read and Write,
+  // whose words do not change between iterations).
+  PassPlan plan(const std::array<std::uint64_t, kMaxLanes>& keys, LaneMask mask, std::uint32_t lo,
                 std::uint32_t hi) const;
+  // (bank << 32) | bank unit of a word: what a pass is counted on.
+  std::uint64_t key_of(WordAddr w) const;
 
   // Lock bits: 1024 on Fermi, indexed by the arch's lock function of the word address.
   std::uint32_t lock_of(WordAddr w) const { return lock_fn_->index(w); }
@@ -59,9 +64,9 @@ class SharedMemoryUnit {
   bool has_locks() const { return !locked_.empty(); }
 
  private:
-  template <typename Addr>
-  PassPlan plan_words(Addr&& addr, int words, LaneMask mask, std::uint32_t lo,
-                      std::uint32_t hi) const;
+  template <typename Key>
+  PassPlan plan_keys(Key&& key_of_word, int words, LaneMask mask, std::uint32_t lo,
+                     std::uint32_t hi, const AccessRecord* same_word) const;
 
   std::unique_ptr<IndexFunction> bank_fn_;
   std::unique_ptr<IndexFunction> lock_fn_;
