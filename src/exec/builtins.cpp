@@ -293,7 +293,8 @@ void kmeans(Workload& w, const BuiltinOptions& o) {
   const auto sb = w.memory.add(
       make_buffer("sums", ElemType::F32, std::vector<float>(std::size_t(k) * dims, 0.f)));
   w.launch.args = {Arg::buf(ob),    Arg::buf(mb),    Arg::integer(n), Arg::integer(dims),
-                   Arg::integer(k), Arg::integer(r), Arg::buf(cb),    Arg::buf(sb)};
+                   Arg::integer(k), Arg::integer(r), Arg::integer(0), Arg::buf(cb),
+                   Arg::buf(sb)};
   w.description =
       fmt::format("kmeans_update of {} objects x {} dims, k = {}, replication {}", n, dims, k, r);
   w.tolerance = "counts exact; |sum - ref| <= 1e-5 * (sum of |x| over the cluster) + 1e-6";

@@ -158,8 +158,8 @@ StudyConfig resolve_config(const StudyInfo& info, const Arch& arch, bool quick,
                     c.backend, known_names(latency_backends())));
   if (!backend->make && !info.kernel_runs)
     throw InputError(fmt::format(
-        "study '{}' has no kernel to run for backend '{}' (the histogram and hough studies do); "
-        "use backend=analytic",
+        "study '{}' has no kernel to run for backend '{}' (the histogram, hough and kmeans "
+        "studies do); use backend=analytic",
         info.name, c.backend));
   return c;
 }

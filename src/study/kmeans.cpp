@@ -9,13 +9,18 @@
 // component to its centroid component: d + 1 warp atomic accesses per warp of 32 consecutive
 // objects. Layout (001 §4.1.1): all R copies of the counter vote space (k words each), then all R
 // copies of component 0, ...; copy by cyclic (001 Eq. 1) or block (Eq. 2) mapping. The footprint (d
-// + 1) * R * k words must fit the shared memory (128 clusters, d = 2: R <= 32).
+// + 1) * R * k words must fit the shared memory (128 clusters, d = 2: R <= 32). With backend =
+// cycle the `cycles` column is the whole-kernel cycles of kernels/kmeans.cu's kmeans_update (the
+// same objects, assignment, layout and mapping; `blocks` blocks of threads_per_block threads) on
+// the cycle-level GPU model.
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "kernel_runs.hpp"
 #include "smemsim/error.hpp"
 #include "studies.hpp"
 #include "util/rng.hpp"
@@ -26,6 +31,7 @@ namespace {
 struct Assignment {
   std::once_flag once;
   std::vector<std::uint16_t> cluster;
+  std::vector<float> objects;  // n x d, for the kernel runs
 };
 
 class KMeans : public Study {
@@ -59,6 +65,13 @@ class KMeans : public Study {
         throw InputError(
             fmt::format("study parameter 'mappings': unknown '{}' (cyclic, block)", m));
     }
+    kernel_ = cfg.backend == "cycle";
+    if (kernel_) {
+      module_ = load_suite_module("kmeans");
+      blocks_ = cfg.integer("blocks");
+      if (blocks_ < 1 || blocks_ > 65535)
+        throw InputError("study parameter 'blocks' must be in 1..65535");
+    }
     points_.clear();
     cache_.clear();
     for (auto d : dims_)
@@ -79,7 +92,7 @@ class KMeans : public Study {
   PointResult run_point(std::size_t i) const override {
     const Point& p = points_[i];
     const std::vector<std::uint16_t>& assign = assignment(p.d, p.k);
-    auto be = make_backend(cfg_.backend, cfg_.arch);
+    auto be = make_backend("analytic", cfg_.arch);
     const std::uint32_t lanes = cfg_.arch.warp_size;
     const auto k = static_cast<std::uint32_t>(p.k);
     std::int64_t cycles = 0, lock = 0, bank = 0, warps = 0, accesses = 0;
@@ -101,6 +114,7 @@ class KMeans : public Study {
       });
     }
     warps = static_cast<std::int64_t>((n + lanes - 1) / lanes);
+    if (kernel_) cycles = run_kernel(p, assign);
     Row row{Value(p.d),
             Value(p.k),
             Value(std::int64_t{p.r}),
@@ -121,10 +135,49 @@ class KMeans : public Study {
   };
   const std::vector<std::uint16_t>& assignment(std::int64_t d, std::int64_t k) const {
     Assignment& a = *cache_.at({d, k});
-    std::call_once(a.once, [&] { a.cluster = compute_assignment(d, k); });
+    std::call_once(a.once,
+                   [&] { a.cluster = compute_assignment(d, k, kernel_ ? &a.objects : nullptr); });
     return a.cluster;
   }
-  std::vector<std::uint16_t> compute_assignment(std::int64_t d, std::int64_t k) const {
+  // Whole-kernel cycles of kmeans_update for one point; the counters are checked (the float sums
+  // depend on the order of the atomics).
+  std::int64_t run_kernel(const Point& p, const std::vector<std::uint16_t>& assign) const {
+    const std::vector<float>& x = cache_.at({p.d, p.k})->objects;
+    const auto n = assign.size();
+    exec::GlobalMemory mem;
+    auto add = [&](const char* name, exec::ElemType t, const void* data, std::size_t bytes) {
+      exec::Buffer b{name, t, std::vector<std::uint8_t>(bytes)};
+      if (data) std::memcpy(b.bytes.data(), data, bytes);
+      return mem.add(std::move(b));
+    };
+    std::vector<std::int32_t> member(assign.begin(), assign.end());
+    const std::uint32_t ob = add("objects", exec::ElemType::F32, x.data(), x.size() * 4);
+    const std::uint32_t mb = add("membership", exec::ElemType::S32, member.data(), n * 4);
+    const std::uint32_t cb = add("counts", exec::ElemType::U32, nullptr, std::size_t(p.k) * 4);
+    const std::uint32_t sb = add("sums", exec::ElemType::F32, nullptr, std::size_t(p.k * p.d) * 4);
+    exec::Launch l;
+    l.grid = {static_cast<std::uint32_t>(blocks_), 1, 1};
+    l.block = {tpb_, 1, 1};
+    l.dynamic_shared_bytes = static_cast<std::uint32_t>(4 * p.r * p.k * (1 + p.d));
+    l.args = {exec::Arg::buf(ob),
+              exec::Arg::buf(mb),
+              exec::Arg::integer(std::int64_t(n)),
+              exec::Arg::integer(p.d),
+              exec::Arg::integer(p.k),
+              exec::Arg::integer(p.r),
+              exec::Arg::integer(p.map == Mapping::Block),
+              exec::Arg::buf(cb),
+              exec::Arg::buf(sb)};
+    const std::uint64_t cycles = kernel_cycles(module_, "kmeans_update", cfg_.arch, l, mem);
+    std::vector<std::uint32_t> want(static_cast<std::size_t>(p.k), 0);
+    for (const auto c : assign) ++want[c];
+    if (std::memcmp(mem.get("counts").bytes.data(), want.data(), want.size() * 4) != 0)
+      throw std::runtime_error(
+          fmt::format("kmeans_update gave wrong counts (d = {}, k = {}, R = {})", p.d, p.k, p.r));
+    return static_cast<std::int64_t>(cycles);
+  }
+  std::vector<std::uint16_t> compute_assignment(std::int64_t d, std::int64_t k,
+                                                std::vector<float>* objects) const {
     const auto n = static_cast<std::size_t>(objects_);
     const auto dim = static_cast<std::size_t>(d);
     // The data set of d components: the same for every k (stream derived from the seed and d).
@@ -162,10 +215,14 @@ class KMeans : public Study {
       }
       out[o] = static_cast<std::uint16_t>(arg);
     }
+    if (objects) objects->assign(x.begin(), x.end());
     return out;
   }
 
   StudyConfig cfg_;
+  bool kernel_ = false;  // backend = cycle
+  ptx::Module module_;
+  std::int64_t blocks_ = 16;
   std::int64_t objects_ = 0, blobs_ = 0;
   std::uint32_t tpb_ = 1024;
   std::vector<std::int64_t> dims_, ks_;
@@ -175,11 +232,16 @@ class KMeans : public Study {
 
 Report KMeans::report(const Table& t) const {
   Report rep;
-  rep.markdown = fmt::format(
-      "{} objects per data set ({} blobs), thread blocks of {}; modeled "
-      "shared-memory atomic cycles of one centroid update (sum over "
-      "warps of the counter and component votes).\n\n",
-      objects_, blobs_, tpb_);
+  rep.markdown = kernel_ ? fmt::format(
+                               "{} objects per data set ({} blobs); backend `cycle`: whole-kernel "
+                               "cycles of kmeans_update on the cycle-level model, {} blocks of {} "
+                               "threads.\n\n",
+                               objects_, blobs_, blocks_, tpb_)
+                         : fmt::format(
+                               "{} objects per data set ({} blobs), thread blocks of {}; modeled "
+                               "shared-memory atomic cycles of one centroid update (sum over "
+                               "warps of the counter and component votes).\n\n",
+                               objects_, blobs_, tpb_);
   for (const std::string mapping : {"cyclic", "block"}) {
     std::set<int> rset;
     for (std::size_t q = 0; q < t.rows.size(); ++q)
@@ -193,7 +255,8 @@ Report KMeans::report(const Table& t) const {
       Figure f{
           fmt::format("fig8_kmeans_{}_d{}", mapping, d),
           fmt::format("k-means, {}-component objects, {} mapping (seed 001 Fig. 8)", d, mapping),
-          "replication factor R", "modeled atomic cycles (sum over warps)"};
+          "replication factor R",
+          kernel_ ? "kernel cycles" : "modeled atomic cycles (sum over warps)"};
       f.logx = true;
       for (auto k : ks_) {
         std::vector<std::string> row{fmt::format("{}", d), fmt::format("{}", k)};
@@ -235,21 +298,25 @@ Report KMeans::report(const Table& t) const {
 }  // namespace
 
 StudyInfo kmeans_info() {
-  return {"kmeans",
-          "k-means centroid update: seeded clustered objects of 2, 4, 5 components, k = 128, 256, "
-          "512, nearest-centroid assignment computed; counter and component vote spaces replicated "
-          "R times (copies consecutive), cyclic and block mapping",
-          "seed 001 §4.1, Fig. 8",
-          {{"objects", "212340", "20000", "objects per data set (001 §4.1.1: 212,340)"},
-           {"dims", "2,4,5", "2,4,5", "components per object"},
-           {"k", "128,256,512", "128,256,512", "clusters"},
-           {"r", "auto", "auto", "replication factors; auto = 1,2,4..32 that fit"},
-           {"mappings", "cyclic,block", "cyclic", "copy mappings (001 Eq. 1-2)"},
-           {"blobs", "32", "32", "true clusters in the generated data"},
-           {"threads_per_block", "1024", "1024", "N of 001 Eq. 2 (ThId = object % N)"},
-           {"seed", "1", "1", "study seed (data, initial centroids)"},
-           {"backend", "analytic", "analytic", "latency backend"}},
-          [] { return std::make_unique<KMeans>(); }};
+  return {
+      "kmeans",
+      "k-means centroid update: seeded clustered objects of 2, 4, 5 components, k = 128, 256, "
+      "512, nearest-centroid assignment computed; counter and component vote spaces replicated "
+      "R times (copies consecutive), cyclic and block mapping",
+      "seed 001 §4.1, Fig. 8",
+      {{"objects", "212340", "20000", "objects per data set (001 §4.1.1: 212,340)"},
+       {"dims", "2,4,5", "2,4,5", "components per object"},
+       {"k", "128,256,512", "128,256,512", "clusters"},
+       {"r", "auto", "auto", "replication factors; auto = 1,2,4..32 that fit"},
+       {"mappings", "cyclic,block", "cyclic", "copy mappings (001 Eq. 1-2)"},
+       {"blobs", "32", "32", "true clusters in the generated data"},
+       {"threads_per_block", "1024", "1024", "N of 001 Eq. 2 (ThId = object % N)"},
+       {"seed", "1", "1", "study seed (data, initial centroids)"},
+       {"backend", "analytic", "analytic",
+        "analytic (modeled atomic time per access) or cycle (whole kernels on the cycle model)"},
+       {"blocks", "16", "16", "thread blocks of the kernel (backend=cycle; 001 §4.1: 16)"}},
+      [] { return std::make_unique<KMeans>(); },
+      true};
 }
 
 }  // namespace smemsim::study
