@@ -364,10 +364,8 @@ void Sm::attribute_warp_states(int issued_warp, Stall blocked, std::uint64_t wei
 
 void Sm::issue(std::uint64_t now) {
   Stall slot;
-  int picked = -1;
-  if (issuing_ >= 0) {
+  if (issuing_ >= 0) {  // the next subwarp of the instruction being issued
     if (pipe_->can_issue()) {
-      picked = inflight_.items[std::size_t(issuing_)].warp;
       slot = Stall::Issued;
       if (ctx_.instr) attribute_warp_states(-1, Stall::Issued);
       push_next_sub(now);
@@ -379,7 +377,7 @@ void Sm::issue(std::uint64_t now) {
     slot = pipe_->block_cause();
     if (ctx_.instr) attribute_warp_states(-1, slot);
   } else if (eligible_.any()) {
-    picked = int(sched_->pick(eligible_, *this));
+    const int picked = int(sched_->pick(eligible_, *this));
     if (ctx_.instr) attribute_warp_states(picked, Stall::Issued);
     issue_warp(std::uint32_t(picked), now);
     sched_->issued(std::uint32_t(picked));
