@@ -85,6 +85,8 @@ TEST(TimingCli, BadOptionsAndImpossibleSmValues) {
       {"--set sm.count=0", "key 'sm.count': 0 is not between 1 and 1024"},
       {"--set sm.count=99999999999", "key 'sm.count': 99999999999 is not between 1 and 1024"},
       {"--set sm.lat_alu=3", "arch key 'sm.lat_alu': 3 cycles is shorter than the pipeline"},
+      {"--set sm.lat_shared_atom=2",
+       "arch key 'sm.lat_shared_atom': 2 cycles is shorter than the pipeline"},
       {"--set sm.max_threads=32",
        "a block of 64 threads does not fit on an SM: it needs 64 of "
        "'sm.max_threads', the SM has 32"},

@@ -2,6 +2,7 @@
 // that cannot finish (docs/timing.md).
 #include <algorithm>
 #include <chrono>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -84,6 +85,11 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
       loop ? checked_latency(arch, "timing.fsm_write", t.fsm_write) : sm.lat_alu;
   lat[std::size_t(Unit::FsmBranch)] =
       loop ? checked_latency(arch, "timing.fsm_branch", t.fsm_branch) : sm.lat_alu;
+  // Every unit needs at least one EXE stage (validate() checks the keys; this keeps the derived
+  // depths from underflowing should a new unit miss its check).
+  for (const std::uint32_t l : lat)
+    if (l < sm.min_latency())
+      throw std::logic_error("timing: a unit latency is shorter than the pipeline");
   if (t.t_bank < 1) throw InputError("arch key 'timing.t_bank': the cycle model needs >= 1");
   if (native && t.native_position < 1)
     throw InputError("arch key 'timing.native_position': the cycle model needs >= 1");
