@@ -99,6 +99,7 @@ TEST(TimingCli, BadOptionsAndImpossibleSmValues) {
       {"--pipeview 1000000", "--pipeview: Value 1000000 not in range 1 to 100000"},
       {"--pipeview 5 --pipeview-sm 16", "--pipeview-sm 16: the GPU has 16 SMs (sm.count)"},
       {"--timeline /", "--timeline: cannot write '/'"},
+      {"--timeline ''", "--timeline: empty path"},
   };
   for (const auto& [args, msg] : cases) {
     SCOPED_TRACE(args);

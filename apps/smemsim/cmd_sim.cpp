@@ -52,7 +52,10 @@ void add_sim_command(CLI::App& app) {
   add_sim_options(cmd, o->sim);
   cmd->add_option("--timeline", o->sim.timeline,
                   "write a Chrome trace-event file (open in Perfetto / chrome://tracing): warps, "
-                  "instructions and issue-slot stalls");
+                  "instructions and issue-slot stalls")
+      ->check(CLI::Validator(
+          [](std::string& v) { return v.empty() ? std::string("empty path") : std::string(); },
+          "FILE"));
   cmd->add_option("--timeline-events", o->sim.timeline_events,
                   "stop the timeline after this many events (at most 10,000,000)")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{10'000'000}))

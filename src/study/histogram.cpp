@@ -156,9 +156,7 @@ class Histogram : public Study {
     kernel_ = cfg.backend == "cycle";
     if (kernel_) {
       module_ = load_suite_module("histogram");
-      blocks_ = cfg.integer("blocks");
-      if (blocks_ < 1 || blocks_ > 65535)
-        throw InputError("study parameter 'blocks' must be in 1..65535");
+      blocks_ = blocks_param(cfg);
     }
   }
   std::vector<std::string> columns() const override {
@@ -222,15 +220,14 @@ class Histogram : public Study {
   std::int64_t run_kernel(const images::Gray12& img, const Point& p, std::uint32_t r,
                           const std::string& hash) const {
     exec::GlobalMemory mem;
-    exec::Buffer data{"data", exec::ElemType::U16, std::vector<std::uint8_t>(img.px.size() * 2)};
-    std::memcpy(data.bytes.data(), img.px.data(), data.bytes.size());
-    const std::uint32_t db = mem.add(std::move(data));
-    const std::uint32_t bb = mem.add(
-        {"bins", exec::ElemType::U32, std::vector<std::uint8_t>(std::size_t(p.bins) * 4, 0)});
+    const std::uint32_t db =
+        add_buffer(mem, "data", exec::ElemType::U16, img.px.data(), img.px.size() * 2);
+    const std::uint32_t bb =
+        add_buffer(mem, "bins", exec::ElemType::U32, nullptr, std::size_t(p.bins) * 4);
     const bool stretch = p.layout->layout == Layout::Stretch;
     const int shift = 12 - std::countr_zero(p.bins);
     exec::Launch l;
-    l.grid = {static_cast<std::uint32_t>(blocks_), 1, 1};
+    l.grid = {blocks_, 1, 1};
     l.block = {tpb_, 1, 1};
     l.dynamic_shared_bytes =
         static_cast<std::uint32_t>(4 * vote_footprint(p.layout->layout, p.bins, r, p.layout->pad));
@@ -259,7 +256,7 @@ class Histogram : public Study {
   std::uint32_t tpb_ = 1024;
   bool kernel_ = false;  // backend = cycle
   ptx::Module module_;
-  std::int64_t blocks_ = 16;
+  std::uint32_t blocks_ = 16;
   std::vector<Point> points_;
   std::map<std::string, Arch> arch_;
 };

@@ -15,7 +15,6 @@
 // cycles of kernels/hough.cu's hough_vote (one block per theta, the same layouts; its float rho may
 // round a vote near a bin boundary into the neighbouring bin) on the cycle-level GPU model.
 #include <cmath>
-#include <cstring>
 #include <map>
 
 #include <fmt/format.h>
@@ -193,15 +192,10 @@ class Hough : public Study {
     exec::GlobalMemory mem;
     std::vector<std::int32_t> xs, ys;
     for (const auto& px : e) xs.push_back(px.x), ys.push_back(px.y);
-    auto add = [&](const char* name, exec::ElemType t, const void* data, std::size_t bytes) {
-      exec::Buffer b{name, t, std::vector<std::uint8_t>(bytes)};
-      if (data) std::memcpy(b.bytes.data(), data, bytes);
-      return mem.add(std::move(b));
-    };
-    const std::uint32_t xb = add("xs", exec::ElemType::S32, xs.data(), xs.size() * 4);
-    const std::uint32_t yb = add("ys", exec::ElemType::S32, ys.data(), ys.size() * 4);
+    const std::uint32_t xb = add_buffer(mem, "xs", exec::ElemType::S32, xs.data(), xs.size() * 4);
+    const std::uint32_t yb = add_buffer(mem, "ys", exec::ElemType::S32, ys.data(), ys.size() * 4);
     const std::uint32_t ab =
-        add("acc", exec::ElemType::U32, nullptr, std::size_t(thetas_) * nrho_ * 4);
+        add_buffer(mem, "acc", exec::ElemType::U32, nullptr, std::size_t(thetas_) * nrho_ * 4);
     exec::Launch l;
     l.grid = {static_cast<std::uint32_t>(thetas_), 1, 1};
     l.block = {tpb_, 1, 1};

@@ -1,6 +1,7 @@
 #include "kernel_runs.hpp"
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -32,6 +33,19 @@ std::uint64_t kernel_cycles(const ptx::Module& module, const std::string& kernel
   if (!k) throw InputError(fmt::format("{}: no kernel '{}'", module.filename, kernel));
   timing::GpuSim sim(module, *k, arch, launch, memory, {});
   return sim.run().cycles;
+}
+
+std::uint32_t add_buffer(exec::GlobalMemory& memory, const std::string& name, exec::ElemType type,
+                         const void* data, std::size_t bytes) {
+  exec::Buffer b{name, type, std::vector<std::uint8_t>(bytes)};
+  if (data && bytes) std::memcpy(b.bytes.data(), data, bytes);
+  return memory.add(std::move(b));
+}
+
+std::uint32_t blocks_param(const StudyConfig& cfg) {
+  const std::int64_t b = cfg.integer("blocks");
+  if (b < 1 || b > 65535) throw InputError("study parameter 'blocks' must be in 1..65535");
+  return static_cast<std::uint32_t>(b);
 }
 
 }  // namespace smemsim::study

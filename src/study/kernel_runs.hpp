@@ -8,6 +8,7 @@
 #include "smemsim/arch.hpp"
 #include "smemsim/exec.hpp"
 #include "smemsim/ptx.hpp"
+#include "smemsim/study.hpp"
 
 namespace smemsim::study {
 
@@ -19,5 +20,12 @@ ptx::Module load_suite_module(const std::string& file);
 // the kernel's buffers; the caller checks the result.
 std::uint64_t kernel_cycles(const ptx::Module& module, const std::string& kernel, const Arch& arch,
                             const exec::Launch& launch, exec::GlobalMemory& memory);
+
+// Adds buffer `name` of `bytes` bytes, copied from `data` (zeros when null); returns its index.
+std::uint32_t add_buffer(exec::GlobalMemory& memory, const std::string& name, exec::ElemType type,
+                         const void* data, std::size_t bytes);
+
+// The study parameter 'blocks' (thread blocks of a kernel run, 1..65535).
+std::uint32_t blocks_param(const StudyConfig& cfg);
 
 }  // namespace smemsim::study

@@ -68,9 +68,7 @@ class KMeans : public Study {
     kernel_ = cfg.backend == "cycle";
     if (kernel_) {
       module_ = load_suite_module("kmeans");
-      blocks_ = cfg.integer("blocks");
-      if (blocks_ < 1 || blocks_ > 65535)
-        throw InputError("study parameter 'blocks' must be in 1..65535");
+      blocks_ = blocks_param(cfg);
     }
     points_.clear();
     cache_.clear();
@@ -145,18 +143,17 @@ class KMeans : public Study {
     const std::vector<float>& x = cache_.at({p.d, p.k})->objects;
     const auto n = assign.size();
     exec::GlobalMemory mem;
-    auto add = [&](const char* name, exec::ElemType t, const void* data, std::size_t bytes) {
-      exec::Buffer b{name, t, std::vector<std::uint8_t>(bytes)};
-      if (data) std::memcpy(b.bytes.data(), data, bytes);
-      return mem.add(std::move(b));
-    };
     std::vector<std::int32_t> member(assign.begin(), assign.end());
-    const std::uint32_t ob = add("objects", exec::ElemType::F32, x.data(), x.size() * 4);
-    const std::uint32_t mb = add("membership", exec::ElemType::S32, member.data(), n * 4);
-    const std::uint32_t cb = add("counts", exec::ElemType::U32, nullptr, std::size_t(p.k) * 4);
-    const std::uint32_t sb = add("sums", exec::ElemType::F32, nullptr, std::size_t(p.k * p.d) * 4);
+    const std::uint32_t ob =
+        add_buffer(mem, "objects", exec::ElemType::F32, x.data(), x.size() * 4);
+    const std::uint32_t mb =
+        add_buffer(mem, "membership", exec::ElemType::S32, member.data(), n * 4);
+    const std::uint32_t cb =
+        add_buffer(mem, "counts", exec::ElemType::U32, nullptr, std::size_t(p.k) * 4);
+    const std::uint32_t sb =
+        add_buffer(mem, "sums", exec::ElemType::F32, nullptr, std::size_t(p.k * p.d) * 4);
     exec::Launch l;
-    l.grid = {static_cast<std::uint32_t>(blocks_), 1, 1};
+    l.grid = {blocks_, 1, 1};
     l.block = {tpb_, 1, 1};
     l.dynamic_shared_bytes = static_cast<std::uint32_t>(4 * p.r * p.k * (1 + p.d));
     l.args = {exec::Arg::buf(ob),
@@ -222,7 +219,7 @@ class KMeans : public Study {
   StudyConfig cfg_;
   bool kernel_ = false;  // backend = cycle
   ptx::Module module_;
-  std::int64_t blocks_ = 16;
+  std::uint32_t blocks_ = 16;
   std::int64_t objects_ = 0, blobs_ = 0;
   std::uint32_t tpb_ = 1024;
   std::vector<std::int64_t> dims_, ks_;
