@@ -1,0 +1,92 @@
+// The SM's residency (sm.hpp): whether a CTA fits, starting one, retiring its warps, and the
+// description of the warps still resident for a kernel that cannot finish.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "timing/sm.hpp"
+
+namespace smemsim::timing {
+
+// ---- Residency -------------------------------------------------------------------------------
+
+bool Sm::can_take() const {
+  if (ctas_used_ >= ctas_.size()) return false;
+  if (warps_used_ + ctx_.warps_per_cta > arch_.sm.max_warps) return false;
+  if (threads_used_ + ctx_.threads_per_cta > arch_.sm.max_threads) return false;
+  if (ctx_.regs_per_cta && regs_used_ + ctx_.regs_per_cta > arch_.sm.registers) return false;
+  return shared_used_ + ctx_.shared_per_cta <= arch_.memory_bytes;
+}
+
+void Sm::start_cta(std::uint64_t cta, std::uint64_t age_base) {
+  std::uint32_t c = 0;
+  while (ctas_[c].used) ++c;
+  Cta& ct = ctas_[c];
+  ct.used = true;
+  ct.linear = cta;
+  ct.exec_slot = id_ * std::uint32_t(ctas_.size()) + c;
+  ct.live = ctx_.warps_per_cta;
+  ct.bars_in_flight = 0;
+  ct.warps.clear();
+  ctx_.ex->start_cta(ct.exec_slot, cta, id_);
+  std::uint32_t slot = 0;
+  for (std::uint32_t k = 0; k < ctx_.warps_per_cta; ++k) {
+    while (warps_[slot].used) ++slot;
+    Warp& w = warps_[slot];
+    w = Warp{};
+    w.used = true;
+    w.exec_slot = ct.exec_slot;
+    w.exec_warp = k;
+    w.cta = c;
+    w.age = age_base + k;
+    w.next = 0;
+    w.reason = Stall::Idle;
+    ct.warps.push_back(slot);
+    recompute(slot);
+  }
+  ++ctas_used_;
+  warps_used_ += ctx_.warps_per_cta;
+  threads_used_ += ctx_.threads_per_cta;
+  regs_used_ += ctx_.regs_per_cta;
+  shared_used_ += ctx_.shared_per_cta;
+  ++stats_.ctas;
+}
+
+void Sm::retire_warp(std::uint32_t w) {
+  Warp& wp = warps_[w];
+  set_reason(wp, false, Stall::Idle);
+  eligible_.clear(w);
+  wp.used = false;
+  std::fill_n(pending_.begin() + std::ptrdiff_t(std::size_t(w) * ctx_.nregs), ctx_.nregs, 0);
+  std::fill_n(pending_global_.begin() + std::ptrdiff_t(std::size_t(w) * ctx_.nregs), ctx_.nregs, 0);
+  Cta& ct = ctas_[wp.cta];
+  if (--ct.live) return;
+  ct.used = false;
+  --ctas_used_;
+  warps_used_ -= ctx_.warps_per_cta;
+  threads_used_ -= ctx_.threads_per_cta;
+  regs_used_ -= ctx_.regs_per_cta;
+  shared_used_ -= ctx_.shared_per_cta;
+}
+
+void Sm::describe_warps(std::vector<std::string>& out) const {
+  const ptx::Kernel& k = *ctx_.kernel;
+  const exec::Dim3& g = ctx_.grid;
+  for (std::uint32_t w = 0; w < warps_.size(); ++w) {
+    const Warp& wp = warps_[w];
+    if (!wp.used || wp.finished) continue;
+    const std::uint64_t cta = ctas_[wp.cta].linear;
+    std::string where = "past the end of the kernel";
+    if (wp.next < k.code.size()) {
+      const ptx::Instruction& ins = k.code[wp.next];
+      const std::string cu = exec::cuda_location(*ctx_.module, ins);
+      where = fmt::format("at {}:{}{} `{}`", ctx_.module->filename, ins.ptx_line,
+                          cu.empty() ? "" : " (" + cu + ")", ptx::to_string(k, ins));
+    }
+    out.push_back(fmt::format("warp {} of block ({},{},{}) on SM {} {} [{}]", wp.exec_warp,
+                              cta % g.x, (cta / g.x) % g.y, cta / (std::uint64_t(g.x) * g.y), id_,
+                              where, stall_name(wp.eligible ? Stall::NotSelected : wp.reason)));
+  }
+}
+
+}  // namespace smemsim::timing
