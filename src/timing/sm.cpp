@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <bit>
 
-#include <fmt/format.h>
 
 namespace smemsim::timing {
 
