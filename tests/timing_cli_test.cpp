@@ -76,10 +76,12 @@ TEST(TimingCli, BadOptionsAndImpossibleSmValues) {
   const std::string ptx = ::testing::TempDir() + "smemsim_spin.ptx";
   const std::string run = "sim " + ptx + " --launch " + spec + " ";
   const std::pair<std::string, std::string> cases[] = {
-      {"--pipeline elastic2", "--pipeline: unknown pipeline 'elastic2' (known: unified, split)"},
-      {"--scheduler fifo", "--scheduler: unknown scheduler 'fifo' (known: lrr, gto)"},
+      {"--pipeline elastic2",
+       "--pipeline: unknown pipeline 'elastic2' (known: unified, split, elastic)"},
+      {"--scheduler fifo",
+       "--scheduler: unknown scheduler 'fifo' (known: lrr, gto, bank-aware, bank-aware-fill)"},
       {"--set sm.pipeline=wide",
-       "arch key 'sm.pipeline': unknown pipeline 'wide' (known: unified, split)"},
+       "arch key 'sm.pipeline': unknown pipeline 'wide' (known: unified, split, elastic)"},
       {"--barrel loose", "arch key 'sm.barrel': 'loose' is not strict or relaxed"},
       {"--set sm.simd_width=3", "arch key 'sm.simd_width': 3 does not divide the warp size 32"},
       {"--set sm.count=0", "key 'sm.count': 0 is not between 1 and 1024"},

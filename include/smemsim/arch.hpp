@@ -55,9 +55,21 @@ struct SmConfig {
   std::uint32_t global_latency = 400;        // global/local load: request to data return
   std::uint32_t global_bytes_per_cycle = 8;  // per SM
   std::uint32_t global_atomic_latency = 600;
-  std::string pipeline = "unified";  // unified | split (004 Fig. 4a/4b)
-  std::string scheduler = "gto";     // lrr | gto
+  std::string pipeline = "unified";  // unified | split | elastic (004 Fig. 4a/4b, Figs. 5-6)
+  std::string scheduler = "gto";     // lrr | gto | bank-aware | bank-aware-fill (004 §4)
   std::string barrel = "relaxed";    // strict: one instruction per warp in flight (004 §6)
+  // The elastic pipeline (004 §3.2): the PREMEM queue of Eq. 3, or none.
+  std::string premem = "eq3";  // eq3 | none
+  // Bank-conflict-aware scheduling (004 §4): the baseline policy it masks, the conflict history
+  // cache's geometry and the PC width its tags assume (Table 2).
+  std::string bank_aware_base = "lrr";  // lrr | gto
+  std::uint32_t bkconf_sets = 256;
+  std::uint32_t bkconf_ways = 2;
+  std::uint32_t bkconf_pc_bits = 14;
+  // Relaxed barrel processing in the elastic pipeline (004 §6): out-of-order (instructions of a
+  // warp may commit out of order) or in-order (no more instructions of a warp while its shared
+  // access is predicted to conflict).
+  std::string relaxed_commit = "out-of-order";
 
   // Front end + memory stages + one EXE stage + writeback: the shortest latency the pipeline has.
   std::uint32_t min_latency() const { return frontend_stages + mem_stages + 2; }

@@ -38,12 +38,13 @@ enum class Stall : std::uint8_t {
   Atomic,        // in a lock-loop atomic (seed 000 Fig. 1), first iteration
   LockRetry,     // in a lock-loop atomic, an iteration after a lost lock
   Barrel,        // strict barrel processing: the warp's previous instruction is in flight
+  SafeDistance,  // a memory warp masked by bank-conflict-aware scheduling (004 §4, Fig. 7)
   NotSelected,   // eligible, but the scheduler issued another warp (per-warp only)
   BankConflict,  // the pipeline is stalled behind a shared access's extra bank pass
   Writeback,     // the pipeline is stalled behind a lost writeback arbitration
   FrontEnd,      // the pipeline is stalled by another structural hazard (unit, path, memory queue)
 };
-inline constexpr std::size_t kStallKinds = 13;
+inline constexpr std::size_t kStallKinds = 14;
 std::string_view stall_name(Stall s);  // "issued", "idle", "scoreboard", ..., "front_end"
 
 struct StallCounts {
@@ -55,6 +56,16 @@ struct StallCounts {
   }
 };
 
+// The issue-slot stalls in the three groups of seed 004 Fig. 8: warp scheduling fails (no warp
+// could issue: scoreboard, memory, barrier, control, atomic, lock_retry, barrel, safe_distance),
+// shared memory bank conflicts, and other (writeback conflicts and other structural hazards). Idle
+// cycles (no resident warp) are not pipeline stalls.
+struct StallGroups {
+  std::uint64_t scheduling = 0, bank_conflict = 0, other = 0;
+  std::uint64_t total() const { return scheduling + bank_conflict + other; }
+};
+StallGroups group_stalls(const StallCounts& c);
+
 // Shared-memory and pipeline events, counted by the structures that see them.
 struct UnitCounts {
   std::uint64_t smem_accesses = 0;         // subwarp accesses served at MEM0 (ld/st/atom micro-ops)
@@ -65,6 +76,13 @@ struct UnitCounts {
   std::uint64_t writeback_conflicts = 0;   // cycles with more candidates than the writeback port
   std::uint64_t global_requests = 0;
   std::uint64_t global_sectors = 0;
+  // Bank-conflict-aware scheduling (004 §4.2): shared warp instructions whose conflict was
+  // predicted right, too low or too high by the history cache, and its hits and misses.
+  std::uint64_t predictions_correct = 0;
+  std::uint64_t predictions_low = 0;
+  std::uint64_t predictions_high = 0;
+  std::uint64_t history_hits = 0;
+  std::uint64_t history_misses = 0;
   void add(const UnitCounts& o);
 };
 
@@ -143,13 +161,30 @@ struct TimingOptions {
   exec::AccessConsumer* consumer = nullptr;  // also receives every shared-memory WarpAccess
 };
 
+// Hardware added per SM by the elastic pipeline (seed 004 Table 1) and by bank-conflict-aware
+// scheduling (Table 2), from the arch's keys.
+struct ElasticCost {
+  std::uint32_t nonmem_entries = 0;   // M = sm.mem_stages (Eq. 2)
+  std::uint32_t premem_entries = 0;   // N = ceil(warp.size / simd_width) - 1 (Eq. 3), or 0
+  std::uint32_t latch_lanes = 0;      // (M + N) latches of simd_width lanes each
+  std::uint32_t wb_mux_inputs = 0;    // the (M+3)-to-1 writeback multiplexer
+  std::uint32_t mem0_mux_inputs = 0;  // the (N+1)-to-1 multiplexer before MEM0
+  std::uint32_t cache_entries = 0;    // sets x ways
+  std::uint32_t tag_bits = 0;         // pc_bits - log2(sets)
+  std::uint32_t value_bits = 0;       // log2(warp.size): warp_bkconf_degree
+  std::uint64_t cache_bytes = 0;      // entries x (tag + value) / 8: 704 for 2 x 256, 14-bit PCs
+  std::uint32_t gates = 0;            // AND/NAND: 2 per warp context
+  std::uint32_t counter_bits = 0;     // accumulator, counter and comparator width: log2(warp.size)
+};
+ElasticCost elastic_cost(const Arch& arch);
+
 struct RegistryEntry {
   std::string name;
   std::string description;
   std::string source;
 };
-const std::vector<RegistryEntry>& pipelines();   // unified, split
-const std::vector<RegistryEntry>& schedulers();  // lrr, gto
+const std::vector<RegistryEntry>& pipelines();   // unified, split, elastic
+const std::vector<RegistryEntry>& schedulers();  // lrr, gto, bank-aware, bank-aware-fill
 
 class GpuSim {
  public:

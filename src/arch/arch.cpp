@@ -103,6 +103,17 @@ void validate(const Arch& a) {
                            v, sm.min_latency()));
   if (sm.barrel != "strict" && sm.barrel != "relaxed")
     bad("sm.barrel", fmt::format("'{}' is not strict or relaxed", sm.barrel));
+  if (sm.premem != "eq3" && sm.premem != "none")
+    bad("sm.premem", fmt::format("'{}' is not eq3 or none", sm.premem));
+  if (sm.bank_aware_base != "lrr" && sm.bank_aware_base != "gto")
+    bad("sm.bank_aware_base", fmt::format("'{}' is not lrr or gto", sm.bank_aware_base));
+  if (sm.relaxed_commit != "out-of-order" && sm.relaxed_commit != "in-order")
+    bad("sm.relaxed_commit",
+        fmt::format("'{}' is not out-of-order or in-order", sm.relaxed_commit));
+  if (sm.relaxed_commit == "in-order" && !sm.scheduler.starts_with("bank-aware"))
+    bad("sm.relaxed_commit",
+        "in-order needs a bank-aware sm.scheduler: it holds a warp on the scheduler's conflict "
+        "prediction (004 §6)");
   // The hash specs must parse for this geometry.
   try {
     make_index_function(a.bank_hash, {a.bank_bits(), a.bank_addr_bits()});

@@ -126,12 +126,31 @@ const std::vector<Key>& keys() {
       sm("sm.global_atomic_latency", &SmConfig::global_atomic_latency, 1, 100000,
          "cycles, global atomic (a fixed cost; no DRAM model)"),
       sm_str("sm.pipeline", &SmConfig::pipeline,
-             "pipeline: unified (004 Fig. 4a) or split (004 Fig. 4b)"),
+             "pipeline: unified (004 Fig. 4a), split (004 Fig. 4b) or elastic (004 §3.2, Figs. "
+             "5-6)"),
       sm_str("sm.scheduler", &SmConfig::scheduler,
-             "warp scheduler: lrr (loose round robin) or gto (greedy then oldest)"),
+             "warp scheduler: lrr (loose round robin), gto (greedy then oldest), bank-aware (004 "
+             "§4: memory warps masked within the safe distance of a conflicting shared warp) or "
+             "bank-aware-fill (004 footnote 10: ... unless no other warp is ready)"),
       sm_str("sm.barrel", &SmConfig::barrel,
              "relaxed (a warp issues while its independent instructions are in flight) or strict "
              "(one instruction per warp in flight: barrel processing, 004 §6)"),
+      sm_str("sm.premem", &SmConfig::premem,
+             "elastic pipeline: eq3 (a PREMEM queue of ceil(warp.size / simd_width) - 1 entries "
+             "before MEM0, 004 Eq. 3) or none"),
+      sm_str("sm.bank_aware_base", &SmConfig::bank_aware_base,
+             "the policy a bank-aware scheduler applies to the warps it does not mask: lrr or gto "
+             "(004 §4.3: the baseline's)"),
+      sm("sm.bkconf_sets", &SmConfig::bkconf_sets, 1, 65536,
+         "sets of the bank conflict history cache (004 §4.4: 256)"),
+      sm("sm.bkconf_ways", &SmConfig::bkconf_ways, 1, 64,
+         "ways of the bank conflict history cache (004 §4.4: 2)"),
+      sm("sm.bkconf_pc_bits", &SmConfig::bkconf_pc_bits, 1, 32,
+         "PC bits the history cache's tags assume, for its size in bytes (004 §4.4: 14)"),
+      sm_str("sm.relaxed_commit", &SmConfig::relaxed_commit,
+             "relaxed barrel processing in the elastic pipeline: out-of-order (a warp's "
+             "instructions may commit out of order) or in-order (the scheduler issues nothing more "
+             "from a warp whose shared access is predicted to conflict; 004 §6)"),
   };
   return k;
 }

@@ -46,6 +46,19 @@ class DelayLine {
     ++size_;
   }
 
+  // As a queue (seed 004's NONMEM and PREMEM queues): `op` enters and may leave from cycle `exit`
+  // on; every entry of a queue is ready, so only its capacity matters.
+  void push_ready(std::uint32_t op, std::uint64_t exit) {
+    assert(size_ < n_);
+    buf_[(head_ + size_) % buf_.size()] = {op, exit};
+    ++size_;
+  }
+  // f(op, position) from the head (position 0) back.
+  template <typename F>
+  void each(F&& f) const {
+    for (std::uint32_t k = 0; k < size_; ++k) f(buf_[(head_ + k) % buf_.size()].op, k);
+  }
+
   // Stage of each op in cycle `now` (for the pipeline view): the head is as far as it got, each
   // other op as far as its age allows behind the one ahead. f(op, stage).
   template <typename F>

@@ -29,6 +29,7 @@ struct Op {
   bool planned = false;       // MEM0 work computed at its first arrival
   std::uint16_t passes = 0;   // bank passes left
   std::uint16_t passes2 = 0;  // native atomics: same-word passes left, after the bank passes
+  std::uint16_t total = 0;    // passes + passes2 as planned (the warp_bkconf_degree accumulator)
   std::uint32_t replay = 1;   // cycles from one bank pass to the next (1: MEM0 holds the op)
   std::uint32_t replay2 = 1;
   std::uint16_t sectors = 0;  // global: 32-byte sectors

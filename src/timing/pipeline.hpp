@@ -1,8 +1,8 @@
 // SM pipelines (DESIGN.md "The cycle-level layer"): one interface, implementations chosen by name
 // from the registry (timing::pipelines()). An implementation owns its stages and latches and moves
 // Ops through them one cycle per advance(); the SM puts one op into the first front-end stage per
-// cycle when can_issue(). The elastic pipeline of seed 004 §3.2 is a third implementation of this
-// interface (issue 12).
+// cycle when can_issue(). pipeline_inorder.cpp implements seed 004's three: unified, split and
+// elastic.
 #pragma once
 
 #include <cstdint>
@@ -36,7 +36,8 @@ class Pipeline {
   virtual void stages(std::uint64_t now, std::vector<StageCell>& cells) const = 0;
 };
 
+// `premem`: the elastic pipeline's PREMEM entries (004 Eq. 3; the SM computes them).
 std::unique_ptr<Pipeline> make_pipeline(std::string_view name, const SmConfig& sm,
-                                        PipelineHost& host);
+                                        std::uint32_t premem, PipelineHost& host);
 
 }  // namespace smemsim::timing

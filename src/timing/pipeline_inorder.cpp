@@ -16,6 +16,23 @@
 // stops everything behind it: Fig. 4a's stall (a 2-way conflict holds MEM0 a second cycle, the
 // front end cannot issue, a writeback bubble follows) and Fig. 4b's writeback conflict come out of
 // this structure (tests/timing_pipeline_test.cpp derives both cycle by cycle).
+//
+// `elastic` (004 §3.2, Figs. 5-6) is `split` with two queues and forwarding buses:
+//
+//   FE.. -> EXE -> [unit stages] -> PREMEM queue (N) -> MEM0 -> MEM1..MEM(M-1) -> WB
+//                               \-> NONMEM queue (M) ---------------------------/
+//                                \---------------------------------------------/  (EXE -> WB)
+//
+// The NONMEM path becomes a FIFO queue of M entries (Eq. 2) whose every entry, and a non-memory op
+// leaving EXE, may write back: the writeback multiplexer, whose control is the latches' valid
+// signals (§3.2.4), takes global data, else the MEM path's last stage, else the queue's oldest
+// entry, else the op leaving EXE (our reading of Fig. 6's priorities, which the text does not
+// list). A non-memory op therefore writes back as soon as the port is free, up to M cycles before
+// the baseline's fixed path would let it, and fills the writeback bubbles a bank conflict leaves:
+// ops of different warps commit out of order (§3.2.2). The PREMEM queue of N = ceil(warp.size /
+// simd_width) - 1 entries (Eq. 3; sm.premem = none: 0) holds memory ops (a warp's later subwarps)
+// while MEM0 is busy; the MEM0 multiplexer takes a replay, else the queue's oldest entry, else the
+// op leaving EXE.
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -34,8 +51,13 @@ constexpr int kNone = -1;
 
 class InOrder final : public Pipeline {
  public:
-  InOrder(const SmConfig& sm, PipelineHost& host, bool split)
-      : h_(host), split_(split), f_(sm.frontend_stages), m_(sm.mem_stages) {
+  InOrder(const SmConfig& sm, std::uint32_t premem, PipelineHost& host, bool split, bool elastic)
+      : h_(host),
+        split_(split || elastic),
+        elastic_(elastic),
+        f_(sm.frontend_stages),
+        m_(sm.mem_stages),
+        n_(premem) {
     fe_.reset(f_);
     for (std::size_t u = 0; u < kUnits; ++u) {
       const std::uint32_t e = host.exe_stages(static_cast<Unit>(u));
@@ -44,6 +66,7 @@ class InOrder final : public Pipeline {
     }
     tail_.reset(std::max<std::uint32_t>(1, m_ - 1));
     nonmem_.reset(m_);
+    premem_.reset(std::max<std::uint32_t>(1, n_));
   }
 
   void advance(std::uint64_t now) override {
@@ -52,6 +75,7 @@ class InOrder final : public Pipeline {
     writeback(now);
     mem0_out(now);
     mem0_in(now);
+    if (elastic_ && n_) premem_in(now);
     if (split_) nonmem_in(now);
     exe_out(now);
     exe_in(now);
@@ -63,7 +87,7 @@ class InOrder final : public Pipeline {
 
   bool empty() const override {
     if (!fe_.empty() || exe0_ != kNone || mem0_ != kNone || !replay_.empty() || !tail_.empty() ||
-        !nonmem_.empty())
+        !nonmem_.empty() || !premem_.empty())
       return false;
     return busy_units_ == 0;
   }
@@ -79,6 +103,7 @@ class InOrder final : public Pipeline {
     each_busy_unit([&](std::size_t u) { line(unit_[u]); });
     line(tail_);
     line(nonmem_);
+    line(premem_);
     if (exe0_ != kNone) at(soon);
     if (mem0_ != kNone) at(pass_end_ + 1);
     for (const Replay& r : replay_) at(r.back);
@@ -90,11 +115,14 @@ class InOrder final : public Pipeline {
     for (std::uint32_t k = 0; k < f_; ++k) n.push_back(fmt::format("FE{}", k));
     n.push_back("EXE");
     n.push_back("EXE+");
+    if (elastic_)
+      for (std::uint32_t k = 0; k < n_; ++k) n.push_back(fmt::format("PRE{}", k));
     n.push_back("MEM0");
     n.push_back("RPL");
     for (std::uint32_t k = 1; k < m_; ++k) n.push_back(fmt::format("MEM{}", k));
     if (split_)
-      for (std::uint32_t k = 0; k < m_; ++k) n.push_back(fmt::format("NM{}", k));
+      for (std::uint32_t k = 0; k < m_; ++k)
+        n.push_back((elastic_ ? "NMQ" : "NM") + std::to_string(k));
     n.push_back("WB");
     return n;
   }
@@ -111,6 +139,10 @@ class InOrder final : public Pipeline {
     each_busy_unit([&](std::size_t u) { oldest = older(oldest, int(unit_[u].head())); });
     if (oldest != kNone) cell(cells[at], std::uint32_t(oldest));
     ++at;
+    if (elastic_) {
+      premem_.each([&](std::uint32_t op, std::uint32_t k) { cell(cells[at + k], op); });
+      at += n_;
+    }
     if (mem0_ != kNone) cell(cells[at], std::uint32_t(mem0_));
     ++at;
     if (!replay_.empty()) cell(cells[at], replay_.front().op);
@@ -118,7 +150,10 @@ class InOrder final : public Pipeline {
     if (m_ > 1)
       tail_.each_stage(now, [&](std::uint32_t op, std::uint32_t s) { cell(cells[at + s], op); });
     at += m_ - 1;
-    if (split_) {
+    if (elastic_) {
+      nonmem_.each([&](std::uint32_t op, std::uint32_t k) { cell(cells[at + k], op); });
+      at += m_;
+    } else if (split_) {
       nonmem_.each_stage(now, [&](std::uint32_t op, std::uint32_t s) { cell(cells[at + s], op); });
       at += m_;
     }
@@ -151,6 +186,42 @@ class InOrder final : public Pipeline {
   // Path of an op leaving EXE: MEM0 unless a split pipeline sends a non-memory op to NONMEM.
   bool to_mem(const Op& o) const { return !split_ || o.memory; }
 
+  // Writes `c` back from the MEM path's last stage.
+  void mem_writeback(int c, std::uint64_t now) {
+    if (m_ > 1)
+      tail_.pop();
+    else
+      mem0_ = kNone;
+    h_.writeback(std::uint32_t(c), now);
+    wb_op_ = c;
+  }
+  // The MEM path's candidate lost the writeback port.
+  void mem_lost() {
+    tail_cause_ = Stall::Writeback;
+    if (m_ == 1) mem0_cause_ = Stall::Writeback;
+    h_.writeback_conflict();
+  }
+
+  // The elastic writeback multiplexer (Fig. 6): global data, the MEM path, the NONMEM queue's
+  // oldest entry, the non-memory op leaving EXE.
+  void writeback_elastic(std::uint64_t now, bool used, int mem_c) {
+    if (mem_c != kNone) {
+      if (used) return mem_lost();
+      return mem_writeback(mem_c, now);
+    }
+    if (used) return;
+    int c = kNone;
+    if (nonmem_.head_ready(now)) {
+      c = int(nonmem_.pop());
+    } else {
+      c = oldest_candidate(now, false);  // forwarded from EXE
+      if (c != kNone) take_candidate(c);
+    }
+    if (c == kNone) return;
+    h_.writeback(std::uint32_t(c), now);
+    wb_op_ = c;
+  }
+
   void writeback(std::uint64_t now) {
     bool used = false;
     if (h_.global_return_ready(now)) {
@@ -165,6 +236,7 @@ class InOrder final : public Pipeline {
     } else if (mem0_finished(now)) {
       mem_c = mem0_;
     }
+    if (elastic_) return writeback_elastic(now, used, mem_c);
     const int non_c = split_ && nonmem_.head_ready(now) ? int(nonmem_.head()) : kNone;
     const int first = older(mem_c, non_c);
     const int second = first == mem_c ? non_c : mem_c;
@@ -172,20 +244,22 @@ class InOrder final : public Pipeline {
       if (c == kNone) continue;
       const bool from_mem = c == mem_c;
       if (used) {
-        (from_mem ? tail_cause_ : nonmem_cause_) = Stall::Writeback;
-        if (from_mem && m_ == 1) mem0_cause_ = Stall::Writeback;
-        h_.writeback_conflict();
+        if (from_mem) {
+          mem_lost();
+        } else {
+          nonmem_cause_ = Stall::Writeback;
+          h_.writeback_conflict();
+        }
         continue;
       }
       used = true;
-      if (!from_mem)
+      if (from_mem) {
+        mem_writeback(c, now);
+      } else {
         nonmem_.pop();
-      else if (m_ > 1)
-        tail_.pop();
-      else
-        mem0_ = kNone;
-      h_.writeback(std::uint32_t(c), now);
-      wb_op_ = c;
+        h_.writeback(std::uint32_t(c), now);
+        wb_op_ = c;
+      }
     }
   }
 
@@ -240,31 +314,45 @@ class InOrder final : public Pipeline {
       mem0_refuse_ = Stall::BankConflict;
       return;
     }
-    const int c = oldest_candidate(now, true);
+    // Then the PREMEM queue's oldest entry, then the op leaving EXE (the (N+1)-to-1 multiplexer).
+    const bool queued = elastic_ && premem_.head_ready(now);
+    const int c = queued ? int(premem_.head()) : oldest_candidate(now, true);
     if (c == kNone) return;
     Op& o = h_.op(std::uint32_t(c));
     if (o.mem == MemWork::Global) {
       if (!h_.global_send(std::uint32_t(c), now)) return;  // queue full: FrontEnd
-      take_candidate(c);
+      queued ? void(premem_.pop()) : take_candidate(c);
       mem0_ = c;
       pass_end_ = now;
       return;
     }
-    take_candidate(c);
+    queued ? void(premem_.pop()) : take_candidate(c);
     mem0_ = c;
     h_.mem0_plan(std::uint32_t(c), now);
     pass(now);
+  }
+
+  // A memory op leaving EXE that MEM0 did not take waits in the PREMEM queue.
+  void premem_in(std::uint64_t now) {
+    premem_refuse_ = mem0_refuse_;
+    const int c = oldest_candidate(now, true);
+    if (c == kNone || premem_.full()) return;
+    take_candidate(c);
+    premem_.push_ready(std::uint32_t(c), now + 1);
   }
 
   void nonmem_in(std::uint64_t now) {
     const int c = oldest_candidate(now, false);
     if (c == kNone) return;
     if (nonmem_.full()) {
-      nonmem_refuse_ = nonmem_cause_;
+      nonmem_refuse_ = elastic_ ? Stall::Writeback : nonmem_cause_;
       return;
     }
     take_candidate(c);
-    nonmem_.push(std::uint32_t(c), now);
+    if (elastic_)
+      nonmem_.push_ready(std::uint32_t(c), now + 1);
+    else
+      nonmem_.push(std::uint32_t(c), now);
   }
 
   // The oldest op ready to leave EXE (the EXE latch of a one-stage unit, or a unit's last stage)
@@ -291,7 +379,10 @@ class InOrder final : public Pipeline {
   }
 
   // Why an op that wanted MEM0 or NONMEM this cycle did not get it.
-  Stall refusal(const Op& o) const { return to_mem(o) ? mem0_refuse_ : nonmem_refuse_; }
+  Stall refusal(const Op& o) const {
+    if (!to_mem(o)) return nonmem_refuse_;
+    return elastic_ && n_ ? premem_refuse_ : mem0_refuse_;
+  }
 
   void exe_out(std::uint64_t now) {
     each_busy_unit([&](std::size_t u) {
@@ -325,8 +416,8 @@ class InOrder final : public Pipeline {
   }
 
   PipelineHost& h_;
-  bool split_;
-  std::uint32_t f_, m_;
+  bool split_, elastic_;
+  std::uint32_t f_, m_, n_;  // n_: PREMEM entries (elastic)
   DelayLine fe_;
   int exe0_ = kNone;
   std::array<DelayLine, kUnits> unit_;
@@ -337,10 +428,12 @@ class InOrder final : public Pipeline {
   bool extra_pass_ = false;
   std::vector<Replay> replay_;
   DelayLine tail_;
-  DelayLine nonmem_;
+  DelayLine nonmem_;  // split: the NONMEM stages; elastic: the NONMEM queue
+  DelayLine premem_;
   int wb_op_ = kNone;
   // Why each blocking point last refused (propagated upstream to the issue slot).
   Stall mem0_refuse_ = Stall::FrontEnd, nonmem_refuse_ = Stall::FrontEnd;
+  Stall premem_refuse_ = Stall::FrontEnd;
   Stall tail_cause_ = Stall::Writeback, nonmem_cause_ = Stall::Writeback;
   Stall mem0_cause_ = Stall::Writeback;
   Stall exe0_cause_ = Stall::FrontEnd, fe_cause_ = Stall::FrontEnd;
@@ -358,14 +451,20 @@ const std::vector<RegistryEntry>& pipelines() {
        "in-order with separate MEM and NONMEM paths of equal length; a writeback conflict still "
        "stalls",
        "seed 004 §3.1, Fig. 4b"},
+      {"elastic",
+       "split with a NONMEM queue whose entries write back whenever the port is free, forwarding "
+       "from EXE, and a PREMEM queue before MEM0: bank conflicts stall nothing within the safe "
+       "distance",
+       "seed 004 §3.2, Figs. 5-6, Eqs. 2-3"},
   };
   return p;
 }
 
 std::unique_ptr<Pipeline> make_pipeline(std::string_view name, const SmConfig& sm,
-                                        PipelineHost& host) {
-  if (name == "unified") return std::make_unique<InOrder>(sm, host, false);
-  if (name == "split") return std::make_unique<InOrder>(sm, host, true);
+                                        std::uint32_t premem, PipelineHost& host) {
+  if (name == "unified") return std::make_unique<InOrder>(sm, 0, host, false, false);
+  if (name == "split") return std::make_unique<InOrder>(sm, 0, host, true, false);
+  if (name == "elastic") return std::make_unique<InOrder>(sm, premem, host, true, true);
   throw InputError(fmt::format("arch key 'sm.pipeline': unknown pipeline '{}' (known: {})", name,
                                known_names(pipelines())));
 }

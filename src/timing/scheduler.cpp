@@ -63,13 +63,23 @@ const std::vector<RegistryEntry>& schedulers() {
        "GPGPU-Sim; seed 004 Table 3 (round-robin baseline)"},
       {"gto", "greedy then oldest: the same warp while it can issue, else the oldest",
        "Rogers et al. 2012; GPGPU-Sim's Fermi configuration"},
+      {"bank-aware",
+       "sm.bank_aware_base's policy; memory warps are not ready within the safe distance of the "
+       "last shared memory warp, predicted by a conflict history cache",
+       "seed 004 §4, Eq. 5, Fig. 7"},
+      {"bank-aware-fill",
+       "bank-aware, but a memory warp may break the distance when no non-memory warp is ready",
+       "seed 004 §5.2, footnote 10"},
   };
   return s;
 }
 
-std::unique_ptr<Scheduler> make_scheduler(std::string_view name) {
+std::unique_ptr<Scheduler> make_scheduler(const SmConfig& sm) {
+  std::string_view name = sm.scheduler;
+  if (name == "bank-aware" || name == "bank-aware-fill") name = sm.bank_aware_base;
   if (name == "lrr") return std::make_unique<Lrr>();
   if (name == "gto") return std::make_unique<Gto>();
+  name = sm.scheduler;
   throw InputError(fmt::format("arch key 'sm.scheduler': unknown scheduler '{}' (known: {})", name,
                                known_names(schedulers())));
 }

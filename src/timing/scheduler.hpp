@@ -10,6 +10,7 @@
 #include <memory>
 #include <string_view>
 
+#include "smemsim/arch.hpp"
 #include "timing/inst_info.hpp"
 
 namespace smemsim::timing {
@@ -48,6 +49,8 @@ class Scheduler {
   virtual void issued(std::uint32_t warp) = 0;
 };
 
-std::unique_ptr<Scheduler> make_scheduler(std::string_view name);
+// The policy of sm.scheduler; for bank-aware ones, the baseline policy sm.bank_aware_base (the SM
+// adds the ready-signal masking of 004 Fig. 7, bank_aware.hpp).
+std::unique_ptr<Scheduler> make_scheduler(const SmConfig& sm);
 
 }  // namespace smemsim::timing

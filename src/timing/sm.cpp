@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <bit>
 
-
 namespace smemsim::timing {
 
 Sm::Sm(std::uint32_t id, const SimContext& ctx)
@@ -18,8 +17,11 @@ Sm::Sm(std::uint32_t id, const SimContext& ctx)
       strict_(ctx.arch->sm.barrel == "strict"),
       smu_(*ctx.arch),
       gmem_(ctx.arch->sm) {
-  pipe_ = make_pipeline(arch_.sm.pipeline, arch_.sm, *this);
-  sched_ = make_scheduler(arch_.sm.scheduler);
+  pipe_ = make_pipeline(arch_.sm.pipeline, arch_.sm, elastic_cost(arch_).premem_entries, *this);
+  sched_ = make_scheduler(arch_.sm);
+  if (arch_.sm.scheduler.starts_with("bank-aware"))
+    ready_ = std::make_unique<BankAwareReady>(arch_, arch_.sm.scheduler == "bank-aware-fill");
+  hold_ = !strict_ && arch_.sm.relaxed_commit == "in-order";
   warps_.resize(arch_.sm.max_warps);
   ctas_.resize(ctx.ctas_per_sm);
   pending_.assign(std::size_t(arch_.sm.max_warps) * ctx.nregs, 0);
@@ -36,6 +38,22 @@ NextClass Sm::next_class(std::uint32_t w) const {
   if (wp.step) return (wp.step == 1 || wp.step == 3) ? NextClass::Shared : NextClass::Other;
   if (wp.next >= ctx_.info->size()) return NextClass::Other;
   return (*ctx_.info)[wp.next].next_class();
+}
+
+// The bank conflict history cache's PC (004 §4.2): the instruction's index; the lock loop's Write
+// (seed 000 Fig. 1's STSUL) is an instruction of its own, after the kernel's.
+std::uint32_t Sm::history_key(std::uint32_t w) const {
+  const Warp& wp = warps_[w];
+  return wp.step == 3 ? wp.next + std::uint32_t(ctx_.kernel->code.size()) : wp.next;
+}
+
+const SmStats& Sm::stats() {
+  if (ready_) {
+    stats_.units.predictions_correct = stats_.units.predictions_low = 0;
+    stats_.units.predictions_high = stats_.units.history_hits = stats_.units.history_misses = 0;
+    ready_->count(stats_.units);
+  }
+  return stats_;
 }
 
 LaneMask Sm::sub_lanes(std::uint8_t sub) const {
@@ -80,7 +98,7 @@ void Sm::recompute(std::uint32_t w) {
     wp.at_bar = false;
   }
   if (wp.control) return set_reason(wp, false, Stall::Control);
-  if (strict_ && wp.in_flight) return set_reason(wp, false, Stall::Barrel);
+  if ((strict_ && wp.in_flight) || wp.held) return set_reason(wp, false, Stall::Barrel);
   wp.next = ctx_.ex->next_index(wp.exec_slot, wp.exec_warp);
   if (wp.next < ctx_.info->size()) {
     const InstInfo& in = (*ctx_.info)[wp.next];
@@ -137,6 +155,16 @@ std::uint32_t Sm::new_inflight(std::uint32_t w, std::uint32_t index, std::uint64
   in.index = index;
   in.issued = now;
   ++warps_[w].in_flight;
+  if (next_pred_ >= 0) {  // the shared warp instruction the bank-aware scheduler just predicted
+    in.pred = next_pred_;
+    in.hkey = next_key_;
+    in.unresolved = static_cast<std::uint8_t>(nsub_);
+    next_pred_ = -1;
+    if (hold_ && in.pred > 0) {
+      in.held = true;
+      ++warps_[w].held;
+    }
+  }
   return id;
 }
 
@@ -315,11 +343,30 @@ void Sm::issue(std::uint64_t now) {
     slot = pipe_->block_cause();
     if (ctx_.instr) attribute_warp_states(-1, slot);
   } else if (eligible_.any()) {
-    const int picked = int(sched_->pick(eligible_, *this));
-    if (ctx_.instr) attribute_warp_states(picked, Stall::Issued);
-    issue_warp(std::uint32_t(picked), now);
-    sched_->issued(std::uint32_t(picked));
-    slot = Stall::Issued;
+    // 004 Fig. 7: within the safe distance of the last shared memory warp, memory warps are not
+    // ready (footnote 10's variant lets them through when no other warp is).
+    WarpMask pool = eligible_;
+    if (ready_ && !ready_->memory_allowed(now)) {
+      eligible_.each([&](std::uint32_t w) {
+        if (next_class(w) != NextClass::Other) pool.clear(w);
+      });
+      if (!pool.any() && ready_->fill()) pool = eligible_;
+    }
+    if (pool.any()) {
+      const std::uint32_t picked = sched_->pick(pool, *this);
+      if (ctx_.instr) attribute_warp_states(int(picked), Stall::Issued);
+      if (ready_ && next_class(picked) == NextClass::Shared) {
+        next_key_ = history_key(picked);
+        next_pred_ = std::int32_t(ready_->scheduled(next_key_, now));
+      }
+      issue_warp(picked, now);
+      next_pred_ = -1;
+      sched_->issued(picked);
+      slot = Stall::Issued;
+    } else {
+      slot = Stall::SafeDistance;
+      if (ctx_.instr) attribute_warp_states(-1, Stall::SafeDistance);
+    }
   } else {
     slot = waiting_reason();
     if (ctx_.instr) attribute_warp_states(-1, Stall::Issued);
@@ -344,6 +391,7 @@ void Sm::complete(std::uint32_t inflight, std::uint64_t now) {
   }
   if (in.record >= 0) records_.put(std::uint32_t(in.record));
   if (in.control) wp.control = false;
+  if (in.held) --wp.held;
   --wp.in_flight;
   if (!in.micro) {
     if (ctx_.instr && in.index < ctx_.instr->size())

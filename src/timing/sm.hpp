@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "smemsim/timing.hpp"
+#include "timing/bank_aware.hpp"
 #include "timing/global_mem.hpp"
 #include "timing/pipeline.hpp"
 #include "timing/scheduler.hpp"
@@ -85,7 +86,8 @@ class Sm final : public PipelineHost, public SchedulerView {
   std::uint64_t next_event(std::uint64_t now) const;
   // Cycles now + 1 .. now + n pass with nothing happening: count them as the issue slot would.
   void skip(std::uint64_t now, std::uint64_t n);
-  const SmStats& stats() const { return stats_; }
+  // The statistics, with the bank-aware scheduler's counters.
+  const SmStats& stats();
   // "warp 3 of block (1,0,0) at k.ptx:42 (k.cu:17) `bar.sync 0;` waiting at a barrier" lines.
   void describe_warps(std::vector<std::string>& out) const;
   std::vector<std::string> stage_names() const { return pipe_->stage_names(); }
@@ -117,6 +119,13 @@ class Sm final : public PipelineHost, public SchedulerView {
     std::array<std::uint32_t, 4> dst{};
     std::int32_t record = -1;  // AccessRecord of a shared access
     std::uint64_t issued = 0;
+    // Bank-aware scheduling: the prediction made when it was scheduled (-1: none), its history
+    // key, the MEM0 passes of its subwarps so far and the subwarps still to pass MEM0.
+    std::int32_t pred = -1;
+    std::uint32_t hkey = 0;
+    std::uint32_t passes = 0;
+    std::uint8_t unresolved = 0;
+    bool held = false;  // sm.relaxed_commit = in-order: its warp issues nothing until it completes
   };
   struct Warp {
     bool used = false;
@@ -127,6 +136,7 @@ class Sm final : public PipelineHost, public SchedulerView {
     std::uint32_t in_flight = 0;  // inflight records
     bool control = false;         // a branch/ret/exit in flight
     bool at_bar = false;          // issued bar.sync, not yet released
+    std::uint32_t held = 0;       // in-flight shared instructions predicted to conflict (§6)
     Stall reason = Stall::Idle;   // why it may not issue (when !eligible)
     std::uint32_t next = 0;       // next instruction index (the atom's while in the lock loop)
     // Lock loop (seed 000 Fig. 1): step 1..4 is the next micro-op; 0 when not in the loop.
@@ -186,6 +196,7 @@ class Sm final : public PipelineHost, public SchedulerView {
   void attribute_warp_states(int issued_warp, Stall blocked, std::uint64_t weight = 1);
   Stall waiting_reason() const;
   LaneMask sub_lanes(std::uint8_t sub) const;
+  std::uint32_t history_key(std::uint32_t w) const;
   std::uint32_t pc_line(std::uint32_t index) const;
 
   std::uint32_t id_;
@@ -196,6 +207,10 @@ class Sm final : public PipelineHost, public SchedulerView {
   bool strict_;  // sm.barrel = strict
   std::unique_ptr<Pipeline> pipe_;
   std::unique_ptr<Scheduler> sched_;
+  std::unique_ptr<BankAwareReady> ready_;  // bank-aware scheduling (004 Fig. 7), or none
+  bool hold_ = false;                      // sm.relaxed_commit = in-order (004 §6)
+  std::int32_t next_pred_ = -1;            // the prediction for the instruction being issued
+  std::uint32_t next_key_ = 0;
   SharedMemoryUnit smu_;
   GlobalMemoryUnit gmem_;
   std::vector<Op> ops_;

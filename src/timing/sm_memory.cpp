@@ -57,6 +57,7 @@ void Sm::mem0_plan(std::uint32_t id, std::uint64_t) {
   Op& o = ops_[id];
   o.planned = true;
   o.passes = 1;
+  o.total = 1;
   if (o.mem == MemWork::None) return;
   const Inflight& in = inflight_.items[o.inflight];
   const LaneMask lanes = sub_lanes(o.sub);
@@ -102,6 +103,7 @@ void Sm::mem0_plan(std::uint32_t id, std::uint64_t) {
       return;
   }
   o.passes = static_cast<std::uint16_t>(std::max<std::uint32_t>(1, p.passes));
+  o.total = static_cast<std::uint16_t>(o.passes + o.passes2);
   ++stats_.units.smem_accesses;
   stats_.units.smem_passes += p.passes;
   const std::uint32_t extra = p.passes - p.phases;
@@ -111,6 +113,11 @@ void Sm::mem0_plan(std::uint32_t id, std::uint64_t) {
 
 void Sm::mem0_done(std::uint32_t id, std::uint64_t) {
   const Op& o = ops_[id];
+  Inflight& in = inflight_.items[o.inflight];
+  if (in.pred >= 0) {  // a shared warp the bank-aware scheduler predicted: accumulate (Eq. 4)
+    in.passes += o.total;
+    if (--in.unresolved == 0) ready_->resolved(in.hkey, in.passes, std::uint32_t(in.pred));
+  }
   if (o.mem != MemWork::FsmWrite) return;
   const Warp& wp = warps_[o.warp];
   const LoopLanes& L = loop_lanes_[o.warp];

@@ -8,8 +8,9 @@ namespace smemsim::timing {
 
 std::string_view stall_name(Stall s) {
   static constexpr std::string_view kNames[kStallKinds] = {
-      "issued",     "idle",   "scoreboard",   "memory",        "barrier",   "control",  "atomic",
-      "lock_retry", "barrel", "not_selected", "bank_conflict", "writeback", "front_end"};
+      "issued",       "idle",          "scoreboard", "memory",   "barrier",
+      "control",      "atomic",        "lock_retry", "barrel",   "safe_distance",
+      "not_selected", "bank_conflict", "writeback",  "front_end"};
   return kNames[static_cast<std::size_t>(s)];
 }
 
@@ -22,6 +23,33 @@ void UnitCounts::add(const UnitCounts& o) {
   writeback_conflicts += o.writeback_conflicts;
   global_requests += o.global_requests;
   global_sectors += o.global_sectors;
+  predictions_correct += o.predictions_correct;
+  predictions_low += o.predictions_low;
+  predictions_high += o.predictions_high;
+  history_hits += o.history_hits;
+  history_misses += o.history_misses;
+}
+
+StallGroups group_stalls(const StallCounts& c) {
+  StallGroups g;
+  for (std::size_t k = 0; k < kStallKinds; ++k) {
+    switch (static_cast<Stall>(k)) {
+      case Stall::Issued:
+      case Stall::Idle:
+      case Stall::NotSelected:
+        break;
+      case Stall::BankConflict:
+        g.bank_conflict += c.cycles[k];
+        break;
+      case Stall::Writeback:
+      case Stall::FrontEnd:
+        g.other += c.cycles[k];
+        break;
+      default:  // no warp could be scheduled
+        g.scheduling += c.cycles[k];
+    }
+  }
+  return g;
 }
 
 namespace {
@@ -36,6 +64,13 @@ nlohmann::json stalls_json(const StallCounts& c, bool with_warp_only) {
   return j;
 }
 
+nlohmann::json groups_json(const StallGroups& g) {
+  return {{"scheduling", g.scheduling},
+          {"bank_conflict", g.bank_conflict},
+          {"other", g.other},
+          {"total", g.total()}};
+}
+
 nlohmann::json units_json(const UnitCounts& u) {
   return {{"smem_accesses", u.smem_accesses},
           {"smem_passes", u.smem_passes},
@@ -44,7 +79,12 @@ nlohmann::json units_json(const UnitCounts& u) {
           {"lock_failures", u.lock_failures},
           {"writeback_conflicts", u.writeback_conflicts},
           {"global_requests", u.global_requests},
-          {"global_sectors", u.global_sectors}};
+          {"global_sectors", u.global_sectors},
+          {"predictions_correct", u.predictions_correct},
+          {"predictions_low", u.predictions_low},
+          {"predictions_high", u.predictions_high},
+          {"history_hits", u.history_hits},
+          {"history_misses", u.history_misses}};
 }
 
 }  // namespace
@@ -57,6 +97,7 @@ nlohmann::json to_json(const TimingStats& s, const ptx::Module& module, const pt
       {"ipc", s.ipc()},
       {"ctas", s.ctas},
       {"issue_stalls", stalls_json(s.issue, false)},
+      {"pipeline_stalls", groups_json(group_stalls(s.issue))},
       {"units", units_json(s.units)},
       {"seconds", s.seconds},
   };
