@@ -27,35 +27,6 @@ Arch elastic_arch(const std::string& scheduler = "lrr") {
   return a;
 }
 
-// The window of 004 Fig. 5: i9 is the shared load W_i (lanes 0-15 words 0-15, lanes 16-31 the same
-// plus SHIFT: 2-way with shl 7), i10..i14 independent ALU instructions, i15 ret.
-std::string fig5_kernel(int shift) {
-  return R"(
-.visible .entry fig5(.param .u64 out)
-{
-  .reg .b32 %r<20>;
-  .shared .align 4 .b8 sh[8192];
-  mov.u32 %r1, %tid.x;
-  and.b32 %r2, %r1, 15;
-  shr.u32 %r3, %r1, 4;
-  shl.b32 %r4, %r2, 2;
-  shl.b32 %r5, %r3, )" +
-         std::to_string(shift) + R"(;
-  add.u32 %r6, %r4, %r5;
-  mov.u32 %r7, sh;
-  add.u32 %r8, %r7, %r6;
-  mov.u32 %r9, %r8;
-  ld.shared.u32 %r10, [%r8];
-  add.u32 %r11, %r1, 1;
-  add.u32 %r12, %r1, 2;
-  add.u32 %r13, %r1, 3;
-  add.u32 %r14, %r1, 4;
-  add.u32 %r15, %r1, 5;
-  ret;
-}
-)";
-}
-
 int wb(const Recorder& r, std::uint64_t c) {
   const auto& cells = r.cells.at(c);
   return cells.back().warp < 0 ? -1 : int(cells.back().index);
@@ -84,7 +55,8 @@ TEST(TimingElastic, NonMemoryInstructionsWriteBackFromExe) {
   EXPECT_EQ(rec.completed(0, 3), 15u);
 }
 
-// 004 Fig. 5. The load W_i issues at c: EXE c+2, MEM0 c+3 (and c+4 with the conflict), MEM1, WB
+// 004 Fig. 5, on the window of Fig. 4 (fig4_kernel: i9 the load W_i, i10..i14 ALU, i15 ret). The
+// load W_i issues at c: EXE c+2, MEM0 c+3 (and c+4 with the conflict), MEM1, WB
 // c+5 (c+6). i8 (issued c-1) writes back from EXE at c+2; W_i+1 (i10) at c+4, from EXE. Without
 // the conflict the load takes WB at c+5 (MEM first), W_i+2 waits one cycle in the NONMEM queue and
 // writes back at c+6, W_i+3 at c+7, ... With the conflict WB is free at c+5 and W_i+2 is forwarded
@@ -96,7 +68,7 @@ TEST(TimingElastic, Seed004Fig5ConflictCostsNothingWhenTheNextWarpIsNotAMemoryWa
   std::uint64_t cycles[2] = {};
   for (const bool conflict : {false, true}) {
     SCOPED_TRACE(conflict ? "2-way conflict" : "conflict-free");
-    TimedKernel k(fig5_kernel(conflict ? 7 : 6), 32);
+    TimedKernel k(fig4_kernel(conflict ? 7 : 6), 32);
     Recorder rec;
     const auto s = k.run(elastic_arch(), &rec);
     const std::uint64_t c = rec.issued(0, 9);
@@ -122,7 +94,7 @@ TEST(TimingElastic, Seed004Fig5ConflictCostsNothingWhenTheNextWarpIsNotAMemoryWa
 // (N = 0, Eq. 3), so EXE, ID and IF stay full and the front end stalls at c+4 — a bank-conflict
 // stall, because the memory warp was scheduled within safe_mem_dist = 2 cycles of W_i (Eq. 1).
 TEST(TimingElastic, Seed004Fig5AMemoryWarpInsideTheSafeDistanceStalls) {
-  std::string src = fig5_kernel(7);
+  std::string src = fig4_kernel(7);
   src.replace(src.find("add.u32 %r11, %r1, 1;"), 21, "ld.shared.u32 %r11, [%r7];");
   TimedKernel k(src, 32);
   Recorder rec;

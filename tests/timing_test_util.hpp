@@ -42,6 +42,38 @@ inline Arch fig4_arch(const std::string& pipeline = "unified") {
   return a;
 }
 
+// The window of seed 004 Fig. 4: i9 is a shared load W_i, i10..i14 are independent ALU
+// instructions W_i+1..W_i+5, i15 ret. Lanes 0-15 read words 0-15 and lanes 16-31 words
+// (l - 16) + SHIFT_WORDS: with shl 7 (32 words) bank b holds two words of the warp, a 2-way
+// conflict; with shl 6 (16 words) every lane has its own bank. i8 waits for the address so that the
+// window issues back to back.
+inline std::string fig4_kernel(int shift) {
+  return R"(
+.visible .entry fig4(.param .u64 out)
+{
+  .reg .b32 %r<20>;
+  .shared .align 4 .b8 sh[8192];
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 15;
+  shr.u32 %r3, %r1, 4;
+  shl.b32 %r4, %r2, 2;
+  shl.b32 %r5, %r3, )" +
+         std::to_string(shift) + R"(;
+  add.u32 %r6, %r4, %r5;
+  mov.u32 %r7, sh;
+  add.u32 %r8, %r7, %r6;
+  mov.u32 %r9, %r8;
+  ld.shared.u32 %r10, [%r8];
+  add.u32 %r11, %r1, 1;
+  add.u32 %r12, %r1, 2;
+  add.u32 %r13, %r1, 3;
+  add.u32 %r14, %r1, 4;
+  add.u32 %r15, %r1, 5;
+  ret;
+}
+)";
+}
+
 struct Event {
   std::uint32_t warp, index;
   std::uint8_t micro;
