@@ -15,14 +15,14 @@ namespace {
 
 using namespace smemsim;
 
-void run(benchmark::State& state, const std::string& name, const exec::BuiltinOptions& o) {
+void run(benchmark::State& state, const std::string& name, const exec::BuiltinOptions& o,
+         const Arch& arch = default_arch()) {
   if (!std::filesystem::exists(std::string(SMEMSIM_PTX_DIR) + "/histogram.ptx")) {
     state.SkipWithError("no kernel suite PTX (nvcc not found at configure time)");
     return;
   }
   exec::Workload w = exec::make_builtin(name, o, SMEMSIM_PTX_DIR);
   const ptx::Kernel& k = exec::find_kernel(w.module, w.kernel);
-  const Arch& arch = default_arch();
   std::uint64_t threads = 0, cycles = 0;
   for (auto _ : state) {
     timing::GpuSim sim(w.module, k, arch, w.launch, w.memory, {});
@@ -64,5 +64,26 @@ void BM_SimTranspose(benchmark::State& state) {
   run(state, "transpose", o);
 }
 BENCHMARK(BM_SimTranspose)->Unit(benchmark::kMillisecond);
+
+// Seed 004's pipelines on the cf11 preset (issue 12: the elastic pipeline may cost at most 30 %
+// over the baseline): the interleaved reduction of 2^20 elements on the unified pipeline with
+// round robin, and on the elastic pipeline with bank-conflict-aware scheduling.
+void cf11_reduction(benchmark::State& state, const char* pipeline, const char* scheduler) {
+  exec::BuiltinOptions o;
+  o.size = 1 << 20;
+  o.variant = "interleaved";
+  Arch a = find_preset("cf11");
+  a.sm.pipeline = pipeline;
+  a.sm.scheduler = scheduler;
+  run(state, "reduction", o, a);
+}
+void BM_SimCf11Baseline(benchmark::State& state) {
+  cf11_reduction(state, "unified", "lrr");
+}
+BENCHMARK(BM_SimCf11Baseline)->Unit(benchmark::kMillisecond);
+void BM_SimCf11ElasticBankAware(benchmark::State& state) {
+  cf11_reduction(state, "elastic", "bank-aware");
+}
+BENCHMARK(BM_SimCf11ElasticBankAware)->Unit(benchmark::kMillisecond);
 
 }  // namespace

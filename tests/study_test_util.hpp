@@ -12,12 +12,13 @@
 
 namespace smemsim::test {
 
-// Every point of study `name` with its quick defaults and `sets`, as the table the report reads.
+// Every point of study `name` with its quick defaults and `sets` on its preset (StudyInfo::arch),
+// as the table the report reads.
 inline study::Table run_all(const std::string& name,
                             const std::map<std::string, std::string>& sets) {
   using study::Table;
   const auto& info = study::find_study(name);
-  const auto cfg = study::resolve_config(info, default_arch(), true, sets);
+  const auto cfg = study::resolve_config(info, find_preset(info.arch), true, sets);
   auto s = info.make();
   s->configure(cfg);
   Table t;

@@ -27,6 +27,33 @@ void print_stalls(const timing::TimingStats& s, std::uint32_t sms) {
   fmt::print("\n");
 }
 
+// Seed 004 Fig. 8's groups, and what the elastic pipeline and bank-aware scheduling add.
+void print_elastic(const timing::TimingStats& s, const Arch& arch) {
+  const timing::StallGroups g = timing::group_stalls(s.issue);
+  fmt::print(
+      "pipeline stalls (004 Fig. 8): {} = {} warp scheduling fails + {} bank conflicts + {} "
+      "other\n",
+      g.total(), g.scheduling, g.bank_conflict, g.other);
+  const bool elastic = arch.sm.pipeline == "elastic";
+  const bool aware = arch.sm.scheduler.starts_with("bank-aware");
+  if (!elastic && !aware) return;
+  const timing::ElasticCost c = timing::elastic_cost(arch);
+  if (elastic)
+    fmt::print(
+        "elastic pipeline (004 Table 1, per SM): NONMEM queue {} + PREMEM queue {} entries = {} "
+        "latch lanes; a {}-to-1 writeback and a {}-to-1 MEM0 multiplexer\n",
+        c.nonmem_entries, c.premem_entries, c.latch_lanes, c.wb_mux_inputs, c.mem0_mux_inputs);
+  if (aware) {
+    const timing::UnitCounts& u = s.units;
+    fmt::print(
+        "bank-aware scheduling (004 Table 2, per SM): history cache {} x {} entries of {} + {} "
+        "bits = {} bytes; predictions {} correct, {} too low, {} too high; {} hits, {} misses\n",
+        arch.sm.bkconf_sets, arch.sm.bkconf_ways, c.tag_bits, c.value_bits, c.cache_bytes,
+        u.predictions_correct, u.predictions_low, u.predictions_high, u.history_hits,
+        u.history_misses);
+  }
+}
+
 void print_units(const timing::UnitCounts& u) {
   fmt::print(
       "shared memory: {} accesses, {} bank passes ({} for bank conflicts); lock loop: {} "
@@ -73,6 +100,7 @@ void add_sim_command(CLI::App& app) {
       "  smemsim sim builtin:histogram --bins 64 --replication 16 --model loadstore\n"
       "  smemsim sim builtin:atomic_bench --conflicts 8 --stride 32 --json\n"
       "  smemsim sim builtin:transpose --arch cf11 --pipeline split --pipeview 40\n"
+      "  smemsim sim builtin:transpose --arch cf11 --pipeline elastic --scheduler bank-aware\n"
       "  smemsim sim builtin:reduction --stats --timeline red.json\n"
       "  smemsim sim k.ptx --kernel k --grid 64 --block 256 --launch k.toml --scheduler lrr\n"
       "Cycles are SM clock cycles; every latency and limit is an arch key (smemsim arch show).");
@@ -98,6 +126,7 @@ void add_sim_command(CLI::App& app) {
           s.cycles, arch.sm.pipeline, arch.sm.scheduler, arch.sm.barrel, s.ipc(), arch.sm.count);
       print_stalls(s, arch.sm.count);
       print_units(s.units);
+      print_elastic(s, arch);
       if (!run.pipeview.empty()) fmt::print("\n{}", run.pipeview);
       if (!o->sim.timeline.empty()) fmt::print("{}\n", run.timeline_note);
     }

@@ -43,6 +43,7 @@ void print_summary(const study::RunSummary& s) {
 void run(const StudyRunArgs& a) {
   const study::StudyInfo& info = study::find_study(a.name);
   ArchOptions ao = a.arch;
+  if (ao.name.empty()) ao.name = info.arch;  // the study's preset (elastic: cf11)
   std::map<std::string, std::string> params;
   for (const std::string& s : a.sets) {
     const auto eq = s.find('=');
@@ -95,13 +96,15 @@ void add_study_command(CLI::App& app) {
         j.push_back({{"name", s.name},
                      {"description", s.description},
                      {"source", s.source},
+                     {"arch", s.arch},
                      {"params", p}});
       }
       std::cout << j.dump(2) << "\n";
       return;
     }
     for (const auto& s : study::studies()) {
-      std::cout << fmt::format("{}  ({})\n  {}\n", s.name, s.source, s.description);
+      std::cout << fmt::format("{}  ({}; arch {})\n  {}\n", s.name, s.source, s.arch,
+                               s.description);
       for (const auto& p : s.params)
         std::cout << fmt::format("    {:<10} = {:<34} quick: {:<12} {}\n", p.key, p.full, p.quick,
                                  p.help);
@@ -116,7 +119,8 @@ void add_study_command(CLI::App& app) {
       "  smemsim study run histogram --quick --out o       # a reduced sweep\n"
       "  smemsim study run kmeans --set k=256 --threads 2\n"
       "  smemsim study run hough --shard 0/3 --out s0      # one of three shards; see `study "
-      "merge`");
+      "merge`\n"
+      "  smemsim study run elastic --quick                 # seed 004 Figs. 8-11 on cf11");
   r->add_option("name", ra.name, "study name (see `smemsim study list`)")->required();
   r->add_flag("--quick", ra.quick, "reduced sweep (tests, CI)");
   r->add_option("--out", ra.out, "output root; results go to OUT/NAME")->capture_default_str();
@@ -127,7 +131,10 @@ void add_study_command(CLI::App& app) {
   r->add_option("--threads", ra.threads, "worker threads (0: all cores)");
   r->add_option("--shard", ra.shard, "compute only the points with index % n == i (i/n)");
   r->add_flag("--no-plots", ra.no_plots, "skip the gnuplot PNGs");
-  r->add_option("--arch", ra.arch.name, "architecture preset")->capture_default_str();
+  ra.arch.name.clear();
+  r->add_option("--arch", ra.arch.name,
+                "architecture preset (default: the study's, `study list`: fermi-gtx580; elastic: "
+                "cf11)");
   r->add_option("--arch-file", ra.arch.file, "TOML file overriding the preset");
   r->callback([] { run(ra); });
 

@@ -13,10 +13,11 @@ namespace smemsim::cli {
 
 void add_sim_options(CLI::App* cmd, SimOptions& o) {
   cmd->add_option("--pipeline", o.pipeline,
-                  "SM pipeline: unified or split (seed 004 Fig. 4); default: the arch's "
-                  "sm.pipeline");
+                  "SM pipeline: unified, split (seed 004 Fig. 4) or elastic (004 §3.2); default: "
+                  "the arch's sm.pipeline");
   cmd->add_option("--scheduler", o.scheduler,
-                  "warp scheduler: lrr or gto; default: the arch's sm.scheduler");
+                  "warp scheduler: lrr, gto, bank-aware or bank-aware-fill (seed 004 §4); "
+                  "default: the arch's sm.scheduler");
   cmd->add_option("--barrel", o.barrel,
                   "strict (one instruction per warp in flight, seed 004 §6) or relaxed");
   cmd->add_option("--max-cycles", o.max_cycles,

@@ -79,6 +79,7 @@ struct Figure {
   bool logx = false;  // log2 x axis
   bool logy = false;
   bool stacked = false;                 // stacked bars over `categories`
+  bool clustered = false;               // side-by-side bars over `categories`, one per series
   std::vector<std::string> categories;  // stacked: one per bar
   std::vector<std::string> bar_labels;  // stacked: optional text above each bar
   std::vector<Series> series;
@@ -131,7 +132,8 @@ struct StudyInfo {
   std::string source;  // seed and section
   std::vector<ParamSpec> params;
   std::function<std::unique_ptr<Study>()> make;
-  bool kernel_runs = false;  // supports backend = cycle (whole kernels on the cycle model)
+  bool kernel_runs = false;           // supports backend = cycle (whole kernels on the cycle model)
+  std::string arch = "fermi-gtx580";  // the preset used when the user names none
 };
 // Every study, in listing order. The common keys `seed` and `backend` are in each params list.
 const std::vector<StudyInfo>& studies();

@@ -145,7 +145,10 @@ std::vector<Arch> build() {
     *lat = 24;
   cf11.timing.fsm_read = cf11.timing.fsm_update = cf11.timing.fsm_write = 24;
   cf11.timing.fsm_branch = 24;
-  cf11.sm.global_bytes_per_cycle = 4;  // 51.2 GB/s over 16 cores (clock not given): assumed
+  // 004 Table 3: 51.2 GB/s of DRAM bandwidth for 16 cores; the core clock is not given: at an
+  // assumed 800 MHz (the DRAM bus frequency) that is 4 bytes per cycle per core. An approximation:
+  // no channels, banks, rows or FR-FCFS (docs/timing.md, "Global memory").
+  cf11.sm.global_bytes_per_cycle = 4;
   cf11.sm.pipeline = "unified";
   cf11.sm.scheduler = "lrr";
   cf11.sm.barrel = "strict";

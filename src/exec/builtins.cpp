@@ -11,6 +11,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "exec/builtin_util.hpp"
 #include "smemsim/error.hpp"
 #include "smemsim/images.hpp"
 #include "smemsim/workloads.hpp"
@@ -18,23 +19,6 @@
 
 namespace smemsim::exec {
 namespace {
-
-template <typename T>
-Buffer make_buffer(std::string name, ElemType type, const std::vector<T>& v) {
-  Buffer b{std::move(name), type, {}};
-  b.bytes.resize(v.size() * sizeof(T));
-  if (!v.empty()) std::memcpy(b.bytes.data(), v.data(), b.bytes.size());
-  return b;
-}
-
-template <typename T>
-std::vector<T> read_buffer(const GlobalMemory& m, const std::string& name) {
-  const Buffer* b = m.find(name);
-  if (!b) throw std::logic_error("builtin driver reads a buffer it did not add: " + name);
-  std::vector<T> v(b->bytes.size() / sizeof(T));
-  std::memcpy(v.data(), b->bytes.data(), v.size() * sizeof(T));
-  return v;
-}
 
 void load_ptx(Workload& w, const std::string& dir, const std::string& stem) {
   const std::string path = dir + "/" + stem + ".ptx";
@@ -44,28 +28,6 @@ void load_ptx(Workload& w, const std::string& dir, const std::string& stem) {
         "nvcc was not found when this build was configured (or pass --ptx-dir DIR)",
         w.name, path));
   w.module = ptx::parse_file(path);
-}
-
-Dim3 shape_or(const std::optional<Dim3>& o, Dim3 d) {
-  return o ? *o : d;
-}
-std::uint32_t or_default(std::uint32_t v, std::uint32_t d) {
-  return v ? v : d;
-}
-
-// Integer buffers: "" or the first mismatches.
-template <typename T>
-std::string compare_exact(const std::string& what, const std::vector<T>& got,
-                          const std::vector<T>& want) {
-  std::string out;
-  std::size_t bad = 0;
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    if (got[i] == want[i]) continue;
-    if (++bad <= 5)
-      out += fmt::format("{}[{}] = {}, the CPU reference has {}; ", what, i, got[i], want[i]);
-  }
-  if (bad) out += fmt::format("{} of {} elements differ", bad, want.size());
-  return out;
 }
 
 // ---- input images: generated, or photographs through the images library --------------------
@@ -292,9 +254,9 @@ void kmeans(Workload& w, const BuiltinOptions& o) {
       w.memory.add(make_buffer("counts", ElemType::U32, std::vector<std::uint32_t>(k, 0)));
   const auto sb = w.memory.add(
       make_buffer("sums", ElemType::F32, std::vector<float>(std::size_t(k) * dims, 0.f)));
-  w.launch.args = {Arg::buf(ob),    Arg::buf(mb),    Arg::integer(n), Arg::integer(dims),
-                   Arg::integer(k), Arg::integer(r), Arg::integer(0), Arg::buf(cb),
-                   Arg::buf(sb)};
+  w.launch.args = {Arg::buf(ob),       Arg::buf(mb),    Arg::integer(n),
+                   Arg::integer(dims), Arg::integer(k), Arg::integer(r),
+                   Arg::integer(0),    Arg::buf(cb),    Arg::buf(sb)};
   w.description =
       fmt::format("kmeans_update of {} objects x {} dims, k = {}, replication {}", n, dims, k, r);
   w.tolerance = "counts exact; |sum - ref| <= 1e-5 * (sum of |x| over the cluster) + 1e-6";

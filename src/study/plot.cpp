@@ -64,7 +64,9 @@ void write_stacked(const Figure& f, std::ofstream& dat, std::ofstream& gp) {
     dat << fmt::format(" {:.9g} {}\n", total,
                        quote(c < f.bar_labels.size() ? f.bar_labels[c] : std::string()));
   }
-  gp << "set style data histograms\nset style histogram rowstacked\n"
+  gp << "set style data histograms\nset style histogram "
+     << (f.clustered ? "clustered gap 1" : "rowstacked")
+     << "\n"
         "set style fill solid 0.8 border -1\nset boxwidth 0.7\nset key outside right top\n"
         "set grid ytics\nset yrange [0:*]\n";
   gp << fmt::format("set xrange [-0.6:{}]\nset offsets 0, 0, graph 0.08, 0\n",
@@ -93,7 +95,7 @@ std::string render_figure(const Figure& f, const std::string& dir, std::ostream*
     gp << "set title " << quote(f.title) << " noenhanced\n";
     gp << "set xlabel " << quote(f.xlabel) << " noenhanced\nset ylabel " << quote(f.ylabel)
        << " noenhanced\nset key noenhanced\n";
-    if (f.stacked)
+    if (f.stacked || f.clustered)
       write_stacked(f, dat, gp);
     else
       write_lines(f, dat, gp);

@@ -1,0 +1,57 @@
+// Helpers shared by the built-in drivers (builtins*.cpp): buffers from vectors and back, launch
+// shape defaults, and exact comparison against a CPU reference.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "smemsim/workloads.hpp"
+
+namespace smemsim::exec {
+
+template <typename T>
+inline Buffer make_buffer(std::string name, ElemType type, const std::vector<T>& v) {
+  Buffer b{std::move(name), type, {}};
+  b.bytes.resize(v.size() * sizeof(T));
+  if (!v.empty()) std::memcpy(b.bytes.data(), v.data(), b.bytes.size());
+  return b;
+}
+
+template <typename T>
+inline std::vector<T> read_buffer(const GlobalMemory& m, const std::string& name) {
+  const Buffer* b = m.find(name);
+  if (!b) throw std::logic_error("builtin driver reads a buffer it did not add: " + name);
+  std::vector<T> v(b->bytes.size() / sizeof(T));
+  std::memcpy(v.data(), b->bytes.data(), v.size() * sizeof(T));
+  return v;
+}
+
+inline Dim3 shape_or(const std::optional<Dim3>& o, Dim3 d) {
+  return o ? *o : d;
+}
+inline std::uint32_t or_default(std::uint32_t v, std::uint32_t d) {
+  return v ? v : d;
+}
+
+// Integer buffers: "" or the first mismatches.
+template <typename T>
+inline std::string compare_exact(const std::string& what, const std::vector<T>& got,
+                                 const std::vector<T>& want) {
+  std::string out;
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    if (got[i] == want[i]) continue;
+    if (++bad <= 5)
+      out += fmt::format("{}[{}] = {}, the CPU reference has {}; ", what, i, got[i], want[i]);
+  }
+  if (bad) out += fmt::format("{} of {} elements differ", bad, want.size());
+  return out;
+}
+
+}  // namespace smemsim::exec
