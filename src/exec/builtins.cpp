@@ -11,6 +11,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "exec/builtin_drivers.hpp"
 #include "exec/builtin_util.hpp"
 #include "smemsim/error.hpp"
 #include "smemsim/images.hpp"
@@ -449,6 +450,7 @@ const std::vector<Driver>& drivers() {
       {"hough", "hough", "hough_vote", hough},
       {"atomic_bench", "atomic_bench", "atomic_bench", atomic_bench},
       {"genindex", "genindex", "genindex", genindex},
+      {"aes", "aes_tbox", "", aes_driver},
   };
   return d;
 }

@@ -1,0 +1,13 @@
+// Built-in drivers that live in their own files (builtins.cpp registers them by name): each fills
+// a Workload with seeded inputs, the kernel's launch and a CPU reference check (docs/exec.md).
+#pragma once
+
+#include "smemsim/workloads.hpp"
+
+namespace smemsim::exec {
+
+// kernels/aes_tbox.cu: AES-128 encryption and decryption with T-box lookups in shared memory (seed
+// 004 §2 Fig. 2, Table 4). driver_aes.cpp.
+void aes_driver(Workload& w, const BuiltinOptions& o);
+
+}  // namespace smemsim::exec
