@@ -558,3 +558,57 @@ C:
 
 }  // namespace
 }  // namespace smemsim::exec
+
+namespace smemsim::exec {
+namespace {
+
+// bfe, bfi and prmt (nvcc emits them for field packing and address arithmetic), worked from the
+// PTX ISA's definitions:
+//   bfe.u32 0xF0F01234, pos 4, len 8   = bits 4..11          = 0x23
+//   bfe.s32 0xF0F01234, pos 28, len 8  = bits 28..31 = 0xF, then copies of bit 31 = 0xFFFFFFFF
+//   bfe.s32 0x00000700, pos 8, len 4   = 0x7, bit 11 = 0      = 7
+//   bfi.b32 a 0xAB into 0x11223344 at pos 8, len 8            = 0x1122AB44
+//   bfi.b32 a 0xFF into 0 at pos 28, len 8 (clipped at bit 31) = 0xF0000000
+//   prmt.b32 a 0x44332211, b 0x88776655, 0x5410: bytes {a0, a1, b0, b1} = 0x66552211
+//   prmt.b32 ..., 0x000B: byte 0 = sign of a3 (0x44: 0x00), bytes 1-3 = a0 = 0x11111100
+const char* kBits = R"(
+.visible .entry bits(.param .u64 out)
+{
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 32;
+  add.s64 %rd3, %rd1, %rd2;
+  mov.u32 %r2, -252702156;
+  bfe.u32 %r3, %r2, 4, 8;
+  bfe.s32 %r4, %r2, 28, 8;
+  mov.u32 %r5, 1792;
+  bfe.s32 %r6, %r5, 8, 4;
+  mov.u32 %r7, 287454020;
+  bfi.b32 %r8, 171, %r7, 8, 8;
+  bfi.b32 %r9, 255, 0, 28, 8;
+  mov.u32 %r10, 1144201745;
+  mov.u32 %r11, -2005440939;
+  prmt.b32 %r12, %r10, %r11, 21520;
+  prmt.b32 %r13, %r10, %r11, 11;
+  st.global.v4.u32 [%rd3], {%r3, %r4, %r6, %r8};
+  st.global.v2.u32 [%rd3+16], {%r9, %r12};
+  st.global.u32 [%rd3+24], %r13;
+  ret;
+}
+)";
+
+TEST(ExecCore, BitFieldsAndBytePermute) {
+  Fixture f(kBits, {1, 1, 1}, {32, 1, 1});
+  f.launch.args = {Arg::buf(f.buffer("out", 32 * 8))};
+  f.make().run();
+  const auto out = f.words("out");
+  const std::uint32_t want[7] = {0x23,       0xFFFFFFFF, 7,         0x1122AB44,
+                                 0xF0000000, 0x66552211, 0x11111100};
+  for (std::uint32_t t = 0; t < 32; ++t)
+    for (std::uint32_t k = 0; k < 7; ++k) EXPECT_EQ(out[t * 8 + k], want[k]) << t << " " << k;
+}
+
+}  // namespace
+}  // namespace smemsim::exec

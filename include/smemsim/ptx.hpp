@@ -24,6 +24,7 @@ enum class Opcode : std::uint8_t {
   Ld, St, Cvta, Mov,                                   // data movement
   Add, Sub, Mul, Mad, Div, Rem, Min, Max, Abs, Neg,    // integer / float arithmetic
   And, Or, Xor, Not, Shl, Shr, Shf, Popc, Clz, Brev,   // bits
+  Bfe, Bfi, Prmt,                                      // bit fields, byte permute
   Setp, Selp, Set, Cvt,                                // compare, select, convert
   Fma, Rcp, Sqrt, Rsqrt, Sin, Cos, Ex2, Lg2,           // floating point
   Bra, Bar, Membar, Atom, Red, Ret, Exit,              // control, sync, atomics

@@ -257,6 +257,33 @@ void int_alu(const ptx::Instruction& ins, const XInst& x, const Ops& o, LaneMask
         d[l] = r;
       });
       return;
+    case Opcode::Bfe:  // PTX ISA: bits pos .. pos + len - 1 of a; signed types extend the top one
+      each_lane(m, [&](int l) {
+        const std::uint64_t pos = b[l] & 0xff, len = c[l] & 0xff;
+        const std::uint64_t msb = std::uint64_t(w - 1);
+        const std::uint64_t top = std::min(pos + len - 1, msb);
+        const std::uint64_t sbit = sgn && len ? (a[l] >> top) & 1 : 0;
+        std::uint64_t r = 0;
+        for (std::uint64_t i = 0; i <= msb; ++i) {
+          const std::uint64_t bit = (i < len && pos + i <= msb) ? (a[l] >> (pos + i)) & 1 : sbit;
+          r |= bit << i;
+        }
+        d[l] = r & mask;
+      });
+      return;
+    case Opcode::Prmt:  // default mode: byte n of d is byte (c >> 4n) & 7 of {b, a}, bit 3 = sign
+      each_lane(m, [&](int l) {
+        const std::uint64_t t = ((b[l] & 0xffffffffu) << 32) | (a[l] & 0xffffffffu);
+        std::uint64_t r = 0;
+        for (int n = 0; n < 4; ++n) {
+          const std::uint64_t sel = (c[l] >> (4 * n)) & 0xf;
+          std::uint64_t byte = (t >> (8 * (sel & 7))) & 0xff;
+          if (sel & 8) byte = (byte & 0x80) ? 0xff : 0;
+          r |= byte << (8 * n);
+        }
+        d[l] = r;
+      });
+      return;
     default:
       return;
   }
@@ -371,6 +398,18 @@ void exec_alu(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x, La
     case Opcode::Cvt:
       each_lane(m, [&](int l) { o.d[l] = convert(o.a[l], ins) & x.dst_mask; });
       return;
+    case Opcode::Bfi: {  // PTX ISA: b with bits pos .. pos + len - 1 replaced by a's low bits
+      const std::uint64_t* len = im.row(w, x.slot[4]);
+      const std::uint64_t msb = std::uint64_t(x.bits - 1);
+      each_lane(m, [&](int l) {
+        const std::uint64_t pos = o.c[l] & 0xff, n = len[l] & 0xff;
+        std::uint64_t r = o.b[l];
+        for (std::uint64_t i = 0; i < n && pos + i <= msb; ++i)
+          r = (r & ~(std::uint64_t{1} << (pos + i))) | (((o.a[l] >> i) & 1) << (pos + i));
+        o.d[l] = r & width_mask(x.bits);
+      });
+      return;
+    }
     default:
       break;
   }

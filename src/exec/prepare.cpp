@@ -46,6 +46,10 @@ Type operand_type(const ptx::Instruction& ins, std::size_t i) {
       return i == 2 ? Type::U32 : ins.type;
     case Opcode::Shf:
       return i == 3 ? Type::U32 : ins.type;
+    case Opcode::Bfe:
+      return i >= 2 ? Type::U32 : ins.type;
+    case Opcode::Bfi:
+      return i >= 3 ? Type::U32 : ins.type;
     case Opcode::Bar:
       return Type::U32;
     default:

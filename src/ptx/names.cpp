@@ -7,10 +7,10 @@ namespace smemsim::ptx {
 namespace {
 
 constexpr std::string_view kOpcodeNames[] = {
-    "ld",  "st",   "cvta", "mov",  "add", "sub",    "mul",  "mad", "div",  "rem",   "min",
-    "max", "abs",  "neg",  "and",  "or",  "xor",    "not",  "shl", "shr",  "shf",   "popc",
-    "clz", "brev", "setp", "selp", "set", "cvt",    "fma",  "rcp", "sqrt", "rsqrt", "sin",
-    "cos", "ex2",  "lg2",  "bra",  "bar", "membar", "atom", "red", "ret",  "exit"};
+    "ld",  "st",  "cvta", "mov",  "add",  "sub",    "mul",  "mad", "div", "rem",  "min",   "max",
+    "abs", "neg", "and",  "or",   "xor",  "not",    "shl",  "shr", "shf", "popc", "clz",   "brev",
+    "bfe", "bfi", "prmt", "setp", "selp", "set",    "cvt",  "fma", "rcp", "sqrt", "rsqrt", "sin",
+    "cos", "ex2", "lg2",  "bra",  "bar",  "membar", "atom", "red", "ret", "exit"};
 static_assert(std::size(kOpcodeNames) == static_cast<std::size_t>(Opcode::Exit) + 1);
 
 constexpr std::string_view kTypeNames[] = {"",    "pred", "b8",  "b16", "b32", "b64",
