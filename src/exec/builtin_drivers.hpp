@@ -10,4 +10,8 @@ namespace smemsim::exec {
 // 004 §2 Fig. 2, Table 4). driver_aes.cpp.
 void aes_driver(Workload& w, const BuiltinOptions& o);
 
+// kernels/dct8x8.cu: 8x8 DCT and IDCT, float and 16-bit, conflicting and padded shared layouts
+// (seed 004 Table 4). driver_dct.cpp.
+void dct_driver(Workload& w, const BuiltinOptions& o);
+
 }  // namespace smemsim::exec

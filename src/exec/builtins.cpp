@@ -451,6 +451,7 @@ const std::vector<Driver>& drivers() {
       {"atomic_bench", "atomic_bench", "atomic_bench", atomic_bench},
       {"genindex", "genindex", "genindex", genindex},
       {"aes", "aes_tbox", "", aes_driver},
+      {"dct8x8", "dct8x8", "", dct_driver},
   };
   return d;
 }
