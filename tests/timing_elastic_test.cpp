@@ -325,3 +325,27 @@ TEST(TimingBankAware, HardwareCostOfTables1And2) {
 
 }  // namespace
 }  // namespace smemsim::test
+
+namespace smemsim::test {
+namespace {
+
+// The other reading of "matured" (sm.nonmem_ready = fixed): a non-memory op may not write back
+// before the fixed NONMEM path would deliver it, so the queue of M entries is full in steady state
+// and Fig. 5's window behaves as the split pipeline's (Fig. 4b): the conflict costs one writeback
+// stall. That it does not remove the stall Fig. 5 shows removed is why `exe` is the default.
+TEST(TimingElastic, FixedReadingOfMaturedKeepsFig4bsStall) {
+  std::uint64_t cycles[2] = {};
+  for (const bool conflict : {false, true}) {
+    TimedKernel k(fig4_kernel(conflict ? 7 : 6), 32);
+    Arch a = fig4_arch("elastic");
+    a.sm.nonmem_ready = "fixed";
+    validate(a);
+    const auto s = k.run(a);
+    cycles[conflict] = s.cycles;
+    EXPECT_EQ(s.issue[timing::Stall::Writeback], conflict ? 1u : 0u);
+  }
+  EXPECT_EQ(cycles[1], cycles[0] + 1);
+}
+
+}  // namespace
+}  // namespace smemsim::test

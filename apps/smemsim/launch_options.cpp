@@ -42,9 +42,10 @@ void add_launch_options(CLI::App* cmd, LaunchOptions& o) {
                 "scripts/fetch-images.sh (camera, moon, ...)");
   g->add_option("--width", b.width, "image or matrix width");
   g->add_option("--height", b.height, "image or matrix height");
-  g->add_option("--size", b.size, "reduction elements / kmeans objects");
+  g->add_option("--size", b.size, "reduction elements / kmeans objects / aes 16-byte blocks");
   g->add_option("--variant", b.variant,
-                "transpose: naive|padded; reduction: interleaved|sequential");
+                "transpose: naive|padded; reduction: interleaved|sequential; aes: encrypt|decrypt; "
+                "dct8x8: dct|idct|dct_short|idct_short, each also _nopad");
   g->add_option("--log2n", b.log2n, "fwt: log2 of the segment length (default 11)");
   g->add_option("--k", b.k, "kmeans: clusters (default 8)");
   g->add_option("--dims", b.dims, "kmeans: dimensions (default 2)");

@@ -60,6 +60,10 @@ struct SmConfig {
   std::string barrel = "relaxed";    // strict: one instruction per warp in flight (004 §6)
   // The elastic pipeline (004 §3.2): the PREMEM queue of Eq. 3, or none.
   std::string premem = "eq3";  // eq3 | none
+  // When a non-memory op may write back in the elastic pipeline: from the cycle after EXE (`exe`,
+  // our reading of Fig. 6: the multiplexer's control is the latches' valid signals) or not before
+  // the baseline's fixed NONMEM path would deliver it (`fixed`, the other reading of "matured").
+  std::string nonmem_ready = "exe";  // exe | fixed
   // Bank-conflict-aware scheduling (004 §4): the baseline policy it masks, the conflict history
   // cache's geometry and the PC width its tags assume (Table 2).
   std::string bank_aware_base = "lrr";  // lrr | gto

@@ -59,7 +59,7 @@ struct BuiltinOptions {
   std::optional<Dim3> grid, block;  // overrides of the driver's launch shape
 };
 
-// histogram, transpose, reduction, fwt, kmeans, hough, atomic_bench, genindex.
+// histogram, transpose, reduction, fwt, kmeans, hough, atomic_bench, genindex, aes, dct8x8.
 const std::vector<std::string>& builtin_names();
 // `name` without the "builtin:" prefix. Loads <ptx_dir>/<file>.ptx; throws InputError when the PTX
 // is absent (nvcc was not found at build time) or an option is impossible.

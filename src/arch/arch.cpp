@@ -105,6 +105,8 @@ void validate(const Arch& a) {
     bad("sm.barrel", fmt::format("'{}' is not strict or relaxed", sm.barrel));
   if (sm.premem != "eq3" && sm.premem != "none")
     bad("sm.premem", fmt::format("'{}' is not eq3 or none", sm.premem));
+  if (sm.nonmem_ready != "exe" && sm.nonmem_ready != "fixed")
+    bad("sm.nonmem_ready", fmt::format("'{}' is not exe or fixed", sm.nonmem_ready));
   if (sm.bank_aware_base != "lrr" && sm.bank_aware_base != "gto")
     bad("sm.bank_aware_base", fmt::format("'{}' is not lrr or gto", sm.bank_aware_base));
   if (sm.relaxed_commit != "out-of-order" && sm.relaxed_commit != "in-order")

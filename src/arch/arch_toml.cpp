@@ -138,6 +138,10 @@ const std::vector<Key>& keys() {
       sm_str("sm.premem", &SmConfig::premem,
              "elastic pipeline: eq3 (a PREMEM queue of ceil(warp.size / simd_width) - 1 entries "
              "before MEM0, 004 Eq. 3) or none"),
+      sm_str("sm.nonmem_ready", &SmConfig::nonmem_ready,
+             "elastic pipeline: a non-memory op may write back from the cycle after EXE (exe: the "
+             "multiplexer is driven by valid signals, 004 §3.2.4) or not before the fixed NONMEM "
+             "path's M stages (fixed: the other reading of 004's \"matured\")"),
       sm_str("sm.bank_aware_base", &SmConfig::bank_aware_base,
              "the policy a bank-aware scheduler applies to the warps it does not mask: lrr or gto "
              "(004 §4.3: the baseline's)"),

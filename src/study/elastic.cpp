@@ -246,7 +246,7 @@ StudyInfo elastic_info() {
         "SM configurations: baseline (unified, lrr), elastic (elastic, lrr), bank-aware, "
         "bank-aware-fill"},
        {"aes_blocks", "16448", "1024", "AES: 16-byte blocks (64 per CTA; 004 Table 4: 257 CTAs)"},
-       {"reduction_size", "1048576", "65536",
+       {"reduction_size", "4194304", "65536",
         "reduction: ints (256 per CTA; 004 Table 4: 16,384 CTAs = 4,194,304)"},
        {"transpose_size", "256", "128", "transpose: matrix side (004 Table 4: 256)"},
        {"dct_size", "512", "128", "DCT kernels: image side (004 Table 4: 512)"},

@@ -68,7 +68,8 @@ void write_stacked(const Figure& f, std::ofstream& dat, std::ofstream& gp) {
      << (f.clustered ? "clustered gap 1" : "rowstacked")
      << "\n"
         "set style fill solid 0.8 border -1\nset boxwidth 0.7\nset key outside right top\n"
-        "set grid ytics\nset yrange [0:*]\n";
+        "set grid ytics\nset yrange [0:*]\nset xtics noenhanced\n";
+  if (f.categories.size() > 8) gp << "set xtics rotate by -40\nset bmargin 7\n";
   gp << fmt::format("set xrange [-0.6:{}]\nset offsets 0, 0, graph 0.08, 0\n",
                     double(f.categories.size()) - 0.4);
   const std::size_t n = f.series.size();

@@ -55,6 +55,7 @@ class InOrder final : public Pipeline {
       : h_(host),
         split_(split || elastic),
         elastic_(elastic),
+        fixed_(elastic && sm.nonmem_ready == "fixed"),
         f_(sm.frontend_stages),
         m_(sm.mem_stages),
         n_(premem) {
@@ -213,7 +214,7 @@ class InOrder final : public Pipeline {
     int c = kNone;
     if (nonmem_.head_ready(now)) {
       c = int(nonmem_.pop());
-    } else {
+    } else if (!fixed_) {
       c = oldest_candidate(now, false);  // forwarded from EXE
       if (c != kNone) take_candidate(c);
     }
@@ -349,8 +350,8 @@ class InOrder final : public Pipeline {
       return;
     }
     take_candidate(c);
-    if (elastic_)
-      nonmem_.push_ready(std::uint32_t(c), now + 1);
+    if (elastic_)  // sm.nonmem_ready = fixed: not before the split pipeline's NONMEM path
+      nonmem_.push_ready(std::uint32_t(c), now + (fixed_ ? m_ : 1));
     else
       nonmem_.push(std::uint32_t(c), now);
   }
@@ -416,7 +417,7 @@ class InOrder final : public Pipeline {
   }
 
   PipelineHost& h_;
-  bool split_, elastic_;
+  bool split_, elastic_, fixed_;
   std::uint32_t f_, m_, n_;  // n_: PREMEM entries (elastic)
   DelayLine fe_;
   int exe0_ = kNone;
