@@ -1,7 +1,9 @@
 // libFuzzer target for the SIMT executor and the cycle-level model together: a PTX text that parses
 // is launched (every 64-bit parameter a 4 KiB buffer, every other one the number 1; 2 blocks of 64
-// threads, 1 KiB of dynamic shared memory) on a 2-SM GPU with a 20,000-cycle limit. It must finish
-// or throw InputError (a bad access, a kernel that does not finish, an unsupported launch).
+// threads, 1 KiB of dynamic shared memory) on a 2-SM GPU with a 20,000-cycle limit, on one of four
+// SM configurations picked by the input's length (seed 004's unified, split and elastic pipelines;
+// gto, lrr and the bank-aware schedulers; Fermi's replayed passes or cf11's held MEM0). It must
+// finish or throw InputError (a bad access, a kernel that does not finish, an unsupported launch).
 // Anything else (another exception, a crash, a sanitizer report, a hang) is a bug.
 #include <cstddef>
 #include <cstdint>
@@ -34,6 +36,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         launch.args.push_back(exec::Arg::integer(1));
     }
     Arch arch = default_arch();
+    switch (size % 4) {
+      case 1:
+        arch = find_preset("cf11");
+        arch.sm.pipeline = "elastic";
+        arch.sm.scheduler = "bank-aware";
+        break;
+      case 2:
+        arch.sm.pipeline = "split";
+        arch.sm.scheduler = "lrr";
+        break;
+      case 3:
+        arch.sm.pipeline = "elastic";
+        arch.sm.scheduler = "bank-aware-fill";
+        arch.sm.relaxed_commit = "in-order";
+        break;
+      default:
+        break;
+    }
     arch.sm.count = 2;
     timing::TimingOptions o;
     o.max_cycles = 20000;
