@@ -2,8 +2,9 @@
 # The flagship job on built-in defaults: install, build, reproduce seed 001's Algorithm 1 examples,
 # search a bank hash for the transposed-tile read of seed 002 §3.2.2, time real kernels on the
 # cycle-level GPU model (seed 000 §III's atomic measured by the kernel's own clock(), seed 000
-# Fig. 4's replication optimum), then run the random-patterns study of seed 001 Fig. 5 (1,000,000
-# warps per vote-space size), ending in its table and figure.
+# Fig. 4's replication optimum, seed 004's elastic pipeline on a conflicting DCT), then run the
+# random-patterns study of seed 001 Fig. 5 (1,000,000 warps per vote-space size), ending in its
+# table and figure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -35,6 +36,13 @@ if [ -f build/release/kernels/ptx/atomic_bench.ptx ]; then
   for r in 1 4 16 64; do
     cyc() { $S sim builtin:histogram --bins 64 --replication "$r" --image noise --width 256 --height 256 --model "$1" --json | grep -m1 '"cycles":' | tr -dc 0-9; }
     printf '  R = %-3d lock loop %8s   loadstore %8s\n' "$r" "$(cyc fsm)" "$(cyc loadstore)"
+  done
+  echo
+  echo "== seed 004: 8x8 DCT of a 512x512 image on its GPU (cf11), padding undone vs padded =="
+  echo "   (baseline: unified pipeline, round robin; enhanced: elastic pipeline, bank-aware scheduling)"
+  for v in dct_nopad dct; do
+    cyc() { $S sim builtin:dct8x8 --variant "$v" --arch cf11 --pipeline "$1" --scheduler "$2" --json | grep -m1 '"cycles":' | tr -dc 0-9; }
+    printf '  %-10s baseline %7s   enhanced %7s cycles\n' "$v" "$(cyc unified lrr)" "$(cyc elastic bank-aware)"
   done
 fi
 echo
