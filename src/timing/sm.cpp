@@ -380,8 +380,8 @@ void Sm::issue(std::uint64_t now) {
 // ---- Completion ------------------------------------------------------------------------------
 
 void Sm::complete(std::uint32_t inflight, std::uint64_t now) {
-  const Inflight in = inflight_.items[inflight];
-  inflight_.put(inflight);
+  // The record stays valid until put() below: nothing here allocates an inflight record.
+  const Inflight& in = inflight_.items[inflight];
   const std::uint32_t w = in.warp;
   Warp& wp = warps_[w];
   const std::size_t base = std::size_t(w) * ctx_.nregs;
@@ -410,6 +410,7 @@ void Sm::complete(std::uint32_t inflight, std::uint64_t now) {
     recompute_cta(wp.cta);
   else
     recompute(w);
+  inflight_.put(inflight);
   if (wp.finished && wp.in_flight == 0 && wp.step == 0) retire_warp(w);
 }
 
