@@ -11,7 +11,9 @@ void add_arch_options(CLI::App* cmd, ArchOptions& o, bool hashes_and_model) {
       ->capture_default_str();
   cmd->add_option("--arch-file", o.file,
                   "TOML file overriding the preset (see `smemsim arch show`)");
+  // One key=value per --set (a vector option would otherwise swallow the positional after it).
   cmd->add_option("--set", o.sets, "override one key, e.g. --set memory.banks=16 (repeatable)")
+      ->allow_extra_args(false)
       ->take_all();
   if (!hashes_and_model) return;
   cmd->add_option("--bank-hash", o.bank_hash, "bank index function spec (mod, xor, add, ...)");

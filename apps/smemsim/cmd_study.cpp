@@ -127,6 +127,7 @@ void add_study_command(CLI::App& app) {
   r->add_option("--set", ra.sets,
                 "study parameter or arch key, e.g. --set patterns=1000 --set memory.banks=16 "
                 "(repeatable)")
+      ->allow_extra_args(false)
       ->take_all();
   r->add_option("--threads", ra.threads, "worker threads (0: all cores)");
   r->add_option("--shard", ra.shard, "compute only the points with index % n == i (i/n)");

@@ -26,6 +26,7 @@ inline void add_access_input(CLI::App* cmd, AccessInput& in) {
   auto* pat = cmd->add_option("--pattern", in.patterns,
                               "one warp access (reference set): comma-separated word addresses, "
                               "ranges a..b, '-' inactive; repeatable");
+  pat->allow_extra_args(false);  // one access per --pattern, never the next argument too
   pat->excludes(tr);
   cmd->add_option("--op", in.op,
                   "ld, st or atom: with --trace only accesses of this op are used; "
