@@ -116,3 +116,36 @@ TEST(HashCli, ApplyReportsAgainstModPerInstruction) {
 
 }  // namespace
 }  // namespace smemsim
+
+namespace smemsim::test {
+namespace {
+
+// Emitted code is usable as a file (issue 10 item 1): stdout holds the code alone (the summary is
+// on stderr), or -o writes it and stdout keeps the summary; -o without --emit is an error.
+TEST(HashCli, EmittedCodeAloneOnStdoutOrInTheOutputFile) {
+  const std::string dir = ::testing::TempDir();
+  const std::string pat = " --family bvxor --pattern 0,16,32,48,64,80,96,112 ";
+  for (const std::string kind : {"cuda", "cute"}) {
+    const std::string file = dir + "smemsim_emit_stdout." + kind;
+    const CliResult r = shell("(" + std::string(SMEMSIM_CLI) + " hash search" + pat + "--emit " +
+                              kind + " > " + file + ")");
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_NE(r.out.find("candidates evaluated"), std::string::npos) << r.out;  // stderr
+    const std::string code = shell("cat " + file).out;
+    EXPECT_EQ(code.rfind("// smemsim:", 0), 0u) << code;
+    EXPECT_EQ(code.find("candidates evaluated"), std::string::npos) << code;
+
+    const std::string out = dir + "smemsim_emit_o." + kind;
+    const CliResult o = cli("hash search" + pat + "--emit " + kind + " -o " + out);
+    ASSERT_EQ(o.exit_code, 0) << o.out;
+    EXPECT_NE(o.out.find("code                 " + out), std::string::npos) << o.out;
+    EXPECT_EQ(o.out.find("// smemsim:"), std::string::npos) << o.out;
+    EXPECT_EQ(shell("cat " + out).out, code);
+  }
+  const CliResult bad = cli("hash search" + pat + "-o " + dir + "x.cuh");
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("-o: give --emit"), std::string::npos) << bad.out;
+}
+
+}  // namespace
+}  // namespace smemsim::test

@@ -1,6 +1,8 @@
 // smemsim hash {list, count, search, apply}: the configurable hash functions of seed 002.
 #include <bit>
 #include <chrono>
+#include <cstdio>
+#include <fstream>
 #include <iostream>
 
 #include "cli_common.hpp"
@@ -91,7 +93,7 @@ void add_count(CLI::App* hash) {
 struct SearchCli {
   ArchOptions arch;
   AccessInput input;
-  std::string family, heuristic, target = "bank", emit;
+  std::string family, heuristic, target = "bank", emit, output;
   std::uint32_t banks = 0;
   int addr_bits = 0;
   bool json = false;
@@ -117,6 +119,8 @@ void run_search(const SearchCli& o) {
   if (!o.emit.empty() && o.emit != "cuda" && o.emit != "cute")
     throw InputError(fmt::format("--emit: '{}' is not cuda or cute", o.emit));
   if (o.family.empty()) throw InputError("hash search: --family is required");
+  if (!o.output.empty() && o.emit.empty())
+    throw InputError("-o: give --emit cuda or --emit cute (-o writes the emitted code)");
   const auto t0 = std::chrono::steady_clock::now();
   ReferenceSets sets(arch, target, g);
   for_each_access(o.input, arch, [&](const WarpAccess& wa) { sets.add(wa); });
@@ -158,23 +162,37 @@ void run_search(const SearchCli& o) {
     }
     std::cout << out.dump(2) << "\n";
   } else {
-    fmt::print(
-        "{} {} over {} accesses ({} transactions, {} unique reference sets), {} index bits "
-        "over {} address bits\n",
-        r.family, r.heuristic, sets.accesses(), sets.transactions(), sets.unique_sets(), g.out_bits,
-        g.addr_bits);
-    fmt::print("  spec                 {}\n", r.spec);
-    fmt::print("  candidates evaluated {}{}\n", r.candidates_evaluated,
+    // With --emit the code is the output (stdout, or -o FILE) and the summary goes to stderr, so
+    // that `... --emit cuda > hash.cuh` is a file that compiles.
+    std::FILE* sum = !o.emit.empty() && o.output.empty() ? stderr : stdout;
+    fmt::print(sum,
+               "{} {} over {} accesses ({} transactions, {} unique reference sets), {} index bits "
+               "over {} address bits\n",
+               r.family, r.heuristic, sets.accesses(), sets.transactions(), sets.unique_sets(),
+               g.out_bits, g.addr_bits);
+    fmt::print(sum, "  spec                 {}\n", r.spec);
+    fmt::print(sum, "  candidates evaluated {}{}\n", r.candidates_evaluated,
                r.pruned ? " (seed 002 §5.1 pruning: every access linear or strided)" : "");
-    fmt::print("  conflicts            {} (mod baseline {}), {:.1f}% removed\n", r.conflicts,
+    fmt::print(sum, "  conflicts            {} (mod baseline {}), {:.1f}% removed\n", r.conflicts,
                r.baseline_conflicts, 100.0 * r.reduction);
-    fmt::print("  xor gates            {}\n", r.matrix.xor_gates());
-    fmt::print("  bijective            {} (as a software hash; see docs/hashing.md)\n",
+    fmt::print(sum, "  xor gates            {}\n", r.matrix.xor_gates());
+    fmt::print(sum, "  bijective            {} (as a software hash; see docs/hashing.md)\n",
                r.bijective ? "yes" : "no");
-    fmt::print("  time                 {:.3f} s reading, {:.3f} s searching\n", read_s, search_s);
-    fmt::print("  use it: --bank-hash '{}'{}\n", r.spec,
+    fmt::print(sum, "  time                 {:.3f} s reading, {:.3f} s searching\n", read_s,
+               search_s);
+    fmt::print(sum, "  use it: --bank-hash '{}'{}\n", r.spec,
                target == HashTarget::Lock ? " (as --lock-hash)" : "");
-    if (em.ok) fmt::print("\n{}", em.code);
+    if (em.ok && o.output.empty()) {
+      std::fflush(sum);
+      fmt::print("{}", em.code);
+    }
+  }
+  if (em.ok && !o.output.empty()) {
+    std::ofstream f(o.output, std::ios::binary);
+    if (!f) throw InputError(fmt::format("-o: cannot write '{}'", o.output));
+    f << em.code;
+    if (!f.flush()) throw InputError(fmt::format("-o: cannot write '{}'", o.output));
+    if (!o.json) fmt::print("  code                 {} ({})\n", o.output, o.emit);
   }
   if (!o.emit.empty() && !em.ok) {
     std::cout.flush();
@@ -205,15 +223,17 @@ void add_search(CLI::App* hash) {
   c->add_flag("--bijective", o->bijective,
               "only candidates that are bijections as software hashes (implied by --emit)");
   c->add_option("--emit", o->emit,
-                "print code: cuda (a __device__ software hash) or cute "
-                "(a cute::Swizzle)");
+                "print code: cuda (a __device__ software hash) or cute (a cute::Swizzle); the "
+                "code alone goes to stdout (the summary to stderr), or to -o FILE");
+  c->add_option("-o,--output", o->output, "with --emit: write the code to FILE");
   c->footer(
       "The objective is the total conflicts (sum of degree-1 over transactions); ties go to fewer "
       "XOR\n"
       "gates, then to the earlier candidate (docs/hashing.md).\n"
       "Examples:\n"
       "  smemsim gen stride --stride 4 --count 8 -o s4.trace\n"
-      "  smemsim hash search --family bvxor --trace s4.trace --emit cuda\n"
+      "  smemsim hash search --family bvxor --trace s4.trace --emit cuda > swizzle.cuh\n"
+      "  smemsim hash search --family bvxor --trace s4.trace --emit cute -o swizzle.hpp\n"
       "  smemsim hash search --family bitsxor --heuristic mih --trace s4.trace --json\n"
       "  smemsim hash search --family bits --heuristic mih --banks 8 --addr-bits 5 \\\n"
       "      --pattern 27,12,6,19,11,4,28,3          # seed 002 Fig. 6: bits:0,3,4");
