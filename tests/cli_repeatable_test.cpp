@@ -22,6 +22,7 @@ TEST(CliRepeatable, SetBeforeAPositionalDoesNotSwallowIt) {
       EXPECT_NE(r.out.find("16 banks"), std::string::npos) << cmd << ": " << r.out;
   }
   const std::string out = ::testing::TempDir() + "smemsim_repeatable";
+  shell("rm -rf " + out);  // a fresh study folder on every run
   const CliResult s =
       cli("study run --set patterns=100 --set memory.banks=16 random-patterns --quick "
           "--no-plots --out " +

@@ -37,6 +37,11 @@ Arch resolve_arch(const ArchOptions& o) {
   }
   if (!o.model.empty()) a.atomic_model = o.model;
   validate(a);
+  // Derived from the preset the arch names (an --arch-file may name another), else from --arch.
+  const Arch* base = &find_preset(o.name);
+  for (const Arch& p : arch_presets())
+    if (p.name == a.name) base = &p;
+  mark_derived(a, *base);
   return a;
 }
 
@@ -72,9 +77,10 @@ std::string arch_summary(const Arch& a) {
   const std::string locks = a.locks == 0 ? std::string("one lock per word")
                                          : fmt::format("{} locks ({})", a.locks, a.lock_hash);
   return fmt::format(
-      "{}: {} KiB, {} banks x {} B ({}), warp {} in transactions of {}, {}, atomics {}{}", a.name,
-      a.memory_bytes / 1024, a.banks, a.bank_width_bytes, a.bank_hash, a.warp_size,
-      a.transaction_lanes, locks, a.atomic_model, a.calibrated ? "" : " [uncalibrated]");
+      "{}: {} KiB, {} banks x {} B ({}), warp {} in transactions of {}, {}, atomics {}{}",
+      arch_label(a), a.memory_bytes / 1024, a.banks, a.bank_width_bytes, a.bank_hash, a.warp_size,
+      a.transaction_lanes, locks, a.atomic_model,
+      a.calibrated || !a.derived.empty() ? "" : " [uncalibrated]");
 }
 
 }  // namespace smemsim::cli

@@ -49,7 +49,7 @@ void add_arch_command(CLI::App& app) {
     ArchOptions o = *opts;
     if (!name->empty()) o.name = *name;
     const Arch a = resolve_arch(o);
-    std::cout << "# " << arch_summary(a) << "\n# source: " << a.source << "\n" << to_toml(a);
+    std::cout << "# " << arch_summary(a) << "\n# source: " << a.source << "\n" << to_toml(a, true);
   });
 }
 

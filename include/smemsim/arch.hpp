@@ -84,6 +84,9 @@ struct Arch {
   std::string description;
   std::string source;       // where the numbers come from (seed and section)
   bool calibrated = false;  // true only when every latency was measured on the named GPU
+  // The keys changed from preset `name` ("memory.banks=16, timing.t_bank=40"); empty for a preset
+  // as shipped. A derived arch is reported as such and is never calibrated (mark_derived).
+  std::string derived;
 
   std::uint32_t memory_bytes = 48 * 1024;
   std::uint32_t banks = 32;
@@ -122,7 +125,13 @@ const Arch& find_preset(std::string_view name);
 // TOML (src/arch/arch_toml.cpp). Loading starts from `base` (a preset or the default) and overrides
 // the keys present; an unknown key, a wrong type or an impossible value is an InputError naming the
 // key.
-std::string to_toml(const Arch& arch);
+// With `comments`, each key is preceded by its description, unit, seed source and range.
+std::string to_toml(const Arch& arch, bool comments = false);
+// Records in `arch.derived` the keys whose values differ from `base` (the preset it started from)
+// and clears `calibrated` when there are any.
+void mark_derived(Arch& arch, const Arch& base);
+// "fermi-gtx580" or "fermi-gtx580 derived (memory.banks=16), uncalibrated": how results name it.
+std::string arch_label(const Arch& arch);
 Arch load_arch_toml(const std::string& path, const Arch& base);
 Arch parse_arch_toml(std::string_view text, const std::string& origin, const Arch& base);
 // Applies one `key=value` override (keys as in the TOML: memory.banks, timing.t_bank, ...).

@@ -30,14 +30,24 @@ struct Key {
   std::int64_t min = 0, max = 0;  // valid range of sm.* integers (0, 0: checked by validate())
 };
 
-Key u32(const char* n, std::uint32_t Arch::*m) {
-  return {n, Kind::U32, m};
+Key u32(const char* n, std::uint32_t Arch::*m, std::int64_t lo, std::int64_t hi, const char* doc) {
+  Key k{n, Kind::U32, m};
+  k.min = lo;
+  k.max = hi;
+  k.doc = doc;
+  return k;
 }
-Key i64(const char* n, std::int64_t Timing::*m) {
-  return {n, Kind::I64, nullptr, m};
+Key i64(const char* n, std::int64_t Timing::*m, const char* doc) {
+  Key k{n, Kind::I64, nullptr, m};
+  k.min = 0;
+  k.max = 1'000'000;
+  k.doc = doc;
+  return k;
 }
-Key str(const char* n, std::string Arch::*m) {
-  return {n, Kind::Str, nullptr, nullptr, m};
+Key str(const char* n, std::string Arch::*m, const char* doc) {
+  Key k{n, Kind::Str, nullptr, nullptr, m};
+  k.doc = doc;
+  return k;
 }
 Key sm(const char* n, std::uint32_t SmConfig::*m, std::int64_t lo, std::int64_t hi,
        const char* doc) {
@@ -57,30 +67,59 @@ Key sm_str(const char* n, std::string SmConfig::*m, const char* doc) {
 
 const std::vector<Key>& keys() {
   static const std::vector<Key> k = {
-      str("name", &Arch::name),
-      str("description", &Arch::description),
-      str("source", &Arch::source),
-      {"calibrated", Kind::Bool, nullptr, nullptr, nullptr, &Arch::calibrated},
-      u32("memory.size_bytes", &Arch::memory_bytes),
-      u32("memory.banks", &Arch::banks),
-      u32("memory.bank_width_bytes", &Arch::bank_width_bytes),
-      str("memory.bank_hash", &Arch::bank_hash),
-      u32("warp.size", &Arch::warp_size),
-      u32("warp.transaction_lanes", &Arch::transaction_lanes),
-      str("atomics.model", &Arch::atomic_model),
-      u32("atomics.locks", &Arch::locks),
-      str("atomics.lock_hash", &Arch::lock_hash),
-      i64("timing.t_base", &Timing::t_base),
-      i64("timing.t_position", &Timing::t_position),
-      i64("timing.t_bank", &Timing::t_bank),
-      i64("timing.fsm_read", &Timing::fsm_read),
-      i64("timing.fsm_update", &Timing::fsm_update),
-      i64("timing.fsm_write", &Timing::fsm_write),
-      i64("timing.fsm_branch", &Timing::fsm_branch),
-      i64("timing.native_base", &Timing::native_base),
-      i64("timing.native_position", &Timing::native_position),
-      i64("timing.ld_base", &Timing::ld_base),
-      i64("timing.st_base", &Timing::st_base),
+      str("name", &Arch::name, "the preset this arch is or was derived from"),
+      str("description", &Arch::description, "what it models"),
+      str("source", &Arch::source, "where its numbers come from (seed and section)"),
+      [] {
+        Key k{"calibrated", Kind::Bool, nullptr, nullptr, nullptr, &Arch::calibrated};
+        k.doc = "true only when every latency was measured on the named GPU";
+        return k;
+      }(),
+      str("derived", &Arch::derived,
+          "the keys changed from preset `name` by --set, --arch-file or an option (empty: the "
+          "preset as shipped); a derived arch is never calibrated"),
+      u32("memory.size_bytes", &Arch::memory_bytes, 4, 1 << 30,
+          "bytes of shared memory per SM (GTX 580: 48 KiB, seed 000 §V; 004 Table 3: 16 KiB)"),
+      u32("memory.banks", &Arch::banks, 1, 1024,
+          "banks, a power of two (Fermi: 32, seed 001 §2.1; 004 Table 3: 8)"),
+      u32("memory.bank_width_bytes", &Arch::bank_width_bytes, 4, 8,
+          "bytes per bank per cycle: 4 or 8 (Kepler's 8-byte mode)"),
+      str("memory.bank_hash", &Arch::bank_hash,
+          "bank index function spec over the bank-unit address: mod, xor, add (seed 000 §IV) or "
+          "a family of seed 002 §4 (smemsim hash list)"),
+      u32("warp.size", &Arch::warp_size, 1, 64, "threads per warp (NVIDIA: 32; AMD GCN: 64)"),
+      u32("warp.transaction_lanes", &Arch::transaction_lanes, 1, 64,
+          "lanes served by one shared-memory transaction (Fermi: 32; GT200: 16, a half-warp; "
+          "seed 002 §3)"),
+      str("atomics.model", &Arch::atomic_model,
+          "atomic latency model: alg1 (seed 001 Algorithm 1), fsm (seed 000 §III), native, "
+          "loadstore (smemsim model list)"),
+      u32("atomics.locks", &Arch::locks, 0, 1 << 24,
+          "lock bits per SM, a power of two; 0 = one lock per word (Fermi: 1,024, seed 000 §II.A)"),
+      str("atomics.lock_hash", &Arch::lock_hash,
+          "lock index function spec over the word address (seed 000 §IV)"),
+      i64("timing.t_base", &Timing::t_base,
+          "cycles, conflict-free warp atomic (seed 001 §2.1.4 Algorithm 1; GTX 580: 108)"),
+      i64("timing.t_position", &Timing::t_position,
+          "cycles per extra lock round, position or lock conflict (001 §2.1.1; GTX 580: 120)"),
+      i64("timing.t_bank", &Timing::t_bank,
+          "cycles per extra bank-conflict level of a read or write (001 §2.1.2; GTX 580: 32; 004 "
+          "Table 3: 1)"),
+      i64("timing.fsm_read", &Timing::fsm_read,
+          "cycles, the lock loop's Read state per bank-conflict level (seed 000 §III: 32)"),
+      i64("timing.fsm_update", &Timing::fsm_update,
+          "cycles, the lock loop's Update state (seed 000 §III: IADD, 18)"),
+      i64("timing.fsm_write", &Timing::fsm_write,
+          "cycles, the lock loop's Write state per bank-conflict level (seed 000 §III: 36)"),
+      i64("timing.fsm_branch", &Timing::fsm_branch,
+          "cycles, the lock loop's Branch state (seed 000 §III: BRA, 32)"),
+      i64("timing.native_base", &Timing::native_base,
+          "cycles, conflict-free native shared atomic (uncalibrated placeholders on modern GPUs)"),
+      i64("timing.native_position", &Timing::native_position,
+          "cycles per extra lane updating the same word, native atomics"),
+      i64("timing.ld_base", &Timing::ld_base,
+          "cycles, conflict-free shared load (001 §2.1.2; Fermi: 32)"),
+      i64("timing.st_base", &Timing::st_base, "cycles, conflict-free shared store (Fermi: 36)"),
       // The SM of the cycle-level model (docs/timing.md). Latencies are issue-to-dependent-issue
       // cycles and must be at least sm.frontend_stages + sm.mem_stages + 2 (checked by validate).
       sm("sm.count", &SmConfig::count, 1, 1024, "SMs on the GPU (GTX 580: 16, seed 000 §V)"),
@@ -189,14 +228,12 @@ const char* kind_name(Kind k) {
 }
 
 void set_int(Arch& a, const Key& k, std::int64_t v, const std::string& where) {
+  if ((k.min || k.max) && (v < k.min || v > k.max))
+    throw InputError(
+        fmt::format("{}key '{}': {} is not between {} and {}", where, k.name, v, k.min, k.max));
   if (k.kind == Kind::SmU32) {
-    if (v < k.min || v > k.max)
-      throw InputError(
-          fmt::format("{}key '{}': {} is not between {} and {}", where, k.name, v, k.min, k.max));
     a.sm.*k.sm_u32 = static_cast<std::uint32_t>(v);
   } else if (k.kind == Kind::U32) {
-    if (v < 0 || v > 0xffffffffll)
-      throw InputError(fmt::format("{}key '{}': {} is out of range", where, k.name, v));
     a.*k.u32 = static_cast<std::uint32_t>(v);
   } else {
     a.timing.*k.i64 = v;
@@ -254,7 +291,7 @@ void visit_arch(const Arch& a,
   for (const Key& k : keys()) f(k.name, value_of(a, k));
 }
 
-std::string to_toml(const Arch& a) {
+std::string to_toml(const Arch& a, bool comments) {
   std::ostringstream out;
   std::string table;
   for (const Key& k : keys()) {
@@ -265,6 +302,21 @@ std::string to_toml(const Arch& a) {
     if (t != table) {
       out << "\n[" << t << "]\n";
       table = t;
+    }
+    if (comments && *k.doc) {
+      // The key's description (unit, seed source) and range, wrapped at 100 columns.
+      std::string doc = k.doc;
+      if (k.min || k.max) doc += fmt::format(" [{}..{}]", k.min, k.max);
+      std::string line = "#";
+      std::istringstream words(doc);
+      for (std::string w; words >> w;) {
+        if (line.size() + 1 + w.size() > 100) {
+          out << line << "\n";
+          line = "#";
+        }
+        line += " " + w;
+      }
+      out << line << "\n";
     }
     out << leaf << " = ";
     const ArchValue v = value_of(a, k);
@@ -277,6 +329,34 @@ std::string to_toml(const Arch& a) {
     out << "\n";
   }
   return out.str();
+}
+
+void mark_derived(Arch& a, const Arch& base) {
+  std::vector<std::pair<std::string, ArchValue>> was;
+  visit_arch(base, [&](std::string_view k, const ArchValue& v) { was.emplace_back(k, v); });
+  std::string changes;
+  std::size_t i = 0;
+  visit_arch(a, [&](std::string_view k, const ArchValue& v) {
+    const auto& [key, old] = was[i++];
+    if (k == "name" || k == "description" || k == "source" || k == "calibrated" || k == "derived" ||
+        v == old)
+      return;
+    std::string text;
+    if (const auto* n = std::get_if<std::int64_t>(&v))
+      text = std::to_string(*n);
+    else if (const auto* b = std::get_if<bool>(&v))
+      text = *b ? "true" : "false";
+    else
+      text = std::get<std::string>(v);
+    changes += (changes.empty() ? "" : ", ") + std::string(k) + "=" + text;
+  });
+  a.derived = changes;
+  if (!changes.empty()) a.calibrated = false;
+}
+
+std::string arch_label(const Arch& a) {
+  if (a.derived.empty()) return a.name;
+  return fmt::format("{} derived ({}), uncalibrated", a.name, a.derived);
 }
 
 Arch parse_arch_toml(std::string_view text, const std::string& origin, const Arch& base) {

@@ -279,16 +279,16 @@ Report Histogram::report(const Table& t) const {
     names.insert(t.str(k, "image"));
   }
   const std::string metric = kernel_ ? "whole-kernel cycles" : "modeled atomic cycles";
-  rep.markdown = kernel_
-                     ? fmt::format(
-                           "{} images ({}); arch `{}`; backend `cycle`: histogram12 on the "
-                           "cycle-level model, {} blocks of {} threads; cycles summed over the "
-                           "images.\n\n",
-                           names.size(), fmt::join(names, ", "), cfg_.arch.name, blocks_, tpb_)
-                     : fmt::format(
-                           "{} images ({}); arch `{}`; {} threads per block; cycles summed over "
-                           "all warps of all images.\n\n",
-                           names.size(), fmt::join(names, ", "), cfg_.arch.name, tpb_);
+  rep.markdown =
+      kernel_ ? fmt::format(
+                    "{} images ({}); arch `{}`; backend `cycle`: histogram12 on the "
+                    "cycle-level model, {} blocks of {} threads; cycles summed over the "
+                    "images.\n\n",
+                    names.size(), fmt::join(names, ", "), arch_label(cfg_.arch), blocks_, tpb_)
+              : fmt::format(
+                    "{} images ({}); arch `{}`; {} threads per block; cycles summed over "
+                    "all warps of all images.\n\n",
+                    names.size(), fmt::join(names, ", "), arch_label(cfg_.arch), tpb_);
   for (const auto& [layout, by_bins] : agg) {
     // Speed-up table: bins x R (xor / add over mod).
     std::set<int> rset;

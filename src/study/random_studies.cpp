@@ -137,7 +137,7 @@ class RandomPatterns : public Study {
     r.markdown = fmt::format(
         "{} uniform random 32-lane atomic patterns per vote-space size; arch "
         "`{}`.\n\n",
-        patterns_, cfg_.arch.name);
+        patterns_, arch_label(cfg_.arch));
     r.markdown += md_table({"size (words)", "mean latency", "lock/position penalty", "bank penalty",
                             "mean max lock degree", "mean max bank degree"},
                            rows);

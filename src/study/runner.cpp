@@ -149,13 +149,13 @@ Output build_csv(const std::vector<std::string>& columns,
   return o;
 }
 
-void finalize(const StudyInfo& info, const Study& study, const Table& table, const std::string& dir,
-              const RunOptions& o, RunSummary& s) {
+void finalize(const StudyInfo& info, const Study& study, const Arch& study_arch, const Table& table,
+              const std::string& dir, const RunOptions& o, RunSummary& s) {
   Report rep = study.report(table);
   std::string md = fmt::format(
-      "# Study `{}`\n\n{}\n\nSource: {}. Configuration: `config.json`, "
+      "# Study `{}`\n\n{}\n\nSource: {}. Arch: `{}`. Configuration: `config.json`, "
       "`arch.toml`; every point: `points.csv`.\n\n",
-      info.name, info.description, info.source);
+      info.name, info.description, info.source, arch_label(study_arch));
   md += rep.markdown;
   if (!rep.figures.empty()) md += "\n## Figures\n\n";
   for (const Figure& f : rep.figures) {
@@ -289,7 +289,7 @@ RunSummary run_study(const StudyInfo& info, const StudyConfig& cfg, const RunOpt
   run["threads"] = o.threads;
   write_atomic(s.dir + "/run.json", run.dump(2) + "\n");
   if (o.shard_count == 1) {
-    finalize(info, *study, out.table, s.dir, o, s);
+    finalize(info, *study, cfg.arch, out.table, s.dir, o, s);
   } else if (o.log) {
     *o.log << fmt::format(
         "{}: shard done; combine the shard folders with `smemsim study merge DIR...`\n", label);
@@ -370,7 +370,7 @@ RunSummary merge_shards(const std::vector<std::string>& dirs, const RunOptions& 
   write_atomic(s.dir + "/arch.toml", to_toml(cfg.arch));
   const Output out = build_csv(columns, points);
   write_atomic(s.dir + "/points.csv", out.csv);
-  finalize(info, *study, out.table, s.dir, o, s);
+  finalize(info, *study, cfg.arch, out.table, s.dir, o, s);
   return s;
 }
 

@@ -1,0 +1,84 @@
+// The self-describing arch configuration (issue 10, item 4): one key table gives every key a
+// description and, for integers, a range; `arch show` prints them as comments in TOML that loads
+// back to the same arch; an arch changed from its preset says so wherever results name it.
+#include <gtest/gtest.h>
+
+#include "smemsim/arch.hpp"
+#include "smemsim/error.hpp"
+#include "test_util.hpp"
+
+namespace smemsim::test {
+namespace {
+
+TEST(ArchKeys, EveryKeyHasADescriptionAndEveryIntegerARange) {
+  const Arch& a = default_arch();
+  std::size_t i = 0;
+  visit_arch(a, [&](std::string_view key, const ArchValue& v) {
+    const ArchKeyInfo& k = arch_key_info()[i++];
+    EXPECT_EQ(k.name, key);
+    EXPECT_GT(k.doc.size(), 10u) << key;
+    if (std::holds_alternative<std::int64_t>(v)) EXPECT_LT(k.min, k.max) << key;
+  });
+  EXPECT_EQ(i, arch_keys().size());
+}
+
+// Every preset, printed with comments, loads back to the same values (comments are TOML).
+TEST(ArchKeys, CommentedTomlRoundTripsForEveryPreset) {
+  for (const Arch& p : arch_presets()) {
+    const std::string text = to_toml(p, true);
+    EXPECT_NE(text.find("# banks, a power of two"), std::string::npos);
+    const Arch back = parse_arch_toml(text, "show.toml", Arch{});
+    EXPECT_EQ(to_toml(back), to_toml(p)) << p.name;
+  }
+}
+
+TEST(ArchKeys, OutOfRangeIntegersNameTheirRange) {
+  Arch a = default_arch();
+  try {
+    apply_override(a, "memory.banks=5000");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'memory.banks': 5000 is not between 1 and 1024"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(apply_override(a, "timing.t_bank=-3"), InputError);
+}
+
+// A derived arch: mark_derived lists the changed keys and clears `calibrated`; the CLI
+// and a study's report.md name it.
+TEST(ArchKeys, ADerivedArchIsReportedAsSuch) {
+  Arch a = find_preset("fermi-gtx580");
+  a.calibrated = true;
+  mark_derived(a, find_preset("fermi-gtx580"));
+  EXPECT_EQ(a.derived, "");
+  EXPECT_EQ(arch_label(a), "fermi-gtx580");
+  a.banks = 16;
+  a.timing.t_bank = 40;
+  mark_derived(a, find_preset("fermi-gtx580"));
+  EXPECT_EQ(a.derived, "memory.banks=16, timing.t_bank=40");
+  EXPECT_FALSE(a.calibrated);
+  EXPECT_EQ(arch_label(a),
+            "fermi-gtx580 derived (memory.banks=16, timing.t_bank=40), uncalibrated");
+
+  const CliResult r = cli("analyze --pattern 0..31 --set memory.banks=16");
+  EXPECT_NE(r.out.find("fermi-gtx580 derived (memory.banks=16), uncalibrated"), std::string::npos)
+      << r.out;
+  const std::string out = ::testing::TempDir() + "smemsim_derived";
+  shell("rm -rf " + out);
+  const CliResult s =
+      cli("study run random-patterns --quick --no-plots --set memory.banks=16 --out " + out);
+  ASSERT_EQ(s.exit_code, 0) << s.out;
+  const std::string md = shell("cat " + out + "/random-patterns/report.md").out;
+  EXPECT_NE(md.find("Arch: `fermi-gtx580 derived (memory.banks=16), uncalibrated`"),
+            std::string::npos)
+      << md;
+  // arch show's TOML, loaded back through --arch-file, is still derived from its preset.
+  const std::string toml = ::testing::TempDir() + "smemsim_derived.toml";
+  shell(std::string(SMEMSIM_CLI) + " arch show --set memory.banks=16 > " + toml);
+  const CliResult f = cli("analyze --pattern 0..31 --arch-file " + toml);
+  EXPECT_NE(f.out.find("derived (memory.banks=16)"), std::string::npos) << f.out;
+}
+
+}  // namespace
+}  // namespace smemsim::test
