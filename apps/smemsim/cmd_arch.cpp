@@ -1,10 +1,13 @@
 // smemsim arch list | arch show [NAME];  smemsim model list
+#include <fstream>
 #include <iostream>
 
 #include <fmt/format.h>
 
 #include "cli_common.hpp"
+#include "smemsim/error.hpp"
 #include "smemsim/latency_model.hpp"
+#include "util/file.hpp"
 
 namespace smemsim::cli {
 
@@ -50,6 +53,39 @@ void add_arch_command(CLI::App& app) {
     if (!name->empty()) o.name = *name;
     const Arch a = resolve_arch(o);
     std::cout << "# " << arch_summary(a) << "\n# source: " << a.source << "\n" << to_toml(a, true);
+  });
+
+  auto import_file = std::make_shared<std::string>();
+  auto import_base = std::make_shared<std::string>("fermi-gtx580");
+  auto import_out = std::make_shared<std::string>();
+  auto* imp = arch->add_subcommand(
+      "import", "map a GPGPU-Sim configuration (gpgpusim.config) onto an arch TOML file");
+  imp->add_option("config", *import_file, "the gpgpusim.config file")->required();
+  imp->add_option("--arch", *import_base, "the preset the unmapped keys come from")
+      ->capture_default_str();
+  imp->add_option("-o,--output", *import_out, "write the TOML to FILE (default: stdout)");
+  imp->footer(
+      "Maps -gpgpu_n_clusters x -gpgpu_n_cores_per_cluster, -gpgpu_shader_core_pipeline, "
+      "-gpgpu_shader_registers,\n-gpgpu_shader_cta, -gpgpu_shmem_size, -gpgpu_shmem_num_banks, "
+      "-gpgpu_shmem_warp_parts, -gpgpu_smem_latency,\n-gpgpu_scheduler (lrr, gto) and "
+      "-ptx_opcode_latency_int (its first value, the ALU latency); lists the rest\n(on stderr) "
+      "as ignored.\n"
+      "Example:\n  smemsim arch import gpgpusim.config -o gtx480.toml && smemsim sim "
+      "builtin:transpose --arch-file gtx480.toml");
+  imp->callback([import_file, import_base, import_out] {
+    const std::string text = read_file(*import_file, "GPGPU-Sim configuration");
+    const GpgpuSimImport r = import_gpgpusim(text, *import_file, find_preset(*import_base));
+    const std::string toml = "# " + arch_summary(r.arch) + "\n" + to_toml(r.arch, true);
+    if (import_out->empty()) {
+      std::cout << toml;
+    } else {
+      std::ofstream f(*import_out, std::ios::binary);
+      if (!(f << toml) || !f.flush())
+        throw InputError(fmt::format("-o: cannot write '{}'", *import_out));
+    }
+    for (const std::string& m : r.mapped) fmt::print(stderr, "mapped:  {}\n", m);
+    for (const std::string& n : r.notes) fmt::print(stderr, "note:    {}\n", n);
+    for (const std::string& i : r.ignored) fmt::print(stderr, "ignored: {}\n", i);
   });
 }
 

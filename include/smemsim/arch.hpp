@@ -130,6 +130,16 @@ std::string to_toml(const Arch& arch, bool comments = false);
 // Records in `arch.derived` the keys whose values differ from `base` (the preset it started from)
 // and clears `calibrated` when there are any.
 void mark_derived(Arch& arch, const Arch& base);
+// A GPGPU-Sim configuration (gpgpusim.config) mapped onto `base` (src/arch/gpgpusim_import.cpp):
+// the shared-memory and SM options become arch keys (`mapped`, one "option value -> key = value"
+// line each); every other option is listed in `ignored` ("file:line: option value"), and a value
+// smemsim had to adjust in `notes`. Throws InputError "file:line: option: why" on a bad value.
+struct GpgpuSimImport {
+  Arch arch;
+  std::vector<std::string> mapped, ignored, notes;
+};
+GpgpuSimImport import_gpgpusim(std::string_view text, const std::string& origin, const Arch& base);
+
 // "fermi-gtx580" or "fermi-gtx580 derived (memory.banks=16), uncalibrated": how results name it.
 std::string arch_label(const Arch& arch);
 Arch load_arch_toml(const std::string& path, const Arch& base);

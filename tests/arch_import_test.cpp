@@ -1,0 +1,99 @@
+// `smemsim arch import` (issue 10, item 7): a GPGPU-Sim configuration, written here in the format
+// GPGPU-Sim reads (`-option value`, `#` comments), mapped onto the GTX 580 preset.
+#include <gtest/gtest.h>
+
+#include "smemsim/arch.hpp"
+#include "smemsim/error.hpp"
+#include "test_util.hpp"
+
+namespace smemsim::test {
+namespace {
+
+const char* kConfig = R"(# a GT200-like configuration
+-gpgpu_ptx_sim_mode 0
+-gpgpu_n_clusters 10
+-gpgpu_n_cores_per_cluster 3
+-gpgpu_clock_domains 325.0:650.0:650.0:800.0
+-gpgpu_shader_core_pipeline 1024:32:32
+-gpgpu_shader_registers 16384
+-gpgpu_shader_cta 8
+-gpgpu_shmem_size 16384      # bytes per SM
+-gpgpu_shmem_num_banks 16
+-gpgpu_shmem_warp_parts 2
+-gpgpu_smem_latency 38
+-gpgpu_scheduler two_level_active:6:0:1
+-ptx_opcode_latency_int 24,24,24,24,145
+)";
+
+TEST(ArchImport, MapsTheSharedMemoryAndSmOptionsAndListsTheRest) {
+  const GpgpuSimImport r = import_gpgpusim(kConfig, "g.config", find_preset("fermi-gtx580"));
+  const Arch& a = r.arch;
+  EXPECT_EQ(a.sm.count, 30u);  // 10 clusters x 3 cores
+  EXPECT_EQ(a.sm.max_threads, 1024u);
+  EXPECT_EQ(a.sm.max_warps, 32u);
+  EXPECT_EQ(a.warp_size, 32u);
+  EXPECT_EQ(a.sm.registers, 16384u);
+  EXPECT_EQ(a.sm.max_ctas, 8u);
+  EXPECT_EQ(a.memory_bytes, 16384u);
+  EXPECT_EQ(a.banks, 16u);
+  EXPECT_EQ(a.transaction_lanes, 16u);  // 2 parts of a 32-thread warp: GT200's half-warps
+  EXPECT_EQ(a.timing.ld_base, 38);
+  EXPECT_EQ(a.sm.lat_shared_ld, 38u);
+  EXPECT_EQ(a.sm.lat_alu, 24u);
+  EXPECT_EQ(a.sm.scheduler, "gto");  // the preset's: two_level_active is not modeled
+  ASSERT_EQ(r.ignored.size(), 3u);
+  EXPECT_EQ(r.ignored[0], "g.config:2: -gpgpu_ptx_sim_mode 0");
+  EXPECT_EQ(r.ignored[1], "g.config:5: -gpgpu_clock_domains 325.0:650.0:650.0:800.0");
+  EXPECT_NE(r.ignored[2].find("two_level_active"), std::string::npos);
+  EXPECT_TRUE(r.notes.empty());
+  EXPECT_FALSE(a.calibrated);
+  EXPECT_NE(a.derived.find("memory.banks=16"), std::string::npos);
+  // The TOML loads back as the same arch.
+  const Arch back = parse_arch_toml(to_toml(a, true), "imported.toml", Arch{});
+  EXPECT_EQ(to_toml(back), to_toml(a));
+}
+
+TEST(ArchImport, ClampsLatenciesBelowThePipelineWithANote) {
+  const GpgpuSimImport r = import_gpgpusim("-gpgpu_smem_latency 3\n", "g.config", default_arch());
+  EXPECT_EQ(r.arch.timing.ld_base, 3);
+  EXPECT_EQ(r.arch.sm.lat_shared_ld, r.arch.sm.min_latency());
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_NE(r.notes[0].find("g.config:1"), std::string::npos) << r.notes[0];
+}
+
+void expect_error(const std::string& text, const std::string& words) {
+  try {
+    import_gpgpusim(text, "g.config", default_arch());
+    ADD_FAILURE() << "no error for: " << text;
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+  }
+}
+
+TEST(ArchImport, BadValuesNameTheFileLineAndOption) {
+  expect_error("# x\n-gpgpu_shmem_num_banks abc\n", "g.config:2: -gpgpu_shmem_num_banks: 'abc'");
+  expect_error("-gpgpu_shmem_num_banks 5000\n", "g.config:1: -gpgpu_shmem_num_banks:");
+  expect_error("-gpgpu_shmem_num_banks 5000\n", "not between 1 and 1024");
+  expect_error("-gpgpu_shmem_warp_parts 3\n", "3 does not divide the warp size 32");
+  expect_error("-gpgpu_shader_core_pipeline 1024\n", "not <threads>:<warp size>");
+  expect_error("-gpgpu_n_clusters 4\n", "must be given together");
+  expect_error("gpgpu_shmem_num_banks 16\n", "g.config:1: 'gpgpu_shmem_num_banks' is not an");
+  expect_error("-gpgpu_shmem_num_banks\n", "has no value");
+  expect_error("-gpgpu_shmem_num_banks 12\n", "memory.banks");  // not a power of two
+}
+
+TEST(ArchImport, CliWritesALoadableFileAndListsWhatItIgnored) {
+  const std::string cfg = temp_file("gpgpusim.config", kConfig);
+  const std::string toml = ::testing::TempDir() + "smemsim_imported.toml";
+  const CliResult r = cli("arch import " + cfg + " -o " + toml);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("ignored: " + cfg + ":5: -gpgpu_clock_domains"), std::string::npos) << r.out;
+  const CliResult a = cli("analyze --pattern 0..31 --arch-file " + toml);
+  EXPECT_EQ(a.exit_code, 0) << a.out;
+  EXPECT_NE(a.out.find("16 banks"), std::string::npos) << a.out;
+  const CliResult missing = cli("arch import /nonexistent/gpgpusim.config");
+  EXPECT_EQ(missing.exit_code, 2) << missing.out;
+}
+
+}  // namespace
+}  // namespace smemsim::test
