@@ -15,7 +15,7 @@
 //   phase IV   stores its column to the other stage buffer, and the CTA synchronizes.
 // Of the 10 shared accesses per round 4 gather at random, so the average conflict degree is near
 // 1 + 0.4 x (E[max load of 8 balls in 8 bins] - 1) ~ 1.5 (004 Table 4: 1.54). The tables, round
-// keys and S-boxes are computed by the host (src/exec/driver_aes.cpp); decryption uses the
+// keys and S-boxes are computed by the host (src/workloads/driver_aes.cpp); decryption uses the
 // equivalent inverse cipher (FIPS-197 §5.3.5: InvMixColumns applied to round keys 1..9).
 //
 // Launch: aes_encrypt/aes_decrypt<<<ceil(blocks / 64), 256>>>(in, out, tables, keys, words):

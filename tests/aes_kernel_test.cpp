@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "exec/aes_ref.hpp"
+#include "workloads/aes_ref.hpp"
 #include "kernel_test_util.hpp"
 #include "smemsim/exec.hpp"
 #include "smemsim/profile.hpp"

@@ -1,6 +1,7 @@
 // `smemsim study list | run | merge` (docs/studies.md).
 #include <iostream>
 #include <map>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -83,10 +84,10 @@ void add_study_command(CLI::App& app) {
 
   auto* list = cmd->add_subcommand("list", "the studies and their parameters");
   list->footer("Example: smemsim study list --json");
-  static bool list_json = false;
-  list->add_flag("--json", list_json, "machine-readable list");
-  list->callback([] {
-    if (list_json) {
+  auto list_json = std::make_shared<bool>(false);
+  list->add_flag("--json", *list_json, "machine-readable list");
+  list->callback([list_json] {
+    if (*list_json) {
       nlohmann::json j = nlohmann::json::array();
       for (const auto& s : study::studies()) {
         nlohmann::json p = nlohmann::json::array();
@@ -111,7 +112,9 @@ void add_study_command(CLI::App& app) {
     }
   });
 
-  static StudyRunArgs ra;
+  // Option storage lives as long as the callbacks that read it (no function-level statics).
+  auto rap = std::make_shared<StudyRunArgs>();
+  StudyRunArgs& ra = *rap;
   auto* r = cmd->add_subcommand("run", "run (or resume) a study; results in OUT/NAME/");
   r->footer(
       "Examples:\n"
@@ -137,24 +140,27 @@ void add_study_command(CLI::App& app) {
                 "architecture preset (default: the study's, `study list`: fermi-gtx580; elastic: "
                 "cf11)");
   r->add_option("--arch-file", ra.arch.file, "TOML file overriding the preset");
-  r->callback([] { run(ra); });
+  r->callback([rap] { run(*rap); });
 
-  static std::vector<std::string> merge_dirs;
-  static std::string merge_out = "study-out";
-  static bool merge_no_plots = false;
+  struct MergeArgs {
+    std::vector<std::string> dirs;
+    std::string out = "study-out";
+    bool no_plots = false;
+  };
+  auto ma = std::make_shared<MergeArgs>();
   auto* m = cmd->add_subcommand("merge", "combine finished shard folders (DIR/NAME) into OUT/NAME");
   m->footer(
       "Example:\n  for i in 0 1 2; do smemsim study run hough --shard $i/3 --out s$i; done\n"
       "  smemsim study merge s0/hough s1/hough s2/hough --out merged");
-  m->add_option("dirs", merge_dirs, "shard folders")->required();
-  m->add_option("--out", merge_out, "output root")->capture_default_str();
-  m->add_flag("--no-plots", merge_no_plots, "skip the gnuplot PNGs");
-  m->callback([] {
+  m->add_option("dirs", ma->dirs, "shard folders")->required();
+  m->add_option("--out", ma->out, "output root")->capture_default_str();
+  m->add_flag("--no-plots", ma->no_plots, "skip the gnuplot PNGs");
+  m->callback([ma] {
     study::RunOptions o;
-    o.out_root = merge_out;
-    o.plots = !merge_no_plots;
+    o.out_root = ma->out;
+    o.plots = !ma->no_plots;
     o.log = &std::cerr;
-    print_summary(study::merge_shards(merge_dirs, o));
+    print_summary(study::merge_shards(ma->dirs, o));
   });
 }
 

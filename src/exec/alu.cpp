@@ -362,16 +362,16 @@ inline bool combine(ptx::BoolOp op, bool r, bool c) {
 }  // namespace
 
 void exec_alu(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x, LaneMask m) {
-  Ops o{im.row(w, x.slot[0]),
-        x.slot[1] != kNoSlot ? im.row(w, x.slot[1]) : nullptr,
-        x.slot[2] != kNoSlot ? im.row(w, x.slot[2]) : nullptr,
-        x.slot[3] != kNoSlot ? im.row(w, x.slot[3]) : nullptr,
+  Ops o{im.row(w, x.row[0]),
+        x.row[1] != kNoRow ? im.row(w, x.row[1]) : nullptr,
+        x.row[2] != kNoRow ? im.row(w, x.row[2]) : nullptr,
+        x.row[3] != kNoRow ? im.row(w, x.row[3]) : nullptr,
         x.neg[1],
         x.neg[2],
         x.neg[3]};
   switch (ins.op) {
     case Opcode::Setp: {
-      std::uint64_t* q = x.slot[4] != kNoSlot ? im.row(w, x.slot[4]) : nullptr;
+      std::uint64_t* q = x.row[4] != kNoRow ? im.row(w, x.row[4]) : nullptr;
       each_lane(m, [&](int l) {
         const bool r = compare(ins.cmp, ins.type, x.bits, o.a[l], o.b[l]);
         const bool c = o.c ? ((o.c[l] ^ o.nc) & 1) : false;
@@ -399,7 +399,7 @@ void exec_alu(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x, La
       each_lane(m, [&](int l) { o.d[l] = convert(o.a[l], ins) & x.dst_mask; });
       return;
     case Opcode::Bfi: {  // PTX ISA: b with bits pos .. pos + len - 1 replaced by a's low bits
-      const std::uint64_t* len = im.row(w, x.slot[4]);
+      const std::uint64_t* len = im.row(w, x.row[4]);
       const std::uint64_t msb = std::uint64_t(x.bits - 1);
       each_lane(m, [&](int l) {
         const std::uint64_t pos = o.c[l] & 0xff, n = len[l] & 0xff;

@@ -16,7 +16,7 @@ namespace smemsim::exec::detail {
 __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;
 
-inline constexpr std::uint32_t kNoSlot = 0xffffffffu;
+inline constexpr std::uint32_t kNoRow = 0xffffffffu;
 inline constexpr std::uint64_t kNoSector = ~std::uint64_t{0};
 
 // Generic-address windows (addr >> 40 is the region). Global buffers are regions 1..N
@@ -38,13 +38,15 @@ inline constexpr std::uint32_t kSpecialRows = 18;
 // Row r < local_rows is warp-local (registers, then special registers); rows above are constants
 // shared by every warp (immediates and symbol addresses, one value broadcast over the lanes).
 struct XInst {
-  std::array<std::uint32_t, 5> slot{kNoSlot, kNoSlot, kNoSlot, kNoSlot, kNoSlot};
-  std::array<std::uint32_t, 4> vslot{kNoSlot, kNoSlot, kNoSlot, kNoSlot};  // vector operand
+  // Register rows (Impl::row) of the operands: a register, or a constant row holding an immediate,
+  // a special register or a symbol address.
+  std::array<std::uint32_t, 5> row{kNoRow, kNoRow, kNoRow, kNoRow, kNoRow};
+  std::array<std::uint32_t, 4> vrow{kNoRow, kNoRow, kNoRow, kNoRow};  // vector operand
   std::array<std::uint64_t, 5> neg{};   // 1 for a negated predicate operand
-  std::uint32_t mem_slot = kNoSlot;     // base register of the memory operand
+  std::uint32_t mem_row = kNoRow;      // base register of the memory operand
   std::uint64_t mem_base_mask = ~0ull;  // width of the base register
   std::int64_t mem_off = 0;
-  std::uint32_t guard = kNoSlot;
+  std::uint32_t guard = kNoRow;
   std::uint64_t guard_neg = 0;
   std::uint32_t target = 0;  // bra
   std::uint32_t reconv = 0;  // bra: reconvergence index
@@ -57,7 +59,7 @@ struct XInst {
 
 struct StackEntry {
   std::uint32_t pc;
-  std::uint32_t rpc;  // reconvergence index; kNoSlot for the bottom entry
+  std::uint32_t rpc;  // reconvergence index; kNoRow for the bottom entry
   LaneMask mask;
 };
 
@@ -120,9 +122,9 @@ struct Impl {
   bool count_sectors = false;
   std::array<std::uint64_t, kMaxLanes> gaddr{};
 
-  std::uint64_t* row(Warp& w, std::uint32_t slot) {
-    return slot < local_rows ? w.regs + std::size_t(slot) * lanes
-                             : consts.data() + std::size_t(slot - local_rows) * lanes;
+  std::uint64_t* row(Warp& w, std::uint32_t r) {
+    return r < local_rows ? w.regs + std::size_t(r) * lanes
+                          : consts.data() + std::size_t(r - local_rows) * lanes;
   }
 
   // Construction steps (executor.cpp).

@@ -81,7 +81,7 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
   const ptx::Instruction& ins = kernel.code[pc];
   const XInst& x = xcode[pc];
   LaneMask exec = active;
-  if (x.guard != kNoSlot) {
+  if (x.guard != kNoRow) {
     const std::uint64_t* p = row(w, x.guard);
     exec = 0;
     each_lane(active, [&](int l) {
@@ -232,7 +232,7 @@ void Executor::start_cta(std::uint32_t slot, std::uint64_t linear, std::uint32_t
     w.state = WarpState::Ready;
     w.stack.clear();
     w.stack.reserve(16);
-    w.stack.push_back({0, kNoSlot, w.live});
+    w.stack.push_back({0, kNoRow, w.live});
     std::uint64_t* sp = w.regs + std::size_t(im.nregs) * im.lanes;
     auto set = [&](ptx::Special s, std::uint32_t l, std::uint64_t v) {
       sp[std::size_t(s) * im.lanes + l] = v;

@@ -249,7 +249,7 @@ void apply_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
   const bool is_vec = ins.vec > 1;
   const std::uint64_t total = std::uint64_t(bytes) * ins.vec;
   const Resolver rs{im, cta, w, pc, ins, total, total};
-  const std::uint64_t* base = x.mem_slot != kNoSlot ? im.row(w, x.mem_slot) : nullptr;
+  const std::uint64_t* base = x.mem_row != kNoRow ? im.row(w, x.mem_row) : nullptr;
   const std::uint64_t off = static_cast<std::uint64_t>(x.mem_off);
   const Space space = ins.space;
   LaneMask shared_mask = 0;
@@ -266,7 +266,7 @@ void apply_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
       });
       emit(im, w, cta, pc, Op::Load, shared_mask, words);
       if (!is_vec) {
-        std::uint64_t* d = im.row(w, x.slot[0]);
+        std::uint64_t* d = im.row(w, x.row[0]);
         each_lane(m, [&](int l) {
           std::uint64_t raw = 0;
           std::memcpy(&raw, ptrs[l], std::size_t(bytes));
@@ -274,7 +274,7 @@ void apply_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
         });
       } else {
         for (int k = 0; k < ins.vec; ++k) {
-          std::uint64_t* d = im.row(w, x.vslot[std::size_t(k)]);
+          std::uint64_t* d = im.row(w, x.vrow[std::size_t(k)]);
           each_lane(m, [&](int l) {
             std::uint64_t raw = 0;
             std::memcpy(&raw, ptrs[l] + k * bytes, std::size_t(bytes));
@@ -293,22 +293,22 @@ void apply_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
       emit(im, w, cta, pc, Op::Store, shared_mask, words);
       // Lanes store in ascending order: the highest lane wins when addresses collide.
       for (int k = 0; k < ins.vec; ++k) {
-        const std::uint64_t* v = im.row(w, is_vec ? x.vslot[std::size_t(k)] : x.slot[1]);
+        const std::uint64_t* v = im.row(w, is_vec ? x.vrow[std::size_t(k)] : x.row[1]);
         each_lane(m, [&](int l) { std::memcpy(ptrs[l] + k * bytes, &v[l], std::size_t(bytes)); });
       }
       return;
     }
     default: {  // Atom, Red: lanes apply their operation one after the other, lowest lane first
       const bool red = ins.op == Opcode::Red;
-      const std::uint64_t* b = im.row(w, x.slot[red ? 1 : 2]);
-      const std::uint64_t* c = !red && x.slot[3] != kNoSlot ? im.row(w, x.slot[3]) : nullptr;
+      const std::uint64_t* b = im.row(w, x.row[red ? 1 : 2]);
+      const std::uint64_t* c = !red && x.row[3] != kNoRow ? im.row(w, x.row[3]) : nullptr;
       std::uint8_t* ptrs[kMaxLanes];
       each_lane(m, [&](int l) {
         const std::uint64_t a = (base ? (base[l] & x.mem_base_mask) : 0) + off;
         ptrs[l] = resolve<Track>(rs, space, l, a, true, shared_mask);
       });
       emit(im, w, cta, pc, Op::Atomic, shared_mask, 1);
-      std::uint64_t* d = red ? nullptr : im.row(w, x.slot[0]);
+      std::uint64_t* d = red ? nullptr : im.row(w, x.row[0]);
       each_lane(m, [&](int l) {
         const std::uint64_t old = atomic_apply(ins.atom, ins.type, ptrs[l], b[l], c ? c[l] : 0);
         if (d) d[l] = old & x.dst_mask;
@@ -330,8 +330,8 @@ std::uint16_t exec_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMas
 }
 
 void exec_cvta(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x, LaneMask m) {
-  std::uint64_t* d = im.row(w, x.slot[0]);
-  const std::uint64_t* a = im.row(w, x.slot[1]);
+  std::uint64_t* d = im.row(w, x.row[0]);
+  const std::uint64_t* a = im.row(w, x.row[1]);
   std::uint64_t window = 0;  // global and const addresses are generic already
   if (ins.space == Space::Shared) window = kSharedBase;
   if (ins.space == Space::Local) window = kLocalBase;

@@ -261,24 +261,24 @@ void Impl::predecode() {
         case OperandKind::None:
           break;
         case OperandKind::Reg:
-          x.slot[i] = o.reg;
+          x.row[i] = o.reg;
           x.neg[i] = o.negate ? 1 : 0;
           break;
         case OperandKind::ImmInt:
         case OperandKind::ImmFloat:
-          x.slot[i] = const_row(imm_bits(o, t));
+          x.row[i] = const_row(imm_bits(o, t));
           break;
         case OperandKind::Special:
-          x.slot[i] = nregs + static_cast<std::uint32_t>(o.special);
+          x.row[i] = nregs + static_cast<std::uint32_t>(o.special);
           if (o.special == ptx::Special::Clock || o.special == ptx::Special::Clock64)
             x.reads_clock = true;
           break;
         case OperandKind::Symbol:
-          x.slot[i] = const_row(symbol_address(o.sym) + static_cast<std::uint64_t>(o.imm));
+          x.row[i] = const_row(symbol_address(o.sym) + static_cast<std::uint64_t>(o.imm));
           break;
         case OperandKind::Memory:
           if (o.reg != ptx::kNone) {
-            x.mem_slot = o.reg;
+            x.mem_row = o.reg;
             x.mem_base_mask = reg_mask(o.reg);
             x.mem_off = o.imm;
           } else if (o.sym != ptx::kNone) {
@@ -288,7 +288,7 @@ void Impl::predecode() {
           }
           break;
         case OperandKind::Vector:
-          for (int k = 0; k < o.count; ++k) x.vslot[k] = o.vec[k];
+          for (int k = 0; k < o.count; ++k) x.vrow[k] = o.vec[k];
           break;
         case OperandKind::Label:
           x.target = o.target;

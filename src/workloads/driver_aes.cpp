@@ -2,9 +2,9 @@
 // reference (aes_ref.hpp) is the byte-oriented cipher of FIPS-197.
 #include <fmt/format.h>
 
-#include "exec/aes_ref.hpp"
-#include "exec/builtin_drivers.hpp"
-#include "exec/builtin_util.hpp"
+#include "workloads/aes_ref.hpp"
+#include "workloads/builtin_drivers.hpp"
+#include "workloads/builtin_util.hpp"
 #include "smemsim/error.hpp"
 #include "util/rng.hpp"
 

@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "exec/builtin_drivers.hpp"
-#include "exec/builtin_util.hpp"
+#include "workloads/builtin_drivers.hpp"
+#include "workloads/builtin_util.hpp"
 #include "smemsim/error.hpp"
 #include "util/rng.hpp"
 

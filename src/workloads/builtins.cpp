@@ -11,8 +11,8 @@
 #include <optional>
 #include <stdexcept>
 
-#include "exec/builtin_drivers.hpp"
-#include "exec/builtin_util.hpp"
+#include "workloads/builtin_drivers.hpp"
+#include "workloads/builtin_util.hpp"
 #include "smemsim/error.hpp"
 #include "smemsim/images.hpp"
 #include "smemsim/workloads.hpp"
