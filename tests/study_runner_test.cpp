@@ -52,15 +52,13 @@ TEST(StudyRunner, InterruptedRunResumesAndEqualsUninterrupted) {
   const std::string full = fresh_dir("full"), cut = fresh_dir("cut");
   ASSERT_EQ(test::cli(kSweep + " --threads 2 --out " + full).exit_code, 0);
   // Stop abruptly (std::_Exit, as a kill) after 5 points of this invocation.
-  auto r = shell("SMEMSIM_STUDY_ABORT_AFTER=5 " + std::string(SMEMSIM_CLI) + " " + kSweep +
-                 " --threads 2 --out " + cut);
+  auto r = test::cli(kSweep + " --stop-after 5 --threads 2 --out " + cut);
   ASSERT_EQ(r.exit_code, 75) << r.out;
   const std::string dir = cut + "/random-mapping";
   EXPECT_FALSE(fs::exists(dir + "/points.csv"));
   // A torn last line, as a kill in the middle of a write would leave.
   { std::ofstream(dir + "/points.partial", std::ios::app) << "17|64,300,4,cyc"; }
-  r = shell("SMEMSIM_STUDY_ABORT_AFTER=3 " + std::string(SMEMSIM_CLI) + " " + kSweep +
-            " --threads 1 --out " + cut);
+  r = test::cli(kSweep + " --stop-after 3 --threads 1 --out " + cut);
   ASSERT_EQ(r.exit_code, 75) << r.out;
   EXPECT_NE(r.out.find("(5 already done)"), std::string::npos) << r.out;
   r = test::cli(kSweep + " --threads 2 --out " + cut);

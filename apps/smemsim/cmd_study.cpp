@@ -20,6 +20,7 @@ struct StudyRunArgs {
   int threads = 0;
   std::string shard;
   bool no_plots = false;
+  std::size_t stop_after = 0;
   ArchOptions arch;
 };
 
@@ -62,6 +63,7 @@ void run(const StudyRunArgs& a) {
   o.out_root = a.out;
   o.threads = a.threads;
   o.plots = !a.no_plots;
+  o.abort_after = a.stop_after;
   o.log = &std::cerr;
   if (!a.shard.empty()) study::parse_shard(a.shard, o.shard_index, o.shard_count);
   if (a.threads < 0) throw InputError("--threads must be >= 0");
@@ -135,6 +137,9 @@ void add_study_command(CLI::App& app) {
   r->add_option("--threads", ra.threads, "worker threads (0: all cores)");
   r->add_option("--shard", ra.shard, "compute only the points with index % n == i (i/n)");
   r->add_flag("--no-plots", ra.no_plots, "skip the gnuplot PNGs");
+  r->add_option("--stop-after", ra.stop_after,
+                "stop abruptly after N points of this run, as a crash or kill would (exit 75); "
+                "running again resumes (what the resume tests use)");
   ra.arch.name.clear();
   r->add_option("--arch", ra.arch.name,
                 "architecture preset (default: the study's, `study list`: fermi-gtx580; elastic: "

@@ -149,8 +149,8 @@ struct RunOptions {
   int threads = 0;                     // 0: oneTBB's default
   int shard_index = 0, shard_count = 1;
   bool plots = true;
-  // Test hook: stop the process abruptly (std::_Exit(75)) once this many points were written in
-  // this invocation (0: never). The environment variable SMEMSIM_STUDY_ABORT_AFTER sets it too.
+  // Stop the process abruptly (std::_Exit(75)), as a crash or a kill would, once this many points
+  // were written in this invocation (0: never): `study run --stop-after N`; the next run resumes.
   std::size_t abort_after = 0;
   std::ostream* log = nullptr;  // progress and messages (stderr in the CLI)
 };

@@ -11,7 +11,6 @@
 // 11). A point is one (benchmark, layout, configuration) run.
 #include <algorithm>
 #include <bit>
-#include <cstdlib>
 #include <map>
 
 #include <fmt/format.h>
@@ -21,10 +20,6 @@
 #include "smemsim/timing.hpp"
 #include "smemsim/workloads.hpp"
 #include "studies.hpp"
-
-#ifndef SMEMSIM_PTX_DIR
-#define SMEMSIM_PTX_DIR ""
-#endif
 
 namespace smemsim::study {
 namespace {
@@ -117,8 +112,7 @@ class Elastic : public Study {
           if (std::string_view(c->name) == "baseline" || std::string_view(c->name) == "bank-aware")
             points_.push_back({&b, true, c});
     }
-    const char* env = std::getenv("SMEMSIM_PTX_DIR");
-    ptx_dir_ = env && *env ? env : SMEMSIM_PTX_DIR;
+    ptx_dir_ = suite_ptx_dir();
   }
 
   std::vector<std::string> columns() const override {

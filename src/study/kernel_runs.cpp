@@ -15,9 +15,13 @@
 
 namespace smemsim::study {
 
-ptx::Module load_suite_module(const std::string& file) {
+std::string suite_ptx_dir() {
   const char* env = std::getenv("SMEMSIM_PTX_DIR");
-  const std::string dir = env && *env ? env : SMEMSIM_PTX_DIR;
+  return env && *env ? env : SMEMSIM_PTX_DIR;
+}
+
+ptx::Module load_suite_module(const std::string& file) {
+  const std::string dir = suite_ptx_dir();
   const std::string path = dir + "/" + file + ".ptx";
   if (dir.empty() || !std::filesystem::exists(path))
     throw InputError(fmt::format(

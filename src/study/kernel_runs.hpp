@@ -12,6 +12,9 @@
 
 namespace smemsim::study {
 
+// The kernel suite's PTX directory: $SMEMSIM_PTX_DIR, else the build's.
+std::string suite_ptx_dir();
+
 // kernels/<file>.cu's PTX from $SMEMSIM_PTX_DIR or the build's kernel directory; InputError naming
 // the file when it is missing (nvcc was not found at build time).
 ptx::Module load_suite_module(const std::string& file);

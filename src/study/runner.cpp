@@ -216,9 +216,7 @@ RunSummary run_study(const StudyInfo& info, const StudyConfig& cfg, const RunOpt
              ? std::next(it)
              : done.erase(it);
 
-  std::size_t abort_after = o.abort_after;
-  if (const char* e = std::getenv("SMEMSIM_STUDY_ABORT_AFTER"); e && *e)
-    abort_after = static_cast<std::size_t>(std::strtoull(e, nullptr, 10));
+  const std::size_t abort_after = o.abort_after;
 
   const std::string label =
       o.shard_count > 1 ? fmt::format("{} [shard {}/{}]", info.name, o.shard_index, o.shard_count)
