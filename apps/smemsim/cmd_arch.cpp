@@ -96,7 +96,19 @@ void add_model_command(CLI::App& app) {
       "Example:\n  smemsim model list\n  smemsim analyze --pattern 0,1024,2..31 --model fsm   # "
       "pick one");
   auto* list = model->add_subcommand("list", "list the latency models");
-  list->callback([] {
+  auto json = std::make_shared<bool>(false);
+  list->add_flag("--json", *json, "machine-readable output");
+  list->callback([json] {
+    if (*json) {
+      nlohmann::json out = nlohmann::json::array();
+      for (const auto& m : latency_models())
+        out.push_back({{"name", m.name},
+                       {"description", m.description},
+                       {"atomic", m.atomic},
+                       {"source", m.source}});
+      std::cout << out.dump(2) << "\n";
+      return;
+    }
     for (const auto& m : latency_models())
       fmt::print("{:<10} {}{}\n{:<10} source: {}\n", m.name, m.description,
                  m.atomic ? "" : " (used for ld/st)", "", m.source);
