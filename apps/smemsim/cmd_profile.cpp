@@ -37,28 +37,34 @@ nlohmann::json row_json(const exec::ProfileRow& r) {
 }
 
 void print_table(const std::vector<exec::ProfileRow>& rows, const Totals& all) {
-  fmt::print("{:>6} {:<20} {:<4} {:>9} {:>10} {:>9} {:>4} {:>8} {:>4} {:>8} {:>4} {:>10}  {}\n",
-             "PTX", "CUDA", "op", "execs", "conflicts", "bank", "max", "pos", "max", "lock", "max",
-             "cycles", "instruction");
+  // The position and lock columns only when the kernel has shared atomics (issue 10 item 6).
+  bool atomics = false;
+  for (const exec::ProfileRow& r : rows) atomics |= r.op == Op::Atomic;
+  fmt::print("{:>6} {:<20} {:<4} {:>9} {:>10} {:>6} {:>4}", "PTX", "CUDA", "op", "execs",
+             "conflicts", "bank", "max");
+  if (atomics) fmt::print(" {:>6} {:>4} {:>6} {:>4}", "pos", "max", "lock", "max");
+  fmt::print(" {:>8}  {}\n", "cycles", "instruction");
   for (const exec::ProfileRow& r : rows) {
     const Totals& t = r.totals;
     const bool atom = r.op == Op::Atomic;
     auto mean = [&](std::int64_t s) { return t.accesses ? fmt::format("{:.2f}", t.mean(s)) : "-"; };
-    fmt::print(
-        "{:>6} {:<20} {:<4} {:>9} {:>10} {:>9} {:>4} {:>8} {:>4} {:>8} {:>4} {:>10}  {}\n",
-        r.ptx_line, r.cuda.empty() ? "-" : r.cuda, op_name(r.op), t.accesses, t.bank_conflicts,
-        mean(t.sum_bank_degree), t.max_bank_degree, atom ? mean(t.sum_position_degree) : "-",
-        atom ? fmt::format("{}", r.max_position_degree) : "-", atom ? mean(t.sum_lock_degree) : "-",
-        atom ? fmt::format("{}", t.max_lock_degree) : "-",
-        t.accesses ? fmt::format("{:.1f}", t.mean(t.total_latency)) : "-", r.text);
+    fmt::print("{:>6} {:<20} {:<4} {:>9} {:>10} {:>6} {:>4}", r.ptx_line,
+               r.cuda.empty() ? "-" : r.cuda, op_name(r.op), t.accesses, t.bank_conflicts,
+               mean(t.sum_bank_degree), t.max_bank_degree);
+    if (atomics)
+      fmt::print(" {:>6} {:>4} {:>6} {:>4}", atom ? mean(t.sum_position_degree) : "-",
+                 atom ? fmt::format("{}", r.max_position_degree) : "-",
+                 atom ? mean(t.sum_lock_degree) : "-",
+                 atom ? fmt::format("{}", t.max_lock_degree) : "-");
+    fmt::print(" {:>8}  {}\n", t.accesses ? fmt::format("{:.1f}", t.mean(t.total_latency)) : "-",
+               r.text);
   }
   fmt::print(
       "total: {} shared-memory warp accesses, {} bank conflicts, mean bank degree {:.3f}, "
       "{} modeled cycles\n",
       all.accesses, all.bank_conflicts, all.mean(all.sum_bank_degree), all.total_latency);
-  fmt::print(
-      "(bank/pos/lock: mean degree per execution; cycles: mean modeled latency per "
-      "execution; pos and lock for atomics only)\n");
+  fmt::print("(bank{}: mean degree per execution; cycles: mean modeled latency per execution{})\n",
+             atomics ? "/pos/lock" : "", atomics ? "; pos and lock for atomics only" : "");
 }
 
 // Nsight Compute's source view, from the cycle model: per instruction its issues, mean latency and
