@@ -1,8 +1,10 @@
 // `profile` shows the position and lock columns only for kernels with shared atomics (issue 10,
 // item 6).
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "kernel_test_util.hpp"
+#include "smemsim/profile.hpp"
 #include "test_util.hpp"
 
 namespace smemsim::test {
@@ -18,6 +20,47 @@ TEST(ProfileColumns, AtomicColumnsOnlyForKernelsWithAtomics) {
   const CliResult h = cli("profile builtin:histogram --bins 64");
   ASSERT_EQ(h.exit_code, 0) << h.out;
   EXPECT_NE(h.out.find(" pos  max   lock  max"), std::string::npos) << h.out;
+}
+
+}  // namespace
+}  // namespace smemsim::test
+
+namespace smemsim::test {
+namespace {
+
+// A column read of a 32 x 32 float tile (lane l reads word 32 l): 32-way on 32 banks. Read as rows
+// of 32 words, one word of padding puts lane l at word 33 l, bank l: 1-way. A stride-1 access has
+// no rows to pad: no hint.
+TEST(ProfileHint, PaddingIsComputedOnTheAccess) {
+  WarpAccess col32;
+  for (int l = 0; l < 32; ++l) col32.set(l, WordAddr(32 * l));
+  const auto h = exec::padding_hint(col32, default_arch());
+  ASSERT_TRUE(h.has_value());
+  EXPECT_EQ(h->row_words, 32u);
+  EXPECT_EQ(h->pad, 1u);
+  EXPECT_EQ(h->before, 32);
+  EXPECT_EQ(h->after, 1);
+  WarpAccess row;  // consecutive words: no stride to pad
+  for (int l = 0; l < 32; ++l) row.set(l, WordAddr(l));
+  EXPECT_FALSE(exec::padding_hint(row, default_arch()).has_value());
+}
+
+// The profile prints the conflicting line's CUDA source and the hint; applied (the kernel's
+// padded variant has exactly that row length), the conflict is gone.
+TEST(ProfileHint, TheHintAppliedRemovesTheConflict) {
+  SKIP_WITHOUT_NVCC();
+  const CliResult n = cli("profile builtin:transpose --variant naive32");
+  ASSERT_EQ(n.exit_code, 0) << n.out;
+  EXPECT_NE(n.out.find("> odata[(y + i) * height + x] = tile32[threadIdx.x][threadIdx.y + i];"),
+            std::string::npos)
+      << n.out;
+  EXPECT_NE(n.out.find("hint: read as rows of 32 words, padding each row to 33 makes its worst "
+                       "execution 1-way instead of 32-way"),
+            std::string::npos)
+      << n.out;
+  const CliResult p = cli("profile builtin:transpose --variant padded32 --json");  // tile33[32][33]
+  ASSERT_EQ(p.exit_code, 0) << p.out;
+  EXPECT_EQ(nlohmann::json::parse(p.out)["totals"]["bank_conflicts"], 0) << p.out;
 }
 
 }  // namespace

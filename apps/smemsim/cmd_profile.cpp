@@ -36,7 +36,25 @@ nlohmann::json row_json(const exec::ProfileRow& r) {
           {"latency_mean", t.mean(t.total_latency)}};
 }
 
-void print_table(const std::vector<exec::ProfileRow>& rows, const Totals& all) {
+// Under a conflicting row: its CUDA source line, and a padding that lowers the conflict, computed
+// on the row's worst execution (exec::padding_hint).
+void print_hint(const exec::ProfileRow& r, const ptx::Module& module, const ptx::Kernel& kernel,
+                const Arch& arch) {
+  if (r.totals.bank_conflicts == 0) return;
+  if (r.index < kernel.code.size()) {
+    const std::string src = exec::cuda_source_text(module, kernel.code[r.index]);
+    if (!src.empty())
+      fmt::print("{:>6} > {}\n", "", src.size() > 90 ? src.substr(0, 87) + "..." : src);
+  }
+  if (const auto h = exec::padding_hint(r.worst, arch))
+    fmt::print(
+        "{:>6} hint: read as rows of {} words, padding each row to {} makes its worst execution "
+        "{}-way instead of {}-way\n",
+        "", h->row_words, h->row_words + h->pad, h->after, h->before);
+}
+
+void print_table(const std::vector<exec::ProfileRow>& rows, const Totals& all,
+                 const ptx::Module& module, const ptx::Kernel& kernel, const Arch& arch) {
   // The position and lock columns only when the kernel has shared atomics (issue 10 item 6).
   bool atomics = false;
   for (const exec::ProfileRow& r : rows) atomics |= r.op == Op::Atomic;
@@ -58,6 +76,7 @@ void print_table(const std::vector<exec::ProfileRow>& rows, const Totals& all) {
                  atom ? fmt::format("{}", t.max_lock_degree) : "-");
     fmt::print(" {:>8}  {}\n", t.accesses ? fmt::format("{:.1f}", t.mean(t.total_latency)) : "-",
                r.text);
+    print_hint(r, module, kernel, arch);
   }
   fmt::print(
       "total: {} shared-memory warp accesses, {} bank conflicts, mean bank degree {:.3f}, "
@@ -177,7 +196,7 @@ void add_profile_command(CLI::App& app) {
       fmt::print("{}\n", arch_summary(arch));
       print_run_header(w, s);
       print_verdict(w, s);
-      print_table(rows, profiler.totals());
+      print_table(rows, profiler.totals(), w.module, kernel, arch);
       if (o->timing) print_timing(sim.stats, arch, w, kernel);
       if (tracer) fmt::print("wrote {} accesses to {}\n", tracer->written(), o->trace);
     }

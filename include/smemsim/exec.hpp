@@ -175,5 +175,9 @@ class Executor {
 // "histogram.cu:45" for an instruction: its .loc, or the .loc's inlined_at call site when the .loc
 // points into a CUDA header (atomicAdd's body). "" when the PTX has no line information.
 std::string cuda_location(const ptx::Module& module, const ptx::Instruction& ins);
+// The CUDA file (path as in the PTX's .file table) and line of that location; "" without one.
+std::string cuda_file(const ptx::Module& module, const ptx::Instruction& ins, std::uint32_t& line);
+// The text of that CUDA line, leading blanks removed; "" when the file cannot be read.
+std::string cuda_source_text(const ptx::Module& module, const ptx::Instruction& ins);
 
 }  // namespace smemsim::exec

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -24,7 +25,20 @@ struct ProfileRow {
   Totals totals;  // accesses = executions (one per word for .v2/.v4/64-bit accesses)
   std::int64_t max_position_degree = 0;
   std::uint64_t active_lanes = 0;
+  WarpAccess worst;  // the first execution with the highest bank degree (max_bank_degree)
 };
+
+// A padding that lowers an access's bank conflict, computed on the access itself: read as a 2D
+// array whose rows are `row_words` words (the word distance between its first two active lanes),
+// padding every row to `row_words + pad` words changes the bank degree from `before` to `after`.
+struct PaddingHint {
+  std::uint32_t row_words = 0, pad = 0;
+  std::int64_t before = 0, after = 0;
+};
+
+// The smallest pad of 1..banks words per row that gives the lowest bank degree on `wa`, if it is
+// lower than the access's own; nothing for accesses without a stride of 2 or more words.
+std::optional<PaddingHint> padding_hint(const WarpAccess& wa, const Arch& arch);
 
 class Profiler : public AccessConsumer {
  public:
@@ -40,6 +54,7 @@ class Profiler : public AccessConsumer {
  private:
   std::vector<ProfileRow> rows_;
   std::vector<std::uint32_t> row_of_line_;  // PTX line -> row + 1 (0: none)
+  std::vector<std::int64_t> worst_;         // per row: the bank degree of `worst`
   AccessEvaluator eval_;
   Totals all_;
 };

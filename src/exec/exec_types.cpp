@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <fstream>
 
 #include "smemsim/error.hpp"
 #include "smemsim/exec.hpp"
@@ -95,19 +96,38 @@ std::string cuda_location(const ptx::Module& module, const ptx::Instruction& ins
     const std::size_t slash = path.find_last_of('/');
     return slash == std::string::npos ? path : path.substr(slash + 1);
   };
+  std::uint32_t line = 0;
+  const std::string file = cuda_file(module, ins, line);
+  if (file.empty()) return {};
+  return fmt::format("{}:{}", base(file), line);
+}
+
+std::string cuda_file(const ptx::Module& module, const ptx::Instruction& ins, std::uint32_t& line) {
   auto header = [](const std::string& path) {
     return path.ends_with(".h") || path.ends_with(".hpp") || path.ends_with(".cuh") ||
            path.find("/include/") != std::string::npos;
   };
   if (ins.loc.file == 0 || ins.loc.line == 0) return {};
   std::string file = module.file_name(ins.loc.file);
-  std::uint32_t line = ins.loc.line;
+  line = ins.loc.line;
   if (header(file) && ins.inlined_at.file != 0) {
     file = module.file_name(ins.inlined_at.file);
     line = ins.inlined_at.line;
   }
+  return file;
+}
+
+std::string cuda_source_text(const ptx::Module& module, const ptx::Instruction& ins) {
+  std::uint32_t line = 0;
+  const std::string file = cuda_file(module, ins, line);
   if (file.empty()) return {};
-  return fmt::format("{}:{}", base(file), line);
+  std::ifstream in(file);
+  std::string text;
+  for (std::uint32_t n = 1; n <= line && std::getline(in, text); ++n) {
+  }
+  if (!in) return {};
+  const std::size_t b = text.find_first_not_of(" \t");
+  return b == std::string::npos ? std::string() : text.substr(b);
 }
 
 }  // namespace smemsim::exec

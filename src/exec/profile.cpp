@@ -26,6 +26,7 @@ Profiler::Profiler(const ptx::Module& module, const ptx::Kernel& kernel, const A
     rows_.push_back(std::move(r));
     row_of_line_[ins.ptx_line] = static_cast<std::uint32_t>(rows_.size());
   }
+  worst_.assign(rows_.size(), 0);
 }
 
 void Profiler::on_access(const WarpAccess& wa) {
@@ -35,7 +36,41 @@ void Profiler::on_access(const WarpAccess& wa) {
   ProfileRow& row = rows_[row_of_line_[wa.pc] - 1];
   row.totals.add(r);
   row.max_position_degree = std::max<std::int64_t>(row.max_position_degree, r.degrees.position);
+  std::int64_t& worst = worst_[row_of_line_[wa.pc] - 1];
+  if (r.degrees.bank > worst) {
+    worst = r.degrees.bank;
+    row.worst = wa;
+  }
   row.active_lanes += static_cast<std::uint64_t>(wa.active_count());
+}
+
+std::optional<PaddingHint> padding_hint(const WarpAccess& wa, const Arch& arch) {
+  int first = -1, second = -1;
+  for (int l = 0; l < wa.lanes && second < 0; ++l)
+    if (wa.is_active(l)) (first < 0 ? first : second) = l;
+  if (second < 0) return std::nullopt;
+  const WordAddr a0 = wa.addr[std::size_t(first)], a1 = wa.addr[std::size_t(second)];
+  if (a1 <= a0 || a1 - a0 < 2) return std::nullopt;
+  const std::uint32_t s = static_cast<std::uint32_t>(a1 - a0);
+  AccessEvaluator ev(arch);
+  PaddingHint best{s, 0, ev.evaluate(wa).degrees.bank, 0};
+  best.after = best.before;
+  for (std::uint32_t pad = 1; pad <= arch.banks; ++pad) {
+    WarpAccess w = wa;
+    bool fits = true;
+    for (int l = 0; l < wa.lanes; ++l) {
+      if (!wa.is_active(l)) continue;
+      const WordAddr x = wa.addr[std::size_t(l)];
+      const WordAddr y = (x / s) * (s + pad) + x % s;  // the same element in padded rows
+      fits &= y < arch.memory_words();
+      w.addr[std::size_t(l)] = y;
+    }
+    if (!fits) break;
+    const std::int64_t d = ev.evaluate(w).degrees.bank;
+    if (d < best.after) best.after = d, best.pad = pad;
+  }
+  if (best.pad == 0) return std::nullopt;
+  return best;
 }
 
 std::vector<ProfileRow> Profiler::rows() const {
