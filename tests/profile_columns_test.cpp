@@ -65,3 +65,27 @@ TEST(ProfileHint, TheHintAppliedRemovesTheConflict) {
 
 }  // namespace
 }  // namespace smemsim::test
+
+namespace smemsim::test {
+namespace {
+
+// profile --csv: the rows of --json as CSV, same names, the instruction quoted (it has commas).
+TEST(ProfileCsv, RowsAsCsvWithTheJsonNames) {
+  const std::string ex = std::string(SMEMSIM_SOURCE_DIR) + "/docs/examples/";
+  const std::string csv = ::testing::TempDir() + "smemsim_profile.csv";
+  const CliResult r =
+      cli("profile " + ex + "fig5.ptx --launch " + ex + "fig5.launch.toml --csv " + csv);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const std::string text = shell("cat " + csv).out;
+  EXPECT_EQ(text.rfind("ptx_line,cuda,op,instruction,executions,active_lanes,transactions,"
+                       "bank_conflicts,bank_degree_mean,bank_degree_max,",
+                       0),
+            0u)
+      << text;
+  // The 2-way load of the Fig. 5 window: one execution, 1 conflict, degree 2.
+  EXPECT_NE(text.find(",ld,\"ld.shared.u32 %r10, [%r8];\",1,32,1,1,2.0,2,"), std::string::npos)
+      << text;
+}
+
+}  // namespace
+}  // namespace smemsim::test

@@ -36,6 +36,46 @@ nlohmann::json row_json(const exec::ProfileRow& r) {
           {"latency_mean", t.mean(t.total_latency)}};
 }
 
+// One CSV line per row, the keys of row_json() as the header (one form for both outputs).
+void write_rows_csv(const std::string& path, const std::vector<exec::ProfileRow>& rows) {
+  auto field = [](const nlohmann::json& v) {
+    std::string s = v.is_string() ? v.get<std::string>() : v.dump();
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string q = "\"";
+    for (const char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
+  std::ofstream f(path, std::ios::binary);
+  if (!f) throw InputError(fmt::format("--csv: cannot write '{}'", path));
+  // row_json()'s keys, in the order a reader expects (JSON objects are sorted by key).
+  const std::vector<std::string> keys = {"ptx_line",
+                                         "cuda",
+                                         "op",
+                                         "instruction",
+                                         "executions",
+                                         "active_lanes",
+                                         "transactions",
+                                         "bank_conflicts",
+                                         "bank_degree_mean",
+                                         "bank_degree_max",
+                                         "position_degree_mean",
+                                         "position_degree_max",
+                                         "lock_degree_mean",
+                                         "lock_degree_max",
+                                         "latency_total",
+                                         "latency_mean"};
+  if (row_json(exec::ProfileRow{}).size() != keys.size())
+    throw std::logic_error("profile --csv: the column list is out of step with row_json()");
+  for (std::size_t i = 0; i < keys.size(); ++i) f << (i ? "," : "") << keys[i];
+  f << "\n";
+  for (const exec::ProfileRow& r : rows) {
+    const nlohmann::json j = row_json(r);
+    for (std::size_t i = 0; i < keys.size(); ++i) f << (i ? "," : "") << field(j.at(keys[i]));
+    f << "\n";
+  }
+  if (!f.flush()) throw InputError(fmt::format("--csv: cannot write '{}'", path));
+}
+
 // Under a conflicting row: its CUDA source line, and a padding that lowers the conflict, computed
 // on the row's worst execution (exec::padding_hint).
 void print_hint(const exec::ProfileRow& r, const ptx::Module& module, const ptx::Kernel& kernel,
@@ -128,6 +168,7 @@ void add_profile_command(CLI::App& app) {
     LaunchOptions launch;
     ArchOptions arch;
     std::string trace;
+    std::string csv;
     bool timing = false;
     SimOptions sim;
   };
@@ -136,6 +177,8 @@ void add_profile_command(CLI::App& app) {
       "profile", "run a kernel and profile every shared-memory instruction (PTX and CUDA line)");
   add_launch_options(cmd, o->launch);
   add_arch_options(cmd, o->arch);
+  cmd->add_option("--csv", o->csv,
+                  "also write the rows as CSV to FILE (the columns and names of --json's rows)");
   cmd->add_option("--emit-trace", o->trace,
                   "also write the shared-memory accesses as a smemsim-trace v1 (pc = PTX line)");
   cmd->add_flag("--timing", o->timing,
@@ -178,6 +221,7 @@ void add_profile_command(CLI::App& app) {
       if (!trace_file) throw InputError(fmt::format("cannot write trace '{}'", o->trace));
     }
     const std::vector<exec::ProfileRow> rows = profiler.rows();
+    if (!o->csv.empty()) write_rows_csv(o->csv, rows);
     if (o->launch.json) {
       nlohmann::json j = run_json(w, s);
       j["arch"] = arch_json(arch);
