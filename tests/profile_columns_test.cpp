@@ -1,5 +1,7 @@
 // `profile` shows the position and lock columns only for kernels with shared atomics (issue 10,
 // item 6).
+#include <vector>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -85,6 +87,42 @@ TEST(ProfileCsv, RowsAsCsvWithTheJsonNames) {
   // The 2-way load of the Fig. 5 window: one execution, 1 conflict, degree 2.
   EXPECT_NE(text.find(",ld,\"ld.shared.u32 %r10, [%r8];\",1,32,1,1,2.0,2,"), std::string::npos)
       << text;
+}
+
+}  // namespace
+}  // namespace smemsim::test
+
+namespace smemsim::test {
+namespace {
+
+// analyze --trace --csv: the per_pc rows of --json, one per instruction (trace `pc=`).
+TEST(AnalyzeCsv, PerInstructionRows) {
+  // pc 7: lanes read words 0..31; pc 9: the same with lane 1 on word 32 (2-way in bank 0), then
+  // lanes 1 and 2 on words 32 and 64 (3-way).
+  auto line = [](int pc, std::vector<int> a) {
+    std::string l = "ld pc=" + std::to_string(pc);
+    for (int x : a) l += " " + std::to_string(x);
+    return l + "\n";
+  };
+  std::vector<int> w(32);
+  for (int l = 0; l < 32; ++l) w[std::size_t(l)] = l;
+  std::string text = "smemsim-trace v1 unit=word warp=32\n" + line(7, w);
+  w[1] = 32;
+  text += line(9, w);
+  w[2] = 64;
+  text += line(9, w);
+  const std::string trace = temp_file("csv.trace", text);
+  const std::string csv = ::testing::TempDir() + "smemsim_analyze.csv";
+  const CliResult r = cli("analyze --trace " + trace + " --csv " + csv);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  // pc 9: two accesses, 1 + 2 conflicts, degrees 2 and 3 (mean 2.5, max 3).
+  EXPECT_EQ(shell("cat " + csv).out,
+            "pc,accesses,transactions,bank_conflicts,mean_bank_degree,max_bank_degree,"
+            "mean_position_degree,mean_lock_degree,max_lock_degree,mean_latency_cycles,"
+            "total_latency_cycles\n"
+            "7,1,1,0,1.0,1,1.0,1.0,1,32.0,32\n"
+            "9,2,2,3,2.5,3,1.0,1.0,1,80.0,160\n");
+  EXPECT_EQ(cli("analyze --pattern 0..31 --csv " + csv).exit_code, 2);
 }
 
 }  // namespace

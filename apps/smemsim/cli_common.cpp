@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <fstream>
+
 #include "smemsim/error.hpp"
 
 namespace smemsim::cli {
@@ -43,6 +45,26 @@ Arch resolve_arch(const ArchOptions& o) {
     if (p.name == a.name) base = &p;
   mark_derived(a, *base);
   return a;
+}
+
+void write_csv(const std::string& path, const std::vector<std::string>& keys,
+               const std::vector<nlohmann::json>& rows, std::string_view option) {
+  auto field = [](const nlohmann::json& v) {
+    std::string s = v.is_string() ? v.get<std::string>() : v.dump();
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string q = "\"";
+    for (const char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
+  std::ofstream f(path, std::ios::binary);
+  if (!f) throw InputError(fmt::format("{}: cannot write '{}'", option, path));
+  for (std::size_t i = 0; i < keys.size(); ++i) f << (i ? "," : "") << keys[i];
+  f << "\n";
+  for (const nlohmann::json& j : rows) {
+    for (std::size_t i = 0; i < keys.size(); ++i) f << (i ? "," : "") << field(j.at(keys[i]));
+    f << "\n";
+  }
+  if (!f.flush()) throw InputError(fmt::format("{}: cannot write '{}'", option, path));
 }
 
 nlohmann::json totals_json(const Totals& t) {

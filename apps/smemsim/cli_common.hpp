@@ -30,6 +30,10 @@ Arch resolve_arch(const ArchOptions& o);
 nlohmann::json arch_json(const Arch& a);
 // Trace totals as the analyze --json and hash apply --json objects give them.
 nlohmann::json totals_json(const Totals& t);
+// Writes `rows` (JSON objects with every key of `keys`) as CSV to `path`: the header is `keys`;
+// fields with commas, quotes or newlines are quoted. InputError naming `option` when it cannot.
+void write_csv(const std::string& path, const std::vector<std::string>& keys,
+               const std::vector<nlohmann::json>& rows, std::string_view option);
 
 // A terse one-line description: "fermi-gtx580: 48 KiB, 32 banks x 4 B, ...".
 std::string arch_summary(const Arch& a);

@@ -17,7 +17,8 @@ struct AnalyzeOptions {
   ArchOptions arch;
   std::string pattern;
   std::string trace;
-  std::string op;  // empty: atom for --pattern, the line's own op for --trace
+  std::string csv;  // --trace: per-instruction rows as CSV
+  std::string op;   // empty: atom for --pattern, the line's own op for --trace
   bool json = false;
   bool stats = false;
 };
@@ -151,6 +152,19 @@ void analyze_trace(const AnalyzeOptions& o, const Arch& arch) {
                stats.all.accesses, secs, double(stats.all.accesses) / secs / 1e6,
                ev.analyzer().vector_kernel() ? ConflictAnalyzer::kernel_name(ev.analyzer().kernel())
                                              : std::string_view("portable"));
+  if (!o.csv.empty()) {  // per instruction, the names of --json's per_pc
+    std::vector<nlohmann::json> rows;
+    for (const auto& [pc, t] : stats.per_pc) {
+      auto j = totals_json(t);
+      j["pc"] = pc;
+      rows.push_back(std::move(j));
+    }
+    write_csv(o.csv,
+              {"pc", "accesses", "transactions", "bank_conflicts", "mean_bank_degree",
+               "max_bank_degree", "mean_position_degree", "mean_lock_degree", "max_lock_degree",
+               "mean_latency_cycles", "total_latency_cycles"},
+              rows, "--csv");
+  }
   if (o.json) {
     nlohmann::json out = totals_json(stats.all);
     out["trace"] = reader.path();
@@ -203,6 +217,9 @@ void add_analyze_command(CLI::App& app) {
                   "op for --trace)");
   add_arch_options(cmd, o->arch);
   cmd->add_flag("--json", o->json, "machine-readable output on stdout");
+  cmd->add_option("--csv", o->csv,
+                  "with --trace: write the per-instruction rows as CSV to FILE (the names of "
+                  "--json's per_pc)");
   cmd->add_flag("--stats", o->stats, "print the processing rate on stderr");
   cmd->footer(
       "Examples (Fermi GTX 580, seed 001 §2.1):\n"
@@ -214,6 +231,8 @@ void add_analyze_command(CLI::App& app) {
   cmd->callback([o] {
     if (o->pattern.empty() == o->trace.empty())
       throw InputError("analyze: give exactly one of --pattern LIST or --trace FILE");
+    if (!o->csv.empty() && o->trace.empty())
+      throw InputError("--csv: per-instruction rows come from a --trace");
     const Arch arch = resolve_arch(o->arch);
     if (!o->pattern.empty())
       analyze_pattern(*o, arch);

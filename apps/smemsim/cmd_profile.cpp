@@ -38,15 +38,6 @@ nlohmann::json row_json(const exec::ProfileRow& r) {
 
 // One CSV line per row, the keys of row_json() as the header (one form for both outputs).
 void write_rows_csv(const std::string& path, const std::vector<exec::ProfileRow>& rows) {
-  auto field = [](const nlohmann::json& v) {
-    std::string s = v.is_string() ? v.get<std::string>() : v.dump();
-    if (s.find_first_of(",\"\n") == std::string::npos) return s;
-    std::string q = "\"";
-    for (const char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-  };
-  std::ofstream f(path, std::ios::binary);
-  if (!f) throw InputError(fmt::format("--csv: cannot write '{}'", path));
   // row_json()'s keys, in the order a reader expects (JSON objects are sorted by key).
   const std::vector<std::string> keys = {"ptx_line",
                                          "cuda",
@@ -64,16 +55,9 @@ void write_rows_csv(const std::string& path, const std::vector<exec::ProfileRow>
                                          "lock_degree_max",
                                          "latency_total",
                                          "latency_mean"};
-  if (row_json(exec::ProfileRow{}).size() != keys.size())
-    throw std::logic_error("profile --csv: the column list is out of step with row_json()");
-  for (std::size_t i = 0; i < keys.size(); ++i) f << (i ? "," : "") << keys[i];
-  f << "\n";
-  for (const exec::ProfileRow& r : rows) {
-    const nlohmann::json j = row_json(r);
-    for (std::size_t i = 0; i < keys.size(); ++i) f << (i ? "," : "") << field(j.at(keys[i]));
-    f << "\n";
-  }
-  if (!f.flush()) throw InputError(fmt::format("--csv: cannot write '{}'", path));
+  std::vector<nlohmann::json> js;
+  for (const exec::ProfileRow& r : rows) js.push_back(row_json(r));
+  write_csv(path, keys, js, "--csv");
 }
 
 // Under a conflicting row: its CUDA source line, and a padding that lowers the conflict, computed
