@@ -160,6 +160,7 @@ void add_profile_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "profile", "run a kernel and profile every shared-memory instruction (PTX and CUDA line)");
   add_launch_options(cmd, o->launch);
+  add_step_limit(cmd, o->launch);
   add_arch_options(cmd, o->arch);
   cmd->add_option("--csv", o->csv,
                   "also write the rows as CSV to FILE (the columns and names of --json's rows)");
@@ -198,7 +199,7 @@ void add_profile_command(CLI::App& app) {
     if (o->timing)
       sim = simulate(w, kernel, arch, o->sim, &tee, true);
     else
-      sim.summary = run_workload(w, arch, &tee);
+      sim.summary = run_workload(w, arch, &tee, o->launch.max_steps);
     const RunSummary& s = sim.summary;
     if (tracer) {
       trace_file.flush();

@@ -17,6 +17,7 @@ void add_run_command(CLI::App& app) {
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("run", "execute a CUDA kernel's PTX on the CPU (SIMT executor)");
   add_launch_options(cmd, o->launch);
+  add_step_limit(cmd, o->launch);
   add_arch_options(cmd, o->arch, false);
   cmd->footer(
       "Examples:\n"
@@ -29,7 +30,7 @@ void add_run_command(CLI::App& app) {
   cmd->callback([o] {
     const Arch arch = resolve_arch(o->arch);
     exec::Workload w = prepare_workload(o->launch);
-    const RunSummary s = run_workload(w, arch, nullptr);
+    const RunSummary s = run_workload(w, arch, nullptr, o->launch.max_steps);
     if (o->launch.json) {
       nlohmann::json j = run_json(w, s);
       j["arch"] = arch_json(arch);

@@ -99,10 +99,20 @@ exec::Workload prepare_workload(const LaunchOptions& o) {
   return w;
 }
 
-RunSummary run_workload(exec::Workload& w, const Arch& arch, exec::AccessConsumer* consumer) {
+void add_step_limit(CLI::App* cmd, LaunchOptions& o) {
+  cmd->add_option("--max-steps", o.max_steps,
+                  "stop with an error naming the unfinished warps after this many "
+                  "warp-instructions (a kernel that never finishes)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 62))
+      ->capture_default_str();
+}
+
+RunSummary run_workload(exec::Workload& w, const Arch& arch, exec::AccessConsumer* consumer,
+                        std::uint64_t max_steps) {
   RunSummary s;
   exec::Executor ex(w.module, exec::find_kernel(w.module, w.kernel), arch, w.launch, w.memory);
   ex.set_consumer(consumer);
+  ex.set_max_steps(max_steps);
   const auto t0 = std::chrono::steady_clock::now();
   ex.run();
   s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

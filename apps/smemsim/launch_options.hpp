@@ -22,9 +22,12 @@ struct LaunchOptions {
   exec::BuiltinOptions builtin;
   bool json = false;
   bool stats = false;
+  std::uint64_t max_steps = exec::Executor::kDefaultMaxSteps;  // run, profile
 };
 
 void add_launch_options(CLI::App* cmd, LaunchOptions& o);
+// --max-steps, for the commands that run the functional executor (run, profile).
+void add_step_limit(CLI::App* cmd, LaunchOptions& o);
 // Builds the workload (PTX parsed, memory initialized, launch complete). Throws InputError.
 exec::Workload prepare_workload(const LaunchOptions& o);
 
@@ -36,7 +39,8 @@ struct RunSummary {
   std::string mismatch;  // "" when the result matches (or there is no reference)
   bool checked = false;
 };
-RunSummary run_workload(exec::Workload& w, const Arch& arch, exec::AccessConsumer* consumer);
+RunSummary run_workload(exec::Workload& w, const Arch& arch, exec::AccessConsumer* consumer,
+                        std::uint64_t max_steps = exec::Executor::kDefaultMaxSteps);
 
 nlohmann::json run_json(const exec::Workload& w, const RunSummary& s);
 // "kernel K: grid G x block B, shared ..." and the reference verdict, for the human output.

@@ -163,8 +163,13 @@ class Executor {
   IssueResult issue(std::uint32_t slot, std::uint32_t warp);
 
   // Runs every CTA of the grid in order, each to completion: warps in index order, each until it
-  // blocks at a barrier or finishes.
+  // blocks at a barrier or finishes. Throws InputError naming the unfinished warps (block, PTX and
+  // CUDA line, instruction) when the launch issues more than max_steps warp-instructions, or when
+  // every live warp of a CTA waits at a barrier that cannot open.
   void run();
+  // The step limit of run() (default kDefaultMaxSteps; `run`/`profile --max-steps`).
+  void set_max_steps(std::uint64_t steps);
+  static constexpr std::uint64_t kDefaultMaxSteps = 1'000'000'000;
 
   const ExecStats& stats() const;
 

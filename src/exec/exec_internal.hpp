@@ -120,6 +120,7 @@ struct Impl {
   // Global/local sectors of the current instruction (set_count_sectors): per lane the generic
   // address of its global access (local: a per-thread key), kNoSector for none.
   bool count_sectors = false;
+  std::uint64_t max_steps = 1'000'000'000;  // Executor::kDefaultMaxSteps
   std::array<std::uint64_t, kMaxLanes> gaddr{};
 
   std::uint64_t* row(Warp& w, std::uint32_t r) {
