@@ -1,6 +1,6 @@
-// A kernel that never finishes is an error under `run` and `profile`, not a hang (issue 11): the
-// step limit (--max-steps, default 10^9 warp-instructions) names the unfinished warps, their PTX
-// and CUDA lines and what they wait for. No nvcc needed.
+// Issue 11: a kernel that never finishes is an error under `run` and `profile`, not a hang (the
+// step limit, --max-steps, default 10^9 warp-instructions, names the unfinished warps, their PTX
+// and CUDA lines and what they wait for), and CUDA's launch limits are checked. No nvcc needed.
 #include <gtest/gtest.h>
 
 #include "smemsim/error.hpp"
@@ -69,6 +69,27 @@ TEST(ExecLimits, RunAndProfileStopWithExitCode2) {
   }
   EXPECT_EQ(
       cli("run " + ptx + " --grid 1 --block 64 --launch " + spec + " --max-steps 0").exit_code, 2);
+}
+
+// CUDA's launch limits (block x, y <= 1024, z <= 64, at most 1,024 threads; grid x <= 2^31 - 1,
+// y, z <= 65,535) are errors naming the shape, for run and sim alike.
+TEST(ExecLimits, CudaLaunchLimits) {
+  const std::string ptx = temp_file("limits.ptx", kSpin);
+  const std::string spec =
+      temp_file("limits.toml", "args = [\"out\"]\n[buffers.out]\ntype = \"u32\"\ncount = 1\n");
+  const std::pair<std::string, std::string> cases[] = {
+      {"--grid 2147483648 --block 64", "grid 2147483648,1,1 exceeds CUDA's limits"},
+      {"--grid 65536,65536,65536 --block 64", "grid 65536,65536,65536 exceeds"},
+      {"--grid 1,65536 --block 64", "grid 1,65536,1 exceeds"},
+      {"--grid 1 --block 1,1,128", "block 1,1,128 exceeds CUDA's limits x, y <= 1024, z <= 64"},
+      {"--grid 1 --block 64,32", "block 64,32,1 has 2048 threads; 1..1024 are allowed"},
+  };
+  for (const std::string cmd : {"run", "sim"})
+    for (const auto& [shape, words] : cases) {
+      const CliResult r = cli(cmd + " " + ptx + " " + shape + " --launch " + spec);
+      EXPECT_EQ(r.exit_code, 2) << cmd << " " << shape << ": " << r.out;
+      EXPECT_NE(r.out.find(words), std::string::npos) << cmd << " " << shape << ": " << r.out;
+    }
 }
 
 }  // namespace

@@ -87,6 +87,16 @@ Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, const Laun
     fail_launch(
         fmt::format("block {} has {} threads; 1..1024 are allowed", to_string(launch.block), t));
   if (launch.grid.count() == 0) fail_launch("empty grid");
+  // CUDA's launch limits (compute capability 2.0 and later; the CUDA C++ Programming Guide's
+  // technical specifications): block x, y <= 1024, z <= 64; grid x <= 2^31 - 1, y, z <= 65535.
+  const Dim3& b = launch.block;
+  const Dim3& gr = launch.grid;
+  if (b.x > 1024 || b.y > 1024 || b.z > 64)
+    fail_launch(fmt::format("block {} exceeds CUDA's limits x, y <= 1024, z <= 64",
+                            to_string(launch.block)));
+  if (gr.x > 2147483647u || gr.y > 65535 || gr.z > 65535)
+    fail_launch(fmt::format("grid {} exceeds CUDA's limits x <= 2147483647, y, z <= 65535",
+                            to_string(launch.grid)));
   // .reqntid and .maxntid both land in Kernel::reqntid: checked as an upper bound.
   const std::uint64_t max_threads = std::uint64_t(std::max(1u, kernel.reqntid[0])) *
                                     std::max(1u, kernel.reqntid[1]) *
