@@ -18,8 +18,11 @@
 // (tx STRIDE + c) mod 8: STRIDE 32 puts all 8 lanes in one bank, 8 distinct words, 8 passes;
 // STRIDE 33 gives bank (tx + c) mod 8, 1 pass. Columns: lane tx reads word c' + tx: 1 pass. So
 // _nopad averages (16 x 8 + 32 x 1) / 48 = 3.33 passes per subwarp access — 004 Table 4's 3.33 —
-// and the padded code 1. Fermi (32 banks, 32-lane warps = tx, ty): rows put lanes (tx, ty) in bank
-// (tx STRIDE + 8 ty + k) mod 32: 8-way at STRIDE 32 (the 8 tx of each ty), 1 at 33.
+// and the padded code 1. Fermi (32 banks, 32-lane warps = the 32 (tx, ty) of one tz): rows put lane
+// (tx, ty) in bank (tx STRIDE + 8 ty + k + const) mod 32: STRIDE 32 gives 4 banks (one per ty) of 8
+// distinct words (the 8 tx), 8-way; STRIDE 33 gives tx + 8 ty, 32 distinct banks, 1. Columns: words
+// 8 ty + tx + const, 32 consecutive, 1. Load/store: t = 0..31 (or 32..63) of one i lie in one tile
+// row, 32 consecutive words, 1. So Fermi averages the same 3.33 unpadded and 1 padded.
 //
 // dct_short_* / idct_short_*: the same transforms on 16-bit integers in fixed point: coefficients
 // Cq = round(4096 C), each 1-D pass y[u] = (sum_x Cq[u][x] v[x] + 2048) >> 12 in 32-bit integers,
@@ -33,7 +36,20 @@
 // cf11: rows touch word (8 tz + tx) STRIDE / 2 + 4 ty + j: bank (16 tx + c) mod 8 = c for STRIDE
 // 32 (8-way), (17 tx + c) mod 8 for 34 (1 pass). Columns: lanes tx read shorts 8 ty + tx of one
 // row, 4 words in 4 banks (two lanes per word: a broadcast), 1 pass; load/store 1 pass. _nopad: (8
-// x 8 + 24 x 1) / 32 = 2.75 — 004 Table 4's 2.75.
+// x 8 + 24 x 1) / 32 = 2.75 — 004 Table 4's 2.75; padded 1.
+// Fermi (32 lanes = the (tx, ty) of one tz). Rows at STRIDE 32: bank (16 tx + 4 ty + j) mod 32 =
+// 16 (tx mod 2) + 4 ty + j: 8 banks, each holding the 4 tx of one parity, 4-way. At STRIDE 34: bank
+// (17 tx + 4 ty + j + const) mod 32; 17 tx mod 32 is 0, 2, 4, 6 for even tx (17, 19, 21, 23 for
+// odd: other banks), and adding 4 ty = 0, 4, 8, 12 makes sums that meet at most twice (4 = 0 + 4 =
+// 4 + 0): 2-way, one padding word per 16 is too little for 32 banks. Columns: words 4 ty + tx / 2
+// + const, 16 banks, two lanes per word, 1. Load/store: a warp's 32 words are two tile rows of 16
+// words; contiguous at STRIDE 32 (1), but at 34 rows 2m and 2m + 1 start at banks 2m and 2m + 17,
+// so the second row's last word falls in bank 2m + 32 = 2m with the first row's first: 2-way.
+// Averages: _nopad (8 x 4 + 24) / 32 = 1.75; padded (8 x 2 + 8 x 2 + 16) / 32 = 1.5.
+//
+// Against Table 4 (cf11): the degrees are equal (3.33, 2.75). The share of shared-memory
+// instructions is ~16% for the float kernels (Table 4: 21.6%) and ~11% for the short ones (10.3%);
+// it depends on the compiler's instruction mix (here every coefficient is an fma immediate).
 //
 // Launch: <<<dim3(width / 32, height / 16), dim3(8, 4, 2)>>>(in, out, width) for the float kernels,
 // <<<dim3(width / 32, height / 32), dim3(8, 4, 4)>>>(in, out, width) for the short ones (in and

@@ -3,26 +3,25 @@
 // separable transform written from its definition: in double precision for the float kernels
 // (compared within 1e-3 + 1e-5 |v|), in the kernels' documented integer arithmetic for the short
 // ones (bit-exact).
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
-#include "workloads/builtin_drivers.hpp"
-#include "workloads/builtin_util.hpp"
 #include "smemsim/error.hpp"
 #include "util/rng.hpp"
+#include "workloads/builtin_drivers.hpp"
+#include "workloads/builtin_util.hpp"
+#include "workloads/dct_ref.hpp"
 
 namespace smemsim::exec {
+
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
-
-double coef(int u, int x) {  // orthonormal DCT-II
-  return (u == 0 ? std::sqrt(1.0 / 8) : 0.5) * std::cos((2 * x + 1) * u * kPi / 16);
-}
-int coef_q(int u, int x) {  // the kernels' fixed point: round(4096 C)
-  return static_cast<int>(std::lround(4096 * coef(u, x)));
-}
 
 // Each 8x8 block of a W x H image: rows, then columns; forward y[u] = sum_x C[u][x] v[x], inverse
 // y[x] = sum_u C[u][x] v[u]. T is double or int (int: (sum + 2048) >> 12, kept as a short).
@@ -46,6 +45,17 @@ std::vector<T> transform(const std::vector<T>& img, std::uint32_t W, std::uint32
   return out;
 }
 
+}  // namespace
+
+namespace dct_ref {
+
+double coef(int u, int x) {  // orthonormal DCT-II
+  return (u == 0 ? std::sqrt(1.0 / 8) : 0.5) * std::cos((2 * x + 1) * u * kPi / 16);
+}
+int coef_q(int u, int x) {  // the kernels' fixed point: round(4096 C)
+  return static_cast<int>(std::lround(4096 * coef(u, x)));
+}
+
 std::vector<double> dct_double(const std::vector<double>& img, std::uint32_t W, std::uint32_t H,
                                bool inverse) {
   return transform(img, W, H, inverse, [](const double* v, int u, bool inv) {
@@ -63,6 +73,13 @@ std::vector<int> dct_fixed(const std::vector<int>& img, std::uint32_t W, std::ui
     return int(static_cast<std::int16_t>((s + 2048) >> 12));
   });
 }
+
+}  // namespace dct_ref
+
+namespace {
+
+using dct_ref::dct_double;
+using dct_ref::dct_fixed;
 
 // A smooth image with texture and noise, 0..255.
 std::vector<int> image(std::uint32_t W, std::uint32_t H, std::uint64_t seed) {
