@@ -5,13 +5,13 @@
 
 #include <gtest/gtest.h>
 
-#include "workloads/aes_ref.hpp"
 #include "kernel_test_util.hpp"
 #include "smemsim/exec.hpp"
 #include "smemsim/profile.hpp"
 #include "smemsim/timing.hpp"
 #include "smemsim/workloads.hpp"
 #include "util/rng.hpp"
+#include "workloads/aes_ref.hpp"
 
 namespace smemsim::exec {
 namespace {
@@ -58,13 +58,37 @@ TEST(Aes, KernelMatchesTheReferenceOnTwoShapes) {
     }
 }
 
-// The bytes that index the T-boxes are uniform after the first round, so a gather by the 8 lanes
-// of a cf11 subwarp puts 8 uniform words of a 256-word table into 8 banks; its passes are the most
-// distinct words one bank receives (equal words are a broadcast). g = E[passes] by Monte Carlo.
-// A round has 10 shared accesses: 4 stage loads, 4 gathers, 1 round-key load, 1 stage store, all
-// but the gathers conflict-free (the stage words of one subwarp are its two blocks' 8 consecutive
-// words; the key words are 4 consecutive ones), so the kernel's average is close to
-// (6 + 4 g) / 10 (the table loads at the start and the last round shift it a little).
+// Round trip on the kernels alone: the encryption kernel's output, fed to the decryption kernel
+// (same seed, so the same key), gives back the encryption's input, 100 blocks (a partial CTA).
+TEST(Aes, DecryptionKernelInvertsTheEncryptionKernel) {
+  SKIP_WITHOUT_NVCC();
+  BuiltinOptions o;
+  o.size = 100;
+  o.seed = 11;
+  Workload e = make_builtin("aes", o, SMEMSIM_PTX_DIR);
+  Executor(e.module, find_kernel(e.module, e.kernel), default_arch(), e.launch, e.memory).run();
+  o.variant = "decrypt";
+  Workload d = make_builtin("aes", o, SMEMSIM_PTX_DIR);
+  const std::vector<std::uint8_t> plain = e.memory.get("in").bytes,
+                                  cipher = e.memory.get("out").bytes;
+  ASSERT_EQ(cipher.size(), 1600u);
+  EXPECT_NE(cipher, plain);
+  d.memory.get("in").bytes = cipher;
+  Executor(d.module, find_kernel(d.module, d.kernel), default_arch(), d.launch, d.memory).run();
+  EXPECT_EQ(d.memory.get("out").bytes, plain);
+}
+
+// The bytes that index the T-boxes are uniform (random plaintext and key), so a gather by the 8
+// lanes of a cf11 subwarp (one transaction) puts 8 uniform words of a 256-word table into 8 banks;
+// its passes are the most distinct words one bank receives (equal words are a broadcast).
+// g = E[passes] by Monte Carlo (about 2.5). The stage accesses are conflict-free: a transaction's
+// 8 lanes are threads 8j..8j+7 (two AES blocks), phase I lane l reads word 8j + (l & ~3) + ((l + k)
+// & 3) for a fixed shift k, a permutation of the 8 consecutive words 8j..8j+7, which lie in 8
+// distinct banks (word mod 8); the phase IV store and the table copies write word 8j + l. The
+// round-key load reads rk[4r + (l & 3)]: 4 distinct words, each a broadcast to 2 lanes, in 4
+// banks. A round has 10 shared accesses: 4 stage loads, 4 gathers, 1 round-key load, 1 stage
+// store, so the kernel's average per transaction is close to (6 + 4 g) / 10 (the table loads at
+// the start and the last round shift it a little).
 TEST(Aes, TBoxGathersConflictAndTheStageAccessesDoNot) {
   SKIP_WITHOUT_NVCC();
   Rng rng(7);
@@ -90,29 +114,37 @@ TEST(Aes, TBoxGathersConflictAndTheStageAccessesDoNot) {
   const double degree = double(s.units.smem_passes) / double(s.units.smem_accesses);
   EXPECT_NEAR(degree, (6 + 4 * g) / 10, 0.05) << "g = " << g;
 
-  Workload p = make_builtin("aes", o, SMEMSIM_PTX_DIR);
-  const ptx::Kernel& k = find_kernel(p.module, p.kernel);
-  Executor ex(p.module, k, cf11, p.launch, p.memory);
-  Profiler prof(p.module, k, cf11);
-  ex.set_consumer(&prof);
-  ex.run();
-  const std::string gather =
-      "aes_tbox.cu:" + std::to_string(test::source_line("aes_tbox.cu", "t0[a0 & 0xff]"));
-  const std::string store =
-      "aes_tbox.cu:" + std::to_string(test::source_line("aes_tbox.cu", "stage[r & 1][tid] = v"));
-  int gathers = 0, stores = 0;
-  for (const ProfileRow& r : prof.rows()) {
-    if (r.cuda == gather && r.op == Op::Load) {
-      ++gathers;
-      EXPECT_GT(r.totals.max_bank_degree, 2) << r.text;
+  auto at = [](const char* needle, int nth = 1) {
+    return "aes_tbox.cu:" + std::to_string(test::source_line("aes_tbox.cu", needle, nth));
+  };
+  const std::string gather = at("t0[a0 & 0xff]"), store = at("stage[r & 1][tid] = v"),
+                    stage_load = at("= src[tid], a1 = src[c1]"),
+                    last_load = at("= src[tid], a1 = src[c1]", 2);
+  for (const std::string v : {"encrypt", "decrypt"}) {
+    o.variant = v;
+    Workload p = make_builtin("aes", o, SMEMSIM_PTX_DIR);
+    const ptx::Kernel& k = find_kernel(p.module, p.kernel);
+    Executor ex(p.module, k, cf11, p.launch, p.memory);
+    Profiler prof(p.module, k, cf11);
+    ex.set_consumer(&prof);
+    ex.run();
+    EXPECT_EQ(p.check(p.memory), "") << v;
+    Totals gathers, stage;
+    for (const ProfileRow& r : prof.rows()) {
+      if (r.cuda == gather && r.op == Op::Load) gathers.merge(r.totals);
+      if ((r.cuda == stage_load || r.cuda == last_load) && r.op == Op::Load) stage.merge(r.totals);
+      if (r.cuda == store) stage.merge(r.totals);  // the stage store and the round-key load
     }
-    if (r.cuda == store && r.op == Op::Store) {
-      ++stores;
-      EXPECT_EQ(r.totals.max_bank_degree, 1) << r.text;
-    }
+    // 9 rounds x 4 gathers, and 9 x 4 + 4 stage loads + 9 stores + 9 key loads, per warp.
+    const std::uint64_t warps = 8 * p.launch.grid.count();
+    EXPECT_EQ(gathers.accesses, 36 * warps) << v;
+    EXPECT_EQ(stage.accesses, 58 * warps) << v;
+    const double gd = 1 + double(gathers.bank_conflicts) / double(gathers.transactions);
+    EXPECT_NEAR(gd, g, 0.05) << v;
+    EXPECT_GT(gathers.max_bank_degree, 2) << v;
+    EXPECT_EQ(stage.bank_conflicts, 0) << v;
+    EXPECT_EQ(stage.max_bank_degree, 1) << v;
   }
-  EXPECT_GT(gathers, 0);
-  EXPECT_GT(stores, 0);
 }
 
 }  // namespace

@@ -18,7 +18,7 @@ namespace smemsim::cli {
 void add_launch_options(CLI::App* cmd, LaunchOptions& o) {
   cmd->add_option("target", o.target,
                   "FILE.ptx, or builtin:NAME (histogram, transpose, reduction, "
-                  "fwt, kmeans, hough, atomic_bench, genindex)")
+                  "fwt, kmeans, hough, atomic_bench, genindex, aes, dct8x8)")
       ->required();
   cmd->add_option("--kernel", o.kernel, "kernel (.entry) name in the PTX file");
   cmd->add_option("--grid", o.grid, "grid dimensions X[,Y[,Z]]");
