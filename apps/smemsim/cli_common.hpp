@@ -50,6 +50,11 @@ void add_profile_command(CLI::App& app);
 void add_sim_command(CLI::App& app);
 
 // Option checks with short messages (CLI11's own number ranges print the double limits).
+// An output path must be given (an empty one would silently write nothing).
+inline CLI::Validator non_empty_path() {
+  return CLI::Validator(
+      [](std::string& s) { return s.empty() ? std::string("empty path") : std::string(); }, "FILE");
+}
 inline CLI::Validator non_negative() {
   return CLI::Validator(
       [](std::string& s) {

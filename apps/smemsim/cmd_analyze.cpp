@@ -219,7 +219,8 @@ void add_analyze_command(CLI::App& app) {
   cmd->add_flag("--json", o->json, "machine-readable output on stdout");
   cmd->add_option("--csv", o->csv,
                   "with --trace: write the per-instruction rows as CSV to FILE (the names of "
-                  "--json's per_pc)");
+                  "--json's per_pc)")
+      ->check(non_empty_path());
   cmd->add_flag("--stats", o->stats, "print the processing rate on stderr");
   cmd->footer(
       "Examples (Fermi GTX 580, seed 001 §2.1):\n"

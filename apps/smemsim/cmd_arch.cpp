@@ -63,7 +63,8 @@ void add_arch_command(CLI::App& app) {
   imp->add_option("config", *import_file, "the gpgpusim.config file")->required();
   imp->add_option("--arch", *import_base, "the preset the unmapped keys come from")
       ->capture_default_str();
-  imp->add_option("-o,--output", *import_out, "write the TOML to FILE (default: stdout)");
+  imp->add_option("-o,--output", *import_out, "write the TOML to FILE (default: stdout)")
+      ->check(non_empty_path());
   imp->footer(
       "Maps -gpgpu_n_clusters x -gpgpu_n_cores_per_cluster, -gpgpu_shader_core_pipeline, "
       "-gpgpu_shader_registers,\n-gpgpu_shader_cta, -gpgpu_shmem_size, -gpgpu_shmem_num_banks, "

@@ -225,7 +225,8 @@ void add_search(CLI::App* hash) {
   c->add_option("--emit", o->emit,
                 "print code: cuda (a __device__ software hash) or cute (a cute::Swizzle); the "
                 "code alone goes to stdout (the summary to stderr), or to -o FILE");
-  c->add_option("-o,--output", o->output, "with --emit: write the code to FILE");
+  c->add_option("-o,--output", o->output, "with --emit: write the code to FILE")
+      ->check(non_empty_path());
   c->footer(
       "The objective is the total conflicts (sum of degree-1 over transactions); ties go to fewer "
       "XOR\n"

@@ -163,7 +163,8 @@ void add_profile_command(CLI::App& app) {
   add_step_limit(cmd, o->launch);
   add_arch_options(cmd, o->arch);
   cmd->add_option("--csv", o->csv,
-                  "also write the rows as CSV to FILE (the columns and names of --json's rows)");
+                  "also write the rows as CSV to FILE (the columns and names of --json's rows)")
+      ->check(non_empty_path());
   cmd->add_option("--emit-trace", o->trace,
                   "also write the shared-memory accesses as a smemsim-trace v1 (pc = PTX line)");
   cmd->add_flag("--timing", o->timing,

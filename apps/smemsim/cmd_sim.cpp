@@ -80,9 +80,7 @@ void add_sim_command(CLI::App& app) {
   cmd->add_option("--timeline", o->sim.timeline,
                   "write a Chrome trace-event file (open in Perfetto / chrome://tracing): warps, "
                   "instructions and issue-slot stalls")
-      ->check(CLI::Validator(
-          [](std::string& v) { return v.empty() ? std::string("empty path") : std::string(); },
-          "FILE"));
+      ->check(non_empty_path());
   cmd->add_option("--timeline-events", o->sim.timeline_events,
                   "stop the timeline after this many events (at most 10,000,000)")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{10'000'000}))

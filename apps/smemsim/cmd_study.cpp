@@ -139,7 +139,8 @@ void add_study_command(CLI::App& app) {
   r->add_flag("--no-plots", ra.no_plots, "skip the gnuplot PNGs");
   r->add_option("--stop-after", ra.stop_after,
                 "stop abruptly after N points of this run, as a crash or kill would (exit 75); "
-                "running again resumes (what the resume tests use)");
+                "running again resumes (what the resume tests use)")
+      ->check(non_negative());
   ra.arch.name.clear();
   r->add_option("--arch", ra.arch.name,
                 "architecture preset (default: the study's, `study list`: fermi-gtx580; elastic: "
