@@ -35,18 +35,7 @@ int wb(const Recorder& r, std::uint64_t c) {
 // One warp, i0 -> i1 -> i2 -> i3 dependent: the elastic pipeline forwards each from EXE to WB, so
 // i1 issues at 4, i2 at 8, i3 at 12 (6, 12, 18 in the baseline: DependentAluChainInOneWarp).
 TEST(TimingElastic, NonMemoryInstructionsWriteBackFromExe) {
-  TimedKernel k(R"(
-.visible .entry chain(.param .u64 out)
-{
-  .reg .b32 %r<8>;
-  mov.u32 %r1, 1;
-  add.u32 %r2, %r1, 1;
-  add.u32 %r3, %r2, 1;
-  add.u32 %r4, %r3, 1;
-  ret;
-}
-)",
-                32);
+  TimedKernel k(kChain, 32);
   Recorder rec;
   k.run(elastic_arch(), &rec);
   EXPECT_EQ(rec.issued(0, 1), 4u);

@@ -16,19 +16,6 @@ namespace {
 
 using timing::Stall;
 
-// i0 mov; i1..i3 each depends on the one before; i4 ret.
-const char* kChain = R"(
-.visible .entry chain(.param .u64 out)
-{
-  .reg .b32 %r<8>;
-  mov.u32 %r1, 1;
-  add.u32 %r2, %r1, 1;
-  add.u32 %r3, %r2, 1;
-  add.u32 %r4, %r3, 1;
-  ret;
-}
-)";
-
 // One warp: i0 at 0, i1 at 6, i2 at 12, i3 at 18 (each 6 after its producer); ret has no operand
 // and issues at 19. i3 writes back at 18 + 5 = 23, ret at 19 + 5 = 24: the kernel takes cycles
 // 0..24, 25 cycles. The issue slot issues 5 times, waits on the scoreboard in 1-5, 7-11 and 13-17

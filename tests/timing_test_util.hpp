@@ -47,6 +47,19 @@ inline Arch fig4_arch(const std::string& pipeline = "unified") {
 // (l - 16) + SHIFT_WORDS: with shl 7 (32 words) bank b holds two words of the warp, a 2-way
 // conflict; with shl 6 (16 words) every lane has its own bank. i8 waits for the address so that the
 // window issues back to back.
+// i0 mov; i1..i3 each depends on the one before; i4 ret.
+inline const char* kChain = R"(
+.visible .entry chain(.param .u64 out)
+{
+  .reg .b32 %r<8>;
+  mov.u32 %r1, 1;
+  add.u32 %r2, %r1, 1;
+  add.u32 %r3, %r2, 1;
+  add.u32 %r4, %r3, 1;
+  ret;
+}
+)";
+
 inline std::string fig4_kernel(int shift) {
   return R"(
 .visible .entry fig4(.param .u64 out)
