@@ -79,6 +79,26 @@ struct SmConfig {
   std::uint32_t min_latency() const { return frontend_stages + mem_stages + 2; }
 };
 
+// GPU-LocalTM (seed 003): hardware transactions over shared memory, for kernels that use
+// TX_BEGIN/TX_COMMIT (kernels/smemsim_tm.cuh; docs/tm.md). Every member is a key `tm.<name>`.
+struct TmConfig {
+  // Conflict detector (003 §3.3): bloom (per-thread, per-bank signatures) or exact (perfect
+  // ownership tracking: no false conflicts). `smemsim tm list` names them.
+  std::string detector = "bloom";
+  std::uint32_t bloom_bits = 8;  // bits per signature (003 §3.3: 8)
+  // What a signature hashes: position ((word / banks) % bloom_bits, 003 §3.3's worked example) or
+  // word (word % bloom_bits, the text's "address % 8" read literally).
+  std::string bloom_index = "position";
+  // Timing (003 §4.2): paper (the costs below) or perfect (none of them, 003 §5.1.4).
+  std::string timing = "paper";
+  std::uint32_t begin_cycles = 1;        // TX.Begin: EXEC/TCM evaluation and register backup
+  std::uint32_t commit_cycles = 1;       // TX.Commit: clearing the committing lanes' signatures
+  std::uint32_t bloom_cycles = 1;        // a transactional access: the signature query
+  std::uint32_t new_access_cycles = 2;   // a new access: backup and ownership write
+  std::uint32_t owner_check_cycles = 1;  // a repeated access: the ownership-record check
+  std::uint32_t entry_cycles = 1;  // per shadow entry cleared or restored, in the slowest bank
+};
+
 struct Arch {
   std::string name;
   std::string description;
@@ -102,6 +122,7 @@ struct Arch {
 
   Timing timing;
   SmConfig sm;
+  TmConfig tm;
 
   std::uint32_t memory_words() const { return memory_bytes / 4; }
   std::uint32_t words_per_bank_unit() const { return bank_width_bytes / 4; }

@@ -13,12 +13,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "smemsim/arch.hpp"
 #include "smemsim/ptx.hpp"
+#include "smemsim/tm.hpp"
 #include "smemsim/warp_access.hpp"
 
 namespace smemsim::exec {
@@ -98,7 +100,9 @@ class AccessConsumer {
   virtual void on_access(const WarpAccess& wa) = 0;
 };
 
-enum class WarpState : std::uint8_t { Ready, AtBarrier, Done };
+// TxWait: stalled at TX.Begin while another warp of the CTA runs its transaction in work-group
+// serialization mode (seed 003 §3.1).
+enum class WarpState : std::uint8_t { Ready, AtBarrier, Done, TxWait };
 
 // What one issue() did.
 struct IssueResult {
@@ -111,6 +115,22 @@ struct IssueResult {
   // Distinct 32-byte sectors of global and local memory the instruction touched (ld, st, atom,
   // red; counted only after set_count_sectors(true)): the coalesced requests of a timing model.
   std::uint16_t global_sectors = 0;
+  // GPU-LocalTM (docs/tm.md): the warp executed inside a transaction (TX.Begin and TX.Commit
+  // included), and the cycles its transactional work adds (003 §4.2; 0 under tm.timing = perfect).
+  bool in_tx = false;
+  std::uint32_t tm_cycles = 0;
+};
+
+// A transactional event of one warp, for tests and traces (003 Table 1's rows): the masks after
+// TX.Begin, after a conflict and after TX.Commit. `exec` is the lanes on the path, with the lanes
+// TCM holds back; after a TX.Commit that retries it is the TCM copied into EXEC.
+struct TxEvent {
+  enum class Kind : std::uint8_t { Begin, Conflict, Commit };
+  Kind kind = Kind::Begin;
+  std::uint32_t warp = 0;      // CTA-linear index x warps per CTA + warp index
+  std::uint32_t ptx_line = 0;  // of the instruction
+  LaneMask exec = 0, tcm = 0, tcm_old = 0;
+  tm::Mode mode = tm::Mode::Normal;
 };
 
 struct ExecStats {
@@ -118,6 +138,7 @@ struct ExecStats {
   std::uint64_t thread_instructions = 0;  // sum of active lanes over issued instructions
   std::uint64_t shared_accesses = 0;      // WarpAccesses produced
   std::uint64_t ctas = 0;
+  tm::TmStats tm;  // transactional counts (kernels with TX_BEGIN/TX_COMMIT)
 };
 
 // Layout of a kernel's shared memory: static symbols in declaration order, then dynamic
@@ -145,6 +166,10 @@ class Executor {
   void set_clock_source(const std::uint64_t* cycles);
   // Count IssueResult::global_sectors (off by default: the functional run does not pay for it).
   void set_count_sectors(bool on);
+  // Receives every transactional event (nullptr: none).
+  void set_tx_observer(std::function<void(const TxEvent&)> observer);
+  // The kernel has TX.Begin: its shared accesses are transactional inside transactions.
+  bool uses_tm() const;
 
   std::uint64_t cta_count() const;
   std::uint32_t warps_per_cta() const;

@@ -28,6 +28,7 @@ enum class Opcode : std::uint8_t {
   Setp, Selp, Set, Cvt,                                // compare, select, convert
   Fma, Rcp, Sqrt, Rsqrt, Sin, Cos, Ex2, Lg2,           // floating point
   Bra, Bar, Membar, Atom, Red, Ret, Exit,              // control, sync, atomics
+  TxBegin, TxCommit,  // GPU-LocalTM markers `tx.begin;` / `tx.commit;` (seed 003 §3, docs/tm.md)
 };
 // clang-format on
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include "arch/arch_keys.hpp"
 #include "smemsim/arch.hpp"
 #include "smemsim/error.hpp"
 #include "util/file.hpp"
@@ -15,187 +16,11 @@
 namespace smemsim {
 namespace {
 
-enum class Kind { U32, I64, Str, Bool, SmU32, SmStr };
-
-struct Key {
-  const char* name;  // dotted: table.key
-  Kind kind;
-  std::uint32_t Arch::*u32 = nullptr;
-  std::int64_t Timing::*i64 = nullptr;
-  std::string Arch::*str = nullptr;
-  bool Arch::*flag = nullptr;
-  std::uint32_t SmConfig::*sm_u32 = nullptr;
-  std::string SmConfig::*sm_str = nullptr;
-  const char* doc = "";           // description, unit and seed source
-  std::int64_t min = 0, max = 0;  // valid range of sm.* integers (0, 0: checked by validate())
-};
-
-Key u32(const char* n, std::uint32_t Arch::*m, std::int64_t lo, std::int64_t hi, const char* doc) {
-  Key k{n, Kind::U32, m};
-  k.min = lo;
-  k.max = hi;
-  k.doc = doc;
-  return k;
-}
-Key i64(const char* n, std::int64_t Timing::*m, const char* doc) {
-  Key k{n, Kind::I64, nullptr, m};
-  k.min = 0;
-  k.max = 1'000'000;
-  k.doc = doc;
-  return k;
-}
-Key str(const char* n, std::string Arch::*m, const char* doc) {
-  Key k{n, Kind::Str, nullptr, nullptr, m};
-  k.doc = doc;
-  return k;
-}
-Key sm(const char* n, std::uint32_t SmConfig::*m, std::int64_t lo, std::int64_t hi,
-       const char* doc) {
-  Key k{n, Kind::SmU32};
-  k.sm_u32 = m;
-  k.min = lo;
-  k.max = hi;
-  k.doc = doc;
-  return k;
-}
-Key sm_str(const char* n, std::string SmConfig::*m, const char* doc) {
-  Key k{n, Kind::SmStr};
-  k.sm_str = m;
-  k.doc = doc;
-  return k;
-}
+using arch_detail::Key;
+using arch_detail::Kind;
 
 const std::vector<Key>& keys() {
-  static const std::vector<Key> k = {
-      str("name", &Arch::name, "the preset this arch is or was derived from"),
-      str("description", &Arch::description, "what it models"),
-      str("source", &Arch::source, "where its numbers come from (seed and section)"),
-      [] {
-        Key k{"calibrated", Kind::Bool, nullptr, nullptr, nullptr, &Arch::calibrated};
-        k.doc = "true only when every latency was measured on the named GPU";
-        return k;
-      }(),
-      str("derived", &Arch::derived,
-          "the keys changed from preset `name` by --set, --arch-file or an option (empty: the "
-          "preset as shipped); a derived arch is never calibrated"),
-      u32("memory.size_bytes", &Arch::memory_bytes, 4, 1 << 30,
-          "bytes of shared memory per SM (GTX 580: 48 KiB, seed 000 §V; 004 Table 3: 16 KiB)"),
-      u32("memory.banks", &Arch::banks, 1, 1024,
-          "banks, a power of two (Fermi: 32, seed 001 §2.1; 004 Table 3: 8)"),
-      u32("memory.bank_width_bytes", &Arch::bank_width_bytes, 4, 8,
-          "bytes per bank per cycle: 4 or 8 (Kepler's 8-byte mode)"),
-      str("memory.bank_hash", &Arch::bank_hash,
-          "bank index function spec over the bank-unit address: mod, xor, add (seed 000 §IV) or "
-          "a family of seed 002 §4 (smemsim hash list)"),
-      u32("warp.size", &Arch::warp_size, 1, 64, "threads per warp (NVIDIA: 32; AMD GCN: 64)"),
-      u32("warp.transaction_lanes", &Arch::transaction_lanes, 1, 64,
-          "lanes served by one shared-memory transaction (Fermi: 32; GT200: 16, a half-warp; "
-          "seed 002 §3)"),
-      str("atomics.model", &Arch::atomic_model,
-          "atomic latency model: alg1 (seed 001 Algorithm 1), fsm (seed 000 §III), native, "
-          "loadstore (smemsim model list)"),
-      u32("atomics.locks", &Arch::locks, 0, 1 << 24,
-          "lock bits per SM, a power of two; 0 = one lock per word (Fermi: 1,024, seed 000 §II.A)"),
-      str("atomics.lock_hash", &Arch::lock_hash,
-          "lock index function spec over the word address (seed 000 §IV)"),
-      i64("timing.t_base", &Timing::t_base,
-          "cycles, conflict-free warp atomic (seed 001 §2.1.4 Algorithm 1; GTX 580: 108)"),
-      i64("timing.t_position", &Timing::t_position,
-          "cycles per extra lock round, position or lock conflict (001 §2.1.1; GTX 580: 120)"),
-      i64("timing.t_bank", &Timing::t_bank,
-          "cycles per extra bank-conflict level of a read or write (001 §2.1.2; GTX 580: 32; 004 "
-          "Table 3: 1)"),
-      i64("timing.fsm_read", &Timing::fsm_read,
-          "cycles, the lock loop's Read state per bank-conflict level (seed 000 §III: 32)"),
-      i64("timing.fsm_update", &Timing::fsm_update,
-          "cycles, the lock loop's Update state (seed 000 §III: IADD, 18)"),
-      i64("timing.fsm_write", &Timing::fsm_write,
-          "cycles, the lock loop's Write state per bank-conflict level (seed 000 §III: 36)"),
-      i64("timing.fsm_branch", &Timing::fsm_branch,
-          "cycles, the lock loop's Branch state (seed 000 §III: BRA, 32)"),
-      i64("timing.native_base", &Timing::native_base,
-          "cycles, conflict-free native shared atomic (uncalibrated placeholders on modern GPUs)"),
-      i64("timing.native_position", &Timing::native_position,
-          "cycles per extra lane updating the same word, native atomics"),
-      i64("timing.ld_base", &Timing::ld_base,
-          "cycles, conflict-free shared load (001 §2.1.2; Fermi: 32)"),
-      i64("timing.st_base", &Timing::st_base, "cycles, conflict-free shared store (Fermi: 36)"),
-      // The SM of the cycle-level model (docs/timing.md). Latencies are issue-to-dependent-issue
-      // cycles and must be at least sm.frontend_stages + sm.mem_stages + 2 (checked by validate).
-      sm("sm.count", &SmConfig::count, 1, 1024, "SMs on the GPU (GTX 580: 16, seed 000 §V)"),
-      sm("sm.max_threads", &SmConfig::max_threads, 1, 4096,
-         "resident threads per SM (Fermi: 1536, GPGPU-Sim GTX480 config; 004 Table 3: 1024)"),
-      sm("sm.max_warps", &SmConfig::max_warps, 1, 128,
-         "resident warps per SM (Fermi: 48; 004 Table 3: 32)"),
-      sm("sm.max_ctas", &SmConfig::max_ctas, 1, 64,
-         "resident CTAs per SM (Fermi: 8, GPGPU-Sim GTX480 config; 004 Table 3: 8)"),
-      sm("sm.registers", &SmConfig::registers, 0, 1 << 20,
-         "32-bit registers per SM (Fermi: 32768; 004 Table 3: 16384); they limit residency when "
-         "`sim --regs` gives the registers per thread"),
-      sm("sm.simd_width", &SmConfig::simd_width, 1, 64,
-         "SIMD lanes: a warp passes each stage as warp.size / simd_width subwarps in consecutive "
-         "cycles (004 §3.2.3; 004 Table 3: 8)"),
-      sm("sm.frontend_stages", &SmConfig::frontend_stages, 1, 64,
-         "pipeline stages from fetch to EXE; the first is the warp scheduler's (004 Table 3: 24 "
-         "stages = 18 front end + 1 EXE + 4 MEM + 1 writeback)"),
-      sm("sm.mem_stages", &SmConfig::mem_stages, 1, 16,
-         "memory stages MEM0..MEM(M-1); MEM0 accesses the banks (004 Fig. 4; Table 3: 4)"),
-      sm("sm.smem_ports", &SmConfig::smem_ports, 1, 64,
-         "shared-memory ports: a bank serves this many distinct words per pass (004 Eq. 1)"),
-      sm("sm.lat_alu", &SmConfig::lat_alu, 1, 100000,
-         "cycles, integer/float ALU instruction (Fermi IADD: 18, seed 000 §III)"),
-      sm("sm.lat_sfu", &SmConfig::lat_sfu, 1, 100000,
-         "cycles, special-function unit (sin, cos, ex2, lg2, rcp, sqrt, rsqrt, div, rem)"),
-      sm("sm.lat_branch", &SmConfig::lat_branch, 1, 100000,
-         "cycles, bra/ret/exit: the warp's next instruction waits for it (Fermi BRA: 32, seed 000 "
-         "§III)"),
-      sm("sm.lat_shared_ld", &SmConfig::lat_shared_ld, 1, 100000,
-         "cycles, conflict-free shared load (Fermi: 32, seed 000 §III Read state)"),
-      sm("sm.lat_shared_st", &SmConfig::lat_shared_st, 1, 100000,
-         "cycles, conflict-free shared store (Fermi: 36, seed 000 §III Write state)"),
-      sm("sm.lat_shared_atom", &SmConfig::lat_shared_atom, 1, 100000,
-         "cycles, conflict-free shared atomic on a native atomic unit (atomics.locks = 0 or "
-         "atomics.model = native; Fermi's would be its t_base, 108)"),
-      sm("sm.lat_const", &SmConfig::lat_const, 1, 100000,
-         "cycles, ld.param / ld.const (constant-cache hit)"),
-      sm("sm.global_latency", &SmConfig::global_latency, 1, 100000,
-         "cycles from a global/local load's request to its data returning for writeback"),
-      sm("sm.global_bytes_per_cycle", &SmConfig::global_bytes_per_cycle, 1, 4096,
-         "bytes per cycle one SM's global requests may move, counted in 32-byte sectors"),
-      sm("sm.global_atomic_latency", &SmConfig::global_atomic_latency, 1, 100000,
-         "cycles, global atomic (a fixed cost; no DRAM model)"),
-      sm_str("sm.pipeline", &SmConfig::pipeline,
-             "pipeline: unified (004 Fig. 4a), split (004 Fig. 4b) or elastic (004 §3.2, Figs. "
-             "5-6)"),
-      sm_str("sm.scheduler", &SmConfig::scheduler,
-             "warp scheduler: lrr (loose round robin), gto (greedy then oldest), bank-aware (004 "
-             "§4: memory warps masked within the safe distance of a conflicting shared warp) or "
-             "bank-aware-fill (004 footnote 10: ... unless no other warp is ready)"),
-      sm_str("sm.barrel", &SmConfig::barrel,
-             "relaxed (a warp issues while its independent instructions are in flight) or strict "
-             "(one instruction per warp in flight: barrel processing, 004 §6)"),
-      sm_str("sm.premem", &SmConfig::premem,
-             "elastic pipeline: eq3 (a PREMEM queue of ceil(warp.size / simd_width) - 1 entries "
-             "before MEM0, 004 Eq. 3) or none"),
-      sm_str("sm.nonmem_ready", &SmConfig::nonmem_ready,
-             "elastic pipeline: a non-memory op may write back from the cycle after EXE (exe: the "
-             "multiplexer is driven by valid signals, 004 §3.2.4) or not before the fixed NONMEM "
-             "path's M stages (fixed: the other reading of 004's \"matured\")"),
-      sm_str("sm.bank_aware_base", &SmConfig::bank_aware_base,
-             "the policy a bank-aware scheduler applies to the warps it does not mask: lrr or gto "
-             "(004 §4.3: the baseline's)"),
-      sm("sm.bkconf_sets", &SmConfig::bkconf_sets, 1, 65536,
-         "sets of the bank conflict history cache (004 §4.4: 256)"),
-      sm("sm.bkconf_ways", &SmConfig::bkconf_ways, 1, 64,
-         "ways of the bank conflict history cache (004 §4.4: 2)"),
-      sm("sm.bkconf_pc_bits", &SmConfig::bkconf_pc_bits, 1, 32,
-         "PC bits the history cache's tags assume, for its size in bytes (004 §4.4: 14)"),
-      sm_str("sm.relaxed_commit", &SmConfig::relaxed_commit,
-             "relaxed barrel processing in the elastic pipeline: out-of-order (a warp's "
-             "instructions may commit out of order) or in-order (the scheduler issues nothing more "
-             "from a warp whose shared access is predicted to conflict; 004 §6)"),
-  };
-  return k;
+  return arch_detail::key_table();
 }
 
 const Key* find_key(std::string_view name) {
@@ -218,8 +43,10 @@ const char* kind_name(Kind k) {
       return "an integer";
     case Kind::Str:
     case Kind::SmStr:
+    case Kind::TmStr:
       return "a string";
     case Kind::SmU32:
+    case Kind::TmU32:
       return "a non-negative integer";
     case Kind::Bool:
       return "true or false";
@@ -233,6 +60,8 @@ void set_int(Arch& a, const Key& k, std::int64_t v, const std::string& where) {
         fmt::format("{}key '{}': {} is not between {} and {}", where, k.name, v, k.min, k.max));
   if (k.kind == Kind::SmU32) {
     a.sm.*k.sm_u32 = static_cast<std::uint32_t>(v);
+  } else if (k.kind == Kind::TmU32) {
+    a.tm.*k.tm_u32 = static_cast<std::uint32_t>(v);
   } else if (k.kind == Kind::U32) {
     a.*k.u32 = static_cast<std::uint32_t>(v);
   } else {
@@ -241,7 +70,10 @@ void set_int(Arch& a, const Key& k, std::int64_t v, const std::string& where) {
 }
 
 void set_string(Arch& a, const Key& k, std::string v) {
-  (k.kind == Kind::SmStr ? a.sm.*k.sm_str : a.*k.str) = std::move(v);
+  if (k.kind == Kind::TmStr)
+    a.tm.*k.tm_str = std::move(v);
+  else
+    (k.kind == Kind::SmStr ? a.sm.*k.sm_str : a.*k.str) = std::move(v);
 }
 
 }  // namespace
@@ -280,6 +112,10 @@ ArchValue value_of(const Arch& a, const Key& k) {
       return std::int64_t{a.sm.*k.sm_u32};
     case Kind::SmStr:
       return a.sm.*k.sm_str;
+    case Kind::TmU32:
+      return std::int64_t{a.tm.*k.tm_u32};
+    case Kind::TmStr:
+      return a.tm.*k.tm_str;
   }
   return false;
 }
@@ -392,6 +228,7 @@ Arch parse_arch_toml(std::string_view text, const std::string& origin, const Arc
             case Kind::U32:
             case Kind::I64:
             case Kind::SmU32:
+            case Kind::TmU32:
               if (auto v = node.value<std::int64_t>(); v && node.is_integer())
                 set_int(a, *key, *v, where);
               else
@@ -400,6 +237,7 @@ Arch parse_arch_toml(std::string_view text, const std::string& origin, const Arc
               break;
             case Kind::Str:
             case Kind::SmStr:
+            case Kind::TmStr:
               if (auto v = node.value<std::string>())
                 set_string(a, *key, *v);
               else
@@ -444,7 +282,8 @@ void apply_override(Arch& a, std::string_view assignment) {
   switch (key->kind) {
     case Kind::U32:
     case Kind::I64:
-    case Kind::SmU32: {
+    case Kind::SmU32:
+    case Kind::TmU32: {
       std::int64_t v = 0;
       auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
       if (ec != std::errc() || p != value.data() + value.size())
@@ -455,6 +294,7 @@ void apply_override(Arch& a, std::string_view assignment) {
     }
     case Kind::Str:
     case Kind::SmStr:
+    case Kind::TmStr:
       set_string(a, *key, std::string(value));
       break;
     case Kind::Bool:

@@ -6,6 +6,8 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -43,7 +45,7 @@ struct XInst {
   std::array<std::uint32_t, 5> row{kNoRow, kNoRow, kNoRow, kNoRow, kNoRow};
   std::array<std::uint32_t, 4> vrow{kNoRow, kNoRow, kNoRow, kNoRow};  // vector operand
   std::array<std::uint64_t, 5> neg{};   // 1 for a negated predicate operand
-  std::uint32_t mem_row = kNoRow;      // base register of the memory operand
+  std::uint32_t mem_row = kNoRow;       // base register of the memory operand
   std::uint64_t mem_base_mask = ~0ull;  // width of the base register
   std::int64_t mem_off = 0;
   std::uint32_t guard = kNoRow;
@@ -69,6 +71,13 @@ struct Warp {
   WarpState state = WarpState::Done;
   LaneMask live = 0;
   std::uint32_t index = 0;
+  // GPU-LocalTM (tm.cpp, docs/tm.md). The transaction's continuation is stack entry tx_outer (it
+  // resumes after TX.Commit with the lanes that entered); its attempt runs in entry tx_base and
+  // above (tx_outer itself on the first attempt, the retry entry above it on later ones).
+  tm::WarpTx tx;
+  std::uint32_t tx_begin = 0;  // instruction index of the outermost TX.Begin
+  std::uint32_t tx_outer = 0, tx_base = 0;
+  std::vector<std::uint64_t> shadow_regs;  // registers at the first TX.Begin (003 §3.2)
 };
 
 struct Cta {
@@ -80,6 +89,8 @@ struct Cta {
   std::uint32_t arrived = 0;
   Dim3 id;
   std::uint64_t linear = 0;
+  std::unique_ptr<tm::CtaTm> tm;  // kernels with TX.Begin only
+  int wg_owner = -1;              // the warp running in work-group serialization mode, or -1
 };
 
 struct Region {
@@ -122,6 +133,12 @@ struct Impl {
   bool count_sectors = false;
   std::uint64_t max_steps = 1'000'000'000;  // Executor::kDefaultMaxSteps
   std::array<std::uint64_t, kMaxLanes> gaddr{};
+  // GPU-LocalTM: the kernel has TX.Begin; counts of finished CTAs; the event observer.
+  bool has_tx = false;
+  tm::TmStats tm_done;
+  std::function<void(const TxEvent&)> tx_observer;
+  std::uint32_t tm_cycles = 0;  // of the instruction being executed (memory.cpp -> issue)
+  LaneMask tm_conflicted = 0;
 
   std::uint64_t* row(Warp& w, std::uint32_t r) {
     return r < local_rows ? w.regs + std::size_t(r) * lanes
@@ -130,6 +147,7 @@ struct Impl {
 
   // Construction steps (executor.cpp).
   void layout_memory();
+  void check_tm();
   void setup_params();
   std::uint32_t const_row(std::uint64_t bits);
   std::uint64_t symbol_address(std::uint32_t sym) const;
@@ -137,6 +155,19 @@ struct Impl {
 
   IssueResult issue(Cta& cta, Warp& w);
   void warp_done(Cta& cta, Warp& w);
+
+  // GPU-LocalTM (tm.cpp).
+  void tx_begin(Cta& cta, Warp& w, std::uint32_t pc, IssueResult& r);
+  void tx_commit(Cta& cta, Warp& w, std::uint32_t pc, IssueResult& r);
+  // After a transactional shared access: aborts the conflicted lanes (TCM) and, when no lane of
+  // the attempt is left, ends it at once.
+  // Returns true when the attempt ended.
+  bool tx_conflicts(Cta& cta, Warp& w, std::uint32_t pc, LaneMask conflicted);
+  void tx_end_attempt(Cta& cta, Warp& w, std::uint32_t commit_pc);
+  // `mode`: the attempt's (a TX.Commit reports the mode it ended, as 003 Table 1's line 16 does).
+  void tx_event(const Cta& cta, const Warp& w, TxEvent::Kind kind, std::uint32_t pc, LaneMask exec,
+                tm::Mode mode) const;
+  std::uint32_t first_thread(const Warp& w) const { return w.index * lanes; }
 
   // Thread and block of a lane, for messages.
   std::string who(const Cta& cta, const Warp& w, int lane) const;

@@ -90,6 +90,7 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
   }
   r.op = ins.op;
   r.executed = exec;
+  r.in_tx = w.tx.depth > 0;
   if (x.reads_clock) {
     std::uint64_t* c32 = w.regs + std::size_t(nregs + std::uint32_t(ptx::Special::Clock)) * lanes;
     std::uint64_t* c64 = w.regs + std::size_t(nregs + std::uint32_t(ptx::Special::Clock64)) * lanes;
@@ -117,6 +118,10 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
     }
     case Opcode::Ret:
     case Opcode::Exit: {
+      if (w.tx.depth > 0 && exec)
+        fail(cta, w, std::countr_zero(exec), pc,
+             "exit inside a transaction (every lane that enters a transaction must reach its "
+             "TX_COMMIT)");
       for (StackEntry& e : w.stack) e.mask &= ~exec;
       w.live &= ~exec;
       if (w.stack.back().mask) ++w.stack.back().pc;
@@ -124,6 +129,10 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
       break;
     }
     case Opcode::Bar: {
+      if (w.tx.depth > 0)
+        fail(cta, w, std::countr_zero(active), pc,
+             "barrier inside a transaction (seed 003 §3: not every lane may reach it; put the "
+             "barrier before TX_BEGIN or after TX_COMMIT)");
       ++top.pc;
       normalize(w);
       if (exec && !w.stack.empty()) {
@@ -140,10 +149,45 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
       const std::uint64_t before = stats.shared_accesses;
       if (exec) r.global_sectors = exec_memory(*this, cta, w, pc, exec);
       r.shared_accesses = static_cast<std::uint8_t>(stats.shared_accesses - before);
-      ++w.stack.back().pc;
+      bool ended = false;  // every lane of a transaction's attempt conflicted
+      if (tm_conflicted) {
+        ended = tx_conflicts(cta, w, pc, tm_conflicted);
+        tm_conflicted = 0;
+      }
+      r.tm_cycles += tm_cycles;
+      tm_cycles = 0;
+      if (!ended) ++w.stack.back().pc;
       normalize(w);
       break;
     }
+    case Opcode::TxBegin:
+      r.in_tx = true;
+      if (w.tx.depth > 0) {  // nested transactions are flattened (003 §3)
+        ++w.tx.depth;
+        ++top.pc;
+        normalize(w);
+        break;
+      }
+      if (cta.wg_owner >= 0 && cta.wg_owner != static_cast<int>(w.index)) {
+        w.state = WarpState::TxWait;  // another warp's transaction runs work-group serialized
+        break;
+      }
+      tx_begin(cta, w, pc, r);
+      normalize(w);
+      break;
+    case Opcode::TxCommit:
+      r.in_tx = true;
+      if (w.tx.depth == 0)
+        fail(cta, w, std::countr_zero(active), pc, "TX.Commit without a TX.Begin");
+      if (w.tx.depth > 1) {
+        --w.tx.depth;
+        ++top.pc;
+        normalize(w);
+        break;
+      }
+      tx_commit(cta, w, pc, r);
+      normalize(w);
+      break;
     case Opcode::Membar:
       ++top.pc;
       normalize(w);
@@ -197,7 +241,19 @@ const SharedLayout& Executor::shared_layout() const {
   return impl_->shared;
 }
 const ExecStats& Executor::stats() const {
-  return impl_->stats;
+  Impl& im = *impl_;
+  if (im.has_tx) {
+    im.stats.tm = im.tm_done;
+    for (const Cta& c : im.ctas)
+      if (c.tm) im.stats.tm.add(c.tm->stats());
+  }
+  return im.stats;
+}
+void Executor::set_tx_observer(std::function<void(const TxEvent&)> observer) {
+  impl_->tx_observer = std::move(observer);
+}
+bool Executor::uses_tm() const {
+  return impl_->has_tx;
 }
 
 void Executor::start_cta(std::uint32_t slot, std::uint64_t linear) {
@@ -221,6 +277,13 @@ void Executor::start_cta(std::uint32_t slot, std::uint64_t linear, std::uint32_t
   cta.warps.resize(im.warps);
   cta.live_warps = im.warps;
   cta.arrived = 0;
+  cta.wg_owner = -1;
+  if (im.has_tx) {
+    if (!cta.tm) cta.tm = std::make_unique<tm::CtaTm>(im.arch, im.threads, im.shared.total_bytes);
+    im.tm_done.add(cta.tm->stats());
+    cta.tm->stats() = {};
+    cta.tm->reset();
+  }
   ++im.stats.ctas;
   for (std::uint32_t wi = 0; wi < im.warps; ++wi) {
     Warp& w = cta.warps[wi];
@@ -230,6 +293,7 @@ void Executor::start_cta(std::uint32_t slot, std::uint64_t linear, std::uint32_t
     const std::uint32_t n = std::min(im.lanes, im.threads - first);
     w.live = lanes_mask(static_cast<int>(n));
     w.state = WarpState::Ready;
+    w.tx = {};
     w.stack.clear();
     w.stack.reserve(16);
     w.stack.push_back({0, kNoRow, w.live});
@@ -311,7 +375,10 @@ std::string describe_warps(const Impl& im, const Cta& cta) {
                           cuda.empty() ? "" : " (" + cuda + ")", ptx::to_string(im.kernel, ins));
     }
     out += fmt::format("{}warp {} of block ({},{},{}) {}{}", shown > 1 ? "; " : "", i, cta.id.x,
-                       cta.id.y, cta.id.z, where, at_bar ? ", waiting at that barrier" : "");
+                       cta.id.y, cta.id.z, where,
+                       at_bar                         ? ", waiting at that barrier"
+                       : w.state == WarpState::TxWait ? ", waiting for a serialized transaction"
+                                                      : "");
   }
   return out;
 }

@@ -158,6 +158,20 @@ void emit(Impl& im, const Warp& w, const Cta& cta, std::uint32_t pc, Op op, Lane
   }
 }
 
+// GPU-LocalTM: inside a transaction every shared access is transactional (003 §3). Returns the
+// lanes that conflicted: they are aborted and do not take effect.
+LaneMask tx_check(Impl& im, Cta& cta, Warp& w, LaneMask shared_mask, int words) {
+  if (!im.has_tx || w.tx.depth == 0 || !shared_mask) return 0;
+  std::array<std::uint32_t, kMaxLanes> word{};
+  each_lane(shared_mask,
+            [&](int l) { word[std::size_t(l)] = std::uint32_t(im.addr[std::size_t(l)] >> 2); });
+  const tm::CtaTm::AccessResult r =
+      cta.tm->access(im.first_thread(w), shared_mask, word.data(), words, cta.shared.data());
+  im.tm_cycles += r.cycles;
+  im.tm_conflicted |= r.conflicted;
+  return r.conflicted;
+}
+
 // Loaded bytes -> register value (sign-extended for signed types, then cut to the register).
 inline std::uint64_t extend(std::uint64_t raw, int bytes, bool sgn) {
   return sgn ? static_cast<std::uint64_t>(sext(raw, bytes * 8)) : raw;
@@ -265,6 +279,7 @@ void apply_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
         ptrs[l] = resolve<Track>(rs, space, l, a, false, shared_mask);
       });
       emit(im, w, cta, pc, Op::Load, shared_mask, words);
+      m &= ~tx_check(im, cta, w, shared_mask, words);
       if (!is_vec) {
         std::uint64_t* d = im.row(w, x.row[0]);
         each_lane(m, [&](int l) {
@@ -291,6 +306,7 @@ void apply_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
         ptrs[l] = resolve<Track>(rs, space, l, a, true, shared_mask);
       });
       emit(im, w, cta, pc, Op::Store, shared_mask, words);
+      m &= ~tx_check(im, cta, w, shared_mask, words);
       // Lanes store in ascending order: the highest lane wins when addresses collide.
       for (int k = 0; k < ins.vec; ++k) {
         const std::uint64_t* v = im.row(w, is_vec ? x.vrow[std::size_t(k)] : x.row[1]);
@@ -308,6 +324,7 @@ void apply_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
         ptrs[l] = resolve<Track>(rs, space, l, a, true, shared_mask);
       });
       emit(im, w, cta, pc, Op::Atomic, shared_mask, 1);
+      m &= ~tx_check(im, cta, w, shared_mask, words);
       std::uint64_t* d = red ? nullptr : im.row(w, x.row[0]);
       each_lane(m, [&](int l) {
         const std::uint64_t old = atomic_apply(ins.atom, ins.type, ptrs[l], b[l], c ? c[l] : 0);

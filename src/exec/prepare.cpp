@@ -111,7 +111,10 @@ Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, const Laun
   sym_addr.assign(kernel.symbols.size(), 0);
   for (const Buffer& b : memory.buffers)
     regions.push_back({const_cast<std::uint8_t*>(b.bytes.data()), b.bytes.size(), true, b.name});
+  for (const ptx::Instruction& ins : kernel.code)
+    if (ins.op == Opcode::TxBegin || ins.op == Opcode::TxCommit) has_tx = true;
   layout_memory();
+  if (has_tx) check_tm();
   setup_params();
   predecode();
   wa.lanes = static_cast<std::uint8_t>(lanes);
@@ -162,6 +165,23 @@ void Impl::layout_memory() {
       sym_addr[i] = dyn_off;
   }
   local_bytes = local;
+}
+
+// GPU-LocalTM's limits (seed 003 §4.3): the shadow memory shares the LDS with the data, and the
+// detector must be known.
+void Impl::check_tm() {
+  (void)tm::make_detector(arch, 1);
+  const std::uint64_t need = shared.total_bytes + tm::shadow_bytes(shared.total_bytes, threads);
+  if (need <= arch.memory_bytes) return;
+  // The largest data size whose shadow still fits: words w with 4w + 4w + owner bytes x w <= size.
+  const std::uint64_t per_word = 8 + (threads > 256 ? 2 : 1);
+  throw InputError(fmt::format(
+      "{}kernel '{}' uses transactions: its {} bytes of shared memory need {} more for the shadow "
+      "memory (backups and owner records, seed 003 §3.2), {} bytes in all, {} above the {} bytes "
+      "of arch '{}'; at most {} bytes of shared data fit with transactions",
+      located(module.filename, kernel.ptx_line, ""), kernel.name, shared.total_bytes,
+      need - shared.total_bytes, need, need - arch.memory_bytes, arch.memory_bytes, arch.name,
+      arch.memory_bytes / per_word * 4));
 }
 
 void Impl::setup_params() {

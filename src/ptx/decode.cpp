@@ -94,6 +94,9 @@ constexpr OpInfo kOps[] = {
     {"exit", Opcode::Exit, 0, 0, 0, 0},
 };
 
+constexpr OpInfo kTxBegin{"tx.begin", Opcode::TxBegin, 0, 0, 0, 0};
+constexpr OpInfo kTxCommit{"tx.commit", Opcode::TxCommit, 0, 0, 0, 0};
+
 // Finds modifier `m` in a table indexed by enum value; `first` is the index of the first real
 // name (1 in the shared tables, whose entry 0 is None).
 template <typename E, std::size_t N>
@@ -126,11 +129,16 @@ class Decoder {
     const OpInfo* info = nullptr;
     for (const OpInfo& o : kOps)
       if (o.name == base) info = &o;
+    // GPU-LocalTM's TX.Begin / TX.Commit (seed 003 §3), written by kernels/smemsim_tm.cuh as inline
+    // PTX: no modifiers, no operands.
+    if (text == "tx.begin" || text == "tx.commit")
+      info = text == "tx.begin" ? &kTxBegin : &kTxCommit;
     if (!info) unsupported();
     ins_.op = info->op;
     int types = 0;
-    std::string_view rest =
-        dot == std::string_view::npos ? std::string_view() : text.substr(dot + 1);
+    std::string_view rest = dot == std::string_view::npos || info->name == text
+                                ? std::string_view()
+                                : text.substr(dot + 1);
     while (!rest.empty()) {
       const std::size_t d = rest.find('.');
       const std::string_view mod = rest.substr(0, d);

@@ -7,11 +7,12 @@ namespace smemsim::ptx {
 namespace {
 
 constexpr std::string_view kOpcodeNames[] = {
-    "ld",  "st",  "cvta", "mov",  "add",  "sub",    "mul",  "mad", "div", "rem",  "min",   "max",
-    "abs", "neg", "and",  "or",   "xor",  "not",    "shl",  "shr", "shf", "popc", "clz",   "brev",
-    "bfe", "bfi", "prmt", "setp", "selp", "set",    "cvt",  "fma", "rcp", "sqrt", "rsqrt", "sin",
-    "cos", "ex2", "lg2",  "bra",  "bar",  "membar", "atom", "red", "ret", "exit"};
-static_assert(std::size(kOpcodeNames) == static_cast<std::size_t>(Opcode::Exit) + 1);
+    "ld",  "st",     "cvta", "mov",  "add",   "sub",  "mul",      "mad",      "div",  "rem",
+    "min", "max",    "abs",  "neg",  "and",   "or",   "xor",      "not",      "shl",  "shr",
+    "shf", "popc",   "clz",  "brev", "bfe",   "bfi",  "prmt",     "setp",     "selp", "set",
+    "cvt", "fma",    "rcp",  "sqrt", "rsqrt", "sin",  "cos",      "ex2",      "lg2",  "bra",
+    "bar", "membar", "atom", "red",  "ret",   "exit", "tx.begin", "tx.commit"};
+static_assert(std::size(kOpcodeNames) == static_cast<std::size_t>(Opcode::TxCommit) + 1);
 
 constexpr std::string_view kTypeNames[] = {"",    "pred", "b8",  "b16", "b32", "b64",
                                            "u8",  "u16",  "u32", "u64", "s8",  "s16",

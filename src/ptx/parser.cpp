@@ -385,6 +385,10 @@ class Parser {
   void instruction(KernelBuilder& kb, std::uint32_t guard, bool negated) {
     const Token& m = cur_.next();
     Instruction ins = decode_instruction(cur_, kb, m);
+    if (guard != kNone && (ins.op == Opcode::TxBegin || ins.op == Opcode::TxCommit))
+      cur_.fail(m, fmt::format("'{}' cannot be predicated: a transaction begins and commits for "
+                               "the whole warp (seed 003 §3)",
+                               m.text));
     ins.guard = guard;
     ins.guard_negated = negated;
     ins.ptx_line = m.line;

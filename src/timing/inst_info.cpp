@@ -12,6 +12,10 @@ Unit unit_of(const ptx::Instruction& ins) {
     case Opcode::Bra:
     case Opcode::Ret:
     case Opcode::Exit:
+    // TX.Begin and TX.Commit are scalar instructions (seed 003 §4.2) that may send the warp back
+    // to TX.Begin or stall it there: control flow.
+    case Opcode::TxBegin:
+    case Opcode::TxCommit:
       return Unit::Branch;
     // Transcendentals, reciprocal, square root and division run on the special-function unit
     // (integer division and remainder are long instruction sequences on NVIDIA GPUs: SFU too).
@@ -93,6 +97,8 @@ bool writes_op0(Opcode op) {
     case Opcode::Membar:
     case Opcode::Ret:
     case Opcode::Exit:
+    case Opcode::TxBegin:
+    case Opcode::TxCommit:
       return false;
     default:
       return true;
