@@ -181,6 +181,8 @@ class Executor {
   void start_cta(std::uint32_t slot, std::uint64_t cta);
   void start_cta(std::uint32_t slot, std::uint64_t cta, std::uint32_t smid);
   WarpState state(std::uint32_t slot, std::uint32_t warp) const;
+  // Inside a transaction: between TX.Begin and the TX.Commit that commits, retries included.
+  bool in_transaction(std::uint32_t slot, std::uint32_t warp) const;
   bool cta_done(std::uint32_t slot) const;
   // Next instruction index of a Ready warp.
   std::uint32_t next_index(std::uint32_t slot, std::uint32_t warp) const;

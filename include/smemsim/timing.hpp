@@ -43,8 +43,11 @@ enum class Stall : std::uint8_t {
   BankConflict,  // the pipeline is stalled behind a shared access's extra bank pass
   Writeback,     // the pipeline is stalled behind a lost writeback arbitration
   FrontEnd,      // the pipeline is stalled by another structural hazard (unit, path, memory queue)
+  // GPU-LocalTM (seed 003, docs/tm.md):
+  TxWait,      // at TX.Begin while another warp's transaction runs work-group serialized (§3.1)
+  TmOverhead,  // the pipeline is stalled behind transactional version management at MEM0 (§4.2)
 };
-inline constexpr std::size_t kStallKinds = 14;
+inline constexpr std::size_t kStallKinds = 16;
 std::string_view stall_name(Stall s);  // "issued", "idle", "scoreboard", ..., "front_end"
 
 struct StallCounts {
@@ -86,6 +89,25 @@ struct UnitCounts {
   void add(const UnitCounts& o);
 };
 
+// GPU-LocalTM's execution breakdown (seed 003 Figs. 3b-5b), in warp-cycles of resident warps:
+// outside transactions, inside them (TX.Begin to the final TX.Commit, retries included), and of the
+// latter the cycles transactional accesses (conflict detection, version management) and TX.Begin /
+// TX.Commit added (003 §4.2).
+struct TmCycles {
+  std::uint64_t non_tx = 0, tx = 0, mem_overhead = 0, begin_commit_overhead = 0;
+  // Inside transactions, less the overheads: 003's "TX Code".
+  std::uint64_t tx_code() const {
+    const std::uint64_t o = mem_overhead + begin_commit_overhead;
+    return tx > o ? tx - o : 0;
+  }
+  void add(const TmCycles& o) {
+    non_tx += o.non_tx;
+    tx += o.tx;
+    mem_overhead += o.mem_overhead;
+    begin_commit_overhead += o.begin_commit_overhead;
+  }
+};
+
 struct SmStats {
   std::uint64_t ctas = 0;
   std::uint64_t warp_instructions = 0;    // PTX instructions issued (not micro-ops, not subwarps)
@@ -93,6 +115,7 @@ struct SmStats {
   std::uint64_t busy_cycles = 0;          // cycles with a resident warp
   StallCounts issue;                      // one reason per cycle: the issue slot's
   UnitCounts units;
+  TmCycles tm;
 };
 
 // Per PTX instruction (TimingOptions::per_instruction): Nsight-style warp states attributed to the
@@ -113,6 +136,10 @@ struct TimingStats {
   std::uint64_t ctas = 0;
   StallCounts issue;  // summed over SMs
   UnitCounts units;
+  // GPU-LocalTM, for kernels with transactions: the breakdown and the executor's counts.
+  bool uses_tm = false;
+  TmCycles tm;
+  tm::TmStats tm_counts;
   std::vector<SmStats> sms;
   std::vector<InstrStats> instructions;  // one per Kernel::code entry when per_instruction
   double seconds = 0;                    // wall time of run()
@@ -122,6 +149,8 @@ struct TimingStats {
 
 // One JSON form for the stats (the CLI prints it; docs/timing.md lists the fields).
 nlohmann::json to_json(const TimingStats& s, const ptx::Module& module, const ptx::Kernel& kernel);
+// The "tm" object of that form (docs/tm.md): the transactional counts and the breakdown.
+nlohmann::json tm_json(const tm::TmStats& t, const TmCycles& c);
 
 // What a pipeline stage holds in a cycle, for --pipeview and --timeline.
 struct StageCell {

@@ -328,6 +328,11 @@ WarpState Executor::state(std::uint32_t slot, std::uint32_t warp) const {
   return impl_->ctas.at(slot).warps.at(warp).state;
 }
 
+bool Executor::in_transaction(std::uint32_t slot, std::uint32_t warp) const {
+  const Warp& w = impl_->ctas.at(slot).warps.at(warp);
+  return w.tx.depth > 0 || w.tx.retrying;
+}
+
 bool Executor::cta_done(std::uint32_t slot) const {
   return impl_->ctas.at(slot).live_warps == 0;
 }

@@ -100,6 +100,9 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
   ctx.warps_per_cta = probe.warps_per_cta();
   ctx.threads_per_cta = static_cast<std::uint32_t>(launch.block.count());
   ctx.shared_per_cta = probe.shared_layout().total_bytes;
+  // GPU-LocalTM's shadow memory shares the LDS with the data (seed 003 §4.3).
+  ctx.uses_tm = probe.uses_tm();
+  if (ctx.uses_tm) ctx.shared_per_cta += tm::shadow_bytes(ctx.shared_per_cta, ctx.threads_per_cta);
   ctx.regs_per_cta = std::uint64_t(options.regs_per_thread) * ctx.threads_per_cta;
   // Resident CTAs per SM: the tightest of the limits (each names its key when it is zero).
   struct Limit {
@@ -237,7 +240,10 @@ const TimingStats& GpuSim::run() {
     st.ctas += ss.ctas;
     st.issue.add(ss.issue);
     st.units.add(ss.units);
+    st.tm.add(ss.tm);
   }
+  st.uses_tm = im.ctx.uses_tm;
+  if (st.uses_tm) st.tm_counts = im.ex->stats().tm;
   st.instructions = std::move(im.instr);
   st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return st;

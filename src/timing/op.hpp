@@ -17,6 +17,7 @@ enum class MemWork : std::uint8_t {
   FsmWrite,      // lock loop Write: bank passes of the winners; releases their locks
   NativeAtomic,  // bank passes, then same-word serialization passes
   Global,        // handed to the global memory unit at MEM0 (leaves the pipeline there)
+  Tm,            // TX.Begin / TX.Commit: GPU-LocalTM's record and signature clearing (003 §4.2)
 };
 
 struct Op {
@@ -29,8 +30,10 @@ struct Op {
   bool planned = false;       // MEM0 work computed at its first arrival
   std::uint16_t passes = 0;   // bank passes left
   std::uint16_t passes2 = 0;  // native atomics: same-word passes left, after the bank passes
-  std::uint16_t total = 0;    // passes + passes2 as planned (the warp_bkconf_degree accumulator)
-  std::uint32_t replay = 1;   // cycles from one bank pass to the next (1: MEM0 holds the op)
+  // GPU-LocalTM: cycles of transactional work at MEM0 left, after those (one cycle each, 003 §4.2).
+  std::uint16_t tm_passes = 0;
+  std::uint16_t total = 0;   // passes + passes2 as planned (the warp_bkconf_degree accumulator)
+  std::uint32_t replay = 1;  // cycles from one bank pass to the next (1: MEM0 holds the op)
   std::uint32_t replay2 = 1;
   std::uint16_t sectors = 0;  // global: 32-byte sectors
   std::uint64_t seq = 0;      // issue order: older ops win arbitration

@@ -182,7 +182,7 @@ class InOrder final : public Pipeline {
   bool mem0_finished(std::uint64_t now) const {
     if (mem0_ == kNone || now <= pass_end_) return false;
     const Op& o = h_.op(std::uint32_t(mem0_));
-    return o.mem != MemWork::Global && o.passes == 0 && o.passes2 == 0;
+    return o.mem != MemWork::Global && o.passes == 0 && o.passes2 == 0 && o.tm_passes == 0;
   }
   // Path of an op leaving EXE: MEM0 unless a split pipeline sends a non-memory op to NONMEM.
   bool to_mem(const Op& o) const { return !split_ || o.memory; }
@@ -267,12 +267,17 @@ class InOrder final : public Pipeline {
   // One bank pass of the op in MEM0 in cycle `now`.
   void pass(std::uint64_t now) {
     Op& o = h_.op(std::uint32_t(mem0_));
-    if (o.passes)
+    tm_pass_ = false;
+    if (o.passes) {
       --o.passes;
-    else if (o.passes2)
+    } else if (o.passes2) {
       --o.passes2;
+    } else if (o.tm_passes) {
+      --o.tm_passes;
+      tm_pass_ = true;
+    }
     pass_end_ = now;
-    if (!o.passes && !o.passes2) h_.mem0_done(std::uint32_t(mem0_), now);
+    if (!o.passes && !o.passes2 && !o.tm_passes) h_.mem0_done(std::uint32_t(mem0_), now);
   }
 
   void mem0_out(std::uint64_t now) {
@@ -281,8 +286,8 @@ class InOrder final : public Pipeline {
     Op& o = h_.op(std::uint32_t(mem0_));
     if (o.mem == MemWork::Global) {  // the memory unit took it at MEM0
       mem0_ = kNone;
-    } else if (o.passes || o.passes2) {
-      const std::uint32_t r = o.passes ? o.replay : o.replay2;
+    } else if (o.passes || o.passes2 || o.tm_passes) {
+      const std::uint32_t r = o.passes ? o.replay : o.passes2 ? o.replay2 : 1;
       if (r <= 1) {
         pass(now);  // the next pass in the next cycle: MEM0 stays busy
         extra_pass_ = true;
@@ -302,7 +307,9 @@ class InOrder final : public Pipeline {
 
   void mem0_in(std::uint64_t now) {
     if (mem0_ != kNone) {
-      mem0_refuse_ = extra_pass_ ? Stall::BankConflict : mem0_cause_;
+      mem0_refuse_ = !extra_pass_ ? mem0_cause_
+                     : tm_pass_   ? Stall::TmOverhead
+                                  : Stall::BankConflict;
       return;
     }
     // A replayed access re-enters first.
@@ -427,6 +434,7 @@ class InOrder final : public Pipeline {
   int mem0_ = kNone;
   std::uint64_t pass_end_ = 0;
   bool extra_pass_ = false;
+  bool tm_pass_ = false;  // the last pass was transactional work (Stall::TmOverhead)
   std::vector<Replay> replay_;
   DelayLine tail_;
   DelayLine nonmem_;  // split: the NONMEM stages; elastic: the NONMEM queue

@@ -97,6 +97,11 @@ void Sm::recompute(std::uint32_t w) {
       return set_reason(wp, false, Stall::Barrier);
     wp.at_bar = false;
   }
+  if (wp.tx_wait) {
+    if (ctx_.ex->state(wp.exec_slot, wp.exec_warp) == exec::WarpState::TxWait)
+      return set_reason(wp, false, Stall::TxWait);
+    wp.tx_wait = false;
+  }
   if (wp.control) return set_reason(wp, false, Stall::Control);
   if ((strict_ && wp.in_flight) || wp.held) return set_reason(wp, false, Stall::Barrel);
   wp.next = ctx_.ex->next_index(wp.exec_slot, wp.exec_warp);
@@ -231,6 +236,7 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
   }
   if (ctx_.options->observer) ctx_.options->observer->on_issue(id_, w, r.index, 0, now);
   if (r.state == exec::WarpState::Done) wp.finished = true;
+  if (ctx_.uses_tm) account_tm(w, r, now);
 
   // The lock loop of seed 000 Fig. 1 replaces a shared atomic on a lock-bit GPU.
   if (info.atomic && r.shared_accesses && ctx_.atomics == AtomicMode::LockLoop) {
@@ -292,6 +298,11 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
       unit = info.store ? Unit::SharedSt : Unit::SharedLd;
     }
   }
+  in.tm_cycles = std::min<std::uint32_t>(r.tm_cycles, 0xffff);
+  if (r.tm_cycles && !memory) {  // TX.Begin / TX.Commit: their work is done in the LDS (003 Fig. 1)
+    mem = MemWork::Tm;
+    memory = true;
+  }
   in.control = info.unit == Unit::Branch;
   wp.control |= in.control;
   const std::size_t base = std::size_t(w) * ctx_.nregs;
@@ -307,11 +318,28 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
     ++ctas_[wp.cta].bars_in_flight;
   }
   push_ops(id, unit, mem, memory, sectors, now);
-  // A barrier arrival or an exit can release the CTA's other warps.
-  if (info.barrier || wp.finished)
+  // A barrier arrival or an exit can release the CTA's other warps; a transactional instruction can
+  // abort them (work-group serialization) or let them through TX.Begin.
+  if (info.barrier || wp.finished || r.in_tx)
     recompute_cta(wp.cta);
   else
     recompute(w);
+}
+
+// GPU-LocalTM's execution breakdown (TmCycles): the cycles since the warp's last issue go to the
+// side of the transaction boundary it was on; the instruction's transactional work is overhead.
+void Sm::account_tm(std::uint32_t w, const exec::IssueResult& r, std::uint64_t now) {
+  Warp& wp = warps_[w];
+  (wp.in_tx ? stats_.tm.tx : stats_.tm.non_tx) += now - wp.tx_since;
+  wp.tx_since = now;
+  if (r.tm_cycles) {
+    if (r.op == ptx::Opcode::TxBegin || r.op == ptx::Opcode::TxCommit)
+      stats_.tm.begin_commit_overhead += r.tm_cycles;
+    else
+      stats_.tm.mem_overhead += r.tm_cycles;
+  }
+  wp.in_tx = ctx_.ex->in_transaction(wp.exec_slot, wp.exec_warp);
+  if (r.state == exec::WarpState::TxWait) wp.tx_wait = true;
 }
 
 void Sm::attribute_warp_states(int issued_warp, Stall blocked, std::uint64_t weight) {

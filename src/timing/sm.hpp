@@ -65,6 +65,7 @@ struct SimContext {
   std::uint64_t regs_per_cta = 0, shared_per_cta = 0;
   std::uint32_t nregs = 0;        // PTX registers of the kernel (scoreboard size)
   std::uint32_t ctas_per_sm = 1;  // resident CTAs an SM can hold (executor slots per SM)
+  bool uses_tm = false;           // the kernel has GPU-LocalTM transactions
   exec::Dim3 grid;
 };
 
@@ -126,6 +127,7 @@ class Sm final : public PipelineHost, public SchedulerView {
     std::uint32_t passes = 0;
     std::uint8_t unresolved = 0;
     bool held = false;  // sm.relaxed_commit = in-order: its warp issues nothing until it completes
+    std::uint32_t tm_cycles = 0;  // GPU-LocalTM work the instruction adds at MEM0 (003 §4.2)
   };
   struct Warp {
     bool used = false;
@@ -136,9 +138,13 @@ class Sm final : public PipelineHost, public SchedulerView {
     std::uint32_t in_flight = 0;  // inflight records
     bool control = false;         // a branch/ret/exit in flight
     bool at_bar = false;          // issued bar.sync, not yet released
-    std::uint32_t held = 0;       // in-flight shared instructions predicted to conflict (§6)
-    Stall reason = Stall::Idle;   // why it may not issue (when !eligible)
-    std::uint32_t next = 0;       // next instruction index (the atom's while in the lock loop)
+    // GPU-LocalTM: stalled at TX.Begin by a work-group serialization; inside a transaction since
+    // cycle tx_since (or outside it since then), for the execution breakdown (TmCycles).
+    bool tx_wait = false, in_tx = false;
+    std::uint64_t tx_since = 0;
+    std::uint32_t held = 0;      // in-flight shared instructions predicted to conflict (§6)
+    Stall reason = Stall::Idle;  // why it may not issue (when !eligible)
+    std::uint32_t next = 0;      // next instruction index (the atom's while in the lock loop)
     // Lock loop (seed 000 Fig. 1): step 1..4 is the next micro-op; 0 when not in the loop.
     std::uint8_t step = 0;
     bool step_busy = false;
@@ -181,6 +187,7 @@ class Sm final : public PipelineHost, public SchedulerView {
 
   void issue(std::uint64_t now);
   void issue_warp(std::uint32_t w, std::uint64_t now);
+  void account_tm(std::uint32_t w, const exec::IssueResult& r, std::uint64_t now);
   void issue_micro(std::uint32_t w, std::uint64_t now);
   std::uint32_t new_inflight(std::uint32_t w, std::uint32_t index, std::uint64_t now);
   void push_ops(std::uint32_t inflight, Unit unit, MemWork mem, bool memory, std::uint32_t sectors,

@@ -60,6 +60,15 @@ void Sm::mem0_plan(std::uint32_t id, std::uint64_t) {
   o.total = 1;
   if (o.mem == MemWork::None) return;
   const Inflight& in = inflight_.items[o.inflight];
+  // GPU-LocalTM's work (003 §4.2) occupies MEM0 one cycle at a time after the bank passes; the
+  // first subwarp carries it for the whole instruction.
+  const auto tm = static_cast<std::uint16_t>(o.sub == 0 ? in.tm_cycles : 0);
+  if (o.mem == MemWork::Tm) {
+    o.passes = tm ? 0 : 1;
+    o.tm_passes = tm;
+    o.total = std::max<std::uint16_t>(1, tm);
+    return;
+  }
   const LaneMask lanes = sub_lanes(o.sub);
   const std::uint32_t lo = o.sub * arch_.sm.simd_width, hi = lo + arch_.sm.simd_width;
   const Timing& t = arch_.timing;
@@ -104,6 +113,7 @@ void Sm::mem0_plan(std::uint32_t id, std::uint64_t) {
   }
   o.passes = static_cast<std::uint16_t>(std::max<std::uint32_t>(1, p.passes));
   o.total = static_cast<std::uint16_t>(o.passes + o.passes2);
+  o.tm_passes = tm;
   ++stats_.units.smem_accesses;
   stats_.units.smem_passes += p.passes;
   const std::uint32_t extra = p.passes - p.phases;

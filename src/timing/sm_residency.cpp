@@ -41,6 +41,7 @@ void Sm::start_cta(std::uint64_t cta, std::uint64_t age_base) {
     w.age = age_base + k;
     w.next = 0;
     w.reason = Stall::Idle;
+    w.tx_since = now_;
     ct.warps.push_back(slot);
     recompute(slot);
   }
@@ -54,6 +55,7 @@ void Sm::start_cta(std::uint64_t cta, std::uint64_t age_base) {
 
 void Sm::retire_warp(std::uint32_t w) {
   Warp& wp = warps_[w];
+  if (ctx_.uses_tm) (wp.in_tx ? stats_.tm.tx : stats_.tm.non_tx) += now_ - wp.tx_since;
   set_reason(wp, false, Stall::Idle);
   eligible_.clear(w);
   wp.used = false;

@@ -8,9 +8,9 @@ namespace smemsim::timing {
 
 std::string_view stall_name(Stall s) {
   static constexpr std::string_view kNames[kStallKinds] = {
-      "issued",       "idle",          "scoreboard", "memory",   "barrier",
-      "control",      "atomic",        "lock_retry", "barrel",   "safe_distance",
-      "not_selected", "bank_conflict", "writeback",  "front_end"};
+      "issued",    "idle",       "scoreboard", "memory",        "barrier",      "control",
+      "atomic",    "lock_retry", "barrel",     "safe_distance", "not_selected", "bank_conflict",
+      "writeback", "front_end",  "tx_wait",    "tm_overhead"};
   return kNames[static_cast<std::size_t>(s)];
 }
 
@@ -43,6 +43,7 @@ StallGroups group_stalls(const StallCounts& c) {
         break;
       case Stall::Writeback:
       case Stall::FrontEnd:
+      case Stall::TmOverhead:
         g.other += c.cycles[k];
         break;
       default:  // no warp could be scheduled
@@ -89,6 +90,30 @@ nlohmann::json units_json(const UnitCounts& u) {
 
 }  // namespace
 
+nlohmann::json tm_json(const tm::TmStats& t, const TmCycles& c) {
+  nlohmann::json j = {
+      {"transactions", t.transactions},
+      {"attempts", t.attempts},
+      {"wf_serial_attempts", t.wf_serial_attempts},
+      {"wg_serial_attempts", t.wg_serial_attempts},
+      {"lane_attempts", t.lane_attempts},
+      {"lane_commits", t.lane_commits},
+      {"lane_aborts", t.lane_aborts},
+      {"commit_ratio", t.commit_ratio()},
+      {"accesses", t.accesses},
+      {"new_accesses", t.new_accesses},
+      {"repeat_accesses", t.repeat_accesses},
+      {"conflicts_true", t.conflicts_true},
+      {"conflicts_false", t.conflicts_false},
+      {"restored_words", t.restored_words},
+  };
+  j["breakdown_warp_cycles"] = {{"non_tx_code", c.non_tx},
+                                {"tx_code", c.tx_code()},
+                                {"mem_overhead", c.mem_overhead},
+                                {"begin_commit_overhead", c.begin_commit_overhead}};
+  return j;
+}
+
 nlohmann::json to_json(const TimingStats& s, const ptx::Module& module, const ptx::Kernel& kernel) {
   nlohmann::json j = {
       {"cycles", s.cycles},
@@ -114,6 +139,7 @@ nlohmann::json to_json(const TimingStats& s, const ptx::Module& module, const pt
                    {"units", units_json(m.units)}});
   }
   j["sms"] = sms;
+  if (s.uses_tm) j["tm"] = tm_json(s.tm_counts, s.tm);
   if (!s.instructions.empty()) {
     nlohmann::json rows = nlohmann::json::array();
     for (std::size_t i = 0; i < s.instructions.size() && i < kernel.code.size(); ++i) {

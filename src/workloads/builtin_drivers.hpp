@@ -14,4 +14,8 @@ void aes_driver(Workload& w, const BuiltinOptions& o);
 // (seed 004 Table 4). driver_dct.cpp.
 void dct_driver(Workload& w, const BuiltinOptions& o);
 
+// kernels/tm_hashtable.cu: GPU-LocalTM's Hash Table (seed 003 §5.1.1), transactional or serialized.
+// driver_tm.cpp.
+void hashtable_driver(Workload& w, const BuiltinOptions& o);
+
 }  // namespace smemsim::exec

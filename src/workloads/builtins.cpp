@@ -452,6 +452,7 @@ const std::vector<Driver>& drivers() {
       {"genindex", "genindex", "genindex", genindex},
       {"aes", "aes_tbox", "", aes_driver},
       {"dct8x8", "dct8x8", "", dct_driver},
+      {"hashtable", "tm_hashtable", "", hashtable_driver},
   };
   return d;
 }
