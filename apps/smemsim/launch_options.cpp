@@ -18,7 +18,8 @@ namespace smemsim::cli {
 void add_launch_options(CLI::App* cmd, LaunchOptions& o) {
   cmd->add_option("target", o.target,
                   "FILE.ptx, or builtin:NAME (histogram, transpose, reduction, "
-                  "fwt, kmeans, hough, atomic_bench, genindex, aes, dct8x8, hashtable)")
+                  "fwt, kmeans, hough, atomic_bench, genindex, aes, dct8x8, tm_hashtable, "
+                  "tm_kmeans, tm_genetic)")
       ->required();
   cmd->add_option("--kernel", o.kernel, "kernel (.entry) name in the PTX file");
   cmd->add_option("--grid", o.grid, "grid dimensions X[,Y[,Z]]");
@@ -42,12 +43,15 @@ void add_launch_options(CLI::App* cmd, LaunchOptions& o) {
                 "scripts/fetch-images.sh (camera, moon, ...)");
   g->add_option("--width", b.width, "image or matrix width");
   g->add_option("--height", b.height, "image or matrix height");
-  g->add_option("--size", b.size, "reduction elements / kmeans objects / aes 16-byte blocks");
+  g->add_option("--size", b.size,
+                "reduction elements / kmeans objects / aes 16-byte blocks / tm_genetic solutions "
+                "(default 32)");
   g->add_option("--variant", b.variant,
                 "transpose: naive|padded; reduction: interleaved|sequential; aes: encrypt|decrypt; "
-                "dct8x8: dct|idct|dct_short|idct_short, each also _nopad; hashtable: tx|serial");
+                "dct8x8: dct|idct|dct_short|idct_short, each also _nopad; tm_hashtable, tm_kmeans, "
+                "tm_genetic: tx|serial");
   g->add_option("--log2n", b.log2n, "fwt: log2 of the segment length (default 11)");
-  g->add_option("--k", b.k, "kmeans: clusters (default 8)");
+  g->add_option("--k", b.k, "kmeans: clusters (default 8); tm_kmeans: centers (default 32)");
   g->add_option("--dims", b.dims, "kmeans: dimensions (default 2)");
   g->add_option("--conflicts", b.conflicts,
                 "atomic_bench: threads in the conflict (seed 000 Eq. 1)")
@@ -57,7 +61,8 @@ void add_launch_options(CLI::App* cmd, LaunchOptions& o) {
   g->add_option("--iterations", b.iterations, "atomic_bench: atomics per thread (default 4)");
   g->add_option("--way", b.way, "genindex: threads in the strided group")->capture_default_str();
   g->add_option("--repeat", b.repeat, "genindex: pointer-chase steps (default 8)");
-  g->add_option("--buckets", b.buckets, "hashtable: buckets (seed 003 §5.1.1: 2..256; default 32)");
+  g->add_option("--buckets", b.buckets,
+                "tm_hashtable: buckets (seed 003 §5.1.1: 2..256; default 32)");
   g->add_option("--seed", b.seed, "seed of the generated input")->capture_default_str();
   cmd->add_flag("--json", o.json, "machine-readable output on stdout");
   cmd->add_flag("--stats", o.stats,

@@ -55,13 +55,13 @@ struct BuiltinOptions {
   std::uint32_t iterations = 0;   // atomic_bench
   std::uint32_t way = 32;         // genindex
   std::uint32_t repeat = 0;       // genindex
-  std::uint32_t buckets = 0;      // hashtable (0: 32)
+  std::uint32_t buckets = 0;      // tm_hashtable (0: 32)
   std::uint64_t seed = 1;
   std::optional<Dim3> grid, block;  // overrides of the driver's launch shape
 };
 
 // histogram, transpose, reduction, fwt, kmeans, hough, atomic_bench, genindex, aes, dct8x8,
-// hashtable.
+// tm_hashtable, tm_kmeans, tm_genetic.
 const std::vector<std::string>& builtin_names();
 // `name` without the "builtin:" prefix. Loads <ptx_dir>/<file>.ptx; throws InputError when the PTX
 // is absent (nvcc was not found at build time) or an option is impossible.

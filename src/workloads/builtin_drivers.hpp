@@ -17,5 +17,8 @@ void dct_driver(Workload& w, const BuiltinOptions& o);
 // kernels/tm_hashtable.cu: GPU-LocalTM's Hash Table (seed 003 §5.1.1), transactional or serialized.
 // driver_tm.cpp.
 void hashtable_driver(Workload& w, const BuiltinOptions& o);
+// kernels/tm_kmeans.cu and tm_genetic.cu: K-Means and the Genetic Algorithm (003 §5.1.2-5.1.3).
+void tm_kmeans_driver(Workload& w, const BuiltinOptions& o);
+void tm_genetic_driver(Workload& w, const BuiltinOptions& o);
 
 }  // namespace smemsim::exec

@@ -11,12 +11,12 @@
 #include <optional>
 #include <stdexcept>
 
-#include "workloads/builtin_drivers.hpp"
-#include "workloads/builtin_util.hpp"
 #include "smemsim/error.hpp"
 #include "smemsim/images.hpp"
 #include "smemsim/workloads.hpp"
 #include "util/rng.hpp"
+#include "workloads/builtin_drivers.hpp"
+#include "workloads/builtin_util.hpp"
 
 namespace smemsim::exec {
 namespace {
@@ -452,7 +452,9 @@ const std::vector<Driver>& drivers() {
       {"genindex", "genindex", "genindex", genindex},
       {"aes", "aes_tbox", "", aes_driver},
       {"dct8x8", "dct8x8", "", dct_driver},
-      {"hashtable", "tm_hashtable", "", hashtable_driver},
+      {"tm_hashtable", "tm_hashtable", "", hashtable_driver},
+      {"tm_kmeans", "tm_kmeans", "", tm_kmeans_driver},
+      {"tm_genetic", "tm_genetic", "", tm_genetic_driver},
   };
   return d;
 }

@@ -2,11 +2,11 @@
 // reference (aes_ref.hpp) is the byte-oriented cipher of FIPS-197.
 #include <fmt/format.h>
 
+#include "smemsim/error.hpp"
+#include "util/rng.hpp"
 #include "workloads/aes_ref.hpp"
 #include "workloads/builtin_drivers.hpp"
 #include "workloads/builtin_util.hpp"
-#include "smemsim/error.hpp"
-#include "util/rng.hpp"
 
 namespace smemsim::exec {
 namespace aes {
