@@ -122,6 +122,12 @@ TEST(TmExec, Fig2KernelGivesTable1sBeginConflictAndCommitRows) {
   const tm::TmStats& st = ex.stats().tm;
   EXPECT_EQ(st.transactions, 1u);
   EXPECT_EQ(st.attempts, 4u);
+  // One transaction site: the tx.begin at line 21 (kHeader's 3 lines, a blank line, then the
+  // kernel's 17th), with the same counts.
+  ASSERT_EQ(ex.stats().tm_sites.size(), 1u);
+  EXPECT_EQ(f.module.kernels[0].code[ex.stats().tm_sites[0].first].ptx_line, 21u);
+  EXPECT_EQ(ex.stats().tm_sites[0].second.attempts, 4u);
+  EXPECT_EQ(ex.stats().tm_sites[0].second.lane_aborts, 4u);
   EXPECT_EQ(st.wf_serial_attempts, 1u);
   EXPECT_EQ(st.lane_commits, 4u);
   EXPECT_EQ(st.lane_aborts, 4u);  // WI2 and WI3, twice
@@ -289,6 +295,24 @@ TEST(TmErrors, PredicatedTxInstructionsAreParseErrors) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("cannot be predicated"), std::string::npos) << e.what();
   }
+}
+
+// `profile` lists the transaction site; `run --json` has the counts.
+TEST(TmExec, ProfileShowsTheTransactionSite) {
+  const std::string ptx = test::temp_file("txcount.ptx", std::string(kHeader) + kCounter);
+  const std::string spec = test::temp_file(
+      "txcount.toml", "args = [\"out\"]\n[buffers.out]\ntype = \"u32\"\ncount = 1025\n");
+  const test::CliResult r = test::cli("profile " + ptx + " --grid 1 --block 64 --launch " + spec);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("transactions (GPU-LocalTM, seed 003), per TX.Begin:"), std::string::npos)
+      << r.out;
+  // Line 15: 2 warp transactions, 64 attempts, 64 lane commits (RegistersAreRestored... above).
+  EXPECT_NE(r.out.find("    15 -                           2       64          0         64"),
+            std::string::npos)
+      << r.out;
+  const test::CliResult j =
+      test::cli("run " + ptx + " --grid 1 --block 64 --launch " + spec + " --json");
+  EXPECT_NE(j.out.find("\"lane_commits\": 64"), std::string::npos) << j.out;
 }
 
 TEST(TmErrors, TheCliExitsWith2) {

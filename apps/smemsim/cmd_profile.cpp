@@ -36,6 +36,36 @@ nlohmann::json row_json(const exec::ProfileRow& r) {
           {"latency_mean", t.mean(t.total_latency)}};
 }
 
+// GPU-LocalTM: one entry per transaction site (its outermost TX.Begin), docs/tm.md.
+nlohmann::json tx_sites_json(const exec::ExecStats& s, const ptx::Module& m, const ptx::Kernel& k) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& [pc, t] : s.tm_sites) {
+    nlohmann::json j = timing::tm_counts_json(t);
+    j["ptx_line"] = k.code[pc].ptx_line;
+    j["cuda"] = exec::cuda_location(m, k.code[pc]);
+    a.push_back(std::move(j));
+  }
+  return a;
+}
+
+void print_tx_sites(const exec::ExecStats& s, const ptx::Module& m, const ptx::Kernel& k) {
+  if (s.tm_sites.empty()) return;
+  fmt::print("\ntransactions (GPU-LocalTM, seed 003), per TX.Begin:\n");
+  fmt::print("{:>6} {:<20} {:>8} {:>8} {:>10} {:>10} {:>10} {:>7} {:>9} {:>9}\n", "PTX", "CUDA",
+             "txs", "attempts", "serialized", "commits", "aborts", "ratio", "conflicts", "false");
+  for (const auto& [pc, t] : s.tm_sites) {
+    const std::string cu = exec::cuda_location(m, k.code[pc]);
+    fmt::print("{:>6} {:<20} {:>8} {:>8} {:>10} {:>10} {:>10} {:>6.1f}% {:>9} {:>9}\n",
+               k.code[pc].ptx_line, cu.empty() ? "-" : cu, t.transactions, t.attempts,
+               t.wf_serial_attempts + t.wg_serial_attempts, t.lane_commits, t.lane_aborts,
+               100.0 * t.commit_ratio(), t.conflicts_true + t.conflicts_false, t.conflicts_false);
+  }
+  fmt::print(
+      "(txs: warp transactions; attempts: TX.Begin executions, retries included; serialized:\n"
+      " attempts in wavefront or work-group serialization; commits, aborts: lanes; ratio: lane\n"
+      " commits per lane attempt; false: conflicts from Bloom-signature aliasing)\n");
+}
+
 // One CSV line per row, the keys of row_json() as the header (one form for both outputs).
 void write_rows_csv(const std::string& path, const std::vector<exec::ProfileRow>& rows) {
   // row_json()'s keys, in the order a reader expects (JSON objects are sorted by key).
@@ -219,6 +249,7 @@ void add_profile_command(CLI::App& app) {
                      {"bank_conflicts", t.bank_conflicts},
                      {"bank_degree_mean", t.mean(t.sum_bank_degree)},
                      {"latency_total", t.total_latency}};
+      if (!s.stats.tm_sites.empty()) j["transactions"] = tx_sites_json(s.stats, w.module, kernel);
       if (tracer) j["trace"] = {{"path", o->trace}, {"accesses", tracer->written()}};
       if (o->timing) j["timing"] = timing::to_json(sim.stats, w.module, kernel);
       fmt::print("{}\n", j.dump(2));
@@ -227,6 +258,7 @@ void add_profile_command(CLI::App& app) {
       print_run_header(w, s);
       print_verdict(w, s);
       print_table(rows, profiler.totals(), w.module, kernel, arch);
+      print_tx_sites(s.stats, w.module, kernel);
       if (o->timing) print_timing(sim.stats, arch, w, kernel);
       if (tracer) fmt::print("wrote {} accesses to {}\n", tracer->written(), o->trace);
     }

@@ -124,6 +124,12 @@ void add_sim_command(CLI::App& app) {
           s.cycles, arch.sm.pipeline, arch.sm.scheduler, arch.sm.barrel, s.ipc(), arch.sm.count);
       print_stalls(s, arch.sm.count);
       print_units(s.units);
+      if (s.uses_tm)
+        fmt::print(
+            "GPU-LocalTM breakdown (warp-cycles): non-TX code {}, TX code {}, memory overheads {}, "
+            "TX.Begin/Commit overheads {} (tm.timing = {}, tm.detector = {})\n",
+            s.tm.non_tx, s.tm.tx_code(), s.tm.mem_overhead, s.tm.begin_commit_overhead,
+            arch.tm.timing, arch.tm.detector);
       print_elastic(s, arch);
       if (!run.pipeview.empty()) fmt::print("\n{}", run.pipeview);
       if (!o->sim.timeline.empty()) fmt::print("{}\n", run.timeline_note);

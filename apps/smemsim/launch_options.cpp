@@ -8,6 +8,7 @@
 
 #include "smemsim/error.hpp"
 #include "smemsim/ptx.hpp"
+#include "smemsim/timing.hpp"
 
 #ifndef SMEMSIM_PTX_DIR
 #define SMEMSIM_PTX_DIR ""
@@ -150,6 +151,7 @@ nlohmann::json run_json(const exec::Workload& w, const RunSummary& s) {
         {"shared_accesses", s.stats.shared_accesses},
         {"seconds", s.seconds}}},
   };
+  if (s.stats.tm.attempts) j["stats"]["tm"] = timing::tm_counts_json(s.stats.tm);
   if (w.report) j["report"] = w.report(w.memory);
   if (s.checked)
     j["reference"] = {{"matches", s.mismatch.empty()},
@@ -172,6 +174,7 @@ void print_run_header(const exec::Workload& w, const RunSummary& s) {
       "warp accesses\n",
       s.stats.warp_instructions, s.stats.thread_instructions, s.stats.ctas,
       s.stats.shared_accesses);
+  if (s.stats.tm.attempts) fmt::print("{}\n", timing::tm_summary(s.stats.tm));
   for (const exec::Output& o : w.outputs) fmt::print("wrote buffer '{}' to {}\n", o.buffer, o.path);
 }
 

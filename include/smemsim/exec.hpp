@@ -139,6 +139,8 @@ struct ExecStats {
   std::uint64_t shared_accesses = 0;      // WarpAccesses produced
   std::uint64_t ctas = 0;
   tm::TmStats tm;  // transactional counts (kernels with TX_BEGIN/TX_COMMIT)
+  // The same per transaction site: (instruction index of its outermost TX.Begin, counts).
+  std::vector<std::pair<std::uint32_t, tm::TmStats>> tm_sites;
 };
 
 // Layout of a kernel's shared memory: static symbols in declaration order, then dynamic

@@ -140,6 +140,12 @@ class CtaTm {
   const Detector& detector() const { return *det_; }
   const TmStats& stats() const { return stats_; }
   TmStats& stats() { return stats_; }
+  // Counts also go to `site` (a transaction site's stats; nullptr: none) until changed.
+  void set_site(TmStats* site) { site_ = site; }
+  void bump(std::uint64_t TmStats::*field, std::uint64_t n = 1) {
+    stats_.*field += n;
+    if (site_) site_->*field += n;
+  }
 
  private:
   std::uint32_t restore(std::uint32_t thread, std::uint8_t* shared,
@@ -155,6 +161,7 @@ class CtaTm {
   std::vector<std::uint32_t> bank_entries_;        // per bank: valid ownership records
   std::unique_ptr<Detector> det_;
   TmStats stats_;
+  TmStats* site_ = nullptr;
   std::vector<std::uint32_t> scratch_;
 };
 

@@ -136,6 +136,7 @@ struct Impl {
   // GPU-LocalTM: the kernel has TX.Begin; counts of finished CTAs; the event observer.
   bool has_tx = false;
   tm::TmStats tm_done;
+  std::vector<tm::TmStats> tm_sites;  // per instruction index of a TX.Begin: its transactions
   std::function<void(const TxEvent&)> tx_observer;
   std::uint32_t tm_cycles = 0;  // of the instruction being executed (memory.cpp -> issue)
   LaneMask tm_conflicted = 0;

@@ -246,6 +246,9 @@ const ExecStats& Executor::stats() const {
     im.stats.tm = im.tm_done;
     for (const Cta& c : im.ctas)
       if (c.tm) im.stats.tm.add(c.tm->stats());
+    im.stats.tm_sites.clear();
+    for (std::uint32_t pc = 0; pc < im.tm_sites.size(); ++pc)
+      if (im.tm_sites[pc].attempts) im.stats.tm_sites.push_back({pc, im.tm_sites[pc]});
   }
   return im.stats;
 }

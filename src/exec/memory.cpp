@@ -165,6 +165,7 @@ LaneMask tx_check(Impl& im, Cta& cta, Warp& w, LaneMask shared_mask, int words) 
   std::array<std::uint32_t, kMaxLanes> word{};
   each_lane(shared_mask,
             [&](int l) { word[std::size_t(l)] = std::uint32_t(im.addr[std::size_t(l)] >> 2); });
+  cta.tm->set_site(&im.tm_sites[w.tx_begin]);
   const tm::CtaTm::AccessResult r =
       cta.tm->access(im.first_thread(w), shared_mask, word.data(), words, cta.shared.data());
   im.tm_cycles += r.cycles;

@@ -114,7 +114,10 @@ Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, const Laun
   for (const ptx::Instruction& ins : kernel.code)
     if (ins.op == Opcode::TxBegin || ins.op == Opcode::TxCommit) has_tx = true;
   layout_memory();
-  if (has_tx) check_tm();
+  if (has_tx) {
+    check_tm();
+    tm_sites.resize(kernel.code.size());
+  }
   setup_params();
   predecode();
   wa.lanes = static_cast<std::uint8_t>(lanes);

@@ -54,19 +54,21 @@ void Impl::tx_begin(Cta& cta, Warp& w, std::uint32_t pc, IssueResult& r) {
     w.tx_begin = pc;
     // Shadow registers (003 §3.2): the backup is taken at TX.Begin, in one cycle.
     w.shadow_regs.assign(w.regs, w.regs + std::size_t(local_rows) * lanes);
-    ++cta.tm->stats().transactions;
+    cta.tm->set_site(&tm_sites[pc]);
+    cta.tm->bump(&tm::TmStats::transactions);
   } else {
     restore_registers(*this, w, path);
   }
+  tm::CtaTm& ct = *cta.tm;
+  ct.set_site(&tm_sites[w.tx_begin]);
   const LaneMask run = w.tx.begin(path);
   w.tx.depth = 1;
-  tm::TmStats& st = cta.tm->stats();
-  ++st.attempts;
-  st.lane_attempts += std::uint64_t(std::popcount(run));
-  if (w.tx.mode == tm::Mode::WavefrontSerial) ++st.wf_serial_attempts;
+  ct.bump(&tm::TmStats::attempts);
+  ct.bump(&tm::TmStats::lane_attempts, std::uint64_t(std::popcount(run)));
+  if (w.tx.mode == tm::Mode::WavefrontSerial) ct.bump(&tm::TmStats::wf_serial_attempts);
   std::uint32_t cycles = arch.tm.timing == "perfect" ? 0 : arch.tm.begin_cycles;
   if (w.tx.mode == tm::Mode::WorkgroupSerial) {
-    ++st.wg_serial_attempts;
+    ct.bump(&tm::TmStats::wg_serial_attempts);
     // "Transactions executing in other wavefronts are aborted and stalled at the TX.Begin
     // instruction until the current wavefront finishes its transaction" (003 §3.1). Clearing their
     // records costs the most occupied bank's entries (003 §4.2).
@@ -76,7 +78,8 @@ void Impl::tx_begin(Cta& cta, Warp& w, std::uint32_t pc, IssueResult& r) {
     for (Warp& o : cta.warps) {
       if (&o == &w || o.tx.depth == 0) continue;
       const LaneMask lanes = o.stack[o.tx_base].mask;
-      cta.tm->abort(first_thread(o), lanes, cta.shared.data());
+      ct.set_site(&tm_sites[o.tx_begin]);
+      ct.abort(first_thread(o), lanes, cta.shared.data());
       o.tx.tcm |= lanes;
       hold_back(o, lanes);
       tx_end_attempt(cta, o, kNoRow);
@@ -93,6 +96,7 @@ void Impl::tx_commit(Cta& cta, Warp& w, std::uint32_t pc, IssueResult& r) {
     fail(cta, w, std::countr_zero(w.stack.back().mask), pc,
          "TX.Commit on a divergent path of its transaction (the warp's lanes must reach TX.Commit "
          "together: put TX_COMMIT where every path of the transaction has rejoined)");
+  cta.tm->set_site(&tm_sites[w.tx_begin]);
   r.tm_cycles += cta.tm->commit(first_thread(w), w.stack.back().mask);
   tx_end_attempt(cta, w, pc);
 }

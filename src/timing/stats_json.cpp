@@ -91,7 +91,24 @@ nlohmann::json units_json(const UnitCounts& u) {
 }  // namespace
 
 nlohmann::json tm_json(const tm::TmStats& t, const TmCycles& c) {
-  nlohmann::json j = {
+  nlohmann::json j = tm_counts_json(t);
+  j["breakdown_warp_cycles"] = {{"non_tx_code", c.non_tx},
+                                {"tx_code", c.tx_code()},
+                                {"mem_overhead", c.mem_overhead},
+                                {"begin_commit_overhead", c.begin_commit_overhead}};
+  return j;
+}
+
+std::string tm_summary(const tm::TmStats& t) {
+  return fmt::format(
+      "transactions: {} ({} attempts, {} in wavefront and {} in work-group serialization); lanes: "
+      "{} committed, {} aborted (commit ratio {:.1f}%); conflicts: {} true, {} false",
+      t.transactions, t.attempts, t.wf_serial_attempts, t.wg_serial_attempts, t.lane_commits,
+      t.lane_aborts, 100.0 * t.commit_ratio(), t.conflicts_true, t.conflicts_false);
+}
+
+nlohmann::json tm_counts_json(const tm::TmStats& t) {
+  return {
       {"transactions", t.transactions},
       {"attempts", t.attempts},
       {"wf_serial_attempts", t.wf_serial_attempts},
@@ -107,11 +124,6 @@ nlohmann::json tm_json(const tm::TmStats& t, const TmCycles& c) {
       {"conflicts_false", t.conflicts_false},
       {"restored_words", t.restored_words},
   };
-  j["breakdown_warp_cycles"] = {{"non_tx_code", c.non_tx},
-                                {"tx_code", c.tx_code()},
-                                {"mem_overhead", c.mem_overhead},
-                                {"begin_commit_overhead", c.begin_commit_overhead}};
-  return j;
 }
 
 nlohmann::json to_json(const TimingStats& s, const ptx::Module& module, const ptx::Kernel& kernel) {

@@ -90,7 +90,7 @@ std::uint32_t CtaTm::restore(std::uint32_t thread, std::uint8_t* shared,
     ++per_bank[bank];
   }
   const auto n = static_cast<std::uint32_t>(words.size());
-  stats_.restored_words += n;
+  bump(&TmStats::restored_words, n);
   words.clear();
   det_->clear(thread);
   return n;
@@ -120,7 +120,7 @@ CtaTm::AccessResult CtaTm::access(std::uint32_t first_thread, LaneMask lanes,
       const std::uint32_t t = first_thread + std::uint32_t(l);
       const std::uint32_t w = words[l] + std::uint32_t(k);
       if (w >= words_) continue;  // the executor has bounds-checked the access
-      ++stats_.accesses;
+      bump(&TmStats::accesses);
       const std::uint32_t bank = w % arch_.banks;
       const Outcome o = det_->query(t, w, own_);
       if (o == Outcome::Conflict) {
@@ -128,19 +128,19 @@ CtaTm::AccessResult CtaTm::access(std::uint32_t first_thread, LaneMask lanes,
         // signature hit was a false positive (a Bloom alias), which aborts all the same.
         const std::uint16_t owner = own_.owner[w];
         if (owner != Ownership::kNone && owner != t)
-          ++stats_.conflicts_true;
+          bump(&TmStats::conflicts_true);
         else
-          ++stats_.conflicts_false;
+          bump(&TmStats::conflicts_false);
         r.conflicted |= LaneMask{1} << l;
         continue;
       }
       if (o == Outcome::MaybeOwn && own_.owner[w] == t) {  // stage 2: a repeated access
-        ++stats_.repeat_accesses;
+        bump(&TmStats::repeat_accesses);
         busy[bank] += c.owner_check_cycles;
         continue;
       }
       // Case ii), or case iii) whose record is not the thread's: back up and take ownership.
-      ++stats_.new_accesses;
+      bump(&TmStats::new_accesses);
       backup_[w] = load_word(shared, w, bytes);
       own_.owner[w] = static_cast<std::uint16_t>(t);
       owned_[t].push_back(w);
@@ -158,7 +158,7 @@ CtaTm::AccessResult CtaTm::access(std::uint32_t first_thread, LaneMask lanes,
     std::fill(busy.begin(), busy.end(), 0);
     for (LaneMask m = r.conflicted; m; m &= m - 1)
       restore(first_thread + std::uint32_t(std::countr_zero(m)), shared, busy);
-    stats_.lane_aborts += std::uint64_t(std::popcount(r.conflicted));
+    bump(&TmStats::lane_aborts, std::uint64_t(std::popcount(r.conflicted)));
     r.cycles += max_of(busy) * c.entry_cycles;
   }
   if (c.timing == "perfect") r.cycles = 0;
@@ -170,7 +170,7 @@ std::uint32_t CtaTm::commit(std::uint32_t first_thread, LaneMask lanes) {
   std::fill(busy.begin(), busy.end(), 0);
   for (LaneMask m = lanes; m; m &= m - 1)
     release(first_thread + std::uint32_t(std::countr_zero(m)), busy);
-  stats_.lane_commits += std::uint64_t(std::popcount(lanes));
+  bump(&TmStats::lane_commits, std::uint64_t(std::popcount(lanes)));
   if (arch_.tm.timing == "perfect") return 0;
   // One cycle clears the committing lanes' signatures, then each bank its ownership records.
   return arch_.tm.commit_cycles + max_of(busy) * arch_.tm.entry_cycles;
@@ -181,7 +181,7 @@ std::uint32_t CtaTm::abort(std::uint32_t first_thread, LaneMask lanes, std::uint
   std::fill(busy.begin(), busy.end(), 0);
   for (LaneMask m = lanes; m; m &= m - 1)
     restore(first_thread + std::uint32_t(std::countr_zero(m)), shared, busy);
-  stats_.lane_aborts += std::uint64_t(std::popcount(lanes));
+  bump(&TmStats::lane_aborts, std::uint64_t(std::popcount(lanes)));
   if (arch_.tm.timing == "perfect") return 0;
   return max_of(busy) * arch_.tm.entry_cycles;
 }
