@@ -285,6 +285,39 @@ TEST(TmErrors, SharedDataPlusShadowBeyondTheLdsIsRefused) {
             "no error");
 }
 
+// tx.begin inside an if whose other side has no transaction, tx.commit after the join: the
+// transaction's path ends at the join before its TX.Commit.
+TEST(TmErrors, ACommitOutsideTheBeginsBlockIsAnError) {
+  const char* k = R"(
+.visible .entry split(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  mov.u32 %r1, %tid.x;
+  setp.lt.u32 %p1, %r1, 2;
+  @%p1 bra JOIN;
+  tx.begin;
+JOIN:
+  tx.commit;
+  ret;
+}
+)";
+  const std::string e = error_of(k, 4, default_arch());
+  EXPECT_NE(e.find("the transaction begun at line 12 left the code path it began on"),
+            std::string::npos)
+      << e;
+}
+
+// 003 §2 / Table 2: Southern Islands work-groups have at most 256 work-items.
+TEST(TmErrors, SouthernIslandsWorkGroupsHoldAtMost256WorkItems) {
+  const std::string e = error_of(kCounter, 512, find_preset("southern-islands"));
+  EXPECT_NE(e.find("block 512,1,1 has 512 threads, above the 256 of arch 'southern-islands' "
+                   "(sm.max_cta_threads)"),
+            std::string::npos)
+      << e;
+  EXPECT_EQ(error_of(kCounter, 256, find_preset("southern-islands")), "no error");
+}
+
 TEST(TmErrors, PredicatedTxInstructionsAreParseErrors) {
   try {
     ptx::parse(

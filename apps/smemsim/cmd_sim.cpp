@@ -100,6 +100,8 @@ void add_sim_command(CLI::App& app) {
       "  smemsim sim builtin:transpose --arch cf11 --pipeline split --pipeview 40\n"
       "  smemsim sim builtin:transpose --arch cf11 --pipeline elastic --scheduler bank-aware\n"
       "  smemsim sim builtin:reduction --stats --timeline red.json\n"
+      "  smemsim sim builtin:tm_hashtable --buckets 2 --arch southern-islands --set "
+      "tm.timing=perfect\n"
       "  smemsim sim k.ptx --kernel k --grid 64 --block 256 --launch k.toml --scheduler lrr\n"
       "Cycles are SM clock cycles; every latency and limit is an arch key (smemsim arch show).");
   cmd->callback([o] {

@@ -125,7 +125,8 @@ void add_study_command(CLI::App& app) {
       "  smemsim study run kmeans --set k=256 --threads 2\n"
       "  smemsim study run hough --shard 0/3 --out s0      # one of three shards; see `study "
       "merge`\n"
-      "  smemsim study run elastic --quick                 # seed 004 Figs. 8-11 on cf11");
+      "  smemsim study run elastic --quick                 # seed 004 Figs. 8-11 on cf11\n"
+      "  smemsim study run localtm --set tm.bloom_index=word   # seed 003 Figs. 3-5");
   r->add_option("name", ra.name, "study name (see `smemsim study list`)")->required();
   r->add_flag("--quick", ra.quick, "reduced sweep (tests, CI)");
   r->add_option("--out", ra.out, "output root; results go to OUT/NAME")->capture_default_str();
@@ -144,7 +145,7 @@ void add_study_command(CLI::App& app) {
   ra.arch.name.clear();
   r->add_option("--arch", ra.arch.name,
                 "architecture preset (default: the study's, `study list`: fermi-gtx580; elastic: "
-                "cf11)");
+                "cf11; localtm: southern-islands)");
   r->add_option("--arch-file", ra.arch.file, "TOML file overriding the preset");
   r->callback([rap] { run(*rap); });
 

@@ -36,11 +36,12 @@ struct Timing {
 // cycles of one warp instruction without conflicts: the pipeline's front end, the unit's EXE
 // stages, the memory stages and writeback together (docs/timing.md, "Pipeline").
 struct SmConfig {
-  std::uint32_t count = 16;           // SMs on the GPU
-  std::uint32_t max_threads = 1536;   // resident threads per SM
-  std::uint32_t max_warps = 48;       // resident warps per SM
-  std::uint32_t max_ctas = 8;         // resident CTAs per SM
-  std::uint32_t registers = 32768;    // 32-bit registers per SM
+  std::uint32_t count = 16;              // SMs on the GPU
+  std::uint32_t max_threads = 1536;      // resident threads per SM
+  std::uint32_t max_warps = 48;          // resident warps per SM
+  std::uint32_t max_ctas = 8;            // resident CTAs per SM
+  std::uint32_t max_cta_threads = 1024;  // threads per CTA (CUDA: 1024; 003 Table 2's GCN: 256)
+  std::uint32_t registers = 32768;       // 32-bit registers per SM
   std::uint32_t simd_width = 32;      // lanes per cycle: a warp is warp.size / simd_width subwarps
   std::uint32_t frontend_stages = 2;  // fetch/decode/issue stages before EXE
   std::uint32_t mem_stages = 2;       // MEM0 (shared-memory banks) .. MEM(M-1)
@@ -83,7 +84,7 @@ struct SmConfig {
 // TX_BEGIN/TX_COMMIT (kernels/smemsim_tm.cuh; docs/tm.md). Every member is a key `tm.<name>`.
 struct TmConfig {
   // Conflict detector (003 §3.3): bloom (per-thread, per-bank signatures) or exact (perfect
-  // ownership tracking: no false conflicts). `smemsim tm list` names them.
+  // ownership tracking: no false conflicts); tm::detectors() lists them (docs/tm.md).
   std::string detector = "bloom";
   std::uint32_t bloom_bits = 8;  // bits per signature (003 §3.3: 8)
   // What a signature hashes: position ((word / banks) % bloom_bits, 003 §3.3's worked example) or

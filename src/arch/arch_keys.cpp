@@ -121,6 +121,9 @@ const std::vector<Key>& key_table() {
          "resident warps per SM (Fermi: 48; 004 Table 3: 32)"),
       sm("sm.max_ctas", &SmConfig::max_ctas, 1, 64,
          "resident CTAs per SM (Fermi: 8, GPGPU-Sim GTX480 config; 004 Table 3: 8)"),
+      sm("sm.max_cta_threads", &SmConfig::max_cta_threads, 1, 1024,
+         "threads per CTA (work-group) a launch may have (CUDA: 1024; AMD Southern Islands: 256, "
+         "seed 003 §2)"),
       sm("sm.registers", &SmConfig::registers, 0, 1 << 20,
          "32-bit registers per SM (Fermi: 32768; 004 Table 3: 16384); they limit residency when "
          "`sim --regs` gives the registers per thread"),

@@ -104,6 +104,7 @@ std::vector<Arch> build() {
   si.sm.max_threads = 2560;
   si.sm.max_warps = 40;
   si.sm.max_ctas = 16;
+  si.sm.max_cta_threads = 256;  // seed 003 §2: "a maximum of 256 work-items per work group"
   si.sm.registers = 65536;
   si.sm.simd_width = 16;
   si.sm.frontend_stages = 1;

@@ -203,6 +203,13 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
       normalize(w);
       break;
   }
+  // A transaction must commit on the path it began on: TX_BEGIN and TX_COMMIT in one block.
+  if (w.tx.depth > 0 && w.stack.size() <= w.tx_base)
+    fail(cta, w, std::countr_zero(active), pc,
+         fmt::format("the transaction begun at line {} left the code path it began on before its "
+                     "TX.Commit (TX_BEGIN and TX_COMMIT must be in the same block, reached by the "
+                     "warp's lanes together)",
+                     kernel.code[w.tx_begin].ptx_line));
   if (w.stack.empty() && w.state != WarpState::Done) warp_done(cta, w);
   r.state = w.state;
   return r;

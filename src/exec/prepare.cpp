@@ -87,6 +87,11 @@ Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, const Laun
     fail_launch(
         fmt::format("block {} has {} threads; 1..1024 are allowed", to_string(launch.block), t));
   if (launch.grid.count() == 0) fail_launch("empty grid");
+  if (t > arch.sm.max_cta_threads)
+    fail_launch(
+        fmt::format("block {} has {} threads, above the {} of arch '{}' "
+                    "(sm.max_cta_threads)",
+                    to_string(launch.block), t, arch.sm.max_cta_threads, arch.name));
   // CUDA's launch limits (compute capability 2.0 and later; the CUDA C++ Programming Guide's
   // technical specifications): block x, y <= 1024, z <= 64; grid x <= 2^31 - 1, y, z <= 65535.
   const Dim3& b = launch.block;

@@ -117,6 +117,8 @@ nlohmann::json tm_counts_json(const tm::TmStats& t) {
       {"lane_commits", t.lane_commits},
       {"lane_aborts", t.lane_aborts},
       {"commit_ratio", t.commit_ratio()},
+      {"retries_per_transaction",
+       t.transactions ? double(t.attempts - t.transactions) / double(t.transactions) : 0.0},
       {"accesses", t.accesses},
       {"new_accesses", t.new_accesses},
       {"repeat_accesses", t.repeat_accesses},
