@@ -1,0 +1,80 @@
+// Executor::run(): the run-to-completion driver over issue(), with the step limit and deadlock
+// detection (docs/exec.md).
+#include <fmt/format.h>
+
+#include "exec/exec_internal.hpp"
+#include "smemsim/error.hpp"
+
+namespace smemsim::exec {
+
+using namespace detail;
+using ptx::Opcode;
+
+namespace {
+
+// "warp 1 of block (0,0,0) at k.ptx:12 (k.cu:7) `bra LOOP;`, waiting at a barrier" lines.
+std::string describe_warps(const Impl& im, const Cta& cta) {
+  std::string out;
+  int shown = 0;
+  for (std::size_t i = 0; i < cta.warps.size(); ++i) {
+    const Warp& w = cta.warps[i];
+    if (w.state == WarpState::Done || w.stack.empty()) continue;
+    if (++shown > 8) {
+      out += "; ...";
+      break;
+    }
+    std::uint32_t pc = w.stack.back().pc;
+    // A warp at a barrier has its pc past the bar.sync: name the barrier.
+    const bool at_bar = w.state == WarpState::AtBarrier;
+    if (at_bar && pc > 0 && pc <= im.kernel.code.size() && im.kernel.code[pc - 1].op == Opcode::Bar)
+      --pc;
+    std::string where = "past the end of the kernel";
+    if (pc < im.kernel.code.size()) {
+      const ptx::Instruction& ins = im.kernel.code[pc];
+      const std::string cuda = cuda_location(im.module, ins);
+      where = fmt::format("at {}:{}{} `{}`", im.module.filename, ins.ptx_line,
+                          cuda.empty() ? "" : " (" + cuda + ")", ptx::to_string(im.kernel, ins));
+    }
+    out += fmt::format("{}warp {} of block ({},{},{}) {}{}", shown > 1 ? "; " : "", i, cta.id.x,
+                       cta.id.y, cta.id.z, where,
+                       at_bar                         ? ", waiting at that barrier"
+                       : w.state == WarpState::TxWait ? ", waiting for a serialized transaction"
+                                                      : "");
+  }
+  return out;
+}
+
+}  // namespace
+
+void Executor::run() {
+  Impl& im = *impl_;
+  const std::uint64_t n = im.launch.grid.count();
+  std::uint64_t steps = 0;
+  for (std::uint64_t c = 0; c < n; ++c) {
+    start_cta(0, c);
+    Cta& cta = im.ctas[0];
+    while (cta.live_warps) {
+      bool progressed = false;
+      // Warps in index order, each until it arrives at a barrier or finishes: every barrier phase
+      // runs its warps in index order.
+      for (Warp& w : cta.warps) {
+        while (w.state == WarpState::Ready) {
+          progressed = true;
+          if (++steps > im.max_steps)
+            throw InputError(fmt::format(
+                "{}: the kernel did not finish within {} warp-instructions (--max-steps); "
+                "unfinished: {}",
+                im.module.filename, im.max_steps, describe_warps(im, cta)));
+          if (im.issue(cta, w).op == Opcode::Bar) break;
+        }
+      }
+      if (!progressed)
+        throw InputError(fmt::format(
+            "{}: deadlock: every live warp of block ({},{},{}) waits at a barrier that cannot "
+            "open: {}",
+            im.module.filename, cta.id.x, cta.id.y, cta.id.z, describe_warps(im, cta)));
+    }
+  }
+}
+
+}  // namespace smemsim::exec
