@@ -2,6 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
 #include <fstream>
 
 #include "smemsim/error.hpp"
@@ -103,6 +109,73 @@ std::string arch_summary(const Arch& a) {
       arch_label(a), a.memory_bytes / 1024, a.banks, a.bank_width_bytes, a.bank_hash, a.warp_size,
       a.transaction_lanes, locks, a.atomic_model,
       a.calibrated || !a.derived.empty() ? "" : " [uncalibrated]");
+}
+
+namespace {
+
+// "" when `s` is an integer (optionally signed) that fits the 64-bit type, else why not.
+std::string integer_problem(const std::string& s, bool is_unsigned) {
+  const char* b = s.data();
+  const char* e = s.data() + s.size();
+  if (is_unsigned && !s.empty() && s[0] == '-')
+    return fmt::format("{} is negative; a non-negative integer is expected", s);
+  std::from_chars_result r;
+  if (is_unsigned) {
+    std::uint64_t v = 0;
+    r = std::from_chars(b + (s.size() && s[0] == '+'), e, v);
+  } else {
+    std::int64_t v = 0;
+    r = std::from_chars(b + (s.size() && s[0] == '+'), e, v);
+  }
+  if (r.ec == std::errc::result_out_of_range)
+    return fmt::format("{} is out of range (at most {})", s,
+                       is_unsigned ? std::to_string(std::numeric_limits<std::uint64_t>::max())
+                                   : std::to_string(std::numeric_limits<std::int64_t>::max()));
+  if (r.ec != std::errc() || r.ptr != e || s.empty())
+    return fmt::format("'{}' is not an integer", s);
+  return "";
+}
+
+std::string float_problem(const std::string& s) {
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || end != s.c_str() + s.size()) return fmt::format("'{}' is not a number", s);
+  if (errno == ERANGE || !std::isfinite(v)) return fmt::format("{} is out of range", s);
+  return "";
+}
+
+void check_app(CLI::App& app) {
+  for (CLI::Option* opt : app.get_options()) {
+    // "UINT", or "UINT:N >= 1" with a validator's description.
+    const std::string full = opt->get_type_name();
+    const std::string type = full.substr(0, full.find_first_of(": "));
+    if (type == "UINT" || type == "INT")
+      opt->check(CLI::Validator(
+          [u = type == "UINT"](std::string& s) { return integer_problem(s, u); }, ""));
+    else if (type == "FLOAT")
+      opt->check(CLI::Validator([](std::string& s) { return float_problem(s); }, ""));
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) check_app(*sub);
+}
+
+}  // namespace
+
+void check_numeric_options(CLI::App& app) {
+  check_app(app);
+}
+
+std::string explain_parse_error(const std::string& what) {
+  static const std::string kPrefix = "Could not convert: ";
+  if (what.rfind(kPrefix, 0) != 0) return what;
+  const std::size_t eq = what.find(" = ", kPrefix.size());
+  if (eq == std::string::npos) return what;
+  const std::string opt = what.substr(kPrefix.size(), eq - kPrefix.size());
+  const std::string value = what.substr(eq + 3);
+  if (integer_problem(value, false).empty() ||
+      integer_problem(value, true).find("out of range") != std::string::npos)
+    return fmt::format("{}: {} is out of range for this option", opt, value);
+  return fmt::format("{}: '{}' is not a valid value", opt, value);
 }
 
 }  // namespace smemsim::cli

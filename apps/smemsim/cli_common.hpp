@@ -62,6 +62,14 @@ inline CLI::Validator non_negative() {
       },
       "N >= 0");
 }
+// Every integer and floating-point option of `app` and its subcommands gets a syntax and 64-bit
+// range check before CLI11 converts it (CLI11 saturates 99999999999999999999 to 2^64 - 1): a clear
+// message naming the option (issue 11). Call once, after every option is added.
+void check_numeric_options(CLI::App& app);
+// CLI11's "Could not convert: --size = 99999999999" (a value too large for a narrower field) as
+// "--size: 99999999999 is out of range for this option"; other messages unchanged.
+std::string explain_parse_error(const std::string& what);
+
 inline CLI::Validator positive() {
   return CLI::Validator(
       [](std::string& s) {

@@ -31,7 +31,7 @@ void common_options(CLI::App* c, GenOptions& g) {
       ->check(positive())
       ->capture_default_str();
   c->add_option("--lanes", g.lanes, "lanes per warp (default: the arch's warp size)")
-      ->check(non_negative());
+      ->check(positive());
   c->add_option("-o,--out", g.out, "output file ('-' = standard output)")->capture_default_str();
   add_arch_options(c, g.arch, false);
 }

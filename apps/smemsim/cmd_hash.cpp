@@ -215,10 +215,12 @@ void add_search(CLI::App* hash) {
   add_arch_options(c, o->arch, false);
   c->add_option("--banks", o->banks,
                 "index values: banks (or locks with --target lock); default "
-                "the arch's");
+                "the arch's")
+      ->check(positive());
   c->add_option("--addr-bits", o->addr_bits,
                 "address bits n of the search (default: the arch's "
-                "memory)");
+                "memory)")
+      ->check(positive());
   c->add_flag("--json", o->json, "machine-readable output");
   c->add_flag("--bijective", o->bijective,
               "only candidates that are bijections as software hashes (implied by --emit)");

@@ -1,5 +1,7 @@
 #include "launch_options.hpp"
 
+#include "cli_common.hpp"
+
 #include <fmt/format.h>
 
 #include <chrono>
@@ -33,7 +35,8 @@ void add_launch_options(CLI::App* cmd, LaunchOptions& o) {
   exec::BuiltinOptions& b = o.builtin;
   auto* g = cmd->add_option_group("builtin driver options");
   g->add_option("--bins", b.bins, "histogram: bins (1..256)")->capture_default_str();
-  g->add_option("--replication", b.replication, "histogram/kmeans/hough: copies of the vote space");
+  g->add_option("--replication", b.replication, "histogram/kmeans/hough: copies of the vote space")
+      ->check(positive());
   g->add_option("--mapping", b.mapping, "histogram: cyclic or block (seed 001 Eqs. 1-2)")
       ->capture_default_str();
   g->add_option("--padding", b.padding, "histogram: words of padding per copy")
@@ -42,28 +45,34 @@ void add_launch_options(CLI::App* cmd, LaunchOptions& o) {
                 "histogram input (default gradient) or hough input, whose Sobel edges are voted "
                 "(default: random lines): gradient, noise, blobs, an image FILE, or a NAME from "
                 "scripts/fetch-images.sh (camera, moon, ...)");
-  g->add_option("--width", b.width, "image or matrix width");
-  g->add_option("--height", b.height, "image or matrix height");
+  g->add_option("--width", b.width, "image or matrix width")->check(positive());
+  g->add_option("--height", b.height, "image or matrix height")->check(positive());
   g->add_option("--size", b.size,
                 "reduction elements / kmeans objects / aes 16-byte blocks / tm_genetic solutions "
-                "(default 32)");
+                "(default 32)")
+      ->check(positive());
   g->add_option("--variant", b.variant,
                 "transpose: naive|padded; reduction: interleaved|sequential; aes: encrypt|decrypt; "
                 "dct8x8: dct|idct|dct_short|idct_short, each also _nopad; tm_hashtable, tm_kmeans, "
                 "tm_genetic: tx|serial");
-  g->add_option("--log2n", b.log2n, "fwt: log2 of the segment length (default 11)");
-  g->add_option("--k", b.k, "kmeans: clusters (default 8); tm_kmeans: centers (default 32)");
-  g->add_option("--dims", b.dims, "kmeans: dimensions (default 2)");
+  g->add_option("--log2n", b.log2n, "fwt: log2 of the segment length (default 11)")
+      ->check(positive());
+  g->add_option("--k", b.k, "kmeans: clusters (default 8); tm_kmeans: centers (default 32)")
+      ->check(positive());
+  g->add_option("--dims", b.dims, "kmeans: dimensions (default 2)")->check(positive());
   g->add_option("--conflicts", b.conflicts,
                 "atomic_bench: threads in the conflict (seed 000 Eq. 1)")
       ->capture_default_str();
   g->add_option("--stride", b.stride, "atomic_bench/genindex: stride in words")
       ->capture_default_str();
-  g->add_option("--iterations", b.iterations, "atomic_bench: atomics per thread (default 4)");
+  g->add_option("--iterations", b.iterations, "atomic_bench: atomics per thread (default 4)")
+      ->check(positive());
   g->add_option("--way", b.way, "genindex: threads in the strided group")->capture_default_str();
-  g->add_option("--repeat", b.repeat, "genindex: pointer-chase steps (default 8)");
+  g->add_option("--repeat", b.repeat, "genindex: pointer-chase steps (default 8)")
+      ->check(positive());
   g->add_option("--buckets", b.buckets,
-                "tm_hashtable: buckets (seed 003 §5.1.1: 2..256; default 32)");
+                "tm_hashtable: buckets (seed 003 §5.1.1: 2..256; default 32)")
+      ->check(positive());
   g->add_option("--seed", b.seed, "seed of the generated input")->capture_default_str();
   cmd->add_flag("--json", o.json, "machine-readable output on stdout");
   cmd->add_flag("--stats", o.stats,

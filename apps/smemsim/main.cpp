@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   smemsim::cli::add_run_command(app);
   smemsim::cli::add_profile_command(app);
   smemsim::cli::add_sim_command(app);
+  smemsim::cli::check_numeric_options(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -39,7 +40,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "smemsim: error: " << e.what() << " (see --help)\n";
+    std::cerr << "smemsim: error: " << smemsim::cli::explain_parse_error(e.what())
+              << " (see --help)\n";
     return 2;
   } catch (const smemsim::InputError& e) {
     std::cout.flush();

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <toml++/toml.h>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -79,15 +80,26 @@ void store(Buffer& b, std::uint64_t i, double f, std::int64_t n, bool is_float_v
   }
 }
 
-double num(const SpecContext& c, const toml::table& t, const char* key, double dflt) {
+// A finite number; for an integer buffer (`integral`) also within the 64-bit integer range, so
+// that converting it is defined (issue 11: nan or 1e300 filled buffers with zeros).
+double num(const SpecContext& c, const toml::table& t, const char* key, double dflt,
+           bool integral = false) {
   const toml::node* n = t.get(key);
   if (!n) return dflt;
-  if (auto i = n->value<double>()) return *i;
-  c.fail(n, fmt::format("'{}' must be a number", key));
+  auto v = n->value<double>();
+  if (!v) c.fail(n, fmt::format("'{}' must be a number", key));
+  if (!std::isfinite(*v)) c.fail(n, fmt::format("'{}' must be a finite number", key));
+  if (integral && std::fabs(*v) >= 9.2e18)
+    c.fail(n, fmt::format("'{}' = {} is outside the 64-bit integer range", key, *v));
+  return *v;
 }
 
+// The total bytes the buffers of one spec may take (docs/exec.md "Launch specs").
+constexpr std::uint64_t kMaxSpecBytes = std::uint64_t{4} << 30;
+
+// `total`: the bytes of the spec's buffers so far; this one must keep it within kMaxSpecBytes.
 Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::table& t,
-                   std::vector<Output>& outputs) {
+                   std::vector<Output>& outputs, std::uint64_t& total) {
   static const char* kKeys[] = {"type",  "count", "init",  "min",  "max",  "seed",
                                 "start", "step",  "value", "file", "write"};
   for (const auto& [k, v] : t) {
@@ -121,6 +133,14 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
       c.fail(t, fmt::format("buffer '{}': init = \"file\" needs file = \"PATH\"", name));
     std::filesystem::path p = f->value<std::string>().value();
     if (p.is_relative()) p = c.dir / p;
+    std::error_code ec;
+    if (std::filesystem::is_directory(p, ec))
+      c.fail(f, fmt::format("buffer '{}': '{}' is a directory, not a file", name, p.string()));
+    const auto size = std::filesystem::file_size(p, ec);
+    if (!ec && total + size > kMaxSpecBytes)
+      c.fail(f, fmt::format("buffer '{}': '{}' has {} bytes, above the {} GiB a launch spec's "
+                            "buffers may take",
+                            name, p.string(), size, kMaxSpecBytes >> 30));
     std::ifstream in(p, std::ios::binary);
     if (!in) c.fail(f, fmt::format("buffer '{}': cannot read '{}'", name, p.string()));
     std::vector<std::uint8_t> raw((std::istreambuf_iterator<char>(in)),
@@ -155,21 +175,37 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
     }
   } else {
     if (count < 0) c.fail(t, fmt::format("buffer '{}' needs a count", name));
-    b.bytes.assign(std::uint64_t(count) * std::uint64_t(eb), 0);
+    const std::uint64_t bytes = std::uint64_t(count) * std::uint64_t(eb);
+    if (total + bytes > kMaxSpecBytes)
+      c.fail(t.get("count"),
+             fmt::format("buffer '{}': {} elements of {} are {} bytes, which puts the spec's "
+                         "buffers above the {} GiB they may take",
+                         name, count, elem_name(b.type), bytes, kMaxSpecBytes >> 30));
+    if (init == "iota" && count > 0) {  // checked before the buffer is allocated
+      const double start = num(c, t, "start", 0, !fl), step = num(c, t, "step", 1, !fl);
+      const long double last = (long double)start + (long double)step * (long double)(count - 1);
+      if (!fl && std::fabs(static_cast<double>(last)) >= 9.2e18)
+        c.fail(t.get("step"), fmt::format("buffer '{}': iota from {} by {} over {} elements "
+                                          "leaves the 64-bit integer range",
+                                          name, start, step, count));
+    }
+    b.bytes.assign(bytes, 0);
     if (init == "zeros") {
     } else if (init == "iota") {
-      const double start = num(c, t, "start", 0), step = num(c, t, "step", 1);
+      const double start = num(c, t, "start", 0, !fl), step = num(c, t, "step", 1, !fl);
       for (std::int64_t i = 0; i < count; ++i)
         store(b, std::uint64_t(i), start + step * double(i),
               std::int64_t(start) + std::int64_t(step) * i, fl);
     } else if (init == "fill") {
-      const double v = num(c, t, "value", 0);
+      const double v = num(c, t, "value", 0, !fl);
       for (std::int64_t i = 0; i < count; ++i) store(b, std::uint64_t(i), v, std::int64_t(v), fl);
     } else if (init == "random") {
       const std::uint64_t seed = static_cast<std::uint64_t>(t["seed"].value_or(std::int64_t{1}));
       Rng rng(seed);
-      const double lo = num(c, t, "min", 0), hi = num(c, t, "max", fl ? 1 : 255);
+      const double lo = num(c, t, "min", 0, !fl), hi = num(c, t, "max", fl ? 1 : 255, !fl);
       if (hi < lo) c.fail(t, fmt::format("buffer '{}': max < min", name));
+      if (!fl && (long double)hi - (long double)lo >= 9.2e18L)
+        c.fail(t, fmt::format("buffer '{}': max - min leaves the 64-bit integer range", name));
       for (std::int64_t i = 0; i < count; ++i) {
         if (fl)
           store(b, std::uint64_t(i), lo + (hi - lo) * rng.uniform(), 0, true);
@@ -185,6 +221,7 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
                          init));
     }
   }
+  total += b.bytes.size();
   if (const toml::node* wr = t.get("write")) {
     if (!wr->is_string()) c.fail(wr, fmt::format("buffer '{}': 'write' must be a path", name));
     outputs.push_back({name, wr->value<std::string>().value()});
@@ -230,10 +267,11 @@ void apply_launch_spec_text(std::string_view text, const std::string& origin, Wo
   if (const toml::node* n = root.get("buffers")) {
     const toml::table* bt = n->as_table();
     if (!bt) c.fail(n, "'buffers' must be a table of [buffers.NAME] tables");
+    std::uint64_t total = 0;
     for (const auto& [k, v] : *bt) {
       const toml::table* t = v.as_table();
       if (!t) c.fail(&v, fmt::format("buffers.{} must be a table", k.str()));
-      w.memory.add(make_buffer(c, std::string(k.str()), *t, w.outputs));
+      w.memory.add(make_buffer(c, std::string(k.str()), *t, w.outputs, total));
     }
   }
   const toml::node* an = root.get("args");

@@ -7,6 +7,7 @@
 // end, so a power loss costs at most the last half second. points.csv is written to a temporary
 // file, synced and renamed over the old one (atomic on POSIX).
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -176,6 +177,46 @@ bool stderr_is_terminal() {
   return ::isatty(STDERR_FILENO) == 1;
 }
 
+// OUT/NAME, created: an empty OUT or a filesystem root is refused (issue 11: `--out ""` wrote to
+// /NAME), and a folder that cannot be made is an InputError, not a filesystem exception.
+std::string output_dir(const std::string& root, const std::string& name) {
+  if (root.empty()) throw InputError("--out: empty path (give a folder, e.g. --out study-out)");
+  const fs::path p(root);
+  if (p.has_root_path() && p.relative_path().empty())
+    throw InputError(fmt::format("--out: '{}' is a filesystem root; give a folder under it", root));
+  const std::string dir = root + "/" + name;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir))
+    throw InputError(fmt::format("--out: cannot create the folder '{}': {}", dir,
+                                 ec ? ec.message() : "a file of that name exists"));
+  return dir;
+}
+
+// An advisory lock on DIR/.lock for the whole run: a second run on the same folder is refused
+// (the kernel drops the lock when a process dies, so a killed run can be resumed).
+class FolderLock {
+ public:
+  explicit FolderLock(const std::string& dir) {
+    const std::string path = dir + "/.lock";
+    fd_ = ::open(path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw InputError(fmt::format("cannot create the lock file '{}'", path));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      ::close(fd_);
+      throw InputError(fmt::format(
+          "{} is in use by another smemsim study run (lock file {}); wait for it to finish or "
+          "choose another --out",
+          dir, path));
+    }
+  }
+  ~FolderLock() { ::close(fd_); }
+  FolderLock(const FolderLock&) = delete;
+  FolderLock& operator=(const FolderLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 }  // namespace
 
 RunSummary run_study(const StudyInfo& info, const StudyConfig& cfg, const RunOptions& o) {
@@ -184,8 +225,8 @@ RunSummary run_study(const StudyInfo& info, const StudyConfig& cfg, const RunOpt
   const std::vector<std::string> columns = study->columns();
   const std::size_t total = study->size();
   RunSummary s;
-  s.dir = o.out_root + "/" + info.name;
-  fs::create_directories(s.dir);
+  s.dir = output_dir(o.out_root, info.name);
+  const FolderLock lock(s.dir);
 
   const nlohmann::json conf = config_json(info, cfg, total, columns, o.shard_index, o.shard_count);
   const std::string conf_text = conf.dump(2) + "\n";
@@ -357,10 +398,17 @@ RunSummary merge_shards(const std::vector<std::string>& dirs, const RunOptions& 
   study->configure(cfg);
 
   RunSummary s;
-  s.dir = o.out_root + "/" + name;
+  // The merged folder must not be one of the shards: writing it would overwrite that shard.
+  const fs::path target = fs::weakly_canonical(fs::path(o.out_root) / name);
+  for (const std::string& d : dirs)
+    if (fs::weakly_canonical(d) == target)
+      throw InputError(fmt::format(
+          "study merge: --out {} would write into the shard folder {}; choose another --out",
+          o.out_root, d));
+  s.dir = output_dir(o.out_root, name);
+  const FolderLock lock(s.dir);
   s.points = total;
   s.reused = total;
-  fs::create_directories(s.dir);
   nlohmann::json conf = base;
   conf["shard"] = {{"index", 0}, {"count", 1}};
   // Same key order as an unsharded run's config.json (nlohmann sorts object keys).

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "smemsim/error.hpp"
 #include "smemsim/workloads.hpp"
 
 namespace smemsim::exec {
@@ -37,6 +38,15 @@ inline Dim3 shape_or(const std::optional<Dim3>& o, Dim3 d) {
 }
 inline std::uint32_t or_default(std::uint32_t v, std::uint32_t d) {
   return v ? v : d;
+}
+
+// A driver option fed to a kernel parameter: above `max` it would wrap (an int) or make a launch no
+// one means; an InputError naming the option.
+inline void check_param(const char* builtin, const char* option, std::uint64_t v,
+                        std::uint64_t max) {
+  if (v > max)
+    throw InputError(
+        fmt::format("builtin:{}: {} {} is above its limit of {}", builtin, option, v, max));
 }
 
 // Integer buffers: "" or the first mismatches.

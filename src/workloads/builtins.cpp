@@ -370,6 +370,10 @@ void hough(Workload& w, const BuiltinOptions& o) {
 // Seed 000 §III Eq. 1: index(id) = id * stride if id < conflicts, else id.
 void atomic_bench(Workload& w, const BuiltinOptions& o) {
   const std::uint32_t it = or_default(o.iterations, 4);
+  // The kernel's parameters are ints: values past INT_MAX would wrap into another launch.
+  check_param("atomic_bench", "--iterations", it, 1u << 20);
+  check_param("atomic_bench", "--conflicts", o.conflicts, 0x7fffffffu);
+  check_param("atomic_bench", "--stride", o.stride, 0x7fffffffu);
   w.launch.block = shape_or(o.block, {32, 1, 1});
   w.launch.grid = shape_or(o.grid, {1, 1, 1});
   const std::uint32_t T = static_cast<std::uint32_t>(w.launch.block.count());
@@ -412,6 +416,9 @@ void atomic_bench(Workload& w, const BuiltinOptions& o) {
 void genindex(Workload& w, const BuiltinOptions& o) {
   constexpr std::uint32_t kWords = 4096;  // GENINDEX_WORDS in kernels/genindex.cu
   const std::uint32_t stride = or_default(o.stride, 1), rep = or_default(o.repeat, 8);
+  check_param("genindex", "--repeat", rep, 1u << 20);
+  check_param("genindex", "--stride", stride, 0x7fffffffu);
+  check_param("genindex", "--way", o.way, 0x7fffffffu);
   w.launch.block = shape_or(o.block, {32, 1, 1});
   w.launch.grid = shape_or(o.grid, {1, 1, 1});
   const std::uint32_t T = static_cast<std::uint32_t>(w.launch.block.count());

@@ -1,0 +1,158 @@
+// Issue 11, hostile and careless input, grouped by command: numbers out of range or meaningless,
+// builtin options that would wrap in a kernel's int parameter, launch-spec values that were
+// undefined behaviour or unbounded allocations, and study output folders that wrote outside the
+// output root or over another run. Each is a one-line error with exit code 2. No nvcc needed.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "test_util.hpp"
+
+namespace smemsim::test {
+namespace {
+
+void expect_error(const std::string& args, const std::string& message) {
+  const CliResult r = cli(args);
+  EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.out;
+  EXPECT_NE(r.out.find(message), std::string::npos) << args << "\n" << r.out;
+  EXPECT_EQ(r.out.find('\n'), r.out.size() - 1) << "one line: " << r.out;
+}
+
+// CLI11 turned 99999999999999999999 into 2^64 - 1, and `gen` then computed a full pass.
+TEST(CliNumbers, OutOfRangeNumbersNameTheOption) {
+  expect_error("gen random --space 1024 --count 99999999999999999999 -o /dev/null",
+               "--count: 99999999999999999999 is out of range (at most 18446744073709551615)");
+  expect_error("gen random --space 1024 --count 10 --seed 99999999999999999999",
+               "--seed: 99999999999999999999 is out of range");
+  // A uint32 field: too large for it, said so (not "could not convert").
+  expect_error("run builtin:reduction --size 99999999999",
+               "--size: 99999999999 is out of range for this option");
+  expect_error("run builtin:atomic_bench --stride -5", "--stride: -5 is negative");
+  expect_error("run builtin:reduction --size 1e3", "--size: '1e3' is not an integer");
+  expect_error("sim builtin:reduction --max-cycles 1e999", "--max-cycles");
+}
+
+// Zero silently became the driver's default; where it means nothing it is an error.
+TEST(CliNumbers, ZeroWhereItMeansNothingIsAnError) {
+  for (const std::string& args :
+       {"run builtin:reduction --size 0", "run builtin:kmeans --k 0",
+        "run builtin:atomic_bench --iterations 0", "run builtin:genindex --repeat 0",
+        "gen random --space 1024 --lanes 0", "hash search --pattern 0..31 --banks 0",
+        "hash search --pattern 0..31 --addr-bits 0"})
+    expect_error(args, "must be at least 1");
+}
+
+// Values past the kernel's int parameter wrapped and ran another launch.
+TEST(CliNumbers, BuiltinOptionsStayWithinTheKernelsParameters) {
+  expect_error("run builtin:genindex --repeat 4294967295",
+               "builtin:genindex: --repeat 4294967295 is above its limit of 1048576");
+  expect_error("run builtin:atomic_bench --iterations 2147483648",
+               "builtin:atomic_bench: --iterations 2147483648 is above its limit of 1048576");
+}
+
+const char* kEmpty = R"(.version 7.0
+.target sm_75
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+  ret;
+}
+)";
+
+std::string spec_error(const std::string& name, const std::string& buffer) {
+  const std::string ptx = temp_file(name + ".ptx", kEmpty);
+  const std::string spec = temp_file(name + ".toml", "args = [\"out\"]\n[buffers.out]\n" + buffer);
+  const CliResult r = cli("run " + ptx + " --grid 1 --block 32 --launch " + spec);
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  return r.out;
+}
+
+// iota with step = nan or 1e300 was undefined behaviour (a double converted to int64) and filled
+// the buffer with zeros, exit 0.
+TEST(LaunchSpec, IotaFillAndRandomNeedFiniteInRangeNumbers) {
+  std::string e = spec_error("nan", "type = \"u32\"\ncount = 4\ninit = \"iota\"\nstep = nan\n");
+  EXPECT_NE(e.find("nan.toml:6: 'step' must be a finite number"), std::string::npos) << e;
+  e = spec_error("huge", "type = \"s64\"\ncount = 4\ninit = \"iota\"\nstep = 1e300\n");
+  EXPECT_NE(e.find("'step' = 1e+300 is outside the 64-bit integer range"), std::string::npos) << e;
+  e = spec_error("far", "type = \"s64\"\ncount = 1000\ninit = \"iota\"\nstep = 1e17\n");
+  EXPECT_NE(e.find("iota from 0 by 1e+17 over 1000 elements leaves the 64-bit integer range"),
+            std::string::npos)
+      << e;
+  e = spec_error("fill", "type = \"s32\"\ncount = 4\ninit = \"fill\"\nvalue = inf\n");
+  EXPECT_NE(e.find("'value' must be a finite number"), std::string::npos) << e;
+  // Floats may be anything finite.
+  const std::string ptx = temp_file("fok.ptx", kEmpty);
+  const std::string ok = temp_file("fok.toml",
+                                   "args = [\"out\"]\n[buffers.out]\ntype = \"f64\"\ncount = "
+                                   "4\ninit = \"iota\"\nstep = 1e300\n");
+  EXPECT_EQ(cli("run " + ptx + " --grid 1 --block 32 --launch " + ok).exit_code, 0);
+}
+
+// A 25-billion-element buffer was a raw std::bad_alloc with exit 1.
+TEST(LaunchSpec, BuffersBeyondTheBudgetAreRefusedBeforeAllocation) {
+  const std::string e = spec_error("big", "type = \"u32\"\ncount = 25000000000\n");
+  EXPECT_NE(e.find("big.toml:4: buffer 'out': 25000000000 elements of u32 are 100000000000 bytes, "
+                   "which puts the spec's buffers above the 4 GiB they may take"),
+            std::string::npos)
+      << e;
+}
+
+// init = "file" naming a directory exited 1 with a libstdc++ message.
+TEST(LaunchSpec, AFileThatIsADirectoryIsNamed) {
+  const std::string e = spec_error(
+      "dir", "type = \"u32\"\ninit = \"file\"\nfile = \"" + ::testing::TempDir() + "\"\n");
+  EXPECT_NE(e.find("is a directory, not a file"), std::string::npos) << e;
+}
+
+// `study run ... --out ""` wrote to /NAME at the filesystem root.
+TEST(StudyOut, EmptyRootAndUnwritableOutputFoldersAreErrors) {
+  expect_error("study run random-patterns --quick --no-plots --out ''", "--out: empty path");
+  expect_error("study run random-patterns --quick --no-plots --out /",
+               "--out: '/' is a filesystem root");
+  const std::string file = temp_file("not_a_dir", "x");
+  expect_error("study run random-patterns --quick --no-plots --out " + file,
+               "cannot create the folder");
+  expect_error("study run random-patterns --quick --no-plots --out /proc/smemsim",
+               "cannot create the folder");
+}
+
+// `study merge ... --out` equal to a shard's root overwrote shard 0.
+TEST(StudyOut, MergeRefusesToWriteIntoAShard) {
+  const std::string root = ::testing::TempDir() + "smemsim_merge_self";
+  std::filesystem::remove_all(root);
+  for (int i = 0; i < 2; ++i)
+    ASSERT_EQ(cli("study run random-patterns --quick --no-plots --shard " + std::to_string(i) +
+                  "/2 --out " + root + std::to_string(i))
+                  .exit_code,
+              0);
+  expect_error("study merge " + root + "0/random-patterns " + root +
+                   "1/random-patterns --no-plots --out " + root + "0",
+               "would write into the shard folder");
+  EXPECT_EQ(cli("study merge " + root + "0/random-patterns " + root +
+                "1/random-patterns --no-plots --out " + root + "m")
+                .exit_code,
+            0);
+}
+
+// Two runs on one folder: the second is refused with a clear message (the lock is the kernel's
+// flock, so a killed run leaves nothing behind).
+TEST(StudyOut, ASecondRunOnTheSameFolderIsRefused) {
+  const std::string root = ::testing::TempDir() + "smemsim_lock";
+  std::filesystem::create_directories(root + "/random-patterns");
+  const std::string lock = root + "/random-patterns/.lock";
+  const int fd = ::open(lock.c_str(), O_CREAT | O_RDWR, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0);  // as a running smemsim holds it
+  expect_error("study run random-patterns --quick --no-plots --out " + root,
+               "is in use by another smemsim study run");
+  ::close(fd);
+  EXPECT_EQ(cli("study run random-patterns --quick --no-plots --out " + root).exit_code, 0);
+}
+
+}  // namespace
+}  // namespace smemsim::test
