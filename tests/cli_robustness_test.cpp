@@ -154,5 +154,21 @@ TEST(StudyOut, ASecondRunOnTheSameFolderIsRefused) {
   EXPECT_EQ(cli("study run random-patterns --quick --no-plots --out " + root).exit_code, 0);
 }
 
+// Messages: an unknown command is named; binary input is echoed escaped (a NUL cut the message);
+// a UTF-8 byte-order mark before the header is skipped; a directory given as a trace is named.
+TEST(CliMessages, UnknownCommandsBinaryInputBomAndDirectories) {
+  expect_error("frobnicate --x", "unknown command 'frobnicate' (commands: analyze, gen, arch");
+  const std::string bin = temp_file("bin.trace", std::string("\x01\x02\x03 0 1 2\n"));
+  expect_error("analyze --trace " + bin, "field op: '\\x01\\x02\\x03' is not ld, st or atom");
+  const std::string nul = temp_file("nul.trace", std::string("ld\0x 0 1\n", 9));
+  expect_error("analyze --trace " + nul, "field op: 'ld\\x00x' is not ld, st or atom");
+  const std::string bom =
+      temp_file("bom.trace", "\xef\xbb\xbfsmemsim-trace v1 unit=word\nld 0 1 2\n");
+  const CliResult r = cli("analyze --trace " + bom);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("1 accesses (1 ld"), std::string::npos) << r.out;
+  expect_error("analyze --trace " + ::testing::TempDir(), "cannot open trace: it is a directory");
+}
+
 }  // namespace
 }  // namespace smemsim::test

@@ -31,6 +31,20 @@ int main(int argc, char** argv) {
   smemsim::cli::add_profile_command(app);
   smemsim::cli::add_sim_command(app);
   smemsim::cli::check_numeric_options(app);
+  // A first word that is no command: name it (CLI11 would only say a subcommand is required).
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    std::string names;
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      known |= sub->get_name() == argv[1];
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known) {
+      std::cerr << "smemsim: error: unknown command '" << smemsim::printable(argv[1])
+                << "' (commands: " << names << ")\n";
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

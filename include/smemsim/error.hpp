@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace smemsim {
 
@@ -18,5 +19,8 @@ class InputError : public std::runtime_error {
 
 // Formats "file:line: message" (line omitted when 0).
 std::string located(const std::string& file, std::uint64_t line, const std::string& message);
+// Input text as an error message may echo it: control and non-ASCII bytes as \xNN (a NUL would cut
+// the message, binary noise would garble the terminal), cut to `max` characters with "...".
+std::string printable(std::string_view text, std::size_t max = 40);
 
 }  // namespace smemsim

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -44,6 +45,7 @@ class Parser {
  private:
   Cursor cur_;
   Module mod_;
+  std::unordered_set<std::string> kernel_names_;  // duplicate check in O(1) (issue 11)
 
   [[noreturn]] void unsupported_directive(const Token& t) {
     cur_.fail(t, fmt::format("unsupported PTX directive '{}'", t.text));
@@ -268,7 +270,8 @@ class Parser {
     k.visible = visible;
     k.ptx_line = entry.line;
     k.name = std::string(cur_.expect_word("a kernel name after .entry"));
-    if (mod_.find_kernel(k.name)) cur_.fail(entry, fmt::format("duplicate kernel '{}'", k.name));
+    if (!kernel_names_.insert(k.name).second)
+      cur_.fail(entry, fmt::format("duplicate kernel '{}'", k.name));
     KernelBuilder kb{k, mod_, {}, {}, {}, {}, {}, {}};
     if (cur_.accept('(')) {
       if (!cur_.accept(')')) {

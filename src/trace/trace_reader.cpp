@@ -2,6 +2,7 @@
 // in place with from_chars; memory use does not grow with the file.
 #include <charconv>
 #include <cstring>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -47,6 +48,9 @@ TraceReader::TraceReader(const std::string& path, const TraceLimits& limits)
     file_ = stdin;
     path_ = "<stdin>";
   } else {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+      throw InputError(fmt::format("{}: cannot open trace: it is a directory", path));
     file_ = std::fopen(path.c_str(), "rb");
     if (!file_)
       throw InputError(fmt::format("{}: cannot open trace: {}", path, std::strerror(errno)));
@@ -105,7 +109,8 @@ bool TraceReader::read_line(std::string_view& line) {
 
 void TraceReader::parse_header(std::string_view rest) {
   std::string_view version = token(rest);
-  if (version != "v1") fail(fmt::format("unsupported trace version '{}' (expected v1)", version));
+  if (version != "v1")
+    fail(fmt::format("unsupported trace version '{}' (expected v1)", printable(version)));
   for (std::string_view t = token(rest); !t.empty(); t = token(rest)) {
     if (t.starts_with("unit=")) {
       const std::string_view u = t.substr(5);
@@ -114,18 +119,19 @@ void TraceReader::parse_header(std::string_view rest) {
       else if (u == "byte")
         unit_ = AddrUnit::Byte;
       else
-        fail(fmt::format("header field unit: '{}' is not word or byte", u));
+        fail(fmt::format("header field unit: '{}' is not word or byte", printable(u)));
     } else if (t.starts_with("warp=")) {
       std::uint64_t w = 0;
       if (!parse_u64(t.substr(5), w) || w == 0 || w > kMaxLanes)
-        fail(
-            fmt::format("header field warp: '{}' is not between 1 and {}", t.substr(5), kMaxLanes));
+        fail(fmt::format("header field warp: '{}' is not between 1 and {}", printable(t.substr(5)),
+                         kMaxLanes));
       if (w > limits_.warp_size)
         fail(fmt::format("header field warp: {} lanes exceed the arch's warp size {}", w,
                          limits_.warp_size));
       warp_size_ = static_cast<std::uint32_t>(w);
     } else {
-      fail(fmt::format("unknown header field '{}' (expected unit=word|byte, warp=N)", t));
+      fail(
+          fmt::format("unknown header field '{}' (expected unit=word|byte, warp=N)", printable(t)));
     }
   }
 }
@@ -133,6 +139,7 @@ void TraceReader::parse_header(std::string_view rest) {
 bool TraceReader::next(WarpAccess& out) {
   std::string_view line;
   while (read_line(line)) {
+    if (line_no_ == 1 && line.starts_with("\xEF\xBB\xBF")) line.remove_prefix(3);  // UTF-8 BOM
     if (auto hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
     std::string_view rest = line;
     const std::string_view op_tok = token(rest);
@@ -145,7 +152,7 @@ bool TraceReader::next(WarpAccess& out) {
     }
     header_allowed_ = false;
     const auto op = parse_op(op_tok);
-    if (!op) fail(fmt::format("field op: '{}' is not ld, st or atom", op_tok));
+    if (!op) fail(fmt::format("field op: '{}' is not ld, st or atom", printable(op_tok)));
     out.op = *op;
     out.pc = 0;
     out.warp = 0;
@@ -161,7 +168,7 @@ bool TraceReader::next(WarpAccess& out) {
       std::uint64_t v = 0;
       if (!parse_u64(t.substr(is_pc ? 3 : 5), v) || v > 0xffffffffu)
         fail(fmt::format("field {}: '{}' is not a 32-bit number", is_pc ? "pc" : "warp",
-                         t.substr(is_pc ? 3 : 5)));
+                         printable(t.substr(is_pc ? 3 : 5))));
       (is_pc ? out.pc : out.warp) = static_cast<std::uint32_t>(v);
       rest = probe;
     }
@@ -193,7 +200,8 @@ bool TraceReader::next(WarpAccess& out) {
       if (!ok) {
         while (q < end && !is_space(*q)) ++q;
         const std::string_view t(p, static_cast<std::size_t>(q - p));
-        if (!parse_u64(t, a)) fail(fmt::format("lane {}: '{}' is not an address or '-'", lane, t));
+        if (!parse_u64(t, a))
+          fail(fmt::format("lane {}: '{}' is not an address or '-'", lane, printable(t)));
       }
       p = q;
       if (unit_ == AddrUnit::Byte) a /= 4;

@@ -9,4 +9,20 @@ std::string located(const std::string& file, std::uint64_t line, const std::stri
   return fmt::format("{}:{}: {}", file, line, message);
 }
 
+std::string printable(std::string_view text, std::size_t max) {
+  std::string out;
+  for (const char ch : text) {
+    if (out.size() >= max) {
+      out += "...";
+      break;
+    }
+    const auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x20 && c < 0x7f)
+      out += ch;
+    else
+      out += fmt::format("\\x{:02x}", c);
+  }
+  return out;
+}
+
 }  // namespace smemsim
