@@ -107,6 +107,10 @@ TEST(LaunchSpec, AFileThatIsADirectoryIsNamed) {
   const std::string e = spec_error(
       "dir", "type = \"u32\"\ninit = \"file\"\nfile = \"" + ::testing::TempDir() + "\"\n");
   EXPECT_NE(e.find("is a directory, not a file"), std::string::npos) << e;
+  // A device never ends: /dev/zero would be read until memory runs out.
+  const std::string z =
+      spec_error("zero", "type = \"u32\"\ninit = \"file\"\nfile = \"/dev/zero\"\n");
+  EXPECT_NE(z.find("'/dev/zero' is not a regular file"), std::string::npos) << z;
 }
 
 // `study run ... --out ""` wrote to /NAME at the filesystem root.

@@ -19,7 +19,8 @@ namespace {
 
 struct SpecContext {
   std::string origin;
-  std::filesystem::path dir;  // relative input files are resolved here
+  std::filesystem::path dir;                   // relative input files are resolved here
+  std::uint64_t max_bytes = kLaunchSpecBytes;  // the buffers' budget
 
   [[noreturn]] void fail(const toml::node* n, const std::string& what) const {
     const std::uint64_t line = n ? n->source().begin.line : 0;
@@ -94,12 +95,10 @@ double num(const SpecContext& c, const toml::table& t, const char* key, double d
   return *v;
 }
 
-// The total bytes the buffers of one spec may take (docs/exec.md "Launch specs").
-constexpr std::uint64_t kMaxSpecBytes = std::uint64_t{4} << 30;
-
-// `total`: the bytes of the spec's buffers so far; this one must keep it within kMaxSpecBytes.
+// `total`: the bytes of the spec's buffers so far; this one must keep it within c.max_bytes.
 Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::table& t,
                    std::vector<Output>& outputs, std::uint64_t& total) {
+  const std::uint64_t kMaxSpecBytes = c.max_bytes;
   static const char* kKeys[] = {"type",  "count", "init",  "min",  "max",  "seed",
                                 "start", "step",  "value", "file", "write"};
   for (const auto& [k, v] : t) {
@@ -136,11 +135,13 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
     std::error_code ec;
     if (std::filesystem::is_directory(p, ec))
       c.fail(f, fmt::format("buffer '{}': '{}' is a directory, not a file", name, p.string()));
+    if (!std::filesystem::is_regular_file(p, ec))  // a device or a pipe might never end
+      c.fail(f, fmt::format("buffer '{}': '{}' is not a regular file", name, p.string()));
     const auto size = std::filesystem::file_size(p, ec);
     if (!ec && total + size > kMaxSpecBytes)
       c.fail(f, fmt::format("buffer '{}': '{}' has {} bytes, above the {} GiB a launch spec's "
                             "buffers may take",
-                            name, p.string(), size, kMaxSpecBytes >> 30));
+                            name, p.string(), size, double(kMaxSpecBytes) / (1 << 30)));
     std::ifstream in(p, std::ios::binary);
     if (!in) c.fail(f, fmt::format("buffer '{}': cannot read '{}'", name, p.string()));
     std::vector<std::uint8_t> raw((std::istreambuf_iterator<char>(in)),
@@ -180,7 +181,7 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
       c.fail(t.get("count"),
              fmt::format("buffer '{}': {} elements of {} are {} bytes, which puts the spec's "
                          "buffers above the {} GiB they may take",
-                         name, count, elem_name(b.type), bytes, kMaxSpecBytes >> 30));
+                         name, count, elem_name(b.type), bytes, double(kMaxSpecBytes) / (1 << 30)));
     if (init == "iota" && count > 0) {  // checked before the buffer is allocated
       const double start = num(c, t, "start", 0, !fl), step = num(c, t, "step", 1, !fl);
       const long double last = (long double)start + (long double)step * (long double)(count - 1);
@@ -232,8 +233,8 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
 }  // namespace
 
 void apply_launch_spec_text(std::string_view text, const std::string& origin, Workload& w,
-                            bool& has_grid, bool& has_block) {
-  SpecContext c{origin, std::filesystem::path(origin).parent_path()};
+                            bool& has_grid, bool& has_block, std::uint64_t max_bytes) {
+  SpecContext c{origin, std::filesystem::path(origin).parent_path(), max_bytes};
   toml::table root;
   try {
     root = toml::parse(text, origin);
