@@ -158,6 +158,36 @@ TEST(StudyOut, ASecondRunOnTheSameFolderIsRefused) {
   EXPECT_EQ(cli("study run random-patterns --quick --no-plots --out " + root).exit_code, 0);
 }
 
+// A kernel with a million virtual registers and 1,024 threads, or 600,000 bytes of .local per
+// thread, allocated gigabytes (or died of std::bad_alloc) before its first instruction.
+TEST(RunLimits, RegistersAndLocalMemoryAreCheckedBeforeAllocating) {
+  const std::string regs = temp_file("regs.ptx", R"(.version 7.0
+.target sm_75
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<1000000>;
+  ret;
+}
+)");
+  const std::string spec =
+      temp_file("lim.toml", "args = [\"out\"]\n[buffers.out]\ntype = \"u32\"\ncount = 1\n");
+  expect_error("run " + regs + " --grid 1 --block 1024 --launch " + spec,
+               "kernel 'k': 1000000 registers x 1024 threads need 7812 MiB of simulated register "
+               "file, above the executor's 256 MiB");
+  const std::string local = temp_file("local.ptx", R"(.version 7.0
+.target sm_75
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+  .local .align 4 .b8 big[600000];
+  ret;
+}
+)");
+  expect_error("run " + local + " --grid 1 --block 32 --launch " + spec,
+               "kernel 'k' declares 600000 bytes of local memory per thread, above CUDA's 512 KiB");
+}
+
 // Messages: an unknown command is named; binary input is echoed escaped (a NUL cut the message);
 // a UTF-8 byte-order mark before the header is skipped; a directory given as a trace is named.
 TEST(CliMessages, UnknownCommandsBinaryInputBomAndDirectories) {

@@ -19,6 +19,10 @@ __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;
 
 inline constexpr std::uint32_t kNoRow = 0xffffffffu;
+// Launch limits checked before allocating (prepare.cpp): CUDA's local memory per thread, and the
+// simulated register file of one CTA.
+inline constexpr std::uint64_t kMaxLocalBytes = 512 * 1024;
+inline constexpr std::uint64_t kMaxRegisterBytes = std::uint64_t{256} << 20;
 inline constexpr std::uint64_t kNoSector = ~std::uint64_t{0};
 
 // Generic-address windows (addr >> 40 is the region). Global buffers are regions 1..N

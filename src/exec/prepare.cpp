@@ -113,6 +113,14 @@ Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, const Laun
   warps = (threads + lanes - 1) / lanes;
   nregs = static_cast<std::uint32_t>(kernel.regs.size());
   local_rows = nregs + kSpecialRows;
+  // The register file the executor allocates per CTA (64 bits per register and lane): a PTX with a
+  // million virtual registers would take gigabytes before the first instruction (issue 11).
+  const std::uint64_t reg_bytes = std::uint64_t(local_rows) * 8 * warps * lanes;
+  if (reg_bytes > kMaxRegisterBytes)
+    fail_launch(
+        fmt::format("{} registers x {} threads need {} MiB of simulated register file, "
+                    "above the executor's {} MiB",
+                    nregs, threads, reg_bytes >> 20, kMaxRegisterBytes >> 20));
   sym_addr.assign(kernel.symbols.size(), 0);
   for (const Buffer& b : memory.buffers)
     regions.push_back({const_cast<std::uint8_t*>(b.bytes.data()), b.bytes.size(), true, b.name});
@@ -173,6 +181,13 @@ void Impl::layout_memory() {
       sym_addr[i] = dyn_off;
   }
   local_bytes = local;
+  // CUDA's limit on local memory per thread (512 KiB, the CUDA C++ Programming Guide's technical
+  // specifications), checked before the CTA's local memory is allocated.
+  if (local_bytes > kMaxLocalBytes)
+    throw InputError(fmt::format(
+        "{}kernel '{}' declares {} bytes of local memory per thread, above CUDA's {} KiB",
+        located(module.filename, kernel.ptx_line, ""), kernel.name, local_bytes,
+        kMaxLocalBytes >> 10));
 }
 
 // GPU-LocalTM's limits (seed 003 §4.3): the shadow memory shares the LDS with the data, and the
