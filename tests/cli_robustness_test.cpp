@@ -143,6 +143,32 @@ TEST(StudyOut, MergeRefusesToWriteIntoAShard) {
             0);
 }
 
+// A study resumed after its input images changed reused stale points: the configuration now carries
+// a digest of the images' pixels, so the resume is refused; unchanged images resume.
+TEST(StudyOut, ResumeAfterTheImagesChangedIsRefused) {
+  const std::string dir = ::testing::TempDir() + "smemsim_imgs";
+  std::filesystem::create_directories(dir);
+  auto write_pgm = [&](int k) {
+    std::string data = "P5\n64 48\n255\n";
+    for (int y = 0; y < 48; ++y)
+      for (int x = 0; x < 64; ++x) data += static_cast<char>((x * k + y) % 256);
+    FILE* f = std::fopen((dir + "/a.pgm").c_str(), "wb");
+    std::fwrite(data.data(), 1, data.size(), f);
+    std::fclose(f);
+  };
+  const std::string out = ::testing::TempDir() + "smemsim_imgs_out";
+  std::filesystem::remove_all(out);
+  const std::string run =
+      "study run histogram --quick --no-plots --set images=" + dir + " --out " + out;
+  write_pgm(4);
+  ASSERT_EQ(cli(run).exit_code, 0);
+  const CliResult again = cli(run);
+  EXPECT_EQ(again.exit_code, 0);
+  EXPECT_NE(again.out.find("already computed"), std::string::npos) << again.out;
+  write_pgm(5);
+  expect_error(run, "holds points of a different configuration (study parameters, input images");
+}
+
 // Two runs on one folder: the second is refused with a clear message (the lock is the kernel's
 // flock, so a killed run leaves nothing behind).
 TEST(StudyOut, ASecondRunOnTheSameFolderIsRefused) {

@@ -124,6 +124,9 @@ class Study {
   // study documents a shared stream (common random numbers across points of one pattern set).
   virtual PointResult run_point(std::size_t index) const = 0;
   virtual Report report(const Table& t) const = 0;
+  // A digest of the inputs the parameters only name (image files): part of the resolved
+  // configuration, so that a resume after the files changed is refused (issue 11). "" when none.
+  virtual std::string input_digest() const { return ""; }
 };
 
 struct StudyInfo {

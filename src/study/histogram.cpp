@@ -71,6 +71,21 @@ std::vector<images::Gray12> resolve_images(const StudyConfig& cfg, int gen_w, in
   return out;
 }
 
+std::string images_digest(const std::vector<images::Gray12>& imgs) {
+  std::uint64_t h = 1469598103934665603ull;
+  auto mix = [&](const void* p, std::size_t n) {
+    const auto* b = static_cast<const std::uint8_t*>(p);
+    for (std::size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 1099511628211ull;
+  };
+  for (const auto& im : imgs) {
+    mix(im.name.data(), im.name.size());
+    mix(&im.width, sizeof im.width);
+    mix(&im.height, sizeof im.height);
+    mix(im.px.data(), im.px.size() * sizeof(std::uint16_t));
+  }
+  return fmt::format("{:016x}", h);
+}
+
 // Replication factors: "auto" = powers of two 1..cap that fit; an explicit list must fit.
 std::vector<std::uint32_t> replication_list(const StudyConfig& cfg, std::uint64_t space,
                                             std::uint64_t pad, Layout layout, std::uint32_t cap,
@@ -124,6 +139,7 @@ class Histogram : public Study {
     const int g = static_cast<int>(cfg.integer("generated_size"));
     if (g < 8 || g > 4096) throw InputError("study parameter 'generated_size' must be in 8..4096");
     images_ = resolve_images(cfg, g, g);
+    digest_ = images_digest(images_);
     tpb_ = static_cast<std::uint32_t>(cfg.integer("threads_per_block"));
     if (tpb_ < cfg.arch.warp_size || tpb_ % cfg.arch.warp_size)
       throw InputError("study parameter 'threads_per_block' must be a multiple of the warp size");
@@ -207,6 +223,7 @@ class Histogram : public Study {
     return out;
   }
   Report report(const Table& t) const override;
+  std::string input_digest() const override { return digest_; }
 
  private:
   struct Point {
@@ -253,6 +270,7 @@ class Histogram : public Study {
 
   StudyConfig cfg_;
   std::vector<images::Gray12> images_;
+  std::string digest_;
   std::uint32_t tpb_ = 1024;
   bool kernel_ = false;  // backend = cycle
   ptx::Module module_;

@@ -44,6 +44,7 @@ class Hough : public Study {
     if (tpb_ < cfg.arch.warp_size || tpb_ % cfg.arch.warp_size)
       throw InputError("study parameter 'threads_per_block' must be a multiple of the warp size");
     const auto imgs = resolve_images(cfg, width_, height_);
+    digest_ = images_digest(imgs);
     edges_.clear();
     names_.clear();
     for (const auto& im : imgs) {
@@ -128,6 +129,7 @@ class Hough : public Study {
             Value(speedup(cycles[0], cycles[2]))};
     return {{row}, static_cast<std::uint64_t>(3 * warps)};
   }
+  std::string input_digest() const override { return digest_; }
   Report report(const Table& t) const override {
     Report rep;
     rep.markdown = fmt::format(
@@ -185,6 +187,7 @@ class Hough : public Study {
     Layout layout;
     std::uint32_t r;
   };
+  std::string digest_;
   // Whole-kernel cycles of hough_vote for one image, layout, R and hash. Every edge pixel votes
   // once per angle (rho + D is always a bin), so the votes must sum to edges x angles.
   std::int64_t run_kernel(const std::vector<images::EdgePixel>& e, const Point& p,

@@ -228,14 +228,16 @@ RunSummary run_study(const StudyInfo& info, const StudyConfig& cfg, const RunOpt
   s.dir = output_dir(o.out_root, info.name);
   const FolderLock lock(s.dir);
 
-  const nlohmann::json conf = config_json(info, cfg, total, columns, o.shard_index, o.shard_count);
+  nlohmann::json conf = config_json(info, cfg, total, columns, o.shard_index, o.shard_count);
+  if (const std::string d = study->input_digest(); !d.empty()) conf["input_digest"] = d;
   const std::string conf_text = conf.dump(2) + "\n";
   const std::string conf_path = s.dir + "/config.json";
   const std::string partial = s.dir + "/points.partial";
   if (fs::exists(conf_path) && read_file(conf_path, "study configuration") != conf_text &&
       fs::exists(partial))
     throw InputError(fmt::format(
-        "{} holds points of a different configuration (study parameters, arch or shard); "
+        "{} holds points of a different configuration (study parameters, input images, arch or "
+        "shard); "
         "choose another --out or remove that folder",
         s.dir));
   write_atomic(conf_path, conf_text);

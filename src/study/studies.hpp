@@ -14,7 +14,10 @@ StudyInfo histogram_info();           // histogram.cpp, seed 000 §V.B Fig. 7, s
 StudyInfo kmeans_info();              // kmeans.cpp, seed 001 §4.1
 StudyInfo hough_info();               // hough.cpp, seed 000 §V.C Fig. 8
 StudyInfo elastic_info();             // elastic.cpp, seed 004 §5 Table 4, Figs. 8-11
-StudyInfo localtm_info();             // localtm.cpp, seed 003 §5, Figs. 3-5
+StudyInfo localtm_info();
+// FNV-1a over the images' names, sizes and pixels, as 16 hex digits (Study::input_digest).
+std::string images_digest(
+    const std::vector<images::Gray12>& imgs);  // localtm.cpp, seed 003 §5, Figs. 3-5
 
 // Shared by the image studies (histogram.cpp): the images of parameter 'images' (files, folders,
 // 'cache', 'generated'), at most 'max_images'; InputError on an unreadable or non-image file.
