@@ -37,6 +37,18 @@ TEST(CliNumbers, OutOfRangeNumbersNameTheOption) {
   expect_error("sim builtin:reduction --max-cycles 1e999", "--max-cycles");
 }
 
+// `gen` computed a full pass before writing anything: a trace of 10^11 warps now starts at once
+// (head stops it), and an address outside the memory midway leaves no file behind.
+TEST(CliNumbers, GenStreamsAndLeavesNoPartialFile) {
+  const CliResult r = shell(std::string("timeout 20 ") + SMEMSIM_CLI +
+                            " gen random --space 1024 --count 100000000000 | head -c 40");
+  EXPECT_EQ(r.out.rfind("smemsim-trace v1 unit=word warp=32\nld ", 0), 0u) << r.out;
+  const std::string path = ::testing::TempDir() + "smemsim_partial.trace";
+  std::filesystem::remove(path);
+  expect_error("gen stride --stride 100000 --count 100 -o " + path, "is outside the memory");
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
 // Zero silently became the driver's default; where it means nothing it is an error.
 TEST(CliNumbers, ZeroWhereItMeansNothingIsAnError) {
   for (const std::string& args :

@@ -1,8 +1,10 @@
 // smemsim gen KIND: write a smemsim-trace v1 of generated warp accesses.
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include "cli_common.hpp"
 #include "smemsim/error.hpp"
@@ -36,6 +38,43 @@ void common_options(CLI::App* c, GenOptions& g) {
   add_arch_options(c, g.arch, false);
 }
 
+// Holds the first `hold` bytes back and passes everything through once that much is written:
+// standard output sees nothing of a trace that fails early (a bad address in its first warps),
+// yet a long trace streams.
+class HoldBackBuf final : public std::streambuf {
+ public:
+  HoldBackBuf(std::streambuf* sink, std::size_t hold) : sink_(sink), hold_(hold) {}
+  // Passes what is held on (at the end of a successful run).
+  bool release() {
+    if (!held_.empty() &&
+        sink_->sputn(held_.data(), std::streamsize(held_.size())) != std::streamsize(held_.size()))
+      return false;
+    held_.clear();
+    passing_ = true;
+    return sink_->pubsync() == 0;
+  }
+
+ protected:
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    if (passing_) return sink_->sputn(s, n);
+    held_.append(s, std::size_t(n));
+    if (held_.size() >= hold_ && !release()) return 0;
+    return n;
+  }
+  int_type overflow(int_type c) override {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    const char ch = traits_type::to_char_type(c);
+    return xsputn(&ch, 1) == 1 ? c : traits_type::eof();
+  }
+  int sync() override { return passing_ ? sink_->pubsync() : 0; }
+
+ private:
+  std::streambuf* sink_;
+  std::size_t hold_;
+  std::string held_;
+  bool passing_ = false;
+};
+
 void run(const GenOptions& g, const std::function<void(const GenCommon&, const AccessSink&)>& gen) {
   const Arch a = resolve_arch(g.arch);
   GenCommon c;
@@ -48,22 +87,48 @@ void run(const GenOptions& g, const std::function<void(const GenCommon&, const A
     throw InputError(
         fmt::format("--lanes {} exceeds the warp size {} of {}", c.lanes, a.warp_size, a.name));
   c.memory_words = a.memory_words();
-  // A dry run first: an address outside the memory is reported before anything is written, so no
-  // partial trace reaches the output.
-  gen(c, [](const WarpAccess&) {});
+  // The trace streams out as it is generated (issue 11: a full dry run came first). A file is
+  // written under a temporary name and renamed when complete, so an address outside the memory,
+  // found midway, leaves no partial trace behind; on standard output the error follows what was
+  // written.
   std::ofstream file;
   std::vector<char> buffer(1 << 20);
-  std::ostream* out = &std::cout;
+  HoldBackBuf held(std::cout.rdbuf(), 1 << 20);
+  std::ostream held_out(&held);
+  std::ostream* out = &held_out;
+  const std::string tmp = g.out + ".partial-" + std::to_string(::getpid());
   if (g.out != "-") {
+    std::error_code ec;
+    if (std::filesystem::is_directory(g.out, ec))
+      throw InputError(fmt::format("{}: is a directory", g.out));
     file.rdbuf()->pubsetbuf(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-    file.open(g.out, std::ios::binary);
+    file.open(tmp, std::ios::binary);
     if (!file) throw InputError(fmt::format("{}: cannot open for writing", g.out));
     out = &file;
   }
-  TraceWriter writer(*out, c.lanes);
-  gen(c, [&](const WarpAccess& wa) { writer.write(wa); });
-  out->flush();
-  if (!*out) throw std::runtime_error(fmt::format("{}: write failed", g.out));
+  try {
+    TraceWriter writer(*out, c.lanes);
+    gen(c, [&](const WarpAccess& wa) { writer.write(wa); });
+    out->flush();
+    if (g.out == "-" && !held.release()) out->setstate(std::ios::badbit);
+    if (!*out) throw InputError(fmt::format("{}: write failed", g.out));
+  } catch (...) {
+    if (g.out != "-") {
+      file.close();
+      std::error_code ec;
+      std::filesystem::remove(tmp, ec);
+    }
+    throw;
+  }
+  if (g.out != "-") {
+    file.close();
+    std::error_code ec;
+    std::filesystem::rename(tmp, g.out, ec);
+    if (ec) {
+      std::filesystem::remove(tmp, ec);
+      throw InputError(fmt::format("{}: cannot write: {}", g.out, ec.message()));
+    }
+  }
 }
 
 }  // namespace
