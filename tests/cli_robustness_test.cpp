@@ -11,6 +11,9 @@
 
 #include <gtest/gtest.h>
 
+#include "smemsim/exec.hpp"
+#include "smemsim/ptx.hpp"
+#include "smemsim/timing.hpp"
 #include "test_util.hpp"
 
 namespace smemsim::test {
@@ -224,6 +227,53 @@ TEST(RunLimits, RegistersAndLocalMemoryAreCheckedBeforeAllocating) {
 )");
   expect_error("run " + local + " --grid 1 --block 32 --launch " + spec,
                "kernel 'k' declares 600000 bytes of local memory per thread, above CUDA's 512 KiB");
+}
+
+// Long launches report progress (the CLI draws it on a terminal): after every block of run(), and
+// every 65,536 cycles of the timing model.
+TEST(RunLimits, LaunchesReportProgress) {
+  // A dependent loop of 20,000 iterations: over a million cycles on Fermi's latencies.
+  const ptx::Module m = ptx::parse(R"(.version 7.0
+.target sm_75
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  mov.u32 %r1, 0;
+LOOP:
+  add.u32 %r1, %r1, 1;
+  setp.lt.u32 %p1, %r1, 20000;
+  @%p1 bra LOOP;
+  ret;
+}
+)",
+                                   "k.ptx");
+  exec::GlobalMemory mem;
+  exec::Launch l;
+  l.grid = {5, 1, 1};
+  l.block = {32, 1, 1};
+  l.args = {exec::Arg::buf(mem.add({"out", exec::ElemType::U32, std::vector<std::uint8_t>(4)}))};
+  exec::Executor ex(m, m.kernels.at(0), default_arch(), l, mem);
+  std::vector<std::uint64_t> seen;
+  ex.set_progress([&](std::uint64_t done, std::uint64_t total) {
+    EXPECT_EQ(total, 5u);
+    seen.push_back(done);
+  });
+  ex.run();
+  EXPECT_EQ(seen, (std::vector<std::uint64_t>{1, 2, 3, 4, 5}));
+  timing::TimingOptions to;
+  std::uint64_t calls = 0;
+  to.progress = [&](std::uint64_t, std::uint64_t total) {
+    EXPECT_EQ(total, 5u);
+    ++calls;
+  };
+  to.skip_idle = false;
+  l.grid = {5, 1, 1};
+  timing::GpuSim sim(m, m.kernels.at(0), default_arch(), l, mem, to);
+  const timing::TimingStats st = sim.run();
+  EXPECT_GT(st.cycles, std::uint64_t{1} << 20);
+  EXPECT_EQ(calls, (st.cycles - 1) >> 16);
 }
 
 // Messages: an unknown command is named; binary input is echoed escaped (a NUL cut the message);

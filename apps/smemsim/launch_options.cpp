@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include <unistd.h>
+
 #include "smemsim/error.hpp"
 #include "smemsim/ptx.hpp"
 #include "smemsim/timing.hpp"
@@ -123,12 +125,41 @@ void add_step_limit(CLI::App* cmd, LaunchOptions& o) {
       ->capture_default_str();
 }
 
+LaunchProgress::LaunchProgress()
+    : terminal_(::isatty(STDERR_FILENO) == 1),
+      start_(std::chrono::steady_clock::now()),
+      last_(start_) {}
+
+LaunchProgress::~LaunchProgress() {
+  if (drawn_) std::fprintf(stderr, "\r%60s\r", "");
+}
+
+void LaunchProgress::operator()(std::uint64_t done, std::uint64_t total) {
+  const auto now = std::chrono::steady_clock::now();
+  if (std::chrono::duration<double>(now - start_).count() < 1.0 ||
+      std::chrono::duration<double>(now - last_).count() < 0.1)
+    return;
+  last_ = now;
+  drawn_ = true;
+  std::fprintf(stderr, "\rblock %llu of %llu (%.1f%%)   ", static_cast<unsigned long long>(done),
+               static_cast<unsigned long long>(total),
+               total ? 100.0 * double(done) / double(total) : 100.0);
+  std::fflush(stderr);
+}
+
+std::function<void(std::uint64_t, std::uint64_t)> LaunchProgress::callback() {
+  if (!terminal_) return nullptr;
+  return [this](std::uint64_t d, std::uint64_t t) { (*this)(d, t); };
+}
+
 RunSummary run_workload(exec::Workload& w, const Arch& arch, exec::AccessConsumer* consumer,
                         std::uint64_t max_steps) {
   RunSummary s;
   exec::Executor ex(w.module, exec::find_kernel(w.module, w.kernel), arch, w.launch, w.memory);
   ex.set_consumer(consumer);
   ex.set_max_steps(max_steps);
+  LaunchProgress progress;
+  ex.set_progress(progress.callback());
   const auto t0 = std::chrono::steady_clock::now();
   ex.run();
   s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -2,6 +2,8 @@
 // or builtin:NAME with the built-in driver options (docs/exec.md).
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -39,6 +41,21 @@ struct RunSummary {
   std::string mismatch;  // "" when the result matches (or there is no reference)
   bool checked = false;
 };
+// A launch's progress on stderr, only when it is a terminal and the launch has run for a second:
+// "block 1234 of 65536 (1.9%)", redrawn at most ten times a second, cleared at the end (issue 11).
+class LaunchProgress {
+ public:
+  LaunchProgress();
+  ~LaunchProgress();
+  void operator()(std::uint64_t done, std::uint64_t total);
+  // The callback for Executor::set_progress / TimingOptions::progress (nullptr off a terminal).
+  std::function<void(std::uint64_t, std::uint64_t)> callback();
+
+ private:
+  bool terminal_ = false, drawn_ = false;
+  std::chrono::steady_clock::time_point start_, last_;
+};
+
 RunSummary run_workload(exec::Workload& w, const Arch& arch, exec::AccessConsumer* consumer,
                         std::uint64_t max_steps = exec::Executor::kDefaultMaxSteps);
 

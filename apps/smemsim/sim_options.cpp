@@ -56,6 +56,8 @@ SimRun simulate(exec::Workload& w, const ptx::Kernel& kernel, const Arch& arch, 
   to.regs_per_thread = o.regs;
   to.per_instruction = per_instruction;
   to.consumer = consumer;
+  LaunchProgress progress;
+  to.progress = progress.callback();
   timing::ObserverFan fan;
   std::ofstream tl;
   std::unique_ptr<timing::ChromeTrace> trace;

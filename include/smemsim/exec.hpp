@@ -198,6 +198,8 @@ class Executor {
   void run();
   // The step limit of run() (default kDefaultMaxSteps; `run`/`profile --max-steps`).
   void set_max_steps(std::uint64_t steps);
+  // Called by run() after each CTA with (CTAs done, CTAs in the grid): a progress display.
+  void set_progress(std::function<void(std::uint64_t, std::uint64_t)> progress);
   static constexpr std::uint64_t kDefaultMaxSteps = 1'000'000'000;
 
   const ExecStats& stats() const;

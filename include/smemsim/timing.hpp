@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -193,6 +194,8 @@ struct TimingOptions {
   bool skip_idle = true;
   Observer* observer = nullptr;
   exec::AccessConsumer* consumer = nullptr;  // also receives every shared-memory WarpAccess
+  // Called every 65,536 cycles with (CTAs dispatched, CTAs in the grid): a progress display.
+  std::function<void(std::uint64_t, std::uint64_t)> progress;
 };
 
 // Hardware added per SM by the elastic pipeline (seed 004 Table 1) and by bank-conflict-aware

@@ -142,6 +142,7 @@ struct Impl {
   tm::TmStats tm_done;
   std::vector<tm::TmStats> tm_sites;  // per instruction index of a TX.Begin: its transactions
   std::function<void(const TxEvent&)> tx_observer;
+  std::function<void(std::uint64_t, std::uint64_t)> progress;  // Executor::set_progress
   std::uint32_t tm_cycles = 0;  // of the instruction being executed (memory.cpp -> issue)
   LaneMask tm_conflicted = 0;
 

@@ -360,6 +360,10 @@ IssueResult Executor::issue(std::uint32_t slot, std::uint32_t warp) {
   return impl_->issue(cta, w);
 }
 
+void Executor::set_progress(std::function<void(std::uint64_t, std::uint64_t)> progress) {
+  impl_->progress = std::move(progress);
+}
+
 void Executor::set_max_steps(std::uint64_t steps) {
   impl_->max_steps = steps;
 }

@@ -74,6 +74,7 @@ void Executor::run() {
             "open: {}",
             im.module.filename, cta.id.x, cta.id.y, cta.id.z, describe_warps(im, cta)));
     }
+    if (im.progress) im.progress(c + 1, n);
   }
 }
 

@@ -225,6 +225,8 @@ const TimingStats& GpuSim::run() {
         next = event;
       }
     }
+    if (im.options.progress && (next >> 16) != (im.cycle >> 16))
+      im.options.progress(next_cta, total);
     im.cycle = next;
     if (im.cycle >= im.options.max_cycles)
       im.stuck(
