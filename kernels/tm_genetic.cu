@@ -22,6 +22,17 @@ __device__ static int ga_miss(unsigned s, const int* weight, int capacity) {
   return w > capacity ? w - capacity : capacity - w;
 }
 
+// The crossover of two solutions: the fitter stays, the other becomes the fitter's low four objects
+// with its own high four.
+__device__ static void ga_cross(unsigned a, unsigned b, const int* w, int capacity, unsigned& na,
+                                unsigned& nb) {
+  const bool a_fitter = ga_miss(a, w, capacity) <= ga_miss(b, w, capacity);
+  const unsigned fit = a_fitter ? a : b, weak = a_fitter ? b : a;
+  const unsigned child = (fit & 0x0fu) | (weak & 0xf0u);
+  na = a_fitter ? a : child;
+  nb = a_fitter ? child : b;
+}
+
 extern "C" __global__ void ga_tx(const unsigned* init, const int* weight, int capacity,
                                  const int* picks, int n, unsigned* out, unsigned* log) {
   __shared__ unsigned pop[GA_MAX];
@@ -38,11 +49,7 @@ extern "C" __global__ void ga_tx(const unsigned* init, const int* weight, int ca
   TX_BEGIN();
   a = pop[i];
   b = pop[j];
-  const bool a_fitter = ga_miss(a, w, capacity) <= ga_miss(b, w, capacity);
-  const unsigned fit = a_fitter ? a : b, weak = a_fitter ? b : a;
-  const unsigned child = (fit & 0x0fu) | (weak & 0xf0u);
-  na = a_fitter ? a : child;
-  nb = a_fitter ? child : b;
+  ga_cross(a, b, w, capacity, na, nb);
   pop[i] = na;
   pop[j] = nb;
   TX_COMMIT();
@@ -66,10 +73,8 @@ extern "C" __global__ void ga_serial(const unsigned* init, const int* weight, in
   for (int turn = 0; turn < blockDim.x; ++turn) {
     if (turn == t) {
       const unsigned a = pop[i], b = pop[j];
-      const bool a_fitter = ga_miss(a, w, capacity) <= ga_miss(b, w, capacity);
-      const unsigned fit = a_fitter ? a : b, weak = a_fitter ? b : a;
-      const unsigned child = (fit & 0x0fu) | (weak & 0xf0u);
-      const unsigned na = a_fitter ? a : child, nb = a_fitter ? child : b;
+      unsigned na, nb;
+      ga_cross(a, b, w, capacity, na, nb);
       pop[i] = na;
       pop[j] = nb;
       log[4 * t] = a;
