@@ -108,6 +108,17 @@ TEST(LaunchSpec, IotaFillAndRandomNeedFiniteInRangeNumbers) {
   EXPECT_EQ(cli("run " + ptx + " --grid 1 --block 32 --launch " + ok).exit_code, 0);
 }
 
+// A float where an integer belongs: toml++'s conversion of 2e56 to int64 was undefined behaviour
+// (found by spec_fuzz under UBSan); integers are now read exactly.
+TEST(LaunchSpec, FloatsWhereIntegersBelongAreErrors) {
+  std::string e = spec_error("fcount", "type = \"u32\"\ncount = 2e56\n");
+  EXPECT_NE(e.find("'count' must be a non-negative integer"), std::string::npos) << e;
+  e = spec_error("fseed", "type = \"u32\"\ncount = 4\ninit = \"random\"\nseed = 1.5\n");
+  EXPECT_NE(e.find("'seed' must be an integer"), std::string::npos) << e;
+  const std::string arch = temp_file("farch.toml", "[memory]\nbanks = 2e56\n");
+  expect_error("analyze --pattern 0..31 --arch-file " + arch, "key 'memory.banks' must be");
+}
+
 // A 25-billion-element buffer was a raw std::bad_alloc with exit 1.
 TEST(LaunchSpec, BuffersBeyondTheBudgetAreRefusedBeforeAllocation) {
   const std::string e = spec_error("big", "type = \"u32\"\ncount = 25000000000\n");

@@ -229,7 +229,7 @@ Arch parse_arch_toml(std::string_view text, const std::string& origin, const Arc
             case Kind::I64:
             case Kind::SmU32:
             case Kind::TmU32:
-              if (auto v = node.value<std::int64_t>(); v && node.is_integer())
+              if (auto v = node.value_exact<std::int64_t>())
                 set_int(a, *key, *v, where);
               else
                 throw InputError(located(

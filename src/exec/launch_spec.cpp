@@ -33,13 +33,13 @@ struct SpecContext {
 
 Dim3 dim_from(const SpecContext& c, const toml::node& n, const std::string& key) {
   std::uint32_t v[3] = {1, 1, 1};
-  if (auto i = n.value<std::int64_t>()) {
+  if (auto i = n.value_exact<std::int64_t>()) {
     if (*i < 1 || *i > 0xffffffffll) c.fail(&n, fmt::format("'{}' must be in 1..4294967295", key));
     v[0] = static_cast<std::uint32_t>(*i);
   } else if (const toml::array* a = n.as_array()) {
     if (a->empty() || a->size() > 3) c.fail(&n, fmt::format("'{}' has 1 to 3 dimensions", key));
     for (std::size_t k = 0; k < a->size(); ++k) {
-      auto e = (*a)[k].value<std::int64_t>();
+      auto e = (*a)[k].value_exact<std::int64_t>();
       if (!e || *e < 1 || *e > 0xffffffffll)
         c.fail(&n, fmt::format("'{}' needs positive integers", key));
       v[k] = static_cast<std::uint32_t>(*e);
@@ -121,7 +121,7 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
   const std::string init = t["init"].value_or(std::string("zeros"));
   std::int64_t count = -1;
   if (const toml::node* n = t.get("count")) {
-    auto v = n->value<std::int64_t>();
+    auto v = n->value_exact<std::int64_t>();
     if (!v || *v < 0 || *v > (std::int64_t{1} << 36))
       c.fail(n, fmt::format("buffer '{}': 'count' must be a non-negative integer", name));
     count = *v;
@@ -201,7 +201,11 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
       const double v = num(c, t, "value", 0, !fl);
       for (std::int64_t i = 0; i < count; ++i) store(b, std::uint64_t(i), v, std::int64_t(v), fl);
     } else if (init == "random") {
-      const std::uint64_t seed = static_cast<std::uint64_t>(t["seed"].value_or(std::int64_t{1}));
+      const toml::node* sn = t.get("seed");
+      if (sn && !sn->is_integer())
+        c.fail(sn, fmt::format("buffer '{}': 'seed' must be an integer", name));
+      const std::uint64_t seed =
+          static_cast<std::uint64_t>(sn ? *sn->value_exact<std::int64_t>() : std::int64_t{1});
       Rng rng(seed);
       const double lo = num(c, t, "min", 0, !fl), hi = num(c, t, "max", fl ? 1 : 255, !fl);
       if (hi < lo) c.fail(t, fmt::format("buffer '{}': max < min", name));
@@ -261,7 +265,7 @@ void apply_launch_spec_text(std::string_view text, const std::string& origin, Wo
     has_block = true;
   }
   if (const toml::node* n = root.get("dynamic_shared")) {
-    auto v = n->value<std::int64_t>();
+    auto v = n->value_exact<std::int64_t>();
     if (!v || *v < 0 || *v > 0xffffffffll) c.fail(n, "'dynamic_shared' must be a byte count");
     w.launch.dynamic_shared_bytes = static_cast<std::uint32_t>(*v);
   }
