@@ -334,6 +334,19 @@ TEST(TmShadow, SizeIsDataPlusBackupsPlusOwnerBytes) {
   EXPECT_EQ(shadow_bytes(400, 512), 400u + 200u);  // two owner bytes past 256 threads
 }
 
+// A misspelt choice silently meant the default (tm.timing = perfekt timed as paper).
+TEST(TmRegistry, ArchKeysRefuseUnknownChoices) {
+  for (const char* set : {"tm.timing=perfekt", "tm.bloom_index=adress", "tm.detector=oracle"}) {
+    Arch a = si();
+    apply_override(a, set);
+    EXPECT_THROW(validate(a), InputError) << set;
+  }
+  Arch ok = si();
+  apply_override(ok, "tm.timing=perfect");
+  apply_override(ok, "tm.bloom_index=word");
+  EXPECT_NO_THROW(validate(ok));
+}
+
 TEST(TmRegistry, DetectorsAreListedAndUnknownOnesNamed) {
   ASSERT_EQ(detectors().size(), 2u);
   Arch a = si();

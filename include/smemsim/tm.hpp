@@ -138,6 +138,8 @@ class CtaTm {
   std::uint16_t owner(std::uint32_t word) const { return own_.owner[word]; }
   std::uint32_t backup(std::uint32_t word) const { return backup_[word]; }
   const Detector& detector() const { return *det_; }
+  // tm.timing = perfect: no transactional cycles (read once, not per access).
+  bool perfect() const { return perfect_; }
   const TmStats& stats() const { return stats_; }
   TmStats& stats() { return stats_; }
   // Counts also go to `site` (a transaction site's stats; nullptr: none) until changed.
@@ -163,6 +165,7 @@ class CtaTm {
   TmStats stats_;
   TmStats* site_ = nullptr;
   std::vector<std::uint32_t> scratch_;
+  bool perfect_ = false;
 };
 
 }  // namespace smemsim::tm

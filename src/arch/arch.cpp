@@ -116,6 +116,15 @@ void validate(const Arch& a) {
     bad("sm.relaxed_commit",
         "in-order needs a bank-aware sm.scheduler: it holds a warp on the scheduler's conflict "
         "prediction (004 §6)");
+  // GPU-LocalTM (docs/tm.md): the named choices must exist (a typo would silently mean the
+  // default).
+  const TmConfig& tm = a.tm;
+  if (tm.detector != "bloom" && tm.detector != "exact")
+    bad("tm.detector", fmt::format("'{}' is not bloom or exact", tm.detector));
+  if (tm.bloom_index != "position" && tm.bloom_index != "word")
+    bad("tm.bloom_index", fmt::format("'{}' is not position or word", tm.bloom_index));
+  if (tm.timing != "paper" && tm.timing != "perfect")
+    bad("tm.timing", fmt::format("'{}' is not paper or perfect", tm.timing));
   // The hash specs must parse for this geometry.
   try {
     make_index_function(a.bank_hash, {a.bank_bits(), a.bank_addr_bits()});

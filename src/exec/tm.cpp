@@ -66,14 +66,13 @@ void Impl::tx_begin(Cta& cta, Warp& w, std::uint32_t pc, IssueResult& r) {
   ct.bump(&tm::TmStats::attempts);
   ct.bump(&tm::TmStats::lane_attempts, std::uint64_t(std::popcount(run)));
   if (w.tx.mode == tm::Mode::WavefrontSerial) ct.bump(&tm::TmStats::wf_serial_attempts);
-  std::uint32_t cycles = arch.tm.timing == "perfect" ? 0 : arch.tm.begin_cycles;
+  std::uint32_t cycles = cta.tm->perfect() ? 0 : arch.tm.begin_cycles;
   if (w.tx.mode == tm::Mode::WorkgroupSerial) {
     ct.bump(&tm::TmStats::wg_serial_attempts);
     // "Transactions executing in other wavefronts are aborted and stalled at the TX.Begin
     // instruction until the current wavefront finishes its transaction" (003 §3.1). Clearing their
     // records costs the most occupied bank's entries (003 §4.2).
-    if (arch.tm.timing != "perfect")
-      cycles += cta.tm->busiest_bank_entries() * arch.tm.entry_cycles;
+    if (!cta.tm->perfect()) cycles += cta.tm->busiest_bank_entries() * arch.tm.entry_cycles;
     cta.wg_owner = static_cast<int>(w.index);
     for (Warp& o : cta.warps) {
       if (&o == &w || o.tx.depth == 0) continue;

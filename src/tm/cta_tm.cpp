@@ -44,7 +44,8 @@ CtaTm::CtaTm(const Arch& arch, std::uint32_t threads, std::uint32_t shared_bytes
       owned_(threads),
       bank_entries_(arch.banks, 0),
       det_(make_detector(arch, threads)),
-      scratch_(arch.banks, 0) {
+      scratch_(arch.banks, 0),
+      perfect_(arch.tm.timing == "perfect") {
   own_.owner.assign(words_, Ownership::kNone);
 }
 
@@ -161,7 +162,7 @@ CtaTm::AccessResult CtaTm::access(std::uint32_t first_thread, LaneMask lanes,
     bump(&TmStats::lane_aborts, std::uint64_t(std::popcount(r.conflicted)));
     r.cycles += max_of(busy) * c.entry_cycles;
   }
-  if (c.timing == "perfect") r.cycles = 0;
+  if (perfect_) r.cycles = 0;
   return r;
 }
 
@@ -171,7 +172,7 @@ std::uint32_t CtaTm::commit(std::uint32_t first_thread, LaneMask lanes) {
   for (LaneMask m = lanes; m; m &= m - 1)
     release(first_thread + std::uint32_t(std::countr_zero(m)), busy);
   bump(&TmStats::lane_commits, std::uint64_t(std::popcount(lanes)));
-  if (arch_.tm.timing == "perfect") return 0;
+  if (perfect_) return 0;
   // One cycle clears the committing lanes' signatures, then each bank its ownership records.
   return arch_.tm.commit_cycles + max_of(busy) * arch_.tm.entry_cycles;
 }
@@ -182,7 +183,7 @@ std::uint32_t CtaTm::abort(std::uint32_t first_thread, LaneMask lanes, std::uint
   for (LaneMask m = lanes; m; m &= m - 1)
     restore(first_thread + std::uint32_t(std::countr_zero(m)), shared, busy);
   bump(&TmStats::lane_aborts, std::uint64_t(std::popcount(lanes)));
-  if (arch_.tm.timing == "perfect") return 0;
+  if (perfect_) return 0;
   return max_of(busy) * arch_.tm.entry_cycles;
 }
 
