@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -163,6 +164,54 @@ void check_app(CLI::App& app) {
 
 void check_numeric_options(CLI::App& app) {
   check_app(app);
+}
+
+std::uint64_t parse_size(const std::string& text, std::string_view option) {
+  const auto bad = [&] {
+    return InputError(fmt::format(
+        "{}: '{}' is not a memory size (bytes, or a number with K, M, G or T, e.g. 512M, 2G)",
+        option, printable(text)));
+  };
+  std::uint64_t v = 0;
+  const char* b = text.data();
+  const char* e = b + text.size();
+  const auto [p, ec] = std::from_chars(b, e, v);
+  if (ec == std::errc::result_out_of_range)
+    throw InputError(fmt::format("{}: '{}' is out of range", option, printable(text)));
+  if (ec != std::errc() || p == b) throw bad();
+  std::string unit(p, e);
+  for (char& c : unit) c = char(std::toupper(static_cast<unsigned char>(c)));
+  if (unit.ends_with("IB"))
+    unit.resize(unit.size() - 2);
+  else if (unit.size() > 1 && unit.ends_with("B"))
+    unit.resize(unit.size() - 1);
+  int shift = 0;
+  if (unit.empty() || unit == "B")
+    shift = 0;
+  else if (unit == "K")
+    shift = 10;
+  else if (unit == "M")
+    shift = 20;
+  else if (unit == "G")
+    shift = 30;
+  else if (unit == "T")
+    shift = 40;
+  else
+    throw bad();
+  if (v == 0) throw InputError(fmt::format("{}: must be more than 0 bytes", option));
+  if (v > (std::uint64_t{1} << (60 - shift)))
+    throw InputError(fmt::format("{}: '{}' is out of range (at most 1024 PiB)", option, text));
+  return v << shift;
+}
+
+std::string format_size(std::uint64_t bytes) {
+  for (const auto& [shift, name] : {std::pair{40, "TiB"}, {30, "GiB"}, {20, "MiB"}, {10, "KiB"}}) {
+    const std::uint64_t unit = std::uint64_t{1} << shift;
+    if (bytes < unit) continue;
+    if (bytes % unit == 0) return fmt::format("{} {}", bytes >> shift, name);
+    return fmt::format("{:.1f} {}", double(bytes) / double(unit), name);
+  }
+  return fmt::format("{} bytes", bytes);
 }
 
 std::string explain_parse_error(const std::string& what) {

@@ -2,7 +2,9 @@
 // and the command registration hooks (one per file, called from main.cpp).
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -69,6 +71,12 @@ void check_numeric_options(CLI::App& app);
 // CLI11's "Could not convert: --size = 99999999999" (a value too large for a narrower field) as
 // "--size: 99999999999 is out of range for this option"; other messages unchanged.
 std::string explain_parse_error(const std::string& what);
+
+// A memory size: bytes, or a number with K, M, G or T (binary: 2G = 2^31 bytes; "KiB", "MB" and
+// lower case are accepted). InputError naming `option` for anything else, for zero, and past 2^60.
+std::uint64_t parse_size(const std::string& text, std::string_view option);
+// "2 GiB", "1.1 GiB", "512 MiB", "1000 bytes": exact when whole, else to one decimal.
+std::string format_size(std::uint64_t bytes);
 
 inline CLI::Validator positive() {
   return CLI::Validator(

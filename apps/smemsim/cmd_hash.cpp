@@ -93,12 +93,23 @@ void add_count(CLI::App* hash) {
 struct SearchCli {
   ArchOptions arch;
   AccessInput input;
-  std::string family, heuristic, target = "bank", emit, output;
+  std::string family, heuristic, target = "bank", emit, output, max_memory = "2G";
   std::uint32_t banks = 0;
   int addr_bits = 0;
   bool json = false;
   bool bijective = false;
+  bool stats = false;
 };
+
+// "41.2 MiB peak of a 2 GiB budget" (+ ", 3 segments (1.9 GiB) spilled to TMPDIR").
+std::string memory_line(const ReferenceSets& s) {
+  std::string line = fmt::format("{} peak of a {} budget", format_size(s.peak_bytes()),
+                                 format_size(s.memory_budget()));
+  if (s.spilled_segments())
+    line += fmt::format(", {} segments ({}) spilled to TMPDIR", s.spilled_segments(),
+                        format_size(s.spilled_bytes()));
+  return line;
+}
 
 HashTarget parse_target(const std::string& t) {
   if (t == "bank") return HashTarget::Bank;
@@ -121,8 +132,13 @@ void run_search(const SearchCli& o) {
   if (o.family.empty()) throw InputError("hash search: --family is required");
   if (!o.output.empty() && o.emit.empty())
     throw InputError("-o: give --emit cuda or --emit cute (-o writes the emitted code)");
+  const std::uint64_t budget = parse_size(o.max_memory, "--max-memory");
+  if (budget < (std::uint64_t{16} << 20))
+    throw InputError(
+        fmt::format("--max-memory: {} is below the 16 MiB a search needs", format_size(budget)));
   const auto t0 = std::chrono::steady_clock::now();
   ReferenceSets sets(arch, target, g);
+  sets.set_memory_budget(budget);
   for_each_access(o.input, arch, [&](const WarpAccess& wa) { sets.add(wa); });
   const auto t1 = std::chrono::steady_clock::now();
   // Emitting needs a software hash that loses no data: --emit implies --bijective.
@@ -153,7 +169,12 @@ void run_search(const SearchCli& o) {
                           {"transactions", sets.transactions()},
                           {"unique_sets", sets.unique_sets()},
                           {"read_seconds", read_s},
-                          {"search_seconds", search_s}};
+                          {"search_seconds", search_s},
+                          {"memory",
+                           {{"budget_bytes", sets.memory_budget()},
+                            {"peak_bytes", sets.peak_bytes()},
+                            {"spilled_segments", sets.spilled_segments()},
+                            {"spilled_bytes", sets.spilled_bytes()}}}};
     if (!o.emit.empty()) {
       if (em.ok)
         out["emit"] = em.code;
@@ -180,6 +201,7 @@ void run_search(const SearchCli& o) {
                r.bijective ? "yes" : "no");
     fmt::print(sum, "  time                 {:.3f} s reading, {:.3f} s searching\n", read_s,
                search_s);
+    fmt::print(sum, "  memory               {}\n", memory_line(sets));
     fmt::print(sum, "  use it: --bank-hash '{}'{}\n", r.spec,
                target == HashTarget::Lock ? " (as --lock-hash)" : "");
     if (em.ok && o.output.empty()) {
@@ -187,6 +209,12 @@ void run_search(const SearchCli& o) {
       fmt::print("{}", em.code);
     }
   }
+  if (o.stats)
+    fmt::print(stderr,
+               "smemsim: {} accesses read in {:.3f} s ({:.2f} M accesses/s), searched in {:.3f} s; "
+               "sets {}\n",
+               sets.accesses(), read_s, double(sets.accesses()) / std::max(read_s, 1e-9) / 1e6,
+               search_s, memory_line(sets));
   if (em.ok && !o.output.empty()) {
     std::ofstream f(o.output, std::ios::binary);
     if (!f) throw InputError(fmt::format("-o: cannot write '{}'", o.output));
@@ -229,6 +257,11 @@ void add_search(CLI::App* hash) {
                 "code alone goes to stdout (the summary to stderr), or to -o FILE");
   c->add_option("-o,--output", o->output, "with --emit: write the code to FILE")
       ->check(non_empty_path());
+  c->add_option("--max-memory", o->max_memory,
+                "memory for the reference sets (e.g. 512M, 4G); past half of it they are "
+                "spilled to a file in TMPDIR, with the same result")
+      ->capture_default_str();
+  c->add_flag("--stats", o->stats, "print the reading rate, search time and memory on stderr");
   c->footer(
       "The objective is the total conflicts (sum of degree-1 over transactions); ties go to fewer "
       "XOR\n"
@@ -238,6 +271,7 @@ void add_search(CLI::App* hash) {
       "  smemsim hash search --family bvxor --trace s4.trace --emit cuda > swizzle.cuh\n"
       "  smemsim hash search --family bvxor --trace s4.trace --emit cute -o swizzle.hpp\n"
       "  smemsim hash search --family bitsxor --heuristic mih --trace s4.trace --json\n"
+      "  smemsim hash search --family bvxor --trace big.trace --max-memory 512M --stats\n"
       "  smemsim hash search --family bits --heuristic mih --banks 8 --addr-bits 5 \\\n"
       "      --pattern 27,12,6,19,11,4,28,3          # seed 002 Fig. 6: bits:0,3,4");
   c->callback([o] { run_search(*o); });

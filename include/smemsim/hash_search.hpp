@@ -13,6 +13,8 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
+#include <memory>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -41,6 +43,19 @@ class ReferenceSets {
 
   ReferenceSets(const Arch& arch, HashTarget target, IndexGeometry g);
 
+  // Memory budget in bytes (0: none). When the sets held in memory would pass half of it, they are
+  // written to a temporary file (in TMPDIR) as one segment and the deduplication starts afresh; the
+  // evaluators then stream the segments through memory one at a time. The objective is a sum over
+  // sets of weight x conflicts, so a set stored in two segments counts as it would once with the
+  // summed weight: the conflicts are the same for any budget (DESIGN.md principle 8).
+  void set_memory_budget(std::uint64_t bytes) { budget_ = bytes; }
+  std::uint64_t memory_budget() const { return budget_; }
+  // Largest memory the sets have held at once (storage, table and a loaded segment), the segments
+  // written to disk and their bytes.
+  std::uint64_t peak_bytes() const { return peak_; }
+  std::size_t spilled_segments() const { return spilled_.size(); }
+  std::uint64_t spilled_bytes() const { return spill_end_; }
+
   // Splits `wa` into transactions (Arch::transaction_lanes) and adds one set per non-empty one.
   // Throws InputError when an address needs more than n bits.
   void add(const WarpAccess& wa);
@@ -49,7 +64,8 @@ class ReferenceSets {
   HashTarget target() const { return target_; }
   std::uint64_t accesses() const { return accesses_; }
   std::uint64_t transactions() const { return transactions_; }
-  std::size_t unique_sets() const { return narrow_count_ + wide_.size(); }
+  // Distinct sets; after a spill, a set seen in two segments counts twice.
+  std::size_t unique_sets() const;
 
   // 002 §5.1 pruning facts: every access linear or strided, the k of each stride, the largest MSB.
   bool all_strided() const { return accesses_ > 0 && all_strided_; }
@@ -62,16 +78,55 @@ class ReferenceSets {
     std::uint64_t all = 0;
     std::uint64_t weight = 0;
   };
-  std::size_t narrow_count() const { return narrow_count_; }
-  std::size_t blocks() const { return (narrow_count_ + kBlock - 1) / kBlock; }
+  // The sets are read one segment at a time: segments() - 1 spilled ones, then the one in memory.
+  // select_segment(i) makes the accessors below show segment i (reading it from the spill file);
+  // it is not thread-safe, and the evaluators call it between their parallel loops.
+  std::size_t segments() const { return spilled_.size() + 1; }
+  void select_segment(std::size_t i) const;
+  std::size_t narrow_count() const { return cur().narrow_count; }
+  std::size_t blocks() const { return (narrow_count() + kBlock - 1) / kBlock; }
   std::size_t block_stride() const { return std::size_t(g_.addr_bits + 1) * kBlock; }
   // Block b: n slices of 16 lanes, then the 16 element masks ('all').
-  const std::uint32_t* block(std::size_t b) const { return narrow_.data() + b * block_stride(); }
-  const std::uint64_t* block_weights(std::size_t b) const { return weights_.data() + b * kBlock; }
-  std::span<const WideSet> wide() const { return wide_; }
+  const std::uint32_t* block(std::size_t b) const {
+    return cur().pages[b / kPageBlocks].narrow.data() + (b % kPageBlocks) * block_stride();
+  }
+  const std::uint64_t* block_weights(std::size_t b) const {
+    return cur().pages[b / kPageBlocks].weights.data() + (b % kPageBlocks) * kBlock;
+  }
+  std::span<const WideSet> wide() const { return cur().wide; }
 
  private:
+  // Blocks are stored in pages of kPageBlocks, allocated whole: the storage grows without copying,
+  // so the memory it takes is the memory counted against the budget.
+  static constexpr std::size_t kPageBlocks = 16;
+  struct Page {
+    std::vector<std::uint32_t> narrow;   // kPageBlocks blocks of block_stride() words
+    std::vector<std::uint64_t> weights;  // kPageBlocks x kBlock
+  };
+  struct Store {
+    std::vector<Page> pages;
+    std::vector<WideSet> wide;
+    std::size_t narrow_count = 0;
+  };
+  std::uint64_t page_bytes() const { return kPageBlocks * (block_stride() * 4 + kBlock * 8); }
+  std::uint64_t store_bytes(const Store& st) const {
+    return st.pages.size() * page_bytes() + st.wide.capacity() * sizeof(WideSet);
+  }
+  Page new_page() const;
+  std::uint32_t* live_block(std::size_t b) {
+    return live_.pages[b / kPageBlocks].narrow.data() + (b % kPageBlocks) * block_stride();
+  }
+  struct Spilled {
+    std::uint64_t offset = 0;
+    std::size_t narrow_count = 0, wide_count = 0;
+  };
+  const Store& cur() const { return loaded_active_ ? loaded_ : live_; }
   void add_set(std::uint32_t* elems, int count);
+  std::uint64_t live_bytes() const { return store_bytes(live_) + table_.capacity() * sizeof(Slot); }
+  // Makes room for one more set: spills first when the growth would pass the budget.
+  void reserve_one(bool narrow);
+  void spill();
+  void note_peak(std::uint64_t bytes) const { peak_ = std::max(peak_, bytes); }
 
   HashTarget target_;
   IndexGeometry g_;
@@ -84,10 +139,15 @@ class ReferenceSets {
   bool all_strided_ = true;
   std::uint32_t ks_ = 0;
   int max_msb_ = 0;
-  std::size_t narrow_count_ = 0;
-  std::vector<std::uint32_t> narrow_;
-  std::vector<std::uint64_t> weights_;
-  std::vector<WideSet> wide_;
+  Store live_;
+  mutable Store loaded_;
+  mutable bool loaded_active_ = false;
+  std::uint64_t budget_ = 0;
+  mutable std::uint64_t peak_ = 0;
+  std::vector<Spilled> spilled_;
+  std::uint64_t spill_end_ = 0;
+  std::size_t spilled_sets_ = 0;
+  std::shared_ptr<std::FILE> spill_file_;
   // Open-addressing table (linear probing, power-of-two size, at most half full): slot = hash and
   // set id (wide sets: id | 1<<63); an empty slot has id kEmpty.
   struct Slot {

@@ -1,5 +1,9 @@
 // Reference sets of a trace: one per shared-memory transaction, deduplicated, bit-sliced.
 #include <algorithm>
+#include <filesystem>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -136,45 +140,148 @@ void ReferenceSets::add_set(std::uint32_t* elems, int count) {
     if (table_[at].hash != h) continue;
     const std::uint64_t id = table_[at].id;
     if (narrow && !(id >> 63)) {
-      const std::uint32_t* blk = block(id / kBlock);
+      const std::uint32_t* blk = live_block(id / kBlock);
       const std::size_t l = id % kBlock;
       if (blk[std::size_t(n) * kBlock + l] != std::uint32_t(all)) continue;
       bool same = true;
       for (int i = 0; i < n && same; ++i)
         same = blk[std::size_t(i) * kBlock + l] == slice[std::size_t(i)];
       if (same) {
-        ++weights_[id];
+        ++live_.pages[id / kBlock / kPageBlocks].weights[id % (kBlock * kPageBlocks)];
         return;
       }
     } else if (!narrow && (id >> 63)) {
-      WideSet& w = wide_[id & ~(std::uint64_t{1} << 63)];
+      WideSet& w = live_.wide[id & ~(std::uint64_t{1} << 63)];
       if (w.all == all && w.slice == slice) {
         ++w.weight;
         return;
       }
     }
   }
+  reserve_one(narrow);
   if (narrow) {
-    const std::size_t id = narrow_count_++;
-    if (id % kBlock == 0) {
-      narrow_.resize(narrow_.size() + block_stride(), 0);
-      weights_.resize(weights_.size() + kBlock, 0);
-    }
-    std::uint32_t* blk = narrow_.data() + (id / kBlock) * block_stride();
+    const std::size_t id = live_.narrow_count++;
+    if (id % (kBlock * kPageBlocks) == 0) live_.pages.push_back(new_page());
+    std::uint32_t* blk = live_block(id / kBlock);
     const std::size_t l = id % kBlock;
     for (int i = 0; i < n; ++i)
       blk[std::size_t(i) * kBlock + l] = std::uint32_t(slice[std::size_t(i)]);
     blk[std::size_t(n) * kBlock + l] = std::uint32_t(all);
-    weights_[id] = 1;
+    live_.pages.back().weights[id % (kBlock * kPageBlocks)] = 1;
     table_insert(h, id);
   } else {
     WideSet w;
     w.slice = slice;
     w.all = all;
     w.weight = 1;
-    table_insert(h, std::uint64_t(wide_.size()) | (std::uint64_t{1} << 63));
-    wide_.push_back(w);
+    table_insert(h, std::uint64_t(live_.wide.size()) | (std::uint64_t{1} << 63));
+    live_.wide.push_back(w);
   }
+  note_peak(live_bytes());
+}
+
+ReferenceSets::Page ReferenceSets::new_page() const {
+  Page p;
+  p.narrow.assign(kPageBlocks * block_stride(), 0);
+  p.weights.assign(kPageBlocks * kBlock, 0);
+  return p;
+}
+
+void ReferenceSets::reserve_one(bool narrow) {
+  // Bytes the insertion allocates: a new page, a bigger wide-set vector or table (the old one
+  // still held while it is copied).
+  std::uint64_t extra = 0;
+  if (narrow && live_.narrow_count % (kBlock * kPageBlocks) == 0)
+    extra += page_bytes();
+  else if (!narrow && live_.wide.size() == live_.wide.capacity())
+    extra += std::max<std::size_t>(1, 2 * live_.wide.capacity()) * sizeof(WideSet);
+  if (2 * (table_used_ + 1) > table_.size()) extra += 2 * table_.size() * sizeof(Slot);
+  if (budget_ && live_bytes() + extra > budget_ / 2 &&
+      (live_.narrow_count || !live_.wide.empty())) {
+    spill();
+    return;
+  }
+  note_peak(live_bytes() + extra);
+  if (!narrow && live_.wide.size() == live_.wide.capacity())
+    live_.wide.reserve(std::max<std::size_t>(1, 2 * live_.wide.capacity()));
+}
+
+void ReferenceSets::spill() {
+  if (!spill_file_) {
+    // An unnamed file in TMPDIR (or /tmp), removed as soon as it is open.
+    std::error_code ec;
+    std::filesystem::path dir = std::filesystem::temp_directory_path(ec);
+    if (ec) dir = "/tmp";
+    std::string name = (dir / "smemsim-sets-XXXXXX").string();
+    const int fd = ::mkstemp(name.data());
+    if (fd < 0)
+      throw InputError(fmt::format(
+          "hash search: the sets pass the memory budget ({} MiB) and no spill file can be "
+          "created in {} (set TMPDIR, or raise --max-memory)",
+          budget_ >> 20, dir.string()));
+    ::unlink(name.c_str());
+    spill_file_.reset(::fdopen(fd, "w+b"), [](std::FILE* f) {
+      if (f) std::fclose(f);
+    });
+    if (!spill_file_) {
+      ::close(fd);
+      throw InputError("hash search: cannot open the spill file");
+    }
+  }
+  std::FILE* f = spill_file_.get();
+  const auto put = [&](const void* p, std::size_t bytes) {
+    if (bytes && std::fwrite(p, 1, bytes, f) != bytes)
+      throw InputError(
+          fmt::format("hash search: cannot write {} MiB of sets to the spill file in TMPDIR (disk "
+                      "full?); raise --max-memory or free space",
+                      (spill_end_ + bytes) >> 20));
+  };
+  if (std::fseek(f, long(spill_end_), SEEK_SET) != 0)
+    throw InputError("hash search: cannot seek in the spill file");
+  Spilled rec{spill_end_, live_.narrow_count, live_.wide.size()};
+  // Whole pages (the unused tail of the last one included: a page is read back whole).
+  for (const Page& p : live_.pages) {
+    put(p.narrow.data(), p.narrow.size() * 4);
+    put(p.weights.data(), p.weights.size() * 8);
+  }
+  put(live_.wide.data(), live_.wide.size() * sizeof(WideSet));
+  spill_end_ += live_.pages.size() * page_bytes() + live_.wide.size() * sizeof(WideSet);
+  spilled_.push_back(rec);
+  spilled_sets_ += live_.narrow_count + live_.wide.size();
+  live_ = Store{};
+  table_ = std::vector<Slot>(1024);
+  table_used_ = 0;
+}
+
+std::size_t ReferenceSets::unique_sets() const {
+  return spilled_sets_ + live_.narrow_count + live_.wide.size();
+}
+
+void ReferenceSets::select_segment(std::size_t i) const {
+  if (i + 1 >= segments()) {
+    loaded_active_ = false;
+    return;
+  }
+  const Spilled& rec = spilled_[i];
+  std::FILE* f = spill_file_.get();
+  const std::size_t pages = (rec.narrow_count + kBlock * kPageBlocks - 1) / (kBlock * kPageBlocks);
+  if (loaded_.pages.size() > pages) loaded_.pages.resize(pages);
+  while (loaded_.pages.size() < pages) loaded_.pages.push_back(new_page());
+  loaded_.wide.resize(rec.wide_count);
+  loaded_.narrow_count = rec.narrow_count;
+  note_peak(live_bytes() + store_bytes(loaded_));
+  const auto get = [&](void* p, std::size_t bytes) {
+    if (bytes && std::fread(p, 1, bytes, f) != bytes)
+      throw InputError("hash search: cannot read the spill file back (was TMPDIR cleaned?)");
+  };
+  if (std::fseek(f, long(rec.offset), SEEK_SET) != 0)
+    throw InputError("hash search: cannot seek in the spill file");
+  for (Page& p : loaded_.pages) {
+    get(p.narrow.data(), p.narrow.size() * 4);
+    get(p.weights.data(), p.weights.size() * 8);
+  }
+  get(loaded_.wide.data(), loaded_.wide.size() * sizeof(WideSet));
+  loaded_active_ = true;
 }
 
 void ReferenceSets::table_insert(std::uint64_t hash, std::uint64_t id) {

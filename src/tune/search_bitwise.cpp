@@ -117,20 +117,22 @@ void col_slices(const SetView& v, const Columns& cols, std::uint64_t* out) {
 // Sums per-chunk score vectors in chunk order (deterministic for any thread count).
 template <class PerSet>
 std::vector<double> summed_scores(const ReferenceSets& sets, std::size_t ncols, PerSet&& per_set) {
-  const std::size_t chunks = chunk_count(sets);
-  std::vector<std::vector<double>> part(chunks);
-  parallel_chunks(sets, [&](std::size_t c) {
-    std::vector<double> acc(ncols, 0.0);
-    std::vector<std::uint64_t> cs(ncols);
-    for_each_in_chunk(sets, c, [&](const SetView& v) {
-      col_slices(v, per_set.cols, cs.data());
-      per_set(v, cs.data(), acc);
-    });
-    part[c] = std::move(acc);
-  });
   std::vector<double> total(ncols, 0.0);
-  for (const auto& p : part)
-    for (std::size_t k = 0; k < ncols; ++k) total[k] += p[k];
+  for_each_segment(sets, [&] {
+    const std::size_t chunks = chunk_count(sets);
+    std::vector<std::vector<double>> part(chunks);
+    parallel_chunks(sets, [&](std::size_t c) {
+      std::vector<double> acc(ncols, 0.0);
+      std::vector<std::uint64_t> cs(ncols);
+      for_each_in_chunk(sets, c, [&](const SetView& v) {
+        col_slices(v, per_set.cols, cs.data());
+        per_set(v, cs.data(), acc);
+      });
+      part[c] = std::move(acc);
+    });
+    for (const auto& p : part)
+      for (std::size_t k = 0; k < ncols; ++k) total[k] += p[k];
+  });
   return total;
 }
 

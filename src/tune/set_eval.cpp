@@ -7,6 +7,7 @@
 #if defined(__x86_64__)
 // GCC 12 warns inside its own AVX-512 headers (-Wmaybe-uninitialized on an intrinsic temporary).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
 #endif
 
@@ -117,7 +118,6 @@ std::int64_t wide_conflicts(const ReferenceSets::WideSet& w, const XorMatrix& x)
 std::vector<std::int64_t> total_conflicts(const ReferenceSets& sets,
                                           std::span<const XorMatrix> cands, bool allow_simd) {
   using namespace tune;
-  const std::size_t narrow_chunks = (sets.blocks() + kChunkBlocks - 1) / kChunkBlocks;
   tbb::enumerable_thread_specific<std::vector<std::int64_t>> acc(
       [&] { return std::vector<std::int64_t>(cands.size(), 0); });
 #if defined(__x86_64__)
@@ -125,35 +125,39 @@ std::vector<std::int64_t> total_conflicts(const ReferenceSets& sets,
 #else
   (void)allow_simd;
 #endif
-  // Sum of the weights per chunk: the SIMD kernel sums w * degree; conflicts = that - sum of w.
-  std::vector<std::int64_t> chunk_weight(narrow_chunks, 0);
-  for (std::size_t c = 0; c < narrow_chunks; ++c)
-    for (std::size_t b = c * kChunkBlocks; b < std::min(sets.blocks(), (c + 1) * kChunkBlocks); ++b)
-      for (std::size_t l = 0; l < ReferenceSets::kBlock; ++l)
-        chunk_weight[c] += std::int64_t(sets.block_weights(b)[l]);
-  parallel_chunks(sets, [&](std::size_t c) {
-    std::vector<std::int64_t>& a = acc.local();
-    if (c < narrow_chunks) {
-      const std::size_t b0 = c * kChunkBlocks, b1 = std::min(sets.blocks(), b0 + kChunkBlocks);
-      for (std::size_t k = 0; k < cands.size(); ++k) {
-        const XorMatrix& x = cands[k];
-        std::int64_t t = 0;
+  for_each_segment(sets, [&] {
+    const std::size_t narrow_chunks = (sets.blocks() + kChunkBlocks - 1) / kChunkBlocks;
+    // Sum of the weights per chunk: the SIMD kernel sums w * degree; conflicts = that - sum of w.
+    std::vector<std::int64_t> chunk_weight(narrow_chunks, 0);
+    for (std::size_t c = 0; c < narrow_chunks; ++c)
+      for (std::size_t b = c * kChunkBlocks; b < std::min(sets.blocks(), (c + 1) * kChunkBlocks);
+           ++b)
+        for (std::size_t l = 0; l < ReferenceSets::kBlock; ++l)
+          chunk_weight[c] += std::int64_t(sets.block_weights(b)[l]);
+    parallel_chunks(sets, [&](std::size_t c) {
+      std::vector<std::int64_t>& a = acc.local();
+      if (c < narrow_chunks) {
+        const std::size_t b0 = c * kChunkBlocks, b1 = std::min(sets.blocks(), b0 + kChunkBlocks);
+        for (std::size_t k = 0; k < cands.size(); ++k) {
+          const XorMatrix& x = cands[k];
+          std::int64_t t = 0;
 #if defined(__x86_64__)
-        if (simd && x.m <= kSimdMaxBits) {
-          a[k] += kChunkKernels[x.m](sets, b0, b1, x) - chunk_weight[c];
-          continue;
-        }
+          if (simd && x.m <= kSimdMaxBits) {
+            a[k] += kChunkKernels[x.m](sets, b0, b1, x) - chunk_weight[c];
+            continue;
+          }
 #endif
-        for (std::size_t b = b0; b < b1; ++b) t += block_scalar(sets, b, x);
-        a[k] += t;
+          for (std::size_t b = b0; b < b1; ++b) t += block_scalar(sets, b, x);
+          a[k] += t;
+        }
+        return;
       }
-      return;
-    }
-    const auto wide = sets.wide();
-    const std::size_t i0 = (c - narrow_chunks) * kChunkWide,
-                      i1 = std::min(wide.size(), i0 + kChunkWide);
-    for (std::size_t k = 0; k < cands.size(); ++k)
-      for (std::size_t i = i0; i < i1; ++i) a[k] += wide_conflicts(wide[i], cands[k]);
+      const auto wide = sets.wide();
+      const std::size_t i0 = (c - narrow_chunks) * kChunkWide,
+                        i1 = std::min(wide.size(), i0 + kChunkWide);
+      for (std::size_t k = 0; k < cands.size(); ++k)
+        for (std::size_t i = i0; i < i1; ++i) a[k] += wide_conflicts(wide[i], cands[k]);
+    });
   });
   std::vector<std::int64_t> total(cands.size(), 0);
   for (const auto& a : acc)  // integer sums: the order does not matter

@@ -57,7 +57,21 @@ void for_each_in_chunk(const ReferenceSets& s, std::size_t c, F&& f) {
   }
 }
 
-// Runs body(c) for every chunk in parallel (oneTBB).
+// Runs f() once per segment of the sets (ReferenceSets::select_segment), in segment order, and
+// leaves the in-memory segment selected. Evaluators sum their per-segment results in this order.
+template <class F>
+void for_each_segment(const ReferenceSets& s, F&& f) {
+  struct Restore {
+    const ReferenceSets& s;
+    ~Restore() { s.select_segment(s.segments() - 1); }
+  } restore{s};
+  for (std::size_t i = 0; i < s.segments(); ++i) {
+    s.select_segment(i);
+    f();
+  }
+}
+
+// Runs body(c) for every chunk of the selected segment in parallel (oneTBB).
 template <class F>
 void parallel_chunks(const ReferenceSets& s, F&& body) {
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, chunk_count(s), 1),
