@@ -128,6 +128,48 @@ TEST(LaunchSpec, BuffersBeyondTheBudgetAreRefusedBeforeAllocation) {
       << e;
 }
 
+// --max-memory sets the budget: 1,000,000 u32 (4 MB) pass the default and fail under 1M; a text
+// file's words are parsed in place and a word with trailing characters is an error, not a prefix.
+TEST(LaunchSpec, MaxMemorySetsTheBuffersBudget) {
+  const std::string ptx = temp_file("mm.ptx", kEmpty);
+  const std::string spec =
+      temp_file("mm.toml", "args = [\"out\"]\n[buffers.out]\ntype = \"u32\"\ncount = 1000000\n");
+  const std::string run = "run " + ptx + " --grid 1 --block 32 --launch " + spec;
+  EXPECT_EQ(cli(run).exit_code, 0) << cli(run).out;
+  EXPECT_EQ(cli(run + " --max-memory 4M").exit_code, 0);
+  expect_error(run + " --max-memory 1M",
+               "mm.toml:4: buffer 'out': 1000000 elements of u32 are 4000000 bytes, which puts the "
+               "spec's buffers above the 0.0009765625 GiB they may take (--max-memory)");
+  expect_error(run + " --max-memory 1X", "--max-memory: '1X' is not a memory size");
+  expect_error("run builtin:reduction --max-memory 0", "--max-memory: must be more than 0 bytes");
+  const std::string txt = temp_file("words.txt", "1 2\n3x 4\n");
+  const std::string tspec = temp_file(
+      "words.toml",
+      "args = [\"out\"]\n[buffers.out]\ntype = \"u32\"\ninit = \"file\"\nfile = \"" + txt + "\"\n");
+  expect_error("run " + ptx + " --grid 1 --block 32 --launch " + tspec,
+               "value 3 ('3x') is not a number");
+}
+
+// Standard output on a full disk exited 0 (analyze --json) or with fmt's "cannot write to file".
+TEST(CliMessages, AnUnwritableStandardOutputIsAnError) {
+  const auto full = [](const std::string& args) {
+    return shell("{ " + std::string(SMEMSIM_CLI) + " " + args + " >/dev/full; }");
+  };
+  const CliResult g = full("gen stride --stride 2 --count 4");
+  EXPECT_EQ(g.exit_code, 2) << g.out;
+  EXPECT_NE(g.out.find("standard output: write failed (No space left on device)"),
+            std::string::npos)
+      << g.out;
+  for (const char* args : {"analyze --pattern 0..31 --json", "analyze --pattern 0..31", "hash list",
+                           "sim builtin:reduction --json"}) {
+    const CliResult r = full(args);
+    EXPECT_EQ(r.exit_code, 1) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find("smemsim: error: cannot write the output"), std::string::npos)
+        << args << "\n"
+        << r.out;
+  }
+}
+
 // init = "file" naming a directory exited 1 with a libstdc++ message.
 TEST(LaunchSpec, AFileThatIsADirectoryIsNamed) {
   const std::string e = spec_error(

@@ -76,6 +76,10 @@ void add_launch_options(CLI::App* cmd, LaunchOptions& o) {
                 "tm_hashtable: buckets (seed 003 §5.1.1: 2..256; default 32)")
       ->check(positive());
   g->add_option("--seed", b.seed, "seed of the generated input")->capture_default_str();
+  cmd->add_option("--max-memory", o.max_memory,
+                  "what a launch spec's buffers may take together (e.g. 512M, 16G); checked "
+                  "before any is allocated")
+      ->capture_default_str();
   cmd->add_flag("--json", o.json, "machine-readable output on stdout");
   cmd->add_flag("--stats", o.stats,
                 "print the speed on stderr: thread- and warp-instructions per second (and, for "
@@ -83,6 +87,7 @@ void add_launch_options(CLI::App* cmd, LaunchOptions& o) {
 }
 
 exec::Workload prepare_workload(const LaunchOptions& o) {
+  const std::uint64_t budget = parse_size(o.max_memory, "--max-memory");
   if (o.target.starts_with("builtin:")) {
     if (!o.launch.empty()) throw InputError("--launch applies to PTX files, not to builtins");
     if (!o.kernel.empty()) throw InputError("--kernel applies to PTX files, not to builtins");
@@ -100,7 +105,7 @@ exec::Workload prepare_workload(const LaunchOptions& o) {
         "{}: running a PTX file needs --launch SPEC.toml (its buffers and kernel arguments)",
         o.target));
   bool has_grid = false, has_block = false;
-  exec::apply_launch_spec(o.launch, w, has_grid, has_block);
+  exec::apply_launch_spec(o.launch, w, has_grid, has_block, budget);
   if (!o.kernel.empty()) w.kernel = o.kernel;
   if (!o.grid.empty()) w.launch.grid = exec::parse_dim3(o.grid, "--grid"), has_grid = true;
   if (!o.block.empty()) w.launch.block = exec::parse_dim3(o.block, "--block"), has_block = true;

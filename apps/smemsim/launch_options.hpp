@@ -25,6 +25,7 @@ struct LaunchOptions {
   bool json = false;
   bool stats = false;
   std::uint64_t max_steps = exec::Executor::kDefaultMaxSteps;  // run, profile
+  std::string max_memory = "4G";                               // the launch spec's buffers
 };
 
 void add_launch_options(CLI::App* cmd, LaunchOptions& o);

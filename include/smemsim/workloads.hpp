@@ -73,13 +73,15 @@ const ptx::Kernel& find_kernel(const ptx::Module& m, const std::string& name);
 // Launch spec (TOML, docs/exec.md): buffers, arguments, dynamic shared memory, outputs, and
 // optionally kernel, grid and block. Fills `w` (memory, launch.args, dynamic shared bytes,
 // outputs; kernel/grid/block when the spec has them). Throws InputError "spec:line: ...".
-void apply_launch_spec(const std::string& path, Workload& w, bool& has_grid, bool& has_block);
+
 // `max_bytes`: what the spec's buffers may take together (default 4 GiB; the fuzz target uses
 // less).
 inline constexpr std::uint64_t kLaunchSpecBytes = std::uint64_t{4} << 30;
 void apply_launch_spec_text(std::string_view text, const std::string& origin, Workload& w,
                             bool& has_grid, bool& has_block,
                             std::uint64_t max_bytes = kLaunchSpecBytes);
+void apply_launch_spec(const std::string& path, Workload& w, bool& has_grid, bool& has_block,
+                       std::uint64_t max_bytes = kLaunchSpecBytes);
 
 // Writes the workload's outputs after a run. Throws InputError if a file cannot be written.
 void write_outputs(const Workload& w);

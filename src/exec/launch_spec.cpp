@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <toml++/toml.h>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -140,30 +141,42 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
     const auto size = std::filesystem::file_size(p, ec);
     if (!ec && total + size > kMaxSpecBytes)
       c.fail(f, fmt::format("buffer '{}': '{}' has {} bytes, above the {} GiB a launch spec's "
-                            "buffers may take",
+                            "buffers may take (--max-memory)",
                             name, p.string(), size, double(kMaxSpecBytes) / (1 << 30)));
     std::ifstream in(p, std::ios::binary);
     if (!in) c.fail(f, fmt::format("buffer '{}': cannot read '{}'", name, p.string()));
     std::vector<std::uint8_t> raw((std::istreambuf_iterator<char>(in)),
                                   std::istreambuf_iterator<char>());
     if (p.extension() == ".txt") {
-      std::istringstream s(std::string(raw.begin(), raw.end()));
-      std::vector<std::string> words;
-      for (std::string wd; s >> wd;) words.push_back(wd);
-      const std::uint64_t n = count < 0 ? words.size() : std::uint64_t(count);
-      if (words.size() < n)
+      // Whitespace-separated numbers, parsed in place (no copy of the text per word): a text file
+      // near the budget takes the file's bytes and the buffer's, nothing more.
+      const auto is_space = [](std::uint8_t ch) { return std::isspace(ch) != 0; };
+      const auto next_word = [&](std::size_t& at) {
+        while (at < raw.size() && is_space(raw[at])) ++at;
+        const std::size_t from = at;
+        while (at < raw.size() && !is_space(raw[at])) ++at;
+        return std::string_view(reinterpret_cast<const char*>(raw.data()) + from, at - from);
+      };
+      std::uint64_t words = 0;
+      for (std::size_t at = 0; !next_word(at).empty();) ++words;
+      const std::uint64_t n = count < 0 ? words : std::uint64_t(count);
+      if (words < n)
         c.fail(f, fmt::format("buffer '{}': '{}' has {} values, count is {}", name, p.string(),
-                              words.size(), n));
+                              words, n));
       b.bytes.assign(n * std::uint64_t(eb), 0);
+      std::size_t at = 0;
       for (std::uint64_t i = 0; i < n; ++i) {
+        const std::string word(next_word(at));
         try {
+          std::size_t used = 0;
           if (fl)
-            store(b, i, std::stod(words[i]), 0, true);
+            store(b, i, std::stod(word, &used), 0, true);
           else
-            store(b, i, 0, std::stoll(words[i], nullptr, 0), false);
+            store(b, i, 0, std::stoll(word, &used, 0), false);
+          if (used != word.size()) throw std::invalid_argument("trailing characters");
         } catch (const std::exception&) {
           c.fail(f, fmt::format("buffer '{}': '{}' value {} ('{}') is not a number", name,
-                                p.string(), i + 1, words[i]));
+                                p.string(), i + 1, printable(word)));
         }
       }
     } else {
@@ -180,7 +193,7 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
     if (total + bytes > kMaxSpecBytes)
       c.fail(t.get("count"),
              fmt::format("buffer '{}': {} elements of {} are {} bytes, which puts the spec's "
-                         "buffers above the {} GiB they may take",
+                         "buffers above the {} GiB they may take (--max-memory)",
                          name, count, elem_name(b.type), bytes, double(kMaxSpecBytes) / (1 << 30)));
     if (init == "iota" && count > 0) {  // checked before the buffer is allocated
       const double start = num(c, t, "start", 0, !fl), step = num(c, t, "step", 1, !fl);
@@ -307,8 +320,9 @@ void apply_launch_spec_text(std::string_view text, const std::string& origin, Wo
   }
 }
 
-void apply_launch_spec(const std::string& path, Workload& w, bool& has_grid, bool& has_block) {
-  apply_launch_spec_text(read_file(path, "launch spec"), path, w, has_grid, has_block);
+void apply_launch_spec(const std::string& path, Workload& w, bool& has_grid, bool& has_block,
+                       std::uint64_t max_bytes) {
+  apply_launch_spec_text(read_file(path, "launch spec"), path, w, has_grid, has_block, max_bytes);
 }
 
 std::string element_string(const Buffer& b, std::uint64_t i) {
