@@ -1,10 +1,14 @@
-// libFuzzer target for the SIMT executor and the cycle-level model together: a PTX text that parses
-// is launched (every 64-bit parameter a 4 KiB buffer, every other one the number 1; 2 blocks of 64
-// threads, 1 KiB of dynamic shared memory) on a 2-SM GPU with a 20,000-cycle limit, on one of four
-// SM configurations picked by the input's length (seed 004's unified, split and elastic pipelines;
-// gto, lrr and the bank-aware schedulers; Fermi's replayed passes or cf11's held MEM0). It must
-// finish or throw InputError (a bad access, a kernel that does not finish, an unsupported launch).
-// Anything else (another exception, a crash, a sanitizer report, a hang) is a bug.
+// libFuzzer target for the SIMT executor and the cycle-level model: a PTX text that parses is
+// launched (every 64-bit parameter a 4 KiB buffer, every other one the number 1; 2 blocks of 64
+// threads, 1 KiB of dynamic shared memory). The input's length picks how: bit 2 set, the functional
+// executor alone with a 50,000 warp-instruction step limit (Executor::run, as `smemsim run`);
+// otherwise a 2-SM GPU with a 20,000-cycle limit on one of four SM configurations (seed 004's
+// unified, split and elastic pipelines; gto, lrr and the bank-aware schedulers; Fermi's replayed
+// passes or cf11's held MEM0). Memory is bounded by the executor's own limits (512 KiB of local
+// memory per thread, 256 MiB of register file per CTA) and by libFuzzer's -malloc_limit_mb, which
+// scripts/test.sh sets to 512. It must finish or throw InputError (a bad access, a kernel that does
+// not finish, an unsupported launch). Anything else (another exception, a crash, a sanitizer report,
+// a hang, an allocation past the limit) is a bug.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -34,6 +38,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             {"b" + std::to_string(p), exec::ElemType::U32, std::vector<std::uint8_t>(4096)})));
       else
         launch.args.push_back(exec::Arg::integer(1));
+    }
+    if (size & 4) {
+      exec::Executor ex(m, k, default_arch(), launch, mem);
+      ex.set_max_steps(50000);
+      ex.run();
+      return 0;
     }
     Arch arch = default_arch();
     switch (size % 4) {

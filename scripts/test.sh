@@ -16,7 +16,8 @@ if command -v clang++ >/dev/null; then
     [ "$name" = ptx ] || [ "$name" = sim ] && seeds="build/release/kernels/ptx"
     [ -d "$seeds" ] || seeds=""
     echo "fuzzing $name for ${secs}s"
-    "$f" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 "build/fuzz/corpus-$name" $seeds \
+    "$f" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=512 \
+      "build/fuzz/corpus-$name" $seeds \
       2>build/fuzz/$name.log || { tail -40 build/fuzz/$name.log; exit 1; }
     tail -1 build/fuzz/$name.log
   done

@@ -1,4 +1,6 @@
 // smemsim gen KIND: write a smemsim-trace v1 of generated warp accesses.
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -111,7 +113,10 @@ void run(const GenOptions& g, const std::function<void(const GenCommon&, const A
     gen(c, [&](const WarpAccess& wa) { writer.write(wa); });
     out->flush();
     if (g.out == "-" && !held.release()) out->setstate(std::ios::badbit);
-    if (!*out) throw InputError(fmt::format("{}: write failed", g.out));
+    if (!*out)
+      throw InputError(fmt::format("{}: write failed{}",
+                                   g.out == "-" ? std::string("standard output") : g.out,
+                                   errno ? fmt::format(" ({})", std::strerror(errno)) : ""));
   } catch (...) {
     if (g.out != "-") {
       file.close();

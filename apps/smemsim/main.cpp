@@ -1,7 +1,10 @@
 // smemsim: GPU shared-memory conflict analysis, latency models and (later) hashing and simulation.
 // Exit codes: 0 success, 1 runtime failure, 2 bad usage or bad input (DESIGN.md CLI conventions).
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
+#include <system_error>
 
 #include <CLI/CLI.hpp>
 
@@ -61,9 +64,23 @@ int main(int argc, char** argv) {
     std::cout.flush();
     std::cerr << "smemsim: error: " << e.what() << "\n";
     return 2;
+  } catch (const std::system_error& e) {  // fmt::print to a full disk or a closed descriptor
+    std::cerr << "smemsim: error: cannot write the output (" << e.code().message() << ")\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cout.flush();
     std::cerr << "smemsim: error: " << e.what() << "\n";
+    return 1;
+  }
+  // Output that could not be written (standard output on a full disk) is an error, not exit 0.
+  std::cout.flush();
+  const bool cout_failed = !std::cout;
+  const int cout_errno = errno;
+  errno = 0;
+  if (cout_failed || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    const int err = errno ? errno : cout_errno;
+    std::cerr << "smemsim: error: cannot write the output to standard output ("
+              << (err ? std::strerror(err) : "write error") << ")\n";
     return 1;
   }
   return 0;
