@@ -117,8 +117,10 @@ exec::Workload prepare_workload(const LaunchOptions& o) {
   }
   if (!has_grid) throw InputError("give --grid X[,Y,Z] (or grid = [...] in the launch spec)");
   if (!has_block) throw InputError("give --block X[,Y,Z] (or block = [...] in the launch spec)");
-  exec::find_kernel(w.module, w.kernel);  // an unknown name fails here, listing the kernels
-  w.description = fmt::format("{} from {} with {}", w.kernel, o.target, o.launch);
+  // An unknown or ambiguous name fails here, listing the kernels; a demangled name
+  // (`--kernel transposeNaive`) becomes the mangled one.
+  w.kernel = exec::find_kernel(w.module, w.kernel).name;
+  w.description = fmt::format("{} from {} with {}", ptx::demangle(w.kernel), o.target, o.launch);
   return w;
 }
 
@@ -183,6 +185,7 @@ nlohmann::json run_json(const exec::Workload& w, const RunSummary& s) {
       {"workload", w.name},
       {"description", w.description},
       {"kernel", w.kernel},
+      {"kernel_signature", ptx::demangle(w.kernel)},
       {"grid", {w.launch.grid.x, w.launch.grid.y, w.launch.grid.z}},
       {"block", {w.launch.block.x, w.launch.block.y, w.launch.block.z}},
       {"shared_bytes",
@@ -212,7 +215,7 @@ void print_run_header(const exec::Workload& w, const RunSummary& s) {
   fmt::print("{}: {}\n", w.name, w.description);
   fmt::print(
       "kernel {}: grid {} x block {}, shared memory {} bytes per block ({} static + {} dynamic)\n",
-      w.kernel, exec::to_string(w.launch.grid), exec::to_string(w.launch.block),
+      ptx::demangle(w.kernel), exec::to_string(w.launch.grid), exec::to_string(w.launch.block),
       s.shared.total_bytes, s.shared.static_bytes, w.launch.dynamic_shared_bytes);
   fmt::print(
       "executed {} warp-instructions ({} thread-instructions) in {} blocks; {} shared-memory "

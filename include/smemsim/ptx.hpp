@@ -29,6 +29,8 @@ enum class Opcode : std::uint8_t {
   Fma, Rcp, Sqrt, Rsqrt, Sin, Cos, Ex2, Lg2,           // floating point
   Bra, Bar, Membar, Atom, Red, Ret, Exit,              // control, sync, atomics
   TxBegin, TxCommit,  // GPU-LocalTM markers `tx.begin;` / `tx.commit;` (seed 003 §3, docs/tm.md)
+  // Warp-level: shfl(.sync), vote(.sync), match.sync, redux.sync, activemask, bar.warp.sync.
+  Shfl, Vote, Match, Redux, Activemask, BarWarp,
 };
 // clang-format on
 
@@ -50,6 +52,12 @@ enum class BoolOp : std::uint8_t { None, And, Or, Xor };  // setp/set combining 
 enum class AtomOp : std::uint8_t { None, Add, Min, Max, Inc, Dec, And, Or, Xor, Exch, Cas };
 enum class Rounding : std::uint8_t { None, Rn, Rz, Rm, Rp, Rni, Rzi, Rmi, Rpi };
 enum class MulMode : std::uint8_t { None, Lo, Hi, Wide };  // mul/mad result part
+// shfl, vote, match, redux, activemask, bar.warp.sync: they read or wait for other lanes.
+inline bool is_warp_level(Opcode op) {
+  return op >= Opcode::Shfl && op <= Opcode::BarWarp;
+}
+// shfl: up, down, bfly, idx; vote: all, any, uni, ballot; match: any, all.
+enum class WarpMode : std::uint8_t { None, Up, Down, Bfly, Idx, All, Any, Uni, Ballot };
 
 // Special (read-only) registers: %tid.x ... %nctaid.z, %laneid, %warpid, %nwarpid, %smid, %clock.
 // clang-format off
@@ -73,6 +81,8 @@ enum Flag : std::uint16_t {
   kSetpQ = 1 << 9,      // setp writes a second predicate (p|q); see Instruction::ops[4]
   kShfLeft = 1 << 10,   // shf.l (otherwise shf.r)
   kShfClamp = 1 << 11,  // shf.clamp (otherwise shf.wrap)
+  kSync = 1 << 12,      // shfl.sync / vote.sync (a member mask operand; otherwise every lane)
+  kPredOut = 1 << 13,   // shfl and match.all write a predicate too (d|p); it is ops[5]
 };
 
 enum class OperandKind : std::uint8_t {
@@ -113,6 +123,9 @@ struct SourceLoc {
 //   add...shr: d, a, b   mad/fma/shf: d, a, b, c   selp: d, a, b, p
 //   setp: p, a, b [, c] (c: combining predicate with BoolOp; the optional q of p|q is ops[4])
 //   set: d, a, b [, c]   bra: label   bar: id [, count]   ret/exit/membar: none
+//   shfl.sync: d, a, b, c, membermask (shfl: no membermask; the optional p of d|p is ops[5])
+//   vote.sync: d, {!}p, membermask   match.sync: d, a, membermask   redux.sync: d, a, membermask
+//   activemask: d   bar.warp.sync: membermask   (redux's operation is in `atom`)
 struct Instruction {
   Opcode op = Opcode::Ret;
   Type type = Type::None;   // instruction type (cvt/set: destination type)
@@ -123,12 +136,13 @@ struct Instruction {
   AtomOp atom = AtomOp::None;
   Rounding rounding = Rounding::None;
   MulMode mode = MulMode::None;
+  WarpMode warp = WarpMode::None;
   std::uint8_t vec = 1;         // .v2/.v4 width of ld/st
   std::uint16_t flags = 0;      // Flag bits
   std::uint32_t guard = kNone;  // guard predicate register (@%p), kNone if unguarded
   bool guard_negated = false;   // @!%p
   std::uint8_t num_ops = 0;
-  std::array<Operand, 5> ops{};
+  std::array<Operand, 6> ops{};
   std::uint32_t ptx_line = 0;  // line in the PTX text
   SourceLoc loc;               // from the last .loc before it (file 0 when none)
   SourceLoc inlined_at;        // the .loc's inlined_at call site (file 0 when not inlined)
@@ -168,6 +182,13 @@ struct Kernel {
   std::vector<Register> regs;         // dense register numbering
   std::vector<Instruction> code;
   std::array<std::uint32_t, 3> reqntid{0, 0, 0};  // .reqntid/.maxntid (0 = none)
+  // Instructions the executor does not implement (PTX line, message), left out of `code`: the
+  // module parses and only a launch of this kernel fails (issue 15).
+  struct Unsupported {
+    std::uint32_t line = 0;
+    std::string message;
+  };
+  std::vector<Unsupported> unsupported;
 
   std::uint32_t find_symbol(std::string_view name) const;  // kNone if absent
 };
@@ -180,6 +201,9 @@ struct Module {
   std::vector<std::string> files;  // .file table: files[i] is the path of file index i ("" if none)
   std::vector<Symbol> globals;     // module-level variables
   std::vector<Kernel> kernels;
+  // Device functions (.func): parsed like kernels (parameters, body) so that a module that has
+  // them loads; calls are not executed yet (a kernel with `call` lists it as unsupported).
+  std::vector<Kernel> functions;
 
   const Kernel* find_kernel(std::string_view name) const;  // nullptr if absent
   std::string file_name(std::uint32_t index) const;        // "" when unknown
@@ -189,6 +213,15 @@ struct Module {
 Module parse(std::string_view text, const std::string& filename);
 // Reads and parses a .ptx file. Throws InputError (also when the file cannot be read).
 Module parse_file(const std::string& path);
+
+// The C++ signature of a mangled kernel name ("transposeNaive(float*, float*, int, int)", "void
+// reduce<256u>(float*, float*, unsigned int)"), by the C++ runtime's demangler; the name itself
+// when it is not a mangled C++ name (an extern "C" kernel).
+std::string demangle(std::string_view name);
+// The kernels `query` names (issue 15): the one with exactly that (mangled) name; otherwise every
+// kernel whose demangled signature, name with template arguments, or name without them (with or
+// without its namespace) equals `query`, spaces ignored. Several: the name is ambiguous.
+std::vector<const Kernel*> match_kernels(const Module& m, std::string_view query);
 
 std::string_view opcode_name(Opcode op);
 std::string_view type_name(Type t);    // "u32", "" for None

@@ -46,11 +46,15 @@ inline constexpr std::uint32_t kSpecialRows = 18;
 struct XInst {
   // Register rows (Impl::row) of the operands: a register, or a constant row holding an immediate,
   // a special register or a symbol address.
-  std::array<std::uint32_t, 5> row{kNoRow, kNoRow, kNoRow, kNoRow, kNoRow};
+  std::array<std::uint32_t, 6> row{kNoRow, kNoRow, kNoRow, kNoRow, kNoRow, kNoRow};
   std::array<std::uint32_t, 4> vrow{kNoRow, kNoRow, kNoRow, kNoRow};  // vector operand
-  std::array<std::uint64_t, 5> neg{};   // 1 for a negated predicate operand
+  std::array<std::uint64_t, 6> neg{};   // 1 for a negated predicate operand
   std::uint32_t mem_row = kNoRow;       // base register of the memory operand
   std::uint64_t mem_base_mask = ~0ull;  // width of the base register
+  // The address wraps at the base register's width: [%r4+68] with a 32-bit %r4 is computed modulo
+  // 2^32 as the hardware does (a "negative" %r4 plus 68 is a small offset), a 64-bit base modulo
+  // 2^64 (issue 15).
+  std::uint64_t mem_addr_mask = ~0ull;
   std::int64_t mem_off = 0;
   std::uint32_t guard = kNoRow;
   std::uint64_t guard_neg = 0;
@@ -186,6 +190,9 @@ struct Impl {
 // cvt of one register value (convert.cpp).
 std::uint64_t convert(std::uint64_t src, const ptx::Instruction& ins);
 void exec_alu(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x, LaneMask m);
+// shfl, vote, match, redux, activemask, bar.warp.sync (warp_ops.cpp): `m` executes the instruction
+// (the guard applied), the member mask must name exactly the live lanes that reach it together.
+void exec_warp(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);
 // memory.cpp: returns the distinct global/local sectors touched (0 unless count_sectors).
 std::uint16_t exec_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);
 void exec_cvta(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x, LaneMask m);

@@ -192,6 +192,16 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
       ++top.pc;
       normalize(w);
       break;
+    case Opcode::Shfl:
+    case Opcode::Vote:
+    case Opcode::Match:
+    case Opcode::Redux:
+    case Opcode::Activemask:
+    case Opcode::BarWarp:
+      if (exec) exec_warp(*this, cta, w, pc, exec);
+      ++top.pc;
+      normalize(w);
+      break;
     case Opcode::Cvta:
       if (exec) exec_cvta(*this, w, ins, x, exec);
       ++top.pc;

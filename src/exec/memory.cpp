@@ -276,7 +276,7 @@ void apply_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
       // Resolve every lane first so that a failing lane leaves no partial effect.
       std::uint8_t* ptrs[kMaxLanes];
       each_lane(m, [&](int l) {
-        const std::uint64_t a = (base ? (base[l] & x.mem_base_mask) : 0) + off;
+        const std::uint64_t a = ((base ? (base[l] & x.mem_base_mask) : 0) + off) & x.mem_addr_mask;
         ptrs[l] = resolve<Track>(rs, space, l, a, false, shared_mask);
       });
       emit(im, w, cta, pc, Op::Load, shared_mask, words);
@@ -303,7 +303,7 @@ void apply_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
     case Opcode::St: {
       std::uint8_t* ptrs[kMaxLanes];
       each_lane(m, [&](int l) {
-        const std::uint64_t a = (base ? (base[l] & x.mem_base_mask) : 0) + off;
+        const std::uint64_t a = ((base ? (base[l] & x.mem_base_mask) : 0) + off) & x.mem_addr_mask;
         ptrs[l] = resolve<Track>(rs, space, l, a, true, shared_mask);
       });
       emit(im, w, cta, pc, Op::Store, shared_mask, words);
@@ -321,7 +321,7 @@ void apply_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
       const std::uint64_t* c = !red && x.row[3] != kNoRow ? im.row(w, x.row[3]) : nullptr;
       std::uint8_t* ptrs[kMaxLanes];
       each_lane(m, [&](int l) {
-        const std::uint64_t a = (base ? (base[l] & x.mem_base_mask) : 0) + off;
+        const std::uint64_t a = ((base ? (base[l] & x.mem_base_mask) : 0) + off) & x.mem_addr_mask;
         ptrs[l] = resolve<Track>(rs, space, l, a, true, shared_mask);
       });
       emit(im, w, cta, pc, Op::Atomic, shared_mask, 1);

@@ -78,6 +78,16 @@ Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, const Laun
   auto fail_launch = [&](const std::string& what) {
     throw InputError(fmt::format("{}kernel '{}': {}", where, kernel.name, what));
   };
+  if (!kernel.unsupported.empty()) {  // the module parsed; this kernel cannot run (issue 15)
+    const ptx::Kernel::Unsupported& u = kernel.unsupported.front();
+    const std::size_t more = kernel.unsupported.size() - 1;
+    throw InputError(
+        located(module.filename, u.line,
+                fmt::format("{} in kernel '{}'{}", u.message, kernel.name,
+                            more ? fmt::format(" (and {} more unsupported instruction{})", more,
+                                               more == 1 ? "" : "s")
+                                 : std::string())));
+  }
   if (module.address_size != 64) fail_launch("only .address_size 64 is supported");
   if (arch.warp_size == 0 || arch.warp_size > kMaxLanes)
     fail_launch(fmt::format("warp size {} is not in 1..{}", arch.warp_size, kMaxLanes));
@@ -306,7 +316,12 @@ void Impl::predecode() {
       x.guard = ins.guard;
       x.guard_neg = ins.guard_negated ? 1 : 0;
     }
-    const std::size_t nops = ins.has(ptx::kSetpQ) ? 5 : ins.num_ops;
+    if (ptx::is_warp_level(ins.op) && lanes != 32)
+      unsupported(
+          fmt::format("warp-level instructions on {}-lane warps (their member masks and "
+                      "lane ids are 32-lane; arch '{}')",
+                      lanes, arch.name));
+    const std::size_t nops = ins.has(ptx::kPredOut) ? 6 : ins.has(ptx::kSetpQ) ? 5 : ins.num_ops;
     for (std::size_t i = 0; i < nops; ++i) {
       const ptx::Operand& o = ins.ops[i];
       const Type t = operand_type(ins, i);
@@ -333,6 +348,7 @@ void Impl::predecode() {
           if (o.reg != ptx::kNone) {
             x.mem_row = o.reg;
             x.mem_base_mask = reg_mask(o.reg);
+            x.mem_addr_mask = x.mem_base_mask;
             x.mem_off = o.imm;
           } else if (o.sym != ptx::kNone) {
             x.mem_off = static_cast<std::int64_t>(symbol_address(o.sym)) + o.imm;

@@ -32,6 +32,7 @@ enum Allow : std::uint32_t {
   aScope = 1 << 18,
   aBar = 1 << 19,
   aShf = 1 << 20,
+  aWarp = 1 << 21,  // .sync, .aligned and the warp modes (shfl, vote, match, redux)
 };
 
 struct OpInfo {
@@ -92,10 +93,18 @@ constexpr OpInfo kOps[] = {
     {"red", Opcode::Red, aType | aSpace | aAtom | aSem | aScope, 1, 2, 2},
     {"ret", Opcode::Ret, aUni, 0, 0, 0},
     {"exit", Opcode::Exit, 0, 0, 0, 0},
+    {"shfl", Opcode::Shfl, aType | aWarp, 1, 4, 5},
+    {"vote", Opcode::Vote, aType | aWarp, 1, 2, 3},
+    {"match", Opcode::Match, aType | aWarp, 1, 3, 3},
+    {"redux", Opcode::Redux, aType | aWarp | aAtom, 1, 3, 3},
+    {"activemask", Opcode::Activemask, aType, 1, 1, 1},
 };
 
 constexpr OpInfo kTxBegin{"tx.begin", Opcode::TxBegin, 0, 0, 0, 0};
 constexpr OpInfo kTxCommit{"tx.commit", Opcode::TxCommit, 0, 0, 0, 0};
+constexpr OpInfo kBarWarp{"bar.warp.sync", Opcode::BarWarp, 0, 0, 1, 1};  // __syncwarp(mask)
+constexpr std::string_view kWarpModes[] = {"",    "up",  "down", "bfly",  "idx",
+                                           "all", "any", "uni",  "ballot"};
 
 // Finds modifier `m` in a table indexed by enum value; `first` is the index of the first real
 // name (1 in the shared tables, whose entry 0 is None).
@@ -133,8 +142,10 @@ class Decoder {
     // PTX: no modifiers, no operands.
     if (text == "tx.begin" || text == "tx.commit")
       info = text == "tx.begin" ? &kTxBegin : &kTxCommit;
+    if (text == "bar.warp.sync") info = &kBarWarp;
     if (!info) unsupported();
     ins_.op = info->op;
+    if (info == &kBarWarp) ins_.flags |= kSync;
     int types = 0;
     std::string_view rest = dot == std::string_view::npos || info->name == text
                                 ? std::string_view()
@@ -166,7 +177,7 @@ class Decoder {
   bool seen_space_ = false, seen_sync_ = false, seen_dir_ = false, seen_mode_ = false;
 
   [[noreturn]] void unsupported() {
-    cur_.fail(m_, fmt::format("unsupported PTX instruction '{}'", m_.text));
+    throw UnsupportedInstruction{m_.line, fmt::format("unsupported PTX instruction '{}'", m_.text)};
   }
   [[noreturn]] void malformed(const std::string& what) { cur_.fail(m_, what); }
 
@@ -254,6 +265,25 @@ class Decoder {
       }
       return;
     }
+    if (a & aWarp) {
+      if (mod == "sync") {
+        if (ins_.has(kSync)) malformed(fmt::format("malformed '{}'", m_.text));
+        ins_.flags |= kSync;
+        return;
+      }
+      if (mod == "aligned") return;
+      WarpMode wm;
+      if (ins_.warp == WarpMode::None && lookup(mod, kWarpModes, wm, 1)) {
+        const bool ok = op == Opcode::Shfl    ? wm <= WarpMode::Idx
+                        : op == Opcode::Vote  ? wm >= WarpMode::All
+                        : op == Opcode::Match ? wm == WarpMode::Any || wm == WarpMode::All
+                                              : false;
+        if (ok) {
+          ins_.warp = wm;
+          return;
+        }
+      }
+    }
     if ((a & aShf) && (mod == "l" || mod == "r" || mod == "wrap" || mod == "clamp")) {
       const bool dir = mod == "l" || mod == "r";
       if ((dir && seen_dir_) || (!dir && seen_mode_))
@@ -306,6 +336,39 @@ class Decoder {
         break;
       case Opcode::Shf:
         if (!seen_dir_ || !seen_mode_) malformed("shf needs .l or .r and .wrap or .clamp");
+        break;
+      case Opcode::Shfl:
+        if (ins_.warp == WarpMode::None)
+          malformed(fmt::format("'{}' needs a mode: .up, .down, .bfly or .idx", m_.text));
+        if (ins_.type != Type::B32) malformed(fmt::format("'{}' needs the type .b32", m_.text));
+        break;
+      case Opcode::Vote:
+        if (ins_.warp == WarpMode::None)
+          malformed(fmt::format("'{}' needs a mode: .all, .any, .uni or .ballot", m_.text));
+        if (ins_.type != (ins_.warp == WarpMode::Ballot ? Type::B32 : Type::Pred))
+          malformed(fmt::format("'{}' needs the type {}", m_.text,
+                                ins_.warp == WarpMode::Ballot ? ".b32" : ".pred"));
+        break;
+      case Opcode::Match:
+        if (!ins_.has(kSync) || ins_.warp == WarpMode::None)
+          malformed(fmt::format("'{}' needs .sync and .any or .all", m_.text));
+        if (ins_.type != Type::B32 && ins_.type != Type::B64)
+          malformed(fmt::format("'{}' needs the type .b32 or .b64", m_.text));
+        break;
+      case Opcode::Redux: {
+        if (!ins_.has(kSync)) malformed(fmt::format("'{}' needs .sync", m_.text));
+        const AtomOp o = ins_.atom;
+        const bool arith = o == AtomOp::Add || o == AtomOp::Min || o == AtomOp::Max;
+        const bool logic = o == AtomOp::And || o == AtomOp::Or || o == AtomOp::Xor;
+        if (!arith && !logic)
+          malformed(fmt::format("'{}' needs .add, .min, .max, .and, .or or .xor", m_.text));
+        if (arith ? ins_.type != Type::U32 && ins_.type != Type::S32 : ins_.type != Type::B32)
+          malformed(
+              fmt::format("'{}' needs the type {}", m_.text, arith ? ".u32 or .s32" : ".b32"));
+        break;
+      }
+      case Opcode::Activemask:
+        if (ins_.type != Type::B32) malformed("activemask needs the type .b32");
         break;
       default:
         break;
@@ -406,6 +469,11 @@ class Decoder {
         o.kind = OperandKind::Label;
         return o;
       }
+      if (t.text == "WARP_SZ") {  // the predefined identifier warpSize compiles to (PTX ISA)
+        o.kind = OperandKind::ImmInt;
+        o.imm = 32;
+        return o;
+      }
       o.kind = OperandKind::Symbol;
       o.sym = kb_.find_symbol(t.text);
       if (o.sym == kNone) cur_.fail(t, fmt::format("unknown symbol '{}'", t.text));
@@ -456,6 +524,10 @@ class Decoder {
         ins_.ops[4] = operand(false, false);
         ins_.flags |= kSetpQ;
       }
+      if (n == 0 && (ins_.op == Opcode::Shfl || ins_.op == Opcode::Match) && cur_.accept('|')) {
+        ins_.ops[5] = operand(false, false);
+        ins_.flags |= kPredOut;
+      }
       ++n;
       if (cur_.at_end()) break;
     }
@@ -481,6 +553,54 @@ class Decoder {
   bool is_pred(std::size_t i) const {
     return ins_.ops[i].kind == OperandKind::Reg &&
            kb_.kernel.regs[ins_.ops[i].reg].type == Type::Pred;
+  }
+
+  // Warp-level instructions: the operand count with and without .sync, the destination, the
+  // predicate source of vote, the optional predicate destination of shfl and match.all.
+  void warp_operands() {
+    const std::size_t n = ins_.num_ops;
+    const bool sync = ins_.has(kSync);
+    const std::size_t want = ins_.op == Opcode::Shfl         ? (sync ? 5 : 4)
+                             : ins_.op == Opcode::Vote       ? (sync ? 3 : 2)
+                             : ins_.op == Opcode::Activemask ? 1
+                             : ins_.op == Opcode::BarWarp    ? 1
+                                                             : 3;
+    if (n != want)
+      malformed(
+          fmt::format("'{}' needs {} operand{}, got {}", m_.text, want, want == 1 ? "" : "s", n));
+    if (ins_.op == Opcode::BarWarp) {
+      need(0, is_value(0) && ins_.ops[0].kind != OperandKind::Symbol,
+           "a register or integer member mask");
+      if (ins_.ops[0].kind == OperandKind::Reg &&
+          type_bits(kb_.kernel.regs[ins_.ops[0].reg].type) != 32)
+        malformed(fmt::format("the member mask of '{}' must be a 32-bit register or an immediate",
+                              m_.text));
+      return;
+    }
+    const bool pred_dst = ins_.op == Opcode::Vote && ins_.warp != WarpMode::Ballot;
+    need(0, is_reg(0) && is_pred(0) == pred_dst,
+         pred_dst ? "a predicate register" : "a non-predicate register");
+    if (ins_.has(kPredOut)) {
+      if (ins_.op == Opcode::Match && ins_.warp != WarpMode::All)
+        malformed("only match.all has a predicate destination (d|p)");
+      need(5, is_reg(5) && is_pred(5), "a predicate register");
+    }
+    // The member mask (the last operand of a .sync form) is a 32-bit value: one bit per lane.
+    if (sync && ins_.ops[n - 1].kind == OperandKind::Reg &&
+        type_bits(kb_.kernel.regs[ins_.ops[n - 1].reg].type) != 32)
+      malformed(fmt::format("the member mask of '{}' must be a 32-bit register or an immediate, "
+                            "'{}' is {}-bit",
+                            m_.text, kb_.kernel.regs[ins_.ops[n - 1].reg].name,
+                            type_bits(kb_.kernel.regs[ins_.ops[n - 1].reg].type)));
+    for (std::size_t i = 1; i < n; ++i) {
+      const bool pred_src = ins_.op == Opcode::Vote && i == 1;
+      if (pred_src) {
+        need(i, is_pred(i), "a predicate");
+        continue;
+      }
+      need(i, is_value(i) && ins_.ops[i].kind != OperandKind::Symbol && !ins_.ops[i].negate,
+           "a register or immediate");
+    }
   }
 
   void check_operands() {
@@ -534,6 +654,14 @@ class Decoder {
           malformed(fmt::format("'{}': a combining predicate goes with .and/.or/.xor", m_.text));
         if (n == 4) need(3, is_pred(3), "a predicate");
         for (std::size_t i = 1; i < 3; ++i) need(i, is_value(i), "a register or immediate");
+        return;
+      case Opcode::Shfl:
+      case Opcode::Vote:
+      case Opcode::Match:
+      case Opcode::Redux:
+      case Opcode::Activemask:
+      case Opcode::BarWarp:
+        warp_operands();
         return;
       case Opcode::Selp:
         need(0, is_reg(0), "a register");

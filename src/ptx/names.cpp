@@ -1,5 +1,8 @@
 // Names of the IR enums, small IR helpers and the instruction printer.
+#include <cxxabi.h>
 #include <fmt/format.h>
+
+#include <cstdlib>
 
 #include "ptx/parse_state.hpp"
 
@@ -7,12 +10,15 @@ namespace smemsim::ptx {
 namespace {
 
 constexpr std::string_view kOpcodeNames[] = {
-    "ld",  "st",     "cvta", "mov",  "add",   "sub",  "mul",      "mad",      "div",  "rem",
-    "min", "max",    "abs",  "neg",  "and",   "or",   "xor",      "not",      "shl",  "shr",
-    "shf", "popc",   "clz",  "brev", "bfe",   "bfi",  "prmt",     "setp",     "selp", "set",
-    "cvt", "fma",    "rcp",  "sqrt", "rsqrt", "sin",  "cos",      "ex2",      "lg2",  "bra",
-    "bar", "membar", "atom", "red",  "ret",   "exit", "tx.begin", "tx.commit"};
-static_assert(std::size(kOpcodeNames) == static_cast<std::size_t>(Opcode::TxCommit) + 1);
+    "ld",   "st",       "cvta",      "mov",  "add",  "sub",    "mul",   "mad",        "div",
+    "rem",  "min",      "max",       "abs",  "neg",  "and",    "or",    "xor",        "not",
+    "shl",  "shr",      "shf",       "popc", "clz",  "brev",   "bfe",   "bfi",        "prmt",
+    "setp", "selp",     "set",       "cvt",  "fma",  "rcp",    "sqrt",  "rsqrt",      "sin",
+    "cos",  "ex2",      "lg2",       "bra",  "bar",  "membar", "atom",  "red",        "ret",
+    "exit", "tx.begin", "tx.commit", "shfl", "vote", "match",  "redux", "activemask", "bar.warp"};
+static_assert(std::size(kOpcodeNames) == static_cast<std::size_t>(Opcode::BarWarp) + 1);
+constexpr std::string_view kWarpModeNames[] = {"",    "up",  "down", "bfly",  "idx",
+                                               "all", "any", "uni",  "ballot"};
 
 constexpr std::string_view kTypeNames[] = {"",    "pred", "b8",  "b16", "b32", "b64",
                                            "u8",  "u16",  "u32", "u64", "s8",  "s16",
@@ -140,6 +146,74 @@ const Kernel* Module::find_kernel(std::string_view n) const {
   return nullptr;
 }
 
+std::string demangle(std::string_view name) {
+  if (!name.starts_with("_Z")) return std::string(name);
+  int status = 0;
+  const std::string mangled(name);
+  char* text = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
+  std::string out = status == 0 && text ? std::string(text) : mangled;
+  std::free(text);
+  return out;
+}
+
+namespace {
+
+std::string without_spaces(std::string_view s) {
+  std::string out;
+  for (char c : s)
+    if (c != ' ') out += c;
+  return out;
+}
+
+// The names a kernel answers to, spaces removed: its signature, its name with template arguments,
+// without them, and without its namespace.
+std::vector<std::string> kernel_aliases(const Kernel& k) {
+  const std::string sig = without_spaces(demangle(k.name));
+  std::vector<std::string> out{sig};
+  // The parameter list opens at the first '(' outside template arguments.
+  int depth = 0;
+  std::size_t open = std::string::npos;
+  for (std::size_t i = 0; i < sig.size() && open == std::string::npos; ++i) {
+    if (sig[i] == '<') ++depth;
+    if (sig[i] == '>') --depth;
+    if (sig[i] == '(' && depth == 0) open = i;
+  }
+  if (open == std::string::npos) return out;
+  std::string name = sig.substr(0, open);
+  if (name.starts_with("void")) name = name.substr(4);  // a template's return type
+  out.push_back(name);
+  if (!name.empty() && name.back() == '>') {  // drop the template arguments
+    int d = 0;
+    for (std::size_t i = name.size(); i-- > 0;) {
+      if (name[i] == '>') ++d;
+      if (name[i] == '<' && --d == 0) {
+        name.resize(i);
+        break;
+      }
+    }
+    out.push_back(name);
+  }
+  if (const std::size_t colons = name.rfind("::"); colons != std::string::npos)
+    out.push_back(name.substr(colons + 2));
+  return out;
+}
+
+}  // namespace
+
+std::vector<const Kernel*> match_kernels(const Module& m, std::string_view query) {
+  if (const Kernel* k = m.find_kernel(query)) return {k};
+  const std::string q = without_spaces(query);
+  std::vector<const Kernel*> out;
+  if (q.empty()) return out;
+  for (const Kernel& k : m.kernels)
+    for (const std::string& alias : kernel_aliases(k))
+      if (alias == q) {
+        out.push_back(&k);
+        break;
+      }
+  return out;
+}
+
 std::string Module::file_name(std::uint32_t index) const {
   return index < files.size() ? files[index] : std::string();
 }
@@ -153,6 +227,8 @@ std::string to_string(const Kernel& k, const Instruction& ins) {
   auto add = [&](std::string_view m) {
     if (!m.empty()) s += fmt::format(".{}", m);
   };
+  if (ins.has(kSync)) add("sync");
+  add(name_of(kWarpModeNames, ins.warp));
   if (ins.op == Opcode::Cvta && ins.has(kTo)) add("to");
   add(space_name(ins.space));
   add(name_of(kAtomNames, ins.atom));
@@ -177,6 +253,7 @@ std::string to_string(const Kernel& k, const Instruction& ins) {
     s += i ? ", " : " ";
     s += operand_text(k, ins.ops[i]);
     if (i == 0 && ins.has(kSetpQ)) s += "|" + operand_text(k, ins.ops[4]);
+    if (i == 0 && ins.has(kPredOut)) s += "|" + operand_text(k, ins.ops[5]);
   }
   return s + ";";
 }

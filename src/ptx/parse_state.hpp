@@ -80,6 +80,14 @@ struct KernelBuilder {
   std::uint32_t find_symbol(std::string_view name);
 };
 
+// Thrown by the decoder for valid PTX the executor does not implement (an unknown mnemonic or
+// modifier). The parser records it in Kernel::unsupported and goes on: only a launch of that kernel
+// fails (issue 15), so one instruction does not reject the module's other kernels.
+struct UnsupportedInstruction {
+  std::uint32_t line;
+  std::string message;
+};
+
 // Decodes one instruction: the mnemonic token has been consumed; reads operands up to and including
 // ';'.
 Instruction decode_instruction(Cursor& cur, KernelBuilder& kb, const Token& mnemonic);

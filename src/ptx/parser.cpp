@@ -140,7 +140,7 @@ class Parser {
     if (t.is_word(".entry")) {
       kernel(visible);
     } else if (t.is_word(".func")) {
-      cur_.fail(t, "unsupported PTX directive '.func' (device functions must be inlined)");
+      function();
     } else if (t.kind == TokKind::Word && space_from_directive(t.text) != Space::None &&
                space_from_directive(t.text) != Space::Param &&
                space_from_directive(t.text) != Space::Local) {
@@ -273,31 +273,55 @@ class Parser {
     if (!kernel_names_.insert(k.name).second)
       cur_.fail(entry, fmt::format("duplicate kernel '{}'", k.name));
     KernelBuilder kb{k, mod_, {}, {}, {}, {}, {}, {}};
-    if (cur_.accept('(')) {
-      if (!cur_.accept(')')) {
-        do {
-          const Token& pt = cur_.peek();
-          if (!pt.is_word(".param"))
-            cur_.fail(pt, fmt::format("expected .param, found {}", describe(pt)));
-          Symbol p = variable(false, false);
-          p.kind = SymbolKind::Param;
-          add_symbol(kb, std::move(p), pt);
-          k.params.push_back(static_cast<std::uint32_t>(k.symbols.size() - 1));
-        } while (cur_.accept(','));
-        cur_.expect(')', "after the kernel parameters");
-      }
-    }
+    if (cur_.accept('(')) parameters(kb, "after the kernel parameters");
     performance_directives(k);
+    body_with_labels(kb, "kernel");
+    mod_.kernels.push_back(std::move(k));
+  }
+
+  // .func [(return params)] name [(params)] [.noreturn] (';' | { body }): a device function. A
+  // declaration (.extern, or no body: vprintf, __assertfail) is skipped; a definition is parsed
+  // into Module::functions.
+  void function() {
+    const Token& fn = cur_.next();
+    Kernel f;
+    f.ptx_line = fn.line;
+    KernelBuilder kb{f, mod_, {}, {}, {}, {}, {}, {}};
+    if (cur_.accept('(')) parameters(kb, "after the return parameters");
+    f.name = std::string(cur_.expect_word("a function name after .func"));
+    if (cur_.accept('(')) parameters(kb, "after the function parameters");
+    performance_directives(f);
+    if (cur_.accept(';')) return;  // a declaration
+    body_with_labels(kb, "function");
+    mod_.functions.push_back(std::move(f));
+  }
+
+  // `.param` declarations up to and including ')' (the '(' has been read).
+  void parameters(KernelBuilder& kb, std::string_view after) {
+    if (cur_.accept(')')) return;
+    do {
+      const Token& pt = cur_.peek();
+      if (!pt.is_word(".param"))
+        cur_.fail(pt, fmt::format("expected .param, found {}", describe(pt)));
+      Symbol p = variable(false, false);
+      p.kind = SymbolKind::Param;
+      add_symbol(kb, std::move(p), pt);
+      kb.kernel.params.push_back(static_cast<std::uint32_t>(kb.kernel.symbols.size() - 1));
+    } while (cur_.accept(','));
+    cur_.expect(')', after);
+  }
+
+  // { body }, then the branch targets resolved.
+  void body_with_labels(KernelBuilder& kb, std::string_view what) {
     const Token& open = cur_.peek();
-    cur_.expect('{', fmt::format("to open the body of kernel '{}'", k.name));
+    cur_.expect('{', fmt::format("to open the body of {} '{}'", what, kb.kernel.name));
     kb.reg_scopes.emplace_back();
     body(kb, open);
     for (const auto& f : kb.fixups) {
       auto it = kb.labels.find(f.label);
       if (it == kb.labels.end()) cur_.fail(f.line, fmt::format("undefined label '{}'", f.label));
-      k.code[f.instruction].ops[f.operand].target = it->second;
+      kb.kernel.code[f.instruction].ops[f.operand].target = it->second;
     }
-    mod_.kernels.push_back(std::move(k));
   }
 
   void performance_directives(Kernel& k) {
@@ -362,6 +386,12 @@ class Parser {
       } else if (t.is_word(".shared") || t.is_word(".local") || t.is_word(".global") ||
                  t.is_word(".const")) {
         add_symbol(kb, variable(false, true), t);
+      } else if (t.is_word(".param")) {
+        // The argument and return slots of a call (`.param .b32 param0;` in a { } block around
+        // call.uni). Calls are unsupported, so these only need to parse; a name declared again in
+        // another block is the same slot.
+        Symbol p = variable(false, true);
+        if (!kb.symbols.count(p.name)) add_symbol(kb, std::move(p), t);
       } else if (t.text[0] == '.') {
         unsupported_directive(t);
       } else {
@@ -387,7 +417,20 @@ class Parser {
 
   void instruction(KernelBuilder& kb, std::uint32_t guard, bool negated) {
     const Token& m = cur_.next();
-    Instruction ins = decode_instruction(cur_, kb, m);
+    Instruction ins;
+    try {
+      ins = decode_instruction(cur_, kb, m);
+    } catch (const UnsupportedInstruction& u) {
+      // Skip to its ';' (vector operands such as tex's {%r1, %r2} nest braces).
+      for (int depth = 0; !cur_.at_end() && !(depth == 0 && cur_.peek().is(';'));) {
+        if (cur_.peek().is('{')) ++depth;
+        if (cur_.peek().is('}') && --depth < 0) break;
+        cur_.next();
+      }
+      cur_.expect(';', fmt::format("after '{}'", m.text));
+      kb.kernel.unsupported.push_back({u.line, u.message});
+      return;
+    }
     if (guard != kNone && (ins.op == Opcode::TxBegin || ins.op == Opcode::TxCommit))
       cur_.fail(m, fmt::format("'{}' cannot be predicated: a transaction begins and commits for "
                                "the whole warp (seed 003 §3)",

@@ -99,6 +99,7 @@ bool writes_op0(Opcode op) {
     case Opcode::Exit:
     case Opcode::TxBegin:
     case Opcode::TxCommit:
+    case Opcode::BarWarp:
       return false;
     default:
       return true;
@@ -121,10 +122,13 @@ std::vector<InstInfo> decode_kernel(const ptx::Kernel& kernel) {
     Sets sets{info};
     if (ins.guard != ptx::kNone) sets.src(ins.guard);
     const bool w0 = writes_op0(ins.op);
-    for (std::size_t k = 0; k < ins.num_ops; ++k) {
+    // setp's q (ops[4]) and shfl's / match.all's p (ops[5]) follow the counted operands.
+    const std::size_t nops = ins.has(ptx::kPredOut) ? 6 : ins.has(ptx::kSetpQ) ? 5 : ins.num_ops;
+    for (std::size_t k = 0; k < nops; ++k) {
       const ptx::Operand& o = ins.ops[k];
+      if (k >= ins.num_ops && k != 4 && k != 5) continue;
       const bool is_dst =
-          (k == 0 && w0) || (k == 4 && ins.op == Opcode::Setp && ins.has(ptx::kSetpQ));
+          (k == 0 && w0) || (k == 4 && ins.has(ptx::kSetpQ)) || (k == 5 && ins.has(ptx::kPredOut));
       if (is_dst)
         sets.write(o);
       else

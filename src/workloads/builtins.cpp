@@ -494,9 +494,22 @@ Workload make_builtin(const std::string& name, const BuiltinOptions& o,
 }
 
 const ptx::Kernel& find_kernel(const ptx::Module& m, const std::string& name) {
-  if (const ptx::Kernel* k = m.find_kernel(name)) return *k;
+  const std::vector<const ptx::Kernel*> found = ptx::match_kernels(m, name);
+  if (found.size() == 1) return *found[0];
+  const auto listed = [](const ptx::Kernel& k) {
+    const std::string d = ptx::demangle(k.name);
+    return d == k.name ? k.name : fmt::format("{} [{}]", d, k.name);
+  };
   std::string list;
-  for (const ptx::Kernel& k : m.kernels) list += (list.empty() ? "" : ", ") + k.name;
+  if (found.size() > 1) {
+    for (const ptx::Kernel* k : found)
+      list += fmt::format("{}{}", list.empty() ? " " : "; ", listed(*k));
+    throw InputError(
+        fmt::format("{}: kernel name '{}' is ambiguous; give the template arguments, "
+                    "the signature or the mangled name of one of:{}",
+                    m.filename, name, list));
+  }
+  for (const ptx::Kernel& k : m.kernels) list += (list.empty() ? "" : ", ") + listed(k);
   throw InputError(fmt::format("{}: no kernel named '{}' (kernels: {})", m.filename, name,
                                list.empty() ? "none" : list));
 }
