@@ -11,10 +11,16 @@ if command -v clang++ >/dev/null; then
   for f in build/fuzz/fuzz/*_fuzz; do
     name=$(basename "$f" _fuzz)
     mkdir -p "build/fuzz/corpus-$name"
-    seeds="fuzz/corpus/$name"
-    # the kernel suite's PTX, when nvcc built it
-    [ "$name" = ptx ] || [ "$name" = sim ] && seeds="build/release/kernels/ptx"
-    [ -d "$seeds" ] || seeds=""
+    # seed corpora: fuzz/corpus/NAME; for the PTX and executor targets the kernel suite's and the
+    # real-kernel corpus's PTX, when nvcc built them
+    candidates="fuzz/corpus/$name"
+    if [ "$name" = ptx ] || [ "$name" = sim ]; then
+      candidates="build/release/kernels/ptx build/release/tests/corpus_ptx"
+    fi
+    seeds=""
+    for d in $candidates; do
+      if [ -d "$d" ]; then seeds="$seeds $d"; fi
+    done
     echo "fuzzing $name for ${secs}s"
     "$f" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=512 \
       "build/fuzz/corpus-$name" $seeds \
