@@ -119,7 +119,14 @@ exec::Workload prepare_workload(const LaunchOptions& o) {
   if (!has_block) throw InputError("give --block X[,Y,Z] (or block = [...] in the launch spec)");
   // An unknown or ambiguous name fails here, listing the kernels; a demangled name
   // (`--kernel transposeNaive`) becomes the mangled one.
-  w.kernel = exec::find_kernel(w.module, w.kernel).name;
+  const ptx::Kernel& kernel = exec::find_kernel(w.module, w.kernel);
+  w.kernel = kernel.name;
+  // A __constant__ array never set reads zeros (cudaMemcpyToSymbol has no PTX trace): say so.
+  for (const std::string& c : exec::check_symbol_inits(w, kernel))
+    fmt::print(stderr,
+               "smemsim: note: kernel reads __constant__ '{}', which has no initializer in the "
+               "PTX and no [symbols.{}] entry in {}: it reads zeros\n",
+               c, c, o.launch);
   w.description = fmt::format("{} from {} with {}", ptx::demangle(w.kernel), o.target, o.launch);
   return w;
 }

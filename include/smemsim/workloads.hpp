@@ -34,7 +34,19 @@ struct Workload {
   // A line the kernel's own output says after the run (e.g. atomic_bench's clock() cycles); empty
   // function: none.
   std::function<std::string(const GlobalMemory&)> report;
+  // Module variables a launch spec initialized ([symbols.NAME], a __constant__ or __device__
+  // variable by its CUDA name): the PTX name and "spec:line" (check_symbol_inits).
+  struct SymbolInit {
+    std::string name, where;
+  };
+  std::vector<SymbolInit> symbol_inits;
 };
+
+// After the kernel is known: every [symbols.NAME] entry names a variable `kernel` uses (an entry it
+// never reads would be silently ignored: InputError naming the spec's line). Returns the
+// __constant__ variables the kernel reads that have neither an initializer in the PTX nor a spec
+// entry (they read zeros, as constants never copied with cudaMemcpyToSymbol would not).
+std::vector<std::string> check_symbol_inits(const Workload& w, const ptx::Kernel& kernel);
 
 // Options of the built-in drivers; each driver reads the ones it needs (0 / empty: its default).
 struct BuiltinOptions {

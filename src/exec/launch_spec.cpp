@@ -97,26 +97,30 @@ double num(const SpecContext& c, const toml::table& t, const char* key, double d
 }
 
 // `total`: the bytes of the spec's buffers so far; this one must keep it within c.max_bytes.
+// `kind` names the entry in messages ("buffer", "symbol"); `default_count` is the count when the
+// table has none and no file gives one (-1: required).
 Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::table& t,
-                   std::vector<Output>& outputs, std::uint64_t& total) {
+                   std::vector<Output>& outputs, std::uint64_t& total,
+                   const std::string& kind = "buffer", std::int64_t default_count = -1) {
+  const std::string who = kind + " '" + name + "'";
   const std::uint64_t kMaxSpecBytes = c.max_bytes;
-  static const char* kKeys[] = {"type",  "count", "init",  "min",  "max",  "seed",
-                                "start", "step",  "value", "file", "write"};
+  static const char* kKeys[] = {"type",  "count", "init",  "min",  "max",   "seed",
+                                "start", "step",  "value", "file", "write", "values"};
   for (const auto& [k, v] : t) {
     bool known = false;
     for (const char* key : kKeys) known |= k.str() == key;
     if (!known)
-      c.fail(&v, fmt::format("buffer '{}': unknown key '{}' (type, count, init, min, max, seed, "
-                             "start, step, value, file, write)",
-                             name, k.str()));
+      c.fail(&v, fmt::format("{}: unknown key '{}' (type, count, init, min, max, seed, "
+                             "start, step, value, values, file, write)",
+                             who, k.str()));
   }
   Buffer b;
   b.name = name;
   const toml::node* type = t.get("type");
   if (!type || !type->is_string())
-    c.fail(t, fmt::format("buffer '{}' needs a type (\"u32\", \"f32\", ...)", name));
+    c.fail(t, fmt::format("{} needs a type (\"u32\", \"f32\", ...)", who));
   b.type = parse_elem_type(type->value<std::string>().value(),
-                           located(c.origin, type->source().begin.line, "buffer '" + name + "'"));
+                           located(c.origin, type->source().begin.line, who));
   const int eb = elem_bytes(b.type);
   const bool fl = elem_is_float(b.type);
   const std::string init = t["init"].value_or(std::string("zeros"));
@@ -124,27 +128,27 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
   if (const toml::node* n = t.get("count")) {
     auto v = n->value_exact<std::int64_t>();
     if (!v || *v < 0 || *v > (std::int64_t{1} << 36))
-      c.fail(n, fmt::format("buffer '{}': 'count' must be a non-negative integer", name));
+      c.fail(n, fmt::format("{}: 'count' must be a non-negative integer", who));
     count = *v;
   }
   if (init == "file") {
     const toml::node* f = t.get("file");
     if (!f || !f->is_string())
-      c.fail(t, fmt::format("buffer '{}': init = \"file\" needs file = \"PATH\"", name));
+      c.fail(t, fmt::format("{}: init = \"file\" needs file = \"PATH\"", who));
     std::filesystem::path p = f->value<std::string>().value();
     if (p.is_relative()) p = c.dir / p;
     std::error_code ec;
     if (std::filesystem::is_directory(p, ec))
-      c.fail(f, fmt::format("buffer '{}': '{}' is a directory, not a file", name, p.string()));
+      c.fail(f, fmt::format("{}: '{}' is a directory, not a file", who, p.string()));
     if (!std::filesystem::is_regular_file(p, ec))  // a device or a pipe might never end
-      c.fail(f, fmt::format("buffer '{}': '{}' is not a regular file", name, p.string()));
+      c.fail(f, fmt::format("{}: '{}' is not a regular file", who, p.string()));
     const auto size = std::filesystem::file_size(p, ec);
     if (!ec && total + size > kMaxSpecBytes)
-      c.fail(f, fmt::format("buffer '{}': '{}' has {} bytes, above the {} GiB a launch spec's "
+      c.fail(f, fmt::format("{}: '{}' has {} bytes, above the {} GiB a launch spec's "
                             "buffers may take (--max-memory)",
-                            name, p.string(), size, double(kMaxSpecBytes) / (1 << 30)));
+                            who, p.string(), size, double(kMaxSpecBytes) / (1 << 30)));
     std::ifstream in(p, std::ios::binary);
-    if (!in) c.fail(f, fmt::format("buffer '{}': cannot read '{}'", name, p.string()));
+    if (!in) c.fail(f, fmt::format("{}: cannot read '{}'", who, p.string()));
     std::vector<std::uint8_t> raw((std::istreambuf_iterator<char>(in)),
                                   std::istreambuf_iterator<char>());
     if (p.extension() == ".txt") {
@@ -161,8 +165,7 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
       for (std::size_t at = 0; !next_word(at).empty();) ++words;
       const std::uint64_t n = count < 0 ? words : std::uint64_t(count);
       if (words < n)
-        c.fail(f, fmt::format("buffer '{}': '{}' has {} values, count is {}", name, p.string(),
-                              words, n));
+        c.fail(f, fmt::format("{}: '{}' has {} values, count is {}", who, p.string(), words, n));
       b.bytes.assign(n * std::uint64_t(eb), 0);
       std::size_t at = 0;
       for (std::uint64_t i = 0; i < n; ++i) {
@@ -175,33 +178,44 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
             store(b, i, 0, std::stoll(word, &used, 0), false);
           if (used != word.size()) throw std::invalid_argument("trailing characters");
         } catch (const std::exception&) {
-          c.fail(f, fmt::format("buffer '{}': '{}' value {} ('{}') is not a number", name,
-                                p.string(), i + 1, printable(word)));
+          c.fail(f, fmt::format("{}: '{}' value {} ('{}') is not a number", who, p.string(), i + 1,
+                                printable(word)));
         }
       }
     } else {
       const std::uint64_t n = count < 0 ? raw.size() / std::uint64_t(eb) : std::uint64_t(count);
       if (raw.size() < n * std::uint64_t(eb))
-        c.fail(f, fmt::format("buffer '{}': '{}' has {} bytes, {} elements of {} need {}", name,
-                              p.string(), raw.size(), n, elem_name(b.type), n * std::uint64_t(eb)));
+        c.fail(f, fmt::format("{}: '{}' has {} bytes, {} elements of {} need {}", who, p.string(),
+                              raw.size(), n, elem_name(b.type), n * std::uint64_t(eb)));
       raw.resize(n * std::uint64_t(eb));
       b.bytes = std::move(raw);
     }
   } else {
-    if (count < 0) c.fail(t, fmt::format("buffer '{}' needs a count", name));
+    const toml::array* values = nullptr;
+    if (init == "values") {
+      const toml::node* vn = t.get("values");
+      values = vn ? vn->as_array() : nullptr;
+      if (!values) c.fail(t, fmt::format("{}: init = \"values\" needs values = [...]", who));
+      if (count >= 0 && std::uint64_t(count) != values->size())
+        c.fail(t.get("count"), fmt::format("{}: count is {} but values has {} elements", who, count,
+                                           values->size()));
+      count = std::int64_t(values->size());
+    }
+    if (count < 0) count = default_count;
+    if (count < 0) c.fail(t, fmt::format("{} needs a count", who));
     const std::uint64_t bytes = std::uint64_t(count) * std::uint64_t(eb);
     if (total + bytes > kMaxSpecBytes)
       c.fail(t.get("count"),
-             fmt::format("buffer '{}': {} elements of {} are {} bytes, which puts the spec's "
+             fmt::format("{}: {} elements of {} are {} bytes, which puts the spec's "
                          "buffers above the {} GiB they may take (--max-memory)",
-                         name, count, elem_name(b.type), bytes, double(kMaxSpecBytes) / (1 << 30)));
+                         who, count, elem_name(b.type), bytes, double(kMaxSpecBytes) / (1 << 30)));
     if (init == "iota" && count > 0) {  // checked before the buffer is allocated
       const double start = num(c, t, "start", 0, !fl), step = num(c, t, "step", 1, !fl);
       const long double last = (long double)start + (long double)step * (long double)(count - 1);
       if (!fl && std::fabs(static_cast<double>(last)) >= 9.2e18)
-        c.fail(t.get("step"), fmt::format("buffer '{}': iota from {} by {} over {} elements "
+        c.fail(t.get("step"), fmt::format("{}: iota from {} by {} over {} elements "
                                           "leaves the 64-bit integer range",
-                                          name, start, step, count));
+                                          who, start, step, count));
     }
     b.bytes.assign(bytes, 0);
     if (init == "zeros") {
@@ -210,20 +224,28 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
       for (std::int64_t i = 0; i < count; ++i)
         store(b, std::uint64_t(i), start + step * double(i),
               std::int64_t(start) + std::int64_t(step) * i, fl);
+    } else if (init == "values") {
+      for (std::int64_t i = 0; i < count; ++i) {
+        const toml::node& e = (*values)[std::size_t(i)];
+        const auto iv = e.value_exact<std::int64_t>();
+        const auto fv = e.value<double>();
+        if (!fv || !std::isfinite(*fv) || (!fl && !iv && std::fabs(*fv) >= 9.2e18))
+          c.fail(&e, fmt::format("{}: values[{}] must be a finite number", who, i));
+        store(b, std::uint64_t(i), *fv, iv ? *iv : std::int64_t(*fv), fl);
+      }
     } else if (init == "fill") {
       const double v = num(c, t, "value", 0, !fl);
       for (std::int64_t i = 0; i < count; ++i) store(b, std::uint64_t(i), v, std::int64_t(v), fl);
     } else if (init == "random") {
       const toml::node* sn = t.get("seed");
-      if (sn && !sn->is_integer())
-        c.fail(sn, fmt::format("buffer '{}': 'seed' must be an integer", name));
+      if (sn && !sn->is_integer()) c.fail(sn, fmt::format("{}: 'seed' must be an integer", who));
       const std::uint64_t seed =
           static_cast<std::uint64_t>(sn ? *sn->value_exact<std::int64_t>() : std::int64_t{1});
       Rng rng(seed);
       const double lo = num(c, t, "min", 0, !fl), hi = num(c, t, "max", fl ? 1 : 255, !fl);
-      if (hi < lo) c.fail(t, fmt::format("buffer '{}': max < min", name));
+      if (hi < lo) c.fail(t, fmt::format("{}: max < min", who));
       if (!fl && (long double)hi - (long double)lo >= 9.2e18L)
-        c.fail(t, fmt::format("buffer '{}': max - min leaves the 64-bit integer range", name));
+        c.fail(t, fmt::format("{}: max - min leaves the 64-bit integer range", who));
       for (std::int64_t i = 0; i < count; ++i) {
         if (fl)
           store(b, std::uint64_t(i), lo + (hi - lo) * rng.uniform(), 0, true);
@@ -235,19 +257,75 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
       }
     } else {
       c.fail(t.get("init"),
-             fmt::format("buffer '{}': unknown init '{}' (zeros, iota, fill, random, file)", name,
+             fmt::format("{}: unknown init '{}' (zeros, iota, fill, random, values, file)", who,
                          init));
     }
   }
   total += b.bytes.size();
   if (const toml::node* wr = t.get("write")) {
-    if (!wr->is_string()) c.fail(wr, fmt::format("buffer '{}': 'write' must be a path", name));
+    if (!wr->is_string()) c.fail(wr, fmt::format("{}: 'write' must be a path", who));
     outputs.push_back({name, wr->value<std::string>().value()});
   }
   return b;
 }
 
+// [symbols.NAME]: the initial bytes of a module variable (__constant__ or __device__), found by its
+// PTX name or its demangled C++ name; `count` defaults to the variable's size in elements.
+void init_symbol(const SpecContext& c, const std::string& name, const toml::table& t, Workload& w) {
+  ptx::Symbol* sym = nullptr;
+  std::string names;
+  for (ptx::Symbol& g : w.module.globals) {
+    if (g.name == name || ptx::demangle(g.name) == name) sym = &g;
+    names += (names.empty() ? "" : ", ") + ptx::demangle(g.name);
+  }
+  if (!sym)
+    c.fail(t, fmt::format("symbols.{}: the module has no variable of that name (variables: {})",
+                          name, names.empty() ? "none" : names));
+  if (t.get("write"))
+    c.fail(t.get("write"), fmt::format("symbols.{}: 'write' applies to buffers only", name));
+  const toml::node* type = t.get("type");
+  const ElemType et =
+      type && type->is_string()
+          ? parse_elem_type(type->value<std::string>().value(),
+                            located(c.origin, type->source().begin.line, "symbol '" + name + "'"))
+          : ElemType::U8;
+  const std::uint64_t size = sym->size_bytes();
+  std::vector<Output> no_outputs;
+  std::uint64_t total = 0;
+  const Buffer b = make_buffer(c, name, t, no_outputs, total, "symbol",
+                               std::int64_t(size / std::uint64_t(elem_bytes(et))));
+  if (b.bytes.size() > size)
+    c.fail(t, fmt::format("symbols.{}: {} bytes do not fit in the variable's {} bytes", name,
+                          b.bytes.size(), size));
+  sym->init.assign(size, 0);
+  std::copy(b.bytes.begin(), b.bytes.end(), sym->init.begin());
+  for (ptx::Kernel& k : w.module.kernels)  // the kernels' copies of the module variable
+    for (ptx::Symbol& s : k.symbols)
+      if (s.module_level && s.name == sym->name) s.init = sym->init;
+  w.symbol_inits.push_back({sym->name, located(c.origin, t.source().begin.line, "")});
+}
+
 }  // namespace
+
+std::vector<std::string> check_symbol_inits(const Workload& w, const ptx::Kernel& kernel) {
+  for (const Workload::SymbolInit& s : w.symbol_inits) {
+    bool used = false;
+    for (const ptx::Symbol& k : kernel.symbols) used |= k.module_level && k.name == s.name;
+    if (!used)
+      throw InputError(
+          fmt::format("{}symbols.{}: kernel '{}' never uses this variable (an entry "
+                      "it does not read would be ignored)",
+                      s.where, ptx::demangle(s.name), ptx::demangle(kernel.name)));
+  }
+  std::vector<std::string> zeros;
+  for (const ptx::Symbol& k : kernel.symbols) {
+    if (!k.module_level || k.space != ptx::Space::Const || !k.init.empty()) continue;
+    bool set = false;
+    for (const Workload::SymbolInit& s : w.symbol_inits) set |= s.name == k.name;
+    if (!set) zeros.push_back(ptx::demangle(k.name));
+  }
+  return zeros;
+}
 
 void apply_launch_spec_text(std::string_view text, const std::string& origin, Workload& w,
                             bool& has_grid, bool& has_block, std::uint64_t max_bytes) {
@@ -261,9 +339,10 @@ void apply_launch_spec_text(std::string_view text, const std::string& origin, Wo
   for (const auto& [k, v] : root) {
     const std::string key(k.str());
     if (key != "kernel" && key != "grid" && key != "block" && key != "dynamic_shared" &&
-        key != "args" && key != "buffers")
-      c.fail(&v, fmt::format(
-                     "unknown key '{}' (kernel, grid, block, dynamic_shared, args, buffers)", key));
+        key != "args" && key != "buffers" && key != "symbols")
+      c.fail(&v, fmt::format("unknown key '{}' (kernel, grid, block, dynamic_shared, args, "
+                             "buffers, symbols)",
+                             key));
   }
   if (const toml::node* n = root.get("kernel")) {
     if (!n->is_string()) c.fail(n, "'kernel' must be a string");
@@ -290,6 +369,15 @@ void apply_launch_spec_text(std::string_view text, const std::string& origin, Wo
       const toml::table* t = v.as_table();
       if (!t) c.fail(&v, fmt::format("buffers.{} must be a table", k.str()));
       w.memory.add(make_buffer(c, std::string(k.str()), *t, w.outputs, total));
+    }
+  }
+  if (const toml::node* n = root.get("symbols")) {
+    const toml::table* st = n->as_table();
+    if (!st) c.fail(n, "'symbols' must be a table of [symbols.NAME] tables");
+    for (const auto& [k, v] : *st) {
+      const toml::table* t = v.as_table();
+      if (!t) c.fail(&v, fmt::format("symbols.{} must be a table", k.str()));
+      init_symbol(c, std::string(k.str()), *t, w);
     }
   }
   const toml::node* an = root.get("args");
