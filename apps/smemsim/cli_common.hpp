@@ -50,6 +50,7 @@ void add_classify_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_profile_command(CLI::App& app);
 void add_sim_command(CLI::App& app);
+void add_launch_command(CLI::App& app);
 
 // Option checks with short messages (CLI11's own number ranges print the double limits).
 // An output path must be given (an empty one would silently write nothing).

@@ -261,6 +261,11 @@ void add_profile_command(CLI::App& app) {
       print_tx_sites(s.stats, w.module, kernel);
       if (o->timing) print_timing(sim.stats, arch, w, kernel);
       if (tracer) fmt::print("wrote {} accesses to {}\n", tracer->written(), o->trace);
+      if (w.module.files.empty() && !o->launch.target.starts_with("builtin:"))
+        fmt::print(
+            "note: {} has no line information: compile it with nvcc -lineinfo to see the "
+            "CUDA line of each instruction\n",
+            w.name);
     }
     if (o->launch.stats) print_speed(s);
     fail_on_mismatch(s);

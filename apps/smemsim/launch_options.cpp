@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <stdexcept>
 
 #include <unistd.h>
@@ -86,6 +87,16 @@ void add_launch_options(CLI::App* cmd, LaunchOptions& o) {
                 "sim, simulated cycles per second)");
 }
 
+ptx::Module read_ptx(const std::string& path) {
+  const std::filesystem::path p(path);
+  if (p.extension() == ".cu" || p.extension() == ".cuh")
+    throw InputError(fmt::format(
+        "{} is CUDA source; smemsim reads the PTX nvcc makes of it: nvcc -ptx -lineinfo "
+        "-arch=sm_75 {} -o {}",
+        path, path, p.filename().replace_extension(".ptx").string()));
+  return ptx::parse_file(path);
+}
+
 exec::Workload prepare_workload(const LaunchOptions& o) {
   const std::uint64_t budget = parse_size(o.max_memory, "--max-memory");
   if (o.target.starts_with("builtin:")) {
@@ -99,7 +110,7 @@ exec::Workload prepare_workload(const LaunchOptions& o) {
   }
   exec::Workload w;
   w.name = o.target;
-  w.module = ptx::parse_file(o.target);
+  w.module = read_ptx(o.target);
   if (o.launch.empty())
     throw InputError(fmt::format(
         "{}: running a PTX file needs --launch SPEC.toml (its buffers and kernel arguments)",

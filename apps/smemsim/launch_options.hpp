@@ -31,6 +31,8 @@ struct LaunchOptions {
 void add_launch_options(CLI::App* cmd, LaunchOptions& o);
 // --max-steps, for the commands that run the functional executor (run, profile).
 void add_step_limit(CLI::App* cmd, LaunchOptions& o);
+// Parses a PTX file; a .cu given instead is an InputError that says how to compile it.
+ptx::Module read_ptx(const std::string& path);
 // Builds the workload (PTX parsed, memory initialized, launch complete). Throws InputError.
 exec::Workload prepare_workload(const LaunchOptions& o);
 

@@ -42,6 +42,13 @@ struct Workload {
   std::vector<SymbolInit> symbol_inits;
 };
 
+// `smemsim launch init`: a commented launch spec for `kernel` of `module` (read from `ptx_path`)
+// that runs as written: buffers for pointer parameters typed from the C++ signature, placeholder
+// scalars, commented [symbols] entries for the module variables it reads.
+std::string launch_spec_skeleton(const ptx::Module& module, const ptx::Kernel& kernel,
+                                 const std::string& ptx_path,
+                                 const std::string& spec_path = "SPEC.toml");
+
 // After the kernel is known: every [symbols.NAME] entry names a variable `kernel` uses (an entry it
 // never reads would be silently ignored: InputError naming the spec's line). Returns the
 // __constant__ variables the kernel reads that have neither an initializer in the PTX nor a spec

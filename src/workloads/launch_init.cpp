@@ -1,0 +1,166 @@
+// `smemsim launch init`: a commented launch spec skeleton for a kernel (issue 15, docs/exec.md).
+// Pointer parameters become buffers whose element type is read from the demangled C++ signature
+// (float* -> f32, const int* -> s32, ...); scalars get a placeholder of their type. The skeleton
+// runs as written (1 block of 256 threads, 1,024-element buffers, zero scalars) and says what to
+// change.
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
+#include "smemsim/ptx.hpp"
+#include "smemsim/workloads.hpp"
+
+namespace smemsim::exec {
+namespace {
+
+// The parameter types of a demangled signature "f(float*, int const*, int)", split at the commas
+// outside <> and (); empty when `sig` is not a C++ signature.
+std::vector<std::string> parameter_types(const std::string& sig) {
+  std::vector<std::string> out;
+  int angle = 0;
+  std::size_t open = std::string::npos;
+  for (std::size_t i = 0; i < sig.size(); ++i) {
+    if (sig[i] == '<') ++angle;
+    if (sig[i] == '>') --angle;
+    if (sig[i] == '(' && angle == 0) {
+      open = i;
+      break;
+    }
+  }
+  if (open == std::string::npos || sig.back() != ')') return out;
+  int depth = 0;
+  std::string cur;
+  for (std::size_t i = open + 1; i + 1 < sig.size(); ++i) {
+    const char c = sig[i];
+    if (c == '<' || c == '(') ++depth;
+    if (c == '>' || c == ')') --depth;
+    if (c == ',' && depth == 0) {
+      out.push_back(cur);
+      cur.clear();
+      continue;
+    }
+    if (!(cur.empty() && c == ' ')) cur += c;
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+// The spec element type of a C++ type without its '*' and qualifiers; "" when unknown.
+std::string elem_of(std::string t) {
+  for (const char* q : {"const", "volatile", "__restrict__", "__restrict"})
+    for (std::size_t at; (at = t.find(q)) != std::string::npos;) t.erase(at, std::string(q).size());
+  std::string s;
+  for (char c : t)
+    if (c != ' ' || (!s.empty() && s.back() != ' ')) s += c;
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  static const std::pair<const char*, const char*> kTypes[] = {{"float", "f32"},
+                                                               {"double", "f64"},
+                                                               {"int", "s32"},
+                                                               {"unsigned int", "u32"},
+                                                               {"char", "s8"},
+                                                               {"signed char", "s8"},
+                                                               {"unsigned char", "u8"},
+                                                               {"short", "s16"},
+                                                               {"unsigned short", "u16"},
+                                                               {"long", "s64"},
+                                                               {"unsigned long", "u64"},
+                                                               {"long long", "s64"},
+                                                               {"unsigned long long", "u64"},
+                                                               {"bool", "u8"},
+                                                               {"float2", "f32"},
+                                                               {"float4", "f32"},
+                                                               {"int2", "s32"},
+                                                               {"int4", "s32"},
+                                                               {"uint2", "u32"},
+                                                               {"uint4", "u32"},
+                                                               {"uchar4", "u8"},
+                                                               {"double2", "f64"}};
+  for (const auto& [cpp, spec] : kTypes)
+    if (s == cpp) return spec;
+  return "";
+}
+
+bool is_float_param(ptx::Type t) {
+  return t == ptx::Type::F32 || t == ptx::Type::F64;
+}
+
+}  // namespace
+
+std::string launch_spec_skeleton(const ptx::Module& m, const ptx::Kernel& k,
+                                 const std::string& ptx_path, const std::string& spec_path) {
+  (void)m;
+  // "code   # comment", comments in one column.
+  const auto line = [](const std::string& code, const std::string& comment) {
+    return comment.empty() ? code + "\n" : fmt::format("{:<32}# {}\n", code, comment);
+  };
+  const std::string sig = ptx::demangle(k.name);
+  const std::vector<std::string> cpp = parameter_types(sig);
+  const bool typed = cpp.size() == k.params.size();
+  std::string out = fmt::format(
+      "# Launch spec for kernel {}\n"
+      "# of {}, written by `smemsim launch init` (docs/exec.md, \"Launch spec\").\n"
+      "# It runs as it is. Set the sizes your kernel expects (grid, block, count, the scalars),\n"
+      "# the inputs (init) and what to keep (write), then:\n"
+      "#   smemsim profile {} --launch {}\n",
+      sig, ptx_path, ptx_path, spec_path);
+  out += line(fmt::format("kernel = \"{}\"", k.name), sig == k.name ? "" : sig);
+  out += line("grid = [1]", "blocks: [x] or [x, y, z]");
+  if (k.reqntid[0])
+    out += line(fmt::format("block = [{}, {}, {}]", k.reqntid[0], std::max(1u, k.reqntid[1]),
+                            std::max(1u, k.reqntid[2])),
+                "the kernel's .reqntid/.maxntid");
+  else
+    out += line("block = [256]", "threads per block: [x] or [x, y, z]");
+  bool dynamic = false;
+  for (const ptx::Symbol& s : k.symbols)
+    dynamic |= s.kind == ptx::SymbolKind::Variable && s.space == ptx::Space::Shared && s.is_extern;
+  if (dynamic) out += line("dynamic_shared = 4096", "bytes of extern __shared__ memory per block");
+  std::string args, buffers, params_comment;
+  for (std::size_t i = 0; i < k.params.size(); ++i) {
+    const ptx::Symbol& p = k.symbols[k.params[i]];
+    const std::string cpp_type = typed ? cpp[i] : std::string(ptx::type_name(p.type));
+    params_comment += (i ? ", " : "") + cpp_type;
+    const bool pointer = typed ? cpp_type.find('*') != std::string::npos
+                               : ptx::type_bits(p.type) == 64 && !is_float_param(p.type);
+    args += args.empty() ? "" : ", ";
+    if (!pointer) {
+      args += is_float_param(p.type) ? "0.0" : "0";
+      continue;
+    }
+    const std::string name = fmt::format("p{}", i);
+    std::string elem = typed ? elem_of(cpp_type.substr(0, cpp_type.rfind('*'))) : "";
+    const bool guessed = !elem.empty();
+    if (!guessed) elem = "u32";
+    args += fmt::format("\"{}\"", name);
+    buffers += "\n" + line(fmt::format("[buffers.{}]", name),
+                           fmt::format("parameter {}: {}", i + 1, cpp_type));
+    buffers += line(fmt::format("type = \"{}\"", elem),
+                    guessed ? "" : "the pointee type could not be read: set it");
+    buffers += line("count = 1024", "elements");
+    buffers += line("init = \"random\"", "zeros | iota | fill | random | values | file");
+    buffers += line(fmt::format("# write = \"{}.txt\"", name), "write the buffer after the run");
+  }
+  out += fmt::format("# one entry per parameter ({}): a buffer name or a number\n", params_comment);
+  out += fmt::format("args = [{}]\n", args);
+  out += buffers;
+  for (const ptx::Symbol& s : k.symbols) {
+    if (!s.module_level || (s.space != ptx::Space::Const && s.space != ptx::Space::Global))
+      continue;
+    const std::string name = ptx::demangle(s.name);
+    out += "\n" + line(fmt::format("# [symbols.{}]", name),
+                       fmt::format("the kernel reads {} {} ({} bytes){}",
+                                   s.space == ptx::Space::Const ? "__constant__" : "__device__",
+                                   name, s.size_bytes(),
+                                   s.init.empty() ? ": set it as cudaMemcpyToSymbol would"
+                                                  : ", initialized in the PTX"));
+    const bool bytes = s.type == ptx::Type::B8 || s.type == ptx::Type::U8;
+    out += line(fmt::format("# type = \"{}\"", bytes ? "u32" : ptx::type_name(s.type)),
+                bytes ? "the PTX declares bytes: set the element type" : "");
+    out += line("# init = \"fill\"", "or \"values\" with values = [...]");
+    out += line("# value = 0", "");
+  }
+  return out;
+}
+
+}  // namespace smemsim::exec

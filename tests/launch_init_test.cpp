@@ -1,0 +1,90 @@
+// `smemsim launch init` (issue 15 item 10): the skeleton of a launch spec, typed from the kernel's
+// C++ signature, runs as written; the errors a newcomer meets (CUDA source given as PTX, a module
+// of several kernels, an existing output file) say what to do.
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "kernel_test_util.hpp"
+#include "smemsim/ptx.hpp"
+#include "smemsim/workloads.hpp"
+#include "test_util.hpp"
+
+#ifndef SMEMSIM_CORPUS_PTX_DIR
+#define SMEMSIM_CORPUS_PTX_DIR ""
+#endif
+
+namespace smemsim::test {
+namespace {
+
+TEST(LaunchInit, SkeletonFromTheSignature) {
+  // An extern "C" kernel has no C++ signature: pointer-sized parameters become u32 buffers the
+  // user is told to type; a mangled one (scale(float*, int, float)) gives f32 and two scalars.
+  const ptx::Module m = ptx::parse(
+      ".version 7.0\n.target sm_75\n.address_size 64\n"
+      ".visible .entry plain(.param .u64 a, .param .u32 n)\n{\n  ret;\n}\n"
+      ".visible .entry _Z5scalePfif(.param .u64 a, .param .u32 n, .param .f32 s)\n"
+      ".reqntid 64, 2\n{\n  ret;\n}\n",
+      "k.ptx");
+  const std::string plain = exec::launch_spec_skeleton(m, m.kernels[0], "k.ptx");
+  EXPECT_NE(plain.find("args = [\"p0\", 0]"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("type = \"u32\"                    # the pointee type could not be read"),
+            std::string::npos)
+      << plain;
+  const std::string scale = exec::launch_spec_skeleton(m, m.kernels[1], "k.ptx", "s.toml");
+  EXPECT_NE(scale.find("kernel = \"_Z5scalePfif\"         # scale(float*, int, float)"),
+            std::string::npos)
+      << scale;
+  EXPECT_NE(scale.find("args = [\"p0\", 0, 0.0]"), std::string::npos) << scale;
+  EXPECT_NE(scale.find("type = \"f32\"\n"), std::string::npos) << scale;
+  EXPECT_NE(scale.find("block = [64, 2, 1]"), std::string::npos) << scale;
+  EXPECT_NE(scale.find("smemsim profile k.ptx --launch s.toml"), std::string::npos) << scale;
+}
+
+TEST(LaunchInit, CorpusSkeletonsRunAsWritten) {
+  SKIP_WITHOUT_NVCC();
+  const std::string dir = SMEMSIM_CORPUS_PTX_DIR;
+  for (const auto& [file, kernel] :
+       std::vector<std::pair<std::string, std::string>>{{"conv_constant", "conv1d"},
+                                                        {"warp_intrinsics", "block_scan"},
+                                                        {"warp_intrinsics", "segment_shuffles"},
+                                                        {"warp_intrinsics", "key_votes"},
+                                                        {"warp_intrinsics", "cg_sum"},
+                                                        {"warp_intrinsics", "block_sum<256>"}}) {
+    const std::string spec = ::testing::TempDir() + "smemsim_init_" + file + ".toml";
+    const CliResult w = cli("launch init " + dir + "/" + file + ".ptx --kernel '" + kernel +
+                            "' -o " + spec + " --force");
+    ASSERT_EQ(w.exit_code, 0) << w.out;
+    const CliResult r = cli("run " + dir + "/" + file + ".ptx --launch " + spec);
+    EXPECT_EQ(r.exit_code, 0) << kernel << "\n" << r.out;
+  }
+}
+
+TEST(LaunchInit, NewcomerErrors) {
+  const std::string cu = temp_file("scale.cu", "__global__ void scale(float* a) { a[0] = 1; }\n");
+  CliResult r = cli("launch init " + cu);
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("is CUDA source; smemsim reads the PTX nvcc makes of it: nvcc -ptx "
+                       "-lineinfo -arch=sm_75 " +
+                       cu + " -o smemsim_scale.ptx"),
+            std::string::npos)
+      << r.out;
+  r = cli("run " + cu + " --grid 1 --block 32 --launch x.toml");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("is CUDA source"), std::string::npos) << r.out;
+  const std::string two =
+      temp_file("two.ptx",
+                ".version 7.0\n.target sm_75\n.address_size 64\n.visible .entry a()\n{\n ret;\n}\n"
+                ".visible .entry b()\n{\n ret;\n}\n");
+  r = cli("launch init " + two);
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("give --kernel NAME (the module has 2 kernels: a; b)"), std::string::npos)
+      << r.out;
+  const std::string existing = temp_file("exists.toml", "# mine\n");
+  r = cli("launch init " + two + " --kernel a -o " + existing);
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("exists (give --force to replace it)"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace smemsim::test
