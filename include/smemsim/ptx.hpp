@@ -31,6 +31,9 @@ enum class Opcode : std::uint8_t {
   TxBegin, TxCommit,  // GPU-LocalTM markers `tx.begin;` / `tx.commit;` (seed 003 §3, docs/tm.md)
   // Warp-level: shfl(.sync), vote(.sync), match.sync, redux.sync, activemask, bar.warp.sync.
   Shfl, Vote, Match, Redux, Activemask, BarWarp,
+  // Integer intrinsics (issue 15): bit find, n-th set bit, dot products, 24-bit multiplies, sum
+  // of absolute difference; float class test and copysign.
+  Bfind, Fns, Dp4a, Dp2a, Mul24, Mad24, Sad, Testp, Copysign,
 };
 // clang-format on
 
@@ -56,6 +59,8 @@ enum class MulMode : std::uint8_t { None, Lo, Hi, Wide };  // mul/mad result par
 inline bool is_warp_level(Opcode op) {
   return op >= Opcode::Shfl && op <= Opcode::BarWarp;
 }
+// testp's class test.
+enum class TestOp : std::uint8_t { None, Finite, Infinite, Number, NotANumber, Normal, Subnormal };
 // shfl: up, down, bfly, idx; vote: all, any, uni, ballot; match: any, all.
 enum class WarpMode : std::uint8_t { None, Up, Down, Bfly, Idx, All, Any, Uni, Ballot };
 
@@ -80,9 +85,11 @@ enum Flag : std::uint16_t {
   kArrive = 1 << 8,     // bar.arrive (otherwise bar.sync / barrier.sync)
   kSetpQ = 1 << 9,      // setp writes a second predicate (p|q); see Instruction::ops[4]
   kShfLeft = 1 << 10,   // shf.l (otherwise shf.r)
-  kShfClamp = 1 << 11,  // shf.clamp (otherwise shf.wrap)
+  kShfClamp = 1 << 11,  // shf.clamp (otherwise shf.wrap); bfind.shiftamt
   kSync = 1 << 12,      // shfl.sync / vote.sync (a member mask operand; otherwise every lane)
   kPredOut = 1 << 13,   // shfl and match.all write a predicate too (d|p); it is ops[5]
+  kCc = 1 << 14,        // add.cc / sub.cc / mad.cc / addc.cc ...: write the carry flag CC.CF
+  kCarryIn = 1 << 15,   // addc / subc / madc: add the carry (subtract the borrow) CC.CF
 };
 
 enum class OperandKind : std::uint8_t {
@@ -126,6 +133,8 @@ struct SourceLoc {
 //   shfl.sync: d, a, b, c, membermask (shfl: no membermask; the optional p of d|p is ops[5])
 //   vote.sync: d, {!}p, membermask   match.sync: d, a, membermask   redux.sync: d, a, membermask
 //   activemask: d   bar.warp.sync: membermask   (redux's operation is in `atom`)
+//   bfind/testp: d, a   fns: d, mask, base, offset   dp4a/dp2a/mad24/sad: d, a, b, c
+//   mul24/copysign: d, a, b   (dp4a/dp2a: type = a's type, type2 = b's)
 struct Instruction {
   Opcode op = Opcode::Ret;
   Type type = Type::None;   // instruction type (cvt/set: destination type)
@@ -137,6 +146,7 @@ struct Instruction {
   Rounding rounding = Rounding::None;
   MulMode mode = MulMode::None;
   WarpMode warp = WarpMode::None;
+  TestOp test = TestOp::None;
   std::uint8_t vec = 1;         // .v2/.v4 width of ld/st
   std::uint16_t flags = 0;      // Flag bits
   std::uint32_t guard = kNone;  // guard predicate register (@%p), kNone if unguarded

@@ -362,6 +362,7 @@ inline bool combine(ptx::BoolOp op, bool r, bool c) {
 }  // namespace
 
 void exec_alu(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x, LaneMask m) {
+  if (exec_int_intrinsic(im, w, ins, x, m)) return;
   Ops o{im.row(w, x.row[0]),
         x.row[1] != kNoRow ? im.row(w, x.row[1]) : nullptr,
         x.row[2] != kNoRow ? im.row(w, x.row[2]) : nullptr,

@@ -122,6 +122,7 @@ struct Impl {
   std::uint32_t warps = 0;    // per CTA
   std::uint32_t nregs = 0;
   std::uint32_t local_rows = 0;
+  std::uint32_t cc_row = 0;  // the carry flag CC.CF (add.cc, addc, ...): the last warp-local row
   std::vector<std::uint64_t> consts;  // constant rows, `lanes` values each
   std::vector<XInst> xcode;
   SharedLayout shared;
@@ -190,6 +191,9 @@ struct Impl {
 // cvt of one register value (convert.cpp).
 std::uint64_t convert(std::uint64_t src, const ptx::Instruction& ins);
 void exec_alu(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x, LaneMask m);
+// Carries (add.cc ... madc) and the integer/float intrinsics of alu_int.cpp; false when `ins` is
+// neither (exec_alu goes on).
+bool exec_int_intrinsic(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x, LaneMask m);
 // shfl, vote, match, redux, activemask, bar.warp.sync (warp_ops.cpp): `m` executes the instruction
 // (the guard applied), the member mask must name exactly the live lanes that reach it together.
 void exec_warp(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);

@@ -33,6 +33,9 @@ enum Allow : std::uint32_t {
   aBar = 1 << 19,
   aShf = 1 << 20,
   aWarp = 1 << 21,  // .sync, .aligned and the warp modes (shfl, vote, match, redux)
+  aCc = 1 << 22,    // .cc (carry out)
+  aTest = 1 << 23,  // testp's class
+  aShiftamt = 1 << 24,
 };
 
 struct OpInfo {
@@ -49,10 +52,10 @@ constexpr OpInfo kOps[] = {
     {"st", Opcode::St, aType | aSpace | aVolatile | aVec | aCache | aSem | aScope, 1, 2, 2},
     {"cvta", Opcode::Cvta, aType | aSpace | aTo, 1, 2, 2},
     {"mov", Opcode::Mov, aType, 1, 2, 2},
-    {"add", Opcode::Add, kFloatArith, 1, 3, 3},
-    {"sub", Opcode::Sub, kFloatArith, 1, 3, 3},
+    {"add", Opcode::Add, kFloatArith | aCc, 1, 3, 3},
+    {"sub", Opcode::Sub, kFloatArith | aCc, 1, 3, 3},
     {"mul", Opcode::Mul, kFloatArith | aMode, 1, 3, 3},
-    {"mad", Opcode::Mad, kFloatArith | aMode, 1, 4, 4},
+    {"mad", Opcode::Mad, kFloatArith | aMode | aCc, 1, 4, 4},
     {"div", Opcode::Div, aType | aRound | aFtz | aApprox | aFull, 1, 3, 3},
     {"rem", Opcode::Rem, aType, 1, 3, 3},
     {"min", Opcode::Min, aType | aFtz, 1, 3, 3},
@@ -98,6 +101,18 @@ constexpr OpInfo kOps[] = {
     {"match", Opcode::Match, aType | aWarp, 1, 3, 3},
     {"redux", Opcode::Redux, aType | aWarp | aAtom, 1, 3, 3},
     {"activemask", Opcode::Activemask, aType, 1, 1, 1},
+    {"addc", Opcode::Add, aType | aCc, 1, 3, 3},
+    {"subc", Opcode::Sub, aType | aCc, 1, 3, 3},
+    {"madc", Opcode::Mad, aType | aMode | aCc, 1, 4, 4},
+    {"bfind", Opcode::Bfind, aType | aShiftamt, 1, 2, 2},
+    {"fns", Opcode::Fns, aType, 1, 4, 4},
+    {"dp4a", Opcode::Dp4a, aType, 2, 4, 4},
+    {"dp2a", Opcode::Dp2a, aType | aMode, 2, 4, 4},
+    {"mul24", Opcode::Mul24, aType | aMode, 1, 3, 3},
+    {"mad24", Opcode::Mad24, aType | aMode | aSat, 1, 4, 4},
+    {"sad", Opcode::Sad, aType, 1, 4, 4},
+    {"testp", Opcode::Testp, aType | aTest, 1, 2, 2},
+    {"copysign", Opcode::Copysign, aType, 1, 3, 3},
 };
 
 constexpr OpInfo kTxBegin{"tx.begin", Opcode::TxBegin, 0, 0, 0, 0};
@@ -146,6 +161,8 @@ class Decoder {
     if (!info) unsupported();
     ins_.op = info->op;
     if (info == &kBarWarp) ins_.flags |= kSync;
+    if (info->name == "addc" || info->name == "subc" || info->name == "madc")
+      ins_.flags |= kCarryIn;
     int types = 0;
     std::string_view rest = dot == std::string_view::npos || info->name == text
                                 ? std::string_view()
@@ -265,6 +282,21 @@ class Decoder {
       }
       return;
     }
+    if ((a & aCc) && mod == "cc" && !ins_.has(kCc)) {
+      ins_.flags |= kCc;
+      return;
+    }
+    if ((a & aShiftamt) && mod == "shiftamt") {
+      ins_.flags |= kShfClamp;
+      return;
+    }
+    static constexpr std::string_view kTests[] = {"",           "finite", "infinite", "number",
+                                                  "notanumber", "normal", "subnormal"};
+    TestOp tp;
+    if ((a & aTest) && ins_.test == TestOp::None && lookup(mod, kTests, tp, 1)) {
+      ins_.test = tp;
+      return;
+    }
     if (a & aWarp) {
       if (mod == "sync") {
         if (ins_.has(kSync)) malformed(fmt::format("malformed '{}'", m_.text));
@@ -330,9 +362,60 @@ class Decoder {
           malformed("barrier needs .sync or .arrive");
         break;
       case Opcode::Mul:
-      case Opcode::Mad:
         if (!is_float(ins_.type) && ins_.mode == MulMode::None)
           malformed(fmt::format("integer '{}' needs .lo, .hi or .wide", m_.text));
+        break;
+      case Opcode::Add:
+      case Opcode::Sub:
+      case Opcode::Mad:
+        if ((ins_.has(kCc) || ins_.has(kCarryIn)) &&
+            (is_float(ins_.type) || type_bits(ins_.type) < 32 || ins_.has(kSat)))
+          malformed(fmt::format("'{}': carries need a 32- or 64-bit integer type, without .sat",
+                                m_.text));
+        if (ins_.op == Opcode::Mad && !is_float(ins_.type) && ins_.mode == MulMode::None)
+          malformed(fmt::format("integer '{}' needs .lo, .hi or .wide", m_.text));
+        if ((ins_.has(kCc) || ins_.has(kCarryIn)) && ins_.mode == MulMode::Wide)
+          malformed(fmt::format("'{}': carries go with .lo or .hi", m_.text));
+        break;
+      case Opcode::Bfind:
+        if (ins_.type != Type::U32 && ins_.type != Type::S32 && ins_.type != Type::U64 &&
+            ins_.type != Type::S64)
+          malformed(fmt::format("'{}' needs .u32, .s32, .u64 or .s64", m_.text));
+        break;
+      case Opcode::Fns:
+        if (ins_.type != Type::B32) malformed(fmt::format("'{}' needs the type .b32", m_.text));
+        break;
+      case Opcode::Dp4a:
+      case Opcode::Dp2a:
+        for (const Type t : {ins_.type, ins_.type2})
+          if (t != Type::U32 && t != Type::S32)
+            malformed(fmt::format("'{}' needs two types, each .u32 or .s32", m_.text));
+        if (ins_.op == Opcode::Dp2a && ins_.mode != MulMode::Lo && ins_.mode != MulMode::Hi)
+          malformed(fmt::format("'{}' needs .lo or .hi", m_.text));
+        break;
+      case Opcode::Mul24:
+      case Opcode::Mad24:
+        if (ins_.mode != MulMode::Lo && ins_.mode != MulMode::Hi)
+          malformed(fmt::format("'{}' needs .lo or .hi", m_.text));
+        if (ins_.type != Type::U32 && ins_.type != Type::S32)
+          malformed(fmt::format("'{}' needs .u32 or .s32", m_.text));
+        if (ins_.has(kSat) && (ins_.mode != MulMode::Hi || ins_.type != Type::S32))
+          malformed(fmt::format("'{}': .sat goes with .hi.s32 only", m_.text));
+        break;
+      case Opcode::Sad:
+        if (is_float(ins_.type) || type_bits(ins_.type) < 16)
+          malformed(fmt::format("'{}' needs a 16-, 32- or 64-bit integer type", m_.text));
+        break;
+      case Opcode::Testp:
+        if (ins_.test == TestOp::None)
+          malformed(
+              fmt::format("'{}' needs a test: .finite, .infinite, .number, .notanumber, "
+                          ".normal or .subnormal",
+                          m_.text));
+        [[fallthrough]];
+      case Opcode::Copysign:
+        if (ins_.type != Type::F32 && ins_.type != Type::F64)
+          malformed(fmt::format("'{}' needs .f32 or .f64", m_.text));
         break;
       case Opcode::Shf:
         if (!seen_dir_ || !seen_mode_) malformed("shf needs .l or .r and .wrap or .clamp");
@@ -588,10 +671,11 @@ class Decoder {
     // The member mask (the last operand of a .sync form) is a 32-bit value: one bit per lane.
     if (sync && ins_.ops[n - 1].kind == OperandKind::Reg &&
         type_bits(kb_.kernel.regs[ins_.ops[n - 1].reg].type) != 32)
-      malformed(fmt::format("the member mask of '{}' must be a 32-bit register or an immediate, "
-                            "'{}' is {}-bit",
-                            m_.text, kb_.kernel.regs[ins_.ops[n - 1].reg].name,
-                            type_bits(kb_.kernel.regs[ins_.ops[n - 1].reg].type)));
+      malformed(
+          fmt::format("the member mask of '{}' must be a 32-bit register or an immediate, "
+                      "'{}' is {}-bit",
+                      m_.text, kb_.kernel.regs[ins_.ops[n - 1].reg].name,
+                      type_bits(kb_.kernel.regs[ins_.ops[n - 1].reg].type)));
     for (std::size_t i = 1; i < n; ++i) {
       const bool pred_src = ins_.op == Opcode::Vote && i == 1;
       if (pred_src) {

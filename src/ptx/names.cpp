@@ -10,13 +10,16 @@ namespace smemsim::ptx {
 namespace {
 
 constexpr std::string_view kOpcodeNames[] = {
-    "ld",   "st",       "cvta",      "mov",  "add",  "sub",    "mul",   "mad",        "div",
-    "rem",  "min",      "max",       "abs",  "neg",  "and",    "or",    "xor",        "not",
-    "shl",  "shr",      "shf",       "popc", "clz",  "brev",   "bfe",   "bfi",        "prmt",
-    "setp", "selp",     "set",       "cvt",  "fma",  "rcp",    "sqrt",  "rsqrt",      "sin",
-    "cos",  "ex2",      "lg2",       "bra",  "bar",  "membar", "atom",  "red",        "ret",
-    "exit", "tx.begin", "tx.commit", "shfl", "vote", "match",  "redux", "activemask", "bar.warp"};
-static_assert(std::size(kOpcodeNames) == static_cast<std::size_t>(Opcode::BarWarp) + 1);
+    "ld",    "st",       "cvta",      "mov",  "add",   "sub",    "mul",   "mad",        "div",
+    "rem",   "min",      "max",       "abs",  "neg",   "and",    "or",    "xor",        "not",
+    "shl",   "shr",      "shf",       "popc", "clz",   "brev",   "bfe",   "bfi",        "prmt",
+    "setp",  "selp",     "set",       "cvt",  "fma",   "rcp",    "sqrt",  "rsqrt",      "sin",
+    "cos",   "ex2",      "lg2",       "bra",  "bar",   "membar", "atom",  "red",        "ret",
+    "exit",  "tx.begin", "tx.commit", "shfl", "vote",  "match",  "redux", "activemask", "bar.warp",
+    "bfind", "fns",      "dp4a",      "dp2a", "mul24", "mad24",  "sad",   "testp",      "copysign"};
+static_assert(std::size(kOpcodeNames) == static_cast<std::size_t>(Opcode::Copysign) + 1);
+constexpr std::string_view kTestNames[] = {"",           "finite", "infinite", "number",
+                                           "notanumber", "normal", "subnormal"};
 constexpr std::string_view kWarpModeNames[] = {"",    "up",  "down", "bfly",  "idx",
                                                "all", "any", "uni",  "ballot"};
 
@@ -224,10 +227,14 @@ std::string to_string(const Kernel& k, const Instruction& ins) {
     s += fmt::format("@{}{} ", ins.guard_negated ? "!" : "",
                      ins.guard < k.regs.size() ? k.regs[ins.guard].name : "?");
   s += opcode_name(ins.op);
+  if (ins.has(kCarryIn)) s += "c";  // addc, subc, madc
   auto add = [&](std::string_view m) {
     if (!m.empty()) s += fmt::format(".{}", m);
   };
   if (ins.has(kSync)) add("sync");
+  add(name_of(kTestNames, ins.test));
+  if (ins.has(kCc)) add("cc");
+  if (ins.op == Opcode::Bfind && ins.has(kShfClamp)) add("shiftamt");
   add(name_of(kWarpModeNames, ins.warp));
   if (ins.op == Opcode::Cvta && ins.has(kTo)) add("to");
   add(space_name(ins.space));
