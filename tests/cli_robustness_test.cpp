@@ -196,7 +196,7 @@ TEST(StudyOut, EmptyRootAndUnwritableOutputFoldersAreErrors) {
 // `study merge ... --out` equal to a shard's root overwrote shard 0.
 TEST(StudyOut, MergeRefusesToWriteIntoAShard) {
   const std::string root = ::testing::TempDir() + "smemsim_merge_self";
-  std::filesystem::remove_all(root);
+  for (const char* s : {"", "0", "1"}) std::filesystem::remove_all(root + s);
   for (int i = 0; i < 2; ++i)
     ASSERT_EQ(cli("study run random-patterns --quick --no-plots --shard " + std::to_string(i) +
                   "/2 --out " + root + std::to_string(i))
@@ -241,6 +241,7 @@ TEST(StudyOut, ResumeAfterTheImagesChangedIsRefused) {
 // flock, so a killed run leaves nothing behind).
 TEST(StudyOut, ASecondRunOnTheSameFolderIsRefused) {
   const std::string root = ::testing::TempDir() + "smemsim_lock";
+  std::filesystem::remove_all(root);  // points of an earlier run would be refused as stale
   std::filesystem::create_directories(root + "/random-patterns");
   const std::string lock = root + "/random-patterns/.lock";
   const int fd = ::open(lock.c_str(), O_CREAT | O_RDWR, 0644);

@@ -316,15 +316,28 @@ TEST(ExecCore, GenericSharedLocalAndVectorAccesses) {
   ex.run();
   const auto out = f.words("out");
   for (std::uint32_t t = 0; t < 32; ++t) EXPECT_EQ(out[t], t + t + 1000) << t;
-  // st.v2 through a generic address and ld.shared.v2: two word accesses each (words 2t and
-  // 2t+1), nothing for the local and global accesses.
+  // st.v2 through a generic address and ld.shared.v2, thread t at words 2t and 2t+1: each is
+  // served in two half-warp phases (memory.wide_access = phases), phase p holding threads
+  // 16p..16p+15 as slots 2i and 2i+1 = words 32p + 2i, 32p + 2i + 1: slot s is word 32p + s, a
+  // conflict-free pass of 32 distinct banks. Nothing for the local and global accesses.
   ASSERT_EQ(c.accesses.size(), 4u);
   for (std::size_t k = 0; k < 4; ++k) {
     EXPECT_EQ(c.accesses[k].op, k < 2 ? Op::Store : Op::Load);
     EXPECT_EQ(c.accesses[k].active, 0xFFFFFFFFull);
-    for (std::uint32_t t = 0; t < 32; ++t) EXPECT_EQ(c.accesses[k].addr[t], 2 * t + k % 2);
+    EXPECT_EQ(c.accesses[k].lanes, 32);
+    for (std::uint32_t s = 0; s < 32; ++s) EXPECT_EQ(c.accesses[k].addr[s], 32 * (k % 2) + s);
   }
   EXPECT_NE(c.accesses[0].pc, 0u);  // the PTX line
+  // memory.wide_access = words: word k of every thread, words 2t + k (a 2-way conflict each).
+  Arch words = default_arch();
+  words.wide_access = "words";
+  Executor ew = f.make(words);
+  CollectConsumer cw;
+  ew.set_consumer(&cw);
+  ew.run();
+  ASSERT_EQ(cw.accesses.size(), 4u);
+  for (std::size_t k = 0; k < 4; ++k)
+    for (std::uint32_t t = 0; t < 32; ++t) EXPECT_EQ(cw.accesses[k].addr[t], 2 * t + k % 2);
 }
 
 // Every atomic operation on one shared and one global word per kind.

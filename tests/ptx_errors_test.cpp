@@ -51,14 +51,14 @@ TEST(PtxErrors, UnsupportedInstructionNamesItAndItsLine) {
 
 TEST(PtxErrors, UnsupportedModifierIsAnUnsupportedInstruction) {
   // add.cc (carry) and rounding-to-integer outside cvt are not silently ignored.
-  EXPECT_EQ(unsupported_of(module_with("  add.cc.u32 %r1, %r2, %r3;")),
-            "snippet.ptx:8: unsupported PTX instruction 'add.cc.u32'");
+  EXPECT_EQ(unsupported_of(module_with("  mul.rni.f32 %r1, %r2, %r3;")),
+            "snippet.ptx:8: unsupported PTX instruction 'mul.rni.f32'");
   EXPECT_EQ(unsupported_of(module_with("  add.rni.f32 %r1, %r2, %r3;")),
             "snippet.ptx:8: unsupported PTX instruction 'add.rni.f32'");
   EXPECT_EQ(unsupported_of(module_with("  ld.shared::cluster.u32 %r1, [%r2];")),
             "snippet.ptx:8: unsupported PTX instruction 'ld.shared::cluster.u32'");
   // The instructions after it still parse (and their errors are still errors).
-  EXPECT_EQ(error_of(module_with("  add.cc.u32 %r1, %r2, %r3;\n  add.s32 %r1, %r2;")),
+  EXPECT_EQ(error_of(module_with("  mul.rni.f32 %r1, %r2, %r3;\n  add.s32 %r1, %r2;")),
             "snippet.ptx:9: 'add.s32' needs 3 operands, got 2");
 }
 

@@ -113,6 +113,11 @@ struct Arch {
   std::uint32_t banks = 32;
   std::uint32_t bank_width_bytes = 4;  // 4 or 8
   std::string bank_hash = "mod";       // index-function spec over the bank-unit address
+  // How an access of more than 4 bytes per lane (.v2/.v4, 64-bit) is served (issue 15): "phases"
+  // as the hardware does, lane groups whose bank units fill one transaction (64-bit: half-warps,
+  // 128-bit: quarter-warps on 4-byte banks; 8-byte banks take twice the lanes); "words": one
+  // access per 4-byte word over the whole warp (smemsim before issue 15).
+  std::string wide_access = "phases";
 
   std::uint32_t warp_size = 32;
   std::uint32_t transaction_lanes = 32;  // lanes served by one shared-memory transaction

@@ -79,6 +79,10 @@ const std::vector<Key>& key_table() {
       str("memory.bank_hash", &Arch::bank_hash,
           "bank index function spec over the bank-unit address: mod, xor, add (seed 000 §IV) or "
           "a family of seed 002 §4 (smemsim hash list)"),
+      str("memory.wide_access", &Arch::wide_access,
+          "accesses over 4 bytes per lane: phases (lane groups filling one transaction: 64-bit "
+          "half-warps, 128-bit quarter-warps; CUDA Programming Guide, shared memory) or words "
+          "(one access per word over the warp)"),
       u32("warp.size", &Arch::warp_size, 1, 64, "threads per warp (NVIDIA: 32; AMD GCN: 64)"),
       u32("warp.transaction_lanes", &Arch::transaction_lanes, 1, 64,
           "lanes served by one shared-memory transaction (Fermi: 32; GT200: 16, a half-warp; "

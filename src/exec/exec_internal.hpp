@@ -118,6 +118,10 @@ struct Impl {
   GlobalMemory& memory;
 
   std::uint32_t lanes = 32;
+  // Wide shared accesses (memory.cpp emit): bank-unit words, lanes per transaction, and
+  // memory.wide_access = "words".
+  std::uint32_t words_per_unit = 1, transaction_lanes = 32;
+  bool wide_by_words = false;
   std::uint32_t threads = 0;  // per CTA
   std::uint32_t warps = 0;    // per CTA
   std::uint32_t nregs = 0;

@@ -138,21 +138,56 @@ inline std::uint8_t* resolve(const Resolver& rs, Space space, int l, std::uint64
   }
 }
 
-// Hands the shared part of an access to the consumer: `words` WarpAccesses, word k covering byte
-// offset addr + 4k of every shared lane.
+// Hands the shared part of an access of `words` 4-byte words per lane to the consumer.
+//
+// memory.wide_access = "phases" (the default; issue 15): the hardware serves a wide access in
+// phases, each a group of lanes whose bank units fill one transaction (CUDA C++ Programming Guide,
+// "Shared Memory" for compute capabilities 2.x-3.x: 64-bit accesses by half-warps, 128-bit by
+// quarter-warps on 4-byte banks; 8-byte banks hold a 64-bit word in one unit, so a phase takes
+// twice the lanes). Each phase is one WarpAccess whose slots are the bank units its lanes touch,
+// slot (lane - first) * u + k holding unit k of the lane, so the analyzer's degree is the phase's
+// passes. A phase with no active lane makes no access.
+//
+// "words": word k of every lane as one WarpAccess, `words` of them (smemsim before issue 15, and
+// what a per-word trace shows).
 void emit(Impl& im, const Warp& w, const Cta& cta, std::uint32_t pc, Op op, LaneMask lanes_mask,
           int words) {
   if (!lanes_mask) return;
-  im.stats.shared_accesses += static_cast<std::uint64_t>(words);
-  if (!im.consumer) return;
   WarpAccess& wa = im.wa;
   wa.op = op;
   wa.pc = im.kernel.code[pc].ptx_line;
   wa.warp = static_cast<std::uint32_t>(cta.linear * im.warps + w.index);
-  wa.active = lanes_mask;
-  for (int k = 0; k < words; ++k) {
-    each_lane(lanes_mask, [&](int l) {
-      wa.addr[std::size_t(l)] = static_cast<WordAddr>((im.addr[std::size_t(l)] + 4u * k) >> 2);
+  const int wpu = int(im.words_per_unit);
+  const int units = std::max(1, words / wpu);  // bank units per lane
+  if (words == 1 || im.wide_by_words || (units == 1 && words <= wpu)) {
+    if (words > 1 && !im.wide_by_words) words = 1;  // the whole access is one bank unit
+    im.stats.shared_accesses += static_cast<std::uint64_t>(words);
+    if (!im.consumer) return;
+    wa.lanes = static_cast<std::uint8_t>(im.lanes);
+    wa.active = lanes_mask;
+    for (int k = 0; k < words; ++k) {
+      each_lane(lanes_mask, [&](int l) {
+        wa.addr[std::size_t(l)] = static_cast<WordAddr>((im.addr[std::size_t(l)] + 4u * k) >> 2);
+      });
+      im.consumer->on_access(wa);
+    }
+    return;
+  }
+  const int per_phase = std::max(1, std::min(int(im.lanes), int(im.transaction_lanes) / units));
+  for (int first = 0; first < int(im.lanes); first += per_phase) {
+    const LaneMask group = lanes_mask & (smemsim::lanes_mask(per_phase) << first);
+    if (!group) continue;
+    ++im.stats.shared_accesses;
+    if (!im.consumer) continue;
+    wa.lanes = static_cast<std::uint8_t>(per_phase * units);
+    wa.active = 0;
+    each_lane(group, [&](int l) {
+      for (int k = 0; k < units; ++k) {
+        const int slot = (l - first) * units + k;
+        wa.addr[std::size_t(slot)] =
+            static_cast<WordAddr>((im.addr[std::size_t(l)] + 4u * std::uint32_t(k * wpu)) >> 2);
+        wa.active |= LaneMask{1} << slot;
+      }
     });
     im.consumer->on_access(wa);
   }

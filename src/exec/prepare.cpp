@@ -92,6 +92,9 @@ Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, const Laun
   if (arch.warp_size == 0 || arch.warp_size > kMaxLanes)
     fail_launch(fmt::format("warp size {} is not in 1..{}", arch.warp_size, kMaxLanes));
   lanes = arch.warp_size;
+  words_per_unit = std::max(1u, arch.words_per_bank_unit());
+  transaction_lanes = std::max(1u, arch.transaction_lanes);
+  wide_by_words = arch.wide_access == "words";
   const std::uint64_t t = launch.block.count();
   if (t == 0 || t > 1024)
     fail_launch(
