@@ -2,10 +2,15 @@
 // spec's [symbols.NAME], the note for a constant never set (it read zeros silently before), and the
 // errors for a symbol the module lacks or the kernel never reads. Skips without nvcc.
 #include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
 
 #include "kernel_test_util.hpp"
 #include "test_util.hpp"
@@ -104,6 +109,84 @@ TEST(ExecCorpusCli, SymbolEntriesMustNameAVariableTheKernelReads) {
   const std::vector<double> d = read_values(data);
   ASSERT_EQ(d.size(), 32u);
   for (int i = 0; i < 32; ++i) EXPECT_EQ(d[std::size_t(i)], i + 5) << i;
+}
+
+// Bank conflicts of ld/st counted by brute force from the emitted trace: for each access, the most
+// distinct words any of the 32 four-byte banks holds, minus one (a word read by several lanes is
+// one broadcast). Per PTX line. Independent of the analyzer's bit-sliced kernels.
+std::map<std::uint32_t, std::int64_t> brute_force_conflicts(const std::string& trace) {
+  std::map<std::uint32_t, std::int64_t> per_pc;
+  std::ifstream in(trace);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#' || line.starts_with("smemsim-trace")) continue;
+    std::istringstream s(line);
+    std::string op, tok;
+    s >> op;
+    if (op != "ld" && op != "st") continue;
+    std::uint32_t pc = 0;
+    std::map<std::uint64_t, std::set<std::uint64_t>> bank_words;
+    while (s >> tok) {
+      if (tok.starts_with("pc=")) {
+        pc = std::uint32_t(std::stoul(tok.substr(3)));
+      } else if (tok.find('=') == std::string::npos && tok != "-") {
+        const std::uint64_t word = std::stoull(tok);
+        bank_words[word % 32].insert(word);
+      }
+    }
+    std::size_t degree = 1;
+    for (const auto& [bank, words] : bank_words) degree = std::max(degree, words.size());
+    per_pc[pc] += std::int64_t(degree) - 1;
+  }
+  return per_pc;
+}
+
+TEST(ExecCorpusCli, ProfileConflictsMatchABruteForceCountOfTheTrace) {
+  SKIP_WITHOUT_NVCC();
+  const std::string ptx = std::string(SMEMSIM_CORPUS_PTX_DIR) + "/samples.ptx";
+  struct Case {
+    std::string kernel, spec;
+    // Worked by hand: the unpadded transpose's column read tile[tx][ty + j] puts a warp's 32 lanes
+    // on one bank (31 extra passes) for each of 4 blocks x 8 warps x 4 reads = 3,968; padding
+    // spreads them; matmul's tiles are read as rows or broadcasts, the sort at distinct words.
+    std::int64_t conflicts;
+  };
+  const std::string mat = "type = \"f32\"\ncount = 4096\ninit = \"random\"\n";
+  const std::vector<Case> cases = {
+      {"transpose_tile<0>",
+       "grid = [2, 2]\nblock = [32, 8]\nargs = [\"i\", \"o\", 64, 64]\n[buffers.i]\n" + mat +
+           "[buffers.o]\n" + mat,
+       4 * 8 * 4 * 31},
+      {"transpose_tile<1>",
+       "grid = [2, 2]\nblock = [32, 8]\nargs = [\"i\", \"o\", 64, 64]\n[buffers.i]\n" + mat +
+           "[buffers.o]\n" + mat,
+       0},
+      {"matmul_tiled",
+       "grid = [4, 4]\nblock = [16, 16]\nargs = [\"a\", \"b\", \"c\", 64]\n[buffers.a]\n" + mat +
+           "[buffers.b]\n" + mat + "[buffers.c]\n" + mat,
+       0},
+      {"bitonic_sort256",
+       "grid = 2\nblock = 256\nargs = [\"k\"]\n[buffers.k]\ntype = \"s32\"\ncount = 512\ninit = "
+       "\"random\"\n",
+       0}};
+  for (const Case& c : cases) {
+    const std::string spec = temp_file("bf.toml", "kernel = \"" + c.kernel + "\"\n" + c.spec);
+    const std::string trace = ::testing::TempDir() + "smemsim_bf.trace";
+    const CliResult r =
+        cli("profile " + ptx + " --launch " + spec + " --emit-trace " + trace + " --json");
+    ASSERT_EQ(r.exit_code, 0) << c.kernel << "\n" << r.out;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    const std::map<std::uint32_t, std::int64_t> want = brute_force_conflicts(trace);
+    std::int64_t total = 0;
+    for (const auto& row : j["rows"]) {
+      if (row["op"] != "ld" && row["op"] != "st") continue;
+      const auto pc = row["ptx_line"].get<std::uint32_t>();
+      const auto it = want.find(pc);
+      EXPECT_EQ(row["bank_conflicts"].get<std::int64_t>(), it == want.end() ? 0 : it->second)
+          << c.kernel << " line " << pc;
+      total += row["bank_conflicts"].get<std::int64_t>();
+    }
+    EXPECT_EQ(total, c.conflicts) << c.kernel;
+  }
 }
 
 }  // namespace

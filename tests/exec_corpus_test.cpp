@@ -46,15 +46,33 @@ struct Launcher {
     launch.args.push_back(Arg::buf(mem.add({name, ElemType::S32, std::move(bytes)})));
     return *this;
   }
+  template <typename T>
+  Launcher& raw(const std::string& name, const std::vector<T>& v, ElemType type) {
+    std::vector<std::uint8_t> bytes(v.size() * sizeof(T));
+    std::memcpy(bytes.data(), v.data(), bytes.size());
+    launch.args.push_back(Arg::buf(mem.add({name, type, std::move(bytes)})));
+    return *this;
+  }
   Launcher& value(std::int64_t v) {
     launch.args.push_back(Arg::integer(v));
     return *this;
   }
   void run(const std::string& kernel, std::uint32_t grid, std::uint32_t block) {
-    launch.grid = {grid, 1, 1};
-    launch.block = {block, 1, 1};
+    run(kernel, Dim3{grid, 1, 1}, Dim3{block, 1, 1});
+  }
+  void run(const std::string& kernel, Dim3 grid, Dim3 block, std::uint32_t dynamic = 0) {
+    launch.grid = grid;
+    launch.block = block;
+    launch.dynamic_shared_bytes = dynamic;
     Executor ex(module, find_kernel(module, kernel), default_arch(), launch, mem);
     ex.run();
+  }
+  template <typename T>
+  std::vector<T> got(const std::string& name) {
+    const Buffer& b = mem.get(name);
+    std::vector<T> v(b.bytes.size() / sizeof(T));
+    std::memcpy(v.data(), b.bytes.data(), b.bytes.size());
+    return v;
   }
   Ints get(const std::string& name) {
     const Buffer& b = mem.get(name);
@@ -198,6 +216,75 @@ TEST(ExecCorpus, ReduxOnSm80) {
     EXPECT_EQ(out[std::size_t(4 * w + 1)], *std::min_element(first, last));
     EXPECT_EQ(std::uint32_t(out[std::size_t(4 * w + 2)]), mx);
     EXPECT_EQ(std::uint32_t(out[std::size_t(4 * w + 3)]), orv);
+  }
+}
+
+TEST(ExecCorpus, TiledTransposeBothPaddings) {
+  SKIP_WITHOUT_NVCC();
+  const int w = 64, h = 96;
+  std::vector<float> in(std::size_t(w * h));
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = float(i);
+  for (const char* k : {"transpose_tile<0>", "transpose_tile<1>"}) {
+    Launcher l("samples");
+    l.raw("in", in, ElemType::F32).raw("out", std::vector<float>(in.size()), ElemType::F32);
+    l.value(w).value(h);
+    l.run(k, Dim3{w / 32, h / 32, 1}, Dim3{32, 8, 1});
+    const auto out = l.got<float>("out");
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x)
+        ASSERT_EQ(out[std::size_t(x * h + y)], in[std::size_t(y * w + x)]) << k << " " << x;
+  }
+}
+
+TEST(ExecCorpus, TiledMatrixMultiply) {
+  SKIP_WITHOUT_NVCC();
+  const int n = 32;
+  std::vector<float> a(n * n), b(n * n);
+  for (int i = 0; i < n * n; ++i)
+    a[std::size_t(i)] = float(i % 7) - 3, b[std::size_t(i)] = float(i % 5);
+  Launcher l("samples");
+  l.raw("a", a, ElemType::F32).raw("b", b, ElemType::F32);
+  l.raw("c", std::vector<float>(n * n), ElemType::F32).value(n);
+  l.run("matmul_tiled", Dim3{n / 16, n / 16, 1}, Dim3{16, 16, 1});
+  const auto c = l.got<float>("c");
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      float s = 0;  // small integers: every partial sum is exact in float, in any order
+      for (int k = 0; k < n; ++k) s += a[std::size_t(i * n + k)] * b[std::size_t(k * n + j)];
+      ASSERT_EQ(c[std::size_t(i * n + j)], s) << i << " " << j;
+    }
+}
+
+TEST(ExecCorpus, BitonicSortHistogramAndCube) {
+  SKIP_WITHOUT_NVCC();
+  const Ints keys = random_ints(512, -1000, 1000, 7);
+  Launcher s("samples");
+  s.buffer("keys", keys);
+  s.run("bitonic_sort256", 2, 256);
+  const Ints sorted = s.get("keys");
+  for (int b = 0; b < 2; ++b) {
+    Ints want(keys.begin() + 256 * b, keys.begin() + 256 * (b + 1));
+    std::sort(want.begin(), want.end());
+    EXPECT_TRUE(std::equal(want.begin(), want.end(), sorted.begin() + 256 * b)) << b;
+  }
+  std::vector<std::uint8_t> data(3000);
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = std::uint8_t((i * 37) % 251);
+  Launcher h("samples");
+  h.raw("data", data, ElemType::U8).value(3000).buffer("bins", Ints(256, 0));
+  h.run("histogram256", 4, 128);
+  const Ints bins = h.get("bins");
+  for (int v = 0; v < 256; ++v)
+    EXPECT_EQ(bins[std::size_t(v)], std::count(data.begin(), data.end(), std::uint8_t(v))) << v;
+  const Ints in = random_ints(2 * 128, -50, 50, 8);
+  Launcher c("samples");
+  c.buffer("in", in).buffer("out", Ints(in.size()));
+  c.run("cube_sum3", Dim3{2, 1, 1}, Dim3{8, 4, 4}, 128 * 4);
+  const Ints out = c.get("out");
+  for (int i = 0; i < 256; ++i) {
+    const int x = i % 8;
+    const int want = in[std::size_t(i)] + (x > 0 ? in[std::size_t(i - 1)] : 0) +
+                     (x < 7 ? in[std::size_t(i + 1)] : 0);
+    EXPECT_EQ(out[std::size_t(i)], want) << i;
   }
 }
 
