@@ -189,5 +189,54 @@ TEST(ExecCorpusCli, ProfileConflictsMatchABruteForceCountOfTheTrace) {
   }
 }
 
+TEST(ExecCorpusCli, ThreePassScanPipeline) {
+  SKIP_WITHOUT_NVCC();
+  // 8 blocks of 256 over in[i] = iota 0, 1, 2, ...: the inclusive prefix sum i (i + 1) / 2.
+  const std::string ptx = std::string(SMEMSIM_CORPUS_PTX_DIR) + "/scan_pipeline.ptx";
+  const std::string out = ::testing::TempDir() + "smemsim_scan_out.txt";
+  const std::string spec = temp_file(
+      "scan.toml",
+      "[buffers.in]\ntype = \"s32\"\ncount = 2048\ninit = \"iota\"\n[buffers.out]\ntype = "
+      "\"s32\"\ncount = 2048\nwrite = \"" +
+          out +
+          "\"\n[buffers.sums]\ntype = \"s32\"\ncount = 8\n\n"
+          "[[launch]]\nkernel = \"scan_blocks\"\ngrid = 8\nblock = 256\nargs = [\"in\", \"out\", "
+          "\"sums\"]\n\n[[launch]]\nkernel = \"scan_sums\"\ngrid = 1\nblock = 256\nargs = "
+          "[\"sums\", 8]\n\n[[launch]]\nkernel = \"add_offsets\"\ngrid = 8\nblock = 256\nargs = "
+          "[\"out\", \"sums\"]\n");
+  CliResult r = cli("run " + ptx + " --launch " + spec);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("launch 2: kernel scan_sums(int*, int): grid 1,1,1"), std::string::npos)
+      << r.out;
+  const std::vector<double> v = read_values(out);
+  ASSERT_EQ(v.size(), 2048u);
+  for (int i = 0; i < 2048; ++i) ASSERT_EQ(v[std::size_t(i)], double(i) * (i + 1) / 2) << i;
+  // profile: a table per launch, and the totals of all three.
+  r = cli("profile " + ptx + " --launch " + spec + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["launches"].size(), 3u);
+  std::int64_t accesses = 0;
+  for (const auto& l : j["launches"]) accesses += l["totals"]["accesses"].get<std::int64_t>();
+  EXPECT_EQ(j["totals"]["accesses"].get<std::int64_t>(), accesses);
+  EXPECT_GT(accesses, 0);
+  EXPECT_EQ(j["launches"][2]["totals"]["accesses"].get<std::int64_t>(), 0);  // no shared memory
+  // Errors: --kernel beside [[launch]], a top-level key beside them, sim.
+  r = cli("run " + ptx + " --launch " + spec + " --kernel scan_blocks");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("apply to one launch; this spec has 3 [[launch]] tables"), std::string::npos)
+      << r.out;
+  r = cli("sim " + ptx + " --launch " + spec);
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("sim times one launch"), std::string::npos) << r.out;
+  const std::string bad = temp_file("scan_bad.toml",
+                                    "grid = 1\n[[launch]]\nkernel = \"scan_sums\"\n"
+                                    "grid = 1\nblock = 32\nargs = [0, 1]\n");
+  r = cli("run " + ptx + " --launch " + bad);
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("scan_bad.toml:1: 'grid' belongs inside each [[launch]]"), std::string::npos)
+      << r.out;
+}
+
 }  // namespace
 }  // namespace smemsim::test

@@ -175,6 +175,75 @@ void print_timing(const timing::TimingStats& s, const Arch& arch, const exec::Wo
   }
 }
 
+// A [[launch]] pipeline (issue 15): one profiler per launch, a table per launch and the total.
+void profile_pipeline(exec::Workload& w, const Arch& arch, const LaunchOptions& lo,
+                      const std::string& trace, const std::string& csv) {
+  std::vector<std::unique_ptr<exec::Profiler>> profilers;
+  std::vector<std::unique_ptr<exec::TeeConsumer>> tees;
+  std::ofstream trace_file;
+  std::unique_ptr<exec::TraceConsumer> tracer;
+  if (!trace.empty()) {
+    trace_file.open(trace);
+    if (!trace_file) throw InputError(fmt::format("cannot write trace '{}'", trace));
+    trace_file << "# smemsim profile " << w.name << " pipeline of " << w.pipeline.size()
+               << " launches\n";
+    tracer = std::make_unique<exec::TraceConsumer>(trace_file, arch.warp_size);
+  }
+  for (const exec::Workload::Step& st : w.pipeline) {
+    profilers.push_back(
+        std::make_unique<exec::Profiler>(w.module, exec::find_kernel(w.module, st.kernel), arch));
+    tees.push_back(std::make_unique<exec::TeeConsumer>());
+    tees.back()->add(profilers.back().get());
+    if (tracer) tees.back()->add(tracer.get());
+  }
+  const RunSummary s = run_workload(
+      w, arch, [&](std::size_t i) -> exec::AccessConsumer* { return tees[i].get(); }, lo.max_steps);
+  if (tracer) {
+    trace_file.flush();
+    if (!trace_file) throw InputError(fmt::format("cannot write trace '{}'", trace));
+  }
+  Totals all;
+  std::vector<exec::ProfileRow> every_row;
+  for (const auto& p : profilers) {
+    all.merge(p->totals());
+    for (const exec::ProfileRow& r : p->rows()) every_row.push_back(r);
+  }
+  if (!csv.empty()) write_rows_csv(csv, every_row);
+  const auto totals_json = [](const Totals& t) {
+    return nlohmann::json{{"accesses", t.accesses},
+                          {"bank_conflicts", t.bank_conflicts},
+                          {"bank_degree_mean", t.mean(t.sum_bank_degree)},
+                          {"latency_total", t.total_latency}};
+  };
+  if (lo.json) {
+    nlohmann::json j = run_json(w, s);
+    j["arch"] = arch_json(arch);
+    for (std::size_t i = 0; i < profilers.size(); ++i) {
+      nlohmann::json jr = nlohmann::json::array();
+      for (const auto& r : profilers[i]->rows()) jr.push_back(row_json(r));
+      j["launches"][i]["rows"] = jr;
+      j["launches"][i]["totals"] = totals_json(profilers[i]->totals());
+    }
+    j["totals"] = totals_json(all);
+    if (tracer) j["trace"] = {{"path", trace}, {"accesses", tracer->written()}};
+    fmt::print("{}\n", j.dump(2));
+  } else {
+    fmt::print("{}\n", arch_summary(arch));
+    print_run_header(w, s);
+    print_verdict(w, s);
+    for (std::size_t i = 0; i < profilers.size(); ++i) {
+      const ptx::Kernel& k = exec::find_kernel(w.module, w.pipeline[i].kernel);
+      fmt::print("\nlaunch {} of {}: {}\n", i + 1, profilers.size(), ptx::demangle(k.name));
+      print_table(profilers[i]->rows(), profilers[i]->totals(), w.module, k, arch);
+    }
+    fmt::print("\npipeline: {} shared-memory warp accesses, {} bank conflicts, {} modeled cycles\n",
+               all.accesses, all.bank_conflicts, all.total_latency);
+    if (tracer) fmt::print("wrote {} accesses to {}\n", tracer->written(), trace);
+  }
+  if (lo.stats) print_speed(s);
+  fail_on_mismatch(s);
+}
+
 }  // namespace
 
 void add_profile_command(CLI::App& app) {
@@ -213,6 +282,15 @@ void add_profile_command(CLI::App& app) {
   cmd->callback([o] {
     const Arch arch = o->timing ? resolve_sim_arch(o->arch, o->sim) : resolve_arch(o->arch);
     exec::Workload w = prepare_workload(o->launch);
+    if (!w.pipeline.empty()) {
+      if (o->timing)
+        throw InputError(
+            fmt::format("profile --timing times one launch; {} has {} [[launch]] "
+                        "tables (profile without --timing reports each)",
+                        o->launch.launch, w.pipeline.size()));
+      profile_pipeline(w, arch, o->launch, o->trace, o->csv);
+      return;
+    }
     const ptx::Kernel& kernel = exec::find_kernel(w.module, w.kernel);
     exec::Profiler profiler(w.module, kernel, arch);
     exec::TeeConsumer tee;

@@ -97,6 +97,42 @@ ptx::Module read_ptx(const std::string& path) {
   return ptx::parse_file(path);
 }
 
+namespace {
+
+// A launch spec with [[launch]] tables: every kernel resolved by name (its mangled name kept), the
+// first launch as the workload's kernel and launch.
+exec::Workload prepare_pipeline(const LaunchOptions& o, exec::Workload w) {
+  if (!o.kernel.empty() || !o.grid.empty() || !o.block.empty())
+    throw InputError(
+        fmt::format("{}: --kernel, --grid and --block apply to one launch; this spec "
+                    "has {} [[launch]] tables",
+                    o.launch, w.pipeline.size()));
+  std::vector<const ptx::Kernel*> kernels;
+  std::string names;
+  for (exec::Workload::Step& s : w.pipeline) {
+    try {
+      const ptx::Kernel& k = exec::find_kernel(w.module, s.kernel);
+      s.kernel = k.name;
+      kernels.push_back(&k);
+    } catch (const InputError& e) {
+      throw InputError(s.where + e.what());
+    }
+    names += (names.empty() ? "" : ", ") + ptx::demangle(s.kernel);
+  }
+  w.kernel = w.pipeline.front().kernel;
+  w.launch = w.pipeline.front().launch;
+  for (const std::string& c : exec::check_symbol_inits(w, kernels))
+    fmt::print(stderr,
+               "smemsim: note: the pipeline reads __constant__ '{}', which has no initializer in "
+               "the PTX and no [symbols.{}] entry in {}: it reads zeros\n",
+               c, c, o.launch);
+  w.description =
+      fmt::format("{} launches ({}) from {} with {}", w.pipeline.size(), names, o.target, o.launch);
+  return w;
+}
+
+}  // namespace
+
 exec::Workload prepare_workload(const LaunchOptions& o) {
   const std::uint64_t budget = parse_size(o.max_memory, "--max-memory");
   if (o.target.starts_with("builtin:")) {
@@ -117,6 +153,7 @@ exec::Workload prepare_workload(const LaunchOptions& o) {
         o.target));
   bool has_grid = false, has_block = false;
   exec::apply_launch_spec(o.launch, w, has_grid, has_block, budget);
+  if (!w.pipeline.empty()) return prepare_pipeline(o, std::move(w));
   if (!o.kernel.empty()) w.kernel = o.kernel;
   if (!o.grid.empty()) w.launch.grid = exec::parse_dim3(o.grid, "--grid"), has_grid = true;
   if (!o.block.empty()) w.launch.block = exec::parse_dim3(o.block, "--block"), has_block = true;
@@ -179,17 +216,36 @@ std::function<void(std::uint64_t, std::uint64_t)> LaunchProgress::callback() {
 
 RunSummary run_workload(exec::Workload& w, const Arch& arch, exec::AccessConsumer* consumer,
                         std::uint64_t max_steps) {
+  return run_workload(
+      w, arch, [consumer](std::size_t) { return consumer; }, max_steps);
+}
+
+RunSummary run_workload(exec::Workload& w, const Arch& arch,
+                        const std::function<exec::AccessConsumer*(std::size_t)>& consumer_for,
+                        std::uint64_t max_steps) {
   RunSummary s;
-  exec::Executor ex(w.module, exec::find_kernel(w.module, w.kernel), arch, w.launch, w.memory);
-  ex.set_consumer(consumer);
-  ex.set_max_steps(max_steps);
-  LaunchProgress progress;
-  ex.set_progress(progress.callback());
+  std::vector<exec::Workload::Step> steps = w.pipeline;
+  if (steps.empty()) steps.push_back({w.kernel, w.launch, ""});
   const auto t0 = std::chrono::steady_clock::now();
-  ex.run();
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    exec::Executor ex(w.module, exec::find_kernel(w.module, steps[i].kernel), arch, steps[i].launch,
+                      w.memory);
+    ex.set_consumer(consumer_for(i));
+    ex.set_max_steps(max_steps);
+    LaunchProgress progress;
+    ex.set_progress(progress.callback());
+    ex.run();
+    const exec::ExecStats& st = ex.stats();
+    s.stats.warp_instructions += st.warp_instructions;
+    s.stats.thread_instructions += st.thread_instructions;
+    s.stats.shared_accesses += st.shared_accesses;
+    s.stats.ctas += st.ctas;
+    if (steps.size() == 1) s.stats = st;  // with the transactional counts
+    s.shared = ex.shared_layout();
+    if (!w.pipeline.empty())
+      s.steps.push_back({steps[i].kernel, steps[i].launch, st, ex.shared_layout()});
+  }
   s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  s.stats = ex.stats();
-  s.shared = ex.shared_layout();
   if (w.check) {
     s.checked = true;
     s.mismatch = w.check(w.memory);
@@ -218,6 +274,20 @@ nlohmann::json run_json(const exec::Workload& w, const RunSummary& s) {
         {"seconds", s.seconds}}},
   };
   if (s.stats.tm.attempts) j["stats"]["tm"] = timing::tm_counts_json(s.stats.tm);
+  if (!s.steps.empty()) {  // a pipeline: "kernel"/"grid"/"block" above are its first launch
+    nlohmann::json launches = nlohmann::json::array();
+    for (const RunSummary::Step& st : s.steps)
+      launches.push_back({{"kernel", st.kernel},
+                          {"kernel_signature", ptx::demangle(st.kernel)},
+                          {"grid", {st.launch.grid.x, st.launch.grid.y, st.launch.grid.z}},
+                          {"block", {st.launch.block.x, st.launch.block.y, st.launch.block.z}},
+                          {"stats",
+                           {{"ctas", st.stats.ctas},
+                            {"warp_instructions", st.stats.warp_instructions},
+                            {"thread_instructions", st.stats.thread_instructions},
+                            {"shared_accesses", st.stats.shared_accesses}}}});
+    j["launches"] = launches;
+  }
   if (w.report) j["report"] = w.report(w.memory);
   if (s.checked)
     j["reference"] = {{"matches", s.mismatch.empty()},
@@ -231,15 +301,26 @@ nlohmann::json run_json(const exec::Workload& w, const RunSummary& s) {
 
 void print_run_header(const exec::Workload& w, const RunSummary& s) {
   fmt::print("{}: {}\n", w.name, w.description);
-  fmt::print(
-      "kernel {}: grid {} x block {}, shared memory {} bytes per block ({} static + {} dynamic)\n",
-      ptx::demangle(w.kernel), exec::to_string(w.launch.grid), exec::to_string(w.launch.block),
-      s.shared.total_bytes, s.shared.static_bytes, w.launch.dynamic_shared_bytes);
+  const auto kernel_line = [](const std::string& prefix, const std::string& kernel,
+                              const exec::Launch& l, const exec::SharedLayout& sh) {
+    fmt::print(
+        "{}kernel {}: grid {} x block {}, shared memory {} bytes per block ({} static + {} "
+        "dynamic)\n",
+        prefix, ptx::demangle(kernel), exec::to_string(l.grid), exec::to_string(l.block),
+        sh.total_bytes, sh.static_bytes, l.dynamic_shared_bytes);
+  };
+  if (s.steps.empty()) kernel_line("", w.kernel, w.launch, s.shared);
+  for (std::size_t i = 0; i < s.steps.size(); ++i) {
+    const RunSummary::Step& st = s.steps[i];
+    kernel_line(fmt::format("launch {}: ", i + 1), st.kernel, st.launch, st.shared);
+    fmt::print("  {} warp-instructions in {} blocks; {} shared-memory warp accesses\n",
+               st.stats.warp_instructions, st.stats.ctas, st.stats.shared_accesses);
+  }
   fmt::print(
       "executed {} warp-instructions ({} thread-instructions) in {} blocks; {} shared-memory "
-      "warp accesses\n",
-      s.stats.warp_instructions, s.stats.thread_instructions, s.stats.ctas,
-      s.stats.shared_accesses);
+      "warp accesses{}\n",
+      s.stats.warp_instructions, s.stats.thread_instructions, s.stats.ctas, s.stats.shared_accesses,
+      s.steps.empty() ? "" : fmt::format(" (all {} launches)", s.steps.size()));
   if (s.stats.tm.attempts) fmt::print("{}\n", timing::tm_summary(s.stats.tm));
   for (const exec::Output& o : w.outputs) fmt::print("wrote buffer '{}' to {}\n", o.buffer, o.path);
 }

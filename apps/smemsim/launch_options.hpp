@@ -38,11 +38,19 @@ exec::Workload prepare_workload(const LaunchOptions& o);
 
 // Runs the workload with `consumer`; returns the executor's statistics and the wall time.
 struct RunSummary {
-  exec::ExecStats stats;
+  exec::ExecStats stats;  // summed over the launches of a pipeline
   exec::SharedLayout shared;
   double seconds = 0;
   std::string mismatch;  // "" when the result matches (or there is no reference)
   bool checked = false;
+  // One per launch of a pipeline ([[launch]]); empty for a single launch.
+  struct Step {
+    std::string kernel;
+    exec::Launch launch;
+    exec::ExecStats stats;
+    exec::SharedLayout shared;
+  };
+  std::vector<Step> steps;
 };
 // A launch's progress on stderr, only when it is a terminal and the launch has run for a second:
 // "block 1234 of 65536 (1.9%)", redrawn at most ten times a second, cleared at the end (issue 11).
@@ -61,6 +69,10 @@ class LaunchProgress {
 
 RunSummary run_workload(exec::Workload& w, const Arch& arch, exec::AccessConsumer* consumer,
                         std::uint64_t max_steps = exec::Executor::kDefaultMaxSteps);
+// The same with a consumer per launch (launch i of a pipeline; 0 for a single launch).
+RunSummary run_workload(exec::Workload& w, const Arch& arch,
+                        const std::function<exec::AccessConsumer*(std::size_t)>& consumer_for,
+                        std::uint64_t max_steps);
 
 nlohmann::json run_json(const exec::Workload& w, const RunSummary& s);
 // "kernel K: grid G x block B, shared ..." and the reference verdict, for the human output.

@@ -40,6 +40,14 @@ struct Workload {
     std::string name, where;
   };
   std::vector<SymbolInit> symbol_inits;
+  // A multi-launch pipeline ([[launch]] tables of a launch spec): the launches, in order, on the
+  // same buffers (a histogram then its merge, a three-pass scan). Empty: the one launch above.
+  struct Step {
+    std::string kernel;
+    Launch launch;
+    std::string where;  // "spec:line" of its [[launch]] table
+  };
+  std::vector<Step> pipeline;
 };
 
 // `smemsim launch init`: a commented launch spec for `kernel` of `module` (read from `ptx_path`)
@@ -54,6 +62,9 @@ std::string launch_spec_skeleton(const ptx::Module& module, const ptx::Kernel& k
 // __constant__ variables the kernel reads that have neither an initializer in the PTX nor a spec
 // entry (they read zeros, as constants never copied with cudaMemcpyToSymbol would not).
 std::vector<std::string> check_symbol_inits(const Workload& w, const ptx::Kernel& kernel);
+// The same for a pipeline: an entry must be read by one of `kernels`.
+std::vector<std::string> check_symbol_inits(const Workload& w,
+                                            const std::vector<const ptx::Kernel*>& kernels);
 
 // Options of the built-in drivers; each driver reads the ones it needs (0 / empty: its default).
 struct BuiltinOptions {

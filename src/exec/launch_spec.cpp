@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <toml++/toml.h>
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstring>
@@ -269,6 +270,37 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
   return b;
 }
 
+// args = [...] of the launch spec or of one [[launch]]: buffer names (their addresses) or numbers.
+std::vector<Arg> parse_args(const SpecContext& c, const toml::node* an, const toml::node& owner,
+                            const Workload& w) {
+  if (!an)
+    c.fail(&owner,
+           "the launch spec needs args = [...] (a buffer name or a number per kernel parameter)");
+  const toml::array* args = an->as_array();
+  if (!args) c.fail(an, "'args' must be an array");
+  std::vector<Arg> out;
+  for (std::size_t i = 0; i < args->size(); ++i) {
+    const toml::node& a = (*args)[i];
+    if (auto s = a.value_exact<std::string>()) {
+      std::uint32_t idx = 0;
+      bool found = false;
+      for (std::uint32_t b = 0; b < w.memory.buffers.size(); ++b)
+        if (w.memory.buffers[b].name == *s) idx = b, found = true;
+      if (!found) c.fail(&a, fmt::format("argument {}: no buffer named '{}'", i + 1, *s));
+      out.push_back(Arg::buf(idx));
+    } else if (auto iv = a.value_exact<std::int64_t>()) {
+      out.push_back(Arg::integer(*iv));
+    } else if (auto fv = a.value_exact<double>()) {
+      out.push_back(Arg::real(*fv));
+    } else if (auto bv = a.value_exact<bool>()) {
+      out.push_back(Arg::integer(*bv ? 1 : 0));
+    } else {
+      c.fail(&a, fmt::format("argument {} must be a buffer name or a number", i + 1));
+    }
+  }
+  return out;
+}
+
 // [symbols.NAME]: the initial bytes of a module variable (__constant__ or __device__), found by its
 // PTX name or its demangled C++ name; `count` defaults to the variable's size in elements.
 void init_symbol(const SpecContext& c, const std::string& name, const toml::table& t, Workload& w) {
@@ -308,22 +340,31 @@ void init_symbol(const SpecContext& c, const std::string& name, const toml::tabl
 }  // namespace
 
 std::vector<std::string> check_symbol_inits(const Workload& w, const ptx::Kernel& kernel) {
+  return check_symbol_inits(w, std::vector<const ptx::Kernel*>{&kernel});
+}
+
+std::vector<std::string> check_symbol_inits(const Workload& w,
+                                            const std::vector<const ptx::Kernel*>& kernels) {
   for (const Workload::SymbolInit& s : w.symbol_inits) {
     bool used = false;
-    for (const ptx::Symbol& k : kernel.symbols) used |= k.module_level && k.name == s.name;
+    for (const ptx::Kernel* kernel : kernels)
+      for (const ptx::Symbol& k : kernel->symbols) used |= k.module_level && k.name == s.name;
     if (!used)
-      throw InputError(
-          fmt::format("{}symbols.{}: kernel '{}' never uses this variable (an entry "
-                      "it does not read would be ignored)",
-                      s.where, ptx::demangle(s.name), ptx::demangle(kernel.name)));
+      throw InputError(fmt::format(
+          "{}symbols.{}: kernel '{}' never uses this variable (an entry it does not read would "
+          "be ignored)",
+          s.where, ptx::demangle(s.name),
+          kernels.size() == 1 ? ptx::demangle(kernels[0]->name) : "of the pipeline"));
   }
   std::vector<std::string> zeros;
-  for (const ptx::Symbol& k : kernel.symbols) {
-    if (!k.module_level || k.space != ptx::Space::Const || !k.init.empty()) continue;
-    bool set = false;
-    for (const Workload::SymbolInit& s : w.symbol_inits) set |= s.name == k.name;
-    if (!set) zeros.push_back(ptx::demangle(k.name));
-  }
+  for (const ptx::Kernel* kernel : kernels)
+    for (const ptx::Symbol& k : kernel->symbols) {
+      if (!k.module_level || k.space != ptx::Space::Const || !k.init.empty()) continue;
+      bool set = false;
+      for (const Workload::SymbolInit& s : w.symbol_inits) set |= s.name == k.name;
+      const std::string name = ptx::demangle(k.name);
+      if (!set && std::find(zeros.begin(), zeros.end(), name) == zeros.end()) zeros.push_back(name);
+    }
   return zeros;
 }
 
@@ -339,9 +380,9 @@ void apply_launch_spec_text(std::string_view text, const std::string& origin, Wo
   for (const auto& [k, v] : root) {
     const std::string key(k.str());
     if (key != "kernel" && key != "grid" && key != "block" && key != "dynamic_shared" &&
-        key != "args" && key != "buffers" && key != "symbols")
+        key != "args" && key != "buffers" && key != "symbols" && key != "launch")
       c.fail(&v, fmt::format("unknown key '{}' (kernel, grid, block, dynamic_shared, args, "
-                             "buffers, symbols)",
+                             "buffers, symbols, launch)",
                              key));
   }
   if (const toml::node* n = root.get("kernel")) {
@@ -380,32 +421,50 @@ void apply_launch_spec_text(std::string_view text, const std::string& origin, Wo
       init_symbol(c, std::string(k.str()), *t, w);
     }
   }
-  const toml::node* an = root.get("args");
-  if (!an)
-    c.fail(root,
-           "the launch spec needs args = [...] (a buffer name or a number per kernel parameter)");
-  const toml::array* args = an->as_array();
-  if (!args) c.fail(an, "'args' must be an array");
-  w.launch.args.clear();
-  for (std::size_t i = 0; i < args->size(); ++i) {
-    const toml::node& a = (*args)[i];
-    if (auto s = a.value_exact<std::string>()) {
-      std::uint32_t idx = 0;
-      bool found = false;
-      for (std::uint32_t b = 0; b < w.memory.buffers.size(); ++b)
-        if (w.memory.buffers[b].name == *s) idx = b, found = true;
-      if (!found) c.fail(&a, fmt::format("argument {}: no buffer named '{}'", i + 1, *s));
-      w.launch.args.push_back(Arg::buf(idx));
-    } else if (auto iv = a.value_exact<std::int64_t>()) {
-      w.launch.args.push_back(Arg::integer(*iv));
-    } else if (auto fv = a.value_exact<double>()) {
-      w.launch.args.push_back(Arg::real(*fv));
-    } else if (auto bv = a.value_exact<bool>()) {
-      w.launch.args.push_back(Arg::integer(*bv ? 1 : 0));
-    } else {
-      c.fail(&a, fmt::format("argument {} must be a buffer name or a number", i + 1));
+  if (const toml::node* ln = root.get("launch")) {
+    // [[launch]] tables: a pipeline. The single-launch keys would be ambiguous beside them.
+    for (const char* key : {"kernel", "grid", "block", "dynamic_shared", "args"})
+      if (const toml::node* n = root.get(key))
+        c.fail(n, fmt::format("'{}' belongs inside each [[launch]] when the spec has [[launch]] "
+                              "tables",
+                              key));
+    const toml::array* steps = ln->as_array();
+    if (!steps || steps->empty() || !steps->is_array_of_tables())
+      c.fail(ln, "'launch' must be [[launch]] tables, one per kernel launch, in order");
+    for (const toml::node& sn : *steps) {
+      const toml::table& t = *sn.as_table();
+      for (const auto& [k, v] : t) {
+        const std::string key(k.str());
+        if (key != "kernel" && key != "grid" && key != "block" && key != "dynamic_shared" &&
+            key != "args")
+          c.fail(&v, fmt::format("[[launch]]: unknown key '{}' (kernel, grid, block, "
+                                 "dynamic_shared, args)",
+                                 key));
+      }
+      Workload::Step step;
+      step.where = located(c.origin, t.source().begin.line, "");
+      const toml::node* kn = t.get("kernel");
+      if (!kn || !kn->is_string()) c.fail(t, "[[launch]] needs kernel = \"NAME\"");
+      step.kernel = kn->value<std::string>().value();
+      const toml::node* g = t.get("grid");
+      const toml::node* b = t.get("block");
+      if (!g || !b) c.fail(t, "[[launch]] needs grid and block");
+      step.launch.grid = dim_from(c, *g, "grid");
+      step.launch.block = dim_from(c, *b, "block");
+      if (const toml::node* n = t.get("dynamic_shared")) {
+        auto v = n->value_exact<std::int64_t>();
+        if (!v || *v < 0 || *v > 0xffffffffll) c.fail(n, "'dynamic_shared' must be a byte count");
+        step.launch.dynamic_shared_bytes = static_cast<std::uint32_t>(*v);
+      }
+      step.launch.args = parse_args(c, t.get("args"), sn, w);
+      w.pipeline.push_back(std::move(step));
     }
+    w.kernel = w.pipeline.front().kernel;
+    w.launch = w.pipeline.front().launch;
+    has_grid = has_block = true;
+    return;
   }
+  w.launch.args = parse_args(c, root.get("args"), root, w);
 }
 
 void apply_launch_spec(const std::string& path, Workload& w, bool& has_grid, bool& has_block,
