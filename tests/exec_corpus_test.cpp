@@ -10,77 +10,16 @@
 
 #include <gtest/gtest.h>
 
+#include "corpus_test_util.hpp"
 #include "kernel_test_util.hpp"
 #include "smemsim/exec.hpp"
 #include "smemsim/ptx.hpp"
 #include "smemsim/workloads.hpp"
 
-#ifndef SMEMSIM_CORPUS_PTX_DIR
-#define SMEMSIM_CORPUS_PTX_DIR ""
-#endif
-
 namespace smemsim::exec {
 namespace {
 
-using Ints = std::vector<std::int32_t>;
-
-Ints random_ints(std::size_t n, int lo, int hi, unsigned seed) {
-  std::mt19937 g(seed);
-  std::uniform_int_distribution<int> d(lo, hi);
-  Ints v(n);
-  for (auto& x : v) x = d(g);
-  return v;
-}
-
-// One launch of `kernel` from corpus/<file>.ptx: buffers (name, contents) and integer arguments in
-// parameter order; returns the buffers after the run.
-struct Launcher {
-  ptx::Module module;
-  GlobalMemory mem;
-  Launch launch;
-  explicit Launcher(const std::string& file)
-      : module(ptx::parse_file(std::string(SMEMSIM_CORPUS_PTX_DIR) + "/" + file + ".ptx")) {}
-  Launcher& buffer(const std::string& name, const Ints& v) {
-    std::vector<std::uint8_t> bytes(v.size() * 4);
-    std::memcpy(bytes.data(), v.data(), bytes.size());
-    launch.args.push_back(Arg::buf(mem.add({name, ElemType::S32, std::move(bytes)})));
-    return *this;
-  }
-  template <typename T>
-  Launcher& raw(const std::string& name, const std::vector<T>& v, ElemType type) {
-    std::vector<std::uint8_t> bytes(v.size() * sizeof(T));
-    std::memcpy(bytes.data(), v.data(), bytes.size());
-    launch.args.push_back(Arg::buf(mem.add({name, type, std::move(bytes)})));
-    return *this;
-  }
-  Launcher& value(std::int64_t v) {
-    launch.args.push_back(Arg::integer(v));
-    return *this;
-  }
-  void run(const std::string& kernel, std::uint32_t grid, std::uint32_t block) {
-    run(kernel, Dim3{grid, 1, 1}, Dim3{block, 1, 1});
-  }
-  void run(const std::string& kernel, Dim3 grid, Dim3 block, std::uint32_t dynamic = 0) {
-    launch.grid = grid;
-    launch.block = block;
-    launch.dynamic_shared_bytes = dynamic;
-    Executor ex(module, find_kernel(module, kernel), default_arch(), launch, mem);
-    ex.run();
-  }
-  template <typename T>
-  std::vector<T> got(const std::string& name) {
-    const Buffer& b = mem.get(name);
-    std::vector<T> v(b.bytes.size() / sizeof(T));
-    std::memcpy(v.data(), b.bytes.data(), b.bytes.size());
-    return v;
-  }
-  Ints get(const std::string& name) {
-    const Buffer& b = mem.get(name);
-    Ints v(b.bytes.size() / 4);
-    std::memcpy(v.data(), b.bytes.data(), b.bytes.size());
-    return v;
-  }
-};
+using namespace corpus;
 
 TEST(ExecCorpus, ShuffleBlockSumTemplateInstances) {
   SKIP_WITHOUT_NVCC();
