@@ -290,7 +290,7 @@ TEST(ExecWarp, ThirtyTwoBitAddressesWrap) {
 }
 
 TEST(ExecWarp, UnsupportedInstructionsRejectOnlyTheirKernel) {
-  // Kernel `uses_call` calls a device function (calls are not executed yet); kernel `plain` runs.
+  // Kernel `uses_call` calls a device function (linked) and uses tex (unsupported); `plain` runs.
   // The module also declares vprintf (.extern .func) as printf-using CUDA does.
   const std::string ptx = std::string(kHeader) + R"(
 .extern .func (.param .b32 func_retval0) vprintf(.param .b64 vprintf_param_0, .param .b64 vprintf_param_1);
@@ -331,7 +331,9 @@ TEST(ExecWarp, UnsupportedInstructionsRejectOnlyTheirKernel) {
   ASSERT_EQ(m.kernels.size(), 2u);
   ASSERT_EQ(m.functions.size(), 1u);
   EXPECT_EQ(m.functions[0].name, "twice");
-  EXPECT_EQ(m.kernels[0].unsupported.size(), 2u);
+  // The call links (twice has a body); tex stays unsupported.
+  EXPECT_EQ(m.kernels[0].unsupported.size(), 1u);
+  EXPECT_EQ(m.kernels[0].functions.size(), 1u);
   GlobalMemory mem;
   Launch launch;
   launch.grid = {1, 1, 1};
@@ -347,8 +349,8 @@ TEST(ExecWarp, UnsupportedInstructionsRejectOnlyTheirKernel) {
     ADD_FAILURE() << "uses_call launched";
   } catch (const InputError& e) {
     EXPECT_STREQ(e.what(),
-                 "two.ptx:22: unsupported PTX instruction 'call.uni' in kernel 'uses_call' (and 1 "
-                 "more unsupported instruction)");
+                 "two.ptx:25: unsupported PTX instruction 'tex.1d.v4.f32.s32' in kernel "
+                 "'uses_call'");
   }
 }
 

@@ -45,8 +45,12 @@ TEST(PtxErrors, UnsupportedInstructionNamesItAndItsLine) {
   EXPECT_EQ(unsupported_of(module_with("  mov.u32 %r1, 0;\n  tex.1d.v4.s32.s32 {%r1, %r2, %r3, "
                                        "%r3}, [%r1, {%r2}];")),
             "snippet.ptx:9: unsupported PTX instruction 'tex.1d.v4.s32.s32'");
-  EXPECT_EQ(unsupported_of(module_with("  call.uni foo, (%r1);")),
-            "snippet.ptx:8: unsupported PTX instruction 'call.uni'");
+  EXPECT_EQ(unsupported_of(module_with("  {\n  .param .b32 p;\n  call.uni foo, (p);\n  }")),
+            "snippet.ptx:10: call to 'foo', which has no body in the module (a declared library "
+            "function such as vprintf: printf and the like are not supported)");
+  // An argument that is not a .param slot is malformed PTX.
+  EXPECT_EQ(error_of(module_with("  call.uni foo, (%r1);")),
+            "snippet.ptx:8: '%r1' is not a .param of the caller");
 }
 
 TEST(PtxErrors, UnsupportedModifierIsAnUnsupportedInstruction) {
@@ -110,9 +114,9 @@ TEST(PtxErrors, GuardMustBeAPredicate) {
 
 TEST(PtxErrors, ModuleLevelProblems) {
   // A device function parses (issue 15); its body errors are still errors.
-  EXPECT_EQ(ptx::parse(".version 8.0\n.target sm_75\n.func f()\n{\n ret;\n}\n", "f.ptx")
-                .functions.size(),
-            1u);
+  EXPECT_EQ(
+      ptx::parse(".version 8.0\n.target sm_75\n.func f()\n{\n ret;\n}\n", "f.ptx").functions.size(),
+      1u);
   EXPECT_EQ(error_of(".version 8.0\n.target sm_75\n.func f()\n{\n add.s32 %r1;\n}\n"),
             "snippet.ptx:5: unknown register '%r1'");
   EXPECT_EQ(error_of(".version 8.0\n.maxnreg 4\n"),

@@ -34,6 +34,7 @@ enum class Opcode : std::uint8_t {
   // Integer intrinsics (issue 15): bit find, n-th set bit, dot products, 24-bit multiplies, sum
   // of absolute difference; float class test and copysign.
   Bfind, Fns, Dp4a, Dp2a, Mul24, Mad24, Sad, Testp, Copysign,
+  Call,  // a device function call: ops[0].imm indexes Kernel::calls
 };
 // clang-format on
 
@@ -183,6 +184,28 @@ struct Symbol {
   std::uint64_t size_bytes() const;
 };
 
+// A `call` of a kernel (or of a function linked into it): the caller's .param slots for the return
+// values and the arguments (symbol indices), and, once linked, the function called.
+struct CallSite {
+  std::string callee;
+  std::vector<std::uint32_t> rets, args;
+  std::uint32_t line = 0;
+  std::uint32_t function = kNone;  // index into Kernel::functions (kNone: not linked)
+};
+
+// A device function linked into a kernel (ptx::parse appends each .func a kernel calls, directly or
+// not, to its code, registers and symbols): its code and register ranges and its per-thread slots
+// (parameters, return values, .local variables), which a call saves and restores so that recursion
+// gets fresh ones.
+struct LinkedFunction {
+  std::string name;
+  std::uint32_t entry = 0, end = 0;
+  std::uint32_t reg_begin = 0, reg_end = 0;
+  std::uint32_t nret = 0;
+  std::vector<std::uint32_t> params;  // return values, then parameters (symbol indices)
+  std::vector<std::uint32_t> locals;  // every per-thread slot of the function, params included
+};
+
 struct Kernel {
   std::string name;
   bool visible = false;
@@ -199,6 +222,9 @@ struct Kernel {
     std::string message;
   };
   std::vector<Unsupported> unsupported;
+  std::vector<CallSite> calls;
+  std::vector<LinkedFunction> functions;
+  std::uint32_t nret = 0;  // a .func's return parameters (the first `nret` of params)
 
   std::uint32_t find_symbol(std::string_view name) const;  // kNone if absent
 };
@@ -218,6 +244,10 @@ struct Module {
   const Kernel* find_kernel(std::string_view name) const;  // nullptr if absent
   std::string file_name(std::uint32_t index) const;        // "" when unknown
 };
+
+// Appends to every kernel the device functions it calls (ptx::parse does this): call sites of a
+// function the module only declares, or that has unsupported instructions, become unsupported.
+void link_calls(Module& m);
 
 // Parses PTX text. `filename` prefixes every error message. Throws InputError.
 Module parse(std::string_view text, const std::string& filename);

@@ -73,6 +73,16 @@ struct StackEntry {
   LaneMask mask;
 };
 
+// A device function call in progress (call.cpp): the stack entry its lanes run in, the lanes that
+// called, and the callee's registers and per-thread slots as they were before the call.
+struct CallFrame {
+  std::size_t base = 0;
+  LaneMask lanes = 0;
+  std::uint32_t call = 0;  // index into Impl::calls (= Kernel::calls)
+  std::vector<std::uint64_t> regs;
+  std::vector<std::uint8_t> local;
+};
+
 struct Warp {
   std::uint64_t* regs = nullptr;  // local_rows x lanes
   std::vector<StackEntry> stack;
@@ -86,6 +96,19 @@ struct Warp {
   std::uint32_t tx_begin = 0;  // instruction index of the outermost TX.Begin
   std::uint32_t tx_outer = 0, tx_base = 0;
   std::vector<std::uint64_t> shadow_regs;  // registers at the first TX.Begin (003 §3.2)
+  std::vector<CallFrame> frames;           // device function calls, innermost last
+};
+
+// A call site resolved for execution: the callee's entry, its register rows and per-thread byte
+// range (saved across the call), and the argument and return-value copies (source and destination
+// byte offsets in a thread's local memory, bytes).
+struct CallInfo {
+  std::uint32_t entry = 0, reg_begin = 0, reg_end = 0;
+  std::uint64_t local_begin = 0, local_end = 0;
+  struct Copy {
+    std::uint64_t src = 0, dst = 0, bytes = 0;
+  };
+  std::vector<Copy> args, rets;
 };
 
 struct Cta {
@@ -126,7 +149,9 @@ struct Impl {
   std::uint32_t warps = 0;    // per CTA
   std::uint32_t nregs = 0;
   std::uint32_t local_rows = 0;
-  std::uint32_t cc_row = 0;  // the carry flag CC.CF (add.cc, addc, ...): the last warp-local row
+  std::uint32_t cc_row = 0;
+  std::vector<CallInfo> calls;  // per Kernel::calls entry (prepare.cpp)  // the carry flag CC.CF
+                                // (add.cc, addc, ...): the last warp-local row
   std::vector<std::uint64_t> consts;  // constant rows, `lanes` values each
   std::vector<XInst> xcode;
   SharedLayout shared;
@@ -167,6 +192,7 @@ struct Impl {
   std::uint32_t const_row(std::uint64_t bits);
   std::uint64_t symbol_address(std::uint32_t sym) const;
   void predecode();
+  void setup_calls();  // Impl::calls from the linked functions' slots (call.cpp uses them)
 
   IssueResult issue(Cta& cta, Warp& w);
   void warp_done(Cta& cta, Warp& w);
@@ -195,6 +221,12 @@ struct Impl {
 // cvt of one register value (convert.cpp).
 std::uint64_t convert(std::uint64_t src, const ptx::Instruction& ins);
 void exec_alu(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x, LaneMask m);
+// Device function calls (call.cpp): `call` for the lanes `m`; `ret` inside a function (the warp has
+// frames); after an exit, the frames whose lanes have all gone.
+void exec_call(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);
+void exec_function_return(Impl& im, Cta& cta, Warp& w, LaneMask m);
+void finish_exited_frames(Impl& im, Cta& cta, Warp& w);
+inline constexpr std::size_t kMaxCallDepth = 1024;
 // Carries (add.cc ... madc) and the integer/float intrinsics of alu_int.cpp; false when `ins` is
 // neither (exec_alu goes on).
 bool exec_int_intrinsic(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x, LaneMask m);

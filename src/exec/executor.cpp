@@ -116,15 +116,31 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
       normalize(w);
       break;
     }
+    case Opcode::Call:
+      if (exec) {
+        exec_call(*this, cta, w, pc, exec);
+      } else {
+        ++top.pc;
+      }
+      normalize(w);
+      break;
     case Opcode::Ret:
     case Opcode::Exit: {
+      if (ins.op == Opcode::Ret && !w.frames.empty()) {  // return from a device function
+        exec_function_return(*this, cta, w, exec);
+        normalize(w);
+        break;
+      }
       if (w.tx.depth > 0 && exec)
         fail(cta, w, std::countr_zero(exec), pc,
              "exit inside a transaction (every lane that enters a transaction must reach its "
              "TX_COMMIT)");
       for (StackEntry& e : w.stack) e.mask &= ~exec;
       w.live &= ~exec;
-      if (w.stack.back().mask) ++w.stack.back().pc;
+      const std::size_t depth = w.stack.size();
+      if (!w.frames.empty()) finish_exited_frames(*this, cta, w);
+      // The exit's own entry goes on with its other lanes (a finished call left its continuation).
+      if (w.stack.size() == depth && w.stack.back().mask) ++w.stack.back().pc;
       normalize(w);
       break;
     }
@@ -315,6 +331,7 @@ void Executor::start_cta(std::uint32_t slot, std::uint64_t linear, std::uint32_t
     w.state = WarpState::Ready;
     w.tx = {};
     w.stack.clear();
+    w.frames.clear();
     w.stack.reserve(16);
     w.stack.push_back({0, kNoRow, w.live});
     std::uint64_t* sp = w.regs + std::size_t(im.nregs) * im.lanes;

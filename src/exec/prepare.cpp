@@ -147,7 +147,39 @@ Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, const Laun
   }
   setup_params();
   predecode();
+  setup_calls();
   wa.lanes = static_cast<std::uint8_t>(lanes);
+}
+
+// Device function calls (ptx/link.cpp linked the functions; their slots are .local variables laid
+// out by layout_memory): the byte ranges to save and the copies of each call site.
+void Impl::setup_calls() {
+  calls.resize(kernel.calls.size());
+  for (std::size_t c = 0; c < kernel.calls.size(); ++c) {
+    const ptx::CallSite& site = kernel.calls[c];
+    if (site.function == ptx::kNone) continue;  // unsupported: the kernel was refused above
+    const ptx::LinkedFunction& f = kernel.functions[site.function];
+    CallInfo& ci = calls[c];
+    ci.entry = f.entry;
+    ci.reg_begin = f.reg_begin;
+    ci.reg_end = f.reg_end;
+    ci.local_begin = local_bytes;
+    ci.local_end = 0;
+    for (const std::uint32_t s : f.locals) {
+      ci.local_begin = std::min(ci.local_begin, sym_addr[s]);
+      ci.local_end = std::max(ci.local_end, sym_addr[s] + kernel.symbols[s].size_bytes());
+    }
+    if (ci.local_end < ci.local_begin) ci.local_begin = ci.local_end = 0;
+    const auto copy = [&](std::uint32_t src, std::uint32_t dst) {
+      return CallInfo::Copy{
+          sym_addr[src], sym_addr[dst],
+          std::min(kernel.symbols[src].size_bytes(), kernel.symbols[dst].size_bytes())};
+    };
+    for (std::size_t i = 0; i < site.args.size(); ++i)
+      ci.args.push_back(copy(site.args[i], f.params[f.nret + i]));
+    for (std::size_t i = 0; i < site.rets.size(); ++i)
+      ci.rets.push_back(copy(f.params[i], site.rets[i]));
+  }
 }
 
 void Impl::layout_memory() {

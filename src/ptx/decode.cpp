@@ -552,6 +552,11 @@ class Decoder {
         o.kind = OperandKind::Label;
         return o;
       }
+      if (const std::uint32_t r = kb_.find_reg(t.text); r != kNone && !label) {
+        o.kind = OperandKind::Reg;  // a register declared without the % (temp_param_reg)
+        o.reg = r;
+        return o;
+      }
       if (t.text == "WARP_SZ") {  // the predefined identifier warpSize compiles to (PTX ISA)
         o.kind = OperandKind::ImmInt;
         o.imm = 32;

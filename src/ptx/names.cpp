@@ -10,14 +10,15 @@ namespace smemsim::ptx {
 namespace {
 
 constexpr std::string_view kOpcodeNames[] = {
-    "ld",    "st",       "cvta",      "mov",  "add",   "sub",    "mul",   "mad",        "div",
-    "rem",   "min",      "max",       "abs",  "neg",   "and",    "or",    "xor",        "not",
-    "shl",   "shr",      "shf",       "popc", "clz",   "brev",   "bfe",   "bfi",        "prmt",
-    "setp",  "selp",     "set",       "cvt",  "fma",   "rcp",    "sqrt",  "rsqrt",      "sin",
-    "cos",   "ex2",      "lg2",       "bra",  "bar",   "membar", "atom",  "red",        "ret",
-    "exit",  "tx.begin", "tx.commit", "shfl", "vote",  "match",  "redux", "activemask", "bar.warp",
-    "bfind", "fns",      "dp4a",      "dp2a", "mul24", "mad24",  "sad",   "testp",      "copysign"};
-static_assert(std::size(kOpcodeNames) == static_cast<std::size_t>(Opcode::Copysign) + 1);
+    "ld",   "st",     "cvta",  "mov",   "add",        "sub",      "mul",      "mad",
+    "div",  "rem",    "min",   "max",   "abs",        "neg",      "and",      "or",
+    "xor",  "not",    "shl",   "shr",   "shf",        "popc",     "clz",      "brev",
+    "bfe",  "bfi",    "prmt",  "setp",  "selp",       "set",      "cvt",      "fma",
+    "rcp",  "sqrt",   "rsqrt", "sin",   "cos",        "ex2",      "lg2",      "bra",
+    "bar",  "membar", "atom",  "red",   "ret",        "exit",     "tx.begin", "tx.commit",
+    "shfl", "vote",   "match", "redux", "activemask", "bar.warp", "bfind",    "fns",
+    "dp4a", "dp2a",   "mul24", "mad24", "sad",        "testp",    "copysign", "call"};
+static_assert(std::size(kOpcodeNames) == static_cast<std::size_t>(Opcode::Call) + 1);
 constexpr std::string_view kTestNames[] = {"",           "finite", "infinite", "number",
                                            "notanumber", "normal", "subnormal"};
 constexpr std::string_view kWarpModeNames[] = {"",    "up",  "down", "bfly",  "idx",
@@ -256,6 +257,10 @@ std::string to_string(const Kernel& k, const Instruction& ins) {
   if (ins.vec > 1) add(ins.vec == 2 ? "v2" : "v4");
   add(type_name(ins.type));
   add(type_name(ins.type2));
+  if (ins.op == Opcode::Call) {
+    const std::size_t c = std::size_t(ins.ops[0].imm);
+    return s + " " + (c < k.calls.size() ? k.calls[c].callee : "?") + ";";
+  }
   for (std::uint8_t i = 0; i < ins.num_ops; ++i) {
     s += i ? ", " : " ";
     s += operand_text(k, ins.ops[i]);

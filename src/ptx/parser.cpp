@@ -288,6 +288,7 @@ class Parser {
     f.ptx_line = fn.line;
     KernelBuilder kb{f, mod_, {}, {}, {}, {}, {}, {}};
     if (cur_.accept('(')) parameters(kb, "after the return parameters");
+    f.nret = static_cast<std::uint32_t>(f.params.size());
     f.name = std::string(cur_.expect_word("a function name after .func"));
     if (cur_.accept('(')) parameters(kb, "after the function parameters");
     performance_directives(f);
@@ -388,10 +389,12 @@ class Parser {
         add_symbol(kb, variable(false, true), t);
       } else if (t.is_word(".param")) {
         // The argument and return slots of a call (`.param .b32 param0;` in a { } block around
-        // call.uni). Calls are unsupported, so these only need to parse; a name declared again in
-        // another block is the same slot.
+        // call.uni; ptx/link.cpp makes them per-thread .local slots). Each { } block of nvcc's call
+        // sequences declares its own param0 (.b32 in one, .b64 in the next): a declaration again
+        // makes a new slot, and the name means the latest.
         Symbol p = variable(false, true);
-        if (!kb.symbols.count(p.name)) add_symbol(kb, std::move(p), t);
+        kb.symbols[p.name] = static_cast<std::uint32_t>(kb.kernel.symbols.size());
+        kb.kernel.symbols.push_back(std::move(p));
       } else if (t.text[0] == '.') {
         unsupported_directive(t);
       } else {
@@ -415,11 +418,60 @@ class Parser {
     instruction(kb, r, negated);
   }
 
+  // call[.uni] [(ret, ...),] func [, (arg, ...)];  the slots are .param variables of the body.
+  // An indirect call (through a register, with a prototype) is unsupported.
+  Instruction call(KernelBuilder& kb, const Token& m) {
+    Instruction ins;
+    ins.op = Opcode::Call;
+    if (m.text != "call" && m.text != "call.uni")
+      throw UnsupportedInstruction{m.line, fmt::format("unsupported PTX instruction '{}'", m.text)};
+    if (m.text == "call.uni") ins.flags |= kUni;
+    CallSite site;
+    site.line = m.line;
+    const auto slots = [&](std::vector<std::uint32_t>& out) {
+      if (cur_.accept(')')) return;
+      do {
+        const Token& t = cur_.peek();
+        const std::string_view name = cur_.expect_word("a .param name");
+        const std::uint32_t s = kb.find_symbol(name);
+        if (s == kNone || kb.kernel.symbols[s].space != Space::Param)
+          cur_.fail(t, fmt::format("'{}' is not a .param of the caller", name));
+        out.push_back(s);
+      } while (cur_.accept(','));
+      cur_.expect(')', "after the call's parameters");
+    };
+    if (cur_.accept('(')) {
+      slots(site.rets);
+      cur_.expect(',', "after the call's return parameters");
+    }
+    const Token& f = cur_.peek();
+    site.callee = std::string(cur_.expect_word("the function a call calls"));
+    if (site.callee[0] == '%')
+      throw UnsupportedInstruction{m.line,
+                                   "unsupported PTX: an indirect call (through a register)"};
+    if (cur_.accept(',')) {
+      cur_.expect('(', "before the call's arguments");
+      slots(site.args);
+      if (cur_.accept(','))
+        throw UnsupportedInstruction{m.line, "unsupported PTX: a call with a prototype"};
+    }
+    (void)f;
+    cur_.expect(';', "after the call");
+    ins.num_ops = 0;
+    ins.ops[0].kind = OperandKind::ImmInt;
+    ins.ops[0].imm = static_cast<std::int64_t>(kb.kernel.calls.size());
+    kb.kernel.calls.push_back(std::move(site));
+    return ins;
+  }
+
   void instruction(KernelBuilder& kb, std::uint32_t guard, bool negated) {
     const Token& m = cur_.next();
     Instruction ins;
     try {
-      ins = decode_instruction(cur_, kb, m);
+      if (m.text == "call" || m.text.starts_with("call."))
+        ins = call(kb, m);
+      else
+        ins = decode_instruction(cur_, kb, m);
     } catch (const UnsupportedInstruction& u) {
       // Skip to its ';' (vector operands such as tex's {%r1, %r2} nest braces).
       for (int depth = 0; !cur_.at_end() && !(depth == 0 && cur_.peek().is(';'));) {
@@ -456,7 +508,9 @@ class Parser {
     do {
       const Token& nt = cur_.peek();
       const std::string_view name = cur_.expect_word("a register name");
-      if (name[0] != '%' || name.size() < 2 || name.find('.') != std::string_view::npos)
+      // nvcc names most registers %r..., and a few without the % (temp_param_reg in call blocks).
+      if (name.empty() || name[0] == '.' || (name[0] == '%' && name.size() < 2) ||
+          name.find('.') != std::string_view::npos)
         cur_.fail(nt, fmt::format("bad register name '{}'", name));
       if (cur_.accept('<')) {
         const std::uint64_t n = cur_.expect_uint("a register count");
@@ -519,7 +573,9 @@ class Parser {
 
 Module parse(std::string_view text, const std::string& filename) {
   Parser p(text, filename);
-  return p.run();
+  Module m = p.run();
+  link_calls(m);
+  return m;
 }
 
 Module parse_file(const std::string& path) {
