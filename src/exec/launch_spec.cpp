@@ -224,7 +224,9 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
       const double start = num(c, t, "start", 0, !fl), step = num(c, t, "step", 1, !fl);
       for (std::int64_t i = 0; i < count; ++i)
         store(b, std::uint64_t(i), start + step * double(i),
-              std::int64_t(start) + std::int64_t(step) * i, fl);
+              // integer buffers only (their range is checked above); a float step of 1e300
+              // would be undefined behaviour as an int64
+              fl ? 0 : std::int64_t(start) + std::int64_t(step) * i, fl);
     } else if (init == "values") {
       for (std::int64_t i = 0; i < count; ++i) {
         const toml::node& e = (*values)[std::size_t(i)];
@@ -232,11 +234,12 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
         const auto fv = e.value<double>();
         if (!fv || !std::isfinite(*fv) || (!fl && !iv && std::fabs(*fv) >= 9.2e18))
           c.fail(&e, fmt::format("{}: values[{}] must be a finite number", who, i));
-        store(b, std::uint64_t(i), *fv, iv ? *iv : std::int64_t(*fv), fl);
+        store(b, std::uint64_t(i), *fv, iv ? *iv : fl ? 0 : std::int64_t(*fv), fl);
       }
     } else if (init == "fill") {
       const double v = num(c, t, "value", 0, !fl);
-      for (std::int64_t i = 0; i < count; ++i) store(b, std::uint64_t(i), v, std::int64_t(v), fl);
+      for (std::int64_t i = 0; i < count; ++i)
+        store(b, std::uint64_t(i), v, fl ? 0 : std::int64_t(v), fl);
     } else if (init == "random") {
       const toml::node* sn = t.get("seed");
       if (sn && !sn->is_integer()) c.fail(sn, fmt::format("{}: 'seed' must be an integer", who));

@@ -204,7 +204,8 @@ void Impl::layout_memory() {
     } else if (s.space == Space::Global || s.space == Space::Const) {
       module_vars.emplace_back(s.size_bytes(), 0);
       std::vector<std::uint8_t>& v = module_vars.back();
-      std::memcpy(v.data(), s.init.data(), std::min(v.size(), s.init.size()));
+      if (!s.init.empty())  // no initializer: zeros (memcpy from a null pointer is undefined)
+        std::memcpy(v.data(), s.init.data(), std::min(v.size(), s.init.size()));
       regions.push_back({v.data(), v.size(), s.space == Space::Global, s.name});
       sym_addr[i] = std::uint64_t(regions.size()) << kRegionShift;
     }
