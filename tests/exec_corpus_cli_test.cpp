@@ -97,6 +97,14 @@ TEST(ExecCorpusCli, SymbolEntriesMustNameAVariableTheKernelReads) {
   EXPECT_NE(r.out.find("symbols.coeffs: 24 bytes do not fit in the variable's 20 bytes"),
             std::string::npos)
       << r.out;
+  // An entry with no data was accepted and set nothing (the kernel read zeros, with no note).
+  r = cli("run " + kConv + " --launch " +
+          conv_spec("conv4.toml", out,
+                    "[symbols.coeffs]\ntype = \"f32\"\ninit = \"values\"\nvalues = []\n"));
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("conv4.toml:13: symbols.coeffs: the entry gives no data"),
+            std::string::npos)
+      << r.out;
   // add_offset reads `offset`: set to 5 it adds 5 to every element.
   const std::string data = ::testing::TempDir() + "smemsim_offset.txt";
   const std::string spec =

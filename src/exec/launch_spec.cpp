@@ -332,6 +332,8 @@ void init_symbol(const SpecContext& c, const std::string& name, const toml::tabl
   if (b.bytes.size() > size)
     c.fail(t, fmt::format("symbols.{}: {} bytes do not fit in the variable's {} bytes", name,
                           b.bytes.size(), size));
+  if (b.bytes.empty())  // count = 0 or values = []: the entry would set nothing, silently
+    c.fail(t, fmt::format("symbols.{}: the entry gives no data (count 0 or values = [])", name));
   sym->init.assign(size, 0);
   std::copy(b.bytes.begin(), b.bytes.end(), sym->init.begin());
   for (ptx::Kernel& k : w.module.kernels)  // the kernels' copies of the module variable
