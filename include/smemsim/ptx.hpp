@@ -204,6 +204,10 @@ struct LinkedFunction {
   std::uint32_t nret = 0;
   std::vector<std::uint32_t> params;  // return values, then parameters (symbol indices)
   std::vector<std::uint32_t> locals;  // every per-thread slot of the function, params included
+  std::uint32_t calls_begin = 0, calls_end = 0;  // its own call sites (Kernel::calls)
+  // It can reach itself through calls: only then does a call save and restore its registers and
+  // slots (a non-recursive function's are not live across its own calls).
+  bool recursive = false;
 };
 
 struct Kernel {

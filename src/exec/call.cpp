@@ -2,8 +2,9 @@
 // pushes a stack entry for the calling lanes at the function's entry, above the continuation at the
 // instruction after the call, so the SIMT reconvergence stack runs the function like any divergent
 // path. `ret` removes its lanes down to that entry; when none is left the call is over: the return
-// values are copied to the caller's slots and the function's registers and slots are restored to
-// what they held before the call, which gives each recursive call its own.
+// values are copied to the caller's slots, and for a recursive function its registers and slots
+// are restored to what they held before the call, which gives each recursive call its own (a
+// function that cannot reach itself needs no copy: nothing of it is live across its calls).
 #include <fmt/format.h>
 
 #include <cstring>
@@ -24,8 +25,16 @@ void finish_frame(Impl& im, Cta& cta, Warp& w) {
   w.frames.pop_back();
   const CallInfo& ci = im.calls[f.call];
   const LaneMask back = f.lanes & w.live;
-  // Return values first into a buffer: restoring the function's slots below would overwrite them
-  // when the caller is the same function (recursion).
+  if (!ci.save) {  // nothing to restore: the return values go straight to the caller's slots
+    each_lane(back, [&](int l) {
+      std::uint8_t* base = thread_local_base(im, cta, w, l);
+      for (const CallInfo::Copy& r : ci.rets) std::memmove(base + r.dst, base + r.src, r.bytes);
+    });
+    w.stack.resize(f.base);
+    return;
+  }
+  // Recursive: the return values first into a buffer, since restoring the function's slots below
+  // overwrites them when the caller is the same function.
   std::vector<std::uint8_t> values;
   each_lane(back, [&](int l) {
     const std::uint8_t* base = thread_local_base(im, cta, w, l);
@@ -35,9 +44,9 @@ void finish_frame(Impl& im, Cta& cta, Warp& w) {
   const std::size_t rows = ci.reg_end - ci.reg_begin;
   if (rows) std::memcpy(im.row(w, ci.reg_begin), f.regs.data(), rows * im.lanes * 8);
   const std::uint64_t span = ci.local_end - ci.local_begin;
-  for (std::uint32_t l = 0, at = 0; l < im.lanes; ++l) {
+  for (std::uint32_t l = 0, at = 0; l < im.lanes && span; ++l) {
     std::uint8_t* base = thread_local_base(im, cta, w, int(l));
-    if (!base || !span) continue;
+    if (!base) continue;
     std::memcpy(base + ci.local_begin, f.local.data() + at * span, span);
     ++at;
   }
@@ -65,15 +74,15 @@ void exec_call(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
   CallFrame f;
   f.lanes = m;
   f.call = static_cast<std::uint32_t>(c);
-  const std::size_t rows = ci.reg_end - ci.reg_begin;
-  if (rows) {
+  if (ci.save) {  // a recursive function: keep what this level will need back
+    const std::size_t rows = ci.reg_end - ci.reg_begin;
     const std::uint64_t* r = im.row(w, ci.reg_begin);
-    f.regs.assign(r, r + rows * im.lanes);
+    if (rows) f.regs.assign(r, r + rows * im.lanes);
+    const std::uint64_t span = ci.local_end - ci.local_begin;
+    for (std::uint32_t l = 0; l < im.lanes && span; ++l)
+      if (const std::uint8_t* base = thread_local_base(im, cta, w, int(l)))
+        f.local.insert(f.local.end(), base + ci.local_begin, base + ci.local_end);
   }
-  const std::uint64_t span = ci.local_end - ci.local_begin;
-  for (std::uint32_t l = 0; l < im.lanes && span; ++l)
-    if (const std::uint8_t* base = thread_local_base(im, cta, w, int(l)))
-      f.local.insert(f.local.end(), base + ci.local_begin, base + ci.local_end);
   each_lane(m, [&](int l) {
     std::uint8_t* base = thread_local_base(im, cta, w, l);
     for (const CallInfo::Copy& a : ci.args) std::memmove(base + a.dst, base + a.src, a.bytes);

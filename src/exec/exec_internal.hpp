@@ -105,6 +105,7 @@ struct Warp {
 struct CallInfo {
   std::uint32_t entry = 0, reg_begin = 0, reg_end = 0;
   std::uint64_t local_begin = 0, local_end = 0;
+  bool save = false;  // the callee is recursive: save and restore its registers and slots
   struct Copy {
     std::uint64_t src = 0, dst = 0, bytes = 0;
   };

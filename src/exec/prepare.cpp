@@ -163,6 +163,7 @@ void Impl::setup_calls() {
     ci.entry = f.entry;
     ci.reg_begin = f.reg_begin;
     ci.reg_end = f.reg_end;
+    ci.save = f.recursive;
     ci.local_begin = local_bytes;
     ci.local_end = 0;
     for (const std::uint32_t s : f.locals) {

@@ -77,9 +77,31 @@ class Linker {
                                site.rets.size(), site.rets.size() == 1 ? "" : "s",
                                lf.params.size() - lf.nret, lf.nret)});
     }
+    mark_recursive();
   }
 
  private:
+  // A function is recursive when a walk of the call graph from it comes back to it.
+  void mark_recursive() {
+    for (std::size_t f = 0; f < k_.functions.size(); ++f) {
+      std::vector<bool> seen(k_.functions.size(), false);
+      std::vector<std::uint32_t> todo{static_cast<std::uint32_t>(f)};
+      while (!todo.empty() && !k_.functions[f].recursive) {
+        const LinkedFunction& g = k_.functions[todo.back()];
+        todo.pop_back();
+        for (std::uint32_t c = g.calls_begin; c < g.calls_end; ++c) {
+          const std::uint32_t callee = k_.calls[c].function;
+          if (callee == kNone) continue;
+          if (callee == f) k_.functions[f].recursive = true;
+          if (!seen[callee]) {
+            seen[callee] = true;
+            todo.push_back(callee);
+          }
+        }
+      }
+    }
+  }
+
   const Module& m_;
   Kernel& k_;
   std::unordered_map<std::string, std::uint32_t> linked_;
@@ -122,6 +144,8 @@ class Linker {
       if (ins.op == Opcode::Call) ins.ops[0].imm += call_off;
       k_.code.push_back(ins);
     }
+    lf.calls_begin = call_off;
+    lf.calls_end = call_off + static_cast<std::uint32_t>(f.calls.size());
     for (CallSite c : f.calls) {  // the function's own calls, resolved by the loop in run()
       for (std::uint32_t& s : c.rets) s = sym[s];
       for (std::uint32_t& s : c.args) s = sym[s];
