@@ -48,6 +48,19 @@ struct Launcher {
     launch.args.push_back(Arg::buf(mem.add({name, type, std::move(bytes)})));
     return *this;
   }
+  // A texture object over a new buffer holding `texels` (t's shape and sampling), passed as the
+  // next argument.
+  template <typename T>
+  Launcher& texture(const std::string& name, const std::vector<T>& texels, ElemType type,
+                    Texture t) {
+    std::vector<std::uint8_t> bytes(texels.size() * sizeof(T));
+    std::memcpy(bytes.data(), texels.data(), bytes.size());
+    t.name = name;
+    t.buffer = mem.add({name + "_texels", type, std::move(bytes)});
+    mem.textures.push_back(t);
+    launch.args.push_back(Arg::texture(static_cast<std::uint32_t>(mem.textures.size() - 1)));
+    return *this;
+  }
   Launcher& value(std::int64_t v) {
     launch.args.push_back(Arg::integer(v));
     return *this;

@@ -119,21 +119,22 @@ TEST(ExecCalls, RecursionKeepsEachFramesRegistersAndStopsAtTheDepthLimit) {
   EXPECT_NE(e.find("call depth above 1024 (unbounded recursion?) calling 'down'"),
             std::string::npos)
       << e;
-  // The cycle-level model does not time calls yet: it says so instead of misreading `ret`.
+  // The cycle-level model times calls: `call` and a function's `ret` are control instructions,
+  // and the recursion gives the same sum as the functional run.
   const ptx::Module m = ptx::parse(kRecursive, "rec.ptx");
   GlobalMemory mem;
   Launch launch;
   launch.grid = {1, 1, 1};
   launch.block = {32, 1, 1};
   launch.args = {Arg::buf(mem.add({"out", ElemType::U32, std::vector<std::uint8_t>(4)})),
-                 Arg::integer(3)};
-  try {
-    timing::GpuSim sim(m, m.kernels.at(0), default_arch(), launch, mem, {});
-    ADD_FAILURE() << "a kernel with calls was timed";
-  } catch (const InputError& ex) {
-    EXPECT_NE(std::string(ex.what()).find("calls are not timed yet"), std::string::npos)
-        << ex.what();
-  }
+                 Arg::integer(10)};
+  timing::GpuSim sim(m, m.kernels.at(0), default_arch(), launch, mem, {});
+  const timing::TimingStats& st = sim.run();
+  std::memcpy(&r, mem.get("out").bytes.data(), 4);
+  EXPECT_EQ(r, 55u);
+  // 10 calls and 11 returns at least: the warp issued every instruction of each level.
+  EXPECT_GT(st.warp_instructions, 21u);
+  EXPECT_GT(st.cycles, st.warp_instructions);
 }
 
 TEST(ExecCalls, UndefinedFunctionsAndWrongArgumentsAreNamed) {

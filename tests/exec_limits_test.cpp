@@ -49,8 +49,8 @@ TEST(ExecLimits, StepLimitNamesTheStuckWarps) {
     EXPECT_NE(msg.find("did not finish within 5000 warp-instructions (--max-steps)"),
               std::string::npos)
         << msg;
-    EXPECT_NE(msg.find("warp 0 of block (0,0,0) at spin.ptx:16 `bar.sync 0;`, waiting at that "
-                       "barrier"),
+    EXPECT_NE(msg.find("warp 0 of block (0,0,0) at spin.ptx:16 `bar.sync 0;`, waiting at barrier "
+                       "0 (1 of 2 warps arrived)"),
               std::string::npos)
         << msg;
     EXPECT_NE(msg.find("warp 1 of block (0,0,0) at spin.ptx:1"), std::string::npos) << msg;
@@ -65,7 +65,7 @@ TEST(ExecLimits, RunAndProfileStopWithExitCode2) {
     const CliResult r =
         cli(cmd + " " + ptx + " --grid 1 --block 64 --launch " + spec + " --max-steps 10000");
     EXPECT_EQ(r.exit_code, 2) << cmd << ": " << r.out;
-    EXPECT_NE(r.out.find("waiting at that barrier"), std::string::npos) << cmd << ": " << r.out;
+    EXPECT_NE(r.out.find("waiting at barrier 0"), std::string::npos) << cmd << ": " << r.out;
   }
   EXPECT_EQ(
       cli("run " + ptx + " --grid 1 --block 64 --launch " + spec + " --max-steps 0").exit_code, 2);

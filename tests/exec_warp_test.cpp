@@ -313,7 +313,7 @@ TEST(ExecWarp, UnsupportedInstructionsRejectOnlyTheirKernel) {
   call.uni (retval0), twice, (param0);
   ld.param.b32 %r2, [retval0+0];
   }
-  tex.1d.v4.f32.s32 {%r1, %r2, %r3, %r3}, [%r1, {%r1}];
+  suq.width.b32 %r1, [%r2];
   ret;
 }
 .visible .entry plain(.param .u64 out)
@@ -331,7 +331,7 @@ TEST(ExecWarp, UnsupportedInstructionsRejectOnlyTheirKernel) {
   ASSERT_EQ(m.kernels.size(), 2u);
   ASSERT_EQ(m.functions.size(), 1u);
   EXPECT_EQ(m.functions[0].name, "twice");
-  // The call links (twice has a body); tex stays unsupported.
+  // The call links (twice has a body); the surface query stays unsupported.
   EXPECT_EQ(m.kernels[0].unsupported.size(), 1u);
   EXPECT_EQ(m.kernels[0].functions.size(), 1u);
   GlobalMemory mem;
@@ -349,7 +349,7 @@ TEST(ExecWarp, UnsupportedInstructionsRejectOnlyTheirKernel) {
     ADD_FAILURE() << "uses_call launched";
   } catch (const InputError& e) {
     EXPECT_STREQ(e.what(),
-                 "two.ptx:25: unsupported PTX instruction 'tex.1d.v4.f32.s32' in kernel "
+                 "two.ptx:25: unsupported PTX instruction 'suq.width.b32' in kernel "
                  "'uses_call'");
   }
 }

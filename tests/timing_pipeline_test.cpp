@@ -192,3 +192,50 @@ SKIP:
 
 }  // namespace
 }  // namespace smemsim::test
+
+namespace smemsim::test {
+namespace {
+
+// bar.arrive (issue 15): warp 0 produces and arrives at barrier 1 without waiting, warp 1 waits on
+// it with bar.sync 1, 64. As in the bar.sync test above: i0 at 0 / 1, i1 at 6 / 7, i2 (bra) at
+// 12 / 13; warp 0 falls through to i3 at 18, warp 1 branches to its bar.sync (i8) at 19. Warp 0:
+// i4 (needs i3) at 24, bar.arrive (no register operand) at 25, i6 at 26, ret at 27 -- the arrive
+// does not hold it. The barrier is complete at 25 and opens when the arrive writes back (25 + 5 =
+// 30), so warp 1 stalls on the barrier through cycle 30 (alone from 28 on), issues i9 at 31 and
+// its ret at 32, which writes back at 37: 38 cycles.
+TEST(TimingPipeline, BarArriveCountsWithoutWaitingAndOpensAtItsWriteback) {
+  TimedKernel k(R"(
+.visible .entry arrive(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  mov.u32 %r1, %tid.x;
+  setp.lt.u32 %p1, %r1, 32;
+  @!%p1 bra CONSUMER;
+  add.u32 %r2, %r1, 1;
+  add.u32 %r3, %r2, 1;
+  bar.arrive 1, 64;
+  add.u32 %r5, %r1, 7;
+  ret;
+CONSUMER:
+  bar.sync 1, 64;
+  add.u32 %r6, %r1, 9;
+  ret;
+}
+)",
+                64);
+  Recorder rec;
+  const auto s = k.run(fig4_arch(), &rec);
+  EXPECT_EQ(rec.issued(0, 3), 18u);
+  EXPECT_EQ(rec.issued(1, 8), 19u);
+  EXPECT_EQ(rec.issued(0, 5), 25u);
+  EXPECT_EQ(rec.issued(0, 6), 26u);
+  EXPECT_EQ(rec.issued(0, 7), 27u);
+  EXPECT_EQ(rec.issued(1, 9), 31u);
+  EXPECT_EQ(rec.issued(1, 10), 32u);
+  EXPECT_EQ(s.cycles, 38u);
+  for (std::uint64_t c = 28; c <= 30; ++c) EXPECT_EQ(rec.stalls.at(c), Stall::Barrier) << c;
+}
+
+}  // namespace
+}  // namespace smemsim::test

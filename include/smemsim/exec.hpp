@@ -20,6 +20,7 @@
 
 #include "smemsim/arch.hpp"
 #include "smemsim/ptx.hpp"
+#include "smemsim/texture.hpp"
 #include "smemsim/tm.hpp"
 #include "smemsim/warp_access.hpp"
 
@@ -62,10 +63,12 @@ struct Buffer {
   }
 };
 
-// Global memory of a launch: the buffers the kernel's pointer arguments refer to. Buffer i lives at
-// generic address (i + 1) << 40, so an address decodes to its buffer with one shift.
+// Global memory of a launch: the buffers the kernel's pointer arguments refer to, and the texture
+// objects over them. Buffer i lives at generic address (i + 1) << 40, so an address decodes to its
+// buffer with one shift; texture i is the handle kTextureHandleBase + i.
 struct GlobalMemory {
   std::vector<Buffer> buffers;
+  std::vector<Texture> textures;
 
   std::uint32_t add(Buffer b);           // returns the index
   Buffer& get(const std::string& name);  // throws InputError if absent
@@ -73,9 +76,10 @@ struct GlobalMemory {
   static std::uint64_t base_address(std::uint32_t index) { return std::uint64_t(index + 1) << 40; }
 };
 
-// One kernel argument. Pointers name a buffer; numbers are converted to the parameter's PTX type.
+// One kernel argument. Pointers name a buffer, texture objects a texture (GlobalMemory::textures);
+// numbers are converted to the parameter's PTX type.
 struct Arg {
-  enum class Kind : std::uint8_t { Buffer, Int, Float };
+  enum class Kind : std::uint8_t { Buffer, Int, Float, Texture };
   Kind kind = Kind::Int;
   std::uint32_t buffer = 0;
   std::int64_t i = 0;
@@ -84,6 +88,7 @@ struct Arg {
   static Arg buf(std::uint32_t index) { return {Kind::Buffer, index, 0, 0.0}; }
   static Arg integer(std::int64_t v) { return {Kind::Int, 0, v, 0.0}; }
   static Arg real(double v) { return {Kind::Float, 0, 0, v}; }
+  static Arg texture(std::uint32_t index) { return {Kind::Texture, index, 0, 0.0}; }
 };
 
 struct Launch {

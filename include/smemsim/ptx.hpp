@@ -35,6 +35,9 @@ enum class Opcode : std::uint8_t {
   // of absolute difference; float class test and copysign.
   Bfind, Fns, Dp4a, Dp2a, Mul24, Mad24, Sad, Testp, Copysign,
   Call,  // a device function call: ops[0].imm indexes Kernel::calls
+  // Texture fetches on texture objects (issue 15): tex (point/linear sampling, integer fetch) and
+  // tld4 (the four texels of the bilinear footprint, one component each).
+  Tex, Tld4,
 };
 // clang-format on
 
@@ -56,6 +59,8 @@ enum class BoolOp : std::uint8_t { None, And, Or, Xor };  // setp/set combining 
 enum class AtomOp : std::uint8_t { None, Add, Min, Max, Inc, Dec, And, Or, Xor, Exch, Cas };
 enum class Rounding : std::uint8_t { None, Rn, Rz, Rm, Rp, Rni, Rzi, Rmi, Rpi };
 enum class MulMode : std::uint8_t { None, Lo, Hi, Wide };  // mul/mad result part
+// Texture geometry of tex/tld4: 1-D, 2-D, 3-D, and layered 1-D/2-D (a1d, a2d).
+enum class TexGeom : std::uint8_t { None, D1, D2, D3, A1d, A2d };
 // shfl, vote, match, redux, activemask, bar.warp.sync: they read or wait for other lanes.
 inline bool is_warp_level(Opcode op) {
   return op >= Opcode::Shfl && op <= Opcode::BarWarp;
@@ -74,7 +79,7 @@ enum class Special : std::uint8_t {
 // clang-format on
 
 // Modifier flags of an instruction (bit set).
-enum Flag : std::uint16_t {
+enum Flag : std::uint32_t {
   kFtz = 1 << 0,        // flush subnormals to zero
   kSat = 1 << 1,        // saturate
   kApprox = 1 << 2,     // .approx
@@ -91,6 +96,9 @@ enum Flag : std::uint16_t {
   kPredOut = 1 << 13,   // shfl and match.all write a predicate too (d|p); it is ops[5]
   kCc = 1 << 14,        // add.cc / sub.cc / mad.cc / addc.cc ...: write the carry flag CC.CF
   kCarryIn = 1 << 15,   // addc / subc / madc: add the carry (subtract the borrow) CC.CF
+  kTexLevel = 1 << 16,  // tex.level: an explicit level of detail (ops[3])
+  kTexGrad = 1 << 17,   // tex.grad: gradients dPdx, dPdy (ops[3], ops[4])
+  kBarRed = 1 << 18,    // bar.red.{popc,and,or}: `atom` is Add (popc), And or Or
 };
 
 enum class OperandKind : std::uint8_t {
@@ -136,6 +144,10 @@ struct SourceLoc {
 //   activemask: d   bar.warp.sync: membermask   (redux's operation is in `atom`)
 //   bfind/testp: d, a   fns: d, mask, base, offset   dp4a/dp2a/mad24/sad: d, a, b, c
 //   mul24/copysign: d, a, b   (dp4a/dp2a: type = a's type, type2 = b's)
+//   bar.red: d, a [, b], {!}c (the predicate is the last operand)
+//   tex/tld4: {d} (4 registers), handle (a 64-bit register), {c} (coordinates; .a1d/.a2d: the
+//     layer first) [, lod (tex.level) | , {dPdx}, {dPdy} (tex.grad)]; type = d's type, type2 =
+//     the coordinates' (s32 or f32); geom; tld4's component in comp (r g b a = 0..3)
 struct Instruction {
   Opcode op = Opcode::Ret;
   Type type = Type::None;   // instruction type (cvt/set: destination type)
@@ -148,15 +160,19 @@ struct Instruction {
   MulMode mode = MulMode::None;
   WarpMode warp = WarpMode::None;
   TestOp test = TestOp::None;
+  TexGeom geom = TexGeom::None;
+  std::uint8_t comp = 0;        // tld4: the component gathered (r g b a = 0..3)
   std::uint8_t vec = 1;         // .v2/.v4 width of ld/st
-  std::uint16_t flags = 0;      // Flag bits
+  std::uint32_t flags = 0;      // Flag bits
   std::uint32_t guard = kNone;  // guard predicate register (@%p), kNone if unguarded
   bool guard_negated = false;   // @!%p
   std::uint8_t num_ops = 0;
   std::array<Operand, 6> ops{};
   std::uint32_t ptx_line = 0;  // line in the PTX text
   SourceLoc loc;               // from the last .loc before it (file 0 when none)
-  SourceLoc inlined_at;        // the .loc's inlined_at call site (file 0 when not inlined)
+  // Where inlined code was called (file 0 when not inlined): for code of a header (atomicAdd's
+  // body, tex2D's handlers) the innermost call site outside headers, across nested inlining.
+  SourceLoc inlined_at;
 
   bool has(Flag f) const { return (flags & f) != 0; }
 };
@@ -266,6 +282,10 @@ std::string demangle(std::string_view name);
 // kernel whose demangled signature, name with template arguments, or name without them (with or
 // without its namespace) equals `query`, spaces ignored. Several: the name is ambiguous.
 std::vector<const Kernel*> match_kernels(const Module& m, std::string_view query);
+
+// A path of a header file (.h, .hpp, .cuh, or under an include/ directory): CUDA's own inlined
+// functions, whose lines a kernel author does not want to see.
+bool is_header_path(std::string_view path);
 
 std::string_view opcode_name(Opcode op);
 std::string_view type_name(Type t);    // "u32", "" for None

@@ -83,6 +83,18 @@ struct CallFrame {
   std::vector<std::uint8_t> local;
 };
 
+// One of a CTA's 16 hardware barriers (bar.sync / bar.arrive / bar.red, barrier.cpp): the warps
+// arrived in this phase, the count it completes at (0: every live warp of the CTA), and bar.red's
+// reduction so far.
+struct Barrier {
+  std::uint32_t arrived = 0;
+  std::uint32_t expected = 0;  // in warps (the thread count / warp size); 0: all live warps
+  std::uint32_t threads = 0;   // the thread count as written (0: none), for messages
+  std::uint32_t popc = 0;      // bar.red.popc: threads whose predicate held
+  bool all = true, any = false;
+};
+inline constexpr std::uint32_t kBarriers = 16;
+
 struct Warp {
   std::uint64_t* regs = nullptr;  // local_rows x lanes
   std::vector<StackEntry> stack;
@@ -97,6 +109,11 @@ struct Warp {
   std::uint32_t tx_outer = 0, tx_base = 0;
   std::vector<std::uint64_t> shadow_regs;  // registers at the first TX.Begin (003 §3.2)
   std::vector<CallFrame> frames;           // device function calls, innermost last
+  // The barrier the warp waits at (state AtBarrier), and for bar.red the instruction whose
+  // destination gets the reduction when the barrier completes, and the lanes that executed it.
+  std::uint8_t bar_id = 0;
+  std::uint32_t bar_red_pc = kNoRow;
+  LaneMask bar_lanes = 0;
 };
 
 // A call site resolved for execution: the callee's entry, its register rows and per-thread byte
@@ -118,7 +135,7 @@ struct Cta {
   std::vector<std::uint8_t> local;  // threads x local_bytes
   std::vector<Warp> warps;
   std::uint32_t live_warps = 0;
-  std::uint32_t arrived = 0;
+  std::array<Barrier, kBarriers> bars{};
   Dim3 id;
   std::uint64_t linear = 0;
   std::unique_ptr<tm::CtaTm> tm;  // kernels with TX.Begin only
@@ -234,9 +251,18 @@ bool exec_int_intrinsic(Impl& im, Warp& w, const ptx::Instruction& ins, const XI
 // shfl, vote, match, redux, activemask, bar.warp.sync (warp_ops.cpp): `m` executes the instruction
 // (the guard applied), the member mask must name exactly the live lanes that reach it together.
 void exec_warp(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);
+// bar.sync / bar.arrive / bar.red (barrier.cpp) for the lanes `m` (the guard applied); a warp that
+// exits may complete the barriers that wait for every live warp.
+void exec_barrier(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);
+void release_barriers(Impl& im, Cta& cta);
+// "barrier 1 (128 threads: 2 of 4 warps arrived)", for messages about a waiting warp.
+std::string describe_barrier(const Impl& im, const Cta& cta, const Warp& w);
 // memory.cpp: returns the distinct global/local sectors touched (0 unless count_sectors).
 std::uint16_t exec_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);
 void exec_cvta(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x, LaneMask m);
+// tex / tld4 (texture_exec.cpp): returns the distinct global sectors of the texels read (0 unless
+// count_sectors).
+std::uint16_t exec_texture(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);
 
 inline std::uint64_t width_mask(int bits) {
   return bits >= 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << bits) - 1);

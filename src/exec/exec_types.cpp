@@ -103,14 +103,10 @@ std::string cuda_location(const ptx::Module& module, const ptx::Instruction& ins
 }
 
 std::string cuda_file(const ptx::Module& module, const ptx::Instruction& ins, std::uint32_t& line) {
-  auto header = [](const std::string& path) {
-    return path.ends_with(".h") || path.ends_with(".hpp") || path.ends_with(".cuh") ||
-           path.find("/include/") != std::string::npos;
-  };
   if (ins.loc.file == 0 || ins.loc.line == 0) return {};
   std::string file = module.file_name(ins.loc.file);
   line = ins.loc.line;
-  if (header(file) && ins.inlined_at.file != 0) {
+  if (ptx::is_header_path(file) && ins.inlined_at.file != 0) {
     file = module.file_name(ins.inlined_at.file);
     line = ins.inlined_at.line;
   }

@@ -44,19 +44,12 @@ inline void normalize(Warp& w) {
   }
 }
 
-void release_if_complete(Cta& cta) {
-  if (cta.arrived == 0 || cta.arrived < cta.live_warps) return;
-  for (Warp& w : cta.warps)
-    if (w.state == WarpState::AtBarrier) w.state = WarpState::Ready;
-  cta.arrived = 0;
-}
-
 }  // namespace
 
 void Impl::warp_done(Cta& cta, Warp& w) {
   w.state = WarpState::Done;
   --cta.live_warps;
-  release_if_complete(cta);
+  release_barriers(*this, cta);  // a barrier of every live warp may now be complete
 }
 
 IssueResult Impl::issue(Cta& cta, Warp& w) {
@@ -151,11 +144,7 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
              "barrier before TX_BEGIN or after TX_COMMIT)");
       ++top.pc;
       normalize(w);
-      if (exec && !w.stack.empty()) {
-        w.state = WarpState::AtBarrier;
-        ++cta.arrived;
-        release_if_complete(cta);
-      }
+      if (exec && !w.stack.empty()) exec_barrier(*this, cta, w, pc, exec);
       break;
     }
     case Opcode::Ld:
@@ -215,6 +204,12 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
     case Opcode::Activemask:
     case Opcode::BarWarp:
       if (exec) exec_warp(*this, cta, w, pc, exec);
+      ++top.pc;
+      normalize(w);
+      break;
+    case Opcode::Tex:
+    case Opcode::Tld4:
+      if (exec) r.global_sectors = exec_texture(*this, cta, w, pc, exec);
       ++top.pc;
       normalize(w);
       break;
@@ -312,7 +307,7 @@ void Executor::start_cta(std::uint32_t slot, std::uint64_t linear, std::uint32_t
   cta.local.assign(im.local_bytes * im.threads, 0);
   cta.warps.resize(im.warps);
   cta.live_warps = im.warps;
-  cta.arrived = 0;
+  cta.bars.fill(Barrier{});
   cta.wg_owner = -1;
   if (im.has_tx) {
     if (!cta.tm) cta.tm = std::make_unique<tm::CtaTm>(im.arch, im.threads, im.shared.total_bytes);

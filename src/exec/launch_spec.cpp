@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "exec/spec_context.hpp"
 #include "smemsim/error.hpp"
 #include "smemsim/workloads.hpp"
 #include "util/file.hpp"
@@ -18,20 +19,6 @@
 
 namespace smemsim::exec {
 namespace {
-
-struct SpecContext {
-  std::string origin;
-  std::filesystem::path dir;                   // relative input files are resolved here
-  std::uint64_t max_bytes = kLaunchSpecBytes;  // the buffers' budget
-
-  [[noreturn]] void fail(const toml::node* n, const std::string& what) const {
-    const std::uint64_t line = n ? n->source().begin.line : 0;
-    throw InputError(located(origin, line, what));
-  }
-  [[noreturn]] void fail(const toml::table& t, const std::string& what) const {
-    throw InputError(located(origin, t.source().begin.line, what));
-  }
-};
 
 Dim3 dim_from(const SpecContext& c, const toml::node& n, const std::string& key) {
   std::uint32_t v[3] = {1, 1, 1};
@@ -273,7 +260,8 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
   return b;
 }
 
-// args = [...] of the launch spec or of one [[launch]]: buffer names (their addresses) or numbers.
+// args = [...] of the launch spec or of one [[launch]]: buffer names (their addresses), texture
+// names (texture objects) or numbers.
 std::vector<Arg> parse_args(const SpecContext& c, const toml::node* an, const toml::node& owner,
                             const Workload& w) {
   if (!an)
@@ -285,12 +273,19 @@ std::vector<Arg> parse_args(const SpecContext& c, const toml::node* an, const to
   for (std::size_t i = 0; i < args->size(); ++i) {
     const toml::node& a = (*args)[i];
     if (auto s = a.value_exact<std::string>()) {
-      std::uint32_t idx = 0;
       bool found = false;
       for (std::uint32_t b = 0; b < w.memory.buffers.size(); ++b)
-        if (w.memory.buffers[b].name == *s) idx = b, found = true;
-      if (!found) c.fail(&a, fmt::format("argument {}: no buffer named '{}'", i + 1, *s));
-      out.push_back(Arg::buf(idx));
+        if (w.memory.buffers[b].name == *s) {
+          out.push_back(Arg::buf(b));
+          found = true;
+        }
+      for (std::uint32_t t = 0; t < w.memory.textures.size(); ++t)
+        if (w.memory.textures[t].name == *s) {
+          out.push_back(Arg::texture(t));
+          found = true;
+        }
+      if (!found)
+        c.fail(&a, fmt::format("argument {}: no buffer or texture named '{}'", i + 1, *s));
     } else if (auto iv = a.value_exact<std::int64_t>()) {
       out.push_back(Arg::integer(*iv));
     } else if (auto fv = a.value_exact<double>()) {
@@ -385,9 +380,10 @@ void apply_launch_spec_text(std::string_view text, const std::string& origin, Wo
   for (const auto& [k, v] : root) {
     const std::string key(k.str());
     if (key != "kernel" && key != "grid" && key != "block" && key != "dynamic_shared" &&
-        key != "args" && key != "buffers" && key != "symbols" && key != "launch")
+        key != "args" && key != "buffers" && key != "textures" && key != "symbols" &&
+        key != "launch")
       c.fail(&v, fmt::format("unknown key '{}' (kernel, grid, block, dynamic_shared, args, "
-                             "buffers, symbols, launch)",
+                             "buffers, textures, symbols, launch)",
                              key));
   }
   if (const toml::node* n = root.get("kernel")) {
@@ -417,6 +413,7 @@ void apply_launch_spec_text(std::string_view text, const std::string& origin, Wo
       w.memory.add(make_buffer(c, std::string(k.str()), *t, w.outputs, total));
     }
   }
+  if (const toml::node* n = root.get("textures")) parse_textures(c, *n, w);
   if (const toml::node* n = root.get("symbols")) {
     const toml::table* st = n->as_table();
     if (!st) c.fail(n, "'symbols' must be a table of [symbols.NAME] tables");

@@ -305,6 +305,12 @@ void Impl::setup_params() {
           v = static_cast<std::uint64_t>(a.i);
         }
         break;
+      case Arg::Kind::Texture:
+        if (bits != 64 || ptx::is_float(s.type))
+          fail("a texture is passed to a parameter that is not a 64-bit cudaTextureObject_t");
+        if (a.buffer >= memory.textures.size()) fail("no such texture");
+        v = kTextureHandleBase + a.buffer;
+        break;
       case Arg::Kind::Float:
         if (s.type == Type::F32)
           v = std::bit_cast<std::uint32_t>(static_cast<float>(a.f));
@@ -345,7 +351,6 @@ void Impl::predecode() {
                                            ptx::to_string(kernel, ins))));
     };
     if (ins.type == Type::F16 || ins.type2 == Type::F16) unsupported("f16");
-    if (ins.op == Opcode::Bar && ins.has(ptx::kArrive)) unsupported("bar.arrive");
     if (ins.op == Opcode::St && ins.space == Space::Param) unsupported("st.param");
     x.bits = static_cast<std::uint8_t>(ptx::type_bits(ins.type));
     x.bits2 = static_cast<std::uint8_t>(ptx::type_bits(ins.type2));
@@ -401,6 +406,15 @@ void Impl::predecode() {
           x.target = o.target;
           break;
       }
+    }
+    if (ins.op == Opcode::Tex || ins.op == Opcode::Tld4) {
+      // d in vrow, the texture object in row[1], the coordinates in row[2..5]; tex.level's lod and
+      // tex.grad's gradients are not read (a texture has one level).
+      const ptx::Operand& d = ins.ops[0];
+      const ptx::Operand& c = ins.ops[2];
+      for (int k = 0; k < 4; ++k) x.vrow[std::size_t(k)] = d.vec[std::size_t(k)];
+      for (std::size_t k = 2; k < x.row.size(); ++k) x.row[k] = kNoRow;
+      for (int k = 0; k < c.count; ++k) x.row[std::size_t(2 + k)] = c.vec[std::size_t(k)];
     }
     if (ins.op == Opcode::Bra) x.reconv = reconv[pc];
     if (ins.num_ops > 0 && ins.ops[0].kind == OperandKind::Reg)

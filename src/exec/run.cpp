@@ -37,7 +37,7 @@ std::string describe_warps(const Impl& im, const Cta& cta) {
     }
     out += fmt::format("{}warp {} of block ({},{},{}) {}{}", shown > 1 ? "; " : "", i, cta.id.x,
                        cta.id.y, cta.id.z, where,
-                       at_bar                         ? ", waiting at that barrier"
+                       at_bar ? ", waiting at " + describe_barrier(im, cta, w)
                        : w.state == WarpState::TxWait ? ", waiting for a serialized transaction"
                                                       : "");
   }

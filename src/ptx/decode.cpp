@@ -118,6 +118,8 @@ constexpr OpInfo kOps[] = {
 constexpr OpInfo kTxBegin{"tx.begin", Opcode::TxBegin, 0, 0, 0, 0};
 constexpr OpInfo kTxCommit{"tx.commit", Opcode::TxCommit, 0, 0, 0, 0};
 constexpr OpInfo kBarWarp{"bar.warp.sync", Opcode::BarWarp, 0, 0, 1, 1};  // __syncwarp(mask)
+// bar.red.{popc,and,or} d, a {, b}, {!}c: __syncthreads_count/_and/_or (a type, the operation).
+constexpr OpInfo kBarRedOp{"bar.red", Opcode::Bar, aBar | aType, 1, 3, 4};
 constexpr std::string_view kWarpModes[] = {"",    "up",  "down", "bfly",  "idx",
                                            "all", "any", "uni",  "ballot"};
 
@@ -158,6 +160,9 @@ class Decoder {
     if (text == "tx.begin" || text == "tx.commit")
       info = text == "tx.begin" ? &kTxBegin : &kTxCommit;
     if (text == "bar.warp.sync") info = &kBarWarp;
+    if ((base == "bar" || base == "barrier") && text.find(".red.") != std::string_view::npos)
+      info = &kBarRedOp;
+    if (base == "tex" || base == "tld4") return decode_texture(cur_, kb_, m_);
     if (!info) unsupported();
     ins_.op = info->op;
     if (info == &kBarWarp) ins_.flags |= kSync;
@@ -227,6 +232,12 @@ class Decoder {
       ins_.bool_op = b;
       return;
     }
+    if (op == Opcode::Bar && ins_.has(kBarRed) && ins_.atom == AtomOp::None &&
+        (mod == "popc" || mod == "and" || mod == "or")) {
+      // bar.red.popc (the number of threads whose predicate is true) is kept as Add.
+      ins_.atom = mod == "popc" ? AtomOp::Add : mod == "and" ? AtomOp::And : AtomOp::Or;
+      return;
+    }
     AtomOp at;
     if ((a & aAtom) && ins_.atom == AtomOp::None && lookup(mod, kAtomNames, at, 1)) {
       ins_.atom = at;
@@ -274,9 +285,11 @@ class Decoder {
         ((a & aScope) && lookup(mod, kScope, dummy, 0))) {
       return;  // cache, memory-order and scope qualifiers do not change the functional result
     }
-    if ((a & aBar) && (mod == "sync" || mod == "arrive" || mod == "aligned")) {
+    if ((a & aBar) &&
+        (mod == "sync" || mod == "arrive" || mod == "red" || mod == "aligned" || mod == "cta")) {
       if (mod == "arrive") ins_.flags |= kArrive;
-      if (mod != "aligned") {
+      if (mod == "red") ins_.flags |= kBarRed;
+      if (mod != "aligned" && mod != "cta") {
         if (seen_sync_) malformed(fmt::format("malformed barrier '{}'", m_.text));
         seen_sync_ = true;
       }
@@ -359,7 +372,15 @@ class Decoder {
         break;
       case Opcode::Bar:
         if (!seen_sync_ && m_.text.substr(0, 7) == "barrier")
-          malformed("barrier needs .sync or .arrive");
+          malformed("barrier needs .sync, .arrive or .red");
+        if (ins_.has(kBarRed)) {
+          const AtomOp o = ins_.atom;
+          if (o != AtomOp::Add && o != AtomOp::And && o != AtomOp::Or)
+            malformed(fmt::format("'{}' needs .popc, .and or .or", m_.text));
+          if (ins_.type != (o == AtomOp::Add ? Type::U32 : Type::Pred))
+            malformed(fmt::format("'{}' needs the type {}", m_.text,
+                                  o == AtomOp::Add ? ".u32" : ".pred"));
+        }
         break;
       case Opcode::Mul:
         if (!is_float(ins_.type) && ins_.mode == MulMode::None)
@@ -726,6 +747,16 @@ class Decoder {
       case Opcode::Bra:
         return;
       case Opcode::Bar:
+        if (ins_.has(kBarRed)) {  // d, a {, b}, {!}c
+          need(0, is_reg(0) && is_pred(0) == (ins_.type == Type::Pred),
+               ins_.type == Type::Pred ? "a predicate register" : "a 32-bit register");
+          need(n - 1, is_pred(n - 1), "a predicate");
+          for (std::size_t i = 1; i + 1 < n; ++i)
+            need(i, is_reg(i) || ins_.ops[i].kind == OperandKind::ImmInt, "a register or integer");
+          return;
+        }
+        if (ins_.has(kArrive) && n != 2)
+          malformed(fmt::format("'{}' needs a barrier and a thread count", m_.text));
         for (std::size_t i = 0; i < n; ++i)
           need(i, is_reg(i) || ins_.ops[i].kind == OperandKind::ImmInt, "a register or integer");
         return;

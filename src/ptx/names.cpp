@@ -10,15 +10,17 @@ namespace smemsim::ptx {
 namespace {
 
 constexpr std::string_view kOpcodeNames[] = {
-    "ld",   "st",     "cvta",  "mov",   "add",        "sub",      "mul",      "mad",
-    "div",  "rem",    "min",   "max",   "abs",        "neg",      "and",      "or",
-    "xor",  "not",    "shl",   "shr",   "shf",        "popc",     "clz",      "brev",
-    "bfe",  "bfi",    "prmt",  "setp",  "selp",       "set",      "cvt",      "fma",
-    "rcp",  "sqrt",   "rsqrt", "sin",   "cos",        "ex2",      "lg2",      "bra",
-    "bar",  "membar", "atom",  "red",   "ret",        "exit",     "tx.begin", "tx.commit",
-    "shfl", "vote",   "match", "redux", "activemask", "bar.warp", "bfind",    "fns",
-    "dp4a", "dp2a",   "mul24", "mad24", "sad",        "testp",    "copysign", "call"};
-static_assert(std::size(kOpcodeNames) == static_cast<std::size_t>(Opcode::Call) + 1);
+    "ld",    "st",       "cvta",      "mov",  "add",   "sub",    "mul",   "mad",        "div",
+    "rem",   "min",      "max",       "abs",  "neg",   "and",    "or",    "xor",        "not",
+    "shl",   "shr",      "shf",       "popc", "clz",   "brev",   "bfe",   "bfi",        "prmt",
+    "setp",  "selp",     "set",       "cvt",  "fma",   "rcp",    "sqrt",  "rsqrt",      "sin",
+    "cos",   "ex2",      "lg2",       "bra",  "bar",   "membar", "atom",  "red",        "ret",
+    "exit",  "tx.begin", "tx.commit", "shfl", "vote",  "match",  "redux", "activemask", "bar.warp",
+    "bfind", "fns",      "dp4a",      "dp2a", "mul24", "mad24",  "sad",   "testp",      "copysign",
+    "call",  "tex",      "tld4"};
+static_assert(std::size(kOpcodeNames) == static_cast<std::size_t>(Opcode::Tld4) + 1);
+constexpr std::string_view kGeomNames[] = {"", "1d", "2d", "3d", "a1d", "a2d"};
+constexpr std::string_view kCompNames[] = {"r", "g", "b", "a"};
 constexpr std::string_view kTestNames[] = {"",           "finite", "infinite", "number",
                                            "notanumber", "normal", "subnormal"};
 constexpr std::string_view kWarpModeNames[] = {"",    "up",  "down", "bfly",  "idx",
@@ -77,6 +79,11 @@ std::string operand_text(const Kernel& k, const Operand& o) {
 }
 
 }  // namespace
+
+bool is_header_path(std::string_view path) {
+  return path.ends_with(".h") || path.ends_with(".hpp") || path.ends_with(".cuh") ||
+         path.find("/include/") != std::string_view::npos;
+}
 
 std::string_view opcode_name(Opcode op) {
   return name_of(kOpcodeNames, op);
@@ -239,7 +246,7 @@ std::string to_string(const Kernel& k, const Instruction& ins) {
   add(name_of(kWarpModeNames, ins.warp));
   if (ins.op == Opcode::Cvta && ins.has(kTo)) add("to");
   add(space_name(ins.space));
-  add(name_of(kAtomNames, ins.atom));
+  if (ins.op != Opcode::Bar) add(name_of(kAtomNames, ins.atom));
   add(name_of(kCmpNames, ins.cmp));
   add(name_of(kBoolNames, ins.bool_op));
   add(name_of(kModeNames, ins.mode));
@@ -253,13 +260,28 @@ std::string to_string(const Kernel& k, const Instruction& ins) {
     add(ins.has(kShfLeft) ? "l" : "r");
     add(ins.has(kShfClamp) ? "clamp" : "wrap");
   }
-  if (ins.op == Opcode::Bar) add(ins.has(kArrive) ? "arrive" : "sync");
-  if (ins.vec > 1) add(ins.vec == 2 ? "v2" : "v4");
+  if (ins.op == Opcode::Bar && ins.has(kBarRed))
+    add(ins.atom == AtomOp::Add ? "red.popc"
+                                : fmt::format("red.{}", name_of(kAtomNames, ins.atom)));
+  else if (ins.op == Opcode::Bar)
+    add(ins.has(kArrive) ? "arrive" : "sync");
+  if (ins.op == Opcode::Tld4) add(name_of(kCompNames, ins.comp));
+  add(name_of(kGeomNames, ins.geom));
+  if (ins.has(kTexLevel)) add("level");
+  if (ins.has(kTexGrad)) add("grad");
+  if (ins.vec > 1 || ins.op == Opcode::Tex || ins.op == Opcode::Tld4)
+    add(ins.vec == 2 ? "v2" : "v4");
   add(type_name(ins.type));
   add(type_name(ins.type2));
   if (ins.op == Opcode::Call) {
     const std::size_t c = std::size_t(ins.ops[0].imm);
     return s + " " + (c < k.calls.size() ? k.calls[c].callee : "?") + ";";
+  }
+  if (ins.op == Opcode::Tex || ins.op == Opcode::Tld4) {  // d, [a, c] {, lod | , dPdx, dPdy}
+    s += fmt::format(" {}, [{}, {}]", operand_text(k, ins.ops[0]), operand_text(k, ins.ops[1]),
+                     operand_text(k, ins.ops[2]));
+    for (std::uint8_t i = 3; i < ins.num_ops; ++i) s += ", " + operand_text(k, ins.ops[i]);
+    return s + ";";
   }
   for (std::uint8_t i = 0; i < ins.num_ops; ++i) {
     s += i ? ", " : " ";

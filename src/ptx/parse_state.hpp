@@ -2,7 +2,9 @@
 // (decode.cpp).
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -73,6 +75,14 @@ struct KernelBuilder {
   std::vector<Fixup> fixups;
   SourceLoc loc;         // current .loc
   SourceLoc inlined_at;  // current .loc's inlined_at
+  // Inlining contexts: chains[c] lists a .loc's call sites, innermost first (chains[0] is none);
+  // loc_chain gives the chain of the latest .loc at (file, line, column), so that a .loc inlined
+  // at it extends it; ins_chain[i] is the chain of code[i]. Resolved once the .file table is known
+  // (nvcc writes it after the kernels): resolve_inline_sites.
+  std::vector<std::vector<SourceLoc>> chains{{}};
+  std::map<std::array<std::uint32_t, 3>, std::uint32_t> loc_chain;
+  std::uint32_t chain = 0;
+  std::vector<std::uint32_t> ins_chain;
 
   std::uint32_t find_reg(std::string_view name) const;  // kNone if undeclared
   // Index of `name` among the kernel's symbols; a module variable is added on first use. kNone if
@@ -88,9 +98,16 @@ struct UnsupportedInstruction {
   std::string message;
 };
 
+// Sets each instruction's inlined_at to the innermost frame of its inlining chain that is not in a
+// header (a kernel's line rather than cuda_runtime's or texture_indirect_functions.h's), or the
+// outermost frame when every one is.
+void resolve_inline_sites(Kernel& k, const KernelBuilder& kb, const Module& m);
+
 // Decodes one instruction: the mnemonic token has been consumed; reads operands up to and including
 // ';'.
 Instruction decode_instruction(Cursor& cur, KernelBuilder& kb, const Token& mnemonic);
+// tex and tld4 (decode_tex.cpp), called by decode_instruction for those mnemonics.
+Instruction decode_texture(Cursor& cur, KernelBuilder& kb, const Token& mnemonic);
 
 // Modifier spellings indexed by enum value (index 0 is None, spelled ""): the decoder reads them,
 // the printer writes them.

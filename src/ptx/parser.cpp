@@ -39,6 +39,10 @@ class Parser {
 
   Module run() {
     while (!cur_.at_end()) module_statement();
+    for (std::size_t i = 0; i < mod_.kernels.size(); ++i)
+      resolve_inline_sites(mod_.kernels[i], kernel_chains_[i], mod_);
+    for (std::size_t i = 0; i < mod_.functions.size(); ++i)
+      resolve_inline_sites(mod_.functions[i], function_chains_[i], mod_);
     return std::move(mod_);
   }
 
@@ -46,6 +50,8 @@ class Parser {
   Cursor cur_;
   Module mod_;
   std::unordered_set<std::string> kernel_names_;  // duplicate check in O(1) (issue 11)
+  // The inlining chains of each kernel and function, resolved at the end of the module.
+  std::vector<KernelBuilder> kernel_chains_, function_chains_;
 
   [[noreturn]] void unsupported_directive(const Token& t) {
     cur_.fail(t, fmt::format("unsupported PTX directive '{}'", t.text));
@@ -277,6 +283,7 @@ class Parser {
     performance_directives(k);
     body_with_labels(kb, "kernel");
     mod_.kernels.push_back(std::move(k));
+    kernel_chains_.push_back(chains_of(kb, mod_.kernels.back()));
   }
 
   // .func [(return params)] name [(params)] [.noreturn] (';' | { body }): a device function. A
@@ -295,6 +302,15 @@ class Parser {
     if (cur_.accept(';')) return;  // a declaration
     body_with_labels(kb, "function");
     mod_.functions.push_back(std::move(f));
+    function_chains_.push_back(chains_of(kb, mod_.functions.back()));
+  }
+
+  // A builder holding only kb's inlining chains, bound to the kernel's final place.
+  KernelBuilder chains_of(KernelBuilder& kb, Kernel& k) {
+    KernelBuilder c{k, mod_, {}, {}, {}, {}, {}, {}};
+    c.chains = std::move(kb.chains);
+    c.ins_chain = std::move(kb.ins_chain);
+    return c;
   }
 
   // `.param` declarations up to and including ')' (the '(' has been read).
@@ -493,6 +509,7 @@ class Parser {
     ins.loc = kb.loc;
     ins.inlined_at = kb.inlined_at;
     kb.kernel.code.push_back(ins);
+    kb.ins_chain.push_back(kb.chain);
   }
 
   // .reg .type %a, %b<N>, ... ;
@@ -566,10 +583,36 @@ class Parser {
     if (loc.file == 0) cur_.fail(t, ".loc file index must be positive");
     kb.loc = loc;
     kb.inlined_at = inlined;
+    kb.chain = 0;
+    if (inlined.file != 0) {  // this .loc's call sites: inlined_at, then that site's own
+      std::vector<SourceLoc> sites{inlined};
+      const auto parent = kb.loc_chain.find({inlined.file, inlined.line, inlined.column});
+      if (parent != kb.loc_chain.end() && kb.chains[parent->second].size() < 64) {
+        const std::vector<SourceLoc>& up = kb.chains[parent->second];
+        sites.insert(sites.end(), up.begin(), up.end());
+      }
+      kb.chain = static_cast<std::uint32_t>(kb.chains.size());
+      kb.chains.push_back(std::move(sites));
+    }
+    kb.loc_chain[{loc.file, loc.line, loc.column}] = kb.chain;
   }
 };
 
 }  // namespace
+
+void resolve_inline_sites(Kernel& k, const KernelBuilder& kb, const Module& m) {
+  for (std::size_t i = 0; i < k.code.size() && i < kb.ins_chain.size(); ++i) {
+    Instruction& ins = k.code[i];
+    const std::vector<SourceLoc>& sites = kb.chains[kb.ins_chain[i]];
+    if (sites.empty() || !is_header_path(m.file_name(ins.loc.file))) continue;
+    ins.inlined_at = sites.back();
+    for (const SourceLoc& s : sites)
+      if (!is_header_path(m.file_name(s.file))) {
+        ins.inlined_at = s;
+        break;
+      }
+  }
+}
 
 Module parse(std::string_view text, const std::string& filename) {
   Parser p(text, filename);

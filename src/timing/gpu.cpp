@@ -164,15 +164,6 @@ void GpuSim::Impl::stuck(const std::string& why) const {
 GpuSim::GpuSim(const ptx::Module& module, const ptx::Kernel& kernel, const Arch& arch,
                const exec::Launch& launch, exec::GlobalMemory& memory,
                const TimingOptions& options) {
-  // Device function calls run in the functional executor; the cycle-level pipeline does not model
-  // the call/return path (a `ret` would look like the warp's exit to it).
-  for (const ptx::Instruction& ins : kernel.code)
-    if (ins.op == ptx::Opcode::Call)
-      throw InputError(
-          located(module.filename, ins.ptx_line,
-                  fmt::format("kernel '{}' calls device function '{}': calls are not "
-                              "timed yet (run and profile execute them)",
-                              kernel.name, kernel.calls[std::size_t(ins.ops[0].imm)].callee)));
   impl_ = std::make_unique<Impl>(module, kernel, arch, launch, memory, options);
 }
 

@@ -12,6 +12,7 @@ Unit unit_of(const ptx::Instruction& ins) {
     case Opcode::Bra:
     case Opcode::Ret:
     case Opcode::Exit:
+    case Opcode::Call:  // a device function call: the warp's next pc is the function's entry
     // TX.Begin and TX.Commit are scalar instructions (seed 003 §4.2) that may send the warp back
     // to TX.Begin or stall it there: control flow.
     case Opcode::TxBegin:
@@ -36,6 +37,9 @@ Unit unit_of(const ptx::Instruction& ins) {
 
 Space space_of(const ptx::Instruction& ins) {
   switch (ins.op) {
+    case Opcode::Tex:  // a texture fetch reads global memory (texels) like a load
+    case Opcode::Tld4:
+      return Space::Global;
     case Opcode::Ld:
     case Opcode::St:
     case Opcode::Atom:
@@ -88,12 +92,12 @@ struct Sets {
 };
 
 // Operand 0 is the destination of every opcode except these (ptx.hpp's operand layouts).
-bool writes_op0(Opcode op) {
-  switch (op) {
+bool writes_op0(const ptx::Instruction& ins) {
+  if (ins.op == Opcode::Bar) return ins.has(ptx::kBarRed);  // bar.red's d
+  switch (ins.op) {
     case Opcode::St:
     case Opcode::Red:
     case Opcode::Bra:
-    case Opcode::Bar:
     case Opcode::Membar:
     case Opcode::Ret:
     case Opcode::Exit:
@@ -117,11 +121,15 @@ std::vector<InstInfo> decode_kernel(const ptx::Kernel& kernel) {
     info.space = space_of(ins);
     info.atomic = ins.op == Opcode::Atom || ins.op == Opcode::Red;
     info.store = ins.op == Opcode::St;
-    info.barrier = ins.op == Opcode::Bar;
-    info.exit = ins.op == Opcode::Ret || ins.op == Opcode::Exit;
+    info.barrier = ins.op == Opcode::Bar && !ins.has(ptx::kArrive);
+    info.arrive = ins.op == Opcode::Bar && ins.has(ptx::kArrive);
+    // A `ret` of a device function linked into the kernel returns to its caller.
+    bool in_function = false;
+    for (const ptx::LinkedFunction& f : kernel.functions) in_function |= i >= f.entry && i < f.end;
+    info.exit = ins.op == Opcode::Exit || (ins.op == Opcode::Ret && !in_function);
     Sets sets{info};
     if (ins.guard != ptx::kNone) sets.src(ins.guard);
-    const bool w0 = writes_op0(ins.op);
+    const bool w0 = writes_op0(ins);
     // setp's q (ops[4]) and shfl's / match.all's p (ops[5]) follow the counted operands.
     const std::size_t nops = ins.has(ptx::kPredOut) ? 6 : ins.has(ptx::kSetpQ) ? 5 : ins.num_ops;
     for (std::size_t k = 0; k < nops; ++k) {

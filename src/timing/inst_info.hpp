@@ -40,7 +40,8 @@ struct InstInfo {
   Space space = Space::None;
   bool atomic = false;   // atom, red
   bool store = false;    // st
-  bool barrier = false;  // bar.sync / barrier.sync
+  bool barrier = false;  // bar.sync / barrier.sync / bar.red: the warp may wait
+  bool arrive = false;   // bar.arrive: counts towards a barrier without waiting
   bool exit = false;     // ret, exit
   std::uint8_t nsrc = 0, ndst = 0;
   std::array<std::uint32_t, 12> src{};

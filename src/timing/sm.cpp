@@ -227,15 +227,17 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
     ++pending_[base + info.dst[k]];
     if (in.global_load) ++pending_global_[base + info.dst[k]];
   }
-  if (info.barrier) {
+  // A barrier opens when its last arrival writes back: bar.sync and bar.red also hold their warp,
+  // bar.arrive does not.
+  if (info.barrier || info.arrive) {
     in.barrier = true;
-    wp.at_bar = true;
+    wp.at_bar |= info.barrier;
     ++ctas_[wp.cta].bars_in_flight;
   }
   push_ops(id, unit, mem, memory, sectors, now);
   // A barrier arrival or an exit can release the CTA's other warps; a transactional instruction can
   // abort them (work-group serialization) or let them through TX.Begin.
-  if (info.barrier || wp.finished || r.in_tx)
+  if (info.barrier || info.arrive || wp.finished || r.in_tx)
     recompute_cta(wp.cta);
   else
     recompute(w);

@@ -5,6 +5,7 @@
 // change.
 #include <fmt/format.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,67 @@ bool is_float_param(ptx::Type t) {
   return t == ptx::Type::F32 || t == ptx::Type::F64;
 }
 
+// How a parameter is used as a texture object (cudaTextureObject_t): the first tex/tld4 whose
+// texture operand was loaded from it (`ld.param.u64 %rd1, [param]; ... tex.2d ... [%rd1, ...]`),
+// or none.
+struct TextureUse {
+  ptx::TexGeom geom = ptx::TexGeom::None;
+  bool float_result = true;
+};
+
+std::vector<TextureUse> texture_params(const ptx::Kernel& k) {
+  std::vector<TextureUse> out(k.params.size());
+  for (const ptx::Instruction& t : k.code) {
+    if (t.op != ptx::Opcode::Tex && t.op != ptx::Opcode::Tld4) continue;
+    const std::uint32_t handle = t.ops[1].reg;
+    for (const ptx::Instruction& ld : k.code) {
+      if (ld.op != ptx::Opcode::Ld || ld.space != ptx::Space::Param || ld.ops[0].reg != handle)
+        continue;
+      for (std::size_t p = 0; p < k.params.size(); ++p)
+        if (ld.ops[1].sym == k.params[p] && out[p].geom == ptx::TexGeom::None)
+          out[p] = {t.geom, t.type == ptx::Type::F32};
+    }
+  }
+  return out;
+}
+
+// [buffers.NAME_texels] and [textures.NAME] for a texture parameter, sized for its geometry.
+std::string texture_skeleton(
+    const std::string& name, std::size_t index, const TextureUse& u, const std::string& cpp_type,
+    const std::function<std::string(const std::string&, const std::string&)>& line) {
+  const bool layered = u.geom == ptx::TexGeom::A1d || u.geom == ptx::TexGeom::A2d;
+  const int dims = u.geom == ptx::TexGeom::D3                                  ? 3
+                   : u.geom == ptx::TexGeom::D2 || u.geom == ptx::TexGeom::A2d ? 2
+                                                                               : 1;
+  const std::uint32_t side = dims == 1 ? 1024 : dims == 2 ? 64 : 16;
+  std::uint64_t count = 1;
+  std::string size;
+  for (int d = 0; d < dims; ++d) {
+    count *= side;
+    size += fmt::format("{}{}", d ? ", " : "", side);
+  }
+  if (layered) count *= 4;
+  static constexpr const char* kGeom[] = {"", "1d", "2d", "3d", "a1d", "a2d"};
+  std::string s = "\n" + line(fmt::format("[buffers.{}_texels]", name),
+                              fmt::format("the texels of texture {}, x fastest", name));
+  s += line(fmt::format("type = \"{}\"", u.float_result ? "f32" : "s32"),
+            "u8 s8 u16 s16 u32 s32 f32");
+  s += line(fmt::format("count = {}", count), "texels x channels (x layers)");
+  s += line("init = \"random\"", "");
+  s += "\n" + line(fmt::format("[textures.{}]", name),
+                   fmt::format("parameter {}: {} used as a texture object (tex.{})", index + 1,
+                               cpp_type, kGeom[std::size_t(u.geom)]));
+  s += line(fmt::format("buffer = \"{}_texels\"", name), "");
+  s += line(fmt::format("size = [{}]", size), "texels: [width], [width, height] or [w, h, depth]");
+  if (layered) s += line("layers = 4", "a layered texture: the number of layers");
+  s += line("channels = 1", "elements per texel: 1, 2 or 4 (float4, uchar4: 4)");
+  s += line("filter = \"point\"", "point | linear (float results only)");
+  s += line("address = \"clamp\"", "clamp | border | wrap | mirror (the last two: normalized)");
+  s += line("normalized = false", "true: coordinates in [0, 1)");
+  s += line("read = \"element\"", "element | normalized (8/16-bit integers read as floats)");
+  return s;
+}
+
 }  // namespace
 
 std::string launch_spec_skeleton(const ptx::Module& m, const ptx::Kernel& k,
@@ -117,10 +179,17 @@ std::string launch_spec_skeleton(const ptx::Module& m, const ptx::Kernel& k,
     dynamic |= s.kind == ptx::SymbolKind::Variable && s.space == ptx::Space::Shared && s.is_extern;
   if (dynamic) out += line("dynamic_shared = 4096", "bytes of extern __shared__ memory per block");
   std::string args, buffers, params_comment;
+  const std::vector<TextureUse> textures = texture_params(k);
   for (std::size_t i = 0; i < k.params.size(); ++i) {
     const ptx::Symbol& p = k.symbols[k.params[i]];
     const std::string cpp_type = typed ? cpp[i] : std::string(ptx::type_name(p.type));
     params_comment += (i ? ", " : "") + cpp_type;
+    if (textures[i].geom != ptx::TexGeom::None) {
+      const std::string name = fmt::format("tex{}", i);
+      args += fmt::format("{}\"{}\"", args.empty() ? "" : ", ", name);
+      buffers += texture_skeleton(name, i, textures[i], cpp_type, line);
+      continue;
+    }
     const bool pointer = typed ? cpp_type.find('*') != std::string::npos
                                : ptx::type_bits(p.type) == 64 && !is_float_param(p.type);
     args += args.empty() ? "" : ", ";
@@ -141,7 +210,8 @@ std::string launch_spec_skeleton(const ptx::Module& m, const ptx::Kernel& k,
     buffers += line("init = \"random\"", "zeros | iota | fill | random | values | file");
     buffers += line(fmt::format("# write = \"{}.txt\"", name), "write the buffer after the run");
   }
-  out += fmt::format("# one entry per parameter ({}): a buffer name or a number\n", params_comment);
+  out += fmt::format("# one entry per parameter ({}): a buffer or texture name, or a number\n",
+                     params_comment);
   out += fmt::format("args = [{}]\n", args);
   out += buffers;
   for (const ptx::Symbol& s : k.symbols) {
