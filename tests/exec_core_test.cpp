@@ -625,3 +625,54 @@ TEST(ExecCore, BitFieldsAndBytePermute) {
 
 }  // namespace
 }  // namespace smemsim::exec
+
+namespace smemsim::exec {
+namespace {
+
+// prmt's modes, from the PTX ISA's table of source bytes (d.b3 d.b2 d.b1 d.b0) per mode and
+// c[1:0], over {b, a} = bytes 0..7 = 11 22 33 44 55 66 77 88 (a = 0x44332211, b = 0x88776655):
+//   f4e  c=1: 4 3 2 1 = 0x55443322     f4e  c=3: 6 5 4 3 = 0x77665544
+//   b4e  c=0: 5 6 7 0 = 0x66778811     b4e  c=2: 7 0 1 2 = 0x88112233
+//   rc8  c=2: 2 2 2 2 = 0x33333333     ecl  c=1: 3 2 1 1 = 0x44332222
+//   ecr  c=2: 2 2 1 0 = 0x33332211     rc16 c=1: 3 2 3 2 = 0x44334433
+//   f4e  c=0x105: only c[1:0] = 1 counts = 0x55443322
+const char* kPrmtModes = R"(
+.visible .entry modes(.param .u64 out)
+{
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 64;
+  add.s64 %rd3, %rd1, %rd2;
+  mov.u32 %r10, 1144201745;
+  mov.u32 %r11, -2005440939;
+  prmt.b32.f4e %r2, %r10, %r11, 1;
+  prmt.b32.f4e %r3, %r10, %r11, 3;
+  prmt.b32.b4e %r4, %r10, %r11, 0;
+  prmt.b32.b4e %r5, %r10, %r11, 2;
+  prmt.b32.rc8 %r6, %r10, %r11, 2;
+  prmt.b32.ecl %r7, %r10, %r11, 1;
+  prmt.b32.ecr %r8, %r10, %r11, 2;
+  prmt.b32.rc16 %r9, %r10, %r11, 1;
+  prmt.b32.f4e %r12, %r10, %r11, 261;
+  st.global.v4.u32 [%rd3], {%r2, %r3, %r4, %r5};
+  st.global.v4.u32 [%rd3+16], {%r6, %r7, %r8, %r9};
+  st.global.u32 [%rd3+32], %r12;
+  ret;
+}
+)";
+
+TEST(ExecCore, BytePermuteModes) {
+  Fixture f(kPrmtModes, {1, 1, 1}, {32, 1, 1});
+  f.launch.args = {Arg::buf(f.buffer("out", 32 * 16))};
+  f.make().run();
+  const auto out = f.words("out");
+  const std::uint32_t want[9] = {0x55443322, 0x77665544, 0x66778811, 0x88112233, 0x33333333,
+                                 0x44332222, 0x33332211, 0x44334433, 0x55443322};
+  for (std::uint32_t t = 0; t < 32; ++t)
+    for (std::uint32_t k = 0; k < 9; ++k) EXPECT_EQ(out[t * 16 + k], want[k]) << t << " " << k;
+}
+
+}  // namespace
+}  // namespace smemsim::exec

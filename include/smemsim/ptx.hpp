@@ -161,7 +161,9 @@ struct Instruction {
   WarpMode warp = WarpMode::None;
   TestOp test = TestOp::None;
   TexGeom geom = TexGeom::None;
-  std::uint8_t comp = 0;        // tld4: the component gathered (r g b a = 0..3)
+  // tld4: the component gathered (r g b a = 0..3); prmt: the mode (0 default, then f4e b4e rc8
+  // ecl ecr rc16 = 1..6).
+  std::uint8_t comp = 0;
   std::uint8_t vec = 1;         // .v2/.v4 width of ld/st
   std::uint32_t flags = 0;      // Flag bits
   std::uint32_t guard = kNone;  // guard predicate register (@%p), kNone if unguarded

@@ -271,12 +271,39 @@ void int_alu(const ptx::Instruction& ins, const XInst& x, const Ops& o, LaneMask
         d[l] = r & mask;
       });
       return;
-    case Opcode::Prmt:  // default mode: byte n of d is byte (c >> 4n) & 7 of {b, a}, bit 3 = sign
+    case Opcode::Prmt:  // bytes 0..7 of {b, a}; PTX ISA "prmt"
       each_lane(m, [&](int l) {
         const std::uint64_t t = ((b[l] & 0xffffffffu) << 32) | (a[l] & 0xffffffffu);
+        const std::uint64_t ctl = c[l] & 3;  // the modes read c's two low bits
         std::uint64_t r = 0;
-        for (int n = 0; n < 4; ++n) {
-          const std::uint64_t sel = (c[l] >> (4 * n)) & 0xf;
+        for (std::uint64_t n = 0; n < 4; ++n) {
+          // Default mode: byte n of d is byte (c >> 4n) & 7, bit 3 replicating its sign. The modes'
+          // table rows, in closed form: f4e ctl + n, b4e ctl - n (mod 8), rc8 ctl, ecl max(n, ctl),
+          // ecr min(n, ctl), rc16 half ctl & 1.
+          std::uint64_t sel = 0;
+          switch (ins.comp) {
+            case 0:
+              sel = (c[l] >> (4 * n)) & 0xf;
+              break;
+            case 1:
+              sel = (ctl + n) & 7;
+              break;
+            case 2:
+              sel = (ctl - n) & 7;
+              break;
+            case 3:
+              sel = ctl;
+              break;
+            case 4:
+              sel = std::max(n, ctl);
+              break;
+            case 5:
+              sel = std::min(n, ctl);
+              break;
+            default:
+              sel = (ctl & 1) * 2 + (n & 1);
+              break;
+          }
           std::uint64_t byte = (t >> (8 * (sel & 7))) & 0xff;
           if (sel & 8) byte = (byte & 0x80) ? 0xff : 0;
           r |= byte << (8 * n);

@@ -36,6 +36,7 @@ enum Allow : std::uint32_t {
   aCc = 1 << 22,    // .cc (carry out)
   aTest = 1 << 23,  // testp's class
   aShiftamt = 1 << 24,
+  aPrmt = 1 << 25,  // prmt's modes
 };
 
 struct OpInfo {
@@ -74,7 +75,7 @@ constexpr OpInfo kOps[] = {
     {"brev", Opcode::Brev, aType, 1, 2, 2},
     {"bfe", Opcode::Bfe, aType, 1, 4, 4},
     {"bfi", Opcode::Bfi, aType, 1, 5, 5},
-    {"prmt", Opcode::Prmt, aType, 1, 4, 4},
+    {"prmt", Opcode::Prmt, aType | aPrmt, 1, 4, 4},
     {"setp", Opcode::Setp, aType | aCmp | aBool | aFtz, 1, 3, 4},
     {"selp", Opcode::Selp, aType, 1, 4, 4},
     {"set", Opcode::Set, aType | aCmp | aBool | aFtz, 2, 3, 4},
@@ -297,6 +298,13 @@ class Decoder {
     }
     if ((a & aCc) && mod == "cc" && !ins_.has(kCc)) {
       ins_.flags |= kCc;
+      return;
+    }
+    static constexpr std::string_view kPrmtModes[] = {"",    "f4e", "b4e", "rc8",
+                                                      "ecl", "ecr", "rc16"};
+    std::uint8_t pm;
+    if ((a & aPrmt) && ins_.comp == 0 && lookup(mod, kPrmtModes, pm, 1)) {
+      ins_.comp = pm;
       return;
     }
     if ((a & aShiftamt) && mod == "shiftamt") {

@@ -21,6 +21,7 @@ constexpr std::string_view kOpcodeNames[] = {
 static_assert(std::size(kOpcodeNames) == static_cast<std::size_t>(Opcode::Tld4) + 1);
 constexpr std::string_view kGeomNames[] = {"", "1d", "2d", "3d", "a1d", "a2d"};
 constexpr std::string_view kCompNames[] = {"r", "g", "b", "a"};
+constexpr std::string_view kPrmtNames[] = {"", "f4e", "b4e", "rc8", "ecl", "ecr", "rc16"};
 constexpr std::string_view kTestNames[] = {"",           "finite", "infinite", "number",
                                            "notanumber", "normal", "subnormal"};
 constexpr std::string_view kWarpModeNames[] = {"",    "up",  "down", "bfly",  "idx",
@@ -266,6 +267,7 @@ std::string to_string(const Kernel& k, const Instruction& ins) {
   else if (ins.op == Opcode::Bar)
     add(ins.has(kArrive) ? "arrive" : "sync");
   if (ins.op == Opcode::Tld4) add(name_of(kCompNames, ins.comp));
+  if (ins.op == Opcode::Prmt) add(name_of(kPrmtNames, ins.comp));
   add(name_of(kGeomNames, ins.geom));
   if (ins.has(kTexLevel)) add("level");
   if (ins.has(kTexGrad)) add("grad");

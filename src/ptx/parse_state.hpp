@@ -59,8 +59,17 @@ bool parse_int_literal(std::string_view text, std::uint64_t& value);
 bool parse_float_literal(std::string_view text, double& value);
 bool is_float_literal(std::string_view text);
 
+// The inlining contexts of a kernel's instructions: chains[c] lists a .loc's call sites, innermost
+// first (chains[0] is none), and ins_chain[i] is the chain of code[i]. Resolved once the .file
+// table is known (nvcc writes it after the kernels): resolve_inline_sites.
+struct InlineChains {
+  std::vector<std::vector<SourceLoc>> chains{{}};
+  std::vector<std::uint32_t> ins_chain;
+};
+
 // Name scopes and forward references of the kernel being parsed.
 struct KernelBuilder {
+  KernelBuilder(Kernel& k, const Module& m) : kernel(k), module(m) {}
   Kernel& kernel;
   const Module& module;
   std::vector<std::unordered_map<std::string, std::uint32_t>> reg_scopes;
@@ -75,14 +84,11 @@ struct KernelBuilder {
   std::vector<Fixup> fixups;
   SourceLoc loc;         // current .loc
   SourceLoc inlined_at;  // current .loc's inlined_at
-  // Inlining contexts: chains[c] lists a .loc's call sites, innermost first (chains[0] is none);
-  // loc_chain gives the chain of the latest .loc at (file, line, column), so that a .loc inlined
-  // at it extends it; ins_chain[i] is the chain of code[i]. Resolved once the .file table is known
-  // (nvcc writes it after the kernels): resolve_inline_sites.
-  std::vector<std::vector<SourceLoc>> chains{{}};
+  // Inlining contexts (InlineChains); loc_chain gives the chain of the latest .loc at (file, line,
+  // column), so that a .loc inlined at it extends it; `chain` is the current .loc's.
+  InlineChains inlining;
   std::map<std::array<std::uint32_t, 3>, std::uint32_t> loc_chain;
   std::uint32_t chain = 0;
-  std::vector<std::uint32_t> ins_chain;
 
   std::uint32_t find_reg(std::string_view name) const;  // kNone if undeclared
   // Index of `name` among the kernel's symbols; a module variable is added on first use. kNone if
@@ -101,7 +107,7 @@ struct UnsupportedInstruction {
 // Sets each instruction's inlined_at to the innermost frame of its inlining chain that is not in a
 // header (a kernel's line rather than cuda_runtime's or texture_indirect_functions.h's), or the
 // outermost frame when every one is.
-void resolve_inline_sites(Kernel& k, const KernelBuilder& kb, const Module& m);
+void resolve_inline_sites(Kernel& k, const InlineChains& c, const Module& m);
 
 // Decodes one instruction: the mnemonic token has been consumed; reads operands up to and including
 // ';'.

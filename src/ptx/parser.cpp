@@ -51,7 +51,7 @@ class Parser {
   Module mod_;
   std::unordered_set<std::string> kernel_names_;  // duplicate check in O(1) (issue 11)
   // The inlining chains of each kernel and function, resolved at the end of the module.
-  std::vector<KernelBuilder> kernel_chains_, function_chains_;
+  std::vector<InlineChains> kernel_chains_, function_chains_;
 
   [[noreturn]] void unsupported_directive(const Token& t) {
     cur_.fail(t, fmt::format("unsupported PTX directive '{}'", t.text));
@@ -278,12 +278,12 @@ class Parser {
     k.name = std::string(cur_.expect_word("a kernel name after .entry"));
     if (!kernel_names_.insert(k.name).second)
       cur_.fail(entry, fmt::format("duplicate kernel '{}'", k.name));
-    KernelBuilder kb{k, mod_, {}, {}, {}, {}, {}, {}};
+    KernelBuilder kb(k, mod_);
     if (cur_.accept('(')) parameters(kb, "after the kernel parameters");
     performance_directives(k);
     body_with_labels(kb, "kernel");
     mod_.kernels.push_back(std::move(k));
-    kernel_chains_.push_back(chains_of(kb, mod_.kernels.back()));
+    kernel_chains_.push_back(std::move(kb.inlining));
   }
 
   // .func [(return params)] name [(params)] [.noreturn] (';' | { body }): a device function. A
@@ -293,7 +293,7 @@ class Parser {
     const Token& fn = cur_.next();
     Kernel f;
     f.ptx_line = fn.line;
-    KernelBuilder kb{f, mod_, {}, {}, {}, {}, {}, {}};
+    KernelBuilder kb(f, mod_);
     if (cur_.accept('(')) parameters(kb, "after the return parameters");
     f.nret = static_cast<std::uint32_t>(f.params.size());
     f.name = std::string(cur_.expect_word("a function name after .func"));
@@ -302,15 +302,7 @@ class Parser {
     if (cur_.accept(';')) return;  // a declaration
     body_with_labels(kb, "function");
     mod_.functions.push_back(std::move(f));
-    function_chains_.push_back(chains_of(kb, mod_.functions.back()));
-  }
-
-  // A builder holding only kb's inlining chains, bound to the kernel's final place.
-  KernelBuilder chains_of(KernelBuilder& kb, Kernel& k) {
-    KernelBuilder c{k, mod_, {}, {}, {}, {}, {}, {}};
-    c.chains = std::move(kb.chains);
-    c.ins_chain = std::move(kb.ins_chain);
-    return c;
+    function_chains_.push_back(std::move(kb.inlining));
   }
 
   // `.param` declarations up to and including ')' (the '(' has been read).
@@ -509,7 +501,7 @@ class Parser {
     ins.loc = kb.loc;
     ins.inlined_at = kb.inlined_at;
     kb.kernel.code.push_back(ins);
-    kb.ins_chain.push_back(kb.chain);
+    kb.inlining.ins_chain.push_back(kb.chain);
   }
 
   // .reg .type %a, %b<N>, ... ;
@@ -587,12 +579,13 @@ class Parser {
     if (inlined.file != 0) {  // this .loc's call sites: inlined_at, then that site's own
       std::vector<SourceLoc> sites{inlined};
       const auto parent = kb.loc_chain.find({inlined.file, inlined.line, inlined.column});
-      if (parent != kb.loc_chain.end() && kb.chains[parent->second].size() < 64) {
-        const std::vector<SourceLoc>& up = kb.chains[parent->second];
+      std::vector<std::vector<SourceLoc>>& chains = kb.inlining.chains;
+      if (parent != kb.loc_chain.end() && chains[parent->second].size() < 64) {
+        const std::vector<SourceLoc>& up = chains[parent->second];
         sites.insert(sites.end(), up.begin(), up.end());
       }
-      kb.chain = static_cast<std::uint32_t>(kb.chains.size());
-      kb.chains.push_back(std::move(sites));
+      kb.chain = static_cast<std::uint32_t>(chains.size());
+      chains.push_back(std::move(sites));
     }
     kb.loc_chain[{loc.file, loc.line, loc.column}] = kb.chain;
   }
@@ -600,10 +593,10 @@ class Parser {
 
 }  // namespace
 
-void resolve_inline_sites(Kernel& k, const KernelBuilder& kb, const Module& m) {
-  for (std::size_t i = 0; i < k.code.size() && i < kb.ins_chain.size(); ++i) {
+void resolve_inline_sites(Kernel& k, const InlineChains& c, const Module& m) {
+  for (std::size_t i = 0; i < k.code.size() && i < c.ins_chain.size(); ++i) {
     Instruction& ins = k.code[i];
-    const std::vector<SourceLoc>& sites = kb.chains[kb.ins_chain[i]];
+    const std::vector<SourceLoc>& sites = c.chains[c.ins_chain[i]];
     if (sites.empty() || !is_header_path(m.file_name(ins.loc.file))) continue;
     ins.inlined_at = sites.back();
     for (const SourceLoc& s : sites)
