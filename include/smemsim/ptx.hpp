@@ -18,6 +18,11 @@
 namespace smemsim::ptx {
 
 inline constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+// A vector element that is an immediate: Operand::vimm[vec[k] - kVecImm].
+inline constexpr std::uint32_t kVecImm = kNone - 8;
+inline bool is_vec_imm(std::uint32_t v) {
+  return v >= kVecImm && v != kNone;
+}
 
 // clang-format off
 enum class Opcode : std::uint8_t {
@@ -38,12 +43,18 @@ enum class Opcode : std::uint8_t {
   // Texture fetches on texture objects (issue 15): tex (point/linear sampling, integer fetch) and
   // tld4 (the four texels of the bilinear footprint, one component each).
   Tex, Tld4,
+  // Tensor-core kernels (issue 16): ldmatrix/stmatrix (8x8 b16 matrices between shared memory and
+  // a warp's registers), cp.async and its groups, mma.sync, and the wmma API's load/mma/store.
+  Ldmatrix, Stmatrix, CpAsync, CpAsyncCommit, CpAsyncWait, Mma, WmmaLoad, WmmaStore, WmmaMma,
 };
+// The matrix shapes of mma.sync and wmma (m, n, k).
+enum class MmaShape : std::uint8_t { None, M16N8K16, M16N8K8, M16N16K16, M32N8K16, M8N32K16, M16N16K8 };
 // clang-format on
 
 // clang-format off
 enum class Type : std::uint8_t {
   None, Pred, B8, B16, B32, B64, U8, U16, U32, U64, S8, S16, S32, S64, F16, F32, F64,
+  BF16, F16X2, BF16X2, TF32,  // issue 16: half precision pairs and TensorFloat-32
 };
 // clang-format on
 
@@ -57,7 +68,8 @@ enum class CmpOp : std::uint8_t {
 // clang-format on
 enum class BoolOp : std::uint8_t { None, And, Or, Xor };  // setp/set combining predicate
 enum class AtomOp : std::uint8_t { None, Add, Min, Max, Inc, Dec, And, Or, Xor, Exch, Cas };
-enum class Rounding : std::uint8_t { None, Rn, Rz, Rm, Rp, Rni, Rzi, Rmi, Rpi };
+// .rna: to nearest, ties away from zero (cvt.rna.tf32.f32). Integer roundings (.rni ...) last.
+enum class Rounding : std::uint8_t { None, Rn, Rz, Rm, Rp, Rna, Rni, Rzi, Rmi, Rpi };
 enum class MulMode : std::uint8_t { None, Lo, Hi, Wide };  // mul/mad result part
 // Texture geometry of tex/tld4: 1-D, 2-D, 3-D, and layered 1-D/2-D (a1d, a2d).
 enum class TexGeom : std::uint8_t { None, D1, D2, D3, A1d, A2d };
@@ -99,6 +111,12 @@ enum Flag : std::uint32_t {
   kTexLevel = 1 << 16,  // tex.level: an explicit level of detail (ops[3])
   kTexGrad = 1 << 17,   // tex.grad: gradients dPdx, dPdy (ops[3], ops[4])
   kBarRed = 1 << 18,    // bar.red.{popc,and,or}: `atom` is Add (popc), And or Or
+  kTrans = 1 << 19,     // ldmatrix/stmatrix .trans
+  kColA = 1 << 20,  // mma/wmma.mma: A is column-major; wmma.load/store: the memory layout is col
+  kColB = 1 << 21,  // mma/wmma.mma: B is column-major
+  kSatfinite = 1 << 22,  // cvt .satfinite: no infinities
+  kRelu = 1 << 23,       // cvt .relu, max/min .relu: negative results become 0
+  kNaN = 1 << 24,        // max/min .NaN: a NaN operand gives NaN
 };
 
 enum class OperandKind : std::uint8_t {
@@ -123,7 +141,9 @@ struct Operand {
   std::uint32_t target = kNone;  // Label
   std::int64_t imm = 0;          // ImmInt value, Memory/Symbol byte offset
   double fimm = 0.0;             // ImmFloat value
-  std::array<std::uint32_t, 4> vec{kNone, kNone, kNone, kNone};  // Vector registers
+  // Vector registers (at most 8: a wmma fragment); kNone for an immediate element, in vimm.
+  std::array<std::uint32_t, 8> vec{kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone};
+  std::array<std::int64_t, 2> vimm{};  // mov.b32 %f1, {0, %rs1}: immediate elements (packing)
 };
 
 // A location in a source file named by .file (file is the .file index; 0 = unknown).
@@ -145,6 +165,11 @@ struct SourceLoc {
 //   bfind/testp: d, a   fns: d, mask, base, offset   dp4a/dp2a/mad24/sad: d, a, b, c
 //   mul24/copysign: d, a, b   (dp4a/dp2a: type = a's type, type2 = b's)
 //   bar.red: d, a [, b], {!}c (the predicate is the last operand)
+//   ldmatrix: {d} (1, 2 or 4 b32 registers), [a]   stmatrix: [a], {b}   (vec = matrices)
+//   cp.async: [dst], [src], cp-size [, src-size]   cp.async.wait_group: n
+//   mma: {d}, {a}, {b}, {c}   wmma.load: {d}, [a] [, stride]   wmma.store: [a], {b} [, stride]
+//   wmma.mma: {d}, {a}, {b}, {c}
+//   mov.b32/.b64 packing: d, {a, b}; unpacking: {d, e}, a
 //   tex/tld4: {d} (4 registers), handle (a 64-bit register), {c} (coordinates; .a1d/.a2d: the
 //     layer first) [, lod (tex.level) | , {dPdx}, {dPdy} (tex.grad)]; type = d's type, type2 =
 //     the coordinates' (s32 or f32); geom; tld4's component in comp (r g b a = 0..3)
@@ -161,8 +186,10 @@ struct Instruction {
   WarpMode warp = WarpMode::None;
   TestOp test = TestOp::None;
   TexGeom geom = TexGeom::None;
+  MmaShape shape = MmaShape::None;  // mma/wmma
+  Type type3 = Type::None;          // mma: C's type (type = D's, type2 = A's and B's)
   // tld4: the component gathered (r g b a = 0..3); prmt: the mode (0 default, then f4e b4e rc8
-  // ecl ecr rc16 = 1..6).
+  // ecl ecr rc16 = 1..6); wmma.load: the matrix (a b c = 0..2).
   std::uint8_t comp = 0;
   std::uint8_t vec = 1;         // .v2/.v4 width of ld/st
   std::uint32_t flags = 0;      // Flag bits
@@ -295,6 +322,7 @@ std::string_view space_name(Space s);  // "shared", "" for None/Generic
 int type_bits(Type t);                 // 1 for Pred, 0 for None
 int type_bytes(Type t);                // bytes in memory: at least 1 (Pred, None: 1)
 bool is_float(Type t);
+bool is_half(Type t);  // f16, bf16, f16x2, bf16x2
 bool is_signed(Type t);
 
 // One line of PTX-like text for an instruction (debugging, profile output).

@@ -345,33 +345,41 @@ inline bool compare(CmpOp op, Type t, int w, std::uint64_t a, std::uint64_t b) {
   if (t == Type::F32 || t == Type::F64) {
     const double x = t == Type::F32 ? double(f32(a)) : f64(a);
     const double y = t == Type::F32 ? double(f32(b)) : f64(b);
-    const bool nan = std::isnan(x) || std::isnan(y);
-    switch (op) {
-      case CmpOp::Num:
-        return !nan;
-      case CmpOp::Nan:
-        return nan;
-      case CmpOp::Equ:
-        return nan || x == y;
-      case CmpOp::Neu:
-        return nan || x != y;
-      case CmpOp::Ltu:
-        return nan || x < y;
-      case CmpOp::Leu:
-        return nan || x <= y;
-      case CmpOp::Gtu:
-        return nan || x > y;
-      case CmpOp::Geu:
-        return nan || x >= y;
-      default:
-        return !nan && cmp_ordered(op, x, y);
-    }
+    return float_compare(op, x, y);
   }
   const bool unsigned_op = op == CmpOp::Lo || op == CmpOp::Ls || op == CmpOp::Hi || op == CmpOp::Hs;
   if (ptx::is_signed(t) && !unsigned_op) return cmp_ordered(op, sext(a, w), sext(b, w));
   const std::uint64_t mask = width_mask(w);
   return cmp_ordered(op, a & mask, b & mask);
 }
+
+}  // namespace
+
+bool float_compare(CmpOp op, double x, double y) {
+  const bool nan = std::isnan(x) || std::isnan(y);
+  switch (op) {
+    case CmpOp::Num:
+      return !nan;
+    case CmpOp::Nan:
+      return nan;
+    case CmpOp::Equ:
+      return nan || x == y;
+    case CmpOp::Neu:
+      return nan || x != y;
+    case CmpOp::Ltu:
+      return nan || x < y;
+    case CmpOp::Leu:
+      return nan || x <= y;
+    case CmpOp::Gtu:
+      return nan || x > y;
+    case CmpOp::Geu:
+      return nan || x >= y;
+    default:
+      return !nan && cmp_ordered(op, x, y);
+  }
+}
+
+namespace {
 
 inline bool combine(ptx::BoolOp op, bool r, bool c) {
   switch (op) {
@@ -390,6 +398,7 @@ inline bool combine(ptx::BoolOp op, bool r, bool c) {
 
 void exec_alu(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x, LaneMask m) {
   if (exec_int_intrinsic(im, w, ins, x, m)) return;
+  if (exec_half(im, w, ins, x, m)) return;
   Ops o{im.row(w, x.row[0]),
         x.row[1] != kNoRow ? im.row(w, x.row[1]) : nullptr,
         x.row[2] != kNoRow ? im.row(w, x.row[2]) : nullptr,

@@ -6,6 +6,7 @@
 
 #include "exec/exec_internal.hpp"
 #include "exec/float_bits.hpp"
+#include "exec/half.hpp"
 
 namespace smemsim::exec::detail {
 namespace {
@@ -78,10 +79,47 @@ float double_to_float(double v, Rounding r) {
   return f;
 }
 
+bool is_small(Type t) {
+  return t == Type::F16 || t == Type::BF16 || t == Type::TF32;
+}
+
+SmallFloat small_format(Type t) {
+  return t == Type::F16 ? kF16 : t == Type::BF16 ? kBF16 : kTF32;
+}
+
+// A conversion to or from f16, bf16 or tf32 (issue 16): through the source's exact value as a
+// double, rounded once to the destination with the instruction's rounding (.rn by default; .rna
+// for tf32), .relu and .satfinite applied.
+std::uint64_t convert_small(std::uint64_t src, const ptx::Instruction& ins) {
+  const Type to = ins.type, from = ins.type2;
+  const int wf = ptx::type_bits(from);
+  double v;
+  if (is_small(from))
+    v = small_to_double(static_cast<std::uint32_t>(src), small_format(from));
+  else if (from == Type::F32)
+    v = f32(src);
+  else if (from == Type::F64)
+    v = f64(src);
+  else
+    v = ptx::is_signed(from) ? double(sext(src, wf)) : double(src & width_mask(wf));
+  const Rounding r = ins.rounding;
+  if (!is_small(to)) {
+    if (!ptx::is_float(to)) return float_to_int(v, r, to);
+    if (r >= Rounding::Rni) v = round_int(v, r);
+    if (ins.has(ptx::kSat)) v = saturate(v);
+    return to == Type::F64 ? bits(v) : bits(static_cast<float>(v));  // exact: f16/bf16 fit f32
+  }
+  if (ins.has(ptx::kRelu) && !std::isnan(v) && v < 0) v = 0.0;
+  if (ins.has(ptx::kSat)) v = saturate(v);
+  return double_to_small(v, small_format(to), r == Rounding::None ? Rounding::Rn : r,
+                         ins.has(ptx::kSatfinite));
+}
+
 }  // namespace
 
 std::uint64_t convert(std::uint64_t src, const ptx::Instruction& ins) {
   const Type to = ins.type, from = ins.type2;
+  if (is_small(to) || is_small(from)) return convert_small(src, ins);
   const int wt = ptx::type_bits(to), wf = ptx::type_bits(from);
   const bool ftz = ins.has(ptx::kFtz), sat = ins.has(ptx::kSat);
   const Rounding r = ins.rounding;

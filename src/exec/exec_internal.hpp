@@ -208,6 +208,7 @@ struct Impl {
   void check_tm();
   void setup_params();
   std::uint32_t const_row(std::uint64_t bits);
+  std::uint32_t vector_row(const ptx::Operand& o, int k, const ptx::Instruction& ins);
   std::uint64_t symbol_address(std::uint32_t sym) const;
   void predecode();
   void setup_calls();  // Impl::calls from the linked functions' slots (call.cpp uses them)
@@ -245,6 +246,11 @@ void exec_call(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);
 void exec_function_return(Impl& im, Cta& cta, Warp& w, LaneMask m);
 void finish_exited_frames(Impl& im, Cta& cta, Warp& w);
 inline constexpr std::size_t kMaxCallDepth = 1024;
+// Half precision and packing (alu_half.cpp): f16/bf16/x2 arithmetic, setp on halves, cvt to a
+// pair, mov {a, b}; false when `ins` is none of these (exec_alu goes on).
+bool exec_half(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x, LaneMask m);
+// A PTX float comparison (ordered and unordered forms) of two values.
+bool float_compare(ptx::CmpOp op, double x, double y);
 // Carries (add.cc ... madc) and the integer/float intrinsics of alu_int.cpp; false when `ins` is
 // neither (exec_alu goes on).
 bool exec_int_intrinsic(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x, LaneMask m);

@@ -10,6 +10,7 @@
 
 #include "exec/cfg.hpp"
 #include "exec/exec_internal.hpp"
+#include "exec/half.hpp"
 #include "smemsim/error.hpp"
 
 namespace smemsim::exec {
@@ -57,8 +58,41 @@ Type operand_type(const ptx::Instruction& ins, std::size_t i) {
   }
 }
 
+// f16/bf16/tf32 and the pairs are executed by cvt, mov, ld/st, selp and the arithmetic and
+// compares of alu_half.cpp; anything else on them is refused rather than run as integers.
+bool half_supported(const ptx::Instruction& ins) {
+  const auto small = [](Type t) { return ptx::is_half(t) || t == Type::TF32; };
+  if (!small(ins.type) && !small(ins.type2)) return true;
+  switch (ins.op) {
+    case Opcode::Cvt:
+    case Opcode::Mov:
+    case Opcode::Ld:
+    case Opcode::St:
+    case Opcode::Selp:
+      return true;
+    case Opcode::Add:
+    case Opcode::Sub:
+    case Opcode::Mul:
+    case Opcode::Fma:
+    case Opcode::Mad:
+    case Opcode::Min:
+    case Opcode::Max:
+    case Opcode::Neg:
+    case Opcode::Abs:
+    case Opcode::Setp:
+      return ptx::is_half(ins.type);
+    default:
+      return false;
+  }
+}
+
 std::uint64_t imm_bits(const ptx::Operand& o, Type t) {
   const int bits = ptx::type_bits(t);
+  if (o.kind == OperandKind::ImmFloat && ptx::is_half(t)) {  // one half, or both of a pair
+    const std::uint64_t h =
+        detail::double_to_small(o.fimm, detail::half_format(t), ptx::Rounding::Rn);
+    return bits == 32 ? (h << 16) | h : h;
+  }
   if (o.kind == OperandKind::ImmFloat) {
     if (t == Type::F32 || (t != Type::F64 && bits <= 32))
       return std::bit_cast<std::uint32_t>(static_cast<float>(o.fimm));
@@ -328,6 +362,15 @@ std::uint64_t Impl::symbol_address(std::uint32_t sym) const {
   return sym_addr.at(sym);
 }
 
+// The register row of vector element k: the register, or a constant row for an immediate element
+// (mov.b32 %f1, {0, %rs1}), at the element's width.
+std::uint32_t Impl::vector_row(const ptx::Operand& o, int k, const ptx::Instruction& ins) {
+  const std::uint32_t v = o.vec[std::size_t(k)];
+  if (!ptx::is_vec_imm(v)) return v;
+  const int w = ptx::type_bits(ins.type) / std::max<int>(1, o.count);
+  return const_row(static_cast<std::uint64_t>(o.vimm[v - ptx::kVecImm]) & width_mask(w));
+}
+
 std::uint32_t Impl::const_row(std::uint64_t bits) {
   const std::size_t rows = consts.size() / lanes;
   for (std::size_t r = 0; r < rows; ++r)
@@ -350,7 +393,10 @@ void Impl::predecode() {
                                fmt::format("the executor does not support {} ('{}')", what,
                                            ptx::to_string(kernel, ins))));
     };
-    if (ins.type == Type::F16 || ins.type2 == Type::F16) unsupported("f16");
+    if (!half_supported(ins))
+      unsupported(fmt::format(
+          "{} on .{}", ptx::opcode_name(ins.op),
+          ptx::type_name(ptx::is_half(ins.type) || ins.type == Type::TF32 ? ins.type : ins.type2)));
     if (ins.op == Opcode::St && ins.space == Space::Param) unsupported("st.param");
     x.bits = static_cast<std::uint8_t>(ptx::type_bits(ins.type));
     x.bits2 = static_cast<std::uint8_t>(ptx::type_bits(ins.type2));
@@ -399,8 +445,9 @@ void Impl::predecode() {
             x.mem_off = o.imm;
           }
           break;
-        case OperandKind::Vector:
-          for (int k = 0; k < o.count; ++k) x.vrow[k] = o.vec[k];
+        case OperandKind::Vector:  // ld/st .v2/.v4 and mov packing (wider vectors: their exec)
+          for (int k = 0; k < o.count && k < int(x.vrow.size()); ++k)
+            x.vrow[std::size_t(k)] = vector_row(o, k, ins);
           break;
         case OperandKind::Label:
           x.target = o.target;

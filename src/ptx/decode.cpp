@@ -37,6 +37,7 @@ enum Allow : std::uint32_t {
   aTest = 1 << 23,  // testp's class
   aShiftamt = 1 << 24,
   aPrmt = 1 << 25,  // prmt's modes
+  aHalf = 1 << 26,  // .relu, .satfinite (cvt), .NaN (min, max)
 };
 
 struct OpInfo {
@@ -59,8 +60,8 @@ constexpr OpInfo kOps[] = {
     {"mad", Opcode::Mad, kFloatArith | aMode | aCc, 1, 4, 4},
     {"div", Opcode::Div, aType | aRound | aFtz | aApprox | aFull, 1, 3, 3},
     {"rem", Opcode::Rem, aType, 1, 3, 3},
-    {"min", Opcode::Min, aType | aFtz, 1, 3, 3},
-    {"max", Opcode::Max, aType | aFtz, 1, 3, 3},
+    {"min", Opcode::Min, aType | aFtz | aHalf, 1, 3, 3},
+    {"max", Opcode::Max, aType | aFtz | aHalf, 1, 3, 3},
     {"abs", Opcode::Abs, aType | aFtz, 1, 2, 2},
     {"neg", Opcode::Neg, aType | aFtz, 1, 2, 2},
     {"and", Opcode::And, aType, 1, 3, 3},
@@ -79,7 +80,7 @@ constexpr OpInfo kOps[] = {
     {"setp", Opcode::Setp, aType | aCmp | aBool | aFtz, 1, 3, 4},
     {"selp", Opcode::Selp, aType, 1, 4, 4},
     {"set", Opcode::Set, aType | aCmp | aBool | aFtz, 2, 3, 4},
-    {"cvt", Opcode::Cvt, aType | aRound | aFtz | aSat, 2, 2, 2},
+    {"cvt", Opcode::Cvt, aType | aRound | aFtz | aSat | aHalf, 2, 2, 3},
     {"fma", Opcode::Fma, kFloatArith, 1, 4, 4},
     {"rcp", Opcode::Rcp, aType | aRound | aFtz | aApprox, 1, 2, 2},
     {"sqrt", Opcode::Sqrt, aType | aRound | aFtz | aApprox, 1, 2, 2},
@@ -247,7 +248,7 @@ class Decoder {
     Rounding r;
     if ((a & aRound) && ins_.rounding == Rounding::None && lookup(mod, kRoundNames, r, 1)) {
       const bool int_round = r >= Rounding::Rni;
-      if (int_round && op != Opcode::Cvt) unsupported();
+      if ((int_round || r == Rounding::Rna) && op != Opcode::Cvt) unsupported();
       ins_.rounding = r;
       return;
     }
@@ -305,6 +306,10 @@ class Decoder {
     std::uint8_t pm;
     if ((a & aPrmt) && ins_.comp == 0 && lookup(mod, kPrmtModes, pm, 1)) {
       ins_.comp = pm;
+      return;
+    }
+    if ((a & aHalf) && (mod == "relu" || mod == "satfinite" || mod == "NaN")) {
+      ins_.flags |= mod == "relu" ? kRelu : mod == "satfinite" ? kSatfinite : kNaN;
       return;
     }
     if ((a & aShiftamt) && mod == "shiftamt") {
@@ -522,12 +527,29 @@ class Decoder {
     if (t.is('{')) {
       cur_.next();
       o.kind = OperandKind::Vector;
+      int imms = 0;
       do {
         const Token& r = cur_.peek();
-        if (r.kind != TokKind::Word || r.text[0] != '%')
+        if (o.count == o.vec.size()) cur_.fail(r, "vector operand has more than 8 elements");
+        if (r.kind == TokKind::Number || r.is('-')) {  // {0, %rs1}: packing an immediate
+          if (imms == int(o.vimm.size()))
+            cur_.fail(r, "a vector operand has at most two immediate elements");
+          std::uint64_t hex = 0;  // 0f3F800000 / 0d...: the literal's bits, as the element's
+          if (r.kind == TokKind::Number && r.text.size() > 2 && r.text[0] == '0' &&
+              (r.text[1] == 'f' || r.text[1] == 'F' || r.text[1] == 'd' || r.text[1] == 'D') &&
+              parse_int_literal(fmt::format("0x{}", r.text.substr(2)), hex)) {
+            cur_.next();
+            o.vimm[std::size_t(imms)] = static_cast<std::int64_t>(hex);
+          } else {
+            o.vimm[std::size_t(imms)] = signed_int(false);
+          }
+          o.vec[o.count++] = kVecImm + std::uint32_t(imms++);
+          continue;
+        }
+        // A register: %name, or a name declared without the % ({low, high} in nvcc's headers).
+        if (r.kind != TokKind::Word || (r.text[0] != '%' && kb_.find_reg(r.text) == kNone))
           cur_.fail(r, fmt::format("malformed vector element {}", describe(r)));
         cur_.next();
-        if (o.count == 4) cur_.fail(r, "vector operand has more than 4 elements");
         o.vec[o.count++] = reg(r);
       } while (cur_.accept(','));
       cur_.expect('}', "to close the vector operand");
@@ -721,8 +743,32 @@ class Decoder {
     }
   }
 
+  // mov.b32 d, {a, b} packs (the first element lowest); mov.b32 {a, b}, d unpacks.
+  void mov_vector_operands() {
+    const bool pack = ins_.ops[1].kind == OperandKind::Vector;
+    const Operand& v = ins_.ops[pack ? 1 : 0];
+    if (ins_.ops[pack ? 0 : 1].kind == OperandKind::Vector)
+      malformed(fmt::format("'{}' moves between a register and a vector", m_.text));
+    if ((v.count != 2 && v.count != 4) || type_bits(ins_.type) < 16 || ins_.type == Type::Pred)
+      malformed(fmt::format("'{}' packs 2 or 4 elements into a 16-, 32- or 64-bit value", m_.text));
+    if (pack)
+      need(0, is_reg(0), "a register");
+    else
+      need(1, is_value(1) && ins_.ops[1].kind != OperandKind::Symbol, "a register or immediate");
+    for (int k = 0; k < v.count; ++k)
+      if (!pack && is_vec_imm(v.vec[std::size_t(k)]))
+        malformed(fmt::format("'{}': unpacking needs registers", m_.text));
+  }
+
   void check_operands() {
     const std::size_t n = ins_.num_ops;
+    if (ins_.op == Opcode::Mov &&
+        (ins_.ops[0].kind == OperandKind::Vector || ins_.ops[1].kind == OperandKind::Vector))
+      return mov_vector_operands();
+    if (ins_.op == Opcode::Cvt &&
+        (n == 3) != (ins_.type == Type::F16X2 || ins_.type == Type::BF16X2))
+      malformed(
+          fmt::format("'{}': two sources go with a pair destination (.f16x2, .bf16x2)", m_.text));
     const bool mem0 = ins_.op == Opcode::St || ins_.op == Opcode::Red;
     const bool mem1 = ins_.op == Opcode::Ld || ins_.op == Opcode::Atom;
     if (mem0 || mem1)

@@ -138,7 +138,8 @@ class Linker {
         if ((o.kind == OperandKind::Memory || o.kind == OperandKind::Symbol) && o.sym != kNone)
           o.sym = sym[o.sym];
         if (o.kind == OperandKind::Vector)
-          for (int v = 0; v < o.count; ++v) o.vec[std::size_t(v)] += reg_off;
+          for (int v = 0; v < o.count; ++v)
+            if (!is_vec_imm(o.vec[std::size_t(v)])) o.vec[std::size_t(v)] += reg_off;
         if (o.kind == OperandKind::Label) o.target += lf.entry;
       }
       if (ins.op == Opcode::Call) ins.ops[0].imm += call_off;

@@ -27,9 +27,9 @@ constexpr std::string_view kTestNames[] = {"",           "finite", "infinite", "
 constexpr std::string_view kWarpModeNames[] = {"",    "up",  "down", "bfly",  "idx",
                                                "all", "any", "uni",  "ballot"};
 
-constexpr std::string_view kTypeNames[] = {"",    "pred", "b8",  "b16", "b32", "b64",
-                                           "u8",  "u16",  "u32", "u64", "s8",  "s16",
-                                           "s32", "s64",  "f16", "f32", "f64"};
+constexpr std::string_view kTypeNames[] = {"",    "pred", "b8",  "b16",  "b32",   "b64",    "u8",
+                                           "u16", "u32",  "u64", "s8",   "s16",   "s32",    "s64",
+                                           "f16", "f32",  "f64", "bf16", "f16x2", "bf16x2", "tf32"};
 constexpr std::string_view kSpaceNames[] = {"", "", "param", "global", "shared", "local", "const"};
 constexpr std::string_view kSpecialNames[] = {
     "%tid.x",   "%tid.y",   "%tid.z",   "%ntid.x",   "%ntid.y",   "%ntid.z",
@@ -70,7 +70,9 @@ std::string operand_text(const Kernel& k, const Operand& o) {
     case OperandKind::Vector: {
       std::string s = "{";
       for (int i = 0; i < o.count; ++i)
-        s += (i ? ", " : "") + reg(o.vec[static_cast<std::size_t>(i)]);
+        s += (i ? ", " : "") + (is_vec_imm(o.vec[std::size_t(i)])
+                                    ? fmt::format("{}", o.vimm[o.vec[std::size_t(i)] - kVecImm])
+                                    : reg(o.vec[static_cast<std::size_t>(i)]));
       return s + "}";
     }
     case OperandKind::Label:
@@ -116,11 +118,15 @@ int type_bits(Type t) {
     case Type::U16:
     case Type::S16:
     case Type::F16:
+    case Type::BF16:
       return 16;
     case Type::B32:
     case Type::U32:
     case Type::S32:
     case Type::F32:
+    case Type::F16X2:
+    case Type::BF16X2:
+    case Type::TF32:
       return 32;
     case Type::B64:
     case Type::U64:
@@ -132,7 +138,10 @@ int type_bits(Type t) {
 }
 
 bool is_float(Type t) {
-  return t == Type::F16 || t == Type::F32 || t == Type::F64;
+  return t == Type::F16 || t == Type::F32 || t == Type::F64 || is_half(t) || t == Type::TF32;
+}
+bool is_half(Type t) {
+  return t == Type::F16 || t == Type::BF16 || t == Type::F16X2 || t == Type::BF16X2;
 }
 bool is_signed(Type t) {
   return t == Type::S8 || t == Type::S16 || t == Type::S32 || t == Type::S64;

@@ -123,8 +123,8 @@ inline constexpr std::string_view kCmpNames[] = {"",    "eq",  "ne",  "lt",  "le
 inline constexpr std::string_view kBoolNames[] = {"", "and", "or", "xor"};
 inline constexpr std::string_view kAtomNames[] = {"",    "add", "min", "max",  "inc", "dec",
                                                   "and", "or",  "xor", "exch", "cas"};
-inline constexpr std::string_view kRoundNames[] = {"",    "rn",  "rz",  "rm", "rp",
-                                                   "rni", "rzi", "rmi", "rpi"};
+inline constexpr std::string_view kRoundNames[] = {"",    "rn",  "rz",  "rm",  "rp",
+                                                   "rna", "rni", "rzi", "rmi", "rpi"};
 inline constexpr std::string_view kModeNames[] = {"", "lo", "hi", "wide"};
 
 // Maps a special register name ("%tid.x") to its enum; false if it is not one.

@@ -78,7 +78,8 @@ struct Sets {
         src(o.reg);
         break;
       case OperandKind::Vector:
-        for (int k = 0; k < o.count; ++k) src(o.vec[std::size_t(k)]);
+        for (int k = 0; k < o.count; ++k)
+          if (!ptx::is_vec_imm(o.vec[std::size_t(k)])) src(o.vec[std::size_t(k)]);
         break;
       default:
         break;
