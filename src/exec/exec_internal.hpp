@@ -263,6 +263,18 @@ void exec_barrier(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);
 void release_barriers(Impl& im, Cta& cta);
 // "barrier 1 (128 threads: 2 of 4 warps arrived)", for messages about a waiting warp.
 std::string describe_barrier(const Impl& im, const Cta& cta, const Warp& w);
+// memory.cpp: the host address of lane l's access of `bytes` bytes (aligned to `bytes`) at address
+// `a` in `space` (generic decodes its window), bounds- and alignment-checked, or an InputError
+// naming the instruction and the thread; a shared lane gets its offset in im.addr[l] and joins
+// `shared`, a global one is noted for sector counting.
+std::uint8_t* lane_pointer(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, int l, ptx::Space space,
+                           std::uint64_t a, std::uint64_t bytes, bool write, LaneMask& shared);
+// Hands the shared access of `lanes` (im.addr holds their byte offsets), `words` 4-byte words per
+// lane, to the consumer as WarpAccesses: wide accesses in phases (docs/exec.md).
+void emit_shared(Impl& im, const Warp& w, const Cta& cta, std::uint32_t pc, Op op, LaneMask lanes,
+                 int words);
+// The distinct 32-byte sectors of the lanes in `m` whose global address was noted, `bytes` each.
+std::uint16_t count_sectors(Impl& im, LaneMask m, std::uint64_t bytes);
 // memory.cpp: returns the distinct global/local sectors touched (0 unless count_sectors).
 std::uint16_t exec_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);
 void exec_cvta(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x, LaneMask m);

@@ -22,9 +22,15 @@ using ptx::Type;
 std::string_view access_name(Opcode op) {
   switch (op) {
     case Opcode::Ld:
+    case Opcode::Ldmatrix:
+    case Opcode::WmmaLoad:
       return "load";
     case Opcode::St:
+    case Opcode::Stmatrix:
+    case Opcode::WmmaStore:
       return "store";
+    case Opcode::CpAsync:
+      return "copy";
     default:
       return "atomic";
   }
@@ -138,6 +144,8 @@ inline std::uint8_t* resolve(const Resolver& rs, Space space, int l, std::uint64
   }
 }
 
+}  // namespace
+
 // Hands the shared part of an access of `words` 4-byte words per lane to the consumer.
 //
 // memory.wide_access = "phases" (the default; issue 15): the hardware serves a wide access in
@@ -150,8 +158,8 @@ inline std::uint8_t* resolve(const Resolver& rs, Space space, int l, std::uint64
 //
 // "words": word k of every lane as one WarpAccess, `words` of them (smemsim before issue 15, and
 // what a per-word trace shows).
-void emit(Impl& im, const Warp& w, const Cta& cta, std::uint32_t pc, Op op, LaneMask lanes_mask,
-          int words) {
+void emit_shared(Impl& im, const Warp& w, const Cta& cta, std::uint32_t pc, Op op,
+                 LaneMask lanes_mask, int words) {
   if (!lanes_mask) return;
   WarpAccess& wa = im.wa;
   wa.op = op;
@@ -192,6 +200,15 @@ void emit(Impl& im, const Warp& w, const Cta& cta, std::uint32_t pc, Op op, Lane
     im.consumer->on_access(wa);
   }
 }
+
+std::uint8_t* lane_pointer(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, int l, ptx::Space space,
+                           std::uint64_t a, std::uint64_t bytes, bool write, LaneMask& shared) {
+  const Resolver rs{im, cta, w, pc, im.kernel.code[pc], bytes, bytes};
+  return im.count_sectors ? resolve<true>(rs, space, l, a, write, shared)
+                          : resolve<false>(rs, space, l, a, write, shared);
+}
+
+namespace {
 
 // GPU-LocalTM: inside a transaction every shared access is transactional (003 §3). Returns the
 // lanes that conflicted: they are aborted and do not take effect.
@@ -274,6 +291,8 @@ std::uint64_t atomic_apply(AtomOp op, Type t, std::uint8_t* p, std::uint64_t b, 
   return old;
 }
 
+}  // namespace
+
 // Distinct 32-byte sectors of the lanes in `m` whose gaddr was noted, each lane covering
 // [gaddr, gaddr + bytes). Resets gaddr of those lanes.
 std::uint16_t count_sectors(Impl& im, LaneMask m, std::uint64_t bytes) {
@@ -289,6 +308,8 @@ std::uint16_t count_sectors(Impl& im, LaneMask m, std::uint64_t bytes) {
   std::sort(sec.begin(), sec.begin() + n);
   return static_cast<std::uint16_t>(std::unique(sec.begin(), sec.begin() + n) - sec.begin());
 }
+
+namespace {
 
 // The instruction's effect on registers and memory.
 template <bool Track>
@@ -314,7 +335,7 @@ void apply_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
         const std::uint64_t a = ((base ? (base[l] & x.mem_base_mask) : 0) + off) & x.mem_addr_mask;
         ptrs[l] = resolve<Track>(rs, space, l, a, false, shared_mask);
       });
-      emit(im, w, cta, pc, Op::Load, shared_mask, words);
+      emit_shared(im, w, cta, pc, Op::Load, shared_mask, words);
       m &= ~tx_check(im, cta, w, shared_mask, words);
       if (!is_vec) {
         std::uint64_t* d = im.row(w, x.row[0]);
@@ -341,7 +362,7 @@ void apply_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
         const std::uint64_t a = ((base ? (base[l] & x.mem_base_mask) : 0) + off) & x.mem_addr_mask;
         ptrs[l] = resolve<Track>(rs, space, l, a, true, shared_mask);
       });
-      emit(im, w, cta, pc, Op::Store, shared_mask, words);
+      emit_shared(im, w, cta, pc, Op::Store, shared_mask, words);
       m &= ~tx_check(im, cta, w, shared_mask, words);
       // Lanes store in ascending order: the highest lane wins when addresses collide.
       for (int k = 0; k < ins.vec; ++k) {
@@ -359,7 +380,7 @@ void apply_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
         const std::uint64_t a = ((base ? (base[l] & x.mem_base_mask) : 0) + off) & x.mem_addr_mask;
         ptrs[l] = resolve<Track>(rs, space, l, a, true, shared_mask);
       });
-      emit(im, w, cta, pc, Op::Atomic, shared_mask, 1);
+      emit_shared(im, w, cta, pc, Op::Atomic, shared_mask, 1);
       m &= ~tx_check(im, cta, w, shared_mask, words);
       std::uint64_t* d = red ? nullptr : im.row(w, x.row[0]);
       each_lane(m, [&](int l) {

@@ -1,52 +1,14 @@
 // Instruction decoder: mnemonic + dotted modifiers -> enums, operands -> registers / immediates /
-// symbols / memory references / labels. Every instruction form the IR supports is checked here, so
+// symbols / memory references / labels (the operand layouts are checked in decode_check.cpp), so
 // an executor can trust an Instruction's operand layout (see ptx.hpp).
 #include <fmt/format.h>
 
-#include "ptx/parse_state.hpp"
+#include "ptx/decoder.hpp"
 #include "smemsim/error.hpp"
 
 namespace smemsim::ptx {
+namespace decoding {
 namespace {
-
-// What a modifier of a given opcode may be (bit set per opcode).
-enum Allow : std::uint32_t {
-  aType = 1 << 0,
-  aSpace = 1 << 1,
-  aCmp = 1 << 2,
-  aBool = 1 << 3,
-  aAtom = 1 << 4,
-  aRound = 1 << 5,
-  aMode = 1 << 6,
-  aFtz = 1 << 7,
-  aSat = 1 << 8,
-  aApprox = 1 << 9,
-  aFull = 1 << 10,
-  aUni = 1 << 11,
-  aTo = 1 << 12,
-  aVolatile = 1 << 13,
-  aNc = 1 << 14,
-  aVec = 1 << 15,
-  aCache = 1 << 16,
-  aSem = 1 << 17,
-  aScope = 1 << 18,
-  aBar = 1 << 19,
-  aShf = 1 << 20,
-  aWarp = 1 << 21,  // .sync, .aligned and the warp modes (shfl, vote, match, redux)
-  aCc = 1 << 22,    // .cc (carry out)
-  aTest = 1 << 23,  // testp's class
-  aShiftamt = 1 << 24,
-  aPrmt = 1 << 25,  // prmt's modes
-  aHalf = 1 << 26,  // .relu, .satfinite (cvt), .NaN (min, max)
-};
-
-struct OpInfo {
-  std::string_view name;
-  Opcode op;
-  std::uint32_t allow;
-  int types;  // number of type modifiers required
-  int min_ops, max_ops;
-};
 
 constexpr std::uint32_t kFloatArith = aType | aRound | aFtz | aSat;
 constexpr OpInfo kOps[] = {
@@ -125,19 +87,6 @@ constexpr OpInfo kBarRedOp{"bar.red", Opcode::Bar, aBar | aType, 1, 3, 4};
 constexpr std::string_view kWarpModes[] = {"",    "up",  "down", "bfly",  "idx",
                                            "all", "any", "uni",  "ballot"};
 
-// Finds modifier `m` in a table indexed by enum value; `first` is the index of the first real
-// name (1 in the shared tables, whose entry 0 is None).
-template <typename E, std::size_t N>
-bool lookup(std::string_view m, const std::string_view (&names)[N], E& out, std::size_t first) {
-  for (std::size_t i = first; i < N; ++i) {
-    if (names[i] == m) {
-      out = static_cast<E>(i);
-      return true;
-    }
-  }
-  return false;
-}
-
 // Decoder-only modifiers: state spaces from Generic (enum value 1) on, and the cache, semantics and
 // scope qualifiers that are accepted and ignored.
 constexpr std::string_view kSpace[] = {"",       "generic", "param", "global",
@@ -146,721 +95,376 @@ constexpr std::string_view kCache[] = {"ca", "cg", "cs", "lu", "cv", "wb", "wt"}
 constexpr std::string_view kSem[] = {"relaxed", "acquire", "release", "acq_rel", "sc", "weak"};
 constexpr std::string_view kScope[] = {"cta", "gpu", "sys", "gl"};
 
-class Decoder {
- public:
-  Decoder(Cursor& cur, KernelBuilder& kb, const Token& m) : cur_(cur), kb_(kb), m_(m) {}
-
-  Instruction run() {
-    std::string_view text = m_.text;
-    const std::size_t dot = text.find('.');
-    const std::string_view base = text.substr(0, dot);
-    const OpInfo* info = nullptr;
-    for (const OpInfo& o : kOps)
-      if (o.name == base) info = &o;
-    // GPU-LocalTM's TX.Begin / TX.Commit (seed 003 §3), written by kernels/smemsim_tm.cuh as inline
-    // PTX: no modifiers, no operands.
-    if (text == "tx.begin" || text == "tx.commit")
-      info = text == "tx.begin" ? &kTxBegin : &kTxCommit;
-    if (text == "bar.warp.sync") info = &kBarWarp;
-    if ((base == "bar" || base == "barrier") && text.find(".red.") != std::string_view::npos)
-      info = &kBarRedOp;
-    if (base == "tex" || base == "tld4") return decode_texture(cur_, kb_, m_);
-    if (!info) unsupported();
-    ins_.op = info->op;
-    if (info == &kBarWarp) ins_.flags |= kSync;
-    if (info->name == "addc" || info->name == "subc" || info->name == "madc")
-      ins_.flags |= kCarryIn;
-    int types = 0;
-    std::string_view rest = dot == std::string_view::npos || info->name == text
-                                ? std::string_view()
-                                : text.substr(dot + 1);
-    while (!rest.empty()) {
-      const std::size_t d = rest.find('.');
-      const std::string_view mod = rest.substr(0, d);
-      rest = d == std::string_view::npos ? std::string_view() : rest.substr(d + 1);
-      if (mod.empty()) malformed("empty modifier");
-      modifier(*info, mod, types);
-    }
-    if (types != info->types) {
-      if (types < info->types)
-        malformed(fmt::format("'{}' needs {} type modifier{}", m_.text, info->types,
-                              info->types > 1 ? "s" : ""));
-      malformed(fmt::format("too many type modifiers in '{}'", m_.text));
-    }
-    check_modifiers();
-    operands(*info);
-    check_operands();
-    return ins_;
-  }
-
- private:
-  Cursor& cur_;
-  KernelBuilder& kb_;
-  const Token& m_;
-  Instruction ins_;
-  bool seen_space_ = false, seen_sync_ = false, seen_dir_ = false, seen_mode_ = false;
-
-  [[noreturn]] void unsupported() {
-    throw UnsupportedInstruction{m_.line, fmt::format("unsupported PTX instruction '{}'", m_.text)};
-  }
-  [[noreturn]] void malformed(const std::string& what) { cur_.fail(m_, what); }
-
-  void modifier(const OpInfo& info, std::string_view mod, int& types) {
-    const std::uint32_t a = info.allow;
-    const Opcode op = info.op;
-    if (Type t = type_from_name(mod); t != Type::None && (a & aType)) {
-      if (types == 0)
-        ins_.type = t;
-      else if (types == 1)
-        ins_.type2 = t;
-      ++types;
-      return;
-    }
-    Space sp;
-    if ((a & aSpace) && lookup(mod, kSpace, sp, 1)) {
-      if (seen_space_) malformed(fmt::format("two state spaces in '{}'", m_.text));
-      seen_space_ = true;
-      ins_.space = sp;
-      return;
-    }
-    CmpOp c;
-    if ((a & aCmp) && ins_.cmp == CmpOp::None && lookup(mod, kCmpNames, c, 1)) {
-      ins_.cmp = c;
-      return;
-    }
-    BoolOp b;
-    if ((a & aBool) && ins_.cmp != CmpOp::None && ins_.bool_op == BoolOp::None &&
-        lookup(mod, kBoolNames, b, 1)) {
-      ins_.bool_op = b;
-      return;
-    }
-    if (op == Opcode::Bar && ins_.has(kBarRed) && ins_.atom == AtomOp::None &&
-        (mod == "popc" || mod == "and" || mod == "or")) {
-      // bar.red.popc (the number of threads whose predicate is true) is kept as Add.
-      ins_.atom = mod == "popc" ? AtomOp::Add : mod == "and" ? AtomOp::And : AtomOp::Or;
-      return;
-    }
-    AtomOp at;
-    if ((a & aAtom) && ins_.atom == AtomOp::None && lookup(mod, kAtomNames, at, 1)) {
-      ins_.atom = at;
-      return;
-    }
-    Rounding r;
-    if ((a & aRound) && ins_.rounding == Rounding::None && lookup(mod, kRoundNames, r, 1)) {
-      const bool int_round = r >= Rounding::Rni;
-      if ((int_round || r == Rounding::Rna) && op != Opcode::Cvt) unsupported();
-      ins_.rounding = r;
-      return;
-    }
-    MulMode mm;
-    if ((a & aMode) && ins_.mode == MulMode::None && lookup(mod, kModeNames, mm, 1)) {
-      ins_.mode = mm;
-      return;
-    }
-    if ((a & aVec) && (mod == "v2" || mod == "v4")) {
-      if (ins_.vec != 1) malformed(fmt::format("two vector widths in '{}'", m_.text));
-      ins_.vec = mod == "v2" ? 2 : 4;
-      return;
-    }
-    struct FlagMod {
-      std::string_view name;
-      Allow allow;
-      Flag flag;
-    };
-    static constexpr FlagMod kFlags[] = {{"ftz", aFtz, kFtz},
-                                         {"sat", aSat, kSat},
-                                         {"approx", aApprox, kApprox},
-                                         {"full", aFull, kFull},
-                                         {"uni", aUni, kUni},
-                                         {"to", aTo, kTo},
-                                         {"volatile", aVolatile, kVolatile},
-                                         {"nc", aNc, kNc}};
-    for (const FlagMod& f : kFlags) {
-      if ((a & f.allow) && mod == f.name) {
-        ins_.flags |= f.flag;
-        return;
-      }
-    }
-    std::uint8_t dummy;
-    if (((a & aCache) && lookup(mod, kCache, dummy, 0)) ||
-        ((a & aSem) && lookup(mod, kSem, dummy, 0)) ||
-        ((a & aScope) && lookup(mod, kScope, dummy, 0))) {
-      return;  // cache, memory-order and scope qualifiers do not change the functional result
-    }
-    if ((a & aBar) &&
-        (mod == "sync" || mod == "arrive" || mod == "red" || mod == "aligned" || mod == "cta")) {
-      if (mod == "arrive") ins_.flags |= kArrive;
-      if (mod == "red") ins_.flags |= kBarRed;
-      if (mod != "aligned" && mod != "cta") {
-        if (seen_sync_) malformed(fmt::format("malformed barrier '{}'", m_.text));
-        seen_sync_ = true;
-      }
-      return;
-    }
-    if ((a & aCc) && mod == "cc" && !ins_.has(kCc)) {
-      ins_.flags |= kCc;
-      return;
-    }
-    static constexpr std::string_view kPrmtModes[] = {"",    "f4e", "b4e", "rc8",
-                                                      "ecl", "ecr", "rc16"};
-    std::uint8_t pm;
-    if ((a & aPrmt) && ins_.comp == 0 && lookup(mod, kPrmtModes, pm, 1)) {
-      ins_.comp = pm;
-      return;
-    }
-    if ((a & aHalf) && (mod == "relu" || mod == "satfinite" || mod == "NaN")) {
-      ins_.flags |= mod == "relu" ? kRelu : mod == "satfinite" ? kSatfinite : kNaN;
-      return;
-    }
-    if ((a & aShiftamt) && mod == "shiftamt") {
-      ins_.flags |= kShfClamp;
-      return;
-    }
-    static constexpr std::string_view kTests[] = {"",           "finite", "infinite", "number",
-                                                  "notanumber", "normal", "subnormal"};
-    TestOp tp;
-    if ((a & aTest) && ins_.test == TestOp::None && lookup(mod, kTests, tp, 1)) {
-      ins_.test = tp;
-      return;
-    }
-    if (a & aWarp) {
-      if (mod == "sync") {
-        if (ins_.has(kSync)) malformed(fmt::format("malformed '{}'", m_.text));
-        ins_.flags |= kSync;
-        return;
-      }
-      if (mod == "aligned") return;
-      WarpMode wm;
-      if (ins_.warp == WarpMode::None && lookup(mod, kWarpModes, wm, 1)) {
-        const bool ok = op == Opcode::Shfl    ? wm <= WarpMode::Idx
-                        : op == Opcode::Vote  ? wm >= WarpMode::All
-                        : op == Opcode::Match ? wm == WarpMode::Any || wm == WarpMode::All
-                                              : false;
-        if (ok) {
-          ins_.warp = wm;
-          return;
-        }
-      }
-    }
-    if ((a & aShf) && (mod == "l" || mod == "r" || mod == "wrap" || mod == "clamp")) {
-      const bool dir = mod == "l" || mod == "r";
-      if ((dir && seen_dir_) || (!dir && seen_mode_))
-        malformed(fmt::format("malformed '{}'", m_.text));
-      (dir ? seen_dir_ : seen_mode_) = true;
-      if (mod == "l") ins_.flags |= kShfLeft;
-      if (mod == "clamp") ins_.flags |= kShfClamp;
-      return;
-    }
-    unsupported();
-  }
-
-  void check_modifiers() {
-    switch (ins_.op) {
-      case Opcode::Ld:
-      case Opcode::St:
-        if (ins_.space == Space::None) ins_.space = Space::Generic;
-        if (ins_.op == Opcode::St && (ins_.space == Space::Const))
-          malformed("st cannot write the .const space");
-        if (ins_.has(kNc) && ins_.space != Space::Global)
-          malformed("ld.nc needs the .global space");
-        break;
-      case Opcode::Atom:
-      case Opcode::Red:
-        if (ins_.space == Space::None) ins_.space = Space::Generic;
-        if (ins_.space != Space::Generic && ins_.space != Space::Global &&
-            ins_.space != Space::Shared)
-          malformed(fmt::format("'{}' needs the .global or .shared space", m_.text));
-        if (ins_.atom == AtomOp::None)
-          malformed(fmt::format("'{}' needs an operation (.add, .cas, ...)", m_.text));
-        if (ins_.op == Opcode::Red && ins_.atom == AtomOp::Cas) unsupported();
-        break;
-      case Opcode::Cvta:
-        if (ins_.space == Space::None || ins_.space == Space::Generic)
-          malformed(fmt::format("'{}' needs a state space", m_.text));
-        if (ins_.type != Type::U32 && ins_.type != Type::U64) malformed("cvta needs .u32 or .u64");
-        break;
-      case Opcode::Setp:
-      case Opcode::Set:
-        if (ins_.cmp == CmpOp::None) malformed(fmt::format("'{}' needs a comparison", m_.text));
-        break;
-      case Opcode::Bar:
-        if (!seen_sync_ && m_.text.substr(0, 7) == "barrier")
-          malformed("barrier needs .sync, .arrive or .red");
-        if (ins_.has(kBarRed)) {
-          const AtomOp o = ins_.atom;
-          if (o != AtomOp::Add && o != AtomOp::And && o != AtomOp::Or)
-            malformed(fmt::format("'{}' needs .popc, .and or .or", m_.text));
-          if (ins_.type != (o == AtomOp::Add ? Type::U32 : Type::Pred))
-            malformed(fmt::format("'{}' needs the type {}", m_.text,
-                                  o == AtomOp::Add ? ".u32" : ".pred"));
-        }
-        break;
-      case Opcode::Mul:
-        if (!is_float(ins_.type) && ins_.mode == MulMode::None)
-          malformed(fmt::format("integer '{}' needs .lo, .hi or .wide", m_.text));
-        break;
-      case Opcode::Add:
-      case Opcode::Sub:
-      case Opcode::Mad:
-        if ((ins_.has(kCc) || ins_.has(kCarryIn)) &&
-            (is_float(ins_.type) || type_bits(ins_.type) < 32 || ins_.has(kSat)))
-          malformed(fmt::format("'{}': carries need a 32- or 64-bit integer type, without .sat",
-                                m_.text));
-        if (ins_.op == Opcode::Mad && !is_float(ins_.type) && ins_.mode == MulMode::None)
-          malformed(fmt::format("integer '{}' needs .lo, .hi or .wide", m_.text));
-        if ((ins_.has(kCc) || ins_.has(kCarryIn)) && ins_.mode == MulMode::Wide)
-          malformed(fmt::format("'{}': carries go with .lo or .hi", m_.text));
-        break;
-      case Opcode::Bfind:
-        if (ins_.type != Type::U32 && ins_.type != Type::S32 && ins_.type != Type::U64 &&
-            ins_.type != Type::S64)
-          malformed(fmt::format("'{}' needs .u32, .s32, .u64 or .s64", m_.text));
-        break;
-      case Opcode::Fns:
-        if (ins_.type != Type::B32) malformed(fmt::format("'{}' needs the type .b32", m_.text));
-        break;
-      case Opcode::Dp4a:
-      case Opcode::Dp2a:
-        for (const Type t : {ins_.type, ins_.type2})
-          if (t != Type::U32 && t != Type::S32)
-            malformed(fmt::format("'{}' needs two types, each .u32 or .s32", m_.text));
-        if (ins_.op == Opcode::Dp2a && ins_.mode != MulMode::Lo && ins_.mode != MulMode::Hi)
-          malformed(fmt::format("'{}' needs .lo or .hi", m_.text));
-        break;
-      case Opcode::Mul24:
-      case Opcode::Mad24:
-        if (ins_.mode != MulMode::Lo && ins_.mode != MulMode::Hi)
-          malformed(fmt::format("'{}' needs .lo or .hi", m_.text));
-        if (ins_.type != Type::U32 && ins_.type != Type::S32)
-          malformed(fmt::format("'{}' needs .u32 or .s32", m_.text));
-        if (ins_.has(kSat) && (ins_.mode != MulMode::Hi || ins_.type != Type::S32))
-          malformed(fmt::format("'{}': .sat goes with .hi.s32 only", m_.text));
-        break;
-      case Opcode::Sad:
-        if (is_float(ins_.type) || type_bits(ins_.type) < 16)
-          malformed(fmt::format("'{}' needs a 16-, 32- or 64-bit integer type", m_.text));
-        break;
-      case Opcode::Testp:
-        if (ins_.test == TestOp::None)
-          malformed(
-              fmt::format("'{}' needs a test: .finite, .infinite, .number, .notanumber, "
-                          ".normal or .subnormal",
-                          m_.text));
-        [[fallthrough]];
-      case Opcode::Copysign:
-        if (ins_.type != Type::F32 && ins_.type != Type::F64)
-          malformed(fmt::format("'{}' needs .f32 or .f64", m_.text));
-        break;
-      case Opcode::Shf:
-        if (!seen_dir_ || !seen_mode_) malformed("shf needs .l or .r and .wrap or .clamp");
-        break;
-      case Opcode::Shfl:
-        if (ins_.warp == WarpMode::None)
-          malformed(fmt::format("'{}' needs a mode: .up, .down, .bfly or .idx", m_.text));
-        if (ins_.type != Type::B32) malformed(fmt::format("'{}' needs the type .b32", m_.text));
-        break;
-      case Opcode::Vote:
-        if (ins_.warp == WarpMode::None)
-          malformed(fmt::format("'{}' needs a mode: .all, .any, .uni or .ballot", m_.text));
-        if (ins_.type != (ins_.warp == WarpMode::Ballot ? Type::B32 : Type::Pred))
-          malformed(fmt::format("'{}' needs the type {}", m_.text,
-                                ins_.warp == WarpMode::Ballot ? ".b32" : ".pred"));
-        break;
-      case Opcode::Match:
-        if (!ins_.has(kSync) || ins_.warp == WarpMode::None)
-          malformed(fmt::format("'{}' needs .sync and .any or .all", m_.text));
-        if (ins_.type != Type::B32 && ins_.type != Type::B64)
-          malformed(fmt::format("'{}' needs the type .b32 or .b64", m_.text));
-        break;
-      case Opcode::Redux: {
-        if (!ins_.has(kSync)) malformed(fmt::format("'{}' needs .sync", m_.text));
-        const AtomOp o = ins_.atom;
-        const bool arith = o == AtomOp::Add || o == AtomOp::Min || o == AtomOp::Max;
-        const bool logic = o == AtomOp::And || o == AtomOp::Or || o == AtomOp::Xor;
-        if (!arith && !logic)
-          malformed(fmt::format("'{}' needs .add, .min, .max, .and, .or or .xor", m_.text));
-        if (arith ? ins_.type != Type::U32 && ins_.type != Type::S32 : ins_.type != Type::B32)
-          malformed(
-              fmt::format("'{}' needs the type {}", m_.text, arith ? ".u32 or .s32" : ".b32"));
-        break;
-      }
-      case Opcode::Activemask:
-        if (ins_.type != Type::B32) malformed("activemask needs the type .b32");
-        break;
-      default:
-        break;
-    }
-  }
-
-  std::uint32_t reg(const Token& t) {
-    const std::uint32_t r = kb_.find_reg(t.text);
-    if (r == kNone) cur_.fail(t, fmt::format("unknown register '{}'", t.text));
-    return r;
-  }
-
-  // One operand; memory operands only where `memory` is true, labels where `label` is true.
-  Operand operand(bool memory, bool label) {
-    Operand o;
-    const Token& t = cur_.peek();
-    if (t.is('[')) {
-      if (!memory) cur_.fail(t, "unexpected memory operand");
-      cur_.next();
-      o.kind = OperandKind::Memory;
-      const Token& b = cur_.peek();
-      if (b.kind == TokKind::Word) {
-        cur_.next();
-        if (b.text[0] == '%') {
-          o.reg = reg(b);
-        } else {
-          o.sym = kb_.find_symbol(b.text);
-          if (o.sym == kNone) cur_.fail(b, fmt::format("unknown symbol '{}'", b.text));
-        }
-        if (cur_.peek().is('+') || cur_.peek().is('-')) o.imm = signed_int(true);
-      } else if (b.kind == TokKind::Number || b.is('-')) {
-        o.imm = signed_int(false);
-      } else {
-        cur_.fail(b, fmt::format("malformed address operand {}", describe(b)));
-      }
-      cur_.expect(']', "to close the address operand");
-      return o;
-    }
-    if (t.is('{')) {
-      cur_.next();
-      o.kind = OperandKind::Vector;
-      int imms = 0;
-      do {
-        const Token& r = cur_.peek();
-        if (o.count == o.vec.size()) cur_.fail(r, "vector operand has more than 8 elements");
-        if (r.kind == TokKind::Number || r.is('-')) {  // {0, %rs1}: packing an immediate
-          if (imms == int(o.vimm.size()))
-            cur_.fail(r, "a vector operand has at most two immediate elements");
-          std::uint64_t hex = 0;  // 0f3F800000 / 0d...: the literal's bits, as the element's
-          if (r.kind == TokKind::Number && r.text.size() > 2 && r.text[0] == '0' &&
-              (r.text[1] == 'f' || r.text[1] == 'F' || r.text[1] == 'd' || r.text[1] == 'D') &&
-              parse_int_literal(fmt::format("0x{}", r.text.substr(2)), hex)) {
-            cur_.next();
-            o.vimm[std::size_t(imms)] = static_cast<std::int64_t>(hex);
-          } else {
-            o.vimm[std::size_t(imms)] = signed_int(false);
-          }
-          o.vec[o.count++] = kVecImm + std::uint32_t(imms++);
-          continue;
-        }
-        // A register: %name, or a name declared without the % ({low, high} in nvcc's headers).
-        if (r.kind != TokKind::Word || (r.text[0] != '%' && kb_.find_reg(r.text) == kNone))
-          cur_.fail(r, fmt::format("malformed vector element {}", describe(r)));
-        cur_.next();
-        o.vec[o.count++] = reg(r);
-      } while (cur_.accept(','));
-      cur_.expect('}', "to close the vector operand");
-      return o;
-    }
-    if (t.is('!')) {
-      cur_.next();
-      const Token& r = cur_.peek();
-      if (r.kind != TokKind::Word || r.text[0] != '%')
-        cur_.fail(r, fmt::format("malformed operand after '!': {}", describe(r)));
-      cur_.next();
-      o.kind = OperandKind::Reg;
-      o.reg = reg(r);
-      o.negate = true;
-      if (kb_.kernel.regs[o.reg].type != Type::Pred)
-        cur_.fail(r, fmt::format("'!' needs a predicate, '{}' is not one", r.text));
-      return o;
-    }
-    if (t.kind == TokKind::Number || t.is('-')) {
-      const bool neg = cur_.accept('-');
-      const Token& n = cur_.peek();
-      if (n.kind != TokKind::Number) cur_.fail(n, fmt::format("malformed operand {}", describe(n)));
-      cur_.next();
-      if (is_float_literal(n.text)) {
-        o.kind = OperandKind::ImmFloat;
-        if (!parse_float_literal(n.text, o.fimm))
-          cur_.fail(n, fmt::format("malformed number '{}'", n.text));
-        if (neg) o.fimm = -o.fimm;
-      } else {
-        std::uint64_t v = 0;
-        if (!parse_int_literal(n.text, v))
-          cur_.fail(n, fmt::format("malformed number '{}'", n.text));
-        o.kind = OperandKind::ImmInt;
-        o.imm = static_cast<std::int64_t>(neg ? ~v + 1 : v);
-      }
-      return o;
-    }
-    if (t.kind == TokKind::Word && t.text[0] == '%') {
-      cur_.next();
-      if (special_from_name(t.text, o.special)) {
-        o.kind = OperandKind::Special;
-        return o;
-      }
-      o.kind = OperandKind::Reg;
-      o.reg = reg(t);
-      return o;
-    }
-    if (t.kind == TokKind::Word && t.text[0] != '.') {
-      cur_.next();
-      if (label) {
-        o.kind = OperandKind::Label;
-        return o;
-      }
-      if (const std::uint32_t r = kb_.find_reg(t.text); r != kNone && !label) {
-        o.kind = OperandKind::Reg;  // a register declared without the % (temp_param_reg)
-        o.reg = r;
-        return o;
-      }
-      if (t.text == "WARP_SZ") {  // the predefined identifier warpSize compiles to (PTX ISA)
-        o.kind = OperandKind::ImmInt;
-        o.imm = 32;
-        return o;
-      }
-      o.kind = OperandKind::Symbol;
-      o.sym = kb_.find_symbol(t.text);
-      if (o.sym == kNone) cur_.fail(t, fmt::format("unknown symbol '{}'", t.text));
-      if (cur_.peek().is('+')) o.imm = signed_int(true);
-      return o;
-    }
-    cur_.fail(t, fmt::format("malformed operand {}", describe(t)));
-  }
-
-  // [+|-] [-] number, as in [%r1+-4].
-  std::int64_t signed_int(bool needs_sign) {
-    bool neg = false;
-    if (needs_sign) {
-      if (cur_.accept('-'))
-        neg = true;
-      else
-        cur_.expect('+', "before the offset");
-    }
-    if (cur_.accept('-')) neg = !neg;
-    const Token& n = cur_.peek();
-    std::uint64_t v = 0;
-    if (n.kind != TokKind::Number || !parse_int_literal(n.text, v))
-      cur_.fail(n, fmt::format("malformed offset {}", describe(n)));
-    cur_.next();
-    return static_cast<std::int64_t>(neg ? ~v + 1 : v);
-  }
-
-  void operands(const OpInfo& info) {
-    int n = 0;
-    while (!cur_.peek().is(';')) {
-      if (n >= info.max_ops) {
-        if (!cur_.peek().is(',')) break;  // reported as a missing ';' below
-        malformed(fmt::format("'{}' takes at most {} operand{}", m_.text, info.max_ops,
-                              info.max_ops == 1 ? "" : "s"));
-      }
-      if (n > 0) cur_.expect(',', fmt::format("between operands of '{}'", m_.text));
-      const bool memory = (ins_.op == Opcode::Ld && n == 1) ||
-                          (ins_.op == Opcode::Atom && n == 1) ||
-                          ((ins_.op == Opcode::St || ins_.op == Opcode::Red) && n == 0);
-      const bool label = ins_.op == Opcode::Bra;
-      const std::string_view label_name = cur_.peek().text;
-      ins_.ops[static_cast<std::size_t>(n)] = operand(memory, label);
-      if (label) {
-        kb_.fixups.push_back({static_cast<std::uint32_t>(kb_.kernel.code.size()), 0,
-                              std::string(label_name), m_.line});
-      }
-      if (n == 0 && ins_.op == Opcode::Setp && cur_.accept('|')) {
-        ins_.ops[4] = operand(false, false);
-        ins_.flags |= kSetpQ;
-      }
-      if (n == 0 && (ins_.op == Opcode::Shfl || ins_.op == Opcode::Match) && cur_.accept('|')) {
-        ins_.ops[5] = operand(false, false);
-        ins_.flags |= kPredOut;
-      }
-      ++n;
-      if (cur_.at_end()) break;
-    }
-    cur_.expect(';', fmt::format("after the operands of '{}'", m_.text));
-    if (n < info.min_ops)
-      malformed(fmt::format("'{}' needs {} operand{}, got {}", m_.text, info.min_ops,
-                            info.min_ops == 1 ? "" : "s", n));
-    ins_.num_ops = static_cast<std::uint8_t>(n);
-  }
-
-  void need(std::size_t i, bool ok, std::string_view what) {
-    if (!ok) malformed(fmt::format("operand {} of '{}' must be {}", i + 1, m_.text, what));
-  }
-
-  bool is_reg(std::size_t i) const {
-    return ins_.ops[i].kind == OperandKind::Reg && !ins_.ops[i].negate;
-  }
-  bool is_value(std::size_t i) const {
-    const OperandKind k = ins_.ops[i].kind;
-    return k == OperandKind::Reg || k == OperandKind::ImmInt || k == OperandKind::ImmFloat ||
-           k == OperandKind::Special || k == OperandKind::Symbol;
-  }
-  bool is_pred(std::size_t i) const {
-    return ins_.ops[i].kind == OperandKind::Reg &&
-           kb_.kernel.regs[ins_.ops[i].reg].type == Type::Pred;
-  }
-
-  // Warp-level instructions: the operand count with and without .sync, the destination, the
-  // predicate source of vote, the optional predicate destination of shfl and match.all.
-  void warp_operands() {
-    const std::size_t n = ins_.num_ops;
-    const bool sync = ins_.has(kSync);
-    const std::size_t want = ins_.op == Opcode::Shfl         ? (sync ? 5 : 4)
-                             : ins_.op == Opcode::Vote       ? (sync ? 3 : 2)
-                             : ins_.op == Opcode::Activemask ? 1
-                             : ins_.op == Opcode::BarWarp    ? 1
-                                                             : 3;
-    if (n != want)
-      malformed(
-          fmt::format("'{}' needs {} operand{}, got {}", m_.text, want, want == 1 ? "" : "s", n));
-    if (ins_.op == Opcode::BarWarp) {
-      need(0, is_value(0) && ins_.ops[0].kind != OperandKind::Symbol,
-           "a register or integer member mask");
-      if (ins_.ops[0].kind == OperandKind::Reg &&
-          type_bits(kb_.kernel.regs[ins_.ops[0].reg].type) != 32)
-        malformed(fmt::format("the member mask of '{}' must be a 32-bit register or an immediate",
-                              m_.text));
-      return;
-    }
-    const bool pred_dst = ins_.op == Opcode::Vote && ins_.warp != WarpMode::Ballot;
-    need(0, is_reg(0) && is_pred(0) == pred_dst,
-         pred_dst ? "a predicate register" : "a non-predicate register");
-    if (ins_.has(kPredOut)) {
-      if (ins_.op == Opcode::Match && ins_.warp != WarpMode::All)
-        malformed("only match.all has a predicate destination (d|p)");
-      need(5, is_reg(5) && is_pred(5), "a predicate register");
-    }
-    // The member mask (the last operand of a .sync form) is a 32-bit value: one bit per lane.
-    if (sync && ins_.ops[n - 1].kind == OperandKind::Reg &&
-        type_bits(kb_.kernel.regs[ins_.ops[n - 1].reg].type) != 32)
-      malformed(
-          fmt::format("the member mask of '{}' must be a 32-bit register or an immediate, "
-                      "'{}' is {}-bit",
-                      m_.text, kb_.kernel.regs[ins_.ops[n - 1].reg].name,
-                      type_bits(kb_.kernel.regs[ins_.ops[n - 1].reg].type)));
-    for (std::size_t i = 1; i < n; ++i) {
-      const bool pred_src = ins_.op == Opcode::Vote && i == 1;
-      if (pred_src) {
-        need(i, is_pred(i), "a predicate");
-        continue;
-      }
-      need(i, is_value(i) && ins_.ops[i].kind != OperandKind::Symbol && !ins_.ops[i].negate,
-           "a register or immediate");
-    }
-  }
-
-  // mov.b32 d, {a, b} packs (the first element lowest); mov.b32 {a, b}, d unpacks.
-  void mov_vector_operands() {
-    const bool pack = ins_.ops[1].kind == OperandKind::Vector;
-    const Operand& v = ins_.ops[pack ? 1 : 0];
-    if (ins_.ops[pack ? 0 : 1].kind == OperandKind::Vector)
-      malformed(fmt::format("'{}' moves between a register and a vector", m_.text));
-    if ((v.count != 2 && v.count != 4) || type_bits(ins_.type) < 16 || ins_.type == Type::Pred)
-      malformed(fmt::format("'{}' packs 2 or 4 elements into a 16-, 32- or 64-bit value", m_.text));
-    if (pack)
-      need(0, is_reg(0), "a register");
-    else
-      need(1, is_value(1) && ins_.ops[1].kind != OperandKind::Symbol, "a register or immediate");
-    for (int k = 0; k < v.count; ++k)
-      if (!pack && is_vec_imm(v.vec[std::size_t(k)]))
-        malformed(fmt::format("'{}': unpacking needs registers", m_.text));
-  }
-
-  void check_operands() {
-    const std::size_t n = ins_.num_ops;
-    if (ins_.op == Opcode::Mov &&
-        (ins_.ops[0].kind == OperandKind::Vector || ins_.ops[1].kind == OperandKind::Vector))
-      return mov_vector_operands();
-    if (ins_.op == Opcode::Cvt &&
-        (n == 3) != (ins_.type == Type::F16X2 || ins_.type == Type::BF16X2))
-      malformed(
-          fmt::format("'{}': two sources go with a pair destination (.f16x2, .bf16x2)", m_.text));
-    const bool mem0 = ins_.op == Opcode::St || ins_.op == Opcode::Red;
-    const bool mem1 = ins_.op == Opcode::Ld || ins_.op == Opcode::Atom;
-    if (mem0 || mem1)
-      need(mem0 ? 0 : 1, ins_.ops[mem0 ? 0 : 1].kind == OperandKind::Memory, "an address [..]");
-    switch (ins_.op) {
-      case Opcode::Ld:
-        need(0,
-             ins_.vec == 1
-                 ? is_reg(0)
-                 : ins_.ops[0].kind == OperandKind::Vector && ins_.ops[0].count == ins_.vec,
-             ins_.vec == 1 ? "a register" : "a vector of matching width");
-        return;
-      case Opcode::St:
-        need(1,
-             ins_.vec == 1
-                 ? is_value(1) && ins_.ops[1].kind != OperandKind::Symbol
-                 : ins_.ops[1].kind == OperandKind::Vector && ins_.ops[1].count == ins_.vec,
-             ins_.vec == 1 ? "a register or immediate" : "a vector of matching width");
-        return;
-      case Opcode::Atom:
-        need(0, is_reg(0), "a register");
-        for (std::size_t i = 2; i < n; ++i) need(i, is_value(i), "a register or immediate");
-        if ((ins_.atom == AtomOp::Cas) != (n == 4))
-          malformed(
-              fmt::format("'{}' needs {} operands", m_.text, ins_.atom == AtomOp::Cas ? 4 : 3));
-        return;
-      case Opcode::Red:
-        need(1, is_value(1), "a register or immediate");
-        return;
-      case Opcode::Bra:
-        return;
-      case Opcode::Bar:
-        if (ins_.has(kBarRed)) {  // d, a {, b}, {!}c
-          need(0, is_reg(0) && is_pred(0) == (ins_.type == Type::Pred),
-               ins_.type == Type::Pred ? "a predicate register" : "a 32-bit register");
-          need(n - 1, is_pred(n - 1), "a predicate");
-          for (std::size_t i = 1; i + 1 < n; ++i)
-            need(i, is_reg(i) || ins_.ops[i].kind == OperandKind::ImmInt, "a register or integer");
-          return;
-        }
-        if (ins_.has(kArrive) && n != 2)
-          malformed(fmt::format("'{}' needs a barrier and a thread count", m_.text));
-        for (std::size_t i = 0; i < n; ++i)
-          need(i, is_reg(i) || ins_.ops[i].kind == OperandKind::ImmInt, "a register or integer");
-        return;
-      case Opcode::Setp:
-        need(0, is_pred(0) && is_reg(0), "a predicate register");
-        if (ins_.has(kSetpQ)) need(4, is_pred(4) && is_reg(4), "a predicate register");
-        if ((n == 4) != (ins_.bool_op != BoolOp::None))
-          malformed(fmt::format("'{}': a combining predicate goes with .and/.or/.xor", m_.text));
-        if (n == 4) need(3, is_pred(3), "a predicate");
-        for (std::size_t i = 1; i < 3; ++i) need(i, is_value(i), "a register or immediate");
-        return;
-      case Opcode::Set:
-        need(0, is_reg(0), "a register");
-        if ((n == 4) != (ins_.bool_op != BoolOp::None))
-          malformed(fmt::format("'{}': a combining predicate goes with .and/.or/.xor", m_.text));
-        if (n == 4) need(3, is_pred(3), "a predicate");
-        for (std::size_t i = 1; i < 3; ++i) need(i, is_value(i), "a register or immediate");
-        return;
-      case Opcode::Shfl:
-      case Opcode::Vote:
-      case Opcode::Match:
-      case Opcode::Redux:
-      case Opcode::Activemask:
-      case Opcode::BarWarp:
-        warp_operands();
-        return;
-      case Opcode::Selp:
-        need(0, is_reg(0), "a register");
-        need(3, is_pred(3), "a predicate");
-        for (std::size_t i = 1; i < 3; ++i) need(i, is_value(i), "a register or immediate");
-        return;
-      default:
-        if (n > 0) need(0, is_reg(0), "a register");
-        for (std::size_t i = 1; i < n; ++i) {
-          need(i, is_value(i), "a register or immediate");
-          if (ins_.ops[i].negate && ins_.type != Type::Pred)
-            malformed("'!' only applies to predicates");
-        }
-        if (ins_.op != Opcode::Mov && ins_.op != Opcode::Cvta)
-          for (std::size_t i = 1; i < n; ++i)
-            if (ins_.ops[i].kind == OperandKind::Symbol) need(i, false, "a register or immediate");
-        return;
-    }
-  }
-};
-
 }  // namespace
 
+Instruction Decoder::run() {
+  std::string_view text = m_.text;
+  const std::size_t dot = text.find('.');
+  const std::string_view base = text.substr(0, dot);
+  const OpInfo* info = nullptr;
+  for (const OpInfo& o : kOps)
+    if (o.name == base) info = &o;
+  // GPU-LocalTM's TX.Begin / TX.Commit (seed 003 §3), written by kernels/smemsim_tm.cuh as inline
+  // PTX: no modifiers, no operands.
+  if (text == "tx.begin" || text == "tx.commit") info = text == "tx.begin" ? &kTxBegin : &kTxCommit;
+  if (text == "bar.warp.sync") info = &kBarWarp;
+  if ((base == "bar" || base == "barrier") && text.find(".red.") != std::string_view::npos)
+    info = &kBarRedOp;
+  if (base == "tex" || base == "tld4") return decode_texture(cur_, kb_, m_);
+  if (!info) unsupported();
+  ins_.op = info->op;
+  if (info == &kBarWarp) ins_.flags |= kSync;
+  if (info->name == "addc" || info->name == "subc" || info->name == "madc") ins_.flags |= kCarryIn;
+  int types = 0;
+  std::string_view rest = dot == std::string_view::npos || info->name == text
+                              ? std::string_view()
+                              : text.substr(dot + 1);
+  while (!rest.empty()) {
+    const std::size_t d = rest.find('.');
+    const std::string_view mod = rest.substr(0, d);
+    rest = d == std::string_view::npos ? std::string_view() : rest.substr(d + 1);
+    if (mod.empty()) malformed("empty modifier");
+    modifier(*info, mod, types);
+  }
+  if (types != info->types) {
+    if (types < info->types)
+      malformed(fmt::format("'{}' needs {} type modifier{}", m_.text, info->types,
+                            info->types > 1 ? "s" : ""));
+    malformed(fmt::format("too many type modifiers in '{}'", m_.text));
+  }
+  check_modifiers();
+  operands(*info);
+  check_operands();
+  return ins_;
+}
+
+void Decoder::modifier(const OpInfo& info, std::string_view mod, int& types) {
+  const std::uint32_t a = info.allow;
+  const Opcode op = info.op;
+  if (Type t = type_from_name(mod); t != Type::None && (a & aType)) {
+    if (types == 0)
+      ins_.type = t;
+    else if (types == 1)
+      ins_.type2 = t;
+    ++types;
+    return;
+  }
+  Space sp;
+  if ((a & aSpace) && lookup(mod, kSpace, sp, 1)) {
+    if (seen_space_) malformed(fmt::format("two state spaces in '{}'", m_.text));
+    seen_space_ = true;
+    ins_.space = sp;
+    return;
+  }
+  CmpOp c;
+  if ((a & aCmp) && ins_.cmp == CmpOp::None && lookup(mod, kCmpNames, c, 1)) {
+    ins_.cmp = c;
+    return;
+  }
+  BoolOp b;
+  if ((a & aBool) && ins_.cmp != CmpOp::None && ins_.bool_op == BoolOp::None &&
+      lookup(mod, kBoolNames, b, 1)) {
+    ins_.bool_op = b;
+    return;
+  }
+  if (op == Opcode::Bar && ins_.has(kBarRed) && ins_.atom == AtomOp::None &&
+      (mod == "popc" || mod == "and" || mod == "or")) {
+    // bar.red.popc (the number of threads whose predicate is true) is kept as Add.
+    ins_.atom = mod == "popc" ? AtomOp::Add : mod == "and" ? AtomOp::And : AtomOp::Or;
+    return;
+  }
+  AtomOp at;
+  if ((a & aAtom) && ins_.atom == AtomOp::None && lookup(mod, kAtomNames, at, 1)) {
+    ins_.atom = at;
+    return;
+  }
+  Rounding r;
+  if ((a & aRound) && ins_.rounding == Rounding::None && lookup(mod, kRoundNames, r, 1)) {
+    const bool int_round = r >= Rounding::Rni;
+    if ((int_round || r == Rounding::Rna) && op != Opcode::Cvt) unsupported();
+    ins_.rounding = r;
+    return;
+  }
+  MulMode mm;
+  if ((a & aMode) && ins_.mode == MulMode::None && lookup(mod, kModeNames, mm, 1)) {
+    ins_.mode = mm;
+    return;
+  }
+  if ((a & aVec) && (mod == "v2" || mod == "v4")) {
+    if (ins_.vec != 1) malformed(fmt::format("two vector widths in '{}'", m_.text));
+    ins_.vec = mod == "v2" ? 2 : 4;
+    return;
+  }
+  struct FlagMod {
+    std::string_view name;
+    Allow allow;
+    Flag flag;
+  };
+  static constexpr FlagMod kFlags[] = {{"ftz", aFtz, kFtz},
+                                       {"sat", aSat, kSat},
+                                       {"approx", aApprox, kApprox},
+                                       {"full", aFull, kFull},
+                                       {"uni", aUni, kUni},
+                                       {"to", aTo, kTo},
+                                       {"volatile", aVolatile, kVolatile},
+                                       {"nc", aNc, kNc}};
+  for (const FlagMod& f : kFlags) {
+    if ((a & f.allow) && mod == f.name) {
+      ins_.flags |= f.flag;
+      return;
+    }
+  }
+  std::uint8_t dummy;
+  if (((a & aCache) && lookup(mod, kCache, dummy, 0)) ||
+      ((a & aSem) && lookup(mod, kSem, dummy, 0)) ||
+      ((a & aScope) && lookup(mod, kScope, dummy, 0))) {
+    return;  // cache, memory-order and scope qualifiers do not change the functional result
+  }
+  if ((a & aBar) &&
+      (mod == "sync" || mod == "arrive" || mod == "red" || mod == "aligned" || mod == "cta")) {
+    if (mod == "arrive") ins_.flags |= kArrive;
+    if (mod == "red") ins_.flags |= kBarRed;
+    if (mod != "aligned" && mod != "cta") {
+      if (seen_sync_) malformed(fmt::format("malformed barrier '{}'", m_.text));
+      seen_sync_ = true;
+    }
+    return;
+  }
+  if ((a & aCc) && mod == "cc" && !ins_.has(kCc)) {
+    ins_.flags |= kCc;
+    return;
+  }
+  static constexpr std::string_view kPrmtModes[] = {"", "f4e", "b4e", "rc8", "ecl", "ecr", "rc16"};
+  std::uint8_t pm;
+  if ((a & aPrmt) && ins_.comp == 0 && lookup(mod, kPrmtModes, pm, 1)) {
+    ins_.comp = pm;
+    return;
+  }
+  if ((a & aHalf) && (mod == "relu" || mod == "satfinite" || mod == "NaN")) {
+    ins_.flags |= mod == "relu" ? kRelu : mod == "satfinite" ? kSatfinite : kNaN;
+    return;
+  }
+  if ((a & aShiftamt) && mod == "shiftamt") {
+    ins_.flags |= kShfClamp;
+    return;
+  }
+  static constexpr std::string_view kTests[] = {"",           "finite", "infinite", "number",
+                                                "notanumber", "normal", "subnormal"};
+  TestOp tp;
+  if ((a & aTest) && ins_.test == TestOp::None && lookup(mod, kTests, tp, 1)) {
+    ins_.test = tp;
+    return;
+  }
+  if (a & aWarp) {
+    if (mod == "sync") {
+      if (ins_.has(kSync)) malformed(fmt::format("malformed '{}'", m_.text));
+      ins_.flags |= kSync;
+      return;
+    }
+    if (mod == "aligned") return;
+    WarpMode wm;
+    if (ins_.warp == WarpMode::None && lookup(mod, kWarpModes, wm, 1)) {
+      const bool ok = op == Opcode::Shfl    ? wm <= WarpMode::Idx
+                      : op == Opcode::Vote  ? wm >= WarpMode::All
+                      : op == Opcode::Match ? wm == WarpMode::Any || wm == WarpMode::All
+                                            : false;
+      if (ok) {
+        ins_.warp = wm;
+        return;
+      }
+    }
+  }
+  if ((a & aShf) && (mod == "l" || mod == "r" || mod == "wrap" || mod == "clamp")) {
+    const bool dir = mod == "l" || mod == "r";
+    if ((dir && seen_dir_) || (!dir && seen_mode_))
+      malformed(fmt::format("malformed '{}'", m_.text));
+    (dir ? seen_dir_ : seen_mode_) = true;
+    if (mod == "l") ins_.flags |= kShfLeft;
+    if (mod == "clamp") ins_.flags |= kShfClamp;
+    return;
+  }
+  unsupported();
+}
+
+Operand Decoder::operand(bool memory, bool label) {
+  Operand o;
+  const Token& t = cur_.peek();
+  if (t.is('[')) {
+    if (!memory) cur_.fail(t, "unexpected memory operand");
+    cur_.next();
+    o.kind = OperandKind::Memory;
+    const Token& b = cur_.peek();
+    if (b.kind == TokKind::Word) {
+      cur_.next();
+      if (b.text[0] == '%') {
+        o.reg = reg(b);
+      } else {
+        o.sym = kb_.find_symbol(b.text);
+        if (o.sym == kNone) cur_.fail(b, fmt::format("unknown symbol '{}'", b.text));
+      }
+      if (cur_.peek().is('+') || cur_.peek().is('-')) o.imm = signed_int(true);
+    } else if (b.kind == TokKind::Number || b.is('-')) {
+      o.imm = signed_int(false);
+    } else {
+      cur_.fail(b, fmt::format("malformed address operand {}", describe(b)));
+    }
+    cur_.expect(']', "to close the address operand");
+    return o;
+  }
+  if (t.is('{')) {
+    cur_.next();
+    o.kind = OperandKind::Vector;
+    int imms = 0;
+    do {
+      const Token& r = cur_.peek();
+      if (o.count == o.vec.size()) cur_.fail(r, "vector operand has more than 8 elements");
+      if (r.kind == TokKind::Number || r.is('-')) {  // {0, %rs1}: packing an immediate
+        if (imms == int(o.vimm.size()))
+          cur_.fail(r, "a vector operand has at most two immediate elements");
+        std::uint64_t hex = 0;  // 0f3F800000 / 0d...: the literal's bits, as the element's
+        if (r.kind == TokKind::Number && r.text.size() > 2 && r.text[0] == '0' &&
+            (r.text[1] == 'f' || r.text[1] == 'F' || r.text[1] == 'd' || r.text[1] == 'D') &&
+            parse_int_literal(fmt::format("0x{}", r.text.substr(2)), hex)) {
+          cur_.next();
+          o.vimm[std::size_t(imms)] = static_cast<std::int64_t>(hex);
+        } else {
+          o.vimm[std::size_t(imms)] = signed_int(false);
+        }
+        o.vec[o.count++] = kVecImm + std::uint32_t(imms++);
+        continue;
+      }
+      // A register: %name, or a name declared without the % ({low, high} in nvcc's headers).
+      if (r.kind != TokKind::Word || (r.text[0] != '%' && kb_.find_reg(r.text) == kNone))
+        cur_.fail(r, fmt::format("malformed vector element {}", describe(r)));
+      cur_.next();
+      o.vec[o.count++] = reg(r);
+    } while (cur_.accept(','));
+    cur_.expect('}', "to close the vector operand");
+    return o;
+  }
+  if (t.is('!')) {
+    cur_.next();
+    const Token& r = cur_.peek();
+    if (r.kind != TokKind::Word || r.text[0] != '%')
+      cur_.fail(r, fmt::format("malformed operand after '!': {}", describe(r)));
+    cur_.next();
+    o.kind = OperandKind::Reg;
+    o.reg = reg(r);
+    o.negate = true;
+    if (kb_.kernel.regs[o.reg].type != Type::Pred)
+      cur_.fail(r, fmt::format("'!' needs a predicate, '{}' is not one", r.text));
+    return o;
+  }
+  if (t.kind == TokKind::Number || t.is('-')) {
+    const bool neg = cur_.accept('-');
+    const Token& n = cur_.peek();
+    if (n.kind != TokKind::Number) cur_.fail(n, fmt::format("malformed operand {}", describe(n)));
+    cur_.next();
+    if (is_float_literal(n.text)) {
+      o.kind = OperandKind::ImmFloat;
+      if (!parse_float_literal(n.text, o.fimm))
+        cur_.fail(n, fmt::format("malformed number '{}'", n.text));
+      if (neg) o.fimm = -o.fimm;
+    } else {
+      std::uint64_t v = 0;
+      if (!parse_int_literal(n.text, v)) cur_.fail(n, fmt::format("malformed number '{}'", n.text));
+      o.kind = OperandKind::ImmInt;
+      o.imm = static_cast<std::int64_t>(neg ? ~v + 1 : v);
+    }
+    return o;
+  }
+  if (t.kind == TokKind::Word && t.text[0] == '%') {
+    cur_.next();
+    if (special_from_name(t.text, o.special)) {
+      o.kind = OperandKind::Special;
+      return o;
+    }
+    o.kind = OperandKind::Reg;
+    o.reg = reg(t);
+    return o;
+  }
+  if (t.kind == TokKind::Word && t.text[0] != '.') {
+    cur_.next();
+    if (label) {
+      o.kind = OperandKind::Label;
+      return o;
+    }
+    if (const std::uint32_t r = kb_.find_reg(t.text); r != kNone && !label) {
+      o.kind = OperandKind::Reg;  // a register declared without the % (temp_param_reg)
+      o.reg = r;
+      return o;
+    }
+    if (t.text == "WARP_SZ") {  // the predefined identifier warpSize compiles to (PTX ISA)
+      o.kind = OperandKind::ImmInt;
+      o.imm = 32;
+      return o;
+    }
+    o.kind = OperandKind::Symbol;
+    o.sym = kb_.find_symbol(t.text);
+    if (o.sym == kNone) cur_.fail(t, fmt::format("unknown symbol '{}'", t.text));
+    if (cur_.peek().is('+')) o.imm = signed_int(true);
+    return o;
+  }
+  cur_.fail(t, fmt::format("malformed operand {}", describe(t)));
+}
+
+std::int64_t Decoder::signed_int(bool needs_sign) {
+  bool neg = false;
+  if (needs_sign) {
+    if (cur_.accept('-'))
+      neg = true;
+    else
+      cur_.expect('+', "before the offset");
+  }
+  if (cur_.accept('-')) neg = !neg;
+  const Token& n = cur_.peek();
+  std::uint64_t v = 0;
+  if (n.kind != TokKind::Number || !parse_int_literal(n.text, v))
+    cur_.fail(n, fmt::format("malformed offset {}", describe(n)));
+  cur_.next();
+  return static_cast<std::int64_t>(neg ? ~v + 1 : v);
+}
+
+void Decoder::operands(const OpInfo& info) {
+  int n = 0;
+  while (!cur_.peek().is(';')) {
+    if (n >= info.max_ops) {
+      if (!cur_.peek().is(',')) break;  // reported as a missing ';' below
+      malformed(fmt::format("'{}' takes at most {} operand{}", m_.text, info.max_ops,
+                            info.max_ops == 1 ? "" : "s"));
+    }
+    if (n > 0) cur_.expect(',', fmt::format("between operands of '{}'", m_.text));
+    const bool memory = (ins_.op == Opcode::Ld && n == 1) || (ins_.op == Opcode::Atom && n == 1) ||
+                        ((ins_.op == Opcode::St || ins_.op == Opcode::Red) && n == 0);
+    const bool label = ins_.op == Opcode::Bra;
+    const std::string_view label_name = cur_.peek().text;
+    ins_.ops[static_cast<std::size_t>(n)] = operand(memory, label);
+    if (label) {
+      kb_.fixups.push_back({static_cast<std::uint32_t>(kb_.kernel.code.size()), 0,
+                            std::string(label_name), m_.line});
+    }
+    if (n == 0 && ins_.op == Opcode::Setp && cur_.accept('|')) {
+      ins_.ops[4] = operand(false, false);
+      ins_.flags |= kSetpQ;
+    }
+    if (n == 0 && (ins_.op == Opcode::Shfl || ins_.op == Opcode::Match) && cur_.accept('|')) {
+      ins_.ops[5] = operand(false, false);
+      ins_.flags |= kPredOut;
+    }
+    ++n;
+    if (cur_.at_end()) break;
+  }
+  cur_.expect(';', fmt::format("after the operands of '{}'", m_.text));
+  if (n < info.min_ops)
+    malformed(fmt::format("'{}' needs {} operand{}, got {}", m_.text, info.min_ops,
+                          info.min_ops == 1 ? "" : "s", n));
+  ins_.num_ops = static_cast<std::uint8_t>(n);
+}
+
+}  // namespace decoding
+
 Instruction decode_instruction(Cursor& cur, KernelBuilder& kb, const Token& mnemonic) {
-  return Decoder(cur, kb, mnemonic).run();
+  return decoding::Decoder(cur, kb, mnemonic).run();
 }
 
 }  // namespace smemsim::ptx

@@ -1,0 +1,122 @@
+// The instruction decoder (decode.cpp: mnemonics, modifiers, operands; decode_check.cpp: the
+// operand layouts each opcode must have; decode_mma.cpp: tensor-core instructions). Internal to
+// the PTX front-end.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <string>
+#include <string_view>
+
+#include "ptx/parse_state.hpp"
+
+namespace smemsim::ptx::decoding {
+
+// What a modifier of a given opcode may be (bit set per opcode).
+enum Allow : std::uint32_t {
+  aType = 1 << 0,
+  aSpace = 1 << 1,
+  aCmp = 1 << 2,
+  aBool = 1 << 3,
+  aAtom = 1 << 4,
+  aRound = 1 << 5,
+  aMode = 1 << 6,
+  aFtz = 1 << 7,
+  aSat = 1 << 8,
+  aApprox = 1 << 9,
+  aFull = 1 << 10,
+  aUni = 1 << 11,
+  aTo = 1 << 12,
+  aVolatile = 1 << 13,
+  aNc = 1 << 14,
+  aVec = 1 << 15,
+  aCache = 1 << 16,
+  aSem = 1 << 17,
+  aScope = 1 << 18,
+  aBar = 1 << 19,
+  aShf = 1 << 20,
+  aWarp = 1 << 21,  // .sync, .aligned and the warp modes (shfl, vote, match, redux)
+  aCc = 1 << 22,    // .cc (carry out)
+  aTest = 1 << 23,  // testp's class
+  aShiftamt = 1 << 24,
+  aPrmt = 1 << 25,  // prmt's modes
+  aHalf = 1 << 26,  // .relu, .satfinite (cvt), .NaN (min, max)
+};
+
+struct OpInfo {
+  std::string_view name;
+  Opcode op;
+  std::uint32_t allow;
+  int types;  // number of type modifiers required
+  int min_ops, max_ops;
+};
+
+// Finds modifier `m` in a table indexed by enum value; `first` is the index of the first real
+// name (1 in the shared tables, whose entry 0 is None).
+template <typename E, std::size_t N>
+bool lookup(std::string_view m, const std::string_view (&names)[N], E& out, std::size_t first) {
+  for (std::size_t i = first; i < N; ++i) {
+    if (names[i] == m) {
+      out = static_cast<E>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+class Decoder {
+ public:
+  Decoder(Cursor& cur, KernelBuilder& kb, const Token& m) : cur_(cur), kb_(kb), m_(m) {}
+  Instruction run();
+
+  // Tensor-core and asynchronous-copy instructions (decode_mma.cpp): ldmatrix, stmatrix,
+  // cp.async and its groups, mma.sync, wmma.load/store/mma.
+  Instruction tensor();
+
+ private:
+  Cursor& cur_;
+  KernelBuilder& kb_;
+  const Token& m_;
+  Instruction ins_;
+  bool seen_space_ = false, seen_sync_ = false, seen_dir_ = false, seen_mode_ = false;
+  [[noreturn]] void unsupported() {
+    throw UnsupportedInstruction{m_.line, fmt::format("unsupported PTX instruction '{}'", m_.text)};
+  }
+  [[noreturn]] void malformed(const std::string& what) { cur_.fail(m_, what); }
+  std::uint32_t reg(const Token& t) {
+    const std::uint32_t r = kb_.find_reg(t.text);
+    if (r == kNone) cur_.fail(t, fmt::format("unknown register '{}'", t.text));
+    return r;
+  }
+  void need(std::size_t i, bool ok, std::string_view what) {
+    if (!ok) malformed(fmt::format("operand {} of '{}' must be {}", i + 1, m_.text, what));
+  }
+  bool is_reg(std::size_t i) const {
+    return ins_.ops[i].kind == OperandKind::Reg && !ins_.ops[i].negate;
+  }
+  bool is_value(std::size_t i) const {
+    const OperandKind k = ins_.ops[i].kind;
+    return k == OperandKind::Reg || k == OperandKind::ImmInt || k == OperandKind::ImmFloat ||
+           k == OperandKind::Special || k == OperandKind::Symbol;
+  }
+  bool is_pred(std::size_t i) const {
+    return ins_.ops[i].kind == OperandKind::Reg &&
+           kb_.kernel.regs[ins_.ops[i].reg].type == Type::Pred;
+  }
+
+  void modifier(const OpInfo& info, std::string_view mod, int& types);
+  void check_modifiers();
+  // One operand; memory operands only where `memory` is true, labels where `label` is true.
+  Operand operand(bool memory, bool label);
+  // [+|-] [-] number, as in [%r1+-4].
+  std::int64_t signed_int(bool needs_sign);
+  void operands(const OpInfo& info);
+  // Warp-level instructions: the operand count with and without .sync, the destination, the
+  // predicate source of vote, the optional predicate destination of shfl and match.all.
+  void warp_operands();
+  // mov.b32 d, {a, b} packs (the first element lowest); mov.b32 {a, b}, d unpacks.
+  void mov_vector_operands();
+  void check_operands();
+};
+
+}  // namespace smemsim::ptx::decoding
