@@ -114,6 +114,15 @@ struct Warp {
   std::uint8_t bar_id = 0;
   std::uint32_t bar_red_pc = kNoRow;
   LaneMask bar_lanes = 0;
+  // cp.async copies in flight (cp_async.cpp): each lane's bytes, read at issue, land in shared
+  // memory at the wait that covers their group; `groups` counts the committed groups.
+  struct AsyncCopy {
+    std::uint32_t group = 0, dst = 0;
+    std::uint8_t bytes = 0;
+    std::array<std::uint8_t, 16> data{};
+  };
+  std::vector<AsyncCopy> copies;
+  std::uint32_t groups = 0;
 };
 
 // A call site resolved for execution: the callee's entry, its register rows and per-thread byte
@@ -268,7 +277,18 @@ std::string describe_barrier(const Impl& im, const Cta& cta, const Warp& w);
 // naming the instruction and the thread; a shared lane gets its offset in im.addr[l] and joins
 // `shared`, a global one is noted for sector counting.
 std::uint8_t* lane_pointer(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, int l, ptx::Space space,
-                           std::uint64_t a, std::uint64_t bytes, bool write, LaneMask& shared);
+                           std::uint64_t a, std::uint64_t bytes, bool write, LaneMask& shared,
+                           std::uint64_t align = 0);
+// The address a memory operand names for lane l: its base register at the register's width, plus
+// the symbol's address and the offset (instructions with two memory operands: cp.async).
+std::uint64_t operand_address(Impl& im, Warp& w, const ptx::Operand& o, int l);
+// ldmatrix, stmatrix, mma, wmma (matrix_exec.cpp): the warp executes them together (`m` must be
+// the full warp).
+void exec_matrix(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);
+// cp.async, cp.async.commit_group, cp.async.wait_group/wait_all (cp_async.cpp); land_copies
+// writes every pending copy of the warp (at its exit).
+std::uint16_t exec_cp_async(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);
+void land_copies(Impl& im, Cta& cta, Warp& w, std::uint32_t keep_groups, bool all);
 // Hands the shared access of `lanes` (im.addr holds their byte offsets), `words` 4-byte words per
 // lane, to the consumer as WarpAccesses: wide accesses in phases (docs/exec.md).
 void emit_shared(Impl& im, const Warp& w, const Cta& cta, std::uint32_t pc, Op op, LaneMask lanes,

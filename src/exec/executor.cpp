@@ -48,6 +48,7 @@ inline void normalize(Warp& w) {
 
 void Impl::warp_done(Cta& cta, Warp& w) {
   w.state = WarpState::Done;
+  if (!w.copies.empty()) land_copies(*this, cta, w, 0, true);  // cp.async still in flight
   --cta.live_warps;
   release_barriers(*this, cta);  // a barrier of every live warp may now be complete
 }
@@ -207,6 +208,29 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
       ++top.pc;
       normalize(w);
       break;
+    case Opcode::Ldmatrix:
+    case Opcode::Stmatrix:
+    case Opcode::Mma:
+    case Opcode::WmmaLoad:
+    case Opcode::WmmaStore:
+    case Opcode::WmmaMma: {
+      const std::uint64_t before = stats.shared_accesses;
+      if (exec) exec_matrix(*this, cta, w, pc, exec);
+      r.shared_accesses = static_cast<std::uint8_t>(stats.shared_accesses - before);
+      ++top.pc;
+      normalize(w);
+      break;
+    }
+    case Opcode::CpAsync:
+    case Opcode::CpAsyncCommit:
+    case Opcode::CpAsyncWait: {
+      const std::uint64_t before = stats.shared_accesses;
+      if (exec) r.global_sectors = exec_cp_async(*this, cta, w, pc, exec);
+      r.shared_accesses = static_cast<std::uint8_t>(stats.shared_accesses - before);
+      ++top.pc;
+      normalize(w);
+      break;
+    }
     case Opcode::Tex:
     case Opcode::Tld4:
       if (exec) r.global_sectors = exec_texture(*this, cta, w, pc, exec);
@@ -327,6 +351,9 @@ void Executor::start_cta(std::uint32_t slot, std::uint64_t linear, std::uint32_t
     w.tx = {};
     w.stack.clear();
     w.frames.clear();
+    w.copies.clear();
+    w.groups = 0;
+    w.bar_red_pc = kNoRow;
     w.stack.reserve(16);
     w.stack.push_back({0, kNoRow, w.live});
     std::uint64_t* sp = w.regs + std::size_t(im.nregs) * im.lanes;

@@ -202,8 +202,9 @@ void emit_shared(Impl& im, const Warp& w, const Cta& cta, std::uint32_t pc, Op o
 }
 
 std::uint8_t* lane_pointer(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, int l, ptx::Space space,
-                           std::uint64_t a, std::uint64_t bytes, bool write, LaneMask& shared) {
-  const Resolver rs{im, cta, w, pc, im.kernel.code[pc], bytes, bytes};
+                           std::uint64_t a, std::uint64_t bytes, bool write, LaneMask& shared,
+                           std::uint64_t align) {
+  const Resolver rs{im, cta, w, pc, im.kernel.code[pc], bytes, align ? align : bytes};
   return im.count_sectors ? resolve<true>(rs, space, l, a, write, shared)
                           : resolve<false>(rs, space, l, a, write, shared);
 }

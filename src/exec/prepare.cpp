@@ -53,6 +53,10 @@ Type operand_type(const ptx::Instruction& ins, std::size_t i) {
       return i >= 3 ? Type::U32 : ins.type;
     case Opcode::Bar:
       return Type::U32;
+    case Opcode::WmmaLoad:  // the stride (elements)
+    case Opcode::WmmaStore:
+    case Opcode::CpAsync:  // the sizes
+      return Type::U32;
     default:
       return ins.type;
   }
@@ -69,6 +73,10 @@ bool half_supported(const ptx::Instruction& ins) {
     case Opcode::Ld:
     case Opcode::St:
     case Opcode::Selp:
+    case Opcode::Mma:
+    case Opcode::WmmaLoad:
+    case Opcode::WmmaStore:
+    case Opcode::WmmaMma:
       return true;
     case Opcode::Add:
     case Opcode::Sub:
@@ -463,6 +471,7 @@ void Impl::predecode() {
       for (std::size_t k = 2; k < x.row.size(); ++k) x.row[k] = kNoRow;
       for (int k = 0; k < c.count; ++k) x.row[std::size_t(2 + k)] = c.vec[std::size_t(k)];
     }
+    if (ins.op == Opcode::WmmaStore && ins.num_ops == 3) x.row[1] = kNoRow;  // the fragment: ops[1]
     if (ins.op == Opcode::Bra) x.reconv = reconv[pc];
     if (ins.num_ops > 0 && ins.ops[0].kind == OperandKind::Reg)
       x.dst_mask = reg_mask(ins.ops[0].reg);

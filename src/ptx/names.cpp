@@ -88,6 +88,57 @@ bool is_header_path(std::string_view path) {
          path.find("/include/") != std::string_view::npos;
 }
 
+namespace {
+
+constexpr std::string_view kShapeNames[] = {"",         "m16n8k16", "m16n8k8", "m16n16k16",
+                                            "m32n8k16", "m8n32k16", "m16n16k8"};
+
+// The tensor-core and async-copy instructions as PTX writes them; `guard` is "@%p " or "".
+std::string tensor_text(const Kernel& k, const Instruction& ins, std::string guard) {
+  std::string s = guard;
+  const auto col = [&](Flag f) { return ins.has(f) ? "col" : "row"; };
+  switch (ins.op) {
+    case Opcode::Ldmatrix:
+    case Opcode::Stmatrix:
+      s +=
+          fmt::format("{}.sync.aligned.m8n8.x{}{}{}.b16", opcode_name(ins.op), int(ins.vec),
+                      ins.has(kTrans) ? ".trans" : "", ins.space == Space::Shared ? ".shared" : "");
+      break;
+    case Opcode::CpAsync:
+      s += fmt::format("cp.async.{}.shared.global", ins.has(kNc) ? "cg" : "ca");
+      break;
+    case Opcode::CpAsyncWait:
+      s += ins.has(kUni) ? "cp.async.wait_all" : "cp.async.wait_group";
+      if (ins.has(kUni)) return s + ";";
+      break;
+    case Opcode::Mma:
+      s += fmt::format("mma.sync.aligned.{}.row.col.{}.{}.{}.{}",
+                       kShapeNames[std::size_t(ins.shape)], type_name(ins.type),
+                       type_name(ins.type2), type_name(ins.type2), type_name(ins.type3));
+      break;
+    case Opcode::WmmaLoad:
+    case Opcode::WmmaStore:
+      s += fmt::format("{}.{}.sync.aligned.{}.{}{}{}.{}", opcode_name(ins.op), "abcd"[ins.comp],
+                       col(kColA), kShapeNames[std::size_t(ins.shape)],
+                       ins.space == Space::Generic ? "" : ".", space_name(ins.space),
+                       type_name(ins.type));
+      break;
+    case Opcode::WmmaMma:
+      s += fmt::format("wmma.mma.sync.aligned.{}.{}.{}.{}.{}.{}.{}", col(kColA), col(kColB),
+                       kShapeNames[std::size_t(ins.shape)], type_name(ins.type),
+                       type_name(ins.type2), type_name(ins.type2), type_name(ins.type3));
+      break;
+    default:
+      s += opcode_name(ins.op);
+      break;
+  }
+  for (std::uint8_t i = 0; i < ins.num_ops; ++i)
+    s += (i ? ", " : " ") + operand_text(k, ins.ops[i]);
+  return s + ";";
+}
+
+}  // namespace
+
 std::string_view opcode_name(Opcode op) {
   return name_of(kOpcodeNames, op);
 }
@@ -244,6 +295,7 @@ std::string to_string(const Kernel& k, const Instruction& ins) {
   if (ins.guard != kNone)
     s += fmt::format("@{}{} ", ins.guard_negated ? "!" : "",
                      ins.guard < k.regs.size() ? k.regs[ins.guard].name : "?");
+  if (ins.op >= Opcode::Ldmatrix) return tensor_text(k, ins, s);
   s += opcode_name(ins.op);
   if (ins.has(kCarryIn)) s += "c";  // addc, subc, madc
   auto add = [&](std::string_view m) {

@@ -40,6 +40,17 @@ Space space_of(const ptx::Instruction& ins) {
     case Opcode::Tex:  // a texture fetch reads global memory (texels) like a load
     case Opcode::Tld4:
       return Space::Global;
+    // Tensor-core traffic (issue 16): ldmatrix/stmatrix/wmma on shared memory, and cp.async,
+    // timed as its shared-memory write (the global read and the asynchrony are not modelled).
+    case Opcode::Ldmatrix:
+    case Opcode::Stmatrix:
+    case Opcode::CpAsync:
+      return Space::Shared;
+    case Opcode::WmmaLoad:
+    case Opcode::WmmaStore:
+      return ins.space == ptx::Space::Shared   ? Space::Shared
+             : ins.space == ptx::Space::Global ? Space::Global
+                                               : Space::Generic;
     case Opcode::Ld:
     case Opcode::St:
     case Opcode::Atom:
@@ -105,6 +116,11 @@ bool writes_op0(const ptx::Instruction& ins) {
     case Opcode::TxBegin:
     case Opcode::TxCommit:
     case Opcode::BarWarp:
+    case Opcode::Stmatrix:
+    case Opcode::WmmaStore:
+    case Opcode::CpAsync:
+    case Opcode::CpAsyncCommit:
+    case Opcode::CpAsyncWait:
       return false;
     default:
       return true;
@@ -121,7 +137,8 @@ std::vector<InstInfo> decode_kernel(const ptx::Kernel& kernel) {
     info.unit = unit_of(ins);
     info.space = space_of(ins);
     info.atomic = ins.op == Opcode::Atom || ins.op == Opcode::Red;
-    info.store = ins.op == Opcode::St;
+    info.store = ins.op == Opcode::St || ins.op == Opcode::Stmatrix ||
+                 ins.op == Opcode::WmmaStore || ins.op == Opcode::CpAsync;
     info.barrier = ins.op == Opcode::Bar && !ins.has(ptx::kArrive);
     info.arrive = ins.op == Opcode::Bar && ins.has(ptx::kArrive);
     // A `ret` of a device function linked into the kernel returns to its caller.

@@ -44,8 +44,8 @@ struct InstInfo {
   bool arrive = false;   // bar.arrive: counts towards a barrier without waiting
   bool exit = false;     // ret, exit
   std::uint8_t nsrc = 0, ndst = 0;
-  std::array<std::uint32_t, 12> src{};
-  std::array<std::uint32_t, 4> dst{};
+  std::array<std::uint32_t, 28> src{};  // wmma.mma reads up to 24 fragment registers
+  std::array<std::uint32_t, 8> dst{};
   NextClass next_class() const {
     if (space == Space::Shared) return NextClass::Shared;
     if (space != Space::None) return NextClass::Memory;

@@ -117,8 +117,8 @@ class Sm final : public PipelineHost, public SchedulerView {
     std::uint32_t index = 0;  // instruction index
     bool control = false, barrier = false, global_load = false;
     std::uint8_t ndst = 0;
-    std::array<std::uint32_t, 4> dst{};
-    std::int32_t record = -1;  // AccessRecord of a shared access
+    std::array<std::uint32_t, 8> dst{};  // an mma's D fragment has up to 8 registers
+    std::int32_t record = -1;            // AccessRecord of a shared access
     std::uint64_t issued = 0;
     // Bank-aware scheduling: the prediction made when it was scheduled (-1: none), its history
     // key, the MEM0 passes of its subwarps so far and the subwarps still to pass MEM0.
