@@ -282,6 +282,7 @@ void add_profile_command(CLI::App& app) {
   cmd->callback([o] {
     const Arch arch = o->timing ? resolve_sim_arch(o->arch, o->sim) : resolve_arch(o->arch);
     exec::Workload w = prepare_workload(o->launch);
+    const TargetWarning warn_target(o->launch, w, arch);
     if (!w.pipeline.empty()) {
       if (o->timing)
         throw InputError(

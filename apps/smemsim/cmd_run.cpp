@@ -30,6 +30,7 @@ void add_run_command(CLI::App& app) {
   cmd->callback([o] {
     const Arch arch = resolve_arch(o->arch);
     exec::Workload w = prepare_workload(o->launch);
+    const TargetWarning warn_target(o->launch, w, arch);
     const RunSummary s = run_workload(w, arch, nullptr, o->launch.max_steps);
     if (o->launch.json) {
       nlohmann::json j = run_json(w, s);

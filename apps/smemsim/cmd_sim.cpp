@@ -107,10 +107,12 @@ void add_sim_command(CLI::App& app) {
   cmd->callback([o] {
     const Arch arch = resolve_sim_arch(o->arch, o->sim);
     exec::Workload w = prepare_workload(o->launch);
+    const TargetWarning warn_target(o->launch, w, arch);
     if (!w.pipeline.empty())
-      throw InputError(fmt::format("sim times one launch; {} has {} [[launch]] tables (run and "
-                                   "profile take them all)",
-                                   o->launch.launch, w.pipeline.size()));
+      throw InputError(
+          fmt::format("sim times one launch; {} has {} [[launch]] tables (run and "
+                      "profile take them all)",
+                      o->launch.launch, w.pipeline.size()));
     const ptx::Kernel& kernel = exec::find_kernel(w.module, w.kernel);
     SimRun run = simulate(w, kernel, arch, o->sim, nullptr, false);
     if (o->launch.json) {

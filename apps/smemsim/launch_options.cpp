@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <exception>
+
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -177,6 +179,15 @@ exec::Workload prepare_workload(const LaunchOptions& o) {
                c, c, o.launch);
   w.description = fmt::format("{} from {} with {}", ptx::demangle(w.kernel), o.target, o.launch);
   return w;
+}
+
+TargetWarning::TargetWarning(const LaunchOptions& o, const exec::Workload& w, const Arch& arch) {
+  // The suite's builtins run on every preset by design; a JSON document stays alone.
+  if (!o.target.starts_with("builtin:") && !o.json) text_ = exec::target_warning(w.module, arch);
+}
+
+TargetWarning::~TargetWarning() {
+  if (!text_.empty() && std::uncaught_exceptions() == 0) fmt::print(stderr, "{}\n", text_);
 }
 
 void add_step_limit(CLI::App* cmd, LaunchOptions& o) {

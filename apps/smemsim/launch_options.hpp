@@ -35,6 +35,19 @@ void add_step_limit(CLI::App* cmd, LaunchOptions& o);
 ptx::Module read_ptx(const std::string& path);
 // Builds the workload (PTX parsed, memory initialized, launch complete). Throws InputError.
 exec::Workload prepare_workload(const LaunchOptions& o);
+// A one-line warning on stderr when a PTX file targets a newer GPU than the arch (issue 16),
+// printed when the command ends without an error (an error stays the only line) and not under
+// --json.
+class TargetWarning {
+ public:
+  TargetWarning(const LaunchOptions& o, const exec::Workload& w, const Arch& arch);
+  ~TargetWarning();
+  TargetWarning(const TargetWarning&) = delete;
+  TargetWarning& operator=(const TargetWarning&) = delete;
+
+ private:
+  std::string text_;
+};
 
 // Runs the workload with `consumer`; returns the executor's statistics and the wall time.
 struct RunSummary {

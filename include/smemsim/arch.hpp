@@ -108,6 +108,9 @@ struct Arch {
   // The keys changed from preset `name` ("memory.banks=16, timing.t_bank=40"); empty for a preset
   // as shipped. A derived arch is reported as such and is never calibrated (mark_derived).
   std::string derived;
+  // The NVIDIA compute capability x 10 the preset models (20 = c.c. 2.0, 80 = sm_80); 0 for a
+  // design that is no NVIDIA GPU (cf11, southern-islands). `--arch sm_80` picks the preset by it.
+  std::uint32_t compute_capability = 0;
 
   std::uint32_t memory_bytes = 48 * 1024;
   std::uint32_t banks = 32;
@@ -147,6 +150,8 @@ void validate(const Arch& arch);
 const std::vector<Arch>& arch_presets();
 const Arch& default_arch();
 // Throws InputError listing the known names.
+// A preset by name, or by an sm_NN alias (sm_20 fermi-gtx580, sm_35 kepler-k20, sm_70 volta-v100,
+// sm_75 turing-t4, sm_80/86/89 ampere-a100, sm_90 hopper-h100). Throws InputError listing both.
 const Arch& find_preset(std::string_view name);
 
 // TOML (src/arch/arch_toml.cpp). Loading starts from `base` (a preset or the default) and overrides

@@ -97,6 +97,11 @@ const std::vector<std::string>& builtin_names();
 // is absent (nvcc was not found at build time) or an option is impossible.
 Workload make_builtin(const std::string& name, const BuiltinOptions& o, const std::string& ptx_dir);
 
+// A one-line warning when the module's .target (sm_NN) is newer than the GPU `arch` models (the
+// kernel may use instructions or a shared-memory size that GPU lacks), with the preset to choose;
+// "" when it is not, or for a design that is no NVIDIA GPU.
+std::string target_warning(const ptx::Module& m, const Arch& arch);
+
 // The kernel named `name`, or an InputError listing the module's kernels.
 const ptx::Kernel& find_kernel(const ptx::Module& m, const std::string& name);
 

@@ -48,10 +48,12 @@ std::vector<Arch> build() {
   Arch gtx580 = fermi("fermi-gtx580", "NVIDIA GTX 580 (Fermi, c.c. 2.0): lock-loop shared atomics");
   gtx580.source = "seed 001 §2.1 (t_base/t_position/t_bank, 1024 locks); seed 000 §II-III (FSM)";
   gtx580.calibrated = true;
+  gtx580.compute_capability = 20;
   v.push_back(gtx580);
 
   Arch gtx480 = fermi("fermi-gtx480", "NVIDIA GTX 480 (Fermi GF100): same SM memory as GTX 580");
   gtx480.sm.count = 15;  // GF100 enables 15 of its 16 SMs
+  gtx480.compute_capability = 20;
   gtx480.source =
       "geometry of seed 000 §II (Fermi); latencies assumed equal to the GTX 580 of seed 001 §2.1";
   v.push_back(gtx480);
@@ -64,6 +66,7 @@ std::vector<Arch> build() {
   k20.sm.max_warps = 64;
   k20.sm.max_ctas = 16;
   k20.sm.registers = 65536;
+  k20.compute_capability = 35;
   k20.source =
       "seed 002 §2 (48 KB, 32 banks of 8 bytes); lock unit and latencies assumed equal to Fermi "
       "(seed 001 §2.1), uncalibrated";
@@ -78,6 +81,7 @@ std::vector<Arch> build() {
   gt200.sm.max_warps = 32;
   gt200.sm.registers = 16384;
   gt200.sm.simd_width = 8;
+  gt200.compute_capability = 13;
   gt200.source =
       "seed 002 §7.2 (GTX 280: 16 banks); 16 KB and half-warp transactions per the CUDA guide for "
       "c.c. 1.x; lock unit and latencies assumed equal to Fermi, uncalibrated";
@@ -194,10 +198,21 @@ std::vector<Arch> build() {
   };
   modern("volta-v100", "NVIDIA V100 (Volta): 96 KB shared memory, native shared atomics", 96);
   v.back().sm.count = 80;
+  v.back().compute_capability = 70;
+  // Turing (c.c. 7.5, issue 16): 64 KB of shared memory, 1,024 threads, 32 warps and 16 CTAs per
+  // SM (CUDA C++ Programming Guide, compute capability table); T4: 40 SMs.
+  modern("turing-t4", "NVIDIA T4 (Turing): 64 KB shared memory, native shared atomics", 64);
+  v.back().sm.count = 40;
+  v.back().sm.max_threads = 1024;
+  v.back().sm.max_warps = 32;
+  v.back().sm.max_ctas = 16;
+  v.back().compute_capability = 75;
   modern("ampere-a100", "NVIDIA A100 (Ampere): 164 KB shared memory, native shared atomics", 164);
   v.back().sm.count = 108;
+  v.back().compute_capability = 80;
   modern("hopper-h100", "NVIDIA H100 (Hopper): 228 KB shared memory, native shared atomics", 228);
   v.back().sm.count = 132;
+  v.back().compute_capability = 90;
 
   for (const Arch& a : v) validate(a);
   return v;
@@ -214,9 +229,22 @@ const Arch& default_arch() {
   return arch_presets().front();
 }
 
+// sm_NN aliases (issue 16): the preset whose GPU generation has that compute capability.
+constexpr std::pair<std::string_view, std::string_view> kAliases[] = {
+    {"sm_20", "fermi-gtx580"}, {"sm_21", "fermi-gtx580"}, {"sm_30", "kepler-k20"},
+    {"sm_35", "kepler-k20"},   {"sm_37", "kepler-k20"},   {"sm_70", "volta-v100"},
+    {"sm_72", "volta-v100"},   {"sm_75", "turing-t4"},    {"sm_80", "ampere-a100"},
+    {"sm_86", "ampere-a100"},  {"sm_87", "ampere-a100"},  {"sm_89", "ampere-a100"},
+    {"sm_90", "hopper-h100"}};
+
 const Arch& find_preset(std::string_view name) {
+  for (const auto& [alias, preset] : kAliases)
+    if (name == alias) name = preset;
   if (const Arch* a = find_named(arch_presets(), name)) return *a;
-  throw InputError(fmt::format("unknown arch '{}' (known: {})", name, known_names(arch_presets())));
+  throw InputError(fmt::format(
+      "unknown arch '{}' (known: {}; aliases sm_20, sm_35, sm_70, sm_75, sm_80, sm_86, sm_89, "
+      "sm_90)",
+      name, known_names(arch_presets())));
 }
 
 }  // namespace smemsim

@@ -1,11 +1,14 @@
 // Small value types of the executor: Dim3, element types, global memory, source locations.
 #include <fmt/format.h>
 
+#include <cctype>
+
 #include <charconv>
 #include <fstream>
 
 #include "smemsim/error.hpp"
 #include "smemsim/exec.hpp"
+#include "smemsim/workloads.hpp"
 
 namespace smemsim::exec {
 
@@ -124,6 +127,29 @@ std::string cuda_source_text(const ptx::Module& module, const ptx::Instruction& 
   if (!in) return {};
   const std::size_t b = text.find_first_not_of(" \t");
   return b == std::string::npos ? std::string() : text.substr(b);
+}
+
+}  // namespace smemsim::exec
+
+namespace smemsim::exec {
+
+std::string target_warning(const ptx::Module& m, const Arch& arch) {
+  if (!m.target.starts_with("sm_") || arch.compute_capability == 0) return {};
+  unsigned target = 0;
+  for (std::size_t i = 3;
+       i < m.target.size() && std::isdigit(static_cast<unsigned char>(m.target[i])); ++i)
+    target = target * 10 + unsigned(m.target[i] - '0');
+  if (target <= arch.compute_capability) return {};
+  std::string suggest;
+  for (const Arch& p : arch_presets())
+    if (p.compute_capability && p.compute_capability <= target &&
+        (suggest.empty() || p.compute_capability >= find_preset(suggest).compute_capability))
+      suggest = p.name;
+  return fmt::format(
+      "smemsim: warning: {} targets {}, newer than arch '{}' (sm_{}){}: banks, shared-memory "
+      "size and atomics are those of the older GPU; choose --arch {}",
+      m.filename, m.target, arch.name, arch.compute_capability,
+      arch.name == default_arch().name ? ", the default preset" : "", suggest);
 }
 
 }  // namespace smemsim::exec

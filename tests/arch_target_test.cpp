@@ -1,0 +1,69 @@
+// sm_NN aliases, the Turing preset and the warning for PTX newer than the arch (issue 16).
+#include <gtest/gtest.h>
+
+#include "smemsim/error.hpp"
+#include "smemsim/ptx.hpp"
+#include "smemsim/workloads.hpp"
+#include "test_util.hpp"
+
+namespace smemsim {
+namespace {
+
+TEST(ArchTarget, SmAliasesNameTheirPresets) {
+  EXPECT_EQ(find_preset("sm_20").name, "fermi-gtx580");
+  EXPECT_EQ(find_preset("sm_35").name, "kepler-k20");
+  EXPECT_EQ(find_preset("sm_70").name, "volta-v100");
+  EXPECT_EQ(find_preset("sm_75").name, "turing-t4");
+  EXPECT_EQ(find_preset("sm_86").name, "ampere-a100");
+  EXPECT_EQ(find_preset("sm_90").name, "hopper-h100");
+  // Turing: c.c. 7.5's 64 KB, 1,024 threads and 16 blocks per SM; 40 SMs on a T4.
+  const Arch& t4 = find_preset("turing-t4");
+  EXPECT_EQ(t4.memory_bytes, 64u * 1024);
+  EXPECT_EQ(t4.sm.max_threads, 1024u);
+  EXPECT_EQ(t4.sm.max_ctas, 16u);
+  EXPECT_EQ(t4.sm.count, 40u);
+  EXPECT_EQ(t4.compute_capability, 75u);
+  try {
+    find_preset("sm_100");
+    ADD_FAILURE() << "sm_100 accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("aliases sm_20, sm_35"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ArchTarget, PtxNewerThanTheArchIsNamed) {
+  const ptx::Module m = ptx::parse(
+      ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n  ret;\n}\n",
+      "k.ptx");
+  EXPECT_EQ(exec::target_warning(m, default_arch()),
+            "smemsim: warning: k.ptx targets sm_80, newer than arch 'fermi-gtx580' (sm_20), the "
+            "default preset: banks, shared-memory size and atomics are those of the older GPU; "
+            "choose --arch ampere-a100");
+  EXPECT_NE(exec::target_warning(m, find_preset("turing-t4")).find("choose --arch ampere-a100"),
+            std::string::npos);
+  EXPECT_EQ(exec::target_warning(m, find_preset("sm_80")), "");
+  EXPECT_EQ(exec::target_warning(m, find_preset("hopper-h100")), "");
+  EXPECT_EQ(exec::target_warning(m, find_preset("cf11")), "");  // no NVIDIA GPU: no claim
+}
+
+TEST(ArchTarget, TheCliWarnsAfterASuccessfulRunOnly) {
+  const std::string ptx = test::temp_file("t80.ptx",
+                                          ".version 8.0\n.target sm_80\n.address_size 64\n"
+                                          ".visible .entry k(.param .u64 p)\n{\n  ret;\n}\n");
+  const std::string spec = test::temp_file(
+      "t80.toml", "grid = 1\nblock = 32\nargs = [\"b\"]\n[buffers.b]\ntype = \"u32\"\ncount = 1\n");
+  test::CliResult r = test::cli("run " + ptx + " --launch " + spec);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("targets sm_80, newer than arch 'fermi-gtx580'"), std::string::npos)
+      << r.out;
+  r = test::cli("run " + ptx + " --launch " + spec + " --arch sm_80");
+  EXPECT_EQ(r.out.find("warning"), std::string::npos) << r.out;
+  r = test::cli("run " + ptx + " --launch " + spec + " --json");
+  EXPECT_EQ(r.out.find("warning"), std::string::npos) << r.out;
+  r = test::cli("run " + ptx + " --launch " + spec + " --grid 0");  // an error: one line only
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out.find("warning"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace smemsim
