@@ -200,13 +200,15 @@ const TimingStats& GpuSim::run() {
   const std::size_t n = im.sms.size();
   std::size_t start = 0;  // SM that gets the first look at the next CTA
   for (;;) {
-    // Dispatch: at most one CTA per SM per cycle, SMs in rotating order.
+    // Dispatch: at most one CTA per SM per cycle, SMs in rotating order: this cycle's pass visits
+    // each SM once from `first`; the next cycle's starts after the last SM that took one.
+    const std::size_t first = start;
     for (std::size_t k = 0; k < n && next_cta < total; ++k) {
-      Sm& s = *im.sms[(start + k) % n];
+      Sm& s = *im.sms[(first + k) % n];
       if (!s.can_take()) continue;
       s.start_cta(next_cta++, age);
       age += im.ctx.warps_per_cta;
-      start = (start + k + 1) % n;
+      start = (first + k + 1) % n;
     }
     bool progress = false, issued = false;
     for (auto& s : im.sms) {
