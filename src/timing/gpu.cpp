@@ -85,6 +85,13 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
       loop ? checked_latency(arch, "timing.fsm_write", t.fsm_write) : sm.lat_alu;
   lat[std::size_t(Unit::FsmBranch)] =
       loop ? checked_latency(arch, "timing.fsm_branch", t.fsm_branch) : sm.lat_alu;
+  // Seed 002 §4.5: a configurable bank hash sits between address generation and the banks and
+  // takes memory.hash_latency cycles: every unit that reaches the banks (loads, stores, native
+  // atomics, the lock loop's Read and Write) has that many more stages before MEM0. They are
+  // pipelined like the others: an access arrives later, the accesses behind it are not held.
+  for (const Unit u :
+       {Unit::SharedLd, Unit::SharedSt, Unit::SharedAtom, Unit::FsmRead, Unit::FsmWrite})
+    lat[std::size_t(u)] += arch.hash_latency;
   // Every unit needs at least one EXE stage (validate() checks the keys; this keeps the derived
   // depths from underflowing should a new unit miss its check).
   for (const std::uint32_t l : lat)
