@@ -72,7 +72,13 @@ class Hash002 : public Study {
           "study 'hash002': backend must be analytic (conflicts) or cycle (also "
           "whole-kernel cycles)");
     sw_archs_ = cfg.strings("sw_archs");
-    for (const std::string& a : sw_archs_) find_preset(a);  // InputError on an unknown name
+    for (const std::string& a : sw_archs_) {
+      try {
+        find_preset(a);
+      } catch (const InputError& e) {
+        throw InputError(fmt::format("study parameter 'sw_archs': {}", e.what()));
+      }
+    }
     trace_dir_ = cfg.params.at("trace_dir");
     bool hw = false, sw = false;
     for (const std::string& part : cfg.strings("cycle_parts")) {
