@@ -55,9 +55,13 @@
 // <<<dim3(width / 32, height / 32), dim3(8, 4, 4)>>>(in, out, width) for the short ones (in and
 // out: width / 2 words per row).
 
-template <int STRIDE, bool INVERSE>
-__device__ void dct_float(const float* in, float* out, int width) {
+#include "smemsim_swhash.cuh"
+
+template <int STRIDE, bool INVERSE, bool H = false>
+__device__ void dct_float(const float* in, float* out, int width, unsigned k2 = 0,
+                          unsigned mask = 0) {
   __shared__ float tile[16 * STRIDE];
+#define TILE(i) tile[swhash<H>(i, k2, mask)]  // the float tile, through the software hash
   // The coefficients as literals: after unrolling they are immediates of the fma instructions.
   const float kDct[64] = {
       0.353553391f,  0.353553391f,  0.353553391f,  0.353553391f,  0.353553391f,  0.353553391f,
@@ -76,30 +80,31 @@ __device__ void dct_float(const float* in, float* out, int width) {
   const int x0 = blockIdx.x * 32, y0 = blockIdx.y * 16;
   for (int i = 0; i < 8; ++i) {
     const int idx = 64 * i + tid, r = idx >> 5, c = idx & 31;
-    tile[r * STRIDE + c] = in[(y0 + r) * width + x0 + c];
+    TILE(r * STRIDE + c) = in[(y0 + r) * width + x0 + c];
   }
   __syncthreads();
   float v[8];
   const int row = (8 * tz + tx) * STRIDE + 8 * ty;
-  for (int k = 0; k < 8; ++k) v[k] = tile[row + k];
+  for (int k = 0; k < 8; ++k) v[k] = TILE(row + k);
   for (int u = 0; u < 8; ++u) {
     float s = 0.f;
     for (int k = 0; k < 8; ++k) s += (INVERSE ? kDct[8 * k + u] : kDct[8 * u + k]) * v[k];
-    tile[row + u] = s;
+    TILE(row + u) = s;
   }
   __syncthreads();
   const int col = 8 * tz * STRIDE + 8 * ty + tx;
-  for (int k = 0; k < 8; ++k) v[k] = tile[col + k * STRIDE];
+  for (int k = 0; k < 8; ++k) v[k] = TILE(col + k * STRIDE);
   for (int u = 0; u < 8; ++u) {
     float s = 0.f;
     for (int k = 0; k < 8; ++k) s += (INVERSE ? kDct[8 * k + u] : kDct[8 * u + k]) * v[k];
-    tile[col + u * STRIDE] = s;
+    TILE(col + u * STRIDE) = s;
   }
   __syncthreads();
   for (int i = 0; i < 8; ++i) {
     const int idx = 64 * i + tid, r = idx >> 5, c = idx & 31;
-    out[(y0 + r) * width + x0 + c] = tile[r * STRIDE + c];
+    out[(y0 + r) * width + x0 + c] = TILE(r * STRIDE + c);
   }
+#undef TILE
 }
 
 __device__ int dct_q(int s) {
@@ -161,6 +166,16 @@ extern "C" __global__ void dct_pad(const float* in, float* out, int width) {
 }
 extern "C" __global__ void dct_nopad(const float* in, float* out, int width) {
   dct_float<32, false>(in, out, width);
+}
+// The unpadded float kernels with every tile index through the software hash of seed 002 §7.2
+// (kernels/smemsim_swhash.cuh); the tile's 512 words are a multiple of 32.
+extern "C" __global__ void dct_nopad_sw(const float* in, float* out, int width, unsigned k2,
+                                        unsigned mask) {
+  dct_float<32, false, true>(in, out, width, k2, mask);
+}
+extern "C" __global__ void idct_nopad_sw(const float* in, float* out, int width, unsigned k2,
+                                         unsigned mask) {
+  dct_float<32, true, true>(in, out, width, k2, mask);
 }
 extern "C" __global__ void idct_pad(const float* in, float* out, int width) {
   dct_float<33, true>(in, out, width);

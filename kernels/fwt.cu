@@ -10,11 +10,17 @@
 // Launch: fwt<<<segments, threads, (1 << log2n) * 4>>>(data, log2n); data holds segments * 2^log2n
 // floats, transformed in place (unnormalized).
 
-extern "C" __global__ void fwt(float* data, int log2n) {
+#include "smemsim_swhash.cuh"
+
+// fwt_sw: the same with every shared index through the software hash of seed 002 §7.2
+// (kernels/smemsim_swhash.cuh); k2 and mask follow log2n (2^log2n >= 32 words).
+template <bool H>
+__device__ void fwt_body(float* data, int log2n, unsigned k2, unsigned mask) {
+#define S(i) s_data[swhash<H>(i, k2, mask)]
   extern __shared__ float s_data[];
   const int n = 1 << log2n;
   float* segment = data + static_cast<size_t>(blockIdx.x) * n;
-  for (int pos = threadIdx.x; pos < n; pos += blockDim.x) s_data[pos] = segment[pos];
+  for (int pos = threadIdx.x; pos < n; pos += blockDim.x) S(pos) = segment[pos];
 
   for (int stride = n >> 2; stride > 0; stride >>= 2) {
     __syncthreads();
@@ -24,17 +30,17 @@ extern "C" __global__ void fwt(float* data, int log2n) {
       const int i1 = i0 + stride;
       const int i2 = i1 + stride;
       const int i3 = i2 + stride;
-      float d0 = s_data[i0], d1 = s_data[i1], d2 = s_data[i2], d3 = s_data[i3];
+      float d0 = S(i0), d1 = S(i1), d2 = S(i2), d3 = S(i3);
       float t = d0;
       d0 = d0 + d2;
       d2 = t - d2;
       t = d1;
       d1 = d1 + d3;
       d3 = t - d3;
-      s_data[i0] = d0 + d1;
-      s_data[i1] = d0 - d1;
-      s_data[i2] = d2 + d3;
-      s_data[i3] = d2 - d3;
+      S(i0) = d0 + d1;
+      S(i1) = d0 - d1;
+      S(i2) = d2 + d3;
+      S(i3) = d2 - d3;
     }
   }
 
@@ -42,11 +48,19 @@ extern "C" __global__ void fwt(float* data, int log2n) {
   if (log2n & 1) {  // last radix-2 stage
     for (int pos = threadIdx.x; pos < n / 2; pos += blockDim.x) {
       const int i0 = pos << 1;
-      const float d0 = s_data[i0], d1 = s_data[i0 + 1];
-      s_data[i0] = d0 + d1;
-      s_data[i0 + 1] = d0 - d1;
+      const float d0 = S(i0), d1 = S(i0 + 1);
+      S(i0) = d0 + d1;
+      S(i0 + 1) = d0 - d1;
     }
     __syncthreads();
   }
-  for (int pos = threadIdx.x; pos < n; pos += blockDim.x) segment[pos] = s_data[pos];
+  for (int pos = threadIdx.x; pos < n; pos += blockDim.x) segment[pos] = S(pos);
+#undef S
+}
+
+extern "C" __global__ void fwt(float* data, int log2n) {
+  fwt_body<false>(data, log2n, 0, 0);
+}
+extern "C" __global__ void fwt_sw(float* data, int log2n, unsigned k2, unsigned mask) {
+  fwt_body<true>(data, log2n, k2, mask);
 }

@@ -10,26 +10,26 @@
 // Padding (seed 000 footnote 1, seed 001 §3.3) shifts every copy by `padding` words so that equal
 // bins of different copies fall into different banks.
 //
-// Software hash (seed 002 §6, §7.2): define HIST_HASH(w) when compiling to apply a hash to every
-// shared word index w of the vote space, e.g. -D'HIST_HASH(w)=((w)^(((w)>>5)&31))'. It must be a
-// bijection on [0, shared words); the default is the identity.
+// Software hash (seed 002 §6, §7.2): histogram_sw takes k2 and mask last and sends every shared
+// word index of the vote space through swhash (kernels/smemsim_swhash.cuh). The vote space, R x
+// (num_bins + padding) words, must then be a multiple of 32 words (the hash permutes aligned
+// groups of 32).
 //
 // Launch: histogram<<<blocks, threads, R * (num_bins + padding) * 4>>>(data, n, bins, num_bins, R,
 // block_mapping, padding). data holds n 8-bit values; value v votes for bin v * num_bins / 256
 // (num_bins <= 256). bins (num_bins words) must be zeroed by the caller.
 
-#ifndef HIST_HASH
-#define HIST_HASH(w) (w)
-#endif
+#include "smemsim_swhash.cuh"
 
-extern "C" __global__ void histogram(const unsigned char* data, int n, unsigned int* bins,
-                                     int num_bins, int replication, int block_mapping,
-                                     int padding) {
+template <bool H>
+__device__ void histogram_body(const unsigned char* data, int n, unsigned int* bins, int num_bins,
+                               int replication, int block_mapping, int padding, unsigned k2,
+                               unsigned mask) {
   extern __shared__ unsigned int sub_hist[];
   const int tid = threadIdx.x;
   const int copy_words = num_bins + padding;
   const int total_words = replication * copy_words;
-  for (int w = tid; w < total_words; w += blockDim.x) sub_hist[w] = 0;
+  for (int w = tid; w < total_words; w += blockDim.x) sub_hist[swhash<H>(w, k2, mask)] = 0;
   __syncthreads();
 
   int copy;
@@ -42,15 +42,26 @@ extern "C" __global__ void histogram(const unsigned char* data, int n, unsigned 
   const int base = copy * copy_words;
   for (int i = blockIdx.x * blockDim.x + tid; i < n; i += gridDim.x * blockDim.x) {
     const unsigned int bin = (static_cast<unsigned int>(data[i]) * num_bins) >> 8;
-    atomicAdd(&sub_hist[HIST_HASH(base + static_cast<int>(bin))], 1u);
+    atomicAdd(&sub_hist[swhash<H>(base + bin, k2, mask)], 1u);
   }
   __syncthreads();
 
   for (int b = tid; b < num_bins; b += blockDim.x) {
     unsigned int sum = 0;
-    for (int r = 0; r < replication; ++r) sum += sub_hist[HIST_HASH(r * copy_words + b)];
+    for (int r = 0; r < replication; ++r) sum += sub_hist[swhash<H>(r * copy_words + b, k2, mask)];
     atomicAdd(&bins[b], sum);
   }
+}
+
+extern "C" __global__ void histogram(const unsigned char* data, int n, unsigned int* bins,
+                                     int num_bins, int replication, int block_mapping,
+                                     int padding) {
+  histogram_body<false>(data, n, bins, num_bins, replication, block_mapping, padding, 0, 0);
+}
+extern "C" __global__ void histogram_sw(const unsigned char* data, int n, unsigned int* bins,
+                                        int num_bins, int replication, int block_mapping,
+                                        int padding, unsigned k2, unsigned mask) {
+  histogram_body<true>(data, n, bins, num_bins, replication, block_mapping, padding, k2, mask);
 }
 
 // The histogram study's kernel (src/study/histogram.cpp with backend = cycle; seed 000 §V.B, seed

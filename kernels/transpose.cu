@@ -12,24 +12,40 @@
 // height); width and height are multiples of TILE_DIM. transpose32_*: dim3(width / 32,
 // height / 32) blocks of dim3(32, 8) threads; width and height multiples of 32.
 
+#include "smemsim_swhash.cuh"
+
 #define TILE_DIM 16
 #define BLOCK_ROWS 16
 
-extern "C" __global__ void transpose_naive(float* odata, const float* idata, int width,
-                                           int height) {
-  __shared__ float tile[TILE_DIM][TILE_DIM];
+// transpose_naive_sw: the same with every tile index through the software hash of seed 002 §7.2
+// (kernels/smemsim_swhash.cuh), k2 and mask as the last parameters.
+#define NAIVE_TILE(row, col) tile[swhash<H>((row)*TILE_DIM + (col), k2, mask)]
+
+template <bool H>
+__device__ void transpose_naive_body(float* odata, const float* idata, int width, int height,
+                                     unsigned k2, unsigned mask) {
+  __shared__ float tile[TILE_DIM * TILE_DIM];
   int x = blockIdx.x * TILE_DIM + threadIdx.x;
   int y = blockIdx.y * TILE_DIM + threadIdx.y;
   const int index_in = x + y * width;
   for (int i = 0; i < TILE_DIM; i += BLOCK_ROWS)
-    tile[threadIdx.y + i][threadIdx.x] = idata[index_in + i * width];
+    NAIVE_TILE(threadIdx.y + i, threadIdx.x) = idata[index_in + i * width];
   __syncthreads();
 
   x = blockIdx.y * TILE_DIM + threadIdx.x;
   y = blockIdx.x * TILE_DIM + threadIdx.y;
   const int index_out = x + y * height;
   for (int i = 0; i < TILE_DIM; i += BLOCK_ROWS)
-    odata[index_out + i * height] = tile[threadIdx.x][threadIdx.y + i];
+    odata[index_out + i * height] = NAIVE_TILE(threadIdx.x, threadIdx.y + i);
+}
+
+extern "C" __global__ void transpose_naive(float* odata, const float* idata, int width,
+                                           int height) {
+  transpose_naive_body<false>(odata, idata, width, height, 0, 0);
+}
+extern "C" __global__ void transpose_naive_sw(float* odata, const float* idata, int width,
+                                              int height, unsigned k2, unsigned mask) {
+  transpose_naive_body<true>(odata, idata, width, height, k2, mask);
 }
 
 extern "C" __global__ void transpose_padded(float* odata, const float* idata, int width,

@@ -192,12 +192,12 @@ struct Want {
 // CUDA line; every other shared access (the column pass) is conflict-free on both presets.
 void expect_degrees(const std::string& variant, const Arch& arch, const Want& want) {
   const bool is_short = variant.find("short") != std::string::npos;
-  const std::string row_ld = at(is_short ? "const unsigned w = tile[row + j]" : "= tile[row + k]");
-  const std::string row_st = at(is_short ? "tile[row + j] =" : "tile[row + u] = s");
+  const std::string row_ld = at(is_short ? "const unsigned w = tile[row + j]" : "= TILE(row + k)");
+  const std::string row_st = at(is_short ? "tile[row + j] =" : "TILE(row + u) = s");
   const std::string copy_in =
-      at(is_short ? "tile[r * (STRIDE / 2) + c] = in" : "tile[r * STRIDE + c] = in");
+      at(is_short ? "tile[r * (STRIDE / 2) + c] = in" : "TILE(r * STRIDE + c) = in");
   const std::string copy_out =
-      at(is_short ? "= tile[r * (STRIDE / 2) + c]" : "= tile[r * STRIDE + c]");
+      at(is_short ? "= tile[r * (STRIDE / 2) + c]" : "= TILE(r * STRIDE + c)");
   const std::vector<ProfileRow> rows = profile_rows(variant, arch);
   std::int64_t sum = 0;
   std::uint64_t n = 0;

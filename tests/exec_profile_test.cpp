@@ -80,10 +80,11 @@ TEST(ExecProfileSeed002, TransposeStorePhaseIs8WayWithoutPadding) {
   o.variant = "naive";
   const Profiled p = profile("transpose", o);
   const std::string store =
-      "transpose.cu:" + std::to_string(source_line("transpose.cu", "= tile[threadIdx.x]", 2));
+      "transpose.cu:" +
+      std::to_string(source_line("transpose.cu", "= NAIVE_TILE(threadIdx.x, threadIdx.y + i)"));
   const std::string load =
       "transpose.cu:" +
-      std::to_string(source_line("transpose.cu", "tile[threadIdx.y + i][threadIdx.x] =", 2));
+      std::to_string(source_line("transpose.cu", "NAIVE_TILE(threadIdx.y + i, threadIdx.x) ="));
   const auto st = rows_at(p, store, Op::Load);  // the store phase reads the tile
   ASSERT_EQ(st.size(), 1u);
   EXPECT_EQ(st[0]->totals.max_bank_degree, 8);
@@ -124,7 +125,7 @@ TEST(ExecProfileSeed002, TransposePaddedIsConflictFreePerHalfWarp) {
   EXPECT_EQ(degree(half), 1);
 
   const std::string store =
-      "transpose.cu:" + std::to_string(source_line("transpose.cu", "= tile[threadIdx.x]", 3));
+      "transpose.cu:" + std::to_string(source_line("transpose.cu", "= tile[threadIdx.x]", 2));
   Arch half_txn = default_arch();
   half_txn.transaction_lanes = 16;
   validate(half_txn);
@@ -187,8 +188,7 @@ TEST(ExecProfileSeed002, FwtStride8Is4Way) {
   o.grid = Dim3{1, 1, 1};
   o.block = Dim3{512, 1, 1};  // N/4 threads: one butterfly per thread and stage
   const Profiled p = profile("fwt", o);
-  const std::string line =
-      "fwt.cu:" + std::to_string(source_line("fwt.cu", "float d0 = s_data[i0]"));
+  const std::string line = "fwt.cu:" + std::to_string(source_line("fwt.cu", "float d0 = S(i0)"));
   const auto loads = rows_at(p, line, Op::Load);
   ASSERT_EQ(loads.size(), 4u);  // d0..d3
   // Stage by stage, warp 0 executes each load once: strides 512, 128, 32 give no conflict, 8 a
@@ -224,8 +224,7 @@ TEST(ExecProfileSeed002, ReductionInterleavedDegreePerStep) {
   o.block = Dim3{1024, 1, 1};
   const Profiled p = profile("reduction", o);
   const std::string line =
-      "reduction.cu:" +
-      std::to_string(source_line("reduction.cu", "sdata[index] += sdata[index + s]"));
+      "reduction.cu:" + std::to_string(source_line("reduction.cu", "SD(index) += SD(index + s)"));
   std::vector<const ProfileRow*> rows = rows_at(p, line, Op::Load);
   for (const ProfileRow* r : rows_at(p, line, Op::Store)) rows.push_back(r);
   ASSERT_EQ(rows.size(), 3u);

@@ -199,7 +199,7 @@ TEST(PtxSuite, ReductionAndFwt) {
   const ptx::Kernel& k = kernel(f, "fwt");
   EXPECT_GE(count(k, Opcode::Ld, Space::Shared), 4);  // the four butterfly inputs
   EXPECT_GE(count(k, Opcode::St, Space::Shared), 4);
-  const std::uint32_t line = source_line("fwt.cu", "float d0 = s_data[i0]");
+  const std::uint32_t line = source_line("fwt.cu", "float d0 = S(i0)");
   bool found = false;
   for (const auto& i : k.code)
     if (i.op == Opcode::Ld && i.space == Space::Shared) found |= cu_line(f, i, "fwt.cu") == line;

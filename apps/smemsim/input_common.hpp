@@ -1,8 +1,10 @@
 // Warp-access input shared by `hash` and `classify`: --trace FILE or repeated --pattern LIST, with
-// an optional --op filter.
+// optional --op and --pc filters (the accesses of some instructions: seed 002 configures a hash per
+// kernel access).
 #pragma once
 
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -11,6 +13,7 @@
 #include "smemsim/arch.hpp"
 #include "smemsim/error.hpp"
 #include "smemsim/pattern_list.hpp"
+#include "smemsim/pc_filter.hpp"
 #include "smemsim/trace.hpp"
 
 namespace smemsim::cli {
@@ -19,6 +22,7 @@ struct AccessInput {
   std::string trace;
   std::vector<std::string> patterns;
   std::string op;  // trace: keep only this op; patterns: their op (default ld)
+  std::string pc;  // trace: keep only these instructions (PcFilter syntax)
 };
 
 inline void add_access_input(CLI::App* cmd, AccessInput& in) {
@@ -31,6 +35,10 @@ inline void add_access_input(CLI::App* cmd, AccessInput& in) {
   cmd->add_option("--op", in.op,
                   "ld, st or atom: with --trace only accesses of this op are used; "
                   "with --pattern the op of the accesses (default ld)");
+  cmd->add_option("--pc", in.pc,
+                  "with --trace: only the accesses of these instructions, PTX lines as `profile` "
+                  "prints them (the trace's pc=): 118, 118,133 or 120..140")
+      ->excludes(pat);
 }
 
 // Calls f for every access; returns the number delivered. Throws InputError on bad input.
@@ -43,6 +51,7 @@ inline std::uint64_t for_each_access(const AccessInput& in, const Arch& arch,
     op = parse_op(in.op);
     if (!op) throw InputError(fmt::format("--op: '{}' is not ld, st or atom", in.op));
   }
+  const PcFilter pcs = in.pc.empty() ? PcFilter() : PcFilter::parse(in.pc, "--pc");
   std::uint64_t n = 0;
   if (!in.patterns.empty()) {
     for (const std::string& p : in.patterns) {
@@ -53,10 +62,22 @@ inline std::uint64_t for_each_access(const AccessInput& in, const Arch& arch,
   }
   TraceReader reader(in.trace, {arch.memory_words(), arch.warp_size});
   WarpAccess wa;
+  std::set<std::uint32_t> seen;  // the trace's instructions, for the message below
   while (reader.next(wa)) {
     if (op && wa.op != *op) continue;
+    if (!pcs.keep(wa)) {
+      if (seen.size() < 64) seen.insert(wa.pc);
+      continue;
+    }
     f(wa);
     ++n;
+  }
+  if (n == 0 && !pcs.all()) {
+    std::string list;
+    for (const std::uint32_t pc : seen) list += fmt::format("{}{}", list.empty() ? "" : ", ", pc);
+    throw InputError(fmt::format("{}: no {}access has a pc in --pc {} (the trace's pcs: {})",
+                                 in.trace, op ? std::string(op_name(*op)) + " " : "", pcs.str(),
+                                 list.empty() ? "none" : list));
   }
   return n;
 }

@@ -27,7 +27,8 @@ void add_launch_options(CLI::App* cmd, LaunchOptions& o) {
   cmd->add_option("target", o.target,
                   "FILE.ptx, or builtin:NAME (histogram, transpose, reduction, "
                   "fwt, kmeans, hough, atomic_bench, genindex, aes, dct8x8, tm_hashtable, "
-                  "tm_kmeans, tm_genetic)")
+                  "tm_kmeans, tm_genetic; seed 002's conv, haar, fft, scan_matrix, scan_blelloch, "
+                  "grid3d, lud, nw, lavamd, scalar_prod, matmul, srad, hotspot, backprop)")
       ->required();
   cmd->add_option("--kernel", o.kernel, "kernel (.entry) name in the PTX file");
   cmd->add_option("--grid", o.grid, "grid dimensions X[,Y[,Z]]");
@@ -78,6 +79,10 @@ void add_launch_options(CLI::App* cmd, LaunchOptions& o) {
   g->add_option("--buckets", b.buckets,
                 "tm_hashtable: buckets (seed 003 §5.1.1: 2..256; default 32)")
       ->check(positive());
+  g->add_option("--swhash", o.software_hash,
+                "K2,MASK: run the kernel's software-hash variant (seed 002 §7.2): every shared "
+                "index i becomes i ^ ((i >> K2) & MASK) (e.g. from `hash search --family bvxor "
+                "--bijective`, k1 = 0)");
   g->add_option("--seed", b.seed, "seed of the generated input")->capture_default_str();
   cmd->add_option("--max-memory", o.max_memory,
                   "what a launch spec's buffers may take together (e.g. 512M, 16G); checked "
@@ -100,6 +105,26 @@ ptx::Module read_ptx(const std::string& path) {
 }
 
 namespace {
+
+// "K2,MASK" (decimal or 0x hex) of --swhash.
+std::pair<std::uint32_t, std::uint32_t> parse_software_hash(const std::string& text) {
+  const auto comma = text.find(',');
+  const auto num = [&](const std::string& part) -> std::uint32_t {
+    std::size_t used = 0;
+    unsigned long v = 0;
+    try {
+      v = std::stoul(part, &used, 0);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (part.empty() || used != part.size() || v > 0xffffffffUL)
+      throw InputError(fmt::format("--swhash: '{}' is not K2,MASK (two numbers)", text));
+    return static_cast<std::uint32_t>(v);
+  };
+  if (comma == std::string::npos)
+    throw InputError(fmt::format("--swhash: '{}' is not K2,MASK (two numbers)", text));
+  return {num(text.substr(0, comma)), num(text.substr(comma + 1))};
+}
 
 // A launch spec with [[launch]] tables: every kernel resolved by name (its mangled name kept), the
 // first launch as the workload's kernel and launch.
@@ -143,9 +168,12 @@ exec::Workload prepare_workload(const LaunchOptions& o) {
     exec::BuiltinOptions b = o.builtin;
     if (!o.grid.empty()) b.grid = exec::parse_dim3(o.grid, "--grid");
     if (!o.block.empty()) b.block = exec::parse_dim3(o.block, "--block");
+    if (!o.software_hash.empty()) b.software_hash = parse_software_hash(o.software_hash);
     const std::string dir = o.ptx_dir.empty() ? std::string(SMEMSIM_PTX_DIR) : o.ptx_dir;
     return exec::make_builtin(o.target.substr(8), b, dir);
   }
+  if (!o.software_hash.empty())
+    throw InputError("--swhash applies to builtins (a PTX file applies its hash in its own code)");
   exec::Workload w;
   w.name = o.target;
   w.module = read_ptx(o.target);

@@ -22,6 +22,7 @@ struct LaunchOptions {
   std::string launch;  // launch spec TOML
   std::string ptx_dir;
   exec::BuiltinOptions builtin;
+  std::string software_hash;  // builtins: --swhash K2,MASK (seed 002 §7.2)
   bool json = false;
   bool stats = false;
   std::uint64_t max_steps = exec::Executor::kDefaultMaxSteps;  // run, profile

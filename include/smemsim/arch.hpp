@@ -116,6 +116,12 @@ struct Arch {
   std::uint32_t banks = 32;
   std::uint32_t bank_width_bytes = 4;  // 4 or 8
   std::string bank_hash = "mod";       // index-function spec over the bank-unit address
+  // Cycles the bank hash adds to every shared-memory access between address generation and the
+  // banks (seed 002 §4.5: a configurable hash needs 250 ps of a ~700 ps cycle, so 002 §7 extends
+  // every access by one cycle; a fixed XOR is negligible). The cycle-level model gives the
+  // shared-memory units this many more pipeline stages before MEM0. Not set by the hash: 0 unless
+  // chosen (the hash002 study sets 1 for its configurable hashes).
+  std::uint32_t hash_latency = 0;
   // How an access of more than 4 bytes per lane (.v2/.v4, 64-bit) is served (issue 15): "phases"
   // as the hardware does, lane groups whose bank units fill one transaction (64-bit: half-warps,
   // 128-bit: quarter-warps on 4-byte banks; 8-byte banks take twice the lanes); "words": one

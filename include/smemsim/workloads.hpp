@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "smemsim/exec.hpp"
@@ -86,12 +87,17 @@ struct BuiltinOptions {
   std::uint32_t way = 32;         // genindex
   std::uint32_t repeat = 0;       // genindex
   std::uint32_t buckets = 0;      // tm_hashtable (0: 32)
+  // Seed 002 §7.2's software hash (k2, mask): run the kernels' _sw variants, whose shared indices
+  // go through i ^ ((i >> k2) & mask) (kernels/smemsim_swhash.cuh). None: the baseline kernels.
+  std::optional<std::pair<std::uint32_t, std::uint32_t>> software_hash;
   std::uint64_t seed = 1;
   std::optional<Dim3> grid, block;  // overrides of the driver's launch shape
 };
 
 // histogram, transpose, reduction, fwt, kmeans, hough, atomic_bench, genindex, aes, dct8x8,
-// tm_hashtable, tm_kmeans, tm_genetic.
+// tm_hashtable, tm_kmeans, tm_genetic, and seed 002's benchmarks: conv, haar, fft, scan_matrix,
+// scan_blelloch, grid3d, lud, nw, lavamd, and the conflict-free scalar_prod, matmul, srad,
+// hotspot, backprop.
 const std::vector<std::string>& builtin_names();
 // `name` without the "builtin:" prefix. Loads <ptx_dir>/<file>.ptx; throws InputError when the PTX
 // is absent (nvcc was not found at build time) or an option is impossible.
@@ -101,6 +107,14 @@ Workload make_builtin(const std::string& name, const BuiltinOptions& o, const st
 // kernel may use instructions or a shared-memory size that GPU lacks), with the preset to choose;
 // "" when it is not, or for a design that is no NVIDIA GPU.
 std::string target_warning(const ptx::Module& m, const Arch& arch);
+
+// Seed 002 §7.2's software hash: every launch of `w` (each pipeline step) runs kernel K's
+// variant K_sw, whose shared-memory indices go through i ^ ((i >> k2) & mask)
+// (kernels/smemsim_swhash.cuh). K_sw takes K's parameters with k2 and mask last: they are appended
+// to the arguments, or set when K already ends with them. InputError when a kernel has no _sw
+// variant or k2 is not in 1..31 or mask above 31 (the hash would not be a bijection on groups of
+// 32 words).
+void apply_software_hash(Workload& w, std::uint32_t k2, std::uint32_t mask);
 
 // The kernel named `name`, or an InputError listing the module's kernels.
 const ptx::Kernel& find_kernel(const ptx::Module& m, const std::string& name);

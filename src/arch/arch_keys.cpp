@@ -79,6 +79,10 @@ const std::vector<Key>& key_table() {
       str("memory.bank_hash", &Arch::bank_hash,
           "bank index function spec over the bank-unit address: mod, xor, add (seed 000 §IV) or "
           "a family of seed 002 §4 (smemsim hash list)"),
+      u32("memory.hash_latency", &Arch::hash_latency, 0, 16,
+          "cycles, what the bank hash adds to every shared access before the banks: extra "
+          "pipeline stages of the shared-memory units (seed 002 §4.5: 1 for a configurable hash, "
+          "0 for mod and the fixed xor; not implied by memory.bank_hash)"),
       str("memory.wide_access", &Arch::wide_access,
           "accesses over 4 bytes per lane: phases (lane groups filling one transaction: 64-bit "
           "half-warps, 128-bit quarter-warps; CUDA Programming Guide, shared memory) or words "

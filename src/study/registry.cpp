@@ -11,7 +11,8 @@ const std::vector<StudyInfo>& studies() {
   static const std::vector<StudyInfo> s{random_patterns_info(), random_replication_info(),
                                         random_mapping_info(),  histogram_info(),
                                         kmeans_info(),          hough_info(),
-                                        elastic_info(),         localtm_info()};
+                                        elastic_info(),         localtm_info(),
+                                        hash002_info()};
   return s;
 }
 

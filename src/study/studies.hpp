@@ -15,6 +15,7 @@ StudyInfo kmeans_info();              // kmeans.cpp, seed 001 §4.1
 StudyInfo hough_info();               // hough.cpp, seed 000 §V.C Fig. 8
 StudyInfo elastic_info();             // elastic.cpp, seed 004 §5 Table 4, Figs. 8-11
 StudyInfo localtm_info();
+StudyInfo hash002_info();  // hash002.cpp, seed 002 §7, Tables 5-6, Figs. 8-11
 // FNV-1a over the images' names, sizes and pixels, as 16 hex digits (Study::input_digest).
 std::string images_digest(
     const std::vector<images::Gray12>& imgs);  // localtm.cpp, seed 003 §5, Figs. 3-5

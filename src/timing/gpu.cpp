@@ -85,6 +85,13 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
       loop ? checked_latency(arch, "timing.fsm_write", t.fsm_write) : sm.lat_alu;
   lat[std::size_t(Unit::FsmBranch)] =
       loop ? checked_latency(arch, "timing.fsm_branch", t.fsm_branch) : sm.lat_alu;
+  // Seed 002 §4.5: a configurable bank hash sits between address generation and the banks and
+  // takes memory.hash_latency cycles: every unit that reaches the banks (loads, stores, native
+  // atomics, the lock loop's Read and Write) has that many more stages before MEM0. They are
+  // pipelined like the others: an access arrives later, the accesses behind it are not held.
+  for (const Unit u :
+       {Unit::SharedLd, Unit::SharedSt, Unit::SharedAtom, Unit::FsmRead, Unit::FsmWrite})
+    lat[std::size_t(u)] += arch.hash_latency;
   // Every unit needs at least one EXE stage (validate() checks the keys; this keeps the derived
   // depths from underflowing should a new unit miss its check).
   for (const std::uint32_t l : lat)
@@ -191,13 +198,15 @@ const TimingStats& GpuSim::run() {
   const std::size_t n = im.sms.size();
   std::size_t start = 0;  // SM that gets the first look at the next CTA
   for (;;) {
-    // Dispatch: at most one CTA per SM per cycle, SMs in rotating order.
+    // Dispatch: at most one CTA per SM per cycle, SMs in rotating order: this cycle's pass visits
+    // each SM once from `first`; the next cycle's starts after the last SM that took one.
+    const std::size_t first = start;
     for (std::size_t k = 0; k < n && next_cta < total; ++k) {
-      Sm& s = *im.sms[(start + k) % n];
+      Sm& s = *im.sms[(first + k) % n];
       if (!s.can_take()) continue;
       s.start_cta(next_cta++, age);
       age += im.ctx.warps_per_cta;
-      start = (start + k + 1) % n;
+      start = (first + k + 1) % n;
     }
     bool progress = false, issued = false;
     for (auto& s : im.sms) {

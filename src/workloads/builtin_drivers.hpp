@@ -21,4 +21,23 @@ void hashtable_driver(Workload& w, const BuiltinOptions& o);
 void tm_kmeans_driver(Workload& w, const BuiltinOptions& o);
 void tm_genetic_driver(Workload& w, const BuiltinOptions& o);
 
+// Seed 002 §7's benchmarks (Table 5), written from the algorithms with a _sw variant each (the
+// software hash of §7.2): kernels/convolution.cu, haar.cu, fft.cu, scan.cu (driver_sdk.cpp);
+// gridding.cu, lud.cu, nw.cu, lavamd.cu (driver_apps.cpp).
+void conv_driver(Workload& w, const BuiltinOptions& o);
+void haar_driver(Workload& w, const BuiltinOptions& o);
+void fft_driver(Workload& w, const BuiltinOptions& o);
+void scan_matrix_driver(Workload& w, const BuiltinOptions& o);
+void scan_blelloch_driver(Workload& w, const BuiltinOptions& o);
+void grid3d_driver(Workload& w, const BuiltinOptions& o);
+void lud_driver(Workload& w, const BuiltinOptions& o);
+void nw_driver(Workload& w, const BuiltinOptions& o);
+void lavamd_driver(Workload& w, const BuiltinOptions& o);
+// The five conflict-free benchmarks of 002 §7.1 (kernels/conflict_free.cu; driver_cfree.cpp).
+void scalar_prod_driver(Workload& w, const BuiltinOptions& o);
+void matmul_driver(Workload& w, const BuiltinOptions& o);
+void srad_driver(Workload& w, const BuiltinOptions& o);
+void hotspot_driver(Workload& w, const BuiltinOptions& o);
+void backprop_driver(Workload& w, const BuiltinOptions& o);
+
 }  // namespace smemsim::exec

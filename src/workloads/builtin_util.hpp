@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -62,6 +63,37 @@ inline std::string compare_exact(const std::string& what, const std::vector<T>& 
   }
   if (bad) out += fmt::format("{} of {} elements differ", bad, want.size());
   return out;
+}
+
+// Float results against a CPU reference in double: "" or the first elements with
+// |got - want| > tol(i).
+template <typename G, typename Tol>
+inline std::string compare_within(const std::string& what, const std::vector<G>& got,
+                                  const std::vector<double>& want, Tol tol) {
+  std::string out;
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    const double g = static_cast<double>(got[i]);
+    if (g - want[i] <= tol(i) && want[i] - g <= tol(i)) continue;
+    if (++bad <= 5)
+      out += fmt::format("{}[{}] = {}, the CPU reference has {}; ", what, i, g, want[i]);
+  }
+  if (bad) out += fmt::format("{} of {} elements outside the tolerance", bad, want.size());
+  return out;
+}
+
+// A module variable's initial bytes (a __constant__ array the host would set with
+// cudaMemcpyToSymbol), in the module and in every kernel's copy of it. Call after the PTX is
+// loaded.
+void set_module_variable(Workload& w, const std::string& name, const void* data, std::size_t bytes);
+
+// A launch step of a multi-launch builtin (Workload::pipeline; the first is also w.kernel/launch).
+inline void add_step(Workload& w, const std::string& kernel, const Launch& l) {
+  if (w.pipeline.empty()) {
+    w.kernel = kernel;
+    w.launch = l;
+  }
+  w.pipeline.push_back({kernel, l, ""});
 }
 
 }  // namespace smemsim::exec

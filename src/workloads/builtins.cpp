@@ -462,6 +462,21 @@ const std::vector<Driver>& drivers() {
       {"tm_hashtable", "tm_hashtable", "", hashtable_driver},
       {"tm_kmeans", "tm_kmeans", "", tm_kmeans_driver},
       {"tm_genetic", "tm_genetic", "", tm_genetic_driver},
+      // Seed 002 §7's benchmarks (Table 5) and the conflict-free five of §7.1.
+      {"conv", "convolution", "", conv_driver},
+      {"haar", "haar", "haar1d", haar_driver},
+      {"fft", "fft", "", fft_driver},
+      {"scan_matrix", "scan", "scan_matrix", scan_matrix_driver},
+      {"scan_blelloch", "scan", "scan_blelloch", scan_blelloch_driver},
+      {"grid3d", "gridding", "grid3d", grid3d_driver},
+      {"lud", "lud", "", lud_driver},
+      {"nw", "nw", "", nw_driver},
+      {"lavamd", "lavamd", "lavamd", lavamd_driver},
+      {"scalar_prod", "conflict_free", "scalar_prod", scalar_prod_driver},
+      {"matmul", "conflict_free", "matmul", matmul_driver},
+      {"srad", "conflict_free", "", srad_driver},
+      {"hotspot", "conflict_free", "", hotspot_driver},
+      {"backprop", "conflict_free", "backprop", backprop_driver},
   };
   return d;
 }
@@ -484,8 +499,9 @@ Workload make_builtin(const std::string& name, const BuiltinOptions& o,
     Workload w;
     w.name = "builtin:" + name;
     w.kernel = d.kernel;
+    load_ptx(w, ptx_dir, d.ptx);  // first: a driver may set the module's __constant__ data
     d.make(w, o);
-    load_ptx(w, ptx_dir, d.ptx);
+    if (o.software_hash) apply_software_hash(w, o.software_hash->first, o.software_hash->second);
     return w;
   }
   std::string list;
