@@ -22,10 +22,9 @@ std::shared_ptr<const IndexFunction> bank_function_for(const Arch& a) {
   return make_index_function(a.bank_hash, {a.bank_bits(), a.bank_addr_bits()});
 }
 
-// locks == 0: one lock per word, i.e. the identity on valid word addresses.
+// atomics.lock_hash on the bits atomics.lock_hash_bits names; locks == 0: one lock per word.
 std::shared_ptr<const IndexFunction> lock_function_for(const Arch& a) {
-  if (a.locks == 0) return make_index_function("mod", {a.word_addr_bits(), a.word_addr_bits()});
-  return make_index_function(a.lock_hash, {a.lock_bits(), a.word_addr_bits()});
+  return make_lock_function(a);
 }
 
 inline int lowest(LaneMask m) {
