@@ -43,10 +43,10 @@ std::vector<images::Gray12> resolve_images(const StudyConfig& cfg, int gen_w, in
       else if (fs::exists(path))
         files.push_back(path);
       else
-        throw InputError(fmt::format(
-            "study parameter 'images': {} is not in the photograph cache (run "
-            "scripts/fetch-images.sh, or use --set images=generated)",
-            path));
+        throw InputError(
+            fmt::format("study parameter 'images': {} is not in the photograph cache (run "
+                        "scripts/fetch-images.sh, or use --set images=generated)",
+                        path));
     } else if (item == "cache" || fs::is_directory(item)) {
       add_folder(item == "cache" ? images::default_image_dir() : item);
     } else {

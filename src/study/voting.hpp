@@ -2,11 +2,11 @@
 //   replication: R copies of a vote space of S words placed one after another, copy c starting at
 //                c * (S + pad) (pad = 1: "padding", seed 001 §3 Fig. 7; seed 000 §V.B);
 //   bin-stretching: OUR layout, not the paper's. Seed 000 §V.B-§V.C cites [2] (the same authors'
-//                voting work, GPU-Vote, Euro-Par 2012) for bin-stretching but does not define it,
-//                and its text was not found (docs/studies.md). Ours: the same R copies interleaved,
-//                bin b of copy c at b * R + c, each bin stretched over R consecutive words (000:
-//                "only the ordering of the sub-histogram bins in the scratchpad memory is
-//                different"). Under mod the copies of a bin lie in R consecutive banks, so lanes
+//                voting work, most likely GPU-Vote, Euro-Par 2012) for bin-stretching but does not
+//                define it, and [2]'s text was not found (docs/studies.md). Ours: the same R copies
+//                interleaved, bin b of copy c at b * R + c, each bin stretched over R consecutive
+//                words (000: "only the ordering of the sub-histogram bins in the scratchpad memory
+//                is different"). Under mod the copies of a bin lie in R consecutive banks, so lanes
 //                voting one bin never share a bank, and from R = 32 a warp's votes are free of bank
 //                and lock conflicts: a hash has little to gain on the votes (000: up to 1.80x).
 // A thread's copy is given by the mapping (seed 001 Eq. 1-2) of its thread id within the block.
