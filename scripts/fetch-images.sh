@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
 # Fetches real photographs for the histogram and Hough studies (docs/studies.md) from Debian
-# packages: scikit-image's sample data (python3-skimage) and OpenCV's example data (opencv-doc).
+# packages: scikit-image's sample data (python3-skimage) and OpenCV's example data (opencv-doc),
+# about 512 x 512 and partly grayscale; and the nature photographs of the MATE desktop backgrounds
+# (mate-backgrounds: 24-bit RGB camera photographs of 1,600 x 1,050 to 2,560 x 1,920 pixels), the
+# histogram study's default input: seed 000 §V.B used 1,536 x 1,024 24-bit RGB photographs, and
+# these are the largest real RGB photographs Debian packages (the study converts them to 12-bit gray
+# and brings them to 1,536 x 1,024). GreenMeadow.jpg (1,280 x 1,024) is left out: it would have to
+# be enlarged.
 # The packages are downloaded with `apt-get download` (no root, nothing installed) and unpacked with
 # `dpkg-deb -x` into a temporary folder; only the chosen photographs are kept, in a cache folder
 # outside git:
-#   ${SMEMSIM_IMAGE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/smemsim/images}
+#   ${SMEMSIM_IMAGE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/smemsim/images}       (the small ones)
+#   ${SMEMSIM_IMAGE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/smemsim/images}/mate-nature
 # Usage: scripts/fetch-images.sh [DEST]
 set -euo pipefail
 
@@ -20,14 +27,19 @@ skimage_files=(camera.png moon.png coins.png coffee.png astronaut.png chelsea.pn
 opencv_pkg=opencv-doc
 opencv_dir=usr/share/doc/opencv-doc/examples/data
 opencv_files=(building.jpg sudoku.png fruits.jpg baboon.jpg)
+mate_pkg=mate-backgrounds
+mate_dir=usr/share/backgrounds/mate/nature
+mate_files=(Aqua.jpg Blinds.jpg Dune.jpg FreshFlower.jpg Garden.jpg LadyBird.jpg RainDrops.jpg
+  Storm.jpg TwoWings.jpg Wood.jpg YellowFlower.jpg)
 
-fetch() {  # fetch PKG DIR FILES...
-  local pkg="$1" dir="$2"
-  shift 2
+fetch() {  # fetch PKG DIR SUBFOLDER FILES... (SUBFOLDER of the cache: . for the cache itself)
+  local pkg="$1" dir="$2" to="$dest/$3"
+  shift 3
+  mkdir -p "$to"
   local missing=()
-  for f in "$@"; do [[ -s "$dest/$f" ]] || missing+=("$f"); done
+  for f in "$@"; do [[ -s "$to/$f" ]] || missing+=("$f"); done
   if ((${#missing[@]} == 0)); then
-    echo "fetch-images: $pkg: all ${#@} photographs already in $dest"
+    echo "fetch-images: $pkg: all ${#@} photographs already in $to"
     return
   fi
   echo "fetch-images: downloading $pkg (apt-get download)"
@@ -38,7 +50,7 @@ fetch() {  # fetch PKG DIR FILES...
   dpkg-deb -x "$deb" "$work/$pkg"
   for f in "${missing[@]}"; do
     if [[ -s "$work/$pkg/$dir/$f" ]]; then
-      cp "$work/$pkg/$dir/$f" "$dest/$f"
+      cp "$work/$pkg/$dir/$f" "$to/$f"
       echo "fetch-images: $f"
     else
       echo "fetch-images: warning: $f not found in $pkg ($dir)" >&2
@@ -47,6 +59,8 @@ fetch() {  # fetch PKG DIR FILES...
   rm -rf "$work/$pkg" "$deb"
 }
 
-fetch "$skimage_pkg" "$skimage_dir" "${skimage_files[@]}"
-fetch "$opencv_pkg" "$opencv_dir" "${opencv_files[@]}"
-echo "fetch-images: $(ls "$dest" | wc -l) photographs in $dest"
+fetch "$skimage_pkg" "$skimage_dir" . "${skimage_files[@]}"
+fetch "$opencv_pkg" "$opencv_dir" . "${opencv_files[@]}"
+fetch "$mate_pkg" "$mate_dir" mate-nature "${mate_files[@]}"
+echo "fetch-images: $(find "$dest" -maxdepth 1 -type f | wc -l) photographs in $dest," \
+  "$(find "$dest/mate-nature" -maxdepth 1 -type f | wc -l) in $dest/mate-nature"

@@ -172,12 +172,28 @@ TEST(LaneSort, CompressBitsIsPext) {
   }
 }
 
-TEST(LaneSort, StaysOffForConfigurableHashes) {
+TEST(LaneSort, ConfigurableBankHashesStayPortable) {
   Arch a = find_preset("fermi-gtx580");
   a.bank_hash = "bits:0,1,2,3,4";
-  a.lock_hash = "bv:k=0";
+  a.locks = 0;  // one lock per word: 14-bit lock indices, beyond the lock kernel's 11
+  validate(a);
   ConflictAnalyzer an(a);
   EXPECT_FALSE(an.vector_kernel());
+}
+
+TEST(LaneSort, OtherLockFunctionsAreRankedAfterMapping) {
+  // A configurable lock hash, and xor/add on the lock-within-bank bits (the Fermi presets'
+  // reading), are applied first; the lock kernel ranks their lock indices. Same results as the
+  // portable code.
+  if (kernels().empty()) GTEST_SKIP() << "this CPU has neither AVX-512BW nor AVX2";
+  Arch a = with_hashes("fermi-gtx580", "mod", "bv:k=0");
+  validate(a);
+  EXPECT_TRUE(ConflictAnalyzer(a).vector_kernel());
+  compare(a);
+  compare(with_hashes("fermi-gtx580", "mod", "bitsxor:0^8,1,2,3,4"));
+  Arch all = with_hashes("fermi-gtx580", "xor", "xor");
+  all.lock_hash_bits = "all";
+  compare(all);
 }
 
 }  // namespace

@@ -106,30 +106,6 @@ TEST(Seed001Section4, KMeansBestReplicationIs8_4_2) {
     }
 }
 
-// Seed 000 §V.B, Fig. 7: on spatially correlated images the hash speed-up over mod grows with R;
-// with padding, XOR slows the 32-bin histogram and ADD does not (nearly).
-TEST(Seed000SectionVB, HistogramHashSpeedupGrowsWithR) {
-  const Table t = run_all(
-      "histogram",
-      {{"images", "generated:blocks"}, {"bins", "32,256"}, {"layouts", "cyclic,cyclic-pad"}});
-  double prev = 0;
-  for (const char* r : {"1", "2", "4", "8", "16"}) {
-    const double s = at(t, {{"bins", "256"}, {"layout", "cyclic"}, {"r", r}}, "speedup_xor");
-    EXPECT_GT(s, prev + 0.1) << "R=" << r;
-    prev = s;
-  }
-  EXPECT_NEAR(at(t, {{"bins", "256"}, {"layout", "cyclic"}, {"r", "1"}}, "speedup_xor"), 1.0,
-              0.1);  // 000: low at small R
-  EXPECT_GT(at(t, {{"bins", "256"}, {"layout", "cyclic"}, {"r", "32"}}, "speedup_xor"), 2.5);
-  for (const char* r : {"4", "8", "16", "32"}) {
-    const double x = at(t, {{"bins", "32"}, {"layout", "cyclic-pad"}, {"r", r}}, "speedup_xor");
-    const double a = at(t, {{"bins", "32"}, {"layout", "cyclic-pad"}, {"r", r}}, "speedup_add");
-    EXPECT_LT(x, 0.8) << "R=" << r;  // XOR hurts at 32 bins with padding
-    EXPECT_GT(a, 0.9) << "R=" << r;  // ADD does not (within 10 %)
-    EXPECT_GT(a, x + 0.2) << "R=" << r;
-  }
-}
-
 TEST(StudyConfig, UnknownParameterAndBadValues) {
   const auto& info = study::find_study("random-patterns");
   EXPECT_THROW(study::resolve_config(info, default_arch(), true, {{"nope", "1"}}), InputError);

@@ -103,8 +103,12 @@ nlohmann::json arch_json(const Arch& a) {
 }
 
 std::string arch_summary(const Arch& a) {
-  const std::string locks = a.locks == 0 ? std::string("one lock per word")
-                                         : fmt::format("{} locks ({})", a.locks, a.lock_hash);
+  // A lock hash names the lock bits it makes (atomics.lock_hash_bits; mod is the same either way).
+  const std::string locks =
+      a.locks == 0 ? std::string("one lock per word")
+      : a.lock_hash == "mod"
+          ? fmt::format("{} locks (mod)", a.locks)
+          : fmt::format("{} locks ({} on {} lock bits)", a.locks, a.lock_hash, a.lock_hash_bits);
   return fmt::format(
       "{}: {} KiB, {} banks x {} B ({}), warp {} in transactions of {}, {}, atomics {}{}",
       arch_label(a), a.memory_bytes / 1024, a.banks, a.bank_width_bytes, a.bank_hash, a.warp_size,

@@ -203,7 +203,10 @@ void run_search(const SearchCli& o) {
                search_s);
     fmt::print(sum, "  memory               {}\n", memory_line(sets));
     fmt::print(sum, "  use it: --bank-hash '{}'{}\n", r.spec,
-               target == HashTarget::Lock ? " (as --lock-hash)" : "");
+               target == HashTarget::Lock
+                   ? " (as --lock-hash, with --set atomics.lock_hash_bits=all: a function of the "
+                     "whole lock address)"
+                   : "");
     if (em.ok && o.output.empty()) {
       std::fflush(sum);
       fmt::print("{}", em.code);

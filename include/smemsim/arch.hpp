@@ -134,6 +134,10 @@ struct Arch {
   std::string atomic_model = "alg1";  // alg1 | fsm | native
   std::uint32_t locks = 1024;         // 0 = one lock per word (native atomics, no aliasing)
   std::string lock_hash = "mod";      // index-function spec over the word address
+  // Which lock bits lock_hash produces (seed 000 leaves it open; docs/models.md): "in-bank", the
+  // lock-within-bank bits above the bank's (000 Fig. 3, §IV: the Fermi presets' reading), or "all"
+  // of them (smemsim before issue 14). Both are the same function for mod.
+  std::string lock_hash_bits = "in-bank";
 
   Timing timing;
   SmConfig sm;

@@ -155,6 +155,7 @@ class ConflictAnalyzer {
   bool vector_lock_ = false;
   bool bank_kernel_now_ = false;
   bool lock_kernel_now_ = false;
+  bool lock_premap_ = false;  // the lock kernel ranks lock indices (lock_fn_ applied first)
   FixedIndex bank_fixed_ = FixedIndex::None;
   FixedIndex lock_fixed_ = FixedIndex::None;
   int kernel_position_ = 0;  // position degree from the kernel (4-byte banks)

@@ -27,7 +27,8 @@ Gray12 load_gray12(const std::string& path);
 std::uint16_t luma12(int r, int g, int b);
 
 // Generated test images: "gradient" (horizontal ramp), "noise" (seeded uniform 12-bit),
-// "blocks" (16x16 constant tiles of seeded levels). Throws InputError on an unknown kind.
+// "blocks" (16x16 constant tiles of seeded levels), "photo" (a smooth seeded scene with sensor
+// noise, a photograph's bin statistics; images.cpp). Throws InputError on an unknown kind.
 Gray12 generate(const std::string& kind, int width, int height, std::uint64_t seed);
 const std::vector<std::string>& generated_kinds();
 
@@ -40,6 +41,14 @@ std::vector<std::string> list_images(const std::string& dir);
 // Nearest-neighbour resampling to width x height (used to bring a photograph to 640x480 for the
 // Hough study, seed 000 §V.C).
 Gray12 resize_nearest(const Gray12& in, int width, int height);
+
+// Brings an image to exactly width x height as a photograph is brought to seed 000 §V.B's 1,536 x
+// 1,024: the largest centred region of the target's aspect ratio is cut out, then each output
+// pixel is the rounded mean of the source pixels it covers (area averaging: a downscale keeps the
+// image's levels and texture statistics instead of picking single pixels). An image already of
+// that size is returned unchanged; an upscale repeats pixels (each output pixel covers at least
+// one source pixel). Integer arithmetic: the same result on every platform.
+Gray12 fit(const Gray12& in, int width, int height);
 
 // Edge pixels (x, y) in raster order: Sobel gradient magnitude over the 8-bit range (12-bit >> 4)
 // at or above `threshold`; border pixels are skipped.

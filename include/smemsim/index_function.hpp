@@ -60,4 +60,13 @@ const std::vector<IndexFamily>& index_families();
 // Parses "family[:args]". Throws InputError naming the spec and what is wrong.
 std::unique_ptr<IndexFunction> make_index_function(std::string_view spec, const IndexGeometry& g);
 
+struct Arch;
+// The lock index function of an arch (src/mapping/lock_index.cpp): atomics.lock_hash applied to
+// the lock bits atomics.lock_hash_bits names (in-bank: the lock-within-bank bits above the low
+// lock_bank_bits(arch) bits; all: every lock bit); the identity when atomics.locks = 0 (one lock
+// per word). Throws InputError when the spec does not fit that geometry.
+std::unique_ptr<IndexFunction> make_lock_function(const Arch& arch);
+// The low word-address bits that select a lock's bank: log2(banks x words per bank unit).
+int lock_bank_bits(const Arch& arch);
+
 }  // namespace smemsim

@@ -22,10 +22,9 @@ std::shared_ptr<const IndexFunction> bank_function_for(const Arch& a) {
   return make_index_function(a.bank_hash, {a.bank_bits(), a.bank_addr_bits()});
 }
 
-// locks == 0: one lock per word, i.e. the identity on valid word addresses.
+// atomics.lock_hash on the bits atomics.lock_hash_bits names; locks == 0: one lock per word.
 std::shared_ptr<const IndexFunction> lock_function_for(const Arch& a) {
-  if (a.locks == 0) return make_index_function("mod", {a.word_addr_bits(), a.word_addr_bits()});
-  return make_index_function(a.lock_hash, {a.lock_bits(), a.word_addr_bits()});
+  return make_lock_function(a);
 }
 
 inline int lowest(LaneMask m) {
@@ -72,8 +71,13 @@ bool ConflictAnalyzer::use_kernel(Kernel k) {
   lock_fixed_ = lock_fn_->fixed_kind();
   vector_bank_ =
       ops && detail::fast_bank_supported({bank_fixed_, bank_fn_->out_bits()}, arch_.bank_units());
-  vector_lock_ =
-      ops && detail::fast_lock_supported({lock_fixed_, lock_fn_->out_bits()}, arch_.memory_words());
+  // A lock function the kernel does not know (a configurable family, or a fixed one on the
+  // lock-within-bank bits, atomics.lock_hash_bits = in-bank) is applied first; the kernel then
+  // ranks the lock indices as `mod` of them.
+  lock_premap_ = lock_fixed_ == FixedIndex::None;
+  vector_lock_ = ops && detail::fast_lock_supported(
+                            {lock_premap_ ? FixedIndex::Mod : lock_fixed_, lock_fn_->out_bits()},
+                            lock_premap_ ? 1u << lock_fn_->out_bits() : arch_.memory_words());
   bank_kernel_now_ = false;
   lock_kernel_now_ = false;
   return true;
@@ -273,8 +277,10 @@ void ConflictAnalyzer::find_rounds() const {
   rounds_ready_ = true;
   if (lock_kernel_now_) {
     std::uint32_t ranks[32];
-    const int d = ops_->lock_ranks(addr_.data(), static_cast<std::uint32_t>(active_),
-                                   {lock_fixed_, lock_fn_->out_bits()}, ranks);
+    if (lock_premap_) lock_indices();
+    const int d = ops_->lock_ranks(
+        lock_premap_ ? lock_.data() : addr_.data(), static_cast<std::uint32_t>(active_),
+        {lock_premap_ ? FixedIndex::Mod : lock_fixed_, lock_fn_->out_bits()}, ranks);
     lock_degree_ = d;
     lock_degree_ready_ = true;
     n_rounds_ = static_cast<std::size_t>(d);

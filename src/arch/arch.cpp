@@ -133,9 +133,11 @@ void validate(const Arch& a) {
   } catch (const InputError& e) {
     bad("memory.bank_hash", e.what());
   }
+  if (a.lock_hash_bits != "in-bank" && a.lock_hash_bits != "all")
+    bad("atomics.lock_hash_bits", fmt::format("'{}' is not in-bank or all", a.lock_hash_bits));
   if (a.locks != 0) {
     try {
-      make_index_function(a.lock_hash, {a.lock_bits(), a.word_addr_bits()});
+      make_lock_function(a);
     } catch (const InputError& e) {
       bad("atomics.lock_hash", e.what());
     }

@@ -98,6 +98,12 @@ const std::vector<Key>& key_table() {
           "lock bits per SM, a power of two; 0 = one lock per word (Fermi: 1,024, seed 000 §II.A)"),
       str("atomics.lock_hash", &Arch::lock_hash,
           "lock index function spec over the word address (seed 000 §IV)"),
+      str("atomics.lock_hash_bits", &Arch::lock_hash_bits,
+          "which lock bits atomics.lock_hash makes: in-bank (the lock is (bank, lock within the "
+          "bank); the low log2(banks) word bits keep the bank and the hash of the bits above them "
+          "gives the lock within it: on Fermi word bits 10..14 fold into lock bits 5..9; seed 000 "
+          "Fig. 3 and §IV's five-bit hashes) or all (every lock bit: word bits 10..19 into lock "
+          "bits 0..9)"),
       i64("timing.t_base", &Timing::t_base,
           "cycles, conflict-free warp atomic (seed 001 §2.1.4 Algorithm 1; GTX 580: 108)"),
       i64("timing.t_position", &Timing::t_position,

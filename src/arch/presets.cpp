@@ -23,6 +23,9 @@ Arch fermi(std::string name, std::string description) {
   a.transaction_lanes = 32;
   a.atomic_model = "alg1";
   a.locks = 1024;
+  // A lock hash (seed 000 §IV) maps the word bits above the locks to the lock-within-bank bits:
+  // 32 lock bits in each of the 32 banks (000 Fig. 3). docs/models.md gives both readings.
+  a.lock_hash_bits = "in-bank";
   a.timing = Timing{};  // the Timing defaults are the GTX 580 values above
   a.timing.native_base = a.timing.t_base;
   a.timing.native_position = a.timing.t_position;

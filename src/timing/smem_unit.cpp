@@ -13,7 +13,7 @@ SharedMemoryUnit::SharedMemoryUnit(const Arch& arch)
       txn_lanes_(arch.transaction_lanes),
       bank_width_(arch.bank_width_bytes) {
   if (arch.locks) {
-    lock_fn_ = make_index_function(arch.lock_hash, {arch.lock_bits(), arch.word_addr_bits()});
+    lock_fn_ = make_lock_function(arch);
     locked_.assign(arch.locks, 0);
   }
 }
