@@ -72,7 +72,7 @@ TEST(ExecHashEndToEnd, TransposeTraceToSearchToSoftwareHashProfilesConflictFree)
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["rows"].size(), 2u);
   for (const auto& row : j["rows"]) {
-    EXPECT_EQ(row["executions"], 128);
+    EXPECT_EQ(row["accesses"], 128);
     EXPECT_EQ(row["bank_conflicts"], 0) << row.dump();
     EXPECT_EQ(row["bank_degree_max"], 1) << row.dump();
   }

@@ -79,13 +79,15 @@ TEST(ProfileCsv, RowsAsCsvWithTheJsonNames) {
       cli("profile " + ex + "fig5.ptx --launch " + ex + "fig5.launch.toml --csv " + csv);
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const std::string text = shell("cat " + csv).out;
-  EXPECT_EQ(text.rfind("ptx_line,cuda,op,instruction,executions,active_lanes,transactions,"
-                       "bank_conflicts,bank_degree_mean,bank_degree_max,",
+  EXPECT_EQ(text.rfind("ptx.file,ptx.line,cuda.file,cuda.line,op,instruction,accesses,"
+                       "transactions,bank_conflicts,bank_degree_mean,bank_degree_max,",
                        0),
             0u)
       << text;
-  // The 2-way load of the Fig. 5 window: one execution, 1 conflict, degree 2.
-  EXPECT_NE(text.find(",ld,\"ld.shared.u32 %r10, [%r8];\",1,32,1,1,2.0,2,"), std::string::npos)
+  // The 2-way load of the Fig. 5 window: one execution, 1 conflict, degree 2; no CUDA lines (the
+  // example is hand-written PTX), so cuda.file and cuda.line are empty.
+  EXPECT_NE(text.find("fig5.ptx,20,,,ld,\"ld.shared.u32 %r10, [%r8];\",1,1,1,2.0,2,"),
+            std::string::npos)
       << text;
 }
 
@@ -117,11 +119,11 @@ TEST(AnalyzeCsv, PerInstructionRows) {
   ASSERT_EQ(r.exit_code, 0) << r.out;
   // pc 9: two accesses, 1 + 2 conflicts, degrees 2 and 3 (mean 2.5, max 3).
   EXPECT_EQ(shell("cat " + csv).out,
-            "pc,accesses,transactions,bank_conflicts,mean_bank_degree,max_bank_degree,"
-            "mean_position_degree,mean_lock_degree,max_lock_degree,mean_latency_cycles,"
-            "total_latency_cycles\n"
-            "7,1,1,0,1.0,1,1.0,1.0,1,32.0,32\n"
-            "9,2,2,3,2.5,3,1.0,1.0,1,80.0,160\n");
+            "pc,accesses,transactions,bank_conflicts,bank_degree_mean,bank_degree_max,"
+            "position_degree_mean,position_degree_max,lock_degree_mean,lock_degree_max,"
+            "latency_cycles_mean,latency_cycles_total\n"
+            "7,1,1,0,1.0,1,1.0,1,1.0,1,32.0,32\n"
+            "9,2,2,3,2.5,3,1.0,1,1.0,1,80.0,160\n");
   EXPECT_EQ(cli("analyze --pattern 0..31 --csv " + csv).exit_code, 2);
 }
 

@@ -23,12 +23,11 @@ void add_arch_command(CLI::App& app) {
   list->add_flag("--json", *json, "machine-readable output");
   list->callback([json] {
     if (*json) {
-      nlohmann::json out = nlohmann::json::array();
-      for (const Arch& a : arch_presets()) {
-        auto j = arch_json(a);
-        out.push_back(j);
-      }
-      std::cout << out.dump(2) << "\n";
+      nlohmann::json out = json::document("arch-list");
+      out["archs"] = nlohmann::json::array();
+      for (const Arch& a : arch_presets()) out["archs"].push_back(json::to_json(a));
+      out["default"] = default_arch().name;
+      print_json(out);
       return;
     }
     fmt::print("{:<17} {:>7} {:>6} {:>5} {:>5} {:>4} {:>6} {:>7} {}\n", "name", "memory", "banks",
@@ -45,13 +44,25 @@ void add_arch_command(CLI::App& app) {
 
   auto opts = std::make_shared<ArchOptions>();
   auto name = std::make_shared<std::string>();
+  auto show_json = std::make_shared<bool>(false);
   auto* show = arch->add_subcommand("show", "print a preset (with any overrides) as TOML");
   show->add_option("name", *name, "preset name (default: --arch, i.e. fermi-gtx580)");
   add_arch_options(show, *opts, false);
-  show->callback([opts, name] {
+  show->add_flag("--json", *show_json, "the arch as JSON (the form every result carries)");
+  show->footer(
+      "Examples:\n  smemsim arch show kepler-k20 > k20.toml   # edit, then --arch-file k20.toml\n"
+      "  smemsim arch show --set memory.banks=16 --json");
+  show->callback([opts, name, show_json] {
     ArchOptions o = *opts;
     if (!name->empty()) o.name = *name;
     const Arch a = resolve_arch(o);
+    if (*show_json) {
+      nlohmann::json out = json::document("arch-show");
+      out["arch"] = json::to_json(a);
+      out["toml"] = to_toml(a);
+      print_json(out);
+      return;
+    }
     std::cout << "# " << arch_summary(a) << "\n# source: " << a.source << "\n" << to_toml(a, true);
   });
 
@@ -101,13 +112,10 @@ void add_model_command(CLI::App& app) {
   list->add_flag("--json", *json, "machine-readable output");
   list->callback([json] {
     if (*json) {
-      nlohmann::json out = nlohmann::json::array();
-      for (const auto& m : latency_models())
-        out.push_back({{"name", m.name},
-                       {"description", m.description},
-                       {"atomic", m.atomic},
-                       {"source", m.source}});
-      std::cout << out.dump(2) << "\n";
+      nlohmann::json out = json::document("model-list");
+      out["models"] = nlohmann::json::array();
+      for (const auto& m : latency_models()) out["models"].push_back(json::to_json(m));
+      print_json(out);
       return;
     }
     for (const auto& m : latency_models())

@@ -22,13 +22,10 @@ void add_list(CLI::App* hash) {
   c->add_flag("--json", *json, "machine-readable output");
   c->callback([json] {
     if (*json) {
-      nlohmann::json out = nlohmann::json::array();
-      for (const IndexFamily& f : index_families())
-        out.push_back({{"name", f.name},
-                       {"syntax", f.syntax},
-                       {"description", f.description},
-                       {"source", f.source}});
-      std::cout << out.dump(2) << "\n";
+      nlohmann::json out = json::document("hash-list");
+      out["families"] = nlohmann::json::array();
+      for (const IndexFamily& f : index_families()) out["families"].push_back(json::to_json(f));
+      print_json(out);
       return;
     }
     fmt::print(
@@ -53,21 +50,10 @@ void add_count(CLI::App* hash) {
   c->footer("Example: smemsim hash count --addr-bits 14 --bank-bits 5   # Fermi, 002 Table 1");
   c->callback([o] {
     const HashCount h = hash_count(o->n, o->m);
-    const auto num = [](double v) -> nlohmann::json {
-      if (v < 9007199254740992.0) return std::uint64_t(v);  // exact below 2^53
-      return v;
-    };
     if (o->json) {
-      nlohmann::json out = {{"addr_bits", o->n},
-                            {"bank_bits", o->m},
-                            {"all_functions_log10", h.all_functions_log10},
-                            {"xor_based", num(h.xor_based)},
-                            {"unique_xor", num(h.unique_xor)},
-                            {"bitvector_permutation", num(h.bitvector_permutation)},
-                            {"bitvector_xor", num(h.bitvector_xor)},
-                            {"bitwise_permutation", num(h.bitwise_permutation)},
-                            {"bitwise_xor", num(h.bitwise_xor)}};
-      std::cout << out.dump(2) << "\n";
+      nlohmann::json out = json::document("hash-count");
+      out.update(json::hash_count_json(h, o->n, o->m));
+      print_json(out);
       return;
     }
     const auto show = [](double v) {
@@ -152,36 +138,18 @@ void run_search(const SearchCli& o) {
   else if (o.emit == "cute")
     em = emit_cute(r.matrix, r.spec);
   if (o.json) {
-    nlohmann::json out = {{"family", r.family},
-                          {"heuristic", r.heuristic},
-                          {"spec", r.spec},
-                          {"target", o.target},
-                          {"index_bits", g.out_bits},
-                          {"addr_bits", g.addr_bits},
-                          {"candidates_evaluated", r.candidates_evaluated},
-                          {"pruned", r.pruned},
-                          {"baseline_conflicts", r.baseline_conflicts},
-                          {"conflicts", r.conflicts},
-                          {"reduction", r.reduction},
-                          {"bijective", r.bijective},
-                          {"xor_gates", r.matrix.xor_gates()},
-                          {"accesses", sets.accesses()},
-                          {"transactions", sets.transactions()},
-                          {"unique_sets", sets.unique_sets()},
-                          {"read_seconds", read_s},
-                          {"search_seconds", search_s},
-                          {"memory",
-                           {{"budget_bytes", sets.memory_budget()},
-                            {"peak_bytes", sets.peak_bytes()},
-                            {"spilled_segments", sets.spilled_segments()},
-                            {"spilled_bytes", sets.spilled_bytes()}}}};
-    if (!o.emit.empty()) {
-      if (em.ok)
-        out["emit"] = em.code;
-      else
-        out["emit_error"] = em.reason;
-    }
-    std::cout << out.dump(2) << "\n";
+    nlohmann::json out = json::document("hash-search");
+    out.update(json::to_json(r, sets));
+    out["read_seconds"] = read_s;
+    out["search_seconds"] = search_s;
+    out["arch"] = json::to_json(arch);
+    if (!o.emit.empty())
+      out["emit"] = {
+          {"language", o.emit},
+          {"code", em.ok ? nlohmann::json(em.code) : nlohmann::json(nullptr)},
+          {"error", em.ok ? nlohmann::json(nullptr) : nlohmann::json(em.reason)},
+          {"path", o.output.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.output)}};
+    print_json(out);
   } else {
     // With --emit the code is the output (stdout, or -o FILE) and the summary goes to stderr, so
     // that `... --emit cuda > hash.cuh` is a file that compiles.
@@ -302,14 +270,15 @@ void run_apply(const ApplyCli& o) {
     nlohmann::json per_pc = nlohmann::json::array();
     for (const auto& [pc, t] : s.per_pc)
       per_pc.push_back(
-          {{"pc", pc}, {"hashed", totals_json(t)}, {"baseline", totals_json(s0.per_pc[pc])}});
-    nlohmann::json out = {{"bank_hash", arch.bank_hash},
-                          {"lock_hash", arch.lock_hash},
-                          {"hashed", totals_json(s.all)},
-                          {"baseline", totals_json(s0.all)},
-                          {"per_pc", per_pc},
-                          {"arch", arch_json(arch)}};
-    std::cout << out.dump(2) << "\n";
+          {{"pc", pc}, {"hashed", json::to_json(t)}, {"baseline", json::to_json(s0.per_pc[pc])}});
+    nlohmann::json out = json::document("hash-apply");
+    out["bank_hash"] = arch.bank_hash;
+    out["lock_hash"] = arch.locks ? nlohmann::json(arch.lock_hash) : nlohmann::json(nullptr);
+    out["hashed"] = json::to_json(s.all);
+    out["baseline"] = json::to_json(s0.all);
+    out["per_pc"] = per_pc;
+    out["arch"] = json::to_json(arch);
+    print_json(out);
     return;
   }
   const auto row = [](const char* name, const Totals& t) {

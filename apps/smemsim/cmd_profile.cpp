@@ -16,36 +16,14 @@
 namespace smemsim::cli {
 namespace {
 
-nlohmann::json row_json(const exec::ProfileRow& r) {
-  const Totals& t = r.totals;
-  return {{"ptx_line", r.ptx_line},
-          {"cuda", r.cuda},
-          {"op", op_name(r.op)},
-          {"instruction", r.text},
-          {"executions", t.accesses},
-          {"active_lanes", r.active_lanes},
-          {"transactions", t.transactions},
-          {"bank_conflicts", t.bank_conflicts},
-          {"bank_degree_mean", t.mean(t.sum_bank_degree)},
-          {"bank_degree_max", t.max_bank_degree},
-          {"position_degree_mean", t.mean(t.sum_position_degree)},
-          {"position_degree_max", r.max_position_degree},
-          {"lock_degree_mean", t.mean(t.sum_lock_degree)},
-          {"lock_degree_max", t.max_lock_degree},
-          {"latency_total", t.total_latency},
-          {"latency_mean", t.mean(t.total_latency)}};
-}
-
-// GPU-LocalTM: one entry per transaction site (its outermost TX.Begin), docs/tm.md.
-nlohmann::json tx_sites_json(const exec::ExecStats& s, const ptx::Module& m, const ptx::Kernel& k) {
-  nlohmann::json a = nlohmann::json::array();
-  for (const auto& [pc, t] : s.tm_sites) {
-    nlohmann::json j = timing::tm_counts_json(t);
-    j["ptx_line"] = k.code[pc].ptx_line;
-    j["cuda"] = exec::cuda_location(m, k.code[pc]);
-    a.push_back(std::move(j));
-  }
-  return a;
+// A row's JSON form with the hints computed for it (null where none lowers its conflict).
+nlohmann::json row_json(const exec::ProfileRow& r, const ptx::Module& m, const ptx::Kernel& k,
+                        const Arch& arch) {
+  nlohmann::json j = json::to_json(r, m, k);
+  std::optional<exec::PaddingHint> pad;
+  if (r.totals.bank_conflicts > 0) pad = exec::padding_hint(r.worst, arch);
+  j["hints"] = {{"padding", pad ? json::to_json(*pad) : nlohmann::json(nullptr)}};
+  return j;
 }
 
 void print_tx_sites(const exec::ExecStats& s, const ptx::Module& m, const ptx::Kernel& k) {
@@ -66,28 +44,14 @@ void print_tx_sites(const exec::ExecStats& s, const ptx::Module& m, const ptx::K
       " commits per lane attempt; false: conflicts from Bloom-signature aliasing)\n");
 }
 
-// One CSV line per row, the keys of row_json() as the header (one form for both outputs).
-void write_rows_csv(const std::string& path, const std::vector<exec::ProfileRow>& rows) {
-  // row_json()'s keys, in the order a reader expects (JSON objects are sorted by key).
-  const std::vector<std::string> keys = {"ptx_line",
-                                         "cuda",
-                                         "op",
-                                         "instruction",
-                                         "executions",
-                                         "active_lanes",
-                                         "transactions",
-                                         "bank_conflicts",
-                                         "bank_degree_mean",
-                                         "bank_degree_max",
-                                         "position_degree_mean",
-                                         "position_degree_max",
-                                         "lock_degree_mean",
-                                         "lock_degree_max",
-                                         "latency_total",
-                                         "latency_mean"};
-  std::vector<nlohmann::json> js;
-  for (const exec::ProfileRow& r : rows) js.push_back(row_json(r));
-  write_csv(path, keys, js, "--csv");
+// One CSV line per row: the fields of --json's rows, locations as ptx.file, ptx.line, cuda.file,
+// cuda.line (one form for both outputs).
+void write_rows_csv(const std::string& path, const std::vector<nlohmann::json>& rows) {
+  std::vector<std::string> keys = {"ptx.file",  "ptx.line", "cuda.file",
+                                   "cuda.line", "op",       "instruction"};
+  keys.insert(keys.end(), json::totals_fields().begin(), json::totals_fields().end());
+  keys.push_back("active_lanes_total");
+  write_csv(path, keys, rows, "--csv");
 }
 
 // Under a conflicting row: its CUDA source line, and a padding that lowers the conflict, computed
@@ -203,30 +167,29 @@ void profile_pipeline(exec::Workload& w, const Arch& arch, const LaunchOptions& 
     if (!trace_file) throw InputError(fmt::format("cannot write trace '{}'", trace));
   }
   Totals all;
-  std::vector<exec::ProfileRow> every_row;
-  for (const auto& p : profilers) {
-    all.merge(p->totals());
-    for (const exec::ProfileRow& r : p->rows()) every_row.push_back(r);
+  std::vector<nlohmann::json> launch_rows(profilers.size()), every_row;
+  for (std::size_t i = 0; i < profilers.size(); ++i) {
+    all.merge(profilers[i]->totals());
+    const ptx::Kernel& k = exec::find_kernel(w.module, w.pipeline[i].kernel);
+    launch_rows[i] = nlohmann::json::array();
+    for (const exec::ProfileRow& r : profilers[i]->rows()) {
+      every_row.push_back(row_json(r, w.module, k, arch));
+      launch_rows[i].push_back(every_row.back());
+    }
   }
   if (!csv.empty()) write_rows_csv(csv, every_row);
-  const auto totals_json = [](const Totals& t) {
-    return nlohmann::json{{"accesses", t.accesses},
-                          {"bank_conflicts", t.bank_conflicts},
-                          {"bank_degree_mean", t.mean(t.sum_bank_degree)},
-                          {"latency_total", t.total_latency}};
-  };
   if (lo.json) {
-    nlohmann::json j = run_json(w, s);
-    j["arch"] = arch_json(arch);
+    nlohmann::json j = json::document("profile");
+    j.update(json::run_json(w, s));
+    j["arch"] = json::to_json(arch);
+    j["rows"] = every_row;
     for (std::size_t i = 0; i < profilers.size(); ++i) {
-      nlohmann::json jr = nlohmann::json::array();
-      for (const auto& r : profilers[i]->rows()) jr.push_back(row_json(r));
-      j["launches"][i]["rows"] = jr;
-      j["launches"][i]["totals"] = totals_json(profilers[i]->totals());
+      j["launches"][i]["rows"] = launch_rows[i];
+      j["launches"][i]["totals"] = json::to_json(profilers[i]->totals());
     }
-    j["totals"] = totals_json(all);
+    j["totals"] = json::to_json(all);
     if (tracer) j["trace"] = {{"path", trace}, {"accesses", tracer->written()}};
-    fmt::print("{}\n", j.dump(2));
+    print_json(j);
   } else {
     fmt::print("{}\n", arch_summary(arch));
     print_run_header(w, s);
@@ -315,22 +278,20 @@ void add_profile_command(CLI::App& app) {
       if (!trace_file) throw InputError(fmt::format("cannot write trace '{}'", o->trace));
     }
     const std::vector<exec::ProfileRow> rows = profiler.rows();
-    if (!o->csv.empty()) write_rows_csv(o->csv, rows);
+    std::vector<nlohmann::json> jrows;
+    for (const auto& r : rows) jrows.push_back(row_json(r, w.module, kernel, arch));
+    if (!o->csv.empty()) write_rows_csv(o->csv, jrows);
     if (o->launch.json) {
-      nlohmann::json j = run_json(w, s);
-      j["arch"] = arch_json(arch);
-      nlohmann::json jr = nlohmann::json::array();
-      for (const auto& r : rows) jr.push_back(row_json(r));
-      j["rows"] = jr;
-      const Totals& t = profiler.totals();
-      j["totals"] = {{"accesses", t.accesses},
-                     {"bank_conflicts", t.bank_conflicts},
-                     {"bank_degree_mean", t.mean(t.sum_bank_degree)},
-                     {"latency_total", t.total_latency}};
-      if (!s.stats.tm_sites.empty()) j["transactions"] = tx_sites_json(s.stats, w.module, kernel);
+      nlohmann::json j = json::document("profile");
+      j.update(json::run_json(w, s));
+      j["arch"] = json::to_json(arch);
+      j["rows"] = jrows;
+      j["totals"] = json::to_json(profiler.totals());
+      if (!s.stats.tm_sites.empty())
+        j["transactions"] = json::tm_sites_json(s.stats, w.module, kernel);
       if (tracer) j["trace"] = {{"path", o->trace}, {"accesses", tracer->written()}};
       if (o->timing) j["timing"] = timing::to_json(sim.stats, w.module, kernel);
-      fmt::print("{}\n", j.dump(2));
+      print_json(j);
     } else {
       fmt::print("{}\n", arch_summary(arch));
       print_run_header(w, s);

@@ -32,9 +32,10 @@ void add_run_command(CLI::App& app) {
     exec::Workload w = prepare_workload(o->launch);
     const RunSummary s = run_workload(w, arch, nullptr, o->launch.max_steps);
     if (o->launch.json) {
-      nlohmann::json j = run_json(w, s);
-      j["arch"] = arch_json(arch);
-      fmt::print("{}\n", j.dump(2));
+      nlohmann::json j = json::document("run");
+      j.update(json::run_json(w, s));
+      j["arch"] = json::to_json(arch);
+      print_json(j);
     } else {
       print_run_header(w, s);
       print_verdict(w, s);

@@ -108,17 +108,19 @@ void add_sim_command(CLI::App& app) {
     const Arch arch = resolve_sim_arch(o->arch, o->sim);
     exec::Workload w = prepare_workload(o->launch);
     if (!w.pipeline.empty())
-      throw InputError(fmt::format("sim times one launch; {} has {} [[launch]] tables (run and "
-                                   "profile take them all)",
-                                   o->launch.launch, w.pipeline.size()));
+      throw InputError(
+          fmt::format("sim times one launch; {} has {} [[launch]] tables (run and "
+                      "profile take them all)",
+                      o->launch.launch, w.pipeline.size()));
     const ptx::Kernel& kernel = exec::find_kernel(w.module, w.kernel);
     SimRun run = simulate(w, kernel, arch, o->sim, nullptr, false);
     if (o->launch.json) {
-      nlohmann::json j = run_json(w, run.summary);
-      j["arch"] = arch_json(arch);
+      nlohmann::json j = json::document("sim");
+      j.update(json::run_json(w, run.summary));
+      j["arch"] = json::to_json(arch);
       j["timing"] = timing::to_json(run.stats, w.module, kernel);
       if (!o->sim.timeline.empty()) j["timeline"] = run.timeline_json;
-      fmt::print("{}\n", j.dump(2));
+      print_json(j);
     } else {
       fmt::print("{}\n", arch_summary(arch));
       print_run_header(w, run.summary);

@@ -254,51 +254,6 @@ RunSummary run_workload(exec::Workload& w, const Arch& arch,
   return s;
 }
 
-nlohmann::json run_json(const exec::Workload& w, const RunSummary& s) {
-  nlohmann::json j = {
-      {"workload", w.name},
-      {"description", w.description},
-      {"kernel", w.kernel},
-      {"kernel_signature", ptx::demangle(w.kernel)},
-      {"grid", {w.launch.grid.x, w.launch.grid.y, w.launch.grid.z}},
-      {"block", {w.launch.block.x, w.launch.block.y, w.launch.block.z}},
-      {"shared_bytes",
-       {{"static", s.shared.static_bytes},
-        {"dynamic", w.launch.dynamic_shared_bytes},
-        {"total", s.shared.total_bytes}}},
-      {"stats",
-       {{"ctas", s.stats.ctas},
-        {"warp_instructions", s.stats.warp_instructions},
-        {"thread_instructions", s.stats.thread_instructions},
-        {"shared_accesses", s.stats.shared_accesses},
-        {"seconds", s.seconds}}},
-  };
-  if (s.stats.tm.attempts) j["stats"]["tm"] = timing::tm_counts_json(s.stats.tm);
-  if (!s.steps.empty()) {  // a pipeline: "kernel"/"grid"/"block" above are its first launch
-    nlohmann::json launches = nlohmann::json::array();
-    for (const RunSummary::Step& st : s.steps)
-      launches.push_back({{"kernel", st.kernel},
-                          {"kernel_signature", ptx::demangle(st.kernel)},
-                          {"grid", {st.launch.grid.x, st.launch.grid.y, st.launch.grid.z}},
-                          {"block", {st.launch.block.x, st.launch.block.y, st.launch.block.z}},
-                          {"stats",
-                           {{"ctas", st.stats.ctas},
-                            {"warp_instructions", st.stats.warp_instructions},
-                            {"thread_instructions", st.stats.thread_instructions},
-                            {"shared_accesses", st.stats.shared_accesses}}}});
-    j["launches"] = launches;
-  }
-  if (w.report) j["report"] = w.report(w.memory);
-  if (s.checked)
-    j["reference"] = {{"matches", s.mismatch.empty()},
-                      {"details", s.mismatch},
-                      {"tolerance", w.tolerance.empty() ? "bit-exact" : w.tolerance}};
-  nlohmann::json outs = nlohmann::json::array();
-  for (const exec::Output& o : w.outputs) outs.push_back({{"buffer", o.buffer}, {"path", o.path}});
-  j["outputs"] = outs;
-  return j;
-}
-
 void print_run_header(const exec::Workload& w, const RunSummary& s) {
   fmt::print("{}: {}\n", w.name, w.description);
   const auto kernel_line = [](const std::string& prefix, const std::string& kernel,

@@ -344,8 +344,12 @@ Report Histogram::report(const Table& t) const {
         sx.y.push_back(sxo);
         sc.x.push_back(r);
         sc.y.push_back(it->second.mod);
-        rep.summary["speedup"][layout][fmt::format("{}", b)][fmt::format("{}", r)] = {
-            {"xor", sxo}, {"add", sad}, {"cycles_mod", it->second.mod}};
+        rep.summary["speedup"].push_back({{"layout", layout},
+                                          {"bins", b},
+                                          {"r", r},
+                                          {"xor", sxo},
+                                          {"add", sad},
+                                          {"cycles_mod", it->second.mod}});
         if (std::max(sxo, sad) > best) best = std::max(sxo, sad), best_b = b, best_r = r;
       }
       rows.push_back(std::move(row));

@@ -91,7 +91,7 @@ Report localtm_report(const Table& t) {
         return r ? t.num(*r, c) : 0.0;
       };
       const std::string cat = fmt::format("{}{}", B, s);
-      nlohmann::json& js = rep.summary[B][std::to_string(s)];
+      nlohmann::json& js = rep.summary[B]["sizes"].emplace_back(nlohmann::json{{"size", s}});
       std::string sp_l = "-", sp_p = "-";
       if (ser && ltm) {
         const double v = num(ser, "cycles") / num(ltm, "cycles");
