@@ -8,6 +8,7 @@
 #include "kernel_test_util.hpp"
 #include "smemsim/profile.hpp"
 #include "test_util.hpp"
+#include "text_table.hpp"
 
 namespace smemsim::test {
 namespace {
@@ -16,12 +17,13 @@ TEST(ProfileColumns, AtomicColumnsOnlyForKernelsWithAtomics) {
   const std::string ex = std::string(SMEMSIM_SOURCE_DIR) + "/docs/examples/";
   const CliResult r = cli("profile " + ex + "fig5.ptx --launch " + ex + "fig5.launch.toml");
   ASSERT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_NE(r.out.find(" bank  max   cycles  instruction"), std::string::npos) << r.out;
-  EXPECT_EQ(r.out.find(" pos  max"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" bank max cycles  instruction\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(" pos max"), std::string::npos) << r.out;
   SKIP_WITHOUT_NVCC();
   const CliResult h = cli("profile builtin:histogram --bins 64");
   ASSERT_EQ(h.exit_code, 0) << h.out;
-  EXPECT_NE(h.out.find(" pos  max   lock  max"), std::string::npos) << h.out;
+  EXPECT_NE(h.out.find(" bank max  pos max lock max cycles  instruction\n"), std::string::npos)
+      << h.out;
 }
 
 }  // namespace
@@ -47,8 +49,10 @@ TEST(ProfileHint, PaddingIsComputedOnTheAccess) {
   EXPECT_FALSE(exec::padding_hint(row, default_arch()).has_value());
 }
 
-// The profile prints the conflicting line's CUDA source and the hint; applied (the kernel's
-// padded variant has exactly that row length), the conflict is gone.
+// Issue 10, "what it must show" 3: the profile of the transposed-tile kernel prints, within 100
+// columns, the conflicting line's CUDA source and a hint; applied (the kernel's padded variant has
+// exactly that row length), the conflict is gone. The swizzle half of the hint is applied through
+// a compiled variant of the kernel in exec_hash_e2e_test.cpp.
 TEST(ProfileHint, TheHintAppliedRemovesTheConflict) {
   SKIP_WITHOUT_NVCC();
   const CliResult n = cli("profile builtin:transpose --variant naive32");
@@ -56,13 +60,52 @@ TEST(ProfileHint, TheHintAppliedRemovesTheConflict) {
   EXPECT_NE(n.out.find("> odata[(y + i) * height + x] = tile32[threadIdx.x][threadIdx.y + i];"),
             std::string::npos)
       << n.out;
-  EXPECT_NE(n.out.find("hint: read as rows of 32 words, padding each row to 33 makes its worst "
-                       "execution 1-way instead of 32-way"),
+  // The first conflicting load's PTX line, which the hint names for `hash search --pc`.
+  const auto j =
+      nlohmann::json::parse(cli("profile builtin:transpose --variant naive32 --json").out);
+  std::string pc;
+  for (const auto& row : j["rows"])
+    if (pc.empty() && row["bank_conflicts"] == 992)
+      pc = std::to_string(row["ptx"]["line"].get<int>());
+  ASSERT_FALSE(pc.empty()) << j.dump();
+  EXPECT_NE(n.out.find("hint: pad rows to 33 words or swizzle bvxor:k1=0,k2=5,mask=31 (hash search "
+                       "--pc " +
+                       pc + ")"),
             std::string::npos)
       << n.out;
+  std::size_t widest = 0;
+  for (std::size_t a = 0, b = 0; a < n.out.size(); a = b + 1) {
+    b = n.out.find('\n', a);
+    if (b == std::string::npos) b = n.out.size();
+    widest = std::max(widest, b - a);
+  }
+  EXPECT_LE(widest, 100u) << n.out;
+  // --wide: every column and the whole hint, with the degrees and conflicts.
+  const CliResult w = cli("profile builtin:transpose --variant naive32 --wide");
+  EXPECT_NE(w.out.find("hint: pad rows of 32 words to 33 (32-way -> 1-way) or swizzle "
+                       "bvxor:k1=0,k2=5,mask=31 (992 -> 0 conflicts, hash search --pc " +
+                       pc + ")"),
+            std::string::npos)
+      << w.out;
   const CliResult p = cli("profile builtin:transpose --variant padded32 --json");  // tile33[32][33]
   ASSERT_EQ(p.exit_code, 0) << p.out;
   EXPECT_EQ(nlohmann::json::parse(p.out)["totals"]["bank_conflicts"], 0) << p.out;
+}
+
+// Long lines are cut to the width (the instruction, the source text) or wrapped at ", " (headers).
+TEST(ProfileWidth, CutsAndWraps) {
+  EXPECT_EQ(cli::fit("ld.shared.f32 %f5, [%r23];", 12), "ld.shared...");
+  EXPECT_EQ(cli::fit("short", 12), "short");
+  EXPECT_EQ(cli::fit("\xc3\xa4"
+                     "0123456789",
+                     8),
+            "\xc3\xa4"
+            "0123...");  // columns, not bytes
+  EXPECT_EQ(cli::wrap("aaaa, bbbb, cccc", 11), "aaaa, bbbb,\n  cccc\n");
+  EXPECT_EQ(cli::wrap("aaaa, bbbb, cccc", 0), "aaaa, bbbb, cccc\n");
+  cli::TextTable t({{"n"}, {"text", true, true}});
+  t.add({"7", "a long instruction text"}, {"> a note that is long too"});
+  EXPECT_EQ(t.render(16), "n  text\n7  a long ins...\n  > a note th...\n");
 }
 
 }  // namespace

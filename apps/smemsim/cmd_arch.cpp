@@ -69,6 +69,7 @@ void add_arch_command(CLI::App& app) {
   auto import_file = std::make_shared<std::string>();
   auto import_base = std::make_shared<std::string>("fermi-gtx580");
   auto import_out = std::make_shared<std::string>();
+  auto import_json = std::make_shared<bool>(false);
   auto* imp = arch->add_subcommand(
       "import", "map a GPGPU-Sim configuration (gpgpusim.config) onto an arch TOML file");
   imp->add_option("config", *import_file, "the gpgpusim.config file")->required();
@@ -76,28 +77,40 @@ void add_arch_command(CLI::App& app) {
       ->capture_default_str();
   imp->add_option("-o,--output", *import_out, "write the TOML to FILE (default: stdout)")
       ->check(non_empty_path());
+  imp->add_flag("--json", *import_json,
+                "print the arch, the TOML and what was mapped, ignored and adjusted (with file "
+                "and line) as JSON");
   imp->footer(
       "Maps -gpgpu_n_clusters x -gpgpu_n_cores_per_cluster, -gpgpu_shader_core_pipeline, "
       "-gpgpu_shader_registers,\n-gpgpu_shader_cta, -gpgpu_shmem_size, -gpgpu_shmem_num_banks, "
       "-gpgpu_shmem_warp_parts, -gpgpu_smem_latency,\n-gpgpu_scheduler (lrr, gto) and "
       "-ptx_opcode_latency_int (its first value, the ALU latency); lists the rest\n(on stderr) "
       "as ignored.\n"
-      "Example:\n  smemsim arch import gpgpusim.config -o gtx480.toml && smemsim sim "
-      "builtin:transpose --arch-file gtx480.toml");
-  imp->callback([import_file, import_base, import_out] {
+      "Examples:\n  smemsim arch import gpgpusim.config -o gtx480.toml && smemsim sim "
+      "builtin:transpose --arch-file gtx480.toml\n"
+      "  smemsim arch import gpgpusim.config --json   # what was mapped and ignored, with lines");
+  imp->callback([import_file, import_base, import_out, import_json] {
     const std::string text = read_file(*import_file, "GPGPU-Sim configuration");
     const GpgpuSimImport r = import_gpgpusim(text, *import_file, find_preset(*import_base));
     const std::string toml = "# " + arch_summary(r.arch) + "\n" + to_toml(r.arch, true);
-    if (import_out->empty()) {
+    if (*import_json) {
+      nlohmann::json j = json::document("arch-import");
+      j.update(json::to_json(r));
+      j["toml"] = toml;
+      j["output"] = import_out->empty() ? nlohmann::json(nullptr) : nlohmann::json(*import_out);
+      print_json(j);
+    } else if (import_out->empty()) {
       std::cout << toml;
-    } else {
+    }
+    if (!import_out->empty()) {
       std::ofstream f(*import_out, std::ios::binary);
       if (!(f << toml) || !f.flush())
         throw InputError(fmt::format("-o: cannot write '{}'", *import_out));
     }
-    for (const std::string& m : r.mapped) fmt::print(stderr, "mapped:  {}\n", m);
-    for (const std::string& n : r.notes) fmt::print(stderr, "note:    {}\n", n);
-    for (const std::string& i : r.ignored) fmt::print(stderr, "ignored: {}\n", i);
+    if (*import_json) return;
+    for (const auto& m : r.mapped) fmt::print(stderr, "mapped:  {}\n", r.describe(m, true));
+    for (const auto& n : r.notes) fmt::print(stderr, "note:    {}\n", r.describe(n));
+    for (const auto& i : r.ignored) fmt::print(stderr, "ignored: {}\n", r.describe(i));
   });
 }
 

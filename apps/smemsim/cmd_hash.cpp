@@ -140,6 +140,7 @@ void run_search(const SearchCli& o) {
   if (o.json) {
     nlohmann::json out = json::document("hash-search");
     out.update(json::to_json(r, sets));
+    out["pc"] = o.input.pc ? nlohmann::json(o.input.pc) : nlohmann::json(nullptr);
     out["read_seconds"] = read_s;
     out["search_seconds"] = search_s;
     out["arch"] = json::to_json(arch);
@@ -155,10 +156,11 @@ void run_search(const SearchCli& o) {
     // that `... --emit cuda > hash.cuh` is a file that compiles.
     std::FILE* sum = !o.emit.empty() && o.output.empty() ? stderr : stdout;
     fmt::print(sum,
-               "{} {} over {} accesses ({} transactions, {} unique reference sets), {} index bits "
-               "over {} address bits\n",
-               r.family, r.heuristic, sets.accesses(), sets.transactions(), sets.unique_sets(),
-               g.out_bits, g.addr_bits);
+               "{} {} over {} accesses{} ({} transactions, {} unique reference sets), {} index "
+               "bits over {} address bits\n",
+               r.family, r.heuristic, sets.accesses(),
+               o.input.pc ? fmt::format(" of pc {}", o.input.pc) : "", sets.transactions(),
+               sets.unique_sets(), g.out_bits, g.addr_bits);
     fmt::print(sum, "  spec                 {}\n", r.spec);
     fmt::print(sum, "  candidates evaluated {}{}\n", r.candidates_evaluated,
                r.pruned ? " (seed 002 §5.1 pruning: every access linear or strided)" : "");
@@ -207,6 +209,7 @@ void add_search(CLI::App* hash) {
                 "exhaustive (bv, bvxor, bits) | givargis | mih (bits, bitsxor; default mih) | "
                 "local (xormask)");
   add_access_input(c, o->input);
+  add_pc_filter(c, o->input);
   c->add_option("--target", o->target, "bank or lock")->capture_default_str();
   add_arch_options(c, o->arch, false);
   c->add_option("--banks", o->banks,
@@ -240,6 +243,8 @@ void add_search(CLI::App* hash) {
       "  smemsim hash search --family bvxor --trace s4.trace --emit cute -o swizzle.hpp\n"
       "  smemsim hash search --family bitsxor --heuristic mih --trace s4.trace --json\n"
       "  smemsim hash search --family bvxor --trace big.trace --max-memory 512M --stats\n"
+      "  smemsim profile builtin:transpose --emit-trace t.trace   # PTX line 74 conflicts\n"
+      "  smemsim hash search --family bvxor --trace t.trace --pc 74 --emit cuda   # its swizzle\n"
       "  smemsim hash search --family bits --heuristic mih --banks 8 --addr-bits 5 \\\n"
       "      --pattern 27,12,6,19,11,4,28,3          # seed 002 Fig. 6: bits:0,3,4");
   c->callback([o] { run_search(*o); });

@@ -3,11 +3,13 @@
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "smemsim/access_filter.hpp"
 #include "smemsim/arch.hpp"
 #include "smemsim/error.hpp"
 #include "smemsim/pattern_list.hpp"
@@ -18,7 +20,8 @@ namespace smemsim::cli {
 struct AccessInput {
   std::string trace;
   std::vector<std::string> patterns;
-  std::string op;  // trace: keep only this op; patterns: their op (default ld)
+  std::string op;        // trace: keep only this op; patterns: their op (default ld)
+  std::uint32_t pc = 0;  // trace: keep only the accesses of this pc (0: every access)
 };
 
 inline void add_access_input(CLI::App* cmd, AccessInput& in) {
@@ -33,31 +36,43 @@ inline void add_access_input(CLI::App* cmd, AccessInput& in) {
                   "with --pattern the op of the accesses (default ld)");
 }
 
+// --pc LINE: with --trace, only the accesses of that instruction (a profile trace's PTX line).
+inline void add_pc_filter(CLI::App* cmd, AccessInput& in) {
+  cmd->add_option("--pc", in.pc,
+                  "with --trace: only the accesses of this instruction (pc=; in `profile "
+                  "--emit-trace` traces the PTX line that profile shows)")
+      ->check(CLI::Range(std::uint32_t{1}, std::numeric_limits<std::uint32_t>::max()));
+}
+
 // Calls f for every access; returns the number delivered. Throws InputError on bad input.
 inline std::uint64_t for_each_access(const AccessInput& in, const Arch& arch,
                                      const std::function<void(const WarpAccess&)>& f) {
   if (in.trace.empty() == in.patterns.empty())
     throw InputError("give exactly one of --trace FILE or --pattern LIST (repeatable)");
-  std::optional<Op> op;
+  AccessFilter filter;
   if (!in.op.empty()) {
-    op = parse_op(in.op);
-    if (!op) throw InputError(fmt::format("--op: '{}' is not ld, st or atom", in.op));
+    filter.op = parse_op(in.op);
+    if (!filter.op) throw InputError(fmt::format("--op: '{}' is not ld, st or atom", in.op));
   }
   std::uint64_t n = 0;
   if (!in.patterns.empty()) {
+    if (in.pc) throw InputError("--pc selects the accesses of a --trace (patterns have no pc)");
     for (const std::string& p : in.patterns) {
-      f(parse_pattern_list(p, op.value_or(Op::Load), arch.warp_size, arch.memory_words()));
+      f(parse_pattern_list(p, filter.op.value_or(Op::Load), arch.warp_size, arch.memory_words()));
       ++n;
     }
     return n;
   }
+  if (in.pc) filter.pc = in.pc;
   TraceReader reader(in.trace, {arch.memory_words(), arch.warp_size});
   WarpAccess wa;
   while (reader.next(wa)) {
-    if (op && wa.op != *op) continue;
+    if (!filter.keep(wa)) continue;
     f(wa);
     ++n;
   }
+  if (n == 0 && in.pc)
+    throw InputError(fmt::format("--pc {}: {} has no access of that instruction", in.pc, in.trace));
   return n;
 }
 

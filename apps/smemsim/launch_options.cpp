@@ -1,6 +1,7 @@
 #include "launch_options.hpp"
 
 #include "cli_common.hpp"
+#include "text_table.hpp"
 
 #include <fmt/format.h>
 
@@ -254,29 +255,36 @@ RunSummary run_workload(exec::Workload& w, const Arch& arch,
   return s;
 }
 
-void print_run_header(const exec::Workload& w, const RunSummary& s) {
-  fmt::print("{}: {}\n", w.name, w.description);
-  const auto kernel_line = [](const std::string& prefix, const std::string& kernel,
-                              const exec::Launch& l, const exec::SharedLayout& sh) {
-    fmt::print(
-        "{}kernel {}: grid {} x block {}, shared memory {} bytes per block ({} static + {} "
-        "dynamic)\n",
-        prefix, ptx::demangle(kernel), exec::to_string(l.grid), exec::to_string(l.block),
-        sh.total_bytes, sh.static_bytes, l.dynamic_shared_bytes);
+void print_run_header(const exec::Workload& w, const RunSummary& s, std::size_t width) {
+  fmt::print("{}", wrap(fmt::format("{}: {}", w.name, w.description), width));
+  const auto kernel_line = [&](const std::string& prefix, const std::string& kernel,
+                               const exec::Launch& l, const exec::SharedLayout& sh) {
+    fmt::print("{}", wrap(fmt::format("{}kernel {}: grid {} x block {}, shared memory {} bytes per "
+                                      "block ({} static + {} dynamic)",
+                                      prefix, ptx::demangle(kernel), exec::to_string(l.grid),
+                                      exec::to_string(l.block), sh.total_bytes, sh.static_bytes,
+                                      l.dynamic_shared_bytes),
+                          width));
   };
   if (s.steps.empty()) kernel_line("", w.kernel, w.launch, s.shared);
   for (std::size_t i = 0; i < s.steps.size(); ++i) {
     const RunSummary::Step& st = s.steps[i];
     kernel_line(fmt::format("launch {}: ", i + 1), st.kernel, st.launch, st.shared);
-    fmt::print("  {} warp-instructions in {} blocks; {} shared-memory warp accesses\n",
-               st.stats.warp_instructions, st.stats.ctas, st.stats.shared_accesses);
+    fmt::print(
+        "{}", wrap(fmt::format("  {} warp-instructions in {} blocks; {} shared-memory warp "
+                               "accesses",
+                               st.stats.warp_instructions, st.stats.ctas, st.stats.shared_accesses),
+                   width));
   }
   fmt::print(
-      "executed {} warp-instructions ({} thread-instructions) in {} blocks; {} shared-memory "
-      "warp accesses{}\n",
-      s.stats.warp_instructions, s.stats.thread_instructions, s.stats.ctas, s.stats.shared_accesses,
-      s.steps.empty() ? "" : fmt::format(" (all {} launches)", s.steps.size()));
-  if (s.stats.tm.attempts) fmt::print("{}\n", timing::tm_summary(s.stats.tm));
+      "{}",
+      wrap(fmt::format("executed {} warp-instructions ({} thread-instructions) in {} "
+                       "blocks; {} shared-memory warp accesses{}",
+                       s.stats.warp_instructions, s.stats.thread_instructions, s.stats.ctas,
+                       s.stats.shared_accesses,
+                       s.steps.empty() ? "" : fmt::format(" (all {} launches)", s.steps.size())),
+           width));
+  if (s.stats.tm.attempts) fmt::print("{}", wrap(timing::tm_summary(s.stats.tm), width));
   for (const exec::Output& o : w.outputs) fmt::print("wrote buffer '{}' to {}\n", o.buffer, o.path);
 }
 

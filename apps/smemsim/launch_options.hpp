@@ -63,7 +63,8 @@ RunSummary run_workload(exec::Workload& w, const Arch& arch,
                         std::uint64_t max_steps);
 
 // "kernel K: grid G x block B, shared ..." and the reference verdict, for the human output.
-void print_run_header(const exec::Workload& w, const RunSummary& s);
+// Lines past `width` columns are wrapped at ", " (0: no limit; profile fits 100 columns).
+void print_run_header(const exec::Workload& w, const RunSummary& s, std::size_t width = 0);
 void print_verdict(const exec::Workload& w, const RunSummary& s);
 void print_speed(const RunSummary& s);  // on stderr
 // After printing: a mismatch is a runtime failure (exit 1).

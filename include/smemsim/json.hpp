@@ -49,6 +49,10 @@ inline Json location(std::string_view file, std::uint64_t line) {
 // uncalibrated").
 Json to_json(const Arch& a);
 
+// A GPGPU-Sim import: the arch, and the options mapped, ignored and adjusted, each with its
+// location in the configuration file.
+Json to_json(const GpgpuSimImport& r);
+
 // One access's cost: bank/position/lock degree, bank conflicts, latency_cycles, transactions.
 Json to_json(const AccessResult& r);
 // Aggregates over accesses: counts, degree means and maxima, latency mean and total.

@@ -22,6 +22,25 @@ Json to_json(const Arch& a) {
   return out;
 }
 
+Json to_json(const GpgpuSimImport& r) {
+  const auto entries = [&](const std::vector<GpgpuSimImport::Entry>& es, bool mapping, bool why) {
+    Json a = Json::array();
+    for (const GpgpuSimImport::Entry& e : es) {
+      Json j = {{"location", location(r.origin, std::uint64_t(e.line))},
+                {"option", e.option},
+                {"value", e.value}};
+      if (mapping) j["key"] = e.key, j["setting"] = e.setting;
+      if (why) j["reason"] = e.why.empty() ? Json(nullptr) : Json(e.why);
+      a.push_back(std::move(j));
+    }
+    return a;
+  };
+  return {{"arch", to_json(r.arch)},
+          {"mapped", entries(r.mapped, true, false)},
+          {"ignored", entries(r.ignored, false, true)},
+          {"notes", entries(r.notes, true, true)}};
+}
+
 Json to_json(const AccessResult& r) {
   return {{"bank_degree", r.degrees.bank}, {"position_degree", r.degrees.position},
           {"lock_degree", r.degrees.lock}, {"bank_conflicts", r.bank_conflicts},

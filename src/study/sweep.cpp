@@ -243,7 +243,7 @@ Report SweepStudy::report(const Table& t) const {
       std::visit([&](const auto& x) { values[axes_[a].key] = x; }, configs_[c].values[a]);
     r.summary["configurations"].push_back({{"values", values},
                                            {"arch", arch_label(configs_[c].cfg.arch)},
-                                           {"summary", parts[c].summary}});
+                                           {"results", parts[c].summary}});
   }
   // Each figure once, in the order of the first configuration's figures.
   for (std::size_t i = 0; i < parts.front().figures.size(); ++i) {
