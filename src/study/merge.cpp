@@ -44,6 +44,15 @@ std::string first_difference(const nlohmann::json& a, const nlohmann::json& b,
     }
     return path;
   }
+  if (a.is_array() && b.is_array() && a.size() == b.size()) {  // sweep axes: named by their key
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const bool keyed = a[i].is_object() && a[i].contains("key") &&
+                         a[i]["key"] == b[i].value("key", nlohmann::json());
+      const std::string p =
+          fmt::format("{}[{}]", path, keyed ? a[i]["key"].get<std::string>() : std::to_string(i));
+      if (const std::string d = first_difference(a[i], b[i], p); !d.empty()) return d;
+    }
+  }
   return fmt::format("{} ({} and {})", path.empty() ? "the configuration" : path, a.dump(),
                      b.dump());
 }
