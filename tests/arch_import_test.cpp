@@ -65,8 +65,9 @@ TEST(ArchImport, ClampsLatenciesBelowThePipelineWithANote) {
   ASSERT_EQ(r.notes.size(), 2u);  // ld and st
   EXPECT_EQ(r.notes[0].line, 1);
   EXPECT_EQ(r.notes[0].key, "sm.lat_shared_ld");
-  EXPECT_NE(r.describe(r.notes[0]).find("g.config:1: -gpgpu_smem_latency 3 (the shared-memory "
-                                        "latency 3 is below"),
+  EXPECT_NE(r.describe(r.notes[0])
+                .find("g.config:1: -gpgpu_smem_latency 3 (the shared-memory "
+                      "latency 3 is below"),
             std::string::npos)
       << r.describe(r.notes[0]);
 }

@@ -23,13 +23,6 @@ namespace fs = std::filesystem;
 
 const std::string kSchemaDir = std::string(SMEMSIM_SOURCE_DIR) + "/docs/schema";
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 SchemaValidator& validator() {
   static SchemaValidator v(kSchemaDir);
   return v;

@@ -17,13 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 std::string fresh(const std::string& name) {
   const std::string d = ::testing::TempDir() + "smemsim_sweep_" + name;
   fs::remove_all(d);
@@ -125,28 +118,25 @@ TEST(StudySweep, CrossProductShardsAndMerge) {
   EXPECT_EQ(rows.size(), 1u + 32u);
   EXPECT_EQ(rows[0][1], "memory.banks");
   EXPECT_EQ(rows[0][2], "atomics.locks");
-  // A shard of another configuration: the merge names the key.
-  const std::string t1 = fresh("t1");
-  ASSERT_EQ(cli("study run random-replication --quick --no-plots --set patterns=400 --sweep "
-                "memory.banks=16,32 --sweep atomics.locks=512,1024 --shard 1/2 --out " +
-                t1)
-                .exit_code,
-            0);
-  const CliResult bad = cli("study merge " + s0 + "/random-replication " + t1 +
-                            "/random-replication --no-plots --out " + fresh("m2"));
+  // A shard of another configuration: the merge names what differs.
+  const auto merge_other = [&](const std::string& name, const std::string& sets) {
+    const std::string t = fresh(name);
+    EXPECT_EQ(cli("study run random-replication --quick --no-plots " + sets +
+                  " --sweep atomics.locks=512,1024 --shard 1/2 --out " + t)
+                  .exit_code,
+              0);
+    return cli("study merge " + s0 + "/random-replication " + t +
+               "/random-replication --no-plots --out " + fresh(name + "_m"));
+  };
+  const CliResult bad = merge_other("t1", "--set patterns=400 --sweep memory.banks=16,32");
   EXPECT_EQ(bad.exit_code, 2) << bad.out;
   EXPECT_NE(bad.out.find("differs from"), std::string::npos) << bad.out;
   EXPECT_NE(bad.out.find("params.patterns (\"400\" and \"500\")"), std::string::npos) << bad.out;
-  const std::string t2 = fresh("t2");
-  ASSERT_EQ(cli("study run random-replication --quick --no-plots --set patterns=500 --sweep "
-                "memory.banks=16,64 --sweep atomics.locks=512,1024 --shard 1/2 --out " +
-                t2)
-                .exit_code,
-            0);
-  const CliResult bad2 = cli("study merge " + s0 + "/random-replication " + t2 +
-                             "/random-replication --no-plots --out " + fresh("m3"));
+  const CliResult bad2 = merge_other("t2", "--set patterns=500 --sweep memory.banks=16,64");
   EXPECT_EQ(bad2.exit_code, 2) << bad2.out;
-  EXPECT_NE(bad2.out.find("in sweep"), std::string::npos) << bad2.out;
+  EXPECT_NE(bad2.out.find("in sweep[memory.banks].values[1] (\"64\" and \"32\")"),
+            std::string::npos)
+      << bad2.out;
 }
 
 TEST(StudySweep, BadSweepsAreExitCode2) {
