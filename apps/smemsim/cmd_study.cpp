@@ -131,10 +131,10 @@ void add_study_command(CLI::App& app) {
       "  smemsim study run hough --shard 0/3 --out s0      # one of three shards; see `study "
       "merge`\n"
       "  smemsim study run elastic --quick                 # seed 004 Figs. 8-11 on cf11\n"
-      "  smemsim study run localtm --set tm.bloom_index=word   # seed 003 Figs. 3-5\n"
-      "  smemsim study run random-patterns --quick --sweep memory.banks=16,32   # arch sweep\n"
+      "  smemsim study run localtm --quick --set tm.bloom_index=word   # seed 003 Figs. 3-5\n"
+      "  smemsim study run random-patterns --quick --sweep memory.banks=16,32 --out sweep\n"
       "  smemsim study run random-patterns --quick --sweep memory.banks=16,32 \\\n"
-      "      --sweep memory.bank_hash=mod,xor --out sweep   # the cross product: 4 configurations");
+      "      --sweep memory.bank_hash=mod,xor --out sweep2   # the cross product: 4 configurations");
   r->add_option("name", ra.name, "study name (see `smemsim study list`)")->required();
   r->add_flag("--quick", ra.quick, "reduced sweep (tests, CI)");
   r->add_option("--out", ra.out, "output root; results go to OUT/NAME")->capture_default_str();
