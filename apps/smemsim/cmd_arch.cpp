@@ -11,13 +11,9 @@
 
 namespace smemsim::cli {
 
-void add_arch_command(CLI::App& app) {
-  auto* arch = app.add_subcommand("arch", "list and show architecture presets");
-  arch->require_subcommand(1);
-  arch->footer(
-      "Examples:\n  smemsim arch list\n  smemsim arch show kepler-k20\n"
-      "  smemsim arch show --set memory.banks=16 > my.toml   # then --arch-file my.toml");
+namespace {
 
+void add_list(CLI::App* arch) {
   auto json = std::make_shared<bool>(false);
   auto* list = arch->add_subcommand("list", "list the presets");
   list->add_flag("--json", *json, "machine-readable output");
@@ -41,7 +37,9 @@ void add_arch_command(CLI::App& app) {
     fmt::print("\n(default: {}; `smemsim arch show NAME` prints one as TOML)\n",
                default_arch().name);
   });
+}
 
+void add_show(CLI::App* arch) {
   auto opts = std::make_shared<ArchOptions>();
   auto name = std::make_shared<std::string>();
   auto show_json = std::make_shared<bool>(false);
@@ -65,7 +63,9 @@ void add_arch_command(CLI::App& app) {
     }
     std::cout << "# " << arch_summary(a) << "\n# source: " << a.source << "\n" << to_toml(a, true);
   });
+}
 
+void add_import(CLI::App* arch) {
   auto import_file = std::make_shared<std::string>();
   auto import_base = std::make_shared<std::string>("fermi-gtx580");
   auto import_out = std::make_shared<std::string>();
@@ -112,6 +112,20 @@ void add_arch_command(CLI::App& app) {
     for (const auto& n : r.notes) fmt::print(stderr, "note:    {}\n", r.describe(n));
     for (const auto& i : r.ignored) fmt::print(stderr, "ignored: {}\n", r.describe(i));
   });
+}
+
+}  // namespace
+
+void add_arch_command(CLI::App& app) {
+  auto* arch = app.add_subcommand("arch", "list and show architecture presets");
+  arch->require_subcommand(1);
+  arch->footer(
+      "Examples:\n  smemsim arch list\n  smemsim arch show kepler-k20\n"
+      "  smemsim arch show --set memory.banks=16 > my.toml   # then --arch-file my.toml");
+
+  add_list(arch);
+  add_show(arch);
+  add_import(arch);
 }
 
 void add_model_command(CLI::App& app) {

@@ -103,9 +103,8 @@ HashTarget parse_target(const std::string& t) {
   throw InputError(fmt::format("--target: '{}' is not bank or lock", t));
 }
 
-void run_search(const SearchCli& o) {
-  const Arch arch = resolve_arch(o.arch);
-  const HashTarget target = parse_target(o.target);
+// The search's index geometry: the arch's, or --banks and --addr-bits.
+IndexGeometry search_geometry(const SearchCli& o, const Arch& arch, HashTarget target) {
   IndexGeometry g = target_geometry(arch, target);
   if (o.banks) {
     if (!std::has_single_bit(o.banks) || o.banks < 2)
@@ -113,6 +112,11 @@ void run_search(const SearchCli& o) {
     g.out_bits = std::countr_zero(o.banks);
   }
   if (o.addr_bits) g.addr_bits = o.addr_bits;
+  return g;
+}
+
+// Checks the options that combine; returns the memory budget of the reference sets.
+std::uint64_t check_search_options(const SearchCli& o) {
   if (!o.emit.empty() && o.emit != "cuda" && o.emit != "cute")
     throw InputError(fmt::format("--emit: '{}' is not cuda or cute", o.emit));
   if (o.family.empty()) throw InputError("hash search: --family is required");
@@ -122,79 +126,104 @@ void run_search(const SearchCli& o) {
   if (budget < (std::uint64_t{16} << 20))
     throw InputError(
         fmt::format("--max-memory: {} is below the 16 MiB a search needs", format_size(budget)));
+  return budget;
+}
+
+struct SearchOutcome {
+  SearchResult r;
+  Emission em;
+  double read_s = 0, search_s = 0;
+};
+
+void print_search_json(const SearchCli& o, const SearchOutcome& x, const ReferenceSets& sets,
+                       const Arch& arch) {
+  nlohmann::json out = json::document("hash-search");
+  out.update(json::to_json(x.r, sets));
+  out["pc"] = o.input.pc ? nlohmann::json(o.input.pc) : nlohmann::json(nullptr);
+  out["read_seconds"] = x.read_s;
+  out["search_seconds"] = x.search_s;
+  out["arch"] = json::to_json(arch);
+  if (!o.emit.empty())
+    out["emit"] = {{"language", o.emit},
+                   {"code", x.em.ok ? nlohmann::json(x.em.code) : nlohmann::json(nullptr)},
+                   {"error", x.em.ok ? nlohmann::json(nullptr) : nlohmann::json(x.em.reason)},
+                   {"path", o.output.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.output)}};
+  print_json(out);
+}
+
+// The summary for people; with --emit (and no -o) it goes to stderr and the code alone to stdout,
+// so that `... --emit cuda > hash.cuh` is a file that compiles.
+void print_search_summary(const SearchCli& o, const SearchOutcome& x, const ReferenceSets& sets) {
+  const SearchResult& r = x.r;
+  std::FILE* sum = !o.emit.empty() && o.output.empty() ? stderr : stdout;
+  fmt::print(sum,
+             "{} {} over {} accesses{} ({} transactions, {} unique reference sets), {} index "
+             "bits over {} address bits\n",
+             r.family, r.heuristic, sets.accesses(),
+             o.input.pc ? fmt::format(" of pc {}", o.input.pc) : "", sets.transactions(),
+             sets.unique_sets(), sets.geometry().out_bits, sets.geometry().addr_bits);
+  fmt::print(sum, "  spec                 {}\n", r.spec);
+  fmt::print(sum, "  candidates evaluated {}{}\n", r.candidates_evaluated,
+             r.pruned ? " (seed 002 §5.1 pruning: every access linear or strided)" : "");
+  fmt::print(sum, "  conflicts            {} (mod baseline {}), {:.1f}% removed\n", r.conflicts,
+             r.baseline_conflicts, 100.0 * r.reduction);
+  fmt::print(sum, "  xor gates            {}\n", r.matrix.xor_gates());
+  fmt::print(sum, "  bijective            {} (as a software hash; see docs/hashing.md)\n",
+             r.bijective ? "yes" : "no");
+  fmt::print(sum, "  time                 {:.3f} s reading, {:.3f} s searching\n", x.read_s,
+             x.search_s);
+  fmt::print(sum, "  memory               {}\n", memory_line(sets));
+  fmt::print(sum, "  use it: --bank-hash '{}'{}\n", r.spec,
+             sets.target() == HashTarget::Lock ? " (as --lock-hash)" : "");
+  if (x.em.ok && o.output.empty()) {
+    std::fflush(sum);
+    fmt::print("{}", x.em.code);
+  }
+}
+
+// -o FILE: the emitted code alone.
+void write_emitted(const SearchCli& o, const Emission& em) {
+  std::ofstream f(o.output, std::ios::binary);
+  if (!f) throw InputError(fmt::format("-o: cannot write '{}'", o.output));
+  f << em.code;
+  if (!f.flush()) throw InputError(fmt::format("-o: cannot write '{}'", o.output));
+  if (!o.json) fmt::print("  code                 {} ({})\n", o.output, o.emit);
+}
+
+void run_search(const SearchCli& o) {
+  const Arch arch = resolve_arch(o.arch);
+  const HashTarget target = parse_target(o.target);
+  const IndexGeometry g = search_geometry(o, arch, target);
+  const std::uint64_t budget = check_search_options(o);
   const auto t0 = std::chrono::steady_clock::now();
   ReferenceSets sets(arch, target, g);
   sets.set_memory_budget(budget);
   for_each_access(o.input, arch, [&](const WarpAccess& wa) { sets.add(wa); });
   const auto t1 = std::chrono::steady_clock::now();
+  SearchOutcome x;
   // Emitting needs a software hash that loses no data: --emit implies --bijective.
-  const SearchResult r = search_hash(sets, {o.family, o.heuristic, o.bijective || !o.emit.empty()});
+  x.r = search_hash(sets, {o.family, o.heuristic, o.bijective || !o.emit.empty()});
   const auto t2 = std::chrono::steady_clock::now();
-  const double read_s = std::chrono::duration<double>(t1 - t0).count();
-  const double search_s = std::chrono::duration<double>(t2 - t1).count();
-  Emission em;
+  x.read_s = std::chrono::duration<double>(t1 - t0).count();
+  x.search_s = std::chrono::duration<double>(t2 - t1).count();
   if (o.emit == "cuda")
-    em = emit_cuda(r.matrix, r.spec);
+    x.em = emit_cuda(x.r.matrix, x.r.spec);
   else if (o.emit == "cute")
-    em = emit_cute(r.matrix, r.spec);
-  if (o.json) {
-    nlohmann::json out = json::document("hash-search");
-    out.update(json::to_json(r, sets));
-    out["pc"] = o.input.pc ? nlohmann::json(o.input.pc) : nlohmann::json(nullptr);
-    out["read_seconds"] = read_s;
-    out["search_seconds"] = search_s;
-    out["arch"] = json::to_json(arch);
-    if (!o.emit.empty())
-      out["emit"] = {
-          {"language", o.emit},
-          {"code", em.ok ? nlohmann::json(em.code) : nlohmann::json(nullptr)},
-          {"error", em.ok ? nlohmann::json(nullptr) : nlohmann::json(em.reason)},
-          {"path", o.output.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.output)}};
-    print_json(out);
-  } else {
-    // With --emit the code is the output (stdout, or -o FILE) and the summary goes to stderr, so
-    // that `... --emit cuda > hash.cuh` is a file that compiles.
-    std::FILE* sum = !o.emit.empty() && o.output.empty() ? stderr : stdout;
-    fmt::print(sum,
-               "{} {} over {} accesses{} ({} transactions, {} unique reference sets), {} index "
-               "bits over {} address bits\n",
-               r.family, r.heuristic, sets.accesses(),
-               o.input.pc ? fmt::format(" of pc {}", o.input.pc) : "", sets.transactions(),
-               sets.unique_sets(), g.out_bits, g.addr_bits);
-    fmt::print(sum, "  spec                 {}\n", r.spec);
-    fmt::print(sum, "  candidates evaluated {}{}\n", r.candidates_evaluated,
-               r.pruned ? " (seed 002 §5.1 pruning: every access linear or strided)" : "");
-    fmt::print(sum, "  conflicts            {} (mod baseline {}), {:.1f}% removed\n", r.conflicts,
-               r.baseline_conflicts, 100.0 * r.reduction);
-    fmt::print(sum, "  xor gates            {}\n", r.matrix.xor_gates());
-    fmt::print(sum, "  bijective            {} (as a software hash; see docs/hashing.md)\n",
-               r.bijective ? "yes" : "no");
-    fmt::print(sum, "  time                 {:.3f} s reading, {:.3f} s searching\n", read_s,
-               search_s);
-    fmt::print(sum, "  memory               {}\n", memory_line(sets));
-    fmt::print(sum, "  use it: --bank-hash '{}'{}\n", r.spec,
-               target == HashTarget::Lock ? " (as --lock-hash)" : "");
-    if (em.ok && o.output.empty()) {
-      std::fflush(sum);
-      fmt::print("{}", em.code);
-    }
-  }
+    x.em = emit_cute(x.r.matrix, x.r.spec);
+  if (o.json)
+    print_search_json(o, x, sets, arch);
+  else
+    print_search_summary(o, x, sets);
   if (o.stats)
     fmt::print(stderr,
                "smemsim: {} accesses read in {:.3f} s ({:.2f} M accesses/s), searched in {:.3f} s; "
                "sets {}\n",
-               sets.accesses(), read_s, double(sets.accesses()) / std::max(read_s, 1e-9) / 1e6,
-               search_s, memory_line(sets));
-  if (em.ok && !o.output.empty()) {
-    std::ofstream f(o.output, std::ios::binary);
-    if (!f) throw InputError(fmt::format("-o: cannot write '{}'", o.output));
-    f << em.code;
-    if (!f.flush()) throw InputError(fmt::format("-o: cannot write '{}'", o.output));
-    if (!o.json) fmt::print("  code                 {} ({})\n", o.output, o.emit);
-  }
-  if (!o.emit.empty() && !em.ok) {
+               sets.accesses(), x.read_s, double(sets.accesses()) / std::max(x.read_s, 1e-9) / 1e6,
+               x.search_s, memory_line(sets));
+  if (x.em.ok && !o.output.empty()) write_emitted(o, x.em);
+  if (!o.emit.empty() && !x.em.ok) {
     std::cout.flush();
-    fmt::print(stderr, "smemsim: cannot emit {}: {}\n", o.emit, em.reason);
+    fmt::print(stderr, "smemsim: cannot emit {}: {}\n", o.emit, x.em.reason);
     std::exit(1);
   }
 }

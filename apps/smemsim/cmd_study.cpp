@@ -84,20 +84,7 @@ void run(const StudyRunArgs& a) {
   print_summary(study::run_study(info, cfg, o), a.json);
 }
 
-}  // namespace
-
-void add_study_command(CLI::App& app) {
-  CLI::App* cmd = app.add_subcommand(
-      "study",
-      "experiment sweeps: random patterns, replication/padding/mapping, histogram, k-means, "
-      "Hough (docs/studies.md)\n\nExamples:\n"
-      "  smemsim study list\n"
-      "  smemsim study run random-patterns\n"
-      "  smemsim study run histogram --quick --out /tmp/s --set bins=256\n"
-      "  smemsim study run kmeans --shard 0/3 --out shards/0   # then: study merge "
-      "shards/*/kmeans");
-  cmd->require_subcommand(1);
-
+void add_list(CLI::App* cmd) {
   auto* list = cmd->add_subcommand("list", "the studies and their parameters");
   list->footer("Example: smemsim study list --json");
   auto list_json = std::make_shared<bool>(false);
@@ -118,7 +105,9 @@ void add_study_command(CLI::App& app) {
                                  p.help);
     }
   });
+}
 
+void add_run(CLI::App* cmd) {
   // Option storage lives as long as the callbacks that read it (no function-level statics).
   auto rap = std::make_shared<StudyRunArgs>();
   StudyRunArgs& ra = *rap;
@@ -134,7 +123,8 @@ void add_study_command(CLI::App& app) {
       "  smemsim study run localtm --quick --set tm.bloom_index=word   # seed 003 Figs. 3-5\n"
       "  smemsim study run random-patterns --quick --sweep memory.banks=16,32 --out sweep\n"
       "  smemsim study run random-patterns --quick --sweep memory.banks=16,32 \\\n"
-      "      --sweep memory.bank_hash=mod,xor --out sweep2   # the cross product: 4 configurations");
+      "      --sweep memory.bank_hash=mod,xor --out sweep2   # the cross product: 4 "
+      "configurations");
   r->add_option("name", ra.name, "study name (see `smemsim study list`)")->required();
   r->add_flag("--quick", ra.quick, "reduced sweep (tests, CI)");
   r->add_option("--out", ra.out, "output root; results go to OUT/NAME")->capture_default_str();
@@ -165,7 +155,9 @@ void add_study_command(CLI::App& app) {
                 "cf11; localtm: southern-islands)");
   r->add_option("--arch-file", ra.arch.file, "TOML file overriding the preset");
   r->callback([rap] { run(*rap); });
+}
 
+void add_merge(CLI::App* cmd) {
   struct MergeArgs {
     std::vector<std::string> dirs;
     std::string out = "study-out";
@@ -188,6 +180,25 @@ void add_study_command(CLI::App& app) {
     o.log = &std::cerr;
     print_summary(study::merge_shards(ma->dirs, o), ma->json);
   });
+}
+
+}  // namespace
+
+void add_study_command(CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand(
+      "study",
+      "experiment sweeps: random patterns, replication/padding/mapping, histogram, k-means, "
+      "Hough (docs/studies.md)\n\nExamples:\n"
+      "  smemsim study list\n"
+      "  smemsim study run random-patterns\n"
+      "  smemsim study run histogram --quick --out /tmp/s --set bins=256\n"
+      "  smemsim study run kmeans --shard 0/3 --out shards/0   # then: study merge "
+      "shards/*/kmeans");
+  cmd->require_subcommand(1);
+
+  add_list(cmd);
+  add_run(cmd);
+  add_merge(cmd);
 }
 
 }  // namespace smemsim::cli

@@ -57,63 +57,73 @@ std::string first_difference(const nlohmann::json& a, const nlohmann::json& b,
                      b.dump());
 }
 
-}  // namespace
-
-RunSummary merge_shards(const std::vector<std::string>& dirs, const RunOptions& o) {
-  if (dirs.empty()) throw InputError("study merge: no shard folders given");
+// The shards' common configuration (config.json without "shard") and their points.
+struct Shards {
   nlohmann::json base;
-  std::set<int> seen;
   int count = 0;
-  std::map<std::size_t, std::string> points;
   std::size_t total = 0;
   std::vector<std::string> columns;
+  std::map<std::size_t, std::string> points;  // index -> rows, as points.partial holds them
+};
+
+nlohmann::json read_config(const std::string& dir) {
+  const std::string conf_path = dir + "/config.json";
+  if (!fs::exists(conf_path) || !fs::exists(dir + "/points.csv"))
+    throw InputError(
+        fmt::format("{}: not a finished study shard (config.json and points.csv "
+                    "expected; pass DIR/NAME folders)",
+                    dir));
+  try {
+    return nlohmann::json::parse(read_file(conf_path, "study configuration"));
+  } catch (const std::exception& e) {
+    throw InputError(fmt::format("{}: {}", conf_path, e.what()));
+  }
+}
+
+// Every shard's configuration checked against the first's (naming the key that differs), every
+// shard present once, every point present.
+Shards read_shards(const std::vector<std::string>& dirs) {
+  if (dirs.empty()) throw InputError("study merge: no shard folders given");
+  Shards sh;
+  std::set<int> seen;
   for (const std::string& d : dirs) {
-    const std::string conf_path = d + "/config.json";
-    const std::string csv_path = d + "/points.csv";
-    if (!fs::exists(conf_path) || !fs::exists(csv_path))
-      throw InputError(
-          fmt::format("{}: not a finished study shard (config.json and points.csv "
-                      "expected; pass DIR/NAME folders)",
-                      d));
-    nlohmann::json c;
-    try {
-      c = nlohmann::json::parse(read_file(conf_path, "study configuration"));
-    } catch (const std::exception& e) {
-      throw InputError(fmt::format("{}: {}", conf_path, e.what()));
-    }
+    const nlohmann::json c = read_config(d);
     const int idx = c.at("shard").at("index").get<int>();
     const int n = c.at("shard").at("count").get<int>();
     nlohmann::json key = c;
     key.erase("shard");
-    if (base.is_null()) {
-      base = key;
-      count = n;
-      total = c.at("points").get<std::size_t>();
-      columns = c.at("columns").get<std::vector<std::string>>();
-    } else if (key != base) {
+    if (sh.base.is_null()) {
+      sh.base = key;
+      sh.count = n;
+      sh.total = c.at("points").get<std::size_t>();
+      sh.columns = c.at("columns").get<std::vector<std::string>>();
+    } else if (key != sh.base) {
       throw InputError(fmt::format("{}: its configuration differs from {}'s in {}", d, dirs.front(),
-                                   first_difference(key, base)));
-    } else if (n != count) {
+                                   first_difference(key, sh.base)));
+    } else if (n != sh.count) {
       throw InputError(
-          fmt::format("{}: a shard of {}, {} is a shard of {}", d, n, dirs.front(), count));
+          fmt::format("{}: a shard of {}, {} is a shard of {}", d, n, dirs.front(), sh.count));
     }
     if (!seen.insert(idx).second) throw InputError(fmt::format("{}: shard {} given twice", d, idx));
-    const std::vector<std::string> lines = split(read_file(csv_path, "study points"), '\n');
+    const std::vector<std::string> lines =
+        split(read_file(d + "/points.csv", "study points"), '\n');
     for (std::size_t i = 1; i < lines.size(); ++i) {
       if (lines[i].empty()) continue;
       const auto comma = lines[i].find(',');
-      const std::size_t p = std::stoull(lines[i].substr(0, comma));
-      auto& slot = points[p];
+      auto& slot = sh.points[std::stoull(lines[i].substr(0, comma))];
       slot += (slot.empty() ? "" : "|") + lines[i].substr(comma + 1);
     }
   }
-  if (static_cast<int>(seen.size()) != count)
-    throw InputError(fmt::format("study merge: {} of {} shards given", seen.size(), count));
-  if (points.size() != total)
-    throw InputError(fmt::format("study merge: {} of {} points present", points.size(), total));
+  if (static_cast<int>(seen.size()) != sh.count)
+    throw InputError(fmt::format("study merge: {} of {} shards given", seen.size(), sh.count));
+  if (sh.points.size() != sh.total)
+    throw InputError(
+        fmt::format("study merge: {} of {} points present", sh.points.size(), sh.total));
+  return sh;
+}
 
-  const std::string name = base.at("study").get<std::string>();
-  const StudyInfo& info = find_study(name);
+// The configuration config.json records, as run_study had it.
+StudyConfig config_of(const nlohmann::json& base) {
   StudyConfig cfg;
   cfg.arch = parse_arch_toml(base.at("arch_toml").get<std::string>(), "config.json", Arch{});
   cfg.arch.name = base.at("arch").get<std::string>();
@@ -124,6 +134,16 @@ RunSummary merge_shards(const std::vector<std::string>& dirs, const RunOptions& 
   for (const nlohmann::json& a : base.value("sweep", nlohmann::json::array()))
     cfg.sweep.push_back(
         {a.at("key").get<std::string>(), a.at("values").get<std::vector<std::string>>()});
+  return cfg;
+}
+
+}  // namespace
+
+RunSummary merge_shards(const std::vector<std::string>& dirs, const RunOptions& o) {
+  const Shards sh = read_shards(dirs);
+  const std::string name = sh.base.at("study").get<std::string>();
+  const StudyInfo& info = find_study(name);
+  const StudyConfig cfg = config_of(sh.base);
   std::unique_ptr<Study> study = make_study(info, cfg);
 
   RunSummary s;
@@ -136,14 +156,14 @@ RunSummary merge_shards(const std::vector<std::string>& dirs, const RunOptions& 
           o.out_root, d));
   s.dir = output_dir(o.out_root, name);
   const FolderLock lock(s.dir);
-  s.points = total;
-  s.reused = total;
-  nlohmann::json conf = base;
+  s.points = sh.total;
+  s.reused = sh.total;
+  nlohmann::json conf = sh.base;
   conf["shard"] = {{"index", 0}, {"count", 1}};
   // Same key order as an unsharded run's config.json (nlohmann sorts object keys).
   write_atomic(s.dir + "/config.json", conf.dump(2) + "\n");
   write_atomic(s.dir + "/arch.toml", to_toml(cfg.arch));
-  const Output out = build_csv(columns, points);
+  const Output out = build_csv(sh.columns, sh.points);
   write_atomic(s.dir + "/points.csv", out.csv);
   finalize(info, *study, cfg.arch, out.table, s.dir, o, s);
   return s;
