@@ -78,25 +78,12 @@ void analyze_pattern(const AnalyzeOptions& o, const Arch& arch) {
   const AccessResult r = ev.evaluate(wa);
   const int tl = static_cast<int>(arch.transaction_lanes);
   if (o.json) {
-    nlohmann::json tx = nlohmann::json::array();
-    for (int first = 0; first < wa.lanes; first += tl) {
-      const int count = std::min(tl, wa.lanes - first);
-      if (!((wa.active >> first) & lanes_mask(count))) continue;
-      ev.analyzer().load(wa, first, count);
-      const Degrees d = ev.analyzer().degrees();
-      tx.push_back({{"first_lane", first},
-                    {"lanes", count},
-                    {"bank_degree", d.bank},
-                    {"position_degree", d.position},
-                    {"lock_degree", d.lock},
-                    {"lock_rounds", json::lock_rounds_json(ev.analyzer())}});
-    }
     nlohmann::json out = json::document("analyze-pattern");
     out.update(json::to_json(r));
     out["op"] = op_name(*op);
     out["active_lanes"] = wa.active_count();
     out["model"] = *op == Op::Atomic ? arch.atomic_model : "loadstore";
-    out["per_transaction"] = tx;
+    out["per_transaction"] = json::transactions_json(wa, ev);
     out["arch"] = json::to_json(arch);
     print_json(out);
     return;
@@ -140,25 +127,16 @@ void analyze_trace(const AnalyzeOptions& o, const Arch& arch) {
                stats.all.accesses, secs, double(stats.all.accesses) / secs / 1e6,
                ev.analyzer().vector_kernel() ? ConflictAnalyzer::kernel_name(ev.analyzer().kernel())
                                              : std::string_view("portable"));
-  std::vector<nlohmann::json> per_pc;
-  for (const auto& [pc, t] : stats.per_pc) {
-    auto j = json::to_json(t);
-    j["pc"] = pc;
-    per_pc.push_back(std::move(j));
-  }
+  const nlohmann::json result = json::to_json(stats);
   if (!o.csv.empty()) {  // per instruction, the names of --json's per_pc
     std::vector<std::string> keys = {"pc"};
     keys.insert(keys.end(), json::totals_fields().begin(), json::totals_fields().end());
-    write_csv(o.csv, keys, per_pc, "--csv");
+    write_csv(o.csv, keys, result["per_pc"].get<std::vector<nlohmann::json>>(), "--csv");
   }
   if (o.json) {
     nlohmann::json out = json::document("analyze-trace");
+    out.update(result);
     out["trace"] = reader.path();
-    out["totals"] = json::to_json(stats.all);
-    out["accesses_by_op"] = {{"ld", stats.per_op[std::size_t(Op::Load)]},
-                             {"st", stats.per_op[std::size_t(Op::Store)]},
-                             {"atom", stats.per_op[std::size_t(Op::Atomic)]}};
-    out["per_pc"] = per_pc;
     out["arch"] = json::to_json(arch);
     print_json(out);
     return;

@@ -143,11 +143,7 @@ void print_search_json(const SearchCli& o, const SearchOutcome& x, const Referen
   out["read_seconds"] = x.read_s;
   out["search_seconds"] = x.search_s;
   out["arch"] = json::to_json(arch);
-  if (!o.emit.empty())
-    out["emit"] = {{"language", o.emit},
-                   {"code", x.em.ok ? nlohmann::json(x.em.code) : nlohmann::json(nullptr)},
-                   {"error", x.em.ok ? nlohmann::json(nullptr) : nlohmann::json(x.em.reason)},
-                   {"path", o.output.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.output)}};
+  if (!o.emit.empty()) out["emit"] = json::emission_json(o.emit, x.em, o.output);
   print_json(out);
 }
 
@@ -301,16 +297,12 @@ void run_apply(const ApplyCli& o) {
     s0.add(wa, ev0.evaluate(wa));
   });
   if (o.json) {
-    nlohmann::json per_pc = nlohmann::json::array();
-    for (const auto& [pc, t] : s.per_pc)
-      per_pc.push_back(
-          {{"pc", pc}, {"hashed", json::to_json(t)}, {"baseline", json::to_json(s0.per_pc[pc])}});
     nlohmann::json out = json::document("hash-apply");
     out["bank_hash"] = arch.bank_hash;
     out["lock_hash"] = arch.locks ? nlohmann::json(arch.lock_hash) : nlohmann::json(nullptr);
     out["hashed"] = json::to_json(s.all);
     out["baseline"] = json::to_json(s0.all);
-    out["per_pc"] = per_pc;
+    out["per_pc"] = json::per_pc_json(s, s0);
     out["arch"] = json::to_json(arch);
     print_json(out);
     return;

@@ -25,16 +25,8 @@ std::vector<ProfileLine> profile_lines(const exec::Profiler& p, const LineSets& 
 
 nlohmann::json line_json(const ProfileLine& l, const ptx::Module& m, const ptx::Kernel& k) {
   nlohmann::json j = json::to_json(l.row, m, k);
-  nlohmann::json sw = nullptr;
-  if (l.swizzle)
-    sw = {{"spec", l.swizzle->spec},
-          {"family", l.swizzle->family},
-          {"conflicts_before", l.swizzle->conflicts_before},
-          {"conflicts_after", l.swizzle->conflicts_after},
-          {"kernel_conflicts_before", l.swizzle->kernel_before},
-          {"kernel_conflicts_after", l.swizzle->kernel_after}};
   j["hints"] = {{"padding", l.padding ? json::to_json(*l.padding) : nlohmann::json(nullptr)},
-                {"swizzle", sw}};
+                {"swizzle", l.swizzle ? json::to_json(*l.swizzle) : nlohmann::json(nullptr)}};
   return j;
 }
 

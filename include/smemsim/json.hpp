@@ -21,10 +21,12 @@
 
 #include "smemsim/arch.hpp"
 #include "smemsim/classify.hpp"
+#include "smemsim/emit.hpp"
 #include "smemsim/evaluate.hpp"
 #include "smemsim/hash_search.hpp"
 #include "smemsim/index_function.hpp"
 #include "smemsim/latency_model.hpp"
+#include "smemsim/line_hints.hpp"
 #include "smemsim/tm.hpp"
 
 namespace smemsim::json {
@@ -61,6 +63,13 @@ Json to_json(const Totals& t);
 const std::vector<std::string>& totals_fields();
 // The lock rounds of the transaction an analyzer holds (seed 001 Algorithm 1).
 Json lock_rounds_json(const ConflictAnalyzer& a);
+// Per transaction of `wa` (analyze --pattern): first_lane, lanes, its degrees and lock rounds.
+Json transactions_json(const WarpAccess& wa, AccessEvaluator& ev);
+// A trace's statistics: {"totals", "accesses_by_op", "per_pc"} (per_pc: the Totals fields and
+// "pc", by pc).
+Json to_json(const StreamStats& s);
+// Per instruction of two evaluations of one trace (hash apply): [{"pc", "hashed", "baseline"}].
+Json per_pc_json(const StreamStats& hashed, const StreamStats& baseline);
 
 // Access classes of seed 002 §3.1, with the strides and block patterns found.
 Json to_json(const ClassCounts& c);
@@ -69,6 +78,11 @@ Json to_json(const ClassCounts& c);
 Json hash_count_json(const HashCount& h, int addr_bits, int bank_bits);
 // A search's result with the reference sets it ran on (counts and memory).
 Json to_json(const SearchResult& r, const ReferenceSets& sets);
+
+// The code `hash search --emit` produced: {"language", "code", "error", "path"}.
+Json emission_json(const std::string& language, const Emission& em, const std::string& path);
+// A profile line's swizzle hint (line_hints.hpp).
+Json to_json(const SwizzleHint& h);
 
 // The transactional counts of GPU-LocalTM (seed 003), as run, profile and sim report them.
 Json to_json(const tm::TmStats& t);

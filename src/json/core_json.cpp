@@ -1,5 +1,6 @@
 // The JSON forms of the core results: arch, access costs and totals, classes, hash counts and
 // searches, transactional counts, registry entries (docs/json.md).
+#include <algorithm>
 #include <bit>
 #include <string>
 
@@ -79,6 +80,50 @@ Json lock_rounds_json(const ConflictAnalyzer& a) {
   return out;
 }
 
+Json transactions_json(const WarpAccess& wa, AccessEvaluator& ev) {
+  Json tx = Json::array();
+  const int tl = static_cast<int>(ev.arch().transaction_lanes);
+  for (int first = 0; first < wa.lanes; first += tl) {
+    const int count = std::min(tl, wa.lanes - first);
+    if (!((wa.active >> first) & lanes_mask(count))) continue;
+    ev.analyzer().load(wa, first, count);
+    const Degrees d = ev.analyzer().degrees();
+    tx.push_back({{"first_lane", first},
+                  {"lanes", count},
+                  {"bank_degree", d.bank},
+                  {"position_degree", d.position},
+                  {"lock_degree", d.lock},
+                  {"lock_rounds", lock_rounds_json(ev.analyzer())}});
+  }
+  return tx;
+}
+
+Json to_json(const StreamStats& s) {
+  Json per_pc = Json::array();
+  for (const auto& [pc, t] : s.per_pc) {
+    Json j = to_json(t);
+    j["pc"] = pc;
+    per_pc.push_back(std::move(j));
+  }
+  return {{"totals", to_json(s.all)},
+          {"accesses_by_op",
+           {{"ld", s.per_op[std::size_t(Op::Load)]},
+            {"st", s.per_op[std::size_t(Op::Store)]},
+            {"atom", s.per_op[std::size_t(Op::Atomic)]}}},
+          {"per_pc", per_pc}};
+}
+
+Json per_pc_json(const StreamStats& hashed, const StreamStats& baseline) {
+  Json a = Json::array();
+  for (const auto& [pc, t] : hashed.per_pc) {
+    const auto b = baseline.per_pc.find(pc);
+    a.push_back({{"pc", pc},
+                 {"hashed", to_json(t)},
+                 {"baseline", to_json(b == baseline.per_pc.end() ? Totals{} : b->second)}});
+  }
+  return a;
+}
+
 Json to_json(const ClassCounts& c) {
   Json strides = Json::array(), blocks = Json::array();
   for (const auto& [s, n] : c.strides) strides.push_back({{"stride", s}, {"accesses", n}});
@@ -130,6 +175,22 @@ Json to_json(const SearchResult& r, const ReferenceSets& sets) {
             {"peak_bytes", sets.peak_bytes()},
             {"spilled_segments", sets.spilled_segments()},
             {"spilled_bytes", sets.spilled_bytes()}}}};
+}
+
+Json emission_json(const std::string& language, const Emission& em, const std::string& path) {
+  return {{"language", language},
+          {"code", em.ok ? Json(em.code) : Json(nullptr)},
+          {"error", em.ok ? Json(nullptr) : Json(em.reason)},
+          {"path", path.empty() ? Json(nullptr) : Json(path)}};
+}
+
+Json to_json(const SwizzleHint& h) {
+  return {{"spec", h.spec},
+          {"family", h.family},
+          {"conflicts_before", h.conflicts_before},
+          {"conflicts_after", h.conflicts_after},
+          {"kernel_conflicts_before", h.kernel_before},
+          {"kernel_conflicts_after", h.kernel_after}};
 }
 
 Json to_json(const tm::TmStats& t) {
