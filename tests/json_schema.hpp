@@ -30,6 +30,11 @@ class SchemaValidator {
     return out;
   }
 
+  // Whether a $ref met in schema file `file` names an existing schema.
+  bool resolves(const std::string& ref, const std::string& file) {
+    return resolve(ref, file).first != nullptr;
+  }
+
   const nlohmann::json& load(const std::string& file) {
     auto it = files_.find(file);
     if (it == files_.end())

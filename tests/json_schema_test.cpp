@@ -91,6 +91,8 @@ std::vector<Case> list_cases(const std::string& cfg) {
 }
 
 std::vector<Case> run_cases(const std::string& dir) {
+  const std::string ex = std::string(SMEMSIM_SOURCE_DIR) + "/docs/examples/";
+  const std::string scan = std::string(SMEMSIM_CORPUS_PTX_DIR) + "/scan_pipeline.ptx";
   return {
       {"run", "run builtin:transpose --json"},
       {"run", "run builtin:atomic_bench --conflicts 4 --json"},
@@ -104,7 +106,12 @@ std::vector<Case> run_cases(const std::string& dir) {
       {"sim", "sim builtin:transpose --json"},
       {"sim", "sim builtin:transpose --arch cf11 --pipeline elastic --scheduler bank-aware --json"},
       {"sim", "sim builtin:tm_hashtable --buckets 4 --arch southern-islands --json"},
-      {"sim", "sim builtin:reduction --timeline " + dir + "_schema_tl.json --json"}};
+      {"sim", "sim builtin:reduction --timeline " + dir + "_schema_tl.json --json"},
+      // Hand-written PTX without line information: cuda is null.
+      {"profile", "profile " + ex + "fig5.ptx --launch " + ex + "fig5.launch.toml --json"},
+      // A [[launch]] pipeline: launches with their rows and totals.
+      {"run", "run " + scan + " --launch " + dir + "_scan.toml --json"},
+      {"profile", "profile " + scan + " --launch " + dir + "_scan.toml --json"}};
 }
 
 // The files of a study folder and `study run --json` (JsonSchema.StudyFiles).
@@ -159,6 +166,13 @@ TEST_F(JsonSchema, ListsAndArchs) {
 TEST_F(JsonSchema, RunProfileAndSim) {
   SKIP_WITHOUT_NVCC();
   const std::string dir = ::testing::TempDir() + std::to_string(::getpid());
+  std::ofstream(dir + "_scan.toml")
+      << "[buffers.in]\ntype = \"s32\"\ncount = 2048\ninit = \"iota\"\n"
+         "[buffers.out]\ntype = \"s32\"\ncount = 2048\n[buffers.sums]\ntype = \"s32\"\ncount = 8\n"
+         "[[launch]]\nkernel = \"scan_blocks\"\ngrid = 8\nblock = 256\nargs = [\"in\", \"out\", "
+         "\"sums\"]\n[[launch]]\nkernel = \"scan_sums\"\ngrid = 1\nblock = 256\nargs = "
+         "[\"sums\", 8]\n[[launch]]\nkernel = \"add_offsets\"\ngrid = 8\nblock = 256\nargs = "
+         "[\"out\", \"sums\"]\n";
   for (const auto& [kind, args] : run_cases(dir)) expect_valid_cli(kind, args);
 }
 
@@ -204,14 +218,17 @@ TEST(JsonSchemaFiles, EverySchemaIsExercised) {
   }
 }
 
-// docs/json.md documents every kind and every field the schemas name (as `name`), and every field
-// has a description in its schema.
+// docs/json.md documents every kind and every field the schemas name (as `name`), every field has a
+// description in its schema, and every $ref resolves.
 TEST(JsonDocs, EveryKindAndFieldIsDocumented) {
   const std::string md = slurp(std::string(SMEMSIM_SOURCE_DIR) + "/docs/json.md");
   ASSERT_FALSE(md.empty());
   std::function<void(const nlohmann::json&, const std::string&, const std::string&)> walk =
       [&](const nlohmann::json& s, const std::string& file, const std::string& path) {
         if (!s.is_object()) return;
+        if (s.contains("$ref"))
+          EXPECT_TRUE(validator().resolves(s["$ref"].get<std::string>(), file))
+              << file << ": " << path << ": unresolved $ref " << s["$ref"];
         for (const char* k : {"properties", "$defs"}) {
           if (!s.contains(k)) continue;
           for (const auto& [name, sub] : s[k].items()) {
