@@ -52,7 +52,7 @@ void table4(const Table& t, const std::vector<std::string>& benches, Report& rep
     const double degree = num(t, r, "smem_passes") / std::max(1.0, num(t, r, "smem_accesses"));
     const double theoretic = 1 + intensity * (degree - 1);
     rep.summary["table4"][b] = {
-        {"intensity", intensity}, {"degree", degree}, {"theoretic_speedup", theoretic}};
+        {"intensity", intensity}, {"bank_degree_mean", degree}, {"theoretic_speedup", theoretic}};
     rows.push_back({b, t.str(*r, "grid"), t.str(*r, "block"), t.str(*r, "ctas_per_sm"),
                     fmt::format("{:.0f}", num(t, r, "thread_instr")),
                     fmt::format("{:.1f}% / {:.1f}%", 100 * intensity, 100 * pi),
