@@ -42,9 +42,14 @@ TEST(ArchImport, MapsTheSharedMemoryAndSmOptionsAndListsTheRest) {
   EXPECT_EQ(a.sm.lat_alu, 24u);
   EXPECT_EQ(a.sm.scheduler, "gto");  // the preset's: two_level_active is not modeled
   ASSERT_EQ(r.ignored.size(), 3u);
-  EXPECT_EQ(r.ignored[0], "g.config:2: -gpgpu_ptx_sim_mode 0");
-  EXPECT_EQ(r.ignored[1], "g.config:5: -gpgpu_clock_domains 325.0:650.0:650.0:800.0");
-  EXPECT_NE(r.ignored[2].find("two_level_active"), std::string::npos);
+  EXPECT_EQ(r.describe(r.ignored[0]), "g.config:2: -gpgpu_ptx_sim_mode 0");
+  EXPECT_EQ(r.describe(r.ignored[1]), "g.config:5: -gpgpu_clock_domains 325.0:650.0:650.0:800.0");
+  EXPECT_EQ(r.ignored[2].line, 13);
+  EXPECT_EQ(r.ignored[2].option, "-gpgpu_scheduler");
+  EXPECT_NE(r.describe(r.ignored[2]).find("two_level_active"), std::string::npos);
+  ASSERT_FALSE(r.mapped.empty());
+  EXPECT_EQ(r.describe(r.mapped.back(), true),
+            "-gpgpu_n_clusters x -gpgpu_n_cores_per_cluster 10 x 3 -> sm.count = 30");
   EXPECT_TRUE(r.notes.empty());
   EXPECT_FALSE(a.calibrated);
   EXPECT_NE(a.derived.find("memory.banks=16"), std::string::npos);
@@ -57,8 +62,14 @@ TEST(ArchImport, ClampsLatenciesBelowThePipelineWithANote) {
   const GpgpuSimImport r = import_gpgpusim("-gpgpu_smem_latency 3\n", "g.config", default_arch());
   EXPECT_EQ(r.arch.timing.ld_base, 3);
   EXPECT_EQ(r.arch.sm.lat_shared_ld, r.arch.sm.min_latency());
-  ASSERT_EQ(r.notes.size(), 1u);
-  EXPECT_NE(r.notes[0].find("g.config:1"), std::string::npos) << r.notes[0];
+  ASSERT_EQ(r.notes.size(), 2u);  // ld and st
+  EXPECT_EQ(r.notes[0].line, 1);
+  EXPECT_EQ(r.notes[0].key, "sm.lat_shared_ld");
+  EXPECT_NE(r.describe(r.notes[0])
+                .find("g.config:1: -gpgpu_smem_latency 3 (the shared-memory "
+                      "latency 3 is below"),
+            std::string::npos)
+      << r.describe(r.notes[0]);
 }
 
 void expect_error(const std::string& text, const std::string& words) {

@@ -234,7 +234,8 @@ TEST(StudyOut, ResumeAfterTheImagesChangedIsRefused) {
   EXPECT_EQ(again.exit_code, 0);
   EXPECT_NE(again.out.find("already computed"), std::string::npos) << again.out;
   write_pgm(5);
-  expect_error(run, "holds points of a different configuration (study parameters, input images");
+  expect_error(run,
+               "holds points of a different configuration (study parameters, sweep, input images");
 }
 
 // Two runs on one folder: the second is refused with a clear message (the lock is the kernel's

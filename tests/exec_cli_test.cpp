@@ -84,9 +84,11 @@ TEST(ExecCli, RunsAPtxFileWithALaunchSpecAndWritesOutputs) {
   ASSERT_EQ(p.exit_code, 0) << p.out;
   const auto j = nlohmann::json::parse(p.out);
   ASSERT_EQ(j["rows"].size(), 2u);
-  EXPECT_EQ(j["rows"][0]["cuda"], "scale.cu:9");
+  EXPECT_EQ(j["rows"][0]["cuda"]["line"], 9);
+  EXPECT_TRUE(j["rows"][0]["cuda"]["file"].get<std::string>().ends_with("scale.cu"));
+  EXPECT_EQ(j["rows"][0]["ptx"]["file"], ptx);
   EXPECT_EQ(j["rows"][0]["op"], "st");
-  EXPECT_EQ(j["rows"][0]["executions"], 8);  // 2 blocks x 4 warps
+  EXPECT_EQ(j["rows"][0]["accesses"], 8);  // 2 blocks x 4 warps
   EXPECT_EQ(j["rows"][0]["bank_conflicts"], 0);
   EXPECT_EQ(j["stats"]["ctas"], 2);
 }
@@ -188,8 +190,8 @@ TEST(ExecCli, ProfileEmitsATraceThatAnalyzeReads) {
   ASSERT_EQ(a.exit_code, 0) << a.out;
   const auto j = nlohmann::json::parse(a.out);
   // Half the accesses (the store phase's loads) are 8-way: 128 x 7 conflicts.
-  EXPECT_EQ(j["accesses"], 256);
-  EXPECT_EQ(j["bank_conflicts"], 128 * 7);
+  EXPECT_EQ(j["totals"]["accesses"], 256);
+  EXPECT_EQ(j["totals"]["bank_conflicts"], 128 * 7);
   // Same launch, same profile (determinism through the CLI).
   const auto p1 = cli("profile builtin:kmeans --json"), p2 = cli("profile builtin:kmeans --json");
   ASSERT_EQ(p1.exit_code, 0) << p1.out;

@@ -102,8 +102,7 @@ TEST(ExecCorpusCli, SymbolEntriesMustNameAVariableTheKernelReads) {
           conv_spec("conv4.toml", out,
                     "[symbols.coeffs]\ntype = \"f32\"\ninit = \"values\"\nvalues = []\n"));
   EXPECT_EQ(r.exit_code, 2) << r.out;
-  EXPECT_NE(r.out.find("conv4.toml:13: symbols.coeffs: the entry gives no data"),
-            std::string::npos)
+  EXPECT_NE(r.out.find("conv4.toml:13: symbols.coeffs: the entry gives no data"), std::string::npos)
       << r.out;
   // add_offset reads `offset`: set to 5 it adds 5 to every element.
   const std::string data = ::testing::TempDir() + "smemsim_offset.txt";
@@ -187,7 +186,7 @@ TEST(ExecCorpusCli, ProfileConflictsMatchABruteForceCountOfTheTrace) {
     std::int64_t total = 0;
     for (const auto& row : j["rows"]) {
       if (row["op"] != "ld" && row["op"] != "st") continue;
-      const auto pc = row["ptx_line"].get<std::uint32_t>();
+      const auto pc = row["ptx"]["line"].get<std::uint32_t>();
       const auto it = want.find(pc);
       EXPECT_EQ(row["bank_conflicts"].get<std::int64_t>(), it == want.end() ? 0 : it->second)
           << c.kernel << " line " << pc;

@@ -236,7 +236,7 @@ TEST(PcFilter, HashSearchKeepsOnlyTheHistogramVote) {
   std::int64_t vote_conflicts = 0;
   for (const auto& row : j["rows"])
     if (row["op"] == "atom") {
-      vote = row["ptx_line"].get<std::uint32_t>();
+      vote = row["ptx"]["line"].get<std::uint32_t>();
       vote_conflicts = row["bank_conflicts"].get<std::int64_t>();
     }
   ASSERT_NE(vote, 0u);

@@ -8,6 +8,7 @@
 #include "kernel_test_util.hpp"
 #include "smemsim/profile.hpp"
 #include "test_util.hpp"
+#include "text_table.hpp"
 
 namespace smemsim::test {
 namespace {
@@ -16,12 +17,13 @@ TEST(ProfileColumns, AtomicColumnsOnlyForKernelsWithAtomics) {
   const std::string ex = std::string(SMEMSIM_SOURCE_DIR) + "/docs/examples/";
   const CliResult r = cli("profile " + ex + "fig5.ptx --launch " + ex + "fig5.launch.toml");
   ASSERT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_NE(r.out.find(" bank  max   cycles  instruction"), std::string::npos) << r.out;
-  EXPECT_EQ(r.out.find(" pos  max"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" bank max cycles  instruction\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(" pos max"), std::string::npos) << r.out;
   SKIP_WITHOUT_NVCC();
   const CliResult h = cli("profile builtin:histogram --bins 64");
   ASSERT_EQ(h.exit_code, 0) << h.out;
-  EXPECT_NE(h.out.find(" pos  max   lock  max"), std::string::npos) << h.out;
+  EXPECT_NE(h.out.find(" bank max  pos max lock max cycles  instruction\n"), std::string::npos)
+      << h.out;
 }
 
 }  // namespace
@@ -47,8 +49,10 @@ TEST(ProfileHint, PaddingIsComputedOnTheAccess) {
   EXPECT_FALSE(exec::padding_hint(row, default_arch()).has_value());
 }
 
-// The profile prints the conflicting line's CUDA source and the hint; applied (the kernel's
-// padded variant has exactly that row length), the conflict is gone.
+// Issue 10, "what it must show" 3: the profile of the transposed-tile kernel prints, within 100
+// columns, the conflicting line's CUDA source and a hint; applied (the kernel's padded variant has
+// exactly that row length), the conflict is gone. The swizzle half of the hint is applied through
+// a compiled variant of the kernel in exec_hash_e2e_test.cpp.
 TEST(ProfileHint, TheHintAppliedRemovesTheConflict) {
   SKIP_WITHOUT_NVCC();
   const CliResult n = cli("profile builtin:transpose --variant naive32");
@@ -56,13 +60,52 @@ TEST(ProfileHint, TheHintAppliedRemovesTheConflict) {
   EXPECT_NE(n.out.find("> odata[(y + i) * height + x] = tile32[threadIdx.x][threadIdx.y + i];"),
             std::string::npos)
       << n.out;
-  EXPECT_NE(n.out.find("hint: read as rows of 32 words, padding each row to 33 makes its worst "
-                       "execution 1-way instead of 32-way"),
+  // The first conflicting load's PTX line, which the hint names for `hash search --pc`.
+  const auto j =
+      nlohmann::json::parse(cli("profile builtin:transpose --variant naive32 --json").out);
+  std::string pc;
+  for (const auto& row : j["rows"])
+    if (pc.empty() && row["bank_conflicts"] == 992)
+      pc = std::to_string(row["ptx"]["line"].get<int>());
+  ASSERT_FALSE(pc.empty()) << j.dump();
+  EXPECT_NE(n.out.find("hint: pad rows to 33 words or swizzle bvxor:k1=0,k2=5,mask=31 (hash search "
+                       "--pc " +
+                       pc + ")"),
             std::string::npos)
       << n.out;
+  std::size_t widest = 0;
+  for (std::size_t a = 0, b = 0; a < n.out.size(); a = b + 1) {
+    b = n.out.find('\n', a);
+    if (b == std::string::npos) b = n.out.size();
+    widest = std::max(widest, b - a);
+  }
+  EXPECT_LE(widest, 100u) << n.out;
+  // --wide: every column and the whole hint, with the degrees and conflicts.
+  const CliResult w = cli("profile builtin:transpose --variant naive32 --wide");
+  EXPECT_NE(w.out.find("hint: pad rows of 32 words to 33 (32-way -> 1-way) or swizzle "
+                       "bvxor:k1=0,k2=5,mask=31 (992 -> 0 conflicts, hash search --pc " +
+                       pc + ")"),
+            std::string::npos)
+      << w.out;
   const CliResult p = cli("profile builtin:transpose --variant padded32 --json");  // tile33[32][33]
   ASSERT_EQ(p.exit_code, 0) << p.out;
   EXPECT_EQ(nlohmann::json::parse(p.out)["totals"]["bank_conflicts"], 0) << p.out;
+}
+
+// Long lines are cut to the width (the instruction, the source text) or wrapped at ", " (headers).
+TEST(ProfileWidth, CutsAndWraps) {
+  EXPECT_EQ(cli::fit("ld.shared.f32 %f5, [%r23];", 12), "ld.shared...");
+  EXPECT_EQ(cli::fit("short", 12), "short");
+  EXPECT_EQ(cli::fit("\xc3\xa4"
+                     "0123456789",
+                     8),
+            "\xc3\xa4"
+            "0123...");  // columns, not bytes
+  EXPECT_EQ(cli::wrap("aaaa, bbbb, cccc", 11), "aaaa, bbbb,\n  cccc\n");
+  EXPECT_EQ(cli::wrap("aaaa, bbbb, cccc", 0), "aaaa, bbbb, cccc\n");
+  cli::TextTable t({{"n"}, {"text", true, true}});
+  t.add({"7", "a long instruction text"}, {"> a note that is long too"});
+  EXPECT_EQ(t.render(16), "n  text\n7  a long ins...\n  > a note th...\n");
 }
 
 }  // namespace
@@ -79,13 +122,15 @@ TEST(ProfileCsv, RowsAsCsvWithTheJsonNames) {
       cli("profile " + ex + "fig5.ptx --launch " + ex + "fig5.launch.toml --csv " + csv);
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const std::string text = shell("cat " + csv).out;
-  EXPECT_EQ(text.rfind("ptx_line,cuda,op,instruction,executions,active_lanes,transactions,"
-                       "bank_conflicts,bank_degree_mean,bank_degree_max,",
+  EXPECT_EQ(text.rfind("ptx.file,ptx.line,cuda.file,cuda.line,op,instruction,accesses,"
+                       "transactions,bank_conflicts,bank_degree_mean,bank_degree_max,",
                        0),
             0u)
       << text;
-  // The 2-way load of the Fig. 5 window: one execution, 1 conflict, degree 2.
-  EXPECT_NE(text.find(",ld,\"ld.shared.u32 %r10, [%r8];\",1,32,1,1,2.0,2,"), std::string::npos)
+  // The 2-way load of the Fig. 5 window: one execution, 1 conflict, degree 2; no CUDA lines (the
+  // example is hand-written PTX), so cuda.file and cuda.line are empty.
+  EXPECT_NE(text.find("fig5.ptx,20,,,ld,\"ld.shared.u32 %r10, [%r8];\",1,1,1,2.0,2,"),
+            std::string::npos)
       << text;
 }
 
@@ -117,11 +162,11 @@ TEST(AnalyzeCsv, PerInstructionRows) {
   ASSERT_EQ(r.exit_code, 0) << r.out;
   // pc 9: two accesses, 1 + 2 conflicts, degrees 2 and 3 (mean 2.5, max 3).
   EXPECT_EQ(shell("cat " + csv).out,
-            "pc,accesses,transactions,bank_conflicts,mean_bank_degree,max_bank_degree,"
-            "mean_position_degree,mean_lock_degree,max_lock_degree,mean_latency_cycles,"
-            "total_latency_cycles\n"
-            "7,1,1,0,1.0,1,1.0,1.0,1,32.0,32\n"
-            "9,2,2,3,2.5,3,1.0,1.0,1,80.0,160\n");
+            "pc,accesses,transactions,bank_conflicts,bank_degree_mean,bank_degree_max,"
+            "position_degree_mean,position_degree_max,lock_degree_mean,lock_degree_max,"
+            "latency_cycles_mean,latency_cycles_total\n"
+            "7,1,1,0,1.0,1,1.0,1,1.0,1,32.0,32\n"
+            "9,2,2,3,2.5,3,1.0,1,1.0,1,80.0,160\n");
   EXPECT_EQ(cli("analyze --pattern 0..31 --csv " + csv).exit_code, 2);
 }
 

@@ -22,18 +22,18 @@ TEST(Seed001Section3, LockDegreeFallsUpTo1024WordsThenFlat) {
   const Table t = run_all("random-patterns", {{"patterns", "20000"}});
   const char* sizes[] = {"32", "64", "128", "256", "512", "1024", "2048", "4096"};
   for (int i = 0; i + 1 < 6; ++i)
-    EXPECT_GT(at(t, {{"size", sizes[i]}}, "mean_lock_degree"),
-              at(t, {{"size", sizes[i + 1]}}, "mean_lock_degree") + 0.1)
+    EXPECT_GT(at(t, {{"size", sizes[i]}}, "lock_degree_mean"),
+              at(t, {{"size", sizes[i + 1]}}, "lock_degree_mean") + 0.1)
         << sizes[i];
-  const double l1024 = at(t, {{"size", "1024"}}, "mean_lock_degree");
-  EXPECT_NEAR(at(t, {{"size", "2048"}}, "mean_lock_degree"), l1024, 0.02);
-  EXPECT_NEAR(at(t, {{"size", "4096"}}, "mean_lock_degree"), l1024, 0.02);
+  const double l1024 = at(t, {{"size", "1024"}}, "lock_degree_mean");
+  EXPECT_NEAR(at(t, {{"size", "2048"}}, "lock_degree_mean"), l1024, 0.02);
+  EXPECT_NEAR(at(t, {{"size", "4096"}}, "lock_degree_mean"), l1024, 0.02);
   // Below 1,024 words the lock degree is the position degree (001 §3).
-  EXPECT_DOUBLE_EQ(at(t, {{"size", "256"}}, "mean_lock_degree"),
-                   at(t, {{"size", "256"}}, "mean_position_degree"));
+  EXPECT_DOUBLE_EQ(at(t, {{"size", "256"}}, "lock_degree_mean"),
+                   at(t, {{"size", "256"}}, "position_degree_mean"));
   // Most of the latency is lock/position penalty at 32 words even though bank penalty exists
   // elsewhere; at 32 words there are no bank conflicts at all.
-  EXPECT_DOUBLE_EQ(at(t, {{"size", "32"}}, "mean_bank_degree"), 1.0);
+  EXPECT_DOUBLE_EQ(at(t, {{"size", "32"}}, "bank_degree_mean"), 1.0);
 }
 
 // Seed 001 §3, Fig. 6: replication lowers the lock degree below 1,024 words and does nothing from
@@ -41,14 +41,15 @@ TEST(Seed001Section3, LockDegreeFallsUpTo1024WordsThenFlat) {
 TEST(Seed001Section3, ReplicationBeyond1024WordsDoesNotHelp) {
   const Table t = run_all("random-replication", {{"patterns", "20000"}});
   for (const char* s : {"32", "64", "128", "256", "512"})
-    EXPECT_LT(at(t, {{"size", s}}, "mean_lock_degree") + 0.2,
-              at(t, {{"size", s}}, "r1_mean_lock_degree"))
+    EXPECT_LT(at(t, {{"size", s}}, "lock_degree_mean") + 0.2,
+              at(t, {{"size", s}}, "r1_lock_degree_mean"))
         << s;
   for (const char* s : {"1024", "2048", "4096"}) {
-    EXPECT_DOUBLE_EQ(at(t, {{"size", s}}, "mean_lock_degree"),
-                     at(t, {{"size", s}}, "r1_mean_lock_degree"))
+    EXPECT_DOUBLE_EQ(at(t, {{"size", s}}, "lock_degree_mean"),
+                     at(t, {{"size", s}}, "r1_lock_degree_mean"))
         << s;
-    EXPECT_GE(at(t, {{"size", s}}, "mean_latency"), at(t, {{"size", s}}, "r1_mean_latency") - 0.5)
+    EXPECT_GE(at(t, {{"size", s}}, "latency_cycles_mean"),
+              at(t, {{"size", s}}, "r1_latency_cycles_mean") - 0.5)
         << s;
   }
 }
@@ -59,7 +60,7 @@ double best(const Table& t, const std::string& size, const std::string& mapping,
   for (std::size_t k = 0; k < t.rows.size(); ++k)
     if (t.str(k, "size") == size && t.str(k, "mapping") == mapping &&
         t.num(k, "sorted") == sorted && t.num(k, "pad") == pad)
-      b = std::min(b, t.num(k, "mean_latency"));
+      b = std::min(b, t.num(k, "latency_cycles_mean"));
   return b;
 }
 
@@ -83,7 +84,7 @@ TEST(Seed001Section3, CyclicMappingWithSortingGainsUnder1024AndPaddingAddsToIt) 
       find(t, {{"size", "256"}, {"r", "8"}, {"mapping", "block"}, {"sorted", "1"}, {"pad", "0"}});
   ASSERT_GE(k, 0);
   ASSERT_GE(k0, 0);
-  EXPECT_NEAR(t.num(k, "mean_latency"), t.num(k0, "mean_latency"), 3.0);
+  EXPECT_NEAR(t.num(k, "latency_cycles_mean"), t.num(k0, "latency_cycles_mean"), 3.0);
 }
 
 // Seed 001 §4.1.1: the best replication factor keeps each vote space's copies within 1,024 words:

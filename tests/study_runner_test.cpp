@@ -17,14 +17,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 using test::shell;
+using test::slurp;
 
 std::string fresh_dir(const std::string& name) {
   const std::string d = ::testing::TempDir() + "smemsim_study_" + name;

@@ -3,6 +3,8 @@
 
 #include <array>
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -48,6 +50,14 @@ inline CliResult shell(const std::string& cmd_line) {
 // Runs the built CLI with `args` (a shell fragment).
 inline CliResult cli(const std::string& args) {
   return shell(std::string(SMEMSIM_CLI) + " " + args);
+}
+
+// The contents of a file ("" when it cannot be read).
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 // A file in the temporary directory holding `text`; returns its path.

@@ -340,9 +340,7 @@ TEST(TmExec, ProfileShowsTheTransactionSite) {
   EXPECT_NE(r.out.find("transactions (GPU-LocalTM, seed 003), per TX.Begin:"), std::string::npos)
       << r.out;
   // Line 15: 2 warp transactions, 64 attempts, 64 lane commits (RegistersAreRestored... above).
-  EXPECT_NE(r.out.find("    15 -                           2       64          0         64"),
-            std::string::npos)
-      << r.out;
+  EXPECT_NE(r.out.find("\n 15 -      2       64          0      64 "), std::string::npos) << r.out;
   const test::CliResult j =
       test::cli("run " + ptx + " --grid 1 --block 64 --launch " + spec + " --json");
   EXPECT_NE(j.out.find("\"lane_commits\": 64"), std::string::npos) << j.out;

@@ -143,8 +143,8 @@ TEST(Cli, GenThenAnalyzeJson) {
   const auto r = test::cli("analyze --trace " + f + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("\"accesses\": 10"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("\"mean_latency_cycles\": 444.0"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("\"total_latency_cycles\": 4440"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"latency_cycles_mean\": 444.0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"latency_cycles_total\": 4440"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"bank_conflicts\": 20"), std::string::npos) << r.out;
 }
 

@@ -56,8 +56,17 @@ Arch resolve_arch(const ArchOptions& o) {
 
 void write_csv(const std::string& path, const std::vector<std::string>& keys,
                const std::vector<nlohmann::json>& rows, std::string_view option) {
-  auto field = [](const nlohmann::json& v) {
-    std::string s = v.is_string() ? v.get<std::string>() : v.dump();
+  auto field = [](const nlohmann::json& row, const std::string& key) {
+    const nlohmann::json* v = &row;
+    std::string_view rest = key;
+    for (auto dot = rest.find('.');; dot = rest.find('.')) {
+      if (!v->is_object()) return std::string();  // a null parent: the field is empty
+      v = &v->at(std::string(rest.substr(0, dot)));
+      if (dot == std::string_view::npos) break;
+      rest.remove_prefix(dot + 1);
+    }
+    if (v->is_null()) return std::string();
+    std::string s = v->is_string() ? v->get<std::string>() : v->dump();
     if (s.find_first_of(",\"\n") == std::string::npos) return s;
     std::string q = "\"";
     for (const char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
@@ -68,38 +77,14 @@ void write_csv(const std::string& path, const std::vector<std::string>& keys,
   for (std::size_t i = 0; i < keys.size(); ++i) f << (i ? "," : "") << keys[i];
   f << "\n";
   for (const nlohmann::json& j : rows) {
-    for (std::size_t i = 0; i < keys.size(); ++i) f << (i ? "," : "") << field(j.at(keys[i]));
+    for (std::size_t i = 0; i < keys.size(); ++i) f << (i ? "," : "") << field(j, keys[i]);
     f << "\n";
   }
   if (!f.flush()) throw InputError(fmt::format("{}: cannot write '{}'", option, path));
 }
 
-nlohmann::json totals_json(const Totals& t) {
-  return {{"accesses", t.accesses},
-          {"transactions", t.transactions},
-          {"bank_conflicts", t.bank_conflicts},
-          {"mean_bank_degree", t.mean(t.sum_bank_degree)},
-          {"max_bank_degree", t.max_bank_degree},
-          {"mean_position_degree", t.mean(t.sum_position_degree)},
-          {"mean_lock_degree", t.mean(t.sum_lock_degree)},
-          {"max_lock_degree", t.max_lock_degree},
-          {"mean_latency_cycles", t.mean(t.total_latency)},
-          {"total_latency_cycles", t.total_latency}};
-}
-
-nlohmann::json arch_json(const Arch& a) {
-  // Nested by the dotted keys of the arch table: {"memory": {"banks": 32, ...}, "timing": {...}}.
-  nlohmann::json out = nlohmann::json::object();
-  visit_arch(a, [&](std::string_view key, const ArchValue& v) {
-    nlohmann::json* node = &out;
-    std::string_view rest = key;
-    for (auto dot = rest.find('.'); dot != std::string_view::npos; dot = rest.find('.')) {
-      node = &(*node)[std::string(rest.substr(0, dot))];
-      rest.remove_prefix(dot + 1);
-    }
-    std::visit([&](const auto& x) { (*node)[std::string(rest)] = x; }, v);
-  });
-  return out;
+void print_json(const nlohmann::json& doc) {
+  fmt::print("{}\n", doc.dump(2));
 }
 
 std::string arch_summary(const Arch& a) {

@@ -12,6 +12,7 @@
 
 #include "smemsim/arch.hpp"
 #include "smemsim/evaluate.hpp"
+#include "smemsim/json.hpp"
 
 namespace smemsim::cli {
 
@@ -29,11 +30,11 @@ void add_arch_options(CLI::App* cmd, ArchOptions& o, bool hashes_and_model = tru
 // Preset (or file on top of it), then --set overrides, hashes and model; validated once.
 Arch resolve_arch(const ArchOptions& o);
 
-nlohmann::json arch_json(const Arch& a);
-// Trace totals as the analyze --json and hash apply --json objects give them.
-nlohmann::json totals_json(const Totals& t);
-// Writes `rows` (JSON objects with every key of `keys`) as CSV to `path`: the header is `keys`;
-// fields with commas, quotes or newlines are quoted. InputError naming `option` when it cannot.
+// Prints a document the library built (json::document + the result's forms) on stdout.
+void print_json(const nlohmann::json& doc);
+// Writes `rows` (JSON objects) as CSV to `path`: the header is `keys`, a dotted key ("cuda.line")
+// names a nested field, null is an empty field; fields with commas, quotes or newlines are quoted.
+// InputError naming `option` when it cannot.
 void write_csv(const std::string& path, const std::vector<std::string>& keys,
                const std::vector<nlohmann::json>& rows, std::string_view option);
 

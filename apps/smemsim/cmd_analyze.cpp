@@ -69,16 +69,6 @@ void explain_rounds(const ConflictAnalyzer& a, int first) {
                                      : std::string());
 }
 
-nlohmann::json rounds_json(const ConflictAnalyzer& a) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const LockRound& r : lock_rounds(a))
-    out.push_back({{"pending", std::popcount(r.pending)},
-                   {"read_bank_degree", r.read_degree},
-                   {"winners", std::popcount(r.winners)},
-                   {"write_bank_degree", r.write_degree}});
-  return out;
-}
-
 void analyze_pattern(const AnalyzeOptions& o, const Arch& arch) {
   const std::string op_text = o.op.empty() ? "atom" : o.op;
   const auto op = parse_op(op_text);
@@ -88,29 +78,14 @@ void analyze_pattern(const AnalyzeOptions& o, const Arch& arch) {
   const AccessResult r = ev.evaluate(wa);
   const int tl = static_cast<int>(arch.transaction_lanes);
   if (o.json) {
-    nlohmann::json tx = nlohmann::json::array();
-    for (int first = 0; first < wa.lanes; first += tl) {
-      const int count = std::min(tl, wa.lanes - first);
-      if (!((wa.active >> first) & lanes_mask(count))) continue;
-      ev.analyzer().load(wa, first, count);
-      const Degrees d = ev.analyzer().degrees();
-      tx.push_back({{"first_lane", first},
-                    {"bank_degree", d.bank},
-                    {"position_degree", d.position},
-                    {"lock_degree", d.lock},
-                    {"lock_rounds", rounds_json(ev.analyzer())}});
-    }
-    nlohmann::json out = {{"op", op_name(*op)},
-                          {"active_lanes", wa.active_count()},
-                          {"bank_degree", r.degrees.bank},
-                          {"position_degree", r.degrees.position},
-                          {"lock_degree", r.degrees.lock},
-                          {"bank_conflicts", r.bank_conflicts},
-                          {"latency_cycles", r.latency},
-                          {"model", *op == Op::Atomic ? arch.atomic_model : "loadstore"},
-                          {"transactions", tx},
-                          {"arch", arch_json(arch)}};
-    std::cout << out.dump(2) << "\n";
+    nlohmann::json out = json::document("analyze-pattern");
+    out.update(json::to_json(r));
+    out["op"] = op_name(*op);
+    out["active_lanes"] = wa.active_count();
+    out["model"] = *op == Op::Atomic ? arch.atomic_model : "loadstore";
+    out["per_transaction"] = json::transactions_json(wa, ev);
+    out["arch"] = json::to_json(arch);
+    print_json(out);
     return;
   }
   fmt::print("{}\n", arch_summary(arch));
@@ -152,31 +127,18 @@ void analyze_trace(const AnalyzeOptions& o, const Arch& arch) {
                stats.all.accesses, secs, double(stats.all.accesses) / secs / 1e6,
                ev.analyzer().vector_kernel() ? ConflictAnalyzer::kernel_name(ev.analyzer().kernel())
                                              : std::string_view("portable"));
+  const nlohmann::json result = json::to_json(stats);
   if (!o.csv.empty()) {  // per instruction, the names of --json's per_pc
-    std::vector<nlohmann::json> rows;
-    for (const auto& [pc, t] : stats.per_pc) {
-      auto j = totals_json(t);
-      j["pc"] = pc;
-      rows.push_back(std::move(j));
-    }
-    write_csv(o.csv,
-              {"pc", "accesses", "transactions", "bank_conflicts", "mean_bank_degree",
-               "max_bank_degree", "mean_position_degree", "mean_lock_degree", "max_lock_degree",
-               "mean_latency_cycles", "total_latency_cycles"},
-              rows, "--csv");
+    std::vector<std::string> keys = {"pc"};
+    keys.insert(keys.end(), json::totals_fields().begin(), json::totals_fields().end());
+    write_csv(o.csv, keys, result["per_pc"].get<std::vector<nlohmann::json>>(), "--csv");
   }
   if (o.json) {
-    nlohmann::json out = totals_json(stats.all);
+    nlohmann::json out = json::document("analyze-trace");
+    out.update(result);
     out["trace"] = reader.path();
-    nlohmann::json per_pc = nlohmann::json::array();
-    for (const auto& [pc, t] : stats.per_pc) {
-      auto j = totals_json(t);
-      j["pc"] = pc;
-      per_pc.push_back(j);
-    }
-    out["per_pc"] = per_pc;
-    out["arch"] = arch_json(arch);
-    std::cout << out.dump(2) << "\n";
+    out["arch"] = json::to_json(arch);
+    print_json(out);
     return;
   }
   const Totals& t = stats.all;

@@ -11,24 +11,19 @@
 
 namespace smemsim::cli {
 
-void add_arch_command(CLI::App& app) {
-  auto* arch = app.add_subcommand("arch", "list and show architecture presets");
-  arch->require_subcommand(1);
-  arch->footer(
-      "Examples:\n  smemsim arch list\n  smemsim arch show kepler-k20\n"
-      "  smemsim arch show --set memory.banks=16 > my.toml   # then --arch-file my.toml");
+namespace {
 
+void add_list(CLI::App* arch) {
   auto json = std::make_shared<bool>(false);
   auto* list = arch->add_subcommand("list", "list the presets");
   list->add_flag("--json", *json, "machine-readable output");
   list->callback([json] {
     if (*json) {
-      nlohmann::json out = nlohmann::json::array();
-      for (const Arch& a : arch_presets()) {
-        auto j = arch_json(a);
-        out.push_back(j);
-      }
-      std::cout << out.dump(2) << "\n";
+      nlohmann::json out = json::document("arch-list");
+      out["archs"] = nlohmann::json::array();
+      for (const Arch& a : arch_presets()) out["archs"].push_back(json::to_json(a));
+      out["default"] = default_arch().name;
+      print_json(out);
       return;
     }
     fmt::print("{:<17} {:>7} {:>6} {:>5} {:>5} {:>4} {:>6} {:>7} {}\n", "name", "memory", "banks",
@@ -42,22 +37,39 @@ void add_arch_command(CLI::App& app) {
     fmt::print("\n(default: {}; `smemsim arch show NAME` prints one as TOML)\n",
                default_arch().name);
   });
+}
 
+void add_show(CLI::App* arch) {
   auto opts = std::make_shared<ArchOptions>();
   auto name = std::make_shared<std::string>();
+  auto show_json = std::make_shared<bool>(false);
   auto* show = arch->add_subcommand("show", "print a preset (with any overrides) as TOML");
   show->add_option("name", *name, "preset name (default: --arch, i.e. fermi-gtx580)");
   add_arch_options(show, *opts, false);
-  show->callback([opts, name] {
+  show->add_flag("--json", *show_json, "the arch as JSON (the form every result carries)");
+  show->footer(
+      "Examples:\n  smemsim arch show kepler-k20 > k20.toml   # edit, then --arch-file k20.toml\n"
+      "  smemsim arch show --set memory.banks=16 --json");
+  show->callback([opts, name, show_json] {
     ArchOptions o = *opts;
     if (!name->empty()) o.name = *name;
     const Arch a = resolve_arch(o);
+    if (*show_json) {
+      nlohmann::json out = json::document("arch-show");
+      out["arch"] = json::to_json(a);
+      out["toml"] = to_toml(a);
+      print_json(out);
+      return;
+    }
     std::cout << "# " << arch_summary(a) << "\n# source: " << a.source << "\n" << to_toml(a, true);
   });
+}
 
+void add_import(CLI::App* arch) {
   auto import_file = std::make_shared<std::string>();
   auto import_base = std::make_shared<std::string>("fermi-gtx580");
   auto import_out = std::make_shared<std::string>();
+  auto import_json = std::make_shared<bool>(false);
   auto* imp = arch->add_subcommand(
       "import", "map a GPGPU-Sim configuration (gpgpusim.config) onto an arch TOML file");
   imp->add_option("config", *import_file, "the gpgpusim.config file")->required();
@@ -65,29 +77,55 @@ void add_arch_command(CLI::App& app) {
       ->capture_default_str();
   imp->add_option("-o,--output", *import_out, "write the TOML to FILE (default: stdout)")
       ->check(non_empty_path());
+  imp->add_flag("--json", *import_json,
+                "print the arch, the TOML and what was mapped, ignored and adjusted (with file "
+                "and line) as JSON");
   imp->footer(
       "Maps -gpgpu_n_clusters x -gpgpu_n_cores_per_cluster, -gpgpu_shader_core_pipeline, "
       "-gpgpu_shader_registers,\n-gpgpu_shader_cta, -gpgpu_shmem_size, -gpgpu_shmem_num_banks, "
       "-gpgpu_shmem_warp_parts, -gpgpu_smem_latency,\n-gpgpu_scheduler (lrr, gto) and "
       "-ptx_opcode_latency_int (its first value, the ALU latency); lists the rest\n(on stderr) "
       "as ignored.\n"
-      "Example:\n  smemsim arch import gpgpusim.config -o gtx480.toml && smemsim sim "
-      "builtin:transpose --arch-file gtx480.toml");
-  imp->callback([import_file, import_base, import_out] {
+      "Examples:\n  smemsim arch import gpgpusim.config -o gtx480.toml && smemsim sim "
+      "builtin:transpose --arch-file gtx480.toml\n"
+      "  smemsim arch import gpgpusim.config --json   # what was mapped and ignored, with lines");
+  imp->callback([import_file, import_base, import_out, import_json] {
     const std::string text = read_file(*import_file, "GPGPU-Sim configuration");
     const GpgpuSimImport r = import_gpgpusim(text, *import_file, find_preset(*import_base));
     const std::string toml = "# " + arch_summary(r.arch) + "\n" + to_toml(r.arch, true);
-    if (import_out->empty()) {
+    if (*import_json) {
+      nlohmann::json j = json::document("arch-import");
+      j.update(json::to_json(r));
+      j["toml"] = toml;
+      j["output"] = import_out->empty() ? nlohmann::json(nullptr) : nlohmann::json(*import_out);
+      print_json(j);
+    } else if (import_out->empty()) {
       std::cout << toml;
-    } else {
+    }
+    if (!import_out->empty()) {
       std::ofstream f(*import_out, std::ios::binary);
       if (!(f << toml) || !f.flush())
         throw InputError(fmt::format("-o: cannot write '{}'", *import_out));
     }
-    for (const std::string& m : r.mapped) fmt::print(stderr, "mapped:  {}\n", m);
-    for (const std::string& n : r.notes) fmt::print(stderr, "note:    {}\n", n);
-    for (const std::string& i : r.ignored) fmt::print(stderr, "ignored: {}\n", i);
+    if (*import_json) return;
+    for (const auto& m : r.mapped) fmt::print(stderr, "mapped:  {}\n", r.describe(m, true));
+    for (const auto& n : r.notes) fmt::print(stderr, "note:    {}\n", r.describe(n));
+    for (const auto& i : r.ignored) fmt::print(stderr, "ignored: {}\n", r.describe(i));
   });
+}
+
+}  // namespace
+
+void add_arch_command(CLI::App& app) {
+  auto* arch = app.add_subcommand("arch", "list and show architecture presets");
+  arch->require_subcommand(1);
+  arch->footer(
+      "Examples:\n  smemsim arch list\n  smemsim arch show kepler-k20\n"
+      "  smemsim arch show --set memory.banks=16 > my.toml   # then --arch-file my.toml");
+
+  add_list(arch);
+  add_show(arch);
+  add_import(arch);
 }
 
 void add_model_command(CLI::App& app) {
@@ -101,13 +139,10 @@ void add_model_command(CLI::App& app) {
   list->add_flag("--json", *json, "machine-readable output");
   list->callback([json] {
     if (*json) {
-      nlohmann::json out = nlohmann::json::array();
-      for (const auto& m : latency_models())
-        out.push_back({{"name", m.name},
-                       {"description", m.description},
-                       {"atomic", m.atomic},
-                       {"source", m.source}});
-      std::cout << out.dump(2) << "\n";
+      nlohmann::json out = json::document("model-list");
+      out["models"] = nlohmann::json::array();
+      for (const auto& m : latency_models()) out["models"].push_back(json::to_json(m));
+      print_json(out);
       return;
     }
     for (const auto& m : latency_models())

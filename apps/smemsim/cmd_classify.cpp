@@ -1,6 +1,5 @@
 // smemsim classify (--trace FILE | --pattern LIST ...): access classes of seed 002 §3.1 and
 // strides.
-#include <iostream>
 
 #include "cli_common.hpp"
 #include "input_common.hpp"
@@ -35,21 +34,10 @@ void add_classify_command(CLI::App& app) {
         o->input, arch, [&](const WarpAccess& wa) { counts.add(classify_access(wa)); });
     if (n == 0) throw InputError("classify: no accesses (every access filtered out by --op)");
     if (o->json) {
-      nlohmann::json strides = nlohmann::json::array(), blocks = nlohmann::json::array();
-      for (const auto& [s, c] : counts.strides) strides.push_back({{"stride", s}, {"accesses", c}});
-      for (const auto& [k, c] : counts.blocks)
-        blocks.push_back({{"stride_x", std::get<0>(k)},
-                          {"stride_y", std::get<1>(k)},
-                          {"block_x", std::get<2>(k)},
-                          {"accesses", c}});
-      nlohmann::json out = {{"accesses", counts.total()},
-                            {"linear", counts.linear},
-                            {"stride", counts.stride},
-                            {"block", counts.block},
-                            {"random", counts.random},
-                            {"strides", strides},
-                            {"blocks", blocks}};
-      std::cout << out.dump(2) << "\n";
+      nlohmann::json out = json::document("classify");
+      out.update(json::to_json(counts));
+      out["arch"] = json::to_json(arch);
+      print_json(out);
       return;
     }
     fmt::print("{} accesses (seed 002 §3.1 classes)\n", counts.total());

@@ -22,13 +22,10 @@ void add_list(CLI::App* hash) {
   c->add_flag("--json", *json, "machine-readable output");
   c->callback([json] {
     if (*json) {
-      nlohmann::json out = nlohmann::json::array();
-      for (const IndexFamily& f : index_families())
-        out.push_back({{"name", f.name},
-                       {"syntax", f.syntax},
-                       {"description", f.description},
-                       {"source", f.source}});
-      std::cout << out.dump(2) << "\n";
+      nlohmann::json out = json::document("hash-list");
+      out["families"] = nlohmann::json::array();
+      for (const IndexFamily& f : index_families()) out["families"].push_back(json::to_json(f));
+      print_json(out);
       return;
     }
     fmt::print(
@@ -53,21 +50,10 @@ void add_count(CLI::App* hash) {
   c->footer("Example: smemsim hash count --addr-bits 14 --bank-bits 5   # Fermi, 002 Table 1");
   c->callback([o] {
     const HashCount h = hash_count(o->n, o->m);
-    const auto num = [](double v) -> nlohmann::json {
-      if (v < 9007199254740992.0) return std::uint64_t(v);  // exact below 2^53
-      return v;
-    };
     if (o->json) {
-      nlohmann::json out = {{"addr_bits", o->n},
-                            {"bank_bits", o->m},
-                            {"all_functions_log10", h.all_functions_log10},
-                            {"xor_based", num(h.xor_based)},
-                            {"unique_xor", num(h.unique_xor)},
-                            {"bitvector_permutation", num(h.bitvector_permutation)},
-                            {"bitvector_xor", num(h.bitvector_xor)},
-                            {"bitwise_permutation", num(h.bitwise_permutation)},
-                            {"bitwise_xor", num(h.bitwise_xor)}};
-      std::cout << out.dump(2) << "\n";
+      nlohmann::json out = json::document("hash-count");
+      out.update(json::hash_count_json(h, o->n, o->m));
+      print_json(out);
       return;
     }
     const auto show = [](double v) {
@@ -117,9 +103,8 @@ HashTarget parse_target(const std::string& t) {
   throw InputError(fmt::format("--target: '{}' is not bank or lock", t));
 }
 
-void run_search(const SearchCli& o) {
-  const Arch arch = resolve_arch(o.arch);
-  const HashTarget target = parse_target(o.target);
+// The search's index geometry: the arch's, or --banks and --addr-bits.
+IndexGeometry search_geometry(const SearchCli& o, const Arch& arch, HashTarget target) {
   IndexGeometry g = target_geometry(arch, target);
   if (o.banks) {
     if (!std::has_single_bit(o.banks) || o.banks < 2)
@@ -127,6 +112,11 @@ void run_search(const SearchCli& o) {
     g.out_bits = std::countr_zero(o.banks);
   }
   if (o.addr_bits) g.addr_bits = o.addr_bits;
+  return g;
+}
+
+// Checks the options that combine; returns the memory budget of the reference sets.
+std::uint64_t check_search_options(const SearchCli& o) {
   if (!o.emit.empty() && o.emit != "cuda" && o.emit != "cute")
     throw InputError(fmt::format("--emit: '{}' is not cuda or cute", o.emit));
   if (o.family.empty()) throw InputError("hash search: --family is required");
@@ -136,98 +126,100 @@ void run_search(const SearchCli& o) {
   if (budget < (std::uint64_t{16} << 20))
     throw InputError(
         fmt::format("--max-memory: {} is below the 16 MiB a search needs", format_size(budget)));
+  return budget;
+}
+
+struct SearchOutcome {
+  SearchResult r;
+  Emission em;
+  double read_s = 0, search_s = 0;
+};
+
+void print_search_json(const SearchCli& o, const SearchOutcome& x, const ReferenceSets& sets,
+                       const Arch& arch) {
+  nlohmann::json out = json::document("hash-search");
+  out.update(json::to_json(x.r, sets));
+  out["pc"] = o.input.pc.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.input.pc);
+  out["read_seconds"] = x.read_s;
+  out["search_seconds"] = x.search_s;
+  out["arch"] = json::to_json(arch);
+  if (!o.emit.empty()) out["emit"] = json::emission_json(o.emit, x.em, o.output);
+  print_json(out);
+}
+
+// The summary for people; with --emit (and no -o) it goes to stderr and the code alone to stdout,
+// so that `... --emit cuda > hash.cuh` is a file that compiles.
+void print_search_summary(const SearchCli& o, const SearchOutcome& x, const ReferenceSets& sets) {
+  const SearchResult& r = x.r;
+  std::FILE* sum = !o.emit.empty() && o.output.empty() ? stderr : stdout;
+  fmt::print(sum,
+             "{} {} over {} accesses{} ({} transactions, {} unique reference sets), {} index "
+             "bits over {} address bits\n",
+             r.family, r.heuristic, sets.accesses(),
+             o.input.pc.empty() ? "" : fmt::format(" of pc {}", o.input.pc), sets.transactions(),
+             sets.unique_sets(), sets.geometry().out_bits, sets.geometry().addr_bits);
+  fmt::print(sum, "  spec                 {}\n", r.spec);
+  fmt::print(sum, "  candidates evaluated {}{}\n", r.candidates_evaluated,
+             r.pruned ? " (seed 002 §5.1 pruning: every access linear or strided)" : "");
+  fmt::print(sum, "  conflicts            {} (mod baseline {}), {:.1f}% removed\n", r.conflicts,
+             r.baseline_conflicts, 100.0 * r.reduction);
+  fmt::print(sum, "  xor gates            {}\n", r.matrix.xor_gates());
+  fmt::print(sum, "  bijective            {} (as a software hash; see docs/hashing.md)\n",
+             r.bijective ? "yes" : "no");
+  fmt::print(sum, "  time                 {:.3f} s reading, {:.3f} s searching\n", x.read_s,
+             x.search_s);
+  fmt::print(sum, "  memory               {}\n", memory_line(sets));
+  fmt::print(sum, "  use it: --bank-hash '{}'{}\n", r.spec,
+             sets.target() == HashTarget::Lock ? " (as --lock-hash)" : "");
+  if (x.em.ok && o.output.empty()) {
+    std::fflush(sum);
+    fmt::print("{}", x.em.code);
+  }
+}
+
+// -o FILE: the emitted code alone.
+void write_emitted(const SearchCli& o, const Emission& em) {
+  std::ofstream f(o.output, std::ios::binary);
+  if (!f) throw InputError(fmt::format("-o: cannot write '{}'", o.output));
+  f << em.code;
+  if (!f.flush()) throw InputError(fmt::format("-o: cannot write '{}'", o.output));
+  if (!o.json) fmt::print("  code                 {} ({})\n", o.output, o.emit);
+}
+
+void run_search(const SearchCli& o) {
+  const Arch arch = resolve_arch(o.arch);
+  const HashTarget target = parse_target(o.target);
+  const IndexGeometry g = search_geometry(o, arch, target);
+  const std::uint64_t budget = check_search_options(o);
   const auto t0 = std::chrono::steady_clock::now();
   ReferenceSets sets(arch, target, g);
   sets.set_memory_budget(budget);
   for_each_access(o.input, arch, [&](const WarpAccess& wa) { sets.add(wa); });
   const auto t1 = std::chrono::steady_clock::now();
+  SearchOutcome x;
   // Emitting needs a software hash that loses no data: --emit implies --bijective.
-  const SearchResult r = search_hash(sets, {o.family, o.heuristic, o.bijective || !o.emit.empty()});
+  x.r = search_hash(sets, {o.family, o.heuristic, o.bijective || !o.emit.empty()});
   const auto t2 = std::chrono::steady_clock::now();
-  const double read_s = std::chrono::duration<double>(t1 - t0).count();
-  const double search_s = std::chrono::duration<double>(t2 - t1).count();
-  Emission em;
+  x.read_s = std::chrono::duration<double>(t1 - t0).count();
+  x.search_s = std::chrono::duration<double>(t2 - t1).count();
   if (o.emit == "cuda")
-    em = emit_cuda(r.matrix, r.spec);
+    x.em = emit_cuda(x.r.matrix, x.r.spec);
   else if (o.emit == "cute")
-    em = emit_cute(r.matrix, r.spec);
-  if (o.json) {
-    nlohmann::json out = {{"family", r.family},
-                          {"heuristic", r.heuristic},
-                          {"spec", r.spec},
-                          {"target", o.target},
-                          {"index_bits", g.out_bits},
-                          {"addr_bits", g.addr_bits},
-                          {"candidates_evaluated", r.candidates_evaluated},
-                          {"pruned", r.pruned},
-                          {"baseline_conflicts", r.baseline_conflicts},
-                          {"conflicts", r.conflicts},
-                          {"reduction", r.reduction},
-                          {"bijective", r.bijective},
-                          {"xor_gates", r.matrix.xor_gates()},
-                          {"accesses", sets.accesses()},
-                          {"transactions", sets.transactions()},
-                          {"unique_sets", sets.unique_sets()},
-                          {"read_seconds", read_s},
-                          {"search_seconds", search_s},
-                          {"memory",
-                           {{"budget_bytes", sets.memory_budget()},
-                            {"peak_bytes", sets.peak_bytes()},
-                            {"spilled_segments", sets.spilled_segments()},
-                            {"spilled_bytes", sets.spilled_bytes()}}}};
-    if (!o.emit.empty()) {
-      if (em.ok)
-        out["emit"] = em.code;
-      else
-        out["emit_error"] = em.reason;
-    }
-    std::cout << out.dump(2) << "\n";
-  } else {
-    // With --emit the code is the output (stdout, or -o FILE) and the summary goes to stderr, so
-    // that `... --emit cuda > hash.cuh` is a file that compiles.
-    std::FILE* sum = !o.emit.empty() && o.output.empty() ? stderr : stdout;
-    fmt::print(sum,
-               "{} {} over {} accesses ({} transactions, {} unique reference sets), {} index bits "
-               "over {} address bits\n",
-               r.family, r.heuristic, sets.accesses(), sets.transactions(), sets.unique_sets(),
-               g.out_bits, g.addr_bits);
-    fmt::print(sum, "  spec                 {}\n", r.spec);
-    fmt::print(sum, "  candidates evaluated {}{}\n", r.candidates_evaluated,
-               r.pruned ? " (seed 002 §5.1 pruning: every access linear or strided)" : "");
-    fmt::print(sum, "  conflicts            {} (mod baseline {}), {:.1f}% removed\n", r.conflicts,
-               r.baseline_conflicts, 100.0 * r.reduction);
-    fmt::print(sum, "  xor gates            {}\n", r.matrix.xor_gates());
-    fmt::print(sum, "  bijective            {} (as a software hash; see docs/hashing.md)\n",
-               r.bijective ? "yes" : "no");
-    fmt::print(sum, "  time                 {:.3f} s reading, {:.3f} s searching\n", read_s,
-               search_s);
-    fmt::print(sum, "  memory               {}\n", memory_line(sets));
-    fmt::print(sum, "  use it: --bank-hash '{}'{}\n", r.spec,
-               target == HashTarget::Lock
-                   ? " (as --lock-hash, with --set atomics.lock_hash_bits=all: a function of the "
-                     "whole lock address)"
-                   : "");
-    if (em.ok && o.output.empty()) {
-      std::fflush(sum);
-      fmt::print("{}", em.code);
-    }
-  }
+    x.em = emit_cute(x.r.matrix, x.r.spec);
+  if (o.json)
+    print_search_json(o, x, sets, arch);
+  else
+    print_search_summary(o, x, sets);
   if (o.stats)
     fmt::print(stderr,
                "smemsim: {} accesses read in {:.3f} s ({:.2f} M accesses/s), searched in {:.3f} s; "
                "sets {}\n",
-               sets.accesses(), read_s, double(sets.accesses()) / std::max(read_s, 1e-9) / 1e6,
-               search_s, memory_line(sets));
-  if (em.ok && !o.output.empty()) {
-    std::ofstream f(o.output, std::ios::binary);
-    if (!f) throw InputError(fmt::format("-o: cannot write '{}'", o.output));
-    f << em.code;
-    if (!f.flush()) throw InputError(fmt::format("-o: cannot write '{}'", o.output));
-    if (!o.json) fmt::print("  code                 {} ({})\n", o.output, o.emit);
-  }
-  if (!o.emit.empty() && !em.ok) {
+               sets.accesses(), x.read_s, double(sets.accesses()) / std::max(x.read_s, 1e-9) / 1e6,
+               x.search_s, memory_line(sets));
+  if (x.em.ok && !o.output.empty()) write_emitted(o, x.em);
+  if (!o.emit.empty() && !x.em.ok) {
     std::cout.flush();
-    fmt::print(stderr, "smemsim: cannot emit {}: {}\n", o.emit, em.reason);
+    fmt::print(stderr, "smemsim: cannot emit {}: {}\n", o.emit, x.em.reason);
     std::exit(1);
   }
 }
@@ -275,6 +267,8 @@ void add_search(CLI::App* hash) {
       "  smemsim hash search --family bvxor --trace s4.trace --emit cute -o swizzle.hpp\n"
       "  smemsim hash search --family bitsxor --heuristic mih --trace s4.trace --json\n"
       "  smemsim hash search --family bvxor --trace big.trace --max-memory 512M --stats\n"
+      "  smemsim profile builtin:transpose --emit-trace t.trace   # PTX line 76 conflicts\n"
+      "  smemsim hash search --family bvxor --trace t.trace --pc 76 --emit cuda   # its swizzle\n"
       "  smemsim hash search --family bits --heuristic mih --banks 8 --addr-bits 5 \\\n"
       "      --pattern 27,12,6,19,11,4,28,3          # seed 002 Fig. 6: bits:0,3,4");
   c->callback([o] { run_search(*o); });
@@ -302,17 +296,14 @@ void run_apply(const ApplyCli& o) {
     s0.add(wa, ev0.evaluate(wa));
   });
   if (o.json) {
-    nlohmann::json per_pc = nlohmann::json::array();
-    for (const auto& [pc, t] : s.per_pc)
-      per_pc.push_back(
-          {{"pc", pc}, {"hashed", totals_json(t)}, {"baseline", totals_json(s0.per_pc[pc])}});
-    nlohmann::json out = {{"bank_hash", arch.bank_hash},
-                          {"lock_hash", arch.lock_hash},
-                          {"hashed", totals_json(s.all)},
-                          {"baseline", totals_json(s0.all)},
-                          {"per_pc", per_pc},
-                          {"arch", arch_json(arch)}};
-    std::cout << out.dump(2) << "\n";
+    nlohmann::json out = json::document("hash-apply");
+    out["bank_hash"] = arch.bank_hash;
+    out["lock_hash"] = arch.locks ? nlohmann::json(arch.lock_hash) : nlohmann::json(nullptr);
+    out["hashed"] = json::to_json(s.all);
+    out["baseline"] = json::to_json(s0.all);
+    out["per_pc"] = json::per_pc_json(s, s0);
+    out["arch"] = json::to_json(arch);
+    print_json(out);
     return;
   }
   const auto row = [](const char* name, const Totals& t) {

@@ -56,6 +56,12 @@ void run_init(const InitCli& o) {
 void add_launch_command(CLI::App& app) {
   auto* launch = app.add_subcommand("launch", "launch specs for your own kernels: init");
   launch->require_subcommand(1);
+  const char* example =
+      "Example (your own kernel, start to end):\n"
+      "  nvcc -ptx -lineinfo -arch=sm_75 scale.cu -o scale.ptx\n"
+      "  smemsim launch init scale.ptx -o scale.toml     # edit count, grid, block, args\n"
+      "  smemsim profile scale.ptx --launch scale.toml";
+  launch->footer(example);
   auto o = std::make_shared<InitCli>();
   auto* init = launch->add_subcommand(
       "init", "write a commented launch spec skeleton for a kernel of a PTX file");
@@ -68,11 +74,9 @@ void add_launch_command(CLI::App& app) {
   init->add_flag("--force", o->force, "replace an existing -o FILE");
   init->footer(
       "The spec runs as written: 1 block of 256 threads, 1,024-element random buffers for the\n"
-      "pointer parameters (typed from the C++ signature), zero scalars. Set the sizes, then run.\n"
-      "Example (your own kernel, start to end):\n"
-      "  nvcc -ptx -lineinfo -arch=sm_75 scale.cu -o scale.ptx\n"
-      "  smemsim launch init scale.ptx -o scale.toml     # edit count, grid, block, args\n"
-      "  smemsim profile scale.ptx --launch scale.toml");
+      "pointer parameters (typed from the C++ signature), zero scalars. Set the sizes, then "
+      "run.\n" +
+      std::string(example));
   init->callback([o] { run_init(*o); });
 }
 

@@ -1,280 +1,223 @@
 // smemsim profile: runs a kernel and prints one row per shared-memory instruction with its PTX and
-// CUDA line: executions, bank conflicts, bank/position/lock degrees and modeled latency under the
-// chosen arch, hashes and model (issue 5, docs/exec.md "Profile").
+// CUDA line: accesses, bank conflicts, bank/position/lock degrees and modeled latency under the
+// chosen arch, hashes and model, and under each conflicting line its CUDA source and a hint (issue
+// 5, issue 10 item 6; docs/exec.md "Profile").
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <fstream>
 #include <memory>
 
 #include "cli_common.hpp"
 #include "launch_options.hpp"
+#include "profile_print.hpp"
 #include "sim_options.hpp"
 #include "smemsim/error.hpp"
 #include "smemsim/profile.hpp"
+#include "text_table.hpp"
 
 namespace smemsim::cli {
 namespace {
 
-nlohmann::json row_json(const exec::ProfileRow& r) {
-  const Totals& t = r.totals;
-  return {{"ptx_line", r.ptx_line},
-          {"cuda", r.cuda},
-          {"op", op_name(r.op)},
-          {"instruction", r.text},
-          {"executions", t.accesses},
-          {"active_lanes", r.active_lanes},
-          {"transactions", t.transactions},
-          {"bank_conflicts", t.bank_conflicts},
-          {"bank_degree_mean", t.mean(t.sum_bank_degree)},
-          {"bank_degree_max", t.max_bank_degree},
-          {"position_degree_mean", t.mean(t.sum_position_degree)},
-          {"position_degree_max", r.max_position_degree},
-          {"lock_degree_mean", t.mean(t.sum_lock_degree)},
-          {"lock_degree_max", t.max_lock_degree},
-          {"latency_total", t.total_latency},
-          {"latency_mean", t.mean(t.total_latency)}};
-}
+constexpr std::size_t kWidth = 100;  // columns of the default output (--wide: no limit)
 
-// GPU-LocalTM: one entry per transaction site (its outermost TX.Begin), docs/tm.md.
-nlohmann::json tx_sites_json(const exec::ExecStats& s, const ptx::Module& m, const ptx::Kernel& k) {
-  nlohmann::json a = nlohmann::json::array();
-  for (const auto& [pc, t] : s.tm_sites) {
-    nlohmann::json j = timing::tm_counts_json(t);
-    j["ptx_line"] = k.code[pc].ptx_line;
-    j["cuda"] = exec::cuda_location(m, k.code[pc]);
-    a.push_back(std::move(j));
+struct ProfileOptions {
+  LaunchOptions launch;
+  ArchOptions arch;
+  std::string trace;
+  std::string csv;
+  bool timing = false;
+  bool wide = false;
+  SimOptions sim;
+  std::size_t width() const { return wide ? 0 : kWidth; }
+};
+
+// --emit-trace: every shared access as a smemsim-trace v1 (pc = PTX line).
+class TraceOutput {
+ public:
+  TraceOutput(const std::string& path, const std::string& header, std::uint32_t warp_size)
+      : path_(path) {
+    if (path.empty()) return;
+    file_.open(path);
+    if (!file_) throw InputError(fmt::format("cannot write trace '{}'", path));
+    file_ << "# smemsim profile " << header << "\n";
+    tracer_ = std::make_unique<exec::TraceConsumer>(file_, warp_size);
   }
+  exec::AccessConsumer* consumer() { return tracer_.get(); }
+  void finish() {
+    if (!tracer_) return;
+    file_.flush();
+    if (!file_) throw InputError(fmt::format("cannot write trace '{}'", path_));
+  }
+  // {"path", "accesses"}, or null without --emit-trace.
+  nlohmann::json json() const {
+    if (!tracer_) return nullptr;
+    return {{"path", path_}, {"accesses", tracer_->written()}};
+  }
+  void print_note() const {
+    if (tracer_) fmt::print("wrote {} accesses to {}\n", tracer_->written(), path_);
+  }
+
+ private:
+  std::string path_;
+  std::ofstream file_;
+  std::unique_ptr<exec::TraceConsumer> tracer_;
+};
+
+// One launch's consumers: the profiler, the per-line reference sets of the hints, the trace.
+struct LaunchProfile {
+  LaunchProfile(const ptx::Module& m, const ptx::Kernel& k, const Arch& arch,
+                exec::AccessConsumer* trace)
+      : kernel(k), profiler(m, k, arch), sets(arch) {
+    tee.add(&profiler);
+    tee.add(&sets);
+    tee.add(trace);
+  }
+  const ptx::Kernel& kernel;
+  exec::Profiler profiler;
+  LineSetsConsumer sets;
+  exec::TeeConsumer tee;
+};
+
+nlohmann::json rows_json(const std::vector<ProfileLine>& lines, const ptx::Module& m,
+                         const ptx::Kernel& k) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const ProfileLine& l : lines) a.push_back(line_json(l, m, k));
   return a;
 }
 
-void print_tx_sites(const exec::ExecStats& s, const ptx::Module& m, const ptx::Kernel& k) {
-  if (s.tm_sites.empty()) return;
-  fmt::print("\ntransactions (GPU-LocalTM, seed 003), per TX.Begin:\n");
-  fmt::print("{:>6} {:<20} {:>8} {:>8} {:>10} {:>10} {:>10} {:>7} {:>9} {:>9}\n", "PTX", "CUDA",
-             "txs", "attempts", "serialized", "commits", "aborts", "ratio", "conflicts", "false");
-  for (const auto& [pc, t] : s.tm_sites) {
-    const std::string cu = exec::cuda_location(m, k.code[pc]);
-    fmt::print("{:>6} {:<20} {:>8} {:>8} {:>10} {:>10} {:>10} {:>6.1f}% {:>9} {:>9}\n",
-               k.code[pc].ptx_line, cu.empty() ? "-" : cu, t.transactions, t.attempts,
-               t.wf_serial_attempts + t.wg_serial_attempts, t.lane_commits, t.lane_aborts,
-               100.0 * t.commit_ratio(), t.conflicts_true + t.conflicts_false, t.conflicts_false);
-  }
-  fmt::print(
-      "(txs: warp transactions; attempts: TX.Begin executions, retries included; serialized:\n"
-      " attempts in wavefront or work-group serialization; commits, aborts: lanes; ratio: lane\n"
-      " commits per lane attempt; false: conflicts from Bloom-signature aliasing)\n");
+// The profile document: the run, the arch, the rows and totals, the trace written.
+nlohmann::json profile_json(const exec::Workload& w, const RunSummary& s, const Arch& arch,
+                            nlohmann::json rows, const Totals& totals, const TraceOutput& trace) {
+  nlohmann::json j = json::document("profile");
+  j.update(json::run_json(w, s));
+  j["arch"] = json::to_json(arch);
+  j["rows"] = std::move(rows);
+  j["totals"] = json::to_json(totals);
+  if (nlohmann::json t = trace.json(); !t.is_null()) j["trace"] = std::move(t);
+  return j;
 }
 
-// One CSV line per row, the keys of row_json() as the header (one form for both outputs).
-void write_rows_csv(const std::string& path, const std::vector<exec::ProfileRow>& rows) {
-  // row_json()'s keys, in the order a reader expects (JSON objects are sorted by key).
-  const std::vector<std::string> keys = {"ptx_line",
-                                         "cuda",
-                                         "op",
-                                         "instruction",
-                                         "executions",
-                                         "active_lanes",
-                                         "transactions",
-                                         "bank_conflicts",
-                                         "bank_degree_mean",
-                                         "bank_degree_max",
-                                         "position_degree_mean",
-                                         "position_degree_max",
-                                         "lock_degree_mean",
-                                         "lock_degree_max",
-                                         "latency_total",
-                                         "latency_mean"};
-  std::vector<nlohmann::json> js;
-  for (const exec::ProfileRow& r : rows) js.push_back(row_json(r));
-  write_csv(path, keys, js, "--csv");
+void write_rows_csv(const std::string& path, const nlohmann::json& rows) {
+  if (path.empty()) return;
+  write_csv(path, csv_columns(), std::vector<nlohmann::json>(rows.begin(), rows.end()), "--csv");
 }
 
-// Under a conflicting row: its CUDA source line, and a padding that lowers the conflict, computed
-// on the row's worst execution (exec::padding_hint).
-void print_hint(const exec::ProfileRow& r, const ptx::Module& module, const ptx::Kernel& kernel,
-                const Arch& arch) {
-  if (r.totals.bank_conflicts == 0) return;
-  if (r.index < kernel.code.size()) {
-    const std::string src = exec::cuda_source_text(module, kernel.code[r.index]);
-    if (!src.empty())
-      fmt::print("{:>6} > {}\n", "", src.size() > 90 ? src.substr(0, 87) + "..." : src);
-  }
-  if (const auto h = exec::padding_hint(r.worst, arch))
-    fmt::print(
-        "{:>6} hint: read as rows of {} words, padding each row to {} makes its worst execution "
-        "{}-way instead of {}-way\n",
-        "", h->row_words, h->row_words + h->pad, h->after, h->before);
-}
-
-void print_table(const std::vector<exec::ProfileRow>& rows, const Totals& all,
-                 const ptx::Module& module, const ptx::Kernel& kernel, const Arch& arch) {
-  // The position and lock columns only when the kernel has shared atomics (issue 10 item 6).
-  bool atomics = false;
-  for (const exec::ProfileRow& r : rows) atomics |= r.op == Op::Atomic;
-  fmt::print("{:>6} {:<20} {:<4} {:>9} {:>10} {:>6} {:>4}", "PTX", "CUDA", "op", "execs",
-             "conflicts", "bank", "max");
-  if (atomics) fmt::print(" {:>6} {:>4} {:>6} {:>4}", "pos", "max", "lock", "max");
-  fmt::print(" {:>8}  {}\n", "cycles", "instruction");
-  for (const exec::ProfileRow& r : rows) {
-    const Totals& t = r.totals;
-    const bool atom = r.op == Op::Atomic;
-    auto mean = [&](std::int64_t s) { return t.accesses ? fmt::format("{:.2f}", t.mean(s)) : "-"; };
-    fmt::print("{:>6} {:<20} {:<4} {:>9} {:>10} {:>6} {:>4}", r.ptx_line,
-               r.cuda.empty() ? "-" : r.cuda, op_name(r.op), t.accesses, t.bank_conflicts,
-               mean(t.sum_bank_degree), t.max_bank_degree);
-    if (atomics)
-      fmt::print(" {:>6} {:>4} {:>6} {:>4}", atom ? mean(t.sum_position_degree) : "-",
-                 atom ? fmt::format("{}", r.max_position_degree) : "-",
-                 atom ? mean(t.sum_lock_degree) : "-",
-                 atom ? fmt::format("{}", t.max_lock_degree) : "-");
-    fmt::print(" {:>8}  {}\n", t.accesses ? fmt::format("{:.1f}", t.mean(t.total_latency)) : "-",
-               r.text);
-    print_hint(r, module, kernel, arch);
-  }
-  fmt::print(
-      "total: {} shared-memory warp accesses, {} bank conflicts, mean bank degree {:.3f}, "
-      "{} modeled cycles\n",
-      all.accesses, all.bank_conflicts, all.mean(all.sum_bank_degree), all.total_latency);
-  fmt::print("(bank{}: mean degree per execution; cycles: mean modeled latency per execution{})\n",
-             atomics ? "/pos/lock" : "", atomics ? "; pos and lock for atomics only" : "");
-}
-
-// Nsight Compute's source view, from the cycle model: per instruction its issues, mean latency and
-// the warp states of the warp-cycles spent with it as the warp's next instruction.
-void print_timing(const timing::TimingStats& s, const Arch& arch, const exec::Workload& w,
-                  const ptx::Kernel& kernel) {
-  fmt::print(
-      "\ntiming (cycle model): {} cycles, IPC {:.3f}; {} pipeline, {} scheduler. Warp states per "
-      "instruction: the warp-cycles each warp spent with it as its next instruction\n",
-      s.cycles, s.ipc(), arch.sm.pipeline, arch.sm.scheduler);
-  fmt::print("{:>6} {:<20} {:>9} {:>8} {:>12}  {:<52} {}\n", "PTX", "CUDA", "issued", "latency",
-             "warp-cycles", "top warp states", "instruction");
-  for (std::size_t i = 0; i < s.instructions.size() && i < kernel.code.size(); ++i) {
-    const timing::InstrStats& r = s.instructions[i];
-    if (!r.issued) continue;
-    std::uint64_t total = 0;
-    std::vector<std::pair<std::uint64_t, timing::Stall>> states;
-    for (std::size_t k = 0; k < timing::kStallKinds; ++k) {
-      total += r.warp_states.cycles[k];
-      if (r.warp_states.cycles[k])
-        states.push_back({r.warp_states.cycles[k], static_cast<timing::Stall>(k)});
-    }
-    std::sort(states.begin(), states.end(), [](const auto& a, const auto& b) {
-      return a.first != b.first ? a.first > b.first : a.second < b.second;
-    });
-    std::string top;
-    for (std::size_t k = 0; k < states.size() && k < 3; ++k)
-      top += fmt::format("{}{} {:.0f}%", k ? ", " : "", timing::stall_name(states[k].second),
-                         100.0 * double(states[k].first) / double(total));
-    const ptx::Instruction& ins = kernel.code[i];
-    const std::string cu = exec::cuda_location(w.module, ins);
-    fmt::print("{:>6} {:<20} {:>9} {:>8.1f} {:>12}  {:<52} {}\n", ins.ptx_line,
-               cu.empty() ? "-" : cu, r.issued, double(r.latency) / double(r.issued), total, top,
-               ptx::to_string(kernel, ins));
-  }
-}
-
-// A [[launch]] pipeline (issue 15): one profiler per launch, a table per launch and the total.
-void profile_pipeline(exec::Workload& w, const Arch& arch, const LaunchOptions& lo,
-                      const std::string& trace, const std::string& csv) {
-  std::vector<std::unique_ptr<exec::Profiler>> profilers;
-  std::vector<std::unique_ptr<exec::TeeConsumer>> tees;
-  std::ofstream trace_file;
-  std::unique_ptr<exec::TraceConsumer> tracer;
-  if (!trace.empty()) {
-    trace_file.open(trace);
-    if (!trace_file) throw InputError(fmt::format("cannot write trace '{}'", trace));
-    trace_file << "# smemsim profile " << w.name << " pipeline of " << w.pipeline.size()
-               << " launches\n";
-    tracer = std::make_unique<exec::TraceConsumer>(trace_file, arch.warp_size);
-  }
-  for (const exec::Workload::Step& st : w.pipeline) {
-    profilers.push_back(
-        std::make_unique<exec::Profiler>(w.module, exec::find_kernel(w.module, st.kernel), arch));
-    tees.push_back(std::make_unique<exec::TeeConsumer>());
-    tees.back()->add(profilers.back().get());
-    if (tracer) tees.back()->add(tracer.get());
-  }
+// A [[launch]] pipeline (issue 15): one profile per launch, a table per launch and the total.
+void profile_pipeline(exec::Workload& w, const Arch& arch, const ProfileOptions& o) {
+  TraceOutput trace(o.trace, fmt::format("{} pipeline of {} launches", w.name, w.pipeline.size()),
+                    arch.warp_size);
+  std::vector<std::unique_ptr<LaunchProfile>> launches;
+  for (const exec::Workload::Step& st : w.pipeline)
+    launches.push_back(std::make_unique<LaunchProfile>(
+        w.module, exec::find_kernel(w.module, st.kernel), arch, trace.consumer()));
   const RunSummary s = run_workload(
-      w, arch, [&](std::size_t i) -> exec::AccessConsumer* { return tees[i].get(); }, lo.max_steps);
-  if (tracer) {
-    trace_file.flush();
-    if (!trace_file) throw InputError(fmt::format("cannot write trace '{}'", trace));
-  }
+      w, arch, [&](std::size_t i) -> exec::AccessConsumer* { return &launches[i]->tee; },
+      o.launch.max_steps);
+  trace.finish();
   Totals all;
-  std::vector<exec::ProfileRow> every_row;
-  for (const auto& p : profilers) {
-    all.merge(p->totals());
-    for (const exec::ProfileRow& r : p->rows()) every_row.push_back(r);
+  std::vector<std::vector<ProfileLine>> lines;
+  nlohmann::json every_row = nlohmann::json::array();
+  for (const auto& l : launches) {
+    all.merge(l->profiler.totals());
+    lines.push_back(profile_lines(l->profiler, l->sets.sets(), arch));
+    for (const auto& r : rows_json(lines.back(), w.module, l->kernel)) every_row.push_back(r);
   }
-  if (!csv.empty()) write_rows_csv(csv, every_row);
-  const auto totals_json = [](const Totals& t) {
-    return nlohmann::json{{"accesses", t.accesses},
-                          {"bank_conflicts", t.bank_conflicts},
-                          {"bank_degree_mean", t.mean(t.sum_bank_degree)},
-                          {"latency_total", t.total_latency}};
-  };
-  if (lo.json) {
-    nlohmann::json j = run_json(w, s);
-    j["arch"] = arch_json(arch);
-    for (std::size_t i = 0; i < profilers.size(); ++i) {
-      nlohmann::json jr = nlohmann::json::array();
-      for (const auto& r : profilers[i]->rows()) jr.push_back(row_json(r));
-      j["launches"][i]["rows"] = jr;
-      j["launches"][i]["totals"] = totals_json(profilers[i]->totals());
+  write_rows_csv(o.csv, every_row);
+  if (o.launch.json) {
+    nlohmann::json j = profile_json(w, s, arch, every_row, all, trace);
+    for (std::size_t i = 0; i < launches.size(); ++i) {
+      j["launches"][i]["rows"] = rows_json(lines[i], w.module, launches[i]->kernel);
+      j["launches"][i]["totals"] = json::to_json(launches[i]->profiler.totals());
     }
-    j["totals"] = totals_json(all);
-    if (tracer) j["trace"] = {{"path", trace}, {"accesses", tracer->written()}};
-    fmt::print("{}\n", j.dump(2));
+    print_json(j);
   } else {
-    fmt::print("{}\n", arch_summary(arch));
-    print_run_header(w, s);
+    fmt::print("{}", wrap(arch_summary(arch), o.width()));
+    print_run_header(w, s, o.width());
     print_verdict(w, s);
-    for (std::size_t i = 0; i < profilers.size(); ++i) {
-      const ptx::Kernel& k = exec::find_kernel(w.module, w.pipeline[i].kernel);
-      fmt::print("\nlaunch {} of {}: {}\n", i + 1, profilers.size(), ptx::demangle(k.name));
-      print_table(profilers[i]->rows(), profilers[i]->totals(), w.module, k, arch);
+    for (std::size_t i = 0; i < launches.size(); ++i) {
+      fmt::print("\n{}", wrap(fmt::format("launch {} of {}: {}", i + 1, launches.size(),
+                                          ptx::demangle(launches[i]->kernel.name)),
+                              o.width()));
+      print_profile_table(lines[i], launches[i]->profiler.totals(), w.module, launches[i]->kernel,
+                          o.width());
     }
     fmt::print("\npipeline: {} shared-memory warp accesses, {} bank conflicts, {} modeled cycles\n",
                all.accesses, all.bank_conflicts, all.total_latency);
-    if (tracer) fmt::print("wrote {} accesses to {}\n", tracer->written(), trace);
+    trace.print_note();
   }
-  if (lo.stats) print_speed(s);
+  if (o.launch.stats) print_speed(s);
+  fail_on_mismatch(s);
+}
+
+void profile_one(exec::Workload& w, const Arch& arch, const ProfileOptions& o) {
+  const ptx::Kernel& kernel = exec::find_kernel(w.module, w.kernel);
+  TraceOutput trace(o.trace, fmt::format("{} kernel {}", w.name, ptx::demangle(w.kernel)),
+                    arch.warp_size);
+  LaunchProfile lp(w.module, kernel, arch, trace.consumer());
+  SimRun sim;
+  if (o.timing)
+    sim = simulate(w, kernel, arch, o.sim, &lp.tee, true);
+  else
+    sim.summary = run_workload(w, arch, &lp.tee, o.launch.max_steps);
+  const RunSummary& s = sim.summary;
+  trace.finish();
+  const std::vector<ProfileLine> lines = profile_lines(lp.profiler, lp.sets.sets(), arch);
+  const nlohmann::json rows = rows_json(lines, w.module, kernel);
+  write_rows_csv(o.csv, rows);
+  if (o.launch.json) {
+    nlohmann::json j = profile_json(w, s, arch, rows, lp.profiler.totals(), trace);
+    if (!s.stats.tm_sites.empty())
+      j["transactions"] = json::tm_sites_json(s.stats, w.module, kernel);
+    if (o.timing) j["timing"] = timing::to_json(sim.stats, w.module, kernel);
+    print_json(j);
+  } else {
+    fmt::print("{}", wrap(arch_summary(arch), o.width()));
+    print_run_header(w, s, o.width());
+    print_verdict(w, s);
+    print_profile_table(lines, lp.profiler.totals(), w.module, kernel, o.width());
+    print_tx_sites(s.stats, w.module, kernel, o.width());
+    if (o.timing) print_timing(sim.stats, arch, w.module, kernel, o.width());
+    trace.print_note();
+    if (w.module.files.empty() && !o.launch.target.starts_with("builtin:"))
+      fmt::print("{}", wrap(fmt::format("note: {} has no line information: compile it with nvcc "
+                                        "-lineinfo to see the CUDA line of each instruction",
+                                        w.name),
+                            o.width()));
+  }
+  if (o.launch.stats) print_speed(s);
   fail_on_mismatch(s);
 }
 
 }  // namespace
 
 void add_profile_command(CLI::App& app) {
-  struct Options {
-    LaunchOptions launch;
-    ArchOptions arch;
-    std::string trace;
-    std::string csv;
-    bool timing = false;
-    SimOptions sim;
-  };
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<ProfileOptions>();
   auto* cmd = app.add_subcommand(
       "profile", "run a kernel and profile every shared-memory instruction (PTX and CUDA line)");
   add_launch_options(cmd, o->launch);
   add_step_limit(cmd, o->launch);
   add_arch_options(cmd, o->arch);
   cmd->add_option("--csv", o->csv,
-                  "also write the rows as CSV to FILE (the columns and names of --json's rows)")
+                  "also write the rows as CSV to FILE (the fields of --json's rows; locations as "
+                  "ptx.file, ptx.line, cuda.file, cuda.line)")
       ->check(non_empty_path());
   cmd->add_option("--emit-trace", o->trace,
                   "also write the shared-memory accesses as a smemsim-trace v1 (pc = PTX line)");
   cmd->add_flag("--timing", o->timing,
                 "run on the cycle-level model and attribute warp stall reasons to every PTX "
                 "and CUDA line (as Nsight Compute's source view)");
+  cmd->add_flag("--wide", o->wide,
+                "print every column and whole lines (default: fit 100 columns, cutting the "
+                "instruction and source text with ...)");
   add_sim_options(cmd, o->sim);
   cmd->footer(
+      "Under each conflicting line: its CUDA source and a hint, computed on the line's own\n"
+      "accesses: a row padding, and the XOR swizzle `hash search --pc LINE` finds.\n"
       "Examples:\n"
       "  smemsim profile builtin:transpose                   # store phase: 8-way (seed 002 "
       "§3.2.2)\n"
       "  smemsim profile builtin:transpose --variant padded  # conflict-free\n"
+      "  smemsim profile builtin:transpose --variant naive32 --wide\n"
       "  smemsim profile builtin:histogram --replication 8 --bank-hash xor --json\n"
       "  smemsim profile builtin:atomic_bench --conflicts 16 --stride 256 --emit-trace a.trace\n"
       "  smemsim profile builtin:histogram --replication 32 --timing   # stall reasons per line\n"
@@ -283,71 +226,13 @@ void add_profile_command(CLI::App& app) {
     const Arch arch = o->timing ? resolve_sim_arch(o->arch, o->sim) : resolve_arch(o->arch);
     exec::Workload w = prepare_workload(o->launch);
     const TargetWarning warn_target(o->launch, w, arch);
-    if (!w.pipeline.empty()) {
-      if (o->timing)
-        throw InputError(
-            fmt::format("profile --timing times one launch; {} has {} [[launch]] "
-                        "tables (profile without --timing reports each)",
-                        o->launch.launch, w.pipeline.size()));
-      profile_pipeline(w, arch, o->launch, o->trace, o->csv);
-      return;
-    }
-    const ptx::Kernel& kernel = exec::find_kernel(w.module, w.kernel);
-    exec::Profiler profiler(w.module, kernel, arch);
-    exec::TeeConsumer tee;
-    tee.add(&profiler);
-    std::ofstream trace_file;
-    std::unique_ptr<exec::TraceConsumer> tracer;
-    if (!o->trace.empty()) {
-      trace_file.open(o->trace);
-      if (!trace_file) throw InputError(fmt::format("cannot write trace '{}'", o->trace));
-      trace_file << "# smemsim profile " << w.name << " kernel " << w.kernel << "\n";
-      tracer = std::make_unique<exec::TraceConsumer>(trace_file, arch.warp_size);
-      tee.add(tracer.get());
-    }
-    SimRun sim;
+    if (w.pipeline.empty()) return profile_one(w, arch, *o);
     if (o->timing)
-      sim = simulate(w, kernel, arch, o->sim, &tee, true);
-    else
-      sim.summary = run_workload(w, arch, &tee, o->launch.max_steps);
-    const RunSummary& s = sim.summary;
-    if (tracer) {
-      trace_file.flush();
-      if (!trace_file) throw InputError(fmt::format("cannot write trace '{}'", o->trace));
-    }
-    const std::vector<exec::ProfileRow> rows = profiler.rows();
-    if (!o->csv.empty()) write_rows_csv(o->csv, rows);
-    if (o->launch.json) {
-      nlohmann::json j = run_json(w, s);
-      j["arch"] = arch_json(arch);
-      nlohmann::json jr = nlohmann::json::array();
-      for (const auto& r : rows) jr.push_back(row_json(r));
-      j["rows"] = jr;
-      const Totals& t = profiler.totals();
-      j["totals"] = {{"accesses", t.accesses},
-                     {"bank_conflicts", t.bank_conflicts},
-                     {"bank_degree_mean", t.mean(t.sum_bank_degree)},
-                     {"latency_total", t.total_latency}};
-      if (!s.stats.tm_sites.empty()) j["transactions"] = tx_sites_json(s.stats, w.module, kernel);
-      if (tracer) j["trace"] = {{"path", o->trace}, {"accesses", tracer->written()}};
-      if (o->timing) j["timing"] = timing::to_json(sim.stats, w.module, kernel);
-      fmt::print("{}\n", j.dump(2));
-    } else {
-      fmt::print("{}\n", arch_summary(arch));
-      print_run_header(w, s);
-      print_verdict(w, s);
-      print_table(rows, profiler.totals(), w.module, kernel, arch);
-      print_tx_sites(s.stats, w.module, kernel);
-      if (o->timing) print_timing(sim.stats, arch, w, kernel);
-      if (tracer) fmt::print("wrote {} accesses to {}\n", tracer->written(), o->trace);
-      if (w.module.files.empty() && !o->launch.target.starts_with("builtin:"))
-        fmt::print(
-            "note: {} has no line information: compile it with nvcc -lineinfo to see the "
-            "CUDA line of each instruction\n",
-            w.name);
-    }
-    if (o->launch.stats) print_speed(s);
-    fail_on_mismatch(s);
+      throw InputError(
+          fmt::format("profile --timing times one launch; {} has {} [[launch]] "
+                      "tables (profile without --timing reports each)",
+                      o->launch.launch, w.pipeline.size()));
+    profile_pipeline(w, arch, *o);
   });
 }
 

@@ -24,7 +24,7 @@ void add_run_command(CLI::App& app) {
       "  smemsim run builtin:histogram --bins 256 --replication 32 --mapping cyclic --padding 1\n"
       "  smemsim run builtin:transpose --variant padded --width 256 --height 128\n"
       "  smemsim run builtin:atomic_bench --conflicts 8 --stride 256\n"
-      "  smemsim run k.ptx --kernel histogram --grid 8 --block 256 --launch k.toml\n"
+      "  smemsim run k.ptx --kernel k --grid 8 --block 256 --launch k.toml\n"
       "Builtins generate a seeded input, run and compare with a CPU reference: exit 1 on a "
       "mismatch.");
   cmd->callback([o] {
@@ -33,9 +33,10 @@ void add_run_command(CLI::App& app) {
     const TargetWarning warn_target(o->launch, w, arch);
     const RunSummary s = run_workload(w, arch, nullptr, o->launch.max_steps);
     if (o->launch.json) {
-      nlohmann::json j = run_json(w, s);
-      j["arch"] = arch_json(arch);
-      fmt::print("{}\n", j.dump(2));
+      nlohmann::json j = json::document("run");
+      j.update(json::run_json(w, s));
+      j["arch"] = json::to_json(arch);
+      print_json(j);
     } else {
       print_run_header(w, s);
       print_verdict(w, s);

@@ -63,6 +63,29 @@ void print_units(const timing::UnitCounts& u) {
              u.writeback_conflicts, u.global_requests, u.global_sectors);
 }
 
+// The report for people: the run, cycles and IPC, stalls, units, TM and elastic counts, views.
+void print_sim(const exec::Workload& w, const SimRun& run, const Arch& arch, const SimOptions& o) {
+  fmt::print("{}\n", arch_summary(arch));
+  print_run_header(w, run.summary);
+  print_verdict(w, run.summary);
+  const timing::TimingStats& s = run.stats;
+  fmt::print(
+      "cycles: {} ({} pipeline, {} scheduler, {} barrel); IPC {:.3f} warp-instructions per "
+      "cycle on {} SMs\n",
+      s.cycles, arch.sm.pipeline, arch.sm.scheduler, arch.sm.barrel, s.ipc(), arch.sm.count);
+  print_stalls(s, arch.sm.count);
+  print_units(s.units);
+  if (s.uses_tm)
+    fmt::print(
+        "GPU-LocalTM breakdown (warp-cycles): non-TX code {}, TX code {}, memory overheads {}, "
+        "TX.Begin/Commit overheads {} (tm.timing = {}, tm.detector = {})\n",
+        s.tm.non_tx, s.tm.tx_code(), s.tm.mem_overhead, s.tm.begin_commit_overhead, arch.tm.timing,
+        arch.tm.detector);
+  print_elastic(s, arch);
+  if (!run.pipeview.empty()) fmt::print("\n{}", run.pipeview);
+  if (!o.timeline.empty()) fmt::print("{}\n", run.timeline_note);
+}
+
 }  // namespace
 
 void add_sim_command(CLI::App& app) {
@@ -116,31 +139,14 @@ void add_sim_command(CLI::App& app) {
     const ptx::Kernel& kernel = exec::find_kernel(w.module, w.kernel);
     SimRun run = simulate(w, kernel, arch, o->sim, nullptr, false);
     if (o->launch.json) {
-      nlohmann::json j = run_json(w, run.summary);
-      j["arch"] = arch_json(arch);
+      nlohmann::json j = json::document("sim");
+      j.update(json::run_json(w, run.summary));
+      j["arch"] = json::to_json(arch);
       j["timing"] = timing::to_json(run.stats, w.module, kernel);
       if (!o->sim.timeline.empty()) j["timeline"] = run.timeline_json;
-      fmt::print("{}\n", j.dump(2));
+      print_json(j);
     } else {
-      fmt::print("{}\n", arch_summary(arch));
-      print_run_header(w, run.summary);
-      print_verdict(w, run.summary);
-      const timing::TimingStats& s = run.stats;
-      fmt::print(
-          "cycles: {} ({} pipeline, {} scheduler, {} barrel); IPC {:.3f} warp-instructions per "
-          "cycle on {} SMs\n",
-          s.cycles, arch.sm.pipeline, arch.sm.scheduler, arch.sm.barrel, s.ipc(), arch.sm.count);
-      print_stalls(s, arch.sm.count);
-      print_units(s.units);
-      if (s.uses_tm)
-        fmt::print(
-            "GPU-LocalTM breakdown (warp-cycles): non-TX code {}, TX code {}, memory overheads {}, "
-            "TX.Begin/Commit overheads {} (tm.timing = {}, tm.detector = {})\n",
-            s.tm.non_tx, s.tm.tx_code(), s.tm.mem_overhead, s.tm.begin_commit_overhead,
-            arch.tm.timing, arch.tm.detector);
-      print_elastic(s, arch);
-      if (!run.pipeview.empty()) fmt::print("\n{}", run.pipeview);
-      if (!o->sim.timeline.empty()) fmt::print("{}\n", run.timeline_note);
+      print_sim(w, run, arch, o->sim);
     }
     if (o->launch.stats) print_sim_speed(run.stats);
     fail_on_mismatch(run.summary);

@@ -17,7 +17,9 @@ struct StudyRunArgs {
   bool quick = false;
   std::string out = "study-out";
   std::vector<std::string> sets;
+  std::vector<std::string> sweeps;
   int threads = 0;
+  bool json = false;
   std::string shard;
   bool no_plots = false;
   std::size_t stop_after = 0;
@@ -30,7 +32,13 @@ bool is_arch_key(const std::string& key) {
   return false;
 }
 
-void print_summary(const study::RunSummary& s) {
+void print_summary(const study::RunSummary& s, bool as_json) {
+  if (as_json) {
+    nlohmann::json j = json::document("study-run");
+    j.update(study::to_json(s));
+    print_json(j);
+    return;
+  }
   if (!s.report_markdown.empty()) std::cout << s.report_markdown << "\n";
   for (const auto& p : s.pngs) std::cout << "figure: " << p << "\n";
   std::cout << fmt::format("results: {}/points.csv, {}/report.md\n", s.dir, s.dir);
@@ -47,18 +55,24 @@ void run(const StudyRunArgs& a) {
   ArchOptions ao = a.arch;
   if (ao.name.empty()) ao.name = info.arch;  // the study's preset (elastic: cf11)
   std::map<std::string, std::string> params;
+  std::vector<std::string> fixed;
   for (const std::string& s : a.sets) {
     const auto eq = s.find('=');
     if (eq == std::string::npos || eq == 0)
       throw InputError(fmt::format("--set '{}': expected key=value", s));
     const std::string key = s.substr(0, eq);
+    fixed.push_back(key);
     if (is_arch_key(key))
       ao.sets.push_back(s);
     else
       params[key] = s.substr(eq + 1);
   }
+  std::vector<study::SweepAxis> sweep;
+  for (const std::string& s : a.sweeps) sweep.push_back(study::parse_sweep(s));
+  study::check_sweep(info, sweep, fixed);
   const Arch arch = resolve_arch(ao);
-  const study::StudyConfig cfg = study::resolve_config(info, arch, a.quick, params);
+  study::StudyConfig cfg = study::resolve_config(info, arch, a.quick, params);
+  cfg.sweep = std::move(sweep);
   study::RunOptions o;
   o.out_root = a.out;
   o.threads = a.threads;
@@ -67,42 +81,20 @@ void run(const StudyRunArgs& a) {
   o.log = &std::cerr;
   if (!a.shard.empty()) study::parse_shard(a.shard, o.shard_index, o.shard_count);
   if (a.threads < 0) throw InputError("--threads must be >= 0");
-  print_summary(study::run_study(info, cfg, o));
+  print_summary(study::run_study(info, cfg, o), a.json);
 }
 
-}  // namespace
-
-void add_study_command(CLI::App& app) {
-  CLI::App* cmd = app.add_subcommand(
-      "study",
-      "experiment sweeps: random patterns, replication/padding/mapping, histogram, k-means, "
-      "Hough (docs/studies.md)\n\nExamples:\n"
-      "  smemsim study list\n"
-      "  smemsim study run random-patterns\n"
-      "  smemsim study run histogram --quick --out /tmp/s --set bins=256\n"
-      "  smemsim study run kmeans --shard 0/3 --out shards/0   # then: study merge "
-      "shards/*/kmeans");
-  cmd->require_subcommand(1);
-
+void add_list(CLI::App* cmd) {
   auto* list = cmd->add_subcommand("list", "the studies and their parameters");
   list->footer("Example: smemsim study list --json");
   auto list_json = std::make_shared<bool>(false);
   list->add_flag("--json", *list_json, "machine-readable list");
   list->callback([list_json] {
     if (*list_json) {
-      nlohmann::json j = nlohmann::json::array();
-      for (const auto& s : study::studies()) {
-        nlohmann::json p = nlohmann::json::array();
-        for (const auto& ps : s.params)
-          p.push_back(
-              {{"key", ps.key}, {"default", ps.full}, {"quick", ps.quick}, {"help", ps.help}});
-        j.push_back({{"name", s.name},
-                     {"description", s.description},
-                     {"source", s.source},
-                     {"arch", s.arch},
-                     {"params", p}});
-      }
-      std::cout << j.dump(2) << "\n";
+      nlohmann::json j = json::document("study-list");
+      j["studies"] = nlohmann::json::array();
+      for (const auto& s : study::studies()) j["studies"].push_back(study::to_json(s));
+      print_json(j);
       return;
     }
     for (const auto& s : study::studies()) {
@@ -113,7 +105,9 @@ void add_study_command(CLI::App& app) {
                                  p.help);
     }
   });
+}
 
+void add_run(CLI::App* cmd) {
   // Option storage lives as long as the callbacks that read it (no function-level statics).
   auto rap = std::make_shared<StudyRunArgs>();
   StudyRunArgs& ra = *rap;
@@ -126,7 +120,11 @@ void add_study_command(CLI::App& app) {
       "  smemsim study run hough --shard 0/3 --out s0      # one of three shards; see `study "
       "merge`\n"
       "  smemsim study run elastic --quick                 # seed 004 Figs. 8-11 on cf11\n"
-      "  smemsim study run localtm --set tm.bloom_index=word   # seed 003 Figs. 3-5");
+      "  smemsim study run localtm --quick --set tm.bloom_index=word   # seed 003 Figs. 3-5\n"
+      "  smemsim study run random-patterns --quick --sweep memory.banks=16,32 --out sweep\n"
+      "  smemsim study run random-patterns --quick --sweep memory.banks=16,32 \\\n"
+      "      --sweep memory.bank_hash=mod,xor --out sweep2   # the cross product: 4 "
+      "configurations");
   r->add_option("name", ra.name, "study name (see `smemsim study list`)")->required();
   r->add_flag("--quick", ra.quick, "reduced sweep (tests, CI)");
   r->add_option("--out", ra.out, "output root; results go to OUT/NAME")->capture_default_str();
@@ -135,6 +133,15 @@ void add_study_command(CLI::App& app) {
                 "(repeatable)")
       ->allow_extra_args(false)
       ->take_all();
+  r->add_option("--sweep", ra.sweeps,
+                "run over every value of an arch key or study parameter, e.g. --sweep "
+                "memory.banks=16,32,64 (repeatable: the cross product; the values become columns "
+                "of points.csv and series of the figures)")
+      ->allow_extra_args(false)
+      ->take_all();
+  r->add_flag("--json", ra.json,
+              "print the run's folder, points, files and summary.json as JSON instead of the "
+              "report");
   r->add_option("--threads", ra.threads, "worker threads (0: all cores)");
   r->add_option("--shard", ra.shard, "compute only the points with index % n == i (i/n)");
   r->add_flag("--no-plots", ra.no_plots, "skip the gnuplot PNGs");
@@ -148,11 +155,14 @@ void add_study_command(CLI::App& app) {
                 "cf11; localtm: southern-islands)");
   r->add_option("--arch-file", ra.arch.file, "TOML file overriding the preset");
   r->callback([rap] { run(*rap); });
+}
 
+void add_merge(CLI::App* cmd) {
   struct MergeArgs {
     std::vector<std::string> dirs;
     std::string out = "study-out";
     bool no_plots = false;
+    bool json = false;
   };
   auto ma = std::make_shared<MergeArgs>();
   auto* m = cmd->add_subcommand("merge", "combine finished shard folders (DIR/NAME) into OUT/NAME");
@@ -162,13 +172,33 @@ void add_study_command(CLI::App& app) {
   m->add_option("dirs", ma->dirs, "shard folders")->required();
   m->add_option("--out", ma->out, "output root")->capture_default_str();
   m->add_flag("--no-plots", ma->no_plots, "skip the gnuplot PNGs");
+  m->add_flag("--json", ma->json, "print the merged folder, files and summary.json as JSON");
   m->callback([ma] {
     study::RunOptions o;
     o.out_root = ma->out;
     o.plots = !ma->no_plots;
     o.log = &std::cerr;
-    print_summary(study::merge_shards(ma->dirs, o));
+    print_summary(study::merge_shards(ma->dirs, o), ma->json);
   });
+}
+
+}  // namespace
+
+void add_study_command(CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand(
+      "study",
+      "experiment sweeps: random patterns, replication/padding/mapping, histogram, k-means, "
+      "Hough (docs/studies.md)\n\nExamples:\n"
+      "  smemsim study list\n"
+      "  smemsim study run random-patterns\n"
+      "  smemsim study run histogram --quick --out s --set bins=256\n"
+      "  smemsim study run kmeans --shard 0/3 --out shards/0   # then: study merge "
+      "shards/*/kmeans");
+  cmd->require_subcommand(1);
+
+  add_list(cmd);
+  add_run(cmd);
+  add_merge(cmd);
 }
 
 }  // namespace smemsim::cli

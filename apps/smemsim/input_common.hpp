@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "smemsim/access_filter.hpp"
 #include "smemsim/arch.hpp"
 #include "smemsim/error.hpp"
 #include "smemsim/pattern_list.hpp"
@@ -46,16 +47,16 @@ inline std::uint64_t for_each_access(const AccessInput& in, const Arch& arch,
                                      const std::function<void(const WarpAccess&)>& f) {
   if (in.trace.empty() == in.patterns.empty())
     throw InputError("give exactly one of --trace FILE or --pattern LIST (repeatable)");
-  std::optional<Op> op;
+  AccessFilter filter;
   if (!in.op.empty()) {
-    op = parse_op(in.op);
-    if (!op) throw InputError(fmt::format("--op: '{}' is not ld, st or atom", in.op));
+    filter.op = parse_op(in.op);
+    if (!filter.op) throw InputError(fmt::format("--op: '{}' is not ld, st or atom", in.op));
   }
-  const PcFilter pcs = in.pc.empty() ? PcFilter() : PcFilter::parse(in.pc, "--pc");
+  if (!in.pc.empty()) filter.pcs = PcFilter::parse(in.pc, "--pc");
   std::uint64_t n = 0;
   if (!in.patterns.empty()) {
     for (const std::string& p : in.patterns) {
-      f(parse_pattern_list(p, op.value_or(Op::Load), arch.warp_size, arch.memory_words()));
+      f(parse_pattern_list(p, filter.op.value_or(Op::Load), arch.warp_size, arch.memory_words()));
       ++n;
     }
     return n;
@@ -64,20 +65,19 @@ inline std::uint64_t for_each_access(const AccessInput& in, const Arch& arch,
   WarpAccess wa;
   std::set<std::uint32_t> seen;  // the trace's instructions, for the message below
   while (reader.next(wa)) {
-    if (op && wa.op != *op) continue;
-    if (!pcs.keep(wa)) {
-      if (seen.size() < 64) seen.insert(wa.pc);
+    if (!filter.keep(wa)) {
+      if (seen.size() < 64 && (!filter.op || wa.op == *filter.op)) seen.insert(wa.pc);
       continue;
     }
     f(wa);
     ++n;
   }
-  if (n == 0 && !pcs.all()) {
+  if (n == 0 && !filter.pcs.all()) {
     std::string list;
     for (const std::uint32_t pc : seen) list += fmt::format("{}{}", list.empty() ? "" : ", ", pc);
     throw InputError(fmt::format("{}: no {}access has a pc in --pc {} (the trace's pcs: {})",
-                                 in.trace, op ? std::string(op_name(*op)) + " " : "", pcs.str(),
-                                 list.empty() ? "none" : list));
+                                 in.trace, filter.op ? std::string(op_name(*filter.op)) + " " : "",
+                                 filter.pcs.str(), list.empty() ? "none" : list));
   }
   return n;
 }

@@ -1,6 +1,7 @@
 #include "launch_options.hpp"
 
 #include "cli_common.hpp"
+#include "text_table.hpp"
 
 #include <fmt/format.h>
 
@@ -293,74 +294,36 @@ RunSummary run_workload(exec::Workload& w, const Arch& arch,
   return s;
 }
 
-nlohmann::json run_json(const exec::Workload& w, const RunSummary& s) {
-  nlohmann::json j = {
-      {"workload", w.name},
-      {"description", w.description},
-      {"kernel", w.kernel},
-      {"kernel_signature", ptx::demangle(w.kernel)},
-      {"grid", {w.launch.grid.x, w.launch.grid.y, w.launch.grid.z}},
-      {"block", {w.launch.block.x, w.launch.block.y, w.launch.block.z}},
-      {"shared_bytes",
-       {{"static", s.shared.static_bytes},
-        {"dynamic", w.launch.dynamic_shared_bytes},
-        {"total", s.shared.total_bytes}}},
-      {"stats",
-       {{"ctas", s.stats.ctas},
-        {"warp_instructions", s.stats.warp_instructions},
-        {"thread_instructions", s.stats.thread_instructions},
-        {"shared_accesses", s.stats.shared_accesses},
-        {"seconds", s.seconds}}},
-  };
-  if (s.stats.tm.attempts) j["stats"]["tm"] = timing::tm_counts_json(s.stats.tm);
-  if (!s.steps.empty()) {  // a pipeline: "kernel"/"grid"/"block" above are its first launch
-    nlohmann::json launches = nlohmann::json::array();
-    for (const RunSummary::Step& st : s.steps)
-      launches.push_back({{"kernel", st.kernel},
-                          {"kernel_signature", ptx::demangle(st.kernel)},
-                          {"grid", {st.launch.grid.x, st.launch.grid.y, st.launch.grid.z}},
-                          {"block", {st.launch.block.x, st.launch.block.y, st.launch.block.z}},
-                          {"stats",
-                           {{"ctas", st.stats.ctas},
-                            {"warp_instructions", st.stats.warp_instructions},
-                            {"thread_instructions", st.stats.thread_instructions},
-                            {"shared_accesses", st.stats.shared_accesses}}}});
-    j["launches"] = launches;
-  }
-  if (w.report) j["report"] = w.report(w.memory);
-  if (s.checked)
-    j["reference"] = {{"matches", s.mismatch.empty()},
-                      {"details", s.mismatch},
-                      {"tolerance", w.tolerance.empty() ? "bit-exact" : w.tolerance}};
-  nlohmann::json outs = nlohmann::json::array();
-  for (const exec::Output& o : w.outputs) outs.push_back({{"buffer", o.buffer}, {"path", o.path}});
-  j["outputs"] = outs;
-  return j;
-}
-
-void print_run_header(const exec::Workload& w, const RunSummary& s) {
-  fmt::print("{}: {}\n", w.name, w.description);
-  const auto kernel_line = [](const std::string& prefix, const std::string& kernel,
-                              const exec::Launch& l, const exec::SharedLayout& sh) {
-    fmt::print(
-        "{}kernel {}: grid {} x block {}, shared memory {} bytes per block ({} static + {} "
-        "dynamic)\n",
-        prefix, ptx::demangle(kernel), exec::to_string(l.grid), exec::to_string(l.block),
-        sh.total_bytes, sh.static_bytes, l.dynamic_shared_bytes);
+void print_run_header(const exec::Workload& w, const RunSummary& s, std::size_t width) {
+  fmt::print("{}", wrap(fmt::format("{}: {}", w.name, w.description), width));
+  const auto kernel_line = [&](const std::string& prefix, const std::string& kernel,
+                               const exec::Launch& l, const exec::SharedLayout& sh) {
+    fmt::print("{}", wrap(fmt::format("{}kernel {}: grid {} x block {}, shared memory {} bytes per "
+                                      "block ({} static + {} dynamic)",
+                                      prefix, ptx::demangle(kernel), exec::to_string(l.grid),
+                                      exec::to_string(l.block), sh.total_bytes, sh.static_bytes,
+                                      l.dynamic_shared_bytes),
+                          width));
   };
   if (s.steps.empty()) kernel_line("", w.kernel, w.launch, s.shared);
   for (std::size_t i = 0; i < s.steps.size(); ++i) {
     const RunSummary::Step& st = s.steps[i];
     kernel_line(fmt::format("launch {}: ", i + 1), st.kernel, st.launch, st.shared);
-    fmt::print("  {} warp-instructions in {} blocks; {} shared-memory warp accesses\n",
-               st.stats.warp_instructions, st.stats.ctas, st.stats.shared_accesses);
+    fmt::print(
+        "{}", wrap(fmt::format("  {} warp-instructions in {} blocks; {} shared-memory warp "
+                               "accesses",
+                               st.stats.warp_instructions, st.stats.ctas, st.stats.shared_accesses),
+                   width));
   }
   fmt::print(
-      "executed {} warp-instructions ({} thread-instructions) in {} blocks; {} shared-memory "
-      "warp accesses{}\n",
-      s.stats.warp_instructions, s.stats.thread_instructions, s.stats.ctas, s.stats.shared_accesses,
-      s.steps.empty() ? "" : fmt::format(" (all {} launches)", s.steps.size()));
-  if (s.stats.tm.attempts) fmt::print("{}\n", timing::tm_summary(s.stats.tm));
+      "{}",
+      wrap(fmt::format("executed {} warp-instructions ({} thread-instructions) in {} "
+                       "blocks; {} shared-memory warp accesses{}",
+                       s.stats.warp_instructions, s.stats.thread_instructions, s.stats.ctas,
+                       s.stats.shared_accesses,
+                       s.steps.empty() ? "" : fmt::format(" (all {} launches)", s.steps.size())),
+           width));
+  if (s.stats.tm.attempts) fmt::print("{}", wrap(timing::tm_summary(s.stats.tm), width));
   for (const exec::Output& o : w.outputs) fmt::print("wrote buffer '{}' to {}\n", o.buffer, o.path);
 }
 

@@ -11,6 +11,7 @@
 
 #include "smemsim/arch.hpp"
 #include "smemsim/exec.hpp"
+#include "smemsim/exec_json.hpp"
 #include "smemsim/workloads.hpp"
 
 namespace smemsim::cli {
@@ -50,22 +51,9 @@ class TargetWarning {
   std::string text_;
 };
 
-// Runs the workload with `consumer`; returns the executor's statistics and the wall time.
-struct RunSummary {
-  exec::ExecStats stats;  // summed over the launches of a pipeline
-  exec::SharedLayout shared;
-  double seconds = 0;
-  std::string mismatch;  // "" when the result matches (or there is no reference)
-  bool checked = false;
-  // One per launch of a pipeline ([[launch]]); empty for a single launch.
-  struct Step {
-    std::string kernel;
-    exec::Launch launch;
-    exec::ExecStats stats;
-    exec::SharedLayout shared;
-  };
-  std::vector<Step> steps;
-};
+// What a run gives: the executor's statistics, the wall time, the reference check (the library's
+// form, so that json::run_json writes it).
+using RunSummary = exec::RunSummary;
 // A launch's progress on stderr, only when it is a terminal and the launch has run for a second:
 // "block 1234 of 65536 (1.9%)", redrawn at most ten times a second, cleared at the end (issue 11).
 class LaunchProgress {
@@ -88,9 +76,9 @@ RunSummary run_workload(exec::Workload& w, const Arch& arch,
                         const std::function<exec::AccessConsumer*(std::size_t)>& consumer_for,
                         std::uint64_t max_steps);
 
-nlohmann::json run_json(const exec::Workload& w, const RunSummary& s);
 // "kernel K: grid G x block B, shared ..." and the reference verdict, for the human output.
-void print_run_header(const exec::Workload& w, const RunSummary& s);
+// Lines past `width` columns are wrapped at ", " (0: no limit; profile fits 100 columns).
+void print_run_header(const exec::Workload& w, const RunSummary& s, std::size_t width = 0);
 void print_verdict(const exec::Workload& w, const RunSummary& s);
 void print_speed(const RunSummary& s);  // on stderr
 // After printing: a mismatch is a runtime failure (exit 1).

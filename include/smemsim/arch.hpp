@@ -173,12 +173,22 @@ std::string to_toml(const Arch& arch, bool comments = false);
 // and clears `calibrated` when there are any.
 void mark_derived(Arch& arch, const Arch& base);
 // A GPGPU-Sim configuration (gpgpusim.config) mapped onto `base` (src/arch/gpgpusim_import.cpp):
-// the shared-memory and SM options become arch keys (`mapped`, one "option value -> key = value"
-// line each); every other option is listed in `ignored` ("file:line: option value"), and a value
-// smemsim had to adjust in `notes`. Throws InputError "file:line: option: why" on a bad value.
+// the shared-memory and SM options become arch keys (`mapped`: one entry per key set); every other
+// option is listed in `ignored`, and a value smemsim had to adjust in `notes`. Throws InputError
+// "file:line: option: why" on a bad value.
 struct GpgpuSimImport {
+  struct Entry {
+    int line = 0;               // in the configuration file
+    std::string option, value;  // as written there
+    std::string key, setting;   // mapped and notes: the arch key and the value it was set to
+    std::string why;            // ignored: why (may be empty); notes: what was adjusted
+  };
+  std::string origin;  // the configuration's file name, as messages give it
   Arch arch;
-  std::vector<std::string> mapped, ignored, notes;
+  std::vector<Entry> mapped, ignored, notes;
+  // One line for people: "g.config:5: -gpgpu_clock_domains 325.0:650.0 (why)",
+  // "-gpgpu_shmem_num_banks 16 -> memory.banks = 16" for mapped entries.
+  std::string describe(const Entry& e, bool as_mapping = false) const;
 };
 GpgpuSimImport import_gpgpusim(std::string_view text, const std::string& origin, const Arch& base);
 

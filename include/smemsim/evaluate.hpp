@@ -45,6 +45,7 @@ struct Totals {
   std::int64_t sum_position_degree = 0;
   std::int64_t sum_lock_degree = 0;
   std::int64_t max_bank_degree = 0;
+  std::int64_t max_position_degree = 0;
   std::int64_t max_lock_degree = 0;
   std::int64_t total_latency = 0;
 

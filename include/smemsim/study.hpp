@@ -101,12 +101,20 @@ struct ParamSpec {
   std::string help;
 };
 
+// One swept key and its values (`study run --sweep memory.banks=16,32`): an arch key or a study
+// parameter; the study runs over the cross product of every axis (src/study/sweep.cpp).
+struct SweepAxis {
+  std::string key;
+  std::vector<std::string> values;
+};
+
 struct StudyConfig {
   Arch arch;
   std::map<std::string, std::string> params;  // every key resolved (defaults + --set)
   bool quick = false;
   std::uint64_t seed = 1;
   std::string backend = "analytic";
+  std::vector<SweepAxis> sweep;  // empty: one configuration
   // Parsing helpers (InputError naming the key on a bad value).
   std::int64_t integer(const std::string& key) const;
   std::vector<std::int64_t> integers(const std::string& key) const;  // comma list; a..b ranges
@@ -146,6 +154,16 @@ const StudyInfo& find_study(std::string_view name);  // InputError listing the n
 StudyConfig resolve_config(const StudyInfo& info, const Arch& arch, bool quick,
                            const std::map<std::string, std::string>& sets);
 
+// "KEY=V1,V2,...": InputError on a missing '=', an empty or repeated value.
+SweepAxis parse_sweep(std::string_view text);
+// InputError when an axis names neither an arch key nor a parameter of the study, a key is swept
+// twice or also fixed by --set (`fixed`), or the cross product passes 4,096 configurations.
+void check_sweep(const StudyInfo& info, const std::vector<SweepAxis>& sweep,
+                 const std::vector<std::string>& fixed);
+// The study, configured: `info.make()`, or, with cfg.sweep, a study over every configuration of
+// the sweep (its columns start with the swept keys). Throws InputError.
+std::unique_ptr<Study> make_study(const StudyInfo& info, const StudyConfig& cfg);
+
 // ---- Runner ----
 struct RunOptions {
   std::string out_root = "study-out";  // results go to out_root/NAME
@@ -166,6 +184,9 @@ struct RunSummary {
   double seconds = 0;
   std::vector<std::string> pngs;
   std::string report_markdown;  // the report's tables (what the CLI prints)
+  // The report was written (report.md, summary.json): a whole run or a merge, not one shard.
+  bool finalized = false;
+  nlohmann::json summary;  // what summary.json holds (when finalized)
 };
 RunSummary run_study(const StudyInfo& info, const StudyConfig& cfg, const RunOptions& o);
 
@@ -174,5 +195,11 @@ RunSummary merge_shards(const std::vector<std::string>& dirs, const RunOptions& 
 
 // Parses "i/n" (InputError when malformed or i >= n).
 void parse_shard(std::string_view s, int& index, int& count);
+
+// ---- JSON forms (docs/json.md; src/study/study_json.cpp) ----
+// A study as `study list --json` lists it: name, description, source, arch, parameters.
+nlohmann::json to_json(const StudyInfo& info);
+// What `study run --json` and `study merge --json` print: the folder, the points, the files.
+nlohmann::json to_json(const RunSummary& s);
 
 }  // namespace smemsim::study

@@ -150,10 +150,9 @@ struct TimingStats {
 
 // One JSON form for the stats (the CLI prints it; docs/timing.md lists the fields).
 nlohmann::json to_json(const TimingStats& s, const ptx::Module& module, const ptx::Kernel& kernel);
-// The "tm" object of that form (docs/tm.md): the transactional counts and the breakdown.
+// The "tm" object of that form (docs/tm.md): the transactional counts (json::to_json of
+// tm::TmStats, their one writer) and the breakdown.
 nlohmann::json tm_json(const tm::TmStats& t, const TmCycles& c);
-// The counts alone (`run --json`, which has no cycles).
-nlohmann::json tm_counts_json(const tm::TmStats& t);
 // One line for people: "transactions: 4 (4 attempts, 0 serialized); lanes: 256 committed, 0
 // aborted (commit ratio 100.0%); conflicts: 0 true, 0 false".
 std::string tm_summary(const tm::TmStats& t);

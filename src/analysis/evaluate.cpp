@@ -38,6 +38,7 @@ void Totals::add(const AccessResult& r) {
   sum_position_degree += r.degrees.position;
   sum_lock_degree += r.degrees.lock;
   max_bank_degree = std::max<std::int64_t>(max_bank_degree, r.degrees.bank);
+  max_position_degree = std::max<std::int64_t>(max_position_degree, r.degrees.position);
   max_lock_degree = std::max<std::int64_t>(max_lock_degree, r.degrees.lock);
   total_latency += r.latency;
 }
@@ -50,6 +51,7 @@ void Totals::merge(const Totals& o) {
   sum_position_degree += o.sum_position_degree;
   sum_lock_degree += o.sum_lock_degree;
   max_bank_degree = std::max(max_bank_degree, o.max_bank_degree);
+  max_position_degree = std::max(max_position_degree, o.max_position_degree);
   max_lock_degree = std::max(max_lock_degree, o.max_lock_degree);
   total_latency += o.total_latency;
 }

@@ -36,13 +36,124 @@ std::int64_t one(const std::string& v, const std::string& where, const std::stri
   return xs[0];
 }
 
+// One option line being mapped: sets keys on the arch and records what it did.
+class OptionMapper {
+ public:
+  OptionMapper(GpgpuSimImport& r, int line, std::string opt, std::string value)
+      : r_(r),
+        where_(fmt::format("{}:{}", r.origin, line)),
+        entry_{line, std::move(opt), std::move(value), "", "", ""} {}
+
+  // Maps the option (InputError "file:line: option: why" on a bad value); false when smemsim has
+  // no key for it. Cluster counts are kept in `clusters`/`cores` (they multiply).
+  bool map(std::int64_t& clusters, std::int64_t& cores, int& clusters_line);
+
+ private:
+  std::int64_t value() const { return one(entry_.value, where_, entry_.option); }
+  void set(const std::string& key, std::int64_t v) {
+    apply_override(r_.arch, fmt::format("{}={}", key, v));
+    add_mapped(key, std::to_string(v));
+  }
+  void add_mapped(const std::string& key, const std::string& setting) {
+    GpgpuSimImport::Entry e = entry_;
+    e.key = key;
+    e.setting = setting;
+    r_.mapped.push_back(std::move(e));
+  }
+  // A latency below the pipeline's minimum is raised to it, with a note.
+  void set_latency(const std::string& key, std::int64_t v, const std::string& what) {
+    const std::int64_t floor = r_.arch.sm.min_latency();
+    set(key, std::max(v, floor));
+    if (v >= floor) return;
+    GpgpuSimImport::Entry e = entry_;
+    e.key = key;
+    e.setting = std::to_string(floor);
+    e.why = fmt::format(
+        "{} {} is below smemsim's pipeline (sm.frontend_stages + sm.mem_stages + 2 = {}): {} set "
+        "to {}",
+        what, v, floor, key, floor);
+    r_.notes.push_back(std::move(e));
+  }
+  void map_scheduler();
+
+  GpgpuSimImport& r_;
+  std::string where_;
+  GpgpuSimImport::Entry entry_;
+};
+
+void OptionMapper::map_scheduler() {
+  const std::string s = entry_.value.substr(0, entry_.value.find(':'));
+  if (s == "lrr" || s == "gto") {
+    r_.arch.sm.scheduler = s;
+    add_mapped("sm.scheduler", s);
+    return;
+  }
+  GpgpuSimImport::Entry e = entry_;
+  e.why = "smemsim has lrr, gto and the bank-aware schedulers";
+  r_.ignored.push_back(std::move(e));
+}
+
+bool OptionMapper::map(std::int64_t& clusters, std::int64_t& cores, int& clusters_line) {
+  const std::string& opt = entry_.option;
+  if (opt == "-gpgpu_n_clusters") {
+    clusters = value();
+    clusters_line = entry_.line;
+  } else if (opt == "-gpgpu_n_cores_per_cluster") {
+    cores = value();
+  } else if (opt == "-gpgpu_shader_core_pipeline") {
+    const auto xs = integers(entry_.value, ':', where_, opt);  // <threads>:<warp size>[:...]
+    if (xs.size() < 2)
+      throw InputError(
+          fmt::format("{}: {}: '{}' is not <threads>:<warp size>", where_, opt, entry_.value));
+    set("sm.max_threads", xs[0]);
+    set("warp.size", xs[1]);
+    set("sm.max_warps", xs[0] / std::max<std::int64_t>(1, xs[1]));
+  } else if (opt == "-gpgpu_shader_registers") {
+    set("sm.registers", value());
+  } else if (opt == "-gpgpu_shader_cta") {
+    set("sm.max_ctas", value());
+  } else if (opt == "-gpgpu_shmem_size") {
+    set("memory.size_bytes", value());
+  } else if (opt == "-gpgpu_shmem_num_banks") {
+    set("memory.banks", value());
+  } else if (opt == "-gpgpu_shmem_warp_parts") {
+    // GPGPU-Sim checks bank conflicts per 1/parts of a warp: smemsim's transaction.
+    const std::int64_t parts = value();
+    if (parts < 1 || r_.arch.warp_size % parts)
+      throw InputError(fmt::format("{}: {}: {} does not divide the warp size {}", where_, opt,
+                                   parts, r_.arch.warp_size));
+    set("warp.transaction_lanes", r_.arch.warp_size / parts);
+  } else if (opt == "-gpgpu_smem_latency") {
+    const std::int64_t l = value();
+    set("timing.ld_base", l);
+    set("timing.st_base", l);
+    set_latency("sm.lat_shared_ld", l, "the shared-memory latency");
+    set_latency("sm.lat_shared_st", l, "the shared-memory latency");
+  } else if (opt == "-gpgpu_scheduler") {
+    map_scheduler();
+  } else if (opt == "-ptx_opcode_latency_int") {
+    const auto xs = integers(entry_.value, ',', where_, opt);  // add, mul, mad, div, ...
+    set_latency("sm.lat_alu", xs.front(), "the ALU latency");
+  } else {
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
+
+std::string GpgpuSimImport::describe(const Entry& e, bool as_mapping) const {
+  if (as_mapping) return fmt::format("{} {} -> {} = {}", e.option, e.value, e.key, e.setting);
+  return fmt::format("{}:{}: {} {}{}", origin, e.line, e.option, e.value,
+                     e.why.empty() ? "" : fmt::format(" ({})", e.why));
+}
 
 GpgpuSimImport import_gpgpusim(std::string_view text, const std::string& origin, const Arch& base) {
   GpgpuSimImport r;
+  r.origin = origin;
   r.arch = base;
   std::int64_t clusters = -1, cores = -1;
-  std::string clusters_where;
+  int clusters_line = 0;
   std::istringstream in{std::string(text)};
   std::string line;
   for (int n = 1; std::getline(in, line); ++n) {
@@ -53,75 +164,9 @@ GpgpuSimImport import_gpgpusim(std::string_view text, const std::string& origin,
     const std::string where = fmt::format("{}:{}", origin, n);
     if (opt[0] != '-') throw InputError(fmt::format("{}: '{}' is not an -option", where, opt));
     if (!(words >> value)) throw InputError(fmt::format("{}: {} has no value", where, opt));
-    Arch& a = r.arch;
-    auto set = [&](const std::string& key, std::int64_t v) {
-      apply_override(a, fmt::format("{}={}", key, v));
-      r.mapped.push_back(fmt::format("{} {} -> {} = {}", opt, value, key, v));
-    };
     try {
-      if (opt == "-gpgpu_n_clusters") {
-        clusters = one(value, where, opt);
-        clusters_where = where;
-      } else if (opt == "-gpgpu_n_cores_per_cluster") {
-        cores = one(value, where, opt);
-      } else if (opt == "-gpgpu_shader_core_pipeline") {
-        const auto xs = integers(value, ':', where, opt);  // <threads>:<warp size>[:...]
-        if (xs.size() < 2)
-          throw InputError(
-              fmt::format("{}: {}: '{}' is not <threads>:<warp size>", where, opt, value));
-        set("sm.max_threads", xs[0]);
-        set("warp.size", xs[1]);
-        set("sm.max_warps", xs[0] / std::max<std::int64_t>(1, xs[1]));
-      } else if (opt == "-gpgpu_shader_registers") {
-        set("sm.registers", one(value, where, opt));
-      } else if (opt == "-gpgpu_shader_cta") {
-        set("sm.max_ctas", one(value, where, opt));
-      } else if (opt == "-gpgpu_shmem_size") {
-        set("memory.size_bytes", one(value, where, opt));
-      } else if (opt == "-gpgpu_shmem_num_banks") {
-        set("memory.banks", one(value, where, opt));
-      } else if (opt == "-gpgpu_shmem_warp_parts") {
-        // GPGPU-Sim checks bank conflicts per 1/parts of a warp: smemsim's transaction.
-        const std::int64_t parts = one(value, where, opt);
-        if (parts < 1 || a.warp_size % parts)
-          throw InputError(fmt::format("{}: {}: {} does not divide the warp size {}", where, opt,
-                                       parts, a.warp_size));
-        set("warp.transaction_lanes", a.warp_size / parts);
-      } else if (opt == "-gpgpu_smem_latency") {
-        const std::int64_t l = one(value, where, opt);
-        set("timing.ld_base", l);
-        set("timing.st_base", l);
-        const std::int64_t floor = a.sm.min_latency();
-        set("sm.lat_shared_ld", std::max(l, floor));
-        set("sm.lat_shared_st", std::max(l, floor));
-        if (l < floor)
-          r.notes.push_back(fmt::format(
-              "{}: {} {} is below smemsim's pipeline (sm.frontend_stages + sm.mem_stages + 2 = "
-              "{}): sm.lat_shared_ld/st set to {}",
-              where, opt, l, floor, floor));
-      } else if (opt == "-gpgpu_scheduler") {
-        const std::string s = value.substr(0, value.find(':'));
-        if (s == "lrr" || s == "gto") {
-          a.sm.scheduler = s;
-          r.mapped.push_back(fmt::format("{} {} -> sm.scheduler = {}", opt, value, s));
-        } else {
-          r.ignored.push_back(
-              fmt::format("{}: {} {} (smemsim has lrr, gto and the bank-aware "
-                          "schedulers)",
-                          where, opt, value));
-        }
-      } else if (opt == "-ptx_opcode_latency_int") {
-        const auto xs = integers(value, ',', where, opt);  // add, mul, mad, div, ...
-        const std::int64_t floor = a.sm.min_latency();
-        set("sm.lat_alu", std::max(xs.front(), floor));
-        if (xs.front() < floor)
-          r.notes.push_back(
-              fmt::format("{}: {} {}: the ALU latency {} is below smemsim's "
-                          "pipeline ({}): sm.lat_alu set to {}",
-                          where, opt, value, xs.front(), floor, floor));
-      } else {
-        r.ignored.push_back(fmt::format("{}: {} {}", where, opt, value));
-      }
+      if (!OptionMapper(r, n, opt, value).map(clusters, cores, clusters_line))
+        r.ignored.push_back({n, opt, value, "", "", ""});
     } catch (const InputError& e) {
       const std::string msg = e.what();
       if (msg.rfind(origin, 0) == 0) throw;
@@ -135,13 +180,12 @@ GpgpuSimImport import_gpgpusim(std::string_view text, const std::string& origin,
     try {
       apply_override(r.arch, fmt::format("sm.count={}", clusters * cores));
     } catch (const InputError& e) {
-      throw InputError(fmt::format("{}: -gpgpu_n_clusters x -gpgpu_n_cores_per_cluster: {}",
-                                   clusters_where, e.what()));
+      throw InputError(fmt::format("{}:{}: -gpgpu_n_clusters x -gpgpu_n_cores_per_cluster: {}",
+                                   origin, clusters_line, e.what()));
     }
-    r.mapped.push_back(
-        fmt::format("-gpgpu_n_clusters {} x -gpgpu_n_cores_per_cluster {} -> "
-                    "sm.count = {}",
-                    clusters, cores, clusters * cores));
+    r.mapped.push_back({clusters_line, "-gpgpu_n_clusters x -gpgpu_n_cores_per_cluster",
+                        fmt::format("{} x {}", clusters, cores), "sm.count",
+                        std::to_string(clusters * cores), ""});
   }
   try {
     validate(r.arch);

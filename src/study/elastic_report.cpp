@@ -34,27 +34,27 @@ double mean(const std::vector<double>& v) {
   return v.empty() ? 0 : s / double(v.size());
 }
 
-}  // namespace
+const std::string C = "conflicting", O = "optimized";
 
-Report elastic_report(const Table& t, const std::vector<std::string>& benches) {
-  Report rep;
-  const std::string C = "conflicting", O = "optimized";
-  auto num = [&](std::optional<std::size_t> r, const char* col) { return t.num(*r, col); };
+double num(const Table& t, std::optional<std::size_t> r, const char* col) {
+  return t.num(*r, col);
+}
 
-  // ---- Table 4 -------------------------------------------------------------------------------
+// Table 4: the benchmarks' intensity, conflict degree and theoretic speed-up beside 004's.
+void table4(const Table& t, const std::vector<std::string>& benches, Report& rep) {
   std::vector<std::vector<std::string>> rows;
   for (const std::string& b : benches) {
     const auto r = find_row(t, b, C, "baseline");
     if (!r) continue;
     double pi = 0, pd = 0, pt = 0;
     elastic_paper_row(b, pi, pd, pt);
-    const double intensity = num(r, "shared_thread") / num(r, "thread_instr");
-    const double degree = num(r, "smem_passes") / std::max(1.0, num(r, "smem_accesses"));
+    const double intensity = num(t, r, "shared_thread") / num(t, r, "thread_instr");
+    const double degree = num(t, r, "smem_passes") / std::max(1.0, num(t, r, "smem_accesses"));
     const double theoretic = 1 + intensity * (degree - 1);
     rep.summary["table4"][b] = {
-        {"intensity", intensity}, {"degree", degree}, {"theoretic_speedup", theoretic}};
+        {"intensity", intensity}, {"bank_degree_mean", degree}, {"theoretic_speedup", theoretic}};
     rows.push_back({b, t.str(*r, "grid"), t.str(*r, "block"), t.str(*r, "ctas_per_sm"),
-                    fmt::format("{:.0f}", num(r, "thread_instr")),
+                    fmt::format("{:.0f}", num(t, r, "thread_instr")),
                     fmt::format("{:.1f}% / {:.1f}%", 100 * intensity, 100 * pi),
                     fmt::format("{:.2f} / {:.2f}", degree, pd),
                     fmt::format("{:.2f} / {:.2f}", theoretic, pt)});
@@ -69,35 +69,37 @@ Report elastic_report(const Table& t, const std::vector<std::string>& benches) {
                             "shared intensity", "avg. conflict degree", "theoretic speed-up"},
                            rows) +
                   "\n";
+}
 
-  // ---- Fig. 8: stalls, baseline vs enhanced (bank-aware) ----------------------------------------
+// Fig. 8: pipeline stalls, baseline vs elastic + bank-aware, normalized to the baseline.
+void fig8_stalls(const Table& t, const std::vector<std::string>& benches, Report& rep) {
   Figure f8{"fig8_stalls", "Pipeline stalls, baseline vs elastic + bank-aware (seed 004 Fig. 8)",
             "", "stalls (normalized to the baseline)"};
   f8.stacked = true;
   f8.series = {{"warp scheduling fails"}, {"bank conflicts"}, {"other"}};
   std::vector<double> reductions;
-  rows.clear();
+  std::vector<std::vector<std::string>> rows;
   for (const std::string& b : benches) {
     const auto base = find_row(t, b, C, "baseline"), enh = find_row(t, b, C, "bank-aware");
     if (!base || !enh) continue;
     const double total =
-        num(base, "stall_schedule") + num(base, "stall_bank") + num(base, "stall_other");
+        num(t, base, "stall_schedule") + num(t, base, "stall_bank") + num(t, base, "stall_other");
     if (total <= 0) continue;
     for (const auto& [r, tag] : {std::pair{base, "base"}, std::pair{enh, "enh"}}) {
       f8.categories.push_back(fmt::format("{} {}", b, tag));
-      f8.series[0].y.push_back(num(r, "stall_schedule") / total);
-      f8.series[1].y.push_back(num(r, "stall_bank") / total);
-      f8.series[2].y.push_back(num(r, "stall_other") / total);
+      f8.series[0].y.push_back(num(t, r, "stall_schedule") / total);
+      f8.series[1].y.push_back(num(t, r, "stall_bank") / total);
+      f8.series[2].y.push_back(num(t, r, "stall_other") / total);
     }
     const double after =
-        num(enh, "stall_schedule") + num(enh, "stall_bank") + num(enh, "stall_other");
+        num(t, enh, "stall_schedule") + num(t, enh, "stall_bank") + num(t, enh, "stall_other");
     reductions.push_back(1 - after / total);
     rows.push_back({b, fmt::format("{:.0f}", total), fmt::format("{:.0f}", after),
                     pct(-(1 - after / total)),
-                    fmt::format("{:.0f} / {:.0f} / {:.0f}", num(base, "stall_schedule"),
-                                num(base, "stall_bank"), num(base, "stall_other")),
-                    fmt::format("{:.0f} / {:.0f} / {:.0f}", num(enh, "stall_schedule"),
-                                num(enh, "stall_bank"), num(enh, "stall_other"))});
+                    fmt::format("{:.0f} / {:.0f} / {:.0f}", num(t, base, "stall_schedule"),
+                                num(t, base, "stall_bank"), num(t, base, "stall_other")),
+                    fmt::format("{:.0f} / {:.0f} / {:.0f}", num(t, enh, "stall_schedule"),
+                                num(t, enh, "stall_bank"), num(t, enh, "stall_other"))});
   }
   if (!reductions.empty()) {
     const double avg = mean(reductions);
@@ -114,15 +116,17 @@ Report elastic_report(const Table& t, const std::vector<std::string>& benches) {
                     "\n";
     rep.figures.push_back(std::move(f8));
   }
+}
 
-  // ---- Fig. 9: performance --------------------------------------------------------------------
+// Fig. 9: speed-ups over the baseline GPU per configuration, beside the theoretic one.
+void fig9_speedup(const Table& t, const std::vector<std::string>& benches, Report& rep) {
   Figure f9{"fig9_speedup", "Speed-up over the baseline GPU (seed 004 Fig. 9)", "",
             "speed-up (baseline cycles / cycles)"};
   f9.clustered = true;
   const char* cfgs[] = {"elastic", "bank-aware", "bank-aware-fill"};
   f9.series = {{"pure elastic"}, {"elastic + bank-aware"}, {"footnote 10 variant"}, {"theoretic"}};
   std::map<std::string, std::vector<double>> gains;
-  rows.clear();
+  std::vector<std::vector<std::string>> rows;
   for (const std::string& b : benches) {
     const auto base = find_row(t, b, C, "baseline");
     if (!base) continue;
@@ -130,7 +134,7 @@ Report elastic_report(const Table& t, const std::vector<std::string>& benches) {
     f9.categories.push_back(b);
     for (std::size_t k = 0; k < 3; ++k) {
       const auto r = find_row(t, b, C, cfgs[k]);
-      const double s = r ? num(base, "cycles") / num(r, "cycles") : 0;
+      const double s = r ? num(t, base, "cycles") / num(t, r, "cycles") : 0;
       f9.series[k].y.push_back(s);
       row.push_back(r ? pct(s - 1) : "-");
       if (r) gains[cfgs[k]].push_back(s - 1);
@@ -160,8 +164,10 @@ Report elastic_report(const Table& t, const std::vector<std::string>& benches) {
                     "\n";
     rep.figures.push_back(std::move(f9));
   }
+}
 
-  // ---- Fig. 10 / Fig. 11: against the optimized code --------------------------------------------
+// Figs. 10 and 11: against the optimized code (conflicting on the enhanced GPU; optimized on both).
+void fig10_fig11(const Table& t, const std::vector<std::string>& benches, Report& rep) {
   Figure f10{"fig10_vs_optimized",
              "Conflicting code on the enhanced GPU vs optimized code on the baseline (seed 004 "
              "Fig. 10)",
@@ -180,8 +186,8 @@ Report elastic_report(const Table& t, const std::vector<std::string>& benches) {
     const auto cb = find_row(t, b, C, "baseline"), ce = find_row(t, b, C, "bank-aware");
     if (!ob) continue;
     if (cb && ce) {
-      const double a = num(ob, "cycles") / num(cb, "cycles"),
-                   e = num(ob, "cycles") / num(ce, "cycles");
+      const double a = num(t, ob, "cycles") / num(t, cb, "cycles"),
+                   e = num(t, ob, "cycles") / num(t, ce, "cycles");
       f10.categories.push_back(b);
       f10.series[0].y.push_back(a);
       f10.series[1].y.push_back(e);
@@ -189,7 +195,7 @@ Report elastic_report(const Table& t, const std::vector<std::string>& benches) {
       rows10.push_back({b, fmt::format("{:.3f}", a), fmt::format("{:.3f}", e)});
     }
     if (oe) {
-      const double s = num(ob, "cycles") / num(oe, "cycles");
+      const double s = num(t, ob, "cycles") / num(t, oe, "cycles");
       f11.categories.push_back(b);
       f11.series[0].y.push_back(s);
       rel11.push_back(s);
@@ -218,17 +224,20 @@ Report elastic_report(const Table& t, const std::vector<std::string>& benches) {
     rep.markdown += md_table({"benchmark", "speed-up"}, rows11) + "\n";
     rep.figures.push_back(std::move(f11));
   }
+}
 
-  // ---- Predictions ------------------------------------------------------------------------------
-  rows.clear();
+// The history cache's conflict-degree predictions (004 §4.2).
+void predictions(const Table& t, const std::vector<std::string>& benches, Report& rep) {
+  std::vector<std::vector<std::string>> rows;
   for (const std::string& b : benches) {
     const auto r = find_row(t, b, C, "bank-aware");
     if (!r) continue;
-    const double c = num(r, "pred_correct"), lo = num(r, "pred_low"), hi = num(r, "pred_high");
+    const double c = num(t, r, "pred_correct"), lo = num(t, r, "pred_low"),
+                 hi = num(t, r, "pred_high");
     const double n = std::max(1.0, c + lo + hi);
     rows.push_back({b, fmt::format("{:.0f}", n), fmt::format("{:.1f}%", 100 * c / n),
                     fmt::format("{:.1f}%", 100 * lo / n), fmt::format("{:.1f}%", 100 * hi / n),
-                    fmt::format("{:.0f}", num(r, "safe_distance"))});
+                    fmt::format("{:.0f}", num(t, r, "safe_distance"))});
   }
   if (!rows.empty())
     rep.markdown +=
@@ -240,6 +249,17 @@ Report elastic_report(const Table& t, const std::vector<std::string>& benches) {
                   "safe-distance cycles"},
                  rows) +
         "\n";
+}
+
+}  // namespace
+
+Report elastic_report(const Table& t, const std::vector<std::string>& benches) {
+  Report rep;
+  table4(t, benches, rep);
+  fig8_stalls(t, benches, rep);
+  fig9_speedup(t, benches, rep);
+  fig10_fig11(t, benches, rep);
+  predictions(t, benches, rep);
   return rep;
 }
 

@@ -279,13 +279,14 @@ Report Histogram::report(const Table& t) const {
         sx.x.push_back(r), sx.y.push_back(cell.speedup("xor"));
         sa.x.push_back(r), sa.y.push_back(cell.speedup("xor_all"));
         sc.x.push_back(r), sc.y.push_back(cell.cycles.at("mod"));
-        auto& j = rep.summary["speedup"][layout][fmt::format("{}", b)][fmt::format("{}", r)];
+        nlohmann::json j = {{"layout", layout}, {"bins", b}, {"r", r}};
         j["cycles_mod"] = cell.cycles.at("mod");
         for (const char* v : kShown) {
           const Spread s = cell.spread(v);
           j[v] = cell.speedup(v);
           j[fmt::format("{}_images", v)] = {{"min", s.min}, {"median", s.median}, {"max", s.max}};
         }
+        rep.summary["speedup"].push_back(std::move(j));
       }
       fx.series.push_back(std::move(sx));
       fx.series.push_back(std::move(sa));

@@ -299,8 +299,9 @@ Report Hough::report(const Table& t) const {
         s.x.push_back(r);
         s.y.push_back(c.cycles.at(h));
       }
-      auto& j = rep.summary["speedup"][layout][fmt::format("{}", r)];
+      nlohmann::json j = {{"layout", layout}, {"r", r}};
       for (const char* v : shown) j[v] = c.speedup(v);
+      rep.summary["speedup"].push_back(std::move(j));
       const double sp = std::max(c.speedup("xor"), c.speedup("add"));
       if (sp > best) best = sp, best_r = r;
     }

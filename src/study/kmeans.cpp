@@ -83,7 +83,7 @@ class KMeans : public Study {
       }
   }
   std::vector<std::string> columns() const override {
-    return {"dims", "k", "r", "mapping", "warps", "cycles", "mean_lock_degree", "mean_bank_degree"};
+    return {"dims", "k", "r", "mapping", "warps", "cycles", "lock_degree_mean", "bank_degree_mean"};
   }
   std::size_t size() const override { return points_.size(); }
 
@@ -275,7 +275,8 @@ Report KMeans::report(const Table& t) const {
           if (!found) row.push_back("-");
         }
         row.push_back(fmt::format("{}", best_r));
-        rep.summary["best_r"][mapping][fmt::format("d{}", d)][fmt::format("{}", k)] = best_r;
+        rep.summary["best_r"].push_back(
+            {{"mapping", mapping}, {"dims", d}, {"k", k}, {"r", best_r}});
         rows.push_back(std::move(row));
         f.series.push_back(std::move(s));
       }

@@ -2,6 +2,7 @@
 // Without gnuplot on PATH the scripts and data are still written and a warning is logged.
 #include "plot.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -69,7 +70,12 @@ void write_stacked(const Figure& f, std::ofstream& dat, std::ofstream& gp) {
      << "\n"
         "set style fill solid 0.8 border -1\nset boxwidth 0.7\nset key outside right top\n"
         "set grid ytics\nset yrange [0:*]\nset xtics noenhanced\n";
-  if (f.categories.size() > 8) gp << "set xtics rotate by -40\nset bmargin 7\n";
+  if (f.categories.size() > 8) {
+    std::size_t longest = 0;
+    for (const std::string& c : f.categories) longest = std::max(longest, c.size());
+    gp << fmt::format("set xtics rotate by -40\nset bmargin {}\n",
+                      std::clamp<std::size_t>(3 + longest * 2 / 3, 7, 16));
+  }
   gp << fmt::format("set xrange [-0.6:{}]\nset offsets 0, 0, graph 0.08, 0\n",
                     double(f.categories.size()) - 0.4);
   const std::size_t n = f.series.size();

@@ -55,9 +55,9 @@ struct Acc {
                            Value(mean(lock)), Value(mean(bank)), Value(mean(position))});
   }
 };
-const std::vector<std::string> kAccCols{"mean_latency",     "lock_penalty",
-                                        "bank_penalty",     "mean_lock_degree",
-                                        "mean_bank_degree", "mean_position_degree"};
+const std::vector<std::string> kAccCols{"latency_cycles_mean", "lock_penalty",
+                                        "bank_penalty",        "lock_degree_mean",
+                                        "bank_degree_mean",    "position_degree_mean"};
 
 WarpAccess random_warp(Rng& rng, std::uint32_t lanes, std::uint32_t space) {
   WarpAccess wa;
@@ -120,19 +120,21 @@ class RandomPatterns : public Study {
     f.stacked = true;
     f.series = {{"base"}, {"lock/position penalty"}, {"bank penalty"}};
     for (std::size_t k = 0; k < t.rows.size(); ++k) {
-      rows.push_back({t.str(k, "size"), fmt::format("{:.1f}", t.num(k, "mean_latency")),
+      rows.push_back({t.str(k, "size"), fmt::format("{:.1f}", t.num(k, "latency_cycles_mean")),
                       fmt::format("{:.1f}", t.num(k, "lock_penalty")),
                       fmt::format("{:.1f}", t.num(k, "bank_penalty")),
-                      fmt::format("{:.3f}", t.num(k, "mean_lock_degree")),
-                      fmt::format("{:.3f}", t.num(k, "mean_bank_degree"))});
+                      fmt::format("{:.3f}", t.num(k, "lock_degree_mean")),
+                      fmt::format("{:.3f}", t.num(k, "bank_degree_mean"))});
       f.categories.push_back(t.str(k, "size"));
       f.bar_labels.push_back(
-          fmt::format("{:.2f}/{:.2f}", t.num(k, "mean_lock_degree"), t.num(k, "mean_bank_degree")));
+          fmt::format("{:.2f}/{:.2f}", t.num(k, "lock_degree_mean"), t.num(k, "bank_degree_mean")));
       f.series[0].y.push_back(double(cfg_.arch.timing.t_base));
       f.series[1].y.push_back(t.num(k, "lock_penalty"));
       f.series[2].y.push_back(t.num(k, "bank_penalty"));
-      r.summary["mean_lock_degree"][t.str(k, "size")] = t.num(k, "mean_lock_degree");
-      r.summary["mean_latency"][t.str(k, "size")] = t.num(k, "mean_latency");
+      r.summary["sizes"].push_back({{"size", std::int64_t(t.num(k, "size"))},
+                                    {"lock_degree_mean", t.num(k, "lock_degree_mean")},
+                                    {"bank_degree_mean", t.num(k, "bank_degree_mean")},
+                                    {"latency_cycles_mean", t.num(k, "latency_cycles_mean")}});
     }
     r.markdown = fmt::format(
         "{} uniform random 32-lane atomic patterns per vote-space size; arch "
@@ -166,7 +168,7 @@ class RandomReplication : public RandomPatterns {
   std::vector<std::string> columns() const override {
     std::vector<std::string> c{"size", "patterns", "r"};
     c.insert(c.end(), kAccCols.begin(), kAccCols.end());
-    c.insert(c.end(), {"r1_mean_latency", "r1_mean_lock_degree"});
+    c.insert(c.end(), {"r1_latency_cycles_mean", "r1_lock_degree_mean"});
     return c;
   }
   PointResult run_point(std::size_t i) const override {
@@ -200,19 +202,24 @@ class RandomReplication : public RandomPatterns {
     f.series = {{"base"}, {"lock/position penalty"}, {"bank penalty"}};
     for (std::size_t k = 0; k < t.rows.size(); ++k) {
       rows.push_back({t.str(k, "size"), t.str(k, "r"),
-                      fmt::format("{:.1f}", t.num(k, "r1_mean_latency")),
-                      fmt::format("{:.1f}", t.num(k, "mean_latency")),
-                      fmt::format("{:.3f}", t.num(k, "r1_mean_lock_degree")),
-                      fmt::format("{:.3f}", t.num(k, "mean_lock_degree")),
-                      fmt::format("{:.3f}", t.num(k, "mean_bank_degree"))});
+                      fmt::format("{:.1f}", t.num(k, "r1_latency_cycles_mean")),
+                      fmt::format("{:.1f}", t.num(k, "latency_cycles_mean")),
+                      fmt::format("{:.3f}", t.num(k, "r1_lock_degree_mean")),
+                      fmt::format("{:.3f}", t.num(k, "lock_degree_mean")),
+                      fmt::format("{:.3f}", t.num(k, "bank_degree_mean"))});
       f.categories.push_back(fmt::format("{} [R={}]", t.str(k, "size"), t.str(k, "r")));
       f.bar_labels.push_back(
-          fmt::format("{:.2f}/{:.2f}", t.num(k, "mean_lock_degree"), t.num(k, "mean_bank_degree")));
+          fmt::format("{:.2f}/{:.2f}", t.num(k, "lock_degree_mean"), t.num(k, "bank_degree_mean")));
       f.series[0].y.push_back(double(cfg_.arch.timing.t_base));
       f.series[1].y.push_back(t.num(k, "lock_penalty"));
       f.series[2].y.push_back(t.num(k, "bank_penalty"));
-      r.summary["mean_lock_degree"][t.str(k, "size")] = t.num(k, "mean_lock_degree");
-      r.summary["r1_mean_lock_degree"][t.str(k, "size")] = t.num(k, "r1_mean_lock_degree");
+      r.summary["sizes"].push_back(
+          {{"size", std::int64_t(t.num(k, "size"))},
+           {"r", std::int64_t(t.num(k, "r"))},
+           {"lock_degree_mean", t.num(k, "lock_degree_mean")},
+           {"r1_lock_degree_mean", t.num(k, "r1_lock_degree_mean")},
+           {"latency_cycles_mean", t.num(k, "latency_cycles_mean")},
+           {"r1_latency_cycles_mean", t.num(k, "r1_latency_cycles_mean")}});
     }
     r.markdown = fmt::format(
         "{} uniform random patterns per size; maximum replication factor "
@@ -314,7 +321,7 @@ Report RandomMapping::report(const Table& t) const {
             if (t.num(k, "size") == double(size) && t.str(k, "mapping") == mname &&
                 t.num(k, "sorted") == sorted && t.num(k, "pad") == pad) {
               s.x.push_back(t.num(k, "r"));
-              s.y.push_back(t.num(k, "mean_latency"));
+              s.y.push_back(t.num(k, "latency_cycles_mean"));
             }
           if (!s.x.empty()) f.series.push_back(std::move(s));
         }
@@ -332,7 +339,7 @@ Report RandomMapping::report(const Table& t) const {
             if (t.num(k, "size") == double(size) &&
                 t.str(k, "mapping") == (m ? "block" : "cyclic") && t.num(k, "sorted") == sorted &&
                 t.num(k, "pad") == pad) {
-              const double v = t.num(k, "mean_latency");
+              const double v = t.num(k, "latency_cycles_mean");
               if (t.num(k, "r") == 1) r1 = v;
               if (best < 0 || v < best) best = v, best_r = t.num(k, "r");
             }
@@ -342,8 +349,11 @@ Report RandomMapping::report(const Table& t) const {
           const std::string key = fmt::format("{}{}{}", m ? "block" : "cyclic",
                                               sorted ? "_sorted" : "", pad ? "_pad" : "");
           if (best >= 0)
-            r.summary["best"][key][fmt::format("{}", size)] = {
-                {"latency", best}, {"r", best_r}, {"r1_latency", r1}};
+            r.summary["best"].push_back({{"variant", key},
+                                         {"size", size},
+                                         {"latency_cycles_mean", best},
+                                         {"r", std::int64_t(best_r)},
+                                         {"r1_latency_cycles_mean", r1}});
         }
     rows.push_back(std::move(row));
   }

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "smemsim/exec.hpp"
+#include "smemsim/exec_json.hpp"
 #include "smemsim/timing.hpp"
 
 namespace smemsim::timing {
@@ -91,7 +92,7 @@ nlohmann::json units_json(const UnitCounts& u) {
 }  // namespace
 
 nlohmann::json tm_json(const tm::TmStats& t, const TmCycles& c) {
-  nlohmann::json j = tm_counts_json(t);
+  nlohmann::json j = json::to_json(t);
   j["breakdown_warp_cycles"] = {{"non_tx_code", c.non_tx},
                                 {"tx_code", c.tx_code()},
                                 {"mem_overhead", c.mem_overhead},
@@ -105,27 +106,6 @@ std::string tm_summary(const tm::TmStats& t) {
       "{} committed, {} aborted (commit ratio {:.1f}%); conflicts: {} true, {} false",
       t.transactions, t.attempts, t.wf_serial_attempts, t.wg_serial_attempts, t.lane_commits,
       t.lane_aborts, 100.0 * t.commit_ratio(), t.conflicts_true, t.conflicts_false);
-}
-
-nlohmann::json tm_counts_json(const tm::TmStats& t) {
-  return {
-      {"transactions", t.transactions},
-      {"attempts", t.attempts},
-      {"wf_serial_attempts", t.wf_serial_attempts},
-      {"wg_serial_attempts", t.wg_serial_attempts},
-      {"lane_attempts", t.lane_attempts},
-      {"lane_commits", t.lane_commits},
-      {"lane_aborts", t.lane_aborts},
-      {"commit_ratio", t.commit_ratio()},
-      {"retries_per_transaction",
-       t.transactions ? double(t.attempts - t.transactions) / double(t.transactions) : 0.0},
-      {"accesses", t.accesses},
-      {"new_accesses", t.new_accesses},
-      {"repeat_accesses", t.repeat_accesses},
-      {"conflicts_true", t.conflicts_true},
-      {"conflicts_false", t.conflicts_false},
-      {"restored_words", t.restored_words},
-  };
 }
 
 nlohmann::json to_json(const TimingStats& s, const ptx::Module& module, const ptx::Kernel& kernel) {
@@ -161,12 +141,12 @@ nlohmann::json to_json(const TimingStats& s, const ptx::Module& module, const pt
       if (!r.issued) continue;
       const ptx::Instruction& ins = kernel.code[i];
       nlohmann::json row = {
-          {"ptx_line", ins.ptx_line},
-          {"cuda", exec::cuda_location(module, ins)},
+          {"ptx", json::ptx_location(module, ins)},
+          {"cuda", json::cuda_location(module, ins)},
           {"instruction", ptx::to_string(kernel, ins)},
           {"issued", r.issued},
           {"thread_instructions", r.thread_instructions},
-          {"latency_mean", double(r.latency) / double(r.issued)},
+          {"latency_cycles_mean", double(r.latency) / double(r.issued)},
           {"bank_conflict_passes", r.bank_conflict_passes},
           {"lock_iterations", r.lock_iterations},
           {"warp_states", stalls_json(r.warp_states, true)},

@@ -1,0 +1,208 @@
+#include "profile_print.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "smemsim/exec_json.hpp"
+#include "text_table.hpp"
+
+namespace smemsim::cli {
+
+std::vector<ProfileLine> profile_lines(const exec::Profiler& p, const LineSets& sets,
+                                       const Arch& arch) {
+  std::vector<ProfileLine> out;
+  for (const exec::ProfileRow& r : p.rows()) {
+    ProfileLine l{r, std::nullopt, std::nullopt};
+    if (r.totals.bank_conflicts > 0) {
+      l.padding = exec::padding_hint(r.worst, arch);
+      l.swizzle = swizzle_hint(sets, r.ptx_line);
+    }
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+nlohmann::json line_json(const ProfileLine& l, const ptx::Module& m, const ptx::Kernel& k) {
+  nlohmann::json j = json::to_json(l.row, m, k);
+  j["hints"] = {{"padding", l.padding ? json::to_json(*l.padding) : nlohmann::json(nullptr)},
+                {"swizzle", l.swizzle ? json::to_json(*l.swizzle) : nlohmann::json(nullptr)}};
+  return j;
+}
+
+std::vector<std::string> csv_columns() {
+  std::vector<std::string> keys = {"ptx.file",  "ptx.line", "cuda.file",
+                                   "cuda.line", "op",       "instruction"};
+  keys.insert(keys.end(), json::totals_fields().begin(), json::totals_fields().end());
+  keys.insert(keys.end(),
+              {"active_lanes_total", "hints.padding.padded_row_words", "hints.swizzle.spec"});
+  return keys;
+}
+
+std::string hint_text(const ProfileLine& l, std::size_t width) {
+  // Each hint in a full and a short form; the line takes the fullest that fits.
+  std::string pad_full, pad_short, swz_full, swz_short;
+  if (l.padding) {
+    const exec::PaddingHint& p = *l.padding;
+    pad_full = fmt::format("pad rows of {} words to {} ({}-way -> {}-way)", p.row_words,
+                           p.row_words + p.pad, p.before, p.after);
+    pad_short = fmt::format("pad rows to {} words", p.row_words + p.pad);
+  }
+  if (l.swizzle) {
+    const SwizzleHint& s = *l.swizzle;
+    const std::int64_t others =
+        (s.kernel_after - s.conflicts_after) - (s.kernel_before - s.conflicts_before);
+    const std::string worse = others > 0 ? fmt::format(", other lines +{}", others) : "";
+    swz_full = fmt::format("swizzle {} ({} -> {} conflicts{}, hash search --pc {})", s.spec,
+                           s.conflicts_before, s.conflicts_after, worse, l.row.ptx_line);
+    swz_short = fmt::format("swizzle {} (hash search --pc {}{})", s.spec, l.row.ptx_line, worse);
+  }
+  if (pad_full.empty() && swz_full.empty()) return "";
+  // The padding first when it leaves the worst execution conflict-free, else the swizzle.
+  const bool pad_first = !pad_full.empty() && (swz_full.empty() || l.padding->after == 1);
+  const auto join = [&](const std::string& p, const std::string& s) {
+    if (p.empty() || s.empty()) return "hint: " + p + s;
+    return "hint: " + (pad_first ? p + " or " + s : s + " or " + p);
+  };
+  for (const std::string& h : {join(pad_full, swz_full), join(pad_short, swz_short),
+                               join(pad_first ? pad_full : "", pad_first ? "" : swz_full)})
+    if (width == 0 || text_width(h) + 8 <= width) return h;
+  return join(pad_first ? pad_short : "", pad_first ? "" : swz_short);
+}
+
+void print_profile_table(const std::vector<ProfileLine>& lines, const Totals& all,
+                         const ptx::Module& module, const ptx::Kernel& kernel, std::size_t width) {
+  // The position and lock columns only when the kernel has shared atomics (issue 10 item 6).
+  bool atomics = false;
+  for (const ProfileLine& l : lines) atomics |= l.row.op == Op::Atomic;
+  std::vector<TextTable::Column> cols = {
+      {"PTX"}, {"CUDA", true, false, 24}, {"op", true}, {"accesses"}, {"conflicts"}, {"bank"},
+      {"max"}};
+  if (atomics) cols.insert(cols.end(), {{"pos"}, {"max"}, {"lock"}, {"max"}});
+  cols.insert(cols.end(), {{"cycles"}, {"instruction", true, true}});
+  TextTable table(cols);
+  for (const ProfileLine& l : lines) {
+    const exec::ProfileRow& r = l.row;
+    const Totals& t = r.totals;
+    const bool atom = r.op == Op::Atomic;
+    auto mean = [&](std::int64_t s) { return t.accesses ? fmt::format("{:.2f}", t.mean(s)) : "-"; };
+    std::vector<std::string> cells = {
+        std::to_string(r.ptx_line),       r.cuda.empty() ? "-" : r.cuda,
+        std::string(op_name(r.op)),       std::to_string(t.accesses),
+        std::to_string(t.bank_conflicts), mean(t.sum_bank_degree),
+        std::to_string(t.max_bank_degree)};
+    if (atomics)
+      cells.insert(cells.end(), {atom ? mean(t.sum_position_degree) : "-",
+                                 atom ? std::to_string(t.max_position_degree) : "-",
+                                 atom ? mean(t.sum_lock_degree) : "-",
+                                 atom ? std::to_string(t.max_lock_degree) : "-"});
+    cells.push_back(t.accesses ? fmt::format("{:.1f}", t.mean(t.total_latency)) : "-");
+    cells.push_back(r.text);
+    // Under a conflicting row: its CUDA source line and the hint.
+    std::vector<std::string> notes;
+    if (t.bank_conflicts > 0 && r.index < kernel.code.size()) {
+      const std::string src = exec::cuda_source_text(module, kernel.code[r.index]);
+      if (!src.empty()) notes.push_back("> " + src);
+    }
+    if (t.bank_conflicts > 0)
+      if (const std::string h = hint_text(l, width); !h.empty()) notes.push_back(h);
+    table.add(std::move(cells), std::move(notes));
+  }
+  fmt::print("{}", table.render(width));
+  fmt::print("{}", wrap(fmt::format("total: {} shared-memory warp accesses, {} bank conflicts, "
+                                    "mean bank degree {:.3f}, {} modeled cycles",
+                                    all.accesses, all.bank_conflicts, all.mean(all.sum_bank_degree),
+                                    all.total_latency),
+                        width));
+  fmt::print("{}", wrap(fmt::format("(bank{}: mean degree per access; cycles: mean modeled latency "
+                                    "per access{})",
+                                    atomics ? "/pos/lock" : "",
+                                    atomics ? "; pos and lock for atomics only" : ""),
+                        width));
+}
+
+void print_tx_sites(const exec::ExecStats& s, const ptx::Module& m, const ptx::Kernel& k,
+                    std::size_t width) {
+  if (s.tm_sites.empty()) return;
+  fmt::print("\ntransactions (GPU-LocalTM, seed 003), per TX.Begin:\n");
+  TextTable table({{"PTX"},
+                   {"CUDA", true, false, 24},
+                   {"txs"},
+                   {"attempts"},
+                   {"serialized"},
+                   {"commits"},
+                   {"aborts"},
+                   {"ratio"},
+                   {"conflicts"},
+                   {"false"}});
+  for (const auto& [pc, t] : s.tm_sites) {
+    const std::string cu = exec::cuda_location(m, k.code[pc]);
+    table.add(
+        {std::to_string(k.code[pc].ptx_line), cu.empty() ? "-" : cu, std::to_string(t.transactions),
+         std::to_string(t.attempts), std::to_string(t.wf_serial_attempts + t.wg_serial_attempts),
+         std::to_string(t.lane_commits), std::to_string(t.lane_aborts),
+         fmt::format("{:.1f}%", 100.0 * t.commit_ratio()),
+         std::to_string(t.conflicts_true + t.conflicts_false), std::to_string(t.conflicts_false)});
+  }
+  fmt::print("{}", table.render(width));
+  fmt::print("{}", wrap("(txs: warp transactions; attempts: TX.Begin executions, retries "
+                        "included; serialized: attempts in wavefront or work-group serialization; "
+                        "commits, aborts: lanes; ratio: lane commits per lane attempt; false: "
+                        "conflicts from Bloom-signature aliasing)",
+                        width, 1));
+}
+
+namespace {
+
+// "memory 62%, scoreboard 20%": the largest warp states of an instruction, with their shares.
+std::string top_states(const timing::StallCounts& c, std::size_t count) {
+  std::uint64_t total = 0;
+  std::vector<std::pair<std::uint64_t, timing::Stall>> states;
+  for (std::size_t k = 0; k < timing::kStallKinds; ++k) {
+    total += c.cycles[k];
+    if (c.cycles[k]) states.push_back({c.cycles[k], static_cast<timing::Stall>(k)});
+  }
+  std::sort(states.begin(), states.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  std::string top;
+  for (std::size_t k = 0; k < states.size() && k < count; ++k)
+    top += fmt::format("{}{} {:.0f}%", k ? ", " : "", timing::stall_name(states[k].second),
+                       100.0 * double(states[k].first) / double(total));
+  return top;
+}
+
+}  // namespace
+
+// Nsight Compute's source view, from the cycle model: per instruction its issues, mean latency and
+// the warp states of the warp-cycles spent with it as the warp's next instruction.
+void print_timing(const timing::TimingStats& s, const Arch& arch, const ptx::Module& module,
+                  const ptx::Kernel& kernel, std::size_t width) {
+  fmt::print("\n{}",
+             wrap(fmt::format("timing (cycle model): {} cycles, IPC {:.3f}; {} pipeline, {} "
+                              "scheduler; warp states per instruction: the warp-cycles each warp "
+                              "spent with it as its next instruction",
+                              s.cycles, s.ipc(), arch.sm.pipeline, arch.sm.scheduler),
+                  width));
+  TextTable table({{"PTX"},
+                   {"CUDA", true, false, 24},
+                   {"issued"},
+                   {"latency"},
+                   {"warp-cycles"},
+                   {"top warp states", true, false, width ? 36 : 0},
+                   {"instruction", true, true}});
+  for (std::size_t i = 0; i < s.instructions.size() && i < kernel.code.size(); ++i) {
+    const timing::InstrStats& r = s.instructions[i];
+    if (!r.issued) continue;
+    std::uint64_t total = 0;
+    for (std::size_t k = 0; k < timing::kStallKinds; ++k) total += r.warp_states.cycles[k];
+    const ptx::Instruction& ins = kernel.code[i];
+    const std::string cu = exec::cuda_location(module, ins);
+    table.add({std::to_string(ins.ptx_line), cu.empty() ? "-" : cu, std::to_string(r.issued),
+               fmt::format("{:.1f}", double(r.latency) / double(r.issued)), std::to_string(total),
+               top_states(r.warp_states, width ? 2 : 3), ptx::to_string(kernel, ins)});
+  }
+  fmt::print("{}", table.render(width));
+}
+
+}  // namespace smemsim::cli

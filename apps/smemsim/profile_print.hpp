@@ -1,0 +1,57 @@
+// What `smemsim profile` shows per shared-memory instruction (issue 5, issue 10 item 6): the row,
+// its hints (a padding computed on its worst execution, a swizzle found on its accesses), their
+// JSON and CSV forms, and the tables for people, fitted to a width (100 columns unless --wide).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "smemsim/exec.hpp"
+#include "smemsim/line_hints.hpp"
+#include "smemsim/profile.hpp"
+#include "smemsim/timing.hpp"
+
+namespace smemsim::cli {
+
+struct ProfileLine {
+  exec::ProfileRow row;
+  std::optional<exec::PaddingHint> padding;  // conflicting rows only
+  std::optional<SwizzleHint> swizzle;        // conflicting rows only
+};
+
+// Collects every access into per-line reference sets (for the swizzle hints).
+class LineSetsConsumer : public exec::AccessConsumer {
+ public:
+  explicit LineSetsConsumer(const Arch& arch) : sets_(arch) {}
+  void on_access(const WarpAccess& wa) override { sets_.add(wa); }
+  const LineSets& sets() const { return sets_; }
+
+ private:
+  LineSets sets_;
+};
+
+// The profiler's rows with the hints of the conflicting ones.
+std::vector<ProfileLine> profile_lines(const exec::Profiler& p, const LineSets& sets,
+                                       const Arch& arch);
+// A row's JSON form (json::to_json of the row) with "hints": {"padding", "swizzle"}.
+nlohmann::json line_json(const ProfileLine& l, const ptx::Module& m, const ptx::Kernel& k);
+// The CSV columns of --csv: --json's row fields, locations as ptx.file, ptx.line, cuda.file, ...
+std::vector<std::string> csv_columns();
+// The one-line hint under a conflicting row ("" when it has none).
+std::string hint_text(const ProfileLine& l, std::size_t width);
+
+// The per-instruction table, its CUDA source and hint lines, and the totals; `width` 0: no limit.
+void print_profile_table(const std::vector<ProfileLine>& lines, const Totals& all,
+                         const ptx::Module& module, const ptx::Kernel& kernel, std::size_t width);
+// GPU-LocalTM transaction sites, when the kernel has transactions.
+void print_tx_sites(const exec::ExecStats& s, const ptx::Module& m, const ptx::Kernel& k,
+                    std::size_t width);
+// The cycle model's per-instruction view (profile --timing).
+void print_timing(const timing::TimingStats& s, const Arch& arch, const ptx::Module& module,
+                  const ptx::Kernel& kernel, std::size_t width);
+
+}  // namespace smemsim::cli

@@ -1,0 +1,172 @@
+// `study merge`: finished shard folders combined into one, as an unsharded run would have written
+// it; shards whose configurations differ are refused, naming the key that differs.
+#include <filesystem>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "runner_files.hpp"
+#include "smemsim/error.hpp"
+#include "smemsim/study.hpp"
+#include "util/file.hpp"
+
+namespace smemsim::study {
+namespace fs = std::filesystem;
+namespace {
+
+// Where two shard configurations differ, by its key: "params.patterns (1000 and 2000)", an arch
+// key as "arch memory.banks (16 and 32)". "" when they agree.
+std::string first_difference(const nlohmann::json& a, const nlohmann::json& b,
+                             const std::string& path = "") {
+  if (a == b) return "";
+  if (a.is_object() && b.is_object()) {
+    std::set<std::string> keys;
+    for (const auto& [k, v] : a.items()) keys.insert(k);
+    for (const auto& [k, v] : b.items()) keys.insert(k);
+    for (const std::string& k : keys) {
+      const std::string p = path.empty() ? k : path + "." + k;
+      if (!a.contains(k) || !b.contains(k)) return fmt::format("{} (present in one only)", p);
+      if (k == "arch_toml" && a[k].is_string() && b[k].is_string() && a[k] != b[k]) {
+        std::map<std::string, std::string> x, y;
+        const Arch xa = parse_arch_toml(a[k].get<std::string>(), "config.json", Arch{});
+        const Arch ya = parse_arch_toml(b[k].get<std::string>(), "config.json", Arch{});
+        visit_arch(xa, [&](std::string_view key, const ArchValue& v) {
+          std::visit([&](const auto& e) { x[std::string(key)] = fmt::format("{}", e); }, v);
+        });
+        visit_arch(ya, [&](std::string_view key, const ArchValue& v) {
+          std::visit([&](const auto& e) { y[std::string(key)] = fmt::format("{}", e); }, v);
+        });
+        for (const auto& [key, v] : x)
+          if (key != "derived" && key != "calibrated" && y[key] != v)
+            return fmt::format("arch {} ({} and {})", key, v, y[key]);
+      }
+      if (const std::string d = first_difference(a[k], b[k], p); !d.empty()) return d;
+    }
+    return path;
+  }
+  if (a.is_array() && b.is_array() && a.size() == b.size()) {  // sweep axes: named by their key
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const bool keyed = a[i].is_object() && a[i].contains("key") &&
+                         a[i]["key"] == b[i].value("key", nlohmann::json());
+      const std::string p =
+          fmt::format("{}[{}]", path, keyed ? a[i]["key"].get<std::string>() : std::to_string(i));
+      if (const std::string d = first_difference(a[i], b[i], p); !d.empty()) return d;
+    }
+  }
+  return fmt::format("{} ({} and {})", path.empty() ? "the configuration" : path, a.dump(),
+                     b.dump());
+}
+
+// The shards' common configuration (config.json without "shard") and their points.
+struct Shards {
+  nlohmann::json base;
+  int count = 0;
+  std::size_t total = 0;
+  std::vector<std::string> columns;
+  std::map<std::size_t, std::string> points;  // index -> rows, as points.partial holds them
+};
+
+nlohmann::json read_config(const std::string& dir) {
+  const std::string conf_path = dir + "/config.json";
+  if (!fs::exists(conf_path) || !fs::exists(dir + "/points.csv"))
+    throw InputError(
+        fmt::format("{}: not a finished study shard (config.json and points.csv "
+                    "expected; pass DIR/NAME folders)",
+                    dir));
+  try {
+    return nlohmann::json::parse(read_file(conf_path, "study configuration"));
+  } catch (const std::exception& e) {
+    throw InputError(fmt::format("{}: {}", conf_path, e.what()));
+  }
+}
+
+// Every shard's configuration checked against the first's (naming the key that differs), every
+// shard present once, every point present.
+Shards read_shards(const std::vector<std::string>& dirs) {
+  if (dirs.empty()) throw InputError("study merge: no shard folders given");
+  Shards sh;
+  std::set<int> seen;
+  for (const std::string& d : dirs) {
+    const nlohmann::json c = read_config(d);
+    const int idx = c.at("shard").at("index").get<int>();
+    const int n = c.at("shard").at("count").get<int>();
+    nlohmann::json key = c;
+    key.erase("shard");
+    if (sh.base.is_null()) {
+      sh.base = key;
+      sh.count = n;
+      sh.total = c.at("points").get<std::size_t>();
+      sh.columns = c.at("columns").get<std::vector<std::string>>();
+    } else if (key != sh.base) {
+      throw InputError(fmt::format("{}: its configuration differs from {}'s in {}", d, dirs.front(),
+                                   first_difference(key, sh.base)));
+    } else if (n != sh.count) {
+      throw InputError(
+          fmt::format("{}: a shard of {}, {} is a shard of {}", d, n, dirs.front(), sh.count));
+    }
+    if (!seen.insert(idx).second) throw InputError(fmt::format("{}: shard {} given twice", d, idx));
+    const std::vector<std::string> lines =
+        split(read_file(d + "/points.csv", "study points"), '\n');
+    for (std::size_t i = 1; i < lines.size(); ++i) {
+      if (lines[i].empty()) continue;
+      const auto comma = lines[i].find(',');
+      auto& slot = sh.points[std::stoull(lines[i].substr(0, comma))];
+      slot += (slot.empty() ? "" : "|") + lines[i].substr(comma + 1);
+    }
+  }
+  if (static_cast<int>(seen.size()) != sh.count)
+    throw InputError(fmt::format("study merge: {} of {} shards given", seen.size(), sh.count));
+  if (sh.points.size() != sh.total)
+    throw InputError(
+        fmt::format("study merge: {} of {} points present", sh.points.size(), sh.total));
+  return sh;
+}
+
+// The configuration config.json records, as run_study had it.
+StudyConfig config_of(const nlohmann::json& base) {
+  StudyConfig cfg;
+  cfg.arch = parse_arch_toml(base.at("arch_toml").get<std::string>(), "config.json", Arch{});
+  cfg.arch.name = base.at("arch").get<std::string>();
+  cfg.quick = base.at("quick").get<bool>();
+  cfg.seed = base.at("seed").get<std::uint64_t>();
+  cfg.backend = base.at("backend").get<std::string>();
+  cfg.params = base.at("params").get<std::map<std::string, std::string>>();
+  for (const nlohmann::json& a : base.value("sweep", nlohmann::json::array()))
+    cfg.sweep.push_back(
+        {a.at("key").get<std::string>(), a.at("values").get<std::vector<std::string>>()});
+  return cfg;
+}
+
+}  // namespace
+
+RunSummary merge_shards(const std::vector<std::string>& dirs, const RunOptions& o) {
+  const Shards sh = read_shards(dirs);
+  const std::string name = sh.base.at("study").get<std::string>();
+  const StudyInfo& info = find_study(name);
+  const StudyConfig cfg = config_of(sh.base);
+  std::unique_ptr<Study> study = make_study(info, cfg);
+
+  RunSummary s;
+  // The merged folder must not be one of the shards: writing it would overwrite that shard.
+  const fs::path target = fs::weakly_canonical(fs::path(o.out_root) / name);
+  for (const std::string& d : dirs)
+    if (fs::weakly_canonical(d) == target)
+      throw InputError(fmt::format(
+          "study merge: --out {} would write into the shard folder {}; choose another --out",
+          o.out_root, d));
+  s.dir = output_dir(o.out_root, name);
+  const FolderLock lock(s.dir);
+  s.points = sh.total;
+  s.reused = sh.total;
+  nlohmann::json conf = sh.base;
+  conf["shard"] = {{"index", 0}, {"count", 1}};
+  // Same key order as an unsharded run's config.json (nlohmann sorts object keys).
+  write_atomic(s.dir + "/config.json", conf.dump(2) + "\n");
+  write_atomic(s.dir + "/arch.toml", to_toml(cfg.arch));
+  const Output out = build_csv(sh.columns, sh.points);
+  write_atomic(s.dir + "/points.csv", out.csv);
+  finalize(info, *study, cfg.arch, out.table, s.dir, o, s);
+  return s;
+}
+
+}  // namespace smemsim::study

@@ -1,0 +1,127 @@
+// The study runner's files: CSV lines, atomic writes, the output folder and its lock, the report.
+#include "runner_files.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "plot.hpp"
+#include "smemsim/error.hpp"
+#include "smemsim/json.hpp"
+
+namespace smemsim::study {
+namespace fs = std::filesystem;
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t p = s.find(sep, start);
+    out.push_back(s.substr(start, p == std::string::npos ? p : p - start));
+    if (p == std::string::npos) break;
+    start = p + 1;
+  }
+  return out;
+}
+
+void write_atomic(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) throw std::runtime_error(fmt::format("cannot write {}", tmp));
+  std::size_t off = 0;
+  while (off < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + off, text.size() - off);
+    if (n <= 0) {
+      ::close(fd);
+      throw std::runtime_error(fmt::format("write failed: {}", tmp));
+    }
+    off += static_cast<std::size_t>(n);
+  }
+  ::fdatasync(fd);
+  ::close(fd);
+  fs::rename(tmp, path);
+}
+
+Output build_csv(const std::vector<std::string>& columns,
+                 const std::map<std::size_t, std::string>& points) {
+  Output o;
+  o.table.columns.push_back("point");
+  for (const auto& c : columns) o.table.columns.push_back(c);
+  o.csv = fmt::format("{}\n", fmt::join(o.table.columns, ","));
+  for (const auto& [idx, payload] : points)
+    for (const std::string& r : split(payload, '|')) {
+      const std::string line = fmt::format("{},{}", idx, r);
+      o.csv += line + "\n";
+      o.table.rows.push_back(split(line, ','));
+    }
+  return o;
+}
+
+void finalize(const StudyInfo& info, const Study& study, const Arch& study_arch, const Table& table,
+              const std::string& dir, const RunOptions& o, RunSummary& s) {
+  Report rep = study.report(table);
+  std::string md = fmt::format(
+      "# Study `{}`\n\n{}\n\nSource: {}. Arch: `{}`. Configuration: `config.json`, "
+      "`arch.toml`; every point: `points.csv`.\n\n",
+      info.name, info.description, info.source, arch_label(study_arch));
+  md += rep.markdown;
+  if (!rep.figures.empty()) md += "\n## Figures\n\n";
+  for (const Figure& f : rep.figures) {
+    const std::string png = o.plots ? render_figure(f, dir, o.log) : std::string();
+    if (!png.empty()) s.pngs.push_back(png);
+    md += fmt::format("### {}\n\n![{}]({}.png)\n\n(gnuplot script `{}.gp`, data `{}.dat`)\n\n",
+                      f.title, f.title, f.name, f.name, f.name);
+  }
+  write_atomic(dir + "/report.md", md);
+  nlohmann::json summary = json::document("study-summary");
+  summary["study"] = info.name;
+  summary["arch"] = arch_label(study_arch);
+  summary["rows"] = table.rows.size();
+  summary["results"] = rep.summary;
+  write_atomic(dir + "/summary.json", summary.dump(2) + "\n");
+  s.report_markdown = rep.markdown;
+  s.finalized = true;
+  s.summary = std::move(summary);
+}
+
+bool stderr_is_terminal() {
+  return ::isatty(STDERR_FILENO) == 1;
+}
+
+std::string output_dir(const std::string& root, const std::string& name) {
+  if (root.empty()) throw InputError("--out: empty path (give a folder, e.g. --out study-out)");
+  const fs::path p(root);
+  if (p.has_root_path() && p.relative_path().empty())
+    throw InputError(fmt::format("--out: '{}' is a filesystem root; give a folder under it", root));
+  const std::string dir = root + "/" + name;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir))
+    throw InputError(fmt::format("--out: cannot create the folder '{}': {}", dir,
+                                 ec ? ec.message() : "a file of that name exists"));
+  return dir;
+}
+
+FolderLock::FolderLock(const std::string& dir) {
+  const std::string path = dir + "/.lock";
+  fd_ = ::open(path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw InputError(fmt::format("cannot create the lock file '{}'", path));
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd_);
+    throw InputError(fmt::format(
+        "{} is in use by another smemsim study run (lock file {}); wait for it to finish or "
+        "choose another --out",
+        dir, path));
+  }
+}
+
+FolderLock::~FolderLock() {
+  ::close(fd_);
+}
+
+}  // namespace smemsim::study
