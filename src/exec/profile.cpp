@@ -1,11 +1,43 @@
 #include "smemsim/profile.hpp"
 
 #include <algorithm>
+#include <optional>
 
 namespace smemsim::exec {
 
 using ptx::Opcode;
 using ptx::Space;
+
+namespace {
+
+// The access an instruction makes to shared memory, if it may make one: loads and stores (shared or
+// generic), atomics, and the tensor-core instructions (issue 16): ldmatrix and wmma.load read it,
+// stmatrix and wmma.store write it, cp.async writes it (its source is global).
+std::optional<Op> shared_op(const ptx::Instruction& ins) {
+  const bool shared = ins.space == Space::Shared || ins.space == Space::Generic;
+  switch (ins.op) {
+    case Opcode::Ld:
+      return shared ? std::optional(Op::Load) : std::nullopt;
+    case Opcode::St:
+      return shared ? std::optional(Op::Store) : std::nullopt;
+    case Opcode::Atom:
+    case Opcode::Red:
+      return shared ? std::optional(Op::Atomic) : std::nullopt;
+    case Opcode::Ldmatrix:
+      return Op::Load;
+    case Opcode::Stmatrix:
+    case Opcode::CpAsync:
+      return Op::Store;
+    case Opcode::WmmaLoad:
+      return shared ? std::optional(Op::Load) : std::nullopt;
+    case Opcode::WmmaStore:
+      return shared ? std::optional(Op::Store) : std::nullopt;
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
 
 Profiler::Profiler(const ptx::Module& module, const ptx::Kernel& kernel, const Arch& arch)
     : eval_(arch) {
@@ -14,15 +46,14 @@ Profiler::Profiler(const ptx::Module& module, const ptx::Kernel& kernel, const A
   row_of_line_.assign(std::size_t(max_line) + 1, 0);
   for (std::size_t i = 0; i < kernel.code.size(); ++i) {
     const ptx::Instruction& ins = kernel.code[i];
-    const bool mem = ins.op == Opcode::Ld || ins.op == Opcode::St || ins.op == Opcode::Atom ||
-                     ins.op == Opcode::Red;
-    if (!mem || (ins.space != Space::Shared && ins.space != Space::Generic)) continue;
+    const std::optional<Op> op = shared_op(ins);
+    if (!op) continue;
     ProfileRow r;
     r.index = static_cast<std::uint32_t>(i);
     r.ptx_line = ins.ptx_line;
     r.cuda = cuda_location(module, ins);
     r.text = ptx::to_string(kernel, ins);
-    r.op = ins.op == Opcode::Ld ? Op::Load : (ins.op == Opcode::St ? Op::Store : Op::Atomic);
+    r.op = *op;
     rows_.push_back(std::move(r));
     row_of_line_[ins.ptx_line] = static_cast<std::uint32_t>(rows_.size());
   }

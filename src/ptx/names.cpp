@@ -10,15 +10,16 @@ namespace smemsim::ptx {
 namespace {
 
 constexpr std::string_view kOpcodeNames[] = {
-    "ld",    "st",       "cvta",      "mov",  "add",   "sub",    "mul",   "mad",        "div",
-    "rem",   "min",      "max",       "abs",  "neg",   "and",    "or",    "xor",        "not",
-    "shl",   "shr",      "shf",       "popc", "clz",   "brev",   "bfe",   "bfi",        "prmt",
-    "setp",  "selp",     "set",       "cvt",  "fma",   "rcp",    "sqrt",  "rsqrt",      "sin",
-    "cos",   "ex2",      "lg2",       "bra",  "bar",   "membar", "atom",  "red",        "ret",
-    "exit",  "tx.begin", "tx.commit", "shfl", "vote",  "match",  "redux", "activemask", "bar.warp",
-    "bfind", "fns",      "dp4a",      "dp2a", "mul24", "mad24",  "sad",   "testp",      "copysign",
-    "call",  "tex",      "tld4"};
-static_assert(std::size(kOpcodeNames) == static_cast<std::size_t>(Opcode::Tld4) + 1);
+    "ld", "st", "cvta", "mov", "add", "sub", "mul", "mad", "div", "rem", "min", "max", "abs", "neg",
+    "and", "or", "xor", "not", "shl", "shr", "shf", "popc", "clz", "brev", "bfe", "bfi", "prmt",
+    "setp", "selp", "set", "cvt", "fma", "rcp", "sqrt", "rsqrt", "sin", "cos", "ex2", "lg2", "bra",
+    "bar", "membar", "atom", "red", "ret", "exit", "tx.begin", "tx.commit", "shfl", "vote", "match",
+    "redux", "activemask", "bar.warp", "bfind", "fns", "dp4a", "dp2a", "mul24", "mad24", "sad",
+    "testp", "copysign", "call", "tex", "tld4",
+    // tensor-core kernels (tensor_text writes their full form)
+    "ldmatrix", "stmatrix", "cp.async", "cp.async.commit_group", "cp.async.wait_group", "mma",
+    "wmma.load", "wmma.store", "wmma.mma"};
+static_assert(std::size(kOpcodeNames) == static_cast<std::size_t>(Opcode::WmmaMma) + 1);
 constexpr std::string_view kGeomNames[] = {"", "1d", "2d", "3d", "a1d", "a2d"};
 constexpr std::string_view kCompNames[] = {"r", "g", "b", "a"};
 constexpr std::string_view kPrmtNames[] = {"", "f4e", "b4e", "rc8", "ecl", "ecr", "rc16"};
