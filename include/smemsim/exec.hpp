@@ -39,12 +39,14 @@ Dim3 parse_dim3(const std::string& text, const std::string& what);
 std::string to_string(const Dim3& d);  // "4,2,1"
 
 // Element type of a global buffer (also used by the launch spec).
-enum class ElemType : std::uint8_t { U8, S8, U16, S16, U32, S32, U64, S64, F32, F64 };
+// F16 and BF16: IEEE binary16 and bfloat16 (__half, __nv_bfloat16), stored from numbers rounded to
+// nearest even, written out as their exact values.
+enum class ElemType : std::uint8_t { U8, S8, U16, S16, U32, S32, U64, S64, F32, F64, F16, BF16 };
 int elem_bytes(ElemType t);
 bool elem_is_float(ElemType t);
 bool elem_is_signed(ElemType t);
 std::string_view elem_name(ElemType t);
-// Throws InputError listing the names (u8 s8 u16 s16 u32 s32 u64 s64 f32 f64).
+// Throws InputError listing the names (u8 s8 u16 s16 u32 s32 u64 s64 f32 f64 f16 bf16).
 ElemType parse_elem_type(std::string_view name, const std::string& where);
 
 struct Buffer {

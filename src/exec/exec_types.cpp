@@ -42,11 +42,11 @@ struct ElemInfo {
   int bytes;
   bool is_float, is_signed;
 };
-constexpr ElemInfo kElems[] = {{"u8", 1, false, false},  {"s8", 1, false, true},
-                               {"u16", 2, false, false}, {"s16", 2, false, true},
-                               {"u32", 4, false, false}, {"s32", 4, false, true},
-                               {"u64", 8, false, false}, {"s64", 8, false, true},
-                               {"f32", 4, true, true},   {"f64", 8, true, true}};
+constexpr ElemInfo kElems[] = {
+    {"u8", 1, false, false},  {"s8", 1, false, true},   {"u16", 2, false, false},
+    {"s16", 2, false, true},  {"u32", 4, false, false}, {"s32", 4, false, true},
+    {"u64", 8, false, false}, {"s64", 8, false, true},  {"f32", 4, true, true},
+    {"f64", 8, true, true},   {"f16", 2, true, true},   {"bf16", 2, true, true}};
 const ElemInfo& info(ElemType t) {
   return kElems[static_cast<int>(t)];
 }
@@ -73,8 +73,10 @@ ElemType parse_elem_type(std::string_view name, const std::string& where) {
   if (name == "uint") return ElemType::U32;
   if (name == "float") return ElemType::F32;
   if (name == "double") return ElemType::F64;
-  throw InputError(fmt::format(
-      "{}: unknown element type '{}' (u8 s8 u16 s16 u32 s32 u64 s64 f32 f64)", where, name));
+  if (name == "half") return ElemType::F16;
+  throw InputError(
+      fmt::format("{}: unknown element type '{}' (u8 s8 u16 s16 u32 s32 u64 s64 f32 f64 f16 bf16)",
+                  where, name));
 }
 
 std::uint32_t GlobalMemory::add(Buffer b) {

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "exec/half.hpp"
 #include "exec/spec_context.hpp"
 #include "smemsim/error.hpp"
 #include "smemsim/workloads.hpp"
@@ -67,6 +68,13 @@ void store(Buffer& b, std::uint64_t i, double f, std::int64_t n, bool is_float_v
       return put<float>(b, i, static_cast<float>(is_float_value ? f : double(n)));
     case ElemType::F64:
       return put<double>(b, i, is_float_value ? f : double(n));
+    case ElemType::F16:
+    case ElemType::BF16:
+      return put<std::uint16_t>(
+          b, i,
+          static_cast<std::uint16_t>(detail::double_to_small(
+              is_float_value ? f : double(n),
+              b.type == ElemType::F16 ? detail::kF16 : detail::kBF16, ptx::Rounding::Rn)));
   }
 }
 
@@ -502,6 +510,10 @@ std::string element_string(const Buffer& b, std::uint64_t i) {
       return fmt::format("{}", get(float{}));
     case ElemType::F64:
       return fmt::format("{}", get(double{}));
+    case ElemType::F16:
+      return fmt::format("{}", detail::f16_value(get(std::uint16_t{})));
+    case ElemType::BF16:
+      return fmt::format("{}", detail::bf16_value(get(std::uint16_t{})));
   }
   return {};
 }

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "exec/half.hpp"
 #include "smemsim/error.hpp"
 #include "smemsim/exec.hpp"
 
@@ -70,6 +71,11 @@ class Sampler {
         float f;
         std::memcpy(&f, b_.bytes.data() + at, 4);
         return f;
+      }
+      case ElemType::F16: {  // a half texture (cudaCreateChannelDescHalf) reads as float
+        std::uint16_t u;
+        std::memcpy(&u, b_.bytes.data() + at, 2);
+        return detail::f16_value(u);
       }
       case ElemType::U8:
         v = b_.bytes[at];
@@ -161,10 +167,11 @@ void check_texture(const Texture& t, const Buffer& b, const std::string& where) 
   if (!t.width || !t.height || !t.depth) fail("every dimension needs at least one texel");
   if (t.layers && t.dims == 3) fail("a 3-D texture cannot be layered");
   const std::int64_t eb = elem_bytes(b.type);
-  if (eb > 4 || b.type == ElemType::U64 || b.type == ElemType::S64 || b.type == ElemType::F64)
+  if (eb > 4 || b.type == ElemType::U64 || b.type == ElemType::S64 || b.type == ElemType::F64 ||
+      b.type == ElemType::BF16)
     fail(
-        fmt::format("buffer '{}' holds {} elements; textures hold 8-, 16- or 32-bit integers or "
-                    "f32 (CUDA has no 64-bit texel format)",
+        fmt::format("buffer '{}' holds {} elements; textures hold 8-, 16- or 32-bit integers, "
+                    "f16 or f32 (CUDA has no 64-bit texel format; bf16 texels are not modelled)",
                     b.name, elem_name(b.type)));
   const std::uint64_t need = t.texels() * t.channels;
   if (need > b.elements())

@@ -76,7 +76,11 @@ std::string elem_of(std::string t) {
                                                                {"uint2", "u32"},
                                                                {"uint4", "u32"},
                                                                {"uchar4", "u8"},
-                                                               {"double2", "f64"}};
+                                                               {"double2", "f64"},
+                                                               {"__half", "f16"},
+                                                               {"__half2", "f16"},
+                                                               {"__nv_bfloat16", "bf16"},
+                                                               {"__nv_bfloat162", "bf16"}};
   for (const auto& [cpp, spec] : kTypes)
     if (s == cpp) return spec;
   return "";
