@@ -269,6 +269,7 @@ struct Kernel {
   struct Unsupported {
     std::uint32_t line = 0;
     std::string message;
+    SourceLoc loc;  // the CUDA line (.loc) it came from, file 0 when none
   };
   std::vector<Unsupported> unsupported;
   std::vector<CallSite> calls;

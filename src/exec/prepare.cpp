@@ -123,9 +123,13 @@ Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, const Laun
   if (!kernel.unsupported.empty()) {  // the module parsed; this kernel cannot run (issue 15)
     const ptx::Kernel::Unsupported& u = kernel.unsupported.front();
     const std::size_t more = kernel.unsupported.size() - 1;
+    ptx::Instruction at;  // for its CUDA line
+    at.loc = u.loc;
+    const std::string cuda = cuda_location(module, at);
     throw InputError(
         located(module.filename, u.line,
-                fmt::format("{} in kernel '{}'{}", u.message, kernel.name,
+                fmt::format("{}{} in kernel '{}'{}", u.message,
+                            cuda.empty() ? std::string() : " (" + cuda + ")", kernel.name,
                             more ? fmt::format(" (and {} more unsupported instruction{})", more,
                                                more == 1 ? "" : "s")
                                  : std::string())));

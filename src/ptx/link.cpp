@@ -154,8 +154,10 @@ class Linker {
       k_.calls.push_back(std::move(c));
     }
     for (const Kernel::Unsupported& u : f.unsupported)
-      k_.unsupported.push_back({u.line, fmt::format("{} (in function '{}', called at line {})",
-                                                    u.message, f.name, call_line)});
+      k_.unsupported.push_back(
+          {u.line,
+           fmt::format("{} (in function '{}', called at line {})", u.message, f.name, call_line),
+           u.loc});
     lf.end = static_cast<std::uint32_t>(k_.code.size());
     lf.reg_end = static_cast<std::uint32_t>(k_.regs.size());
     for (std::uint32_t p : f.params) lf.params.push_back(sym[p]);

@@ -488,7 +488,7 @@ class Parser {
         cur_.next();
       }
       cur_.expect(';', fmt::format("after '{}'", m.text));
-      kb.kernel.unsupported.push_back({u.line, u.message});
+      kb.kernel.unsupported.push_back({u.line, u.message, kb.loc});
       return;
     }
     if (guard != kNone && (ins.op == Opcode::TxBegin || ins.op == Opcode::TxCommit))
