@@ -29,7 +29,8 @@ void add_launch_options(CLI::App* cmd, LaunchOptions& o) {
                   "FILE.ptx, or builtin:NAME (histogram, transpose, reduction, "
                   "fwt, kmeans, hough, atomic_bench, genindex, aes, dct8x8, tm_hashtable, "
                   "tm_kmeans, tm_genetic; seed 002's conv, haar, fft, scan_matrix, scan_blelloch, "
-                  "grid3d, lud, nw, lavamd, scalar_prod, matmul, srad, hotspot, backprop)")
+                  "grid3d, lud, nw, lavamd, scalar_prod, matmul, srad, hotspot, backprop; the "
+                  "tensor-core gemm and attention)")
       ->required();
   cmd->add_option("--kernel", o.kernel, "kernel (.entry) name in the PTX file");
   cmd->add_option("--grid", o.grid, "grid dimensions X[,Y[,Z]]");

@@ -97,7 +97,7 @@ struct BuiltinOptions {
 // histogram, transpose, reduction, fwt, kmeans, hough, atomic_bench, genindex, aes, dct8x8,
 // tm_hashtable, tm_kmeans, tm_genetic, and seed 002's benchmarks: conv, haar, fft, scan_matrix,
 // scan_blelloch, grid3d, lud, nw, lavamd, and the conflict-free scalar_prod, matmul, srad,
-// hotspot, backprop.
+// hotspot, backprop; the tensor-core gemm and attention (sm_80 PTX).
 const std::vector<std::string>& builtin_names();
 // `name` without the "builtin:" prefix. Loads <ptx_dir>/<file>.ptx; throws InputError when the PTX
 // is absent (nvcc was not found at build time) or an option is impossible.

@@ -40,4 +40,9 @@ void srad_driver(Workload& w, const BuiltinOptions& o);
 void hotspot_driver(Workload& w, const BuiltinOptions& o);
 void backprop_driver(Workload& w, const BuiltinOptions& o);
 
+// Tensor-core kernels (issue 16; driver_tc.cpp): kernels/gemm_tc.cu (cp.async -> shared ->
+// ldmatrix -> mma.sync, two tile shapes, row-major or swizzled) and kernels/attention_tc.cu.
+void gemm_tc_driver(Workload& w, const BuiltinOptions& o);
+void attention_tc_driver(Workload& w, const BuiltinOptions& o);
+
 }  // namespace smemsim::exec

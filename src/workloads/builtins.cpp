@@ -477,6 +477,9 @@ const std::vector<Driver>& drivers() {
       {"srad", "conflict_free", "", srad_driver},
       {"hotspot", "conflict_free", "", hotspot_driver},
       {"backprop", "conflict_free", "backprop", backprop_driver},
+      // Tensor-core kernels (issue 16).
+      {"gemm", "gemm_tc", "", gemm_tc_driver},
+      {"attention", "attention_tc", "", attention_tc_driver},
   };
   return d;
 }
