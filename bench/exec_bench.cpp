@@ -1,7 +1,8 @@
 // Executor speed (issue 5 "must show" 4): thread-instructions per second on one core for the
-// histogram and transpose kernels of the suite, with no consumer (the functional executor alone)
-// and with the profiler consuming every shared-memory access. Goal: >= 20 M thread-instructions/s.
-// Needs the kernel suite PTX (nvcc at build time); skips otherwise.
+// histogram and transpose kernels of the suite, and the tensor-core GEMM and attention (issue 16),
+// with no consumer (the functional executor alone) and with the profiler consuming every
+// shared-memory access. Goal: >= 20 M thread-instructions/s. Needs the kernel suite PTX (nvcc at
+// build time); skips otherwise.
 #include <benchmark/benchmark.h>
 
 #include <filesystem>
@@ -59,5 +60,22 @@ void BM_Transpose(benchmark::State& state) {
   run(state, "transpose", o, state.range(0) != 0);
 }
 BENCHMARK(BM_Transpose)->Arg(0)->Arg(1)->ArgName("profile")->Unit(benchmark::kMillisecond);
+
+// Issue 16 "must show" 4: the tensor-core GEMM (cp.async, ldmatrix, mma.sync; 256 x 256 x 256) and
+// the attention tile (8 heads).
+void BM_GemmTc(benchmark::State& state) {
+  BuiltinOptions o;
+  o.width = o.height = o.size = 256;
+  o.variant = "bk64";
+  run(state, "gemm", o, state.range(0) != 0);
+}
+BENCHMARK(BM_GemmTc)->Arg(0)->Arg(1)->ArgName("profile")->Unit(benchmark::kMillisecond);
+
+void BM_AttentionTc(benchmark::State& state) {
+  BuiltinOptions o;
+  o.size = 8;
+  run(state, "attention", o, state.range(0) != 0);
+}
+BENCHMARK(BM_AttentionTc)->Arg(0)->Arg(1)->ArgName("profile")->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -75,3 +75,33 @@ TEST(HalfFormats, Bf16AndTf32KeepTheF32ExponentRange) {
 
 }  // namespace
 }  // namespace smemsim::exec::detail
+
+namespace smemsim::exec::detail {
+namespace {
+
+// Every f16 and bf16 pattern decodes to (-1)^s x 2^(e - bias) x 1.m (normal) or 2^(1 - bias) x
+// 0.m (subnormal), computed here with ldexp; all-ones exponents are infinities and NaNs.
+TEST(HalfFormats, EveryPatternDecodesToItsValue) {
+  for (const SmallFloat f : {kF16, kBF16}) {
+    const int bias = (1 << (f.exp_bits - 1)) - 1;
+    for (std::uint32_t bits = 0; bits < 0x10000; ++bits) {
+      const std::uint32_t man = bits & ((1u << f.man_bits) - 1);
+      const std::uint32_t exp = (bits >> f.man_bits) & ((1u << f.exp_bits) - 1);
+      const double sign = (bits >> 15) ? -1.0 : 1.0;
+      const double got = small_to_double(bits, f);
+      if (exp == (1u << f.exp_bits) - 1) {
+        EXPECT_EQ(std::isnan(got), man != 0) << bits;
+        if (!man) EXPECT_EQ(got, sign * INFINITY) << bits;
+        continue;
+      }
+      const double want = exp == 0 ? sign * std::ldexp(double(man), 1 - bias - f.man_bits)
+                                   : sign * std::ldexp(1.0 + double(man) / double(1u << f.man_bits),
+                                                       int(exp) - bias);
+      ASSERT_EQ(got, want) << bits << (f.exp_bits == 5 ? " f16" : " bf16");
+      EXPECT_EQ(std::signbit(got), (bits >> 15) != 0) << bits;  // -0 keeps its sign
+    }
+  }
+}
+
+}  // namespace
+}  // namespace smemsim::exec::detail
