@@ -116,6 +116,25 @@ TEST(TensorCoreKernels, LdmatrixConflictDegreesEqualABruteForceCount) {
       0);
 }
 
+// The cycle model serves each ldmatrix matrix and each eight-lane quarter of a 16-byte cp.async as
+// one phase (the rows the executor emits). gemm bk64 at 128 x 128 x 256: 16 warps, each 4 K tiles
+// x 4 k16 steps x 4 ldmatrix.x4 = 64 ldmatrix (1,024 in all) and 4 K tiles x 8 cp.async per thread
+// = 32 (512 in all). Row-major: an ldmatrix takes 4 phases x 8 passes, 28 of them conflict passes;
+// a cp.async 4 passes. Swizzled: every phase one pass, and no issue slot waits on a bank conflict
+// (the further phases of a conflict-free access are a structural hazard, not a conflict).
+TEST(TensorCoreKernels, CycleModelServesLdmatrixPhaseByPhase) {
+  SKIP_WITHOUT_NVCC();
+  const auto rm = run_json("sim builtin:gemm --variant bk64")["timing"];
+  EXPECT_EQ(rm["units"]["smem_passes"], 1024 * 32 + 512 * 4);
+  EXPECT_EQ(rm["units"]["bank_conflict_passes"], 1024 * 28);
+  const auto sw = run_json("sim builtin:gemm --variant bk64_swizzled")["timing"];
+  EXPECT_EQ(sw["units"]["smem_passes"], (1024 + 512) * 4);
+  EXPECT_EQ(sw["units"]["bank_conflict_passes"], 0);
+  EXPECT_EQ(sw["issue_stalls"]["bank_conflict"], 0);
+  EXPECT_GT(rm["issue_stalls"]["bank_conflict"].get<std::int64_t>(), 0);
+  EXPECT_LT(sw["cycles"].get<std::int64_t>(), rm["cycles"].get<std::int64_t>());
+}
+
 #ifdef SMEMSIM_NVCC
 // The loop of docs/exec.md "Tensor cores": the hint and `hash search --pc` over the ldmatrix lines
 // find a swizzle; it removes every conflict of those lines, as the hand-written one does (chunk ^=

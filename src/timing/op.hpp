@@ -32,7 +32,10 @@ struct Op {
   std::uint16_t passes2 = 0;  // native atomics: same-word passes left, after the bank passes
   // GPU-LocalTM: cycles of transactional work at MEM0 left, after those (one cycle each, 003 §4.2).
   std::uint16_t tm_passes = 0;
-  std::uint16_t total = 0;   // passes + passes2 as planned (the warp_bkconf_degree accumulator)
+  std::uint16_t total = 0;  // passes + passes2 as planned (the warp_bkconf_degree accumulator)
+  // Phases of the access (an ldmatrix.x4 or a 16-byte-per-lane access has four): the passes up to
+  // this many are the access's own, the rest are bank-conflict passes.
+  std::uint16_t phases = 1;
   std::uint32_t replay = 1;  // cycles from one bank pass to the next (1: MEM0 holds the op)
   std::uint32_t replay2 = 1;
   std::uint16_t sectors = 0;  // global: 32-byte sectors

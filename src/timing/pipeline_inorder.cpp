@@ -264,6 +264,14 @@ class InOrder final : public Pipeline {
     }
   }
 
+  // What a further pass of `o` at MEM0 makes the issue stage wait for: a pass beyond the access's
+  // phases is a bank conflict's; one of its own phases (the four of an ldmatrix.x4 or of a 16-byte
+  // access) a structural hazard, as Nsight Compute separates excessive from ideal wavefronts.
+  static Stall pass_stall(const Op& o) {
+    const int done = int(o.total) - int(o.passes) - int(o.passes2);
+    return done <= int(o.phases) ? Stall::FrontEnd : Stall::BankConflict;
+  }
+
   // One bank pass of the op in MEM0 in cycle `now`.
   void pass(std::uint64_t now) {
     Op& o = h_.op(std::uint32_t(mem0_));
@@ -309,7 +317,7 @@ class InOrder final : public Pipeline {
     if (mem0_ != kNone) {
       mem0_refuse_ = !extra_pass_ ? mem0_cause_
                      : tm_pass_   ? Stall::TmOverhead
-                                  : Stall::BankConflict;
+                                  : pass_stall(h_.op(std::uint32_t(mem0_)));
       return;
     }
     // A replayed access re-enters first.
@@ -319,7 +327,7 @@ class InOrder final : public Pipeline {
       mem0_ = int(r->op);
       replay_.erase(r);
       pass(now);
-      mem0_refuse_ = Stall::BankConflict;
+      mem0_refuse_ = pass_stall(h_.op(std::uint32_t(mem0_)));
       return;
     }
     // Then the PREMEM queue's oldest entry, then the op leaving EXE (the (N+1)-to-1 multiplexer).

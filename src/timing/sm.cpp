@@ -198,6 +198,9 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
       AccessRecord& rec = records_.items[std::size_t(in.record)];
       rec.words = std::min(col.n, AccessRecord::kMaxWords);
       rec.active = col.rec.active;
+      rec.phased = col.n > 1 && arch_.wide_access != "words";
+      rec.extra = std::max(0, col.n - AccessRecord::kMaxWords);
+      std::copy_n(col.rec.row_active, rec.words, rec.row_active);
       for (int k = 0; k < rec.words; ++k)
         std::copy_n(col.rec.addr[std::size_t(k)].begin(), arch_.warp_size,
                     rec.addr[std::size_t(k)].begin());

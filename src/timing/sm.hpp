@@ -40,6 +40,7 @@ class AccessCollector final : public exec::AccessConsumer {
     if (forward) forward->on_access(wa);
     if (n < AccessRecord::kMaxWords) {
       rec.active = wa.active;
+      rec.row_active[n] = wa.active;
       rec.addr[std::size_t(n)] = wa.addr;
     }
     ++n;

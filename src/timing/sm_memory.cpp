@@ -77,7 +77,9 @@ void Sm::mem0_plan(std::uint32_t id, std::uint64_t) {
     case MemWork::Shared:
     case MemWork::NativeAtomic: {
       const AccessRecord& rec = records_.items[std::size_t(in.record)];
-      p = smu_.plan(rec, rec.active, lo, hi, o.mem == MemWork::NativeAtomic);
+      p = rec.phased && o.mem == MemWork::Shared
+              ? smu_.plan_phases(rec, o.sub, arch_.warp_size / arch_.sm.simd_width)
+              : smu_.plan(rec, rec.active, lo, hi, o.mem == MemWork::NativeAtomic);
       o.replay = std::uint32_t(t.t_bank);
       if (o.mem == MemWork::NativeAtomic) {
         o.passes2 = static_cast<std::uint16_t>(p.same_word);
@@ -113,6 +115,7 @@ void Sm::mem0_plan(std::uint32_t id, std::uint64_t) {
   }
   o.passes = static_cast<std::uint16_t>(std::max<std::uint32_t>(1, p.passes));
   o.total = static_cast<std::uint16_t>(o.passes + o.passes2);
+  o.phases = static_cast<std::uint16_t>(std::max<std::uint32_t>(1, p.phases));
   o.tm_passes = tm;
   ++stats_.units.smem_accesses;
   stats_.units.smem_passes += p.passes;

@@ -89,6 +89,33 @@ PassPlan SharedMemoryUnit::plan(const AccessRecord& rec, LaneMask mask, std::uin
                    rec.words, mask & rec.active, lo, hi, same_word ? &rec : nullptr);
 }
 
+PassPlan SharedMemoryUnit::plan_phases(const AccessRecord& rec, std::uint32_t sub,
+                                       std::uint32_t nsub) const {
+  PassPlan p;
+  const int rows = rec.words + rec.extra;
+  for (int k = 0; k < rows; ++k) {
+    if (std::uint32_t(k) * nsub / std::uint32_t(rows) != sub) continue;
+    ++p.phases;
+    if (k >= rec.words) {  // past the record: one pass
+      ++p.passes;
+      continue;
+    }
+    std::array<std::uint64_t, kMaxLanes> key;
+    std::size_t n = 0;
+    for (LaneMask m = rec.row_active[k]; m; m &= m - 1)
+      key[n++] = key_of(rec.addr[std::size_t(k)][std::size_t(std::countr_zero(m))]);
+    small_sort(key.data(), n);
+    std::uint32_t degree = 0, run = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i && key[i] == key[i - 1]) continue;  // the same unit: a broadcast
+      run = (i && (key[i] >> 32) == (key[i - 1] >> 32)) ? run + 1 : 1;
+      degree = std::max(degree, run);
+    }
+    p.passes += (std::max<std::uint32_t>(degree, 1) + ports_ - 1) / ports_;
+  }
+  return p;
+}
+
 PassPlan SharedMemoryUnit::plan(const std::array<std::uint64_t, kMaxLanes>& keys, LaneMask mask,
                                 std::uint32_t lo, std::uint32_t hi) const {
   return plan_keys([&](int, int l) { return keys[std::size_t(l)]; }, 1, mask, lo, hi, nullptr);

@@ -29,6 +29,13 @@ struct AccessRecord {
   static constexpr int kMaxWords = 8;
   int words = 0;
   LaneMask active = 0;
+  // The executor served the access in phases (memory.wide_access = "phases", issue 15): each row
+  // is one phase as the hardware serves it (an 8x8 matrix of ldmatrix, eight lanes of a 16-byte
+  // access), its active slots the words of that phase, not word k of every lane. `extra` counts
+  // rows past kMaxWords (charged one pass each).
+  bool phased = false;
+  LaneMask row_active[kMaxWords] = {};
+  int extra = 0;
   std::array<std::array<WordAddr, kMaxLanes>, kMaxWords> addr{};
 };
 
@@ -48,6 +55,9 @@ class SharedMemoryUnit {
                 bool same_word = false) const;
   // A one-word access given per lane by key_of() of its word (the lock loop's Read and Write,
   // whose words do not change between iterations).
+  // A phased record (AccessRecord::phased): each row one phase, charged to subwarp `sub` of `nsub`
+  // in row order (row k to subwarp k * nsub / rows).
+  PassPlan plan_phases(const AccessRecord& rec, std::uint32_t sub, std::uint32_t nsub) const;
   PassPlan plan(const std::array<std::uint64_t, kMaxLanes>& keys, LaneMask mask, std::uint32_t lo,
                 std::uint32_t hi) const;
   // (bank << 32) | bank unit of a word: what a pass is counted on.
