@@ -189,7 +189,7 @@ void print_timing(const timing::TimingStats& s, const Arch& arch, const ptx::Mod
                    {"issued"},
                    {"latency"},
                    {"warp-cycles"},
-                   {"top warp states", true, false, width ? 36 : 0},
+                   {"top warp states", true, false, width ? std::size_t{36} : std::size_t{0}},
                    {"instruction", true, true}});
   for (std::size_t i = 0; i < s.instructions.size() && i < kernel.code.size(); ++i) {
     const timing::InstrStats& r = s.instructions[i];
