@@ -228,6 +228,41 @@ __global__ void m8n8k4(unsigned* out) {
   EXPECT_NE(r.out.find("(shape m8n8k4) (smemsim_tc_bad.cu:14)"), std::string::npos) << r.out;
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
 }
+
+// An inlined helper of the kernel's own file used from two lines: its rows share the helper's line,
+// so each names the line that called it (the 32-way stride-32 use at line 8, the conflict-free
+// stride-33 use at line 9: gcd(33, 32) = 1).
+TEST(ProfileInlining, NamesTheCallerOfAnInlinedHelperUsedTwice) {
+  const std::string cu = test::temp_file(
+      "tc_helper.cu", R"(__device__ __forceinline__ float load_tile(const float* t, int i) {
+  return t[i];
+}
+__global__ void two_uses(float* out) {
+  __shared__ float tile[32 * 33];
+  for (int i = threadIdx.x; i < 32 * 33; i += 32) tile[i] = i;
+  __syncthreads();
+  float a = load_tile(tile, threadIdx.x * 32);
+  float b = load_tile(tile, threadIdx.x * 33);
+  out[threadIdx.x] = a + b;
+}
+)");
+  const std::string ptx = ::testing::TempDir() + "smemsim_tc_helper.ptx";
+  const std::string nvcc =
+      std::string(SMEMSIM_NVCC) + " -ptx -lineinfo -arch=sm_75 " + cu + " -o " + ptx + " 2>&1";
+  ASSERT_EQ(std::system(nvcc.c_str()), 0) << nvcc;
+  const std::string spec = test::temp_file("tc_helper.toml",
+                                           "grid = [1]\nblock = [32]\nargs = [\"out\"]\n"
+                                           "[buffers.out]\ntype = \"f32\"\ncount = 32\n");
+  const auto r = cli("profile " + ptx + " --launch " + spec + " --arch turing-t4");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find(
+                "> called at smemsim_tc_helper.cu:8: float a = load_tile(tile, threadIdx.x * 32);"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("called at smemsim_tc_helper.cu:9"), std::string::npos)
+      << r.out;  // no conflict
+  EXPECT_EQ(r.out.find("called at smemsim_tc_helper.cu:10"), std::string::npos) << r.out;
+}
 #endif
 
 }  // namespace

@@ -1,6 +1,9 @@
 #include "profile_print.hpp"
 
 #include <algorithm>
+#include <map>
+#include <set>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -81,6 +84,12 @@ void print_profile_table(const std::vector<ProfileLine>& lines, const Totals& al
   if (atomics) cols.insert(cols.end(), {{"pos"}, {"max"}, {"lock"}, {"max"}});
   cols.insert(cols.end(), {{"cycles"}, {"instruction", true, true}});
   TextTable table(cols);
+  // Rows whose CUDA line is an inlined helper's, used from several lines (an ldmatrix wrapper): the
+  // helper's line does not tell them apart, so each names its caller.
+  std::map<std::string, std::set<std::string>> callers;
+  for (const ProfileLine& l : lines)
+    if (l.row.index < kernel.code.size())
+      callers[l.row.cuda].insert(exec::cuda_call_site(module, kernel.code[l.row.index]));
   for (const ProfileLine& l : lines) {
     const exec::ProfileRow& r = l.row;
     const Totals& t = r.totals;
@@ -103,6 +112,10 @@ void print_profile_table(const std::vector<ProfileLine>& lines, const Totals& al
     if (t.bank_conflicts > 0 && r.index < kernel.code.size()) {
       const std::string src = exec::cuda_source_text(module, kernel.code[r.index]);
       if (!src.empty()) notes.push_back("> " + src);
+      std::string call_text;
+      const std::string call = exec::cuda_call_site(module, kernel.code[r.index], &call_text);
+      if (!call.empty() && callers[r.cuda].size() > 1)
+        notes.push_back(fmt::format("> called at {}: {}", call, call_text));
     }
     if (t.bank_conflicts > 0)
       if (const std::string h = hint_text(l, width); !h.empty()) notes.push_back(h);

@@ -222,5 +222,9 @@ std::string cuda_location(const ptx::Module& module, const ptx::Instruction& ins
 std::string cuda_file(const ptx::Module& module, const ptx::Instruction& ins, std::uint32_t& line);
 // The text of that CUDA line, leading blanks removed; "" when the file cannot be read.
 std::string cuda_source_text(const ptx::Module& module, const ptx::Instruction& ins);
+// The line that called the inlined function the instruction belongs to (Instruction::call_site), as
+// cuda_location writes it, "" when it was not inlined; `text` gets that line's source text.
+std::string cuda_call_site(const ptx::Module& module, const ptx::Instruction& ins,
+                           std::string* text = nullptr);
 
 }  // namespace smemsim::exec

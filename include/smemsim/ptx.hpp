@@ -202,6 +202,10 @@ struct Instruction {
   // Where inlined code was called (file 0 when not inlined): for code of a header (atomicAdd's
   // body, tex2D's handlers) the innermost call site outside headers, across nested inlining.
   SourceLoc inlined_at;
+  // The innermost site its code was inlined at, whatever the file (file 0 when not inlined): the
+  // line that called a kernel author's own helper (a profile row names it when the helper's line
+  // alone does not tell its uses apart).
+  SourceLoc call_site;
 
   bool has(Flag f) const { return (flags & f) != 0; }
 };

@@ -131,6 +131,15 @@ std::string cuda_source_text(const ptx::Module& module, const ptx::Instruction& 
   return b == std::string::npos ? std::string() : text.substr(b);
 }
 
+std::string cuda_call_site(const ptx::Module& module, const ptx::Instruction& ins,
+                           std::string* text) {
+  if (ins.call_site.file == 0) return {};
+  ptx::Instruction at;
+  at.loc = ins.call_site;
+  if (text) *text = cuda_source_text(module, at);
+  return cuda_location(module, at);
+}
+
 }  // namespace smemsim::exec
 
 namespace smemsim::exec {

@@ -597,6 +597,7 @@ void resolve_inline_sites(Kernel& k, const InlineChains& c, const Module& m) {
   for (std::size_t i = 0; i < k.code.size() && i < c.ins_chain.size(); ++i) {
     Instruction& ins = k.code[i];
     const std::vector<SourceLoc>& sites = c.chains[c.ins_chain[i]];
+    if (!sites.empty()) ins.call_site = sites.front();
     if (sites.empty() || !is_header_path(m.file_name(ins.loc.file))) continue;
     ins.inlined_at = sites.back();
     for (const SourceLoc& s : sites)
