@@ -262,6 +262,13 @@ __global__ void two_uses(float* out) {
   EXPECT_EQ(r.out.find("called at smemsim_tc_helper.cu:9"), std::string::npos)
       << r.out;  // no conflict
   EXPECT_EQ(r.out.find("called at smemsim_tc_helper.cu:10"), std::string::npos) << r.out;
+  // The JSON rows carry it for every inlined instruction: the loads at lines 8 and 9.
+  const auto j = run_json("profile " + ptx + " --launch " + spec);
+  std::set<int> lines;
+  for (const auto& row : j["rows"])
+    if (row["op"] == "ld" && row["called_from"].is_object())
+      lines.insert(row["called_from"]["line"].get<int>());
+  EXPECT_EQ(lines, (std::set<int>{8, 9}));
 }
 #endif
 

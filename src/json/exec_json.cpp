@@ -80,9 +80,13 @@ Json to_json(const exec::ProfileRow& r, const ptx::Module& module, const ptx::Ke
   if (r.index < kernel.code.size()) {
     j["ptx"] = ptx_location(module, kernel.code[r.index]);
     j["cuda"] = cuda_location(module, kernel.code[r.index]);
+    ptx::Instruction caller;  // the line that called the inlined function it belongs to
+    caller.loc = kernel.code[r.index].call_site;
+    j["called_from"] = caller.loc.file ? cuda_location(module, caller) : Json(nullptr);
   } else {
     j["ptx"] = location(module.filename, r.ptx_line);
     j["cuda"] = nullptr;
+    j["called_from"] = nullptr;
   }
   j["op"] = op_name(r.op);
   j["instruction"] = r.text;
