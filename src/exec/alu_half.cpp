@@ -95,7 +95,9 @@ std::uint32_t half_result(const ptx::Instruction& ins, const HalfOp& h, std::uin
   return encode(v, h) & 0xffff;
 }
 
-bool arithmetic(Opcode op) {
+}  // namespace
+
+bool half_arithmetic(Opcode op) {
   switch (op) {
     case Opcode::Add:
     case Opcode::Sub:
@@ -111,6 +113,8 @@ bool arithmetic(Opcode op) {
       return false;
   }
 }
+
+namespace {
 
 // mov d, {a, b, ...}: the elements side by side, the first lowest; mov {d, e, ...}, a: the reverse.
 void pack_unpack(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x, LaneMask m) {
@@ -183,7 +187,7 @@ bool exec_half(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x, L
     });
     return true;
   }
-  if (!arithmetic(ins.op)) return false;
+  if (!half_arithmetic(ins.op)) return false;
   std::uint64_t* d = im.row(w, x.row[0]);
   const std::uint64_t *a = rowp(1), *b = rowp(2), *c = rowp(3);
   each_lane(m, [&](int l) {

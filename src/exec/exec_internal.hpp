@@ -258,6 +258,8 @@ inline constexpr std::size_t kMaxCallDepth = 1024;
 // Half precision and packing (alu_half.cpp): f16/bf16/x2 arithmetic, setp on halves, cvt to a
 // pair, mov {a, b}; false when `ins` is none of these (exec_alu goes on).
 bool exec_half(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x, LaneMask m);
+// The arithmetic exec_half computes on halves and pairs (add sub mul fma mad min max neg abs).
+bool half_arithmetic(ptx::Opcode op);
 // A PTX float comparison (ordered and unordered forms) of two values.
 bool float_compare(ptx::CmpOp op, double x, double y);
 // Carries (add.cc ... madc) and the integer/float intrinsics of alu_int.cpp; false when `ins` is

@@ -78,19 +78,8 @@ bool half_supported(const ptx::Instruction& ins) {
     case Opcode::WmmaStore:
     case Opcode::WmmaMma:
       return true;
-    case Opcode::Add:
-    case Opcode::Sub:
-    case Opcode::Mul:
-    case Opcode::Fma:
-    case Opcode::Mad:
-    case Opcode::Min:
-    case Opcode::Max:
-    case Opcode::Neg:
-    case Opcode::Abs:
-    case Opcode::Setp:
-      return ptx::is_half(ins.type);
-    default:
-      return false;
+    default:  // setp and the arithmetic of alu_half.cpp, on halves and pairs (not tf32)
+      return (ins.op == Opcode::Setp || detail::half_arithmetic(ins.op)) && ptx::is_half(ins.type);
   }
 }
 

@@ -31,6 +31,19 @@ void small_sort(T* v, std::size_t n) {
   }
 }
 
+// The bank degree of n (bank << 32 | unit) keys: the most distinct units in one bank (the same unit
+// is a broadcast). Sorts the keys.
+std::uint32_t bank_degree(std::uint64_t* key, std::size_t n) {
+  small_sort(key, n);
+  std::uint32_t degree = 0, run = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i && key[i] == key[i - 1]) continue;
+    run = (i && (key[i] >> 32) == (key[i - 1] >> 32)) ? run + 1 : 1;
+    degree = std::max(degree, run);
+  }
+  return degree;
+}
+
 }  // namespace
 
 std::uint64_t SharedMemoryUnit::key_of(WordAddr w) const {
@@ -56,13 +69,7 @@ PassPlan SharedMemoryUnit::plan_keys(Key&& key_of_word, int words, LaneMask mask
       const int l = std::countr_zero(m);
       for (int k = 0; k < words; ++k) key[n++] = key_of_word(k, l);
     }
-    small_sort(key.data(), n);
-    std::uint32_t degree = 0, run = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (i && key[i] == key[i - 1]) continue;  // the same unit: a broadcast
-      run = (i && (key[i] >> 32) == (key[i - 1] >> 32)) ? run + 1 : 1;
-      degree = std::max(degree, run);
-    }
+    const std::uint32_t degree = bank_degree(key.data(), n);
     p.passes += (degree + ports_ - 1) / ports_;
     ++p.phases;
     if (!same_word) continue;
@@ -104,14 +111,8 @@ PassPlan SharedMemoryUnit::plan_phases(const AccessRecord& rec, std::uint32_t su
     std::size_t n = 0;
     for (LaneMask m = rec.row_active[k]; m; m &= m - 1)
       key[n++] = key_of(rec.addr[std::size_t(k)][std::size_t(std::countr_zero(m))]);
-    small_sort(key.data(), n);
-    std::uint32_t degree = 0, run = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (i && key[i] == key[i - 1]) continue;  // the same unit: a broadcast
-      run = (i && (key[i] >> 32) == (key[i - 1] >> 32)) ? run + 1 : 1;
-      degree = std::max(degree, run);
-    }
-    p.passes += (std::max<std::uint32_t>(degree, 1) + ports_ - 1) / ports_;
+    const std::uint32_t degree = std::max<std::uint32_t>(1, bank_degree(key.data(), n));
+    p.passes += (degree + ports_ - 1) / ports_;
   }
   return p;
 }
