@@ -253,6 +253,7 @@ TEST(PcFilter, HashSearchKeepsOnlyTheHistogramVote) {
       << r.out;
   EXPECT_EQ(test::cli("hash search --family bvxor --pattern 0,32 --pc 5").exit_code, 2);
   EXPECT_EQ(test::cli("hash search --family bvxor --trace " + trace + " --pc 3..1").exit_code, 2);
+  EXPECT_EQ(test::cli("hash search --family bvxor --trace " + trace + " --pc ''").exit_code, 2);
 }
 
 // ---- the builtins' CLI

@@ -39,7 +39,10 @@ inline void add_access_input(CLI::App* cmd, AccessInput& in) {
   cmd->add_option("--pc", in.pc,
                   "with --trace: only the accesses of these instructions, PTX lines as `profile` "
                   "prints them (the trace's pc=): 118, 118,133 or 120..140")
-      ->excludes(pat);
+      ->excludes(pat)
+      ->check([](const std::string& s) {
+        return s.empty() ? std::string("needs PTX lines: 118, 118,133 or 120..140") : std::string();
+      });
 }
 
 // Calls f for every access; returns the number delivered. Throws InputError on bad input.

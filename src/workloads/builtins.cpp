@@ -25,8 +25,9 @@ void load_ptx(Workload& w, const std::string& dir, const std::string& stem) {
   const std::string path = dir + "/" + stem + ".ptx";
   if (dir.empty() || !std::filesystem::exists(path))
     throw InputError(fmt::format(
-        "{}: the kernel suite PTX '{}' is missing: the build compiles kernels/*.cu with nvcc, and "
-        "nvcc was not found when this build was configured (or pass --ptx-dir DIR)",
+        "{}: the kernel suite PTX '{}' is missing: --ptx-dir (or SMEMSIM_PTX_DIR) must name the "
+        "folder of the PTX that the build compiles from kernels/*.cu with nvcc (a build configured "
+        "without nvcc has none)",
         w.name, path));
   w.module = ptx::parse_file(path);
 }
