@@ -15,6 +15,7 @@ Sm::Sm(std::uint32_t id, const SimContext& ctx)
       m_(ctx.arch->sm.mem_stages),
       nsub_(ctx.arch->warp_size / ctx.arch->sm.simd_width),
       strict_(ctx.arch->sm.barrel == "strict"),
+      phased_(ctx.arch->wide_access != "words"),
       smu_(*ctx.arch),
       gmem_(ctx.arch->sm) {
   pipe_ = make_pipeline(arch_.sm.pipeline, arch_.sm, elastic_cost(arch_).premem_entries, *this);
@@ -198,7 +199,7 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
       AccessRecord& rec = records_.items[std::size_t(in.record)];
       rec.words = std::min(col.n, AccessRecord::kMaxWords);
       rec.active = col.rec.active;
-      rec.phased = col.n > 1 && arch_.wide_access != "words";
+      rec.phased = col.n > 1 && phased_;
       rec.extra = std::max(0, col.n - AccessRecord::kMaxWords);
       std::copy_n(col.rec.row_active, rec.words, rec.row_active);
       for (int k = 0; k < rec.words; ++k)

@@ -213,6 +213,7 @@ class Sm final : public PipelineHost, public SchedulerView {
   std::uint32_t f_, m_;
   std::uint32_t nsub_;
   bool strict_;  // sm.barrel = strict
+  bool phased_;  // the executor emits wide accesses as phases (memory.wide_access = phases)
   std::unique_ptr<Pipeline> pipe_;
   std::unique_ptr<Scheduler> sched_;
   std::unique_ptr<BankAwareReady> ready_;  // bank-aware scheduling (004 Fig. 7), or none

@@ -78,7 +78,7 @@ void Sm::mem0_plan(std::uint32_t id, std::uint64_t) {
     case MemWork::NativeAtomic: {
       const AccessRecord& rec = records_.items[std::size_t(in.record)];
       p = rec.phased && o.mem == MemWork::Shared
-              ? smu_.plan_phases(rec, o.sub, arch_.warp_size / arch_.sm.simd_width)
+              ? smu_.plan_phases(rec, o.sub, nsub_)
               : smu_.plan(rec, rec.active, lo, hi, o.mem == MemWork::NativeAtomic);
       o.replay = std::uint32_t(t.t_bank);
       if (o.mem == MemWork::NativeAtomic) {

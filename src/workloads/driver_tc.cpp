@@ -31,12 +31,11 @@ std::vector<std::uint16_t> random_halves(std::size_t n, std::uint64_t seed,
   return h;
 }
 
-void fixed_block(const BuiltinOptions& o, const char* name) {
+// Four warps per tile: the launch follows from the sizes, which `sizes` says how to give.
+void fixed_block(const BuiltinOptions& o, const char* name, const char* sizes) {
   if (o.block || o.grid)
     throw InputError(fmt::format(
-        "builtin:{}: four warps per tile fix the launch (no --grid or --block; {})", name,
-        std::string(name) == "gemm" ? "--height, --width and --size give M, N and K"
-                                    : "--size gives the heads"));
+        "builtin:{}: four warps per tile fix the launch (no --grid or --block; {})", name, sizes));
 }
 
 }  // namespace
@@ -45,7 +44,7 @@ void fixed_block(const BuiltinOptions& o, const char* name) {
 // tile rows, 8-way ldmatrix conflicts), bk32 (64-byte rows, 4-way), each with _swizzled;
 // --height M, --width N (multiples of 64), --size K (a multiple of the tile's BK).
 void gemm_tc_driver(Workload& w, const BuiltinOptions& o) {
-  fixed_block(o, "gemm");
+  fixed_block(o, "gemm", "--height, --width and --size give M, N and K");
   const std::string v = o.variant.empty() ? "bk64" : o.variant;
   if (v != "bk64" && v != "bk64_swizzled" && v != "bk32" && v != "bk32_swizzled")
     throw InputError(
@@ -98,7 +97,7 @@ void gemm_tc_driver(Workload& w, const BuiltinOptions& o) {
 // O = softmax(Q K^T / 8) V per head (64 x 64 tiles, f16 inputs); --variant rowmajor | swizzled,
 // --size heads (CTAs).
 void attention_tc_driver(Workload& w, const BuiltinOptions& o) {
-  fixed_block(o, "attention");
+  fixed_block(o, "attention", "--size gives the heads");
   const std::string v = o.variant.empty() ? "rowmajor" : o.variant;
   if (v != "rowmajor" && v != "swizzled")
     throw InputError("builtin:attention: --variant must be rowmajor or swizzled");
