@@ -269,6 +269,8 @@ void add_search(CLI::App* hash) {
       "  smemsim hash search --family bvxor --trace big.trace --max-memory 512M --stats\n"
       "  smemsim profile builtin:transpose --emit-trace t.trace   # PTX line 76 conflicts\n"
       "  smemsim hash search --family bvxor --trace t.trace --pc 76 --emit cuda   # its swizzle\n"
+      "  smemsim profile builtin:gemm --arch ampere-a100 --emit-trace g.trace\n"
+      "  smemsim hash search --family bvxor --trace g.trace --op ld --emit cute   # CuTe swizzle\n"
       "  smemsim hash search --family bits --heuristic mih --banks 8 --addr-bits 5 \\\n"
       "      --pattern 27,12,6,19,11,4,28,3          # seed 002 Fig. 6: bits:0,3,4");
   c->callback([o] { run_search(*o); });

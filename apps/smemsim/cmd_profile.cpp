@@ -221,6 +221,7 @@ void add_profile_command(CLI::App& app) {
       "  smemsim profile builtin:histogram --replication 8 --bank-hash xor --json\n"
       "  smemsim profile builtin:atomic_bench --conflicts 16 --stride 256 --emit-trace a.trace\n"
       "  smemsim profile builtin:histogram --replication 32 --timing   # stall reasons per line\n"
+      "  smemsim profile builtin:gemm --arch ampere-a100 --emit-trace g.trace   # 8-way ldmatrix\n"
       "  smemsim profile k.ptx --kernel k --grid 4 --block 128 --launch k.toml");
   cmd->callback([o] {
     const Arch arch = o->timing ? resolve_sim_arch(o->arch, o->sim) : resolve_arch(o->arch);
