@@ -13,7 +13,7 @@ namespace smemsim::cli {
 
 namespace {
 
-void add_list(CLI::App* arch) {
+void add_arch_list(CLI::App* arch) {
   auto json = std::make_shared<bool>(false);
   auto* list = arch->add_subcommand("list", "list the presets");
   list->add_flag("--json", *json, "machine-readable output");
@@ -123,7 +123,7 @@ void add_arch_command(CLI::App& app) {
       "Examples:\n  smemsim arch list\n  smemsim arch show kepler-k20\n"
       "  smemsim arch show --set memory.banks=16 > my.toml   # then --arch-file my.toml");
 
-  add_list(arch);
+  add_arch_list(arch);
   add_show(arch);
   add_import(arch);
 }

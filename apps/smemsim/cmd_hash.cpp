@@ -15,7 +15,7 @@ namespace smemsim::cli {
 namespace {
 
 // ---- list -------------------------------------------------------------------------------------
-void add_list(CLI::App* hash) {
+void add_hash_list(CLI::App* hash) {
   auto json = std::make_shared<bool>(false);
   auto* c = hash->add_subcommand("list", "the index-function families and their spec syntax");
   c->footer("Example: smemsim hash list   # then e.g. --bank-hash 'bits:0,3,4' on analyze");
@@ -361,7 +361,7 @@ void add_hash_command(CLI::App& app) {
       "  smemsim gen block --matrix 0,1,1,0 --cols 16 --block-x 16 --count 8 -o t.trace\n"
       "  smemsim hash search --family bvxor --trace t.trace --emit cuda   # a swizzle to paste\n"
       "  smemsim hash apply --trace t.trace --bank-hash 'bvxor:k1=0,k2=4,mask=14'");
-  add_list(hash);
+  add_hash_list(hash);
   add_count(hash);
   add_search(hash);
   add_apply(hash);

@@ -84,7 +84,7 @@ void run(const StudyRunArgs& a) {
   print_summary(study::run_study(info, cfg, o), a.json);
 }
 
-void add_list(CLI::App* cmd) {
+void add_study_list(CLI::App* cmd) {
   auto* list = cmd->add_subcommand("list", "the studies and their parameters");
   list->footer("Example: smemsim study list --json");
   auto list_json = std::make_shared<bool>(false);
@@ -196,7 +196,7 @@ void add_study_command(CLI::App& app) {
       "shards/*/kmeans");
   cmd->require_subcommand(1);
 
-  add_list(cmd);
+  add_study_list(cmd);
   add_run(cmd);
   add_merge(cmd);
 }

@@ -148,7 +148,7 @@ std::string to_toml(const Arch& a, bool comments) {
       for (std::string w; words >> w;) {
         if (line.size() + 1 + w.size() > 100) {
           out << line << "\n";
-          line = "#";
+          line.assign(1, '#');
         }
         line += " " + w;
       }

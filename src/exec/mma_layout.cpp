@@ -7,10 +7,6 @@ namespace {
 using ptx::MmaShape;
 using ptx::Type;
 
-bool sixteen_bit(Type t) {
-  return t == Type::F16 || t == Type::BF16;
-}
-
 // One mma.sync tile (m16 x k16/k8 A, k x n8 B, m16 x n8 C) of `lane`, its registers numbered from
 // `reg0` and its coordinates offset by (row0, col0).
 int tile(int which, int k, Type t, int lane, int reg0, int row0, int col0, FragSlots& out, int n) {

@@ -57,10 +57,12 @@ class Linker {
           if (g.name == callee) f = &g;
         if (!f) {
           k_.unsupported.push_back(
-              {line, fmt::format("call to '{}', which has no body in the module (a declared "
-                                 "library function such as vprintf: printf and the like are not "
-                                 "supported)",
-                                 callee)});
+              {line,
+               fmt::format("call to '{}', which has no body in the module (a declared "
+                           "library function such as vprintf: printf and the like are not "
+                           "supported)",
+                           callee),
+               {}});
           continue;
         }
         fn = append(*f, line);
@@ -71,11 +73,13 @@ class Linker {
       const CallSite& site = k_.calls[c];
       if (site.rets.size() > lf.nret || site.args.size() != lf.params.size() - lf.nret)
         k_.unsupported.push_back(
-            {line, fmt::format("call to '{}' with {} argument{} and {} return value{}; it takes "
-                               "{} and returns {}",
-                               callee, site.args.size(), site.args.size() == 1 ? "" : "s",
-                               site.rets.size(), site.rets.size() == 1 ? "" : "s",
-                               lf.params.size() - lf.nret, lf.nret)});
+            {line,
+             fmt::format("call to '{}' with {} argument{} and {} return value{}; it takes "
+                         "{} and returns {}",
+                         callee, site.args.size(), site.args.size() == 1 ? "" : "s",
+                         site.rets.size(), site.rets.size() == 1 ? "" : "s",
+                         lf.params.size() - lf.nret, lf.nret),
+             {}});
     }
     mark_recursive();
   }

@@ -53,8 +53,11 @@ std::string operand_text(const Kernel& k, const Operand& o) {
   switch (o.kind) {
     case OperandKind::None:
       return "_";
-    case OperandKind::Reg:
-      return (o.negate ? "!" : "") + reg(o.reg);
+    case OperandKind::Reg: {
+      std::string s(o.negate ? 1 : 0, '!');
+      s += reg(o.reg);
+      return s;
+    }
     case OperandKind::ImmInt:
       return fmt::format("{}", o.imm);
     case OperandKind::ImmFloat:
@@ -350,8 +353,11 @@ std::string to_string(const Kernel& k, const Instruction& ins) {
   for (std::uint8_t i = 0; i < ins.num_ops; ++i) {
     s += i ? ", " : " ";
     s += operand_text(k, ins.ops[i]);
-    if (i == 0 && ins.has(kSetpQ)) s += "|" + operand_text(k, ins.ops[4]);
-    if (i == 0 && ins.has(kPredOut)) s += "|" + operand_text(k, ins.ops[5]);
+    for (const std::uint8_t extra : {std::uint8_t{4}, std::uint8_t{5}}) {
+      if (i != 0 || !ins.has(extra == 4 ? kSetpQ : kPredOut)) continue;
+      s += '|';
+      s += operand_text(k, ins.ops[extra]);
+    }
   }
   return s + ";";
 }

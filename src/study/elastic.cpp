@@ -25,7 +25,7 @@ namespace smemsim::study {
 namespace {
 
 // 004 Table 4's row for a benchmark, and how our suite runs it.
-struct Bench {
+struct ElasticBench {
   const char* name;
   const char* builtin;
   const char* unopt;                    // --variant of the conflicting layout
@@ -34,7 +34,7 @@ struct Bench {
   double intensity, degree, theoretic;  // 004 Table 4
 };
 
-constexpr Bench kBenches[] = {
+constexpr ElasticBench kElasticBenches[] = {
     {"aes_encrypt", "aes", "encrypt", "", "aes_blocks", 0.361, 1.54, 1.19},
     {"aes_decrypt", "aes", "decrypt", "", "aes_blocks", 0.359, 1.53, 1.19},
     {"reduction", "reduction", "interleaved", "sequential", "reduction_size", 0.040, 3.07, 1.09},
@@ -46,23 +46,24 @@ constexpr Bench kBenches[] = {
 };
 
 // 004 Table 3's two GPUs and the two variants of §5.2.
-struct Config {
+struct ElasticConfig {
   const char* name;
   const char* pipeline;
   const char* scheduler;
 };
-constexpr Config kConfigs[] = {
+constexpr ElasticConfig kConfigs[] = {
     {"baseline", "unified", "lrr"},
     {"elastic", "elastic", "lrr"},
     {"bank-aware", "elastic", "bank-aware"},
     {"bank-aware-fill", "elastic", "bank-aware-fill"},
 };
 
-const Bench& bench(std::string_view name) {
-  for (const Bench& b : kBenches)
+const ElasticBench& bench(std::string_view name) {
+  for (const ElasticBench& b : kElasticBenches)
     if (name == b.name) return b;
   std::string known;
-  for (const Bench& b : kBenches) known += (known.empty() ? "" : ", ") + std::string(b.name);
+  for (const ElasticBench& b : kElasticBenches)
+    known += (known.empty() ? "" : ", ") + std::string(b.name);
   throw InputError(
       fmt::format("study parameter 'benchmarks': unknown '{}' (known: {})", name, known));
 }
@@ -89,10 +90,10 @@ class Elastic : public Study {
         throw InputError(fmt::format("study parameter '{}': {} is not in 1..16777216", key, v));
       size_[key] = static_cast<std::uint32_t>(v);
     }
-    std::vector<const Config*> configs;
+    std::vector<const ElasticConfig*> configs;
     for (const std::string& c : cfg.strings("configs")) {
-      const Config* found = nullptr;
-      for (const Config& k : kConfigs)
+      const ElasticConfig* found = nullptr;
+      for (const ElasticConfig& k : kConfigs)
         if (c == k.name) found = &k;
       if (!found)
         throw InputError(fmt::format(
@@ -104,11 +105,11 @@ class Elastic : public Study {
     points_.clear();
     benches_.clear();
     for (const std::string& name : cfg.strings("benchmarks")) {
-      const Bench& b = bench(name);
+      const ElasticBench& b = bench(name);
       benches_.push_back(&b);
-      for (const Config* c : configs) points_.push_back({&b, false, c});
+      for (const ElasticConfig* c : configs) points_.push_back({&b, false, c});
       if (*b.opt)
-        for (const Config* c : configs)
+        for (const ElasticConfig* c : configs)
           if (std::string_view(c->name) == "baseline" || std::string_view(c->name) == "bank-aware")
             points_.push_back({&b, true, c});
     }
@@ -185,14 +186,14 @@ class Elastic : public Study {
 
  private:
   struct Point {
-    const Bench* b;
+    const ElasticBench* b;
     bool opt;
-    const Config* c;
+    const ElasticConfig* c;
   };
   StudyConfig cfg_;
   std::map<std::string, std::uint32_t> size_;
   std::vector<Point> points_;
-  std::vector<const Bench*> benches_;
+  std::vector<const ElasticBench*> benches_;
   std::string ptx_dir_;
 };
 
@@ -204,7 +205,7 @@ Report elastic_report(const Table& t, const std::vector<std::string>& benches);
 
 Report Elastic::report(const Table& t) const {
   std::vector<std::string> names;
-  for (const Bench* b : benches_) names.emplace_back(b->name);
+  for (const ElasticBench* b : benches_) names.emplace_back(b->name);
   return elastic_report(t, names);
 }
 
@@ -215,7 +216,7 @@ std::unique_ptr<Study> make_elastic_study() {
 // Table 4's published columns for the report.
 bool elastic_paper_row(const std::string& name, double& intensity, double& degree,
                        double& theoretic) {
-  for (const Bench& b : kBenches)
+  for (const ElasticBench& b : kElasticBenches)
     if (name == b.name) {
       intensity = b.intensity;
       degree = b.degree;

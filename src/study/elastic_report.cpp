@@ -24,7 +24,7 @@ std::optional<std::size_t> find_row(const Table& t, const std::string& bench,
   return std::nullopt;
 }
 
-std::string pct(double x) {
+std::string elastic_pct(double x) {
   return fmt::format("{:+.1f}%", 100.0 * x);
 }
 
@@ -95,7 +95,7 @@ void fig8_stalls(const Table& t, const std::vector<std::string>& benches, Report
         num(t, enh, "stall_schedule") + num(t, enh, "stall_bank") + num(t, enh, "stall_other");
     reductions.push_back(1 - after / total);
     rows.push_back({b, fmt::format("{:.0f}", total), fmt::format("{:.0f}", after),
-                    pct(-(1 - after / total)),
+                    elastic_pct(-(1 - after / total)),
                     fmt::format("{:.0f} / {:.0f} / {:.0f}", num(t, base, "stall_schedule"),
                                 num(t, base, "stall_bank"), num(t, base, "stall_other")),
                     fmt::format("{:.0f} / {:.0f} / {:.0f}", num(t, enh, "stall_schedule"),
@@ -109,7 +109,7 @@ void fig8_stalls(const Table& t, const std::vector<std::string>& benches, Report
         "### Pipeline stalls (seed 004 Fig. 8)\n\nIssue-slot cycles without an issue while warps "
         "are resident, in Fig. 8's groups (scheduling fails / bank conflicts / other). Reduction "
         "by elastic + bank-aware: mean {}, largest {} (004: -42.3% mean, -64.0% largest).\n\n",
-        pct(-avg), pct(-best));
+        elastic_pct(-avg), elastic_pct(-best));
     rep.markdown += md_table({"benchmark", "baseline stalls", "enhanced stalls", "change",
                               "baseline sched/bank/other", "enhanced sched/bank/other"},
                              rows) +
@@ -136,12 +136,12 @@ void fig9_speedup(const Table& t, const std::vector<std::string>& benches, Repor
       const auto r = find_row(t, b, C, cfgs[k]);
       const double s = r ? num(t, base, "cycles") / num(t, r, "cycles") : 0;
       f9.series[k].y.push_back(s);
-      row.push_back(r ? pct(s - 1) : "-");
+      row.push_back(r ? elastic_pct(s - 1) : "-");
       if (r) gains[cfgs[k]].push_back(s - 1);
     }
     const double th = rep.summary["table4"][b]["theoretic_speedup"].get<double>();
     f9.series[3].y.push_back(th);
-    row.push_back(pct(th - 1));
+    row.push_back(elastic_pct(th - 1));
     rows.push_back(std::move(row));
   }
   if (!rows.empty()) {
@@ -151,7 +151,7 @@ void fig9_speedup(const Table& t, const std::vector<std::string>& benches, Repor
         const double m = mean(gains[c]);
         const double mx = *std::max_element(gains[c].begin(), gains[c].end());
         rep.summary["speedup"][c] = {{"mean", m}, {"max", mx}};
-        line += fmt::format("{}: mean {}, largest {}; ", c, pct(m), pct(mx));
+        line += fmt::format("{}: mean {}, largest {}; ", c, elastic_pct(m), elastic_pct(mx));
       }
     rep.markdown += fmt::format(
         "### Performance (seed 004 Fig. 9)\n\nConflicting layouts; speed-up in whole-kernel "
@@ -199,7 +199,7 @@ void fig10_fig11(const Table& t, const std::vector<std::string>& benches, Report
       f11.categories.push_back(b);
       f11.series[0].y.push_back(s);
       rel11.push_back(s);
-      rows11.push_back({b, pct(s - 1)});
+      rows11.push_back({b, elastic_pct(s - 1)});
     }
   }
   if (!rows10.empty()) {
@@ -220,7 +220,7 @@ void fig10_fig11(const Table& t, const std::vector<std::string>& benches, Report
     rep.markdown += fmt::format(
         "### Non-conflicting code (seed 004 Fig. 11)\n\nOptimized layouts, elastic + bank-aware "
         "over the baseline: mean {} (004: negligible).\n\n",
-        pct(mean(rel11) - 1));
+        elastic_pct(mean(rel11) - 1));
     rep.markdown += md_table({"benchmark", "speed-up"}, rows11) + "\n";
     rep.figures.push_back(std::move(f11));
   }

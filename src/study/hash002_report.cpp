@@ -33,7 +33,7 @@ constexpr PaperAvg kTable6[] = {
     {"bitsxor-mih", "bitwise XOR (MIH)", 0.97, 1.24},
 };
 
-std::string pct(double x) {
+std::string h002_pct(double x) {
   return fmt::format("{:.0f}%", 100.0 * x);
 }
 
@@ -92,7 +92,7 @@ double speedup(const Table& t, std::size_t m, std::size_t x) {
   return n ? sum / n : 0.0;
 }
 
-struct Claim {
+struct H002Claim {
   std::string claim, paper, ours, command, verdict;
 };
 
@@ -109,7 +109,7 @@ Report hash002_report(const Table& t, const StudyConfig& cfg) {
   const std::string arch = arch_label(cfg.arch);
   const std::string cmd = "smemsim study run hash002";
   const std::string cmd_cycle = cmd + " --set backend=cycle";
-  std::vector<Claim> claims;
+  std::vector<H002Claim> claims;
 
   // ---- Fig. 8: conflicts removed per benchmark --------------------------------------------------
   rep.markdown += fmt::format(
@@ -139,7 +139,7 @@ Report hash002_report(const Table& t, const StudyConfig& cfg) {
     for (std::size_t k = 0; k < shown.size(); ++k) {
       const std::size_t r = *row(t, "conflicts", b, shown[k]);
       const double red = t.num(r, "reduction");
-      cells.push_back(t.num(m, "baseline") > 0 ? pct(red) : "-");
+      cells.push_back(t.num(m, "baseline") > 0 ? h002_pct(red) : "-");
       f8.series[k].y.push_back(100 * red);
       removed[shown[k]].push_back(red);
       all_removed[shown[k]] += t.num(r, "conflicts") == 0;
@@ -176,12 +176,12 @@ Report hash002_report(const Table& t, const StudyConfig& cfg) {
       const auto& pr = paper_removed[p.config];
       const auto good = std::count_if(pr.begin(), pr.end(), [](double x) { return x >= 0.9; });
       if (!pr.empty()) rep.summary["table6_paper_configs_90"][p.config] = good;
-      rows.push_back({p.label, pct(p.removed), pct(ours),
+      rows.push_back({p.label, h002_pct(p.removed), h002_pct(ours),
                       pr.empty() ? "-" : fmt::format("{} / {}", good, pr.size()),
                       fmt::format("{} / {}", all_removed[p.config], table5.size())});
       claims.push_back({fmt::format("{} removes {} of the bank conflicts (002 §7.1, Table 6)",
-                                    p.label, pct(p.removed)),
-                        pct(p.removed), pct(ours), cmd, verdict(ours, p.removed)});
+                                    p.label, h002_pct(p.removed)),
+                        h002_pct(p.removed), h002_pct(ours), cmd, verdict(ours, p.removed)});
     }
     rep.markdown += md_table({"hash function (heuristic)", "002", "smemsim",
                               "benchmarks where 002's Table 5 configuration removes >= 90% of ours",
@@ -207,7 +207,7 @@ Report hash002_report(const Table& t, const StudyConfig& cfg) {
       same_count[c.name] += same;
       rows.push_back({b, c.name, fmt::format("`{}`", spec_of_csv(t.str(r, "spec"))),
                       fmt::format("`{}`", spec_of_csv(t.str(r, "paper_spec"))), same ? "same" : "-",
-                      base > 0 ? pct((base - pc) / base) : "-"});
+                      base > 0 ? h002_pct((base - pc) / base) : "-"});
     }
   }
   if (!table5.empty()) {
@@ -367,7 +367,7 @@ Report hash002_report(const Table& t, const StudyConfig& cfg) {
   // ---- Claims
   // ------------------------------------------------------------------------------------
   rows.clear();
-  for (const Claim& c : claims)
+  for (const H002Claim& c : claims)
     rows.push_back({c.claim, c.paper, c.ours, fmt::format("`{}`", c.command), c.verdict});
   rep.markdown = "### Claims of seed 002 §7 and smemsim's numbers\n\n" +
                  md_table({"claim (seed §)", "002", "smemsim", "command", "verdict"}, rows) + "\n" +

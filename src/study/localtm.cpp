@@ -17,12 +17,12 @@
 namespace smemsim::study {
 namespace {
 
-struct Bench {
+struct TmBench {
   const char* name;     // study name (003's abbreviation)
   const char* builtin;  // builtin driver
   const char* size;     // what the size is
 };
-constexpr Bench kBenches[] = {
+constexpr TmBench kTmBenches[] = {
     {"HT", "tm_hashtable", "buckets"},
     {"KM", "tm_kmeans", "centers"},
     {"GA", "tm_genetic", "solutions"},
@@ -52,8 +52,8 @@ class LocalTm : public Study {
     }
     points_.clear();
     for (const std::string& name : cfg.strings("benchmarks")) {
-      const Bench* b = nullptr;
-      for (const Bench& k : kBenches)
+      const TmBench* b = nullptr;
+      for (const TmBench& k : kTmBenches)
         if (name == k.name) b = &k;
       if (!b)
         throw InputError(
@@ -125,7 +125,7 @@ class LocalTm : public Study {
 
  private:
   struct Point {
-    const Bench* b;
+    const TmBench* b;
     std::uint32_t size;
     const char* system;
   };

@@ -42,7 +42,7 @@ std::optional<std::size_t> find_row(const Table& t, const std::string& b, std::i
   return std::nullopt;
 }
 
-std::string pct(double x) {
+std::string tm_pct(double x) {
   return fmt::format("{:.1f}%", 100.0 * x);
 }
 
@@ -126,11 +126,11 @@ void benchmark_report(const Table& t, const Paper& p, const std::vector<std::int
     js["false_conflicts_of_accesses"] = accesses ? num(ltm, "conflicts_false") / accesses : 0;
     rows.push_back(
         {cat, fmt::format("{:.0f}", num(ser, "cycles")), fmt::format("{:.0f}", num(ltm, "cycles")),
-         per ? fmt::format("{:.0f}", num(per, "cycles")) : "-", sp_l, sp_p, pct(overhead),
-         pct(commit), fmt::format("{:.0f} of {:.0f}", serialized, attempts),
+         per ? fmt::format("{:.0f}", num(per, "cycles")) : "-", sp_l, sp_p, tm_pct(overhead),
+         tm_pct(commit), fmt::format("{:.0f} of {:.0f}", serialized, attempts),
          fmt::format("{:.0f} / {:.0f} ({} of accesses)", num(ltm, "conflicts_true"),
                      num(ltm, "conflicts_false"),
-                     accesses ? pct(num(ltm, "conflicts_false") / accesses) : "-")});
+                     accesses ? tm_pct(num(ltm, "conflicts_false") / accesses) : "-")});
     (void)conflicts;
   }
   rep.markdown += fmt::format("### {} (seed 003 Fig. {})\n\n", p.title, p.figure);

@@ -111,7 +111,8 @@ Shards read_shards(const std::vector<std::string>& dirs) {
       if (lines[i].empty()) continue;
       const auto comma = lines[i].find(',');
       auto& slot = sh.points[std::stoull(lines[i].substr(0, comma))];
-      slot += (slot.empty() ? "" : "|") + lines[i].substr(comma + 1);
+      if (!slot.empty()) slot += '|';
+      slot.append(lines[i], comma + 1);
     }
   }
   if (static_cast<int>(seen.size()) != sh.count)

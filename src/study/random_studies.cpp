@@ -51,8 +51,9 @@ struct Acc {
   void put(Row& row, const Timing& t) const {
     const double lat = mean(latency);
     const double lock_pen = (mean(lock) - 1.0) * double(t.t_position);
-    row.insert(row.end(), {Value(lat), Value(lock_pen), Value(lat - double(t.t_base) - lock_pen),
-                           Value(mean(lock)), Value(mean(bank)), Value(mean(position))});
+    for (const double v :
+         {lat, lock_pen, lat - double(t.t_base) - lock_pen, mean(lock), mean(bank), mean(position)})
+      row.emplace_back(v);
   }
 };
 const std::vector<std::string> kAccCols{"latency_cycles_mean", "lock_penalty",

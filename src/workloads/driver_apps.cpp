@@ -16,7 +16,7 @@
 namespace smemsim::exec {
 namespace {
 
-Arg zero() {
+Arg zero_arg() {
   return Arg::integer(0);
 }
 
@@ -43,8 +43,8 @@ void lud_driver(Workload& w, const BuiltinOptions& o) {
   const auto ab = w.memory.add(make_buffer("a", ElemType::F32, a));
   const std::uint32_t nb = n / 16;
   for (std::uint32_t it = 0; it < nb; ++it) {
-    const std::vector<Arg> args = {Arg::buf(ab), Arg::integer(n), Arg::integer(16 * it), zero(),
-                                   zero()};
+    const std::vector<Arg> args = {Arg::buf(ab), Arg::integer(n), Arg::integer(16 * it), zero_arg(),
+                                   zero_arg()};
     add_step(w, "lud_diagonal", {{1, 1, 1}, {16, 1, 1}, 0, args});
     if (it + 1 == nb) break;
     add_step(w, "lud_perimeter", {{nb - 1 - it, 1, 1}, {32, 1, 1}, 0, args});
@@ -94,7 +94,7 @@ void nw_driver(Workload& w, const BuiltinOptions& o) {
               {16, 1, 1},
               0,
               {Arg::buf(mb), Arg::buf(sb), Arg::integer(n), Arg::integer(kPenalty), Arg::integer(i),
-               zero(), zero()}});
+               zero_arg(), zero_arg()}});
   };
   for (std::uint32_t i = 1; i <= nb; ++i) step("nw_upper", i);
   for (std::uint32_t i = nb - 1; i >= 1; --i) step("nw_lower", i);
@@ -195,7 +195,7 @@ void grid3d_driver(Workload& w, const BuiltinOptions& o) {
   w.launch.block = {256, 1, 1};
   w.launch.grid = {(g / 8) * (g / 8) * (g / 4), 1, 1};
   w.launch.args = {Arg::buf(sb), Arg::integer(m), Arg::integer(g), Arg::real(kW2),
-                   Arg::buf(rb), Arg::buf(ib),    zero(),          zero()};
+                   Arg::buf(rb), Arg::buf(ib),    zero_arg(),      zero_arg()};
   w.description = fmt::format("grid3d: {} samples onto a {}^3 grid", m, g);
   w.tolerance = "|got - ref| <= 1e-5 (sum of |w v|) + 1e-6, ref in double";
   w.check = [s, g, m](const GlobalMemory& mem) {
