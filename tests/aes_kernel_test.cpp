@@ -47,7 +47,6 @@ std::string run_builtin(const BuiltinOptions& o) {
 // Both directions on a partial last CTA (100 blocks: 2 CTAs, the second with 36) and on 2 full
 // CTAs, with different keys.
 TEST(Aes, KernelMatchesTheReferenceOnTwoShapes) {
-  SKIP_WITHOUT_NVCC();
   for (const std::string v : {"encrypt", "decrypt"})
     for (const std::uint32_t n : {100u, 128u}) {
       BuiltinOptions o;
@@ -61,7 +60,6 @@ TEST(Aes, KernelMatchesTheReferenceOnTwoShapes) {
 // Round trip on the kernels alone: the encryption kernel's output, fed to the decryption kernel
 // (same seed, so the same key), gives back the encryption's input, 100 blocks (a partial CTA).
 TEST(Aes, DecryptionKernelInvertsTheEncryptionKernel) {
-  SKIP_WITHOUT_NVCC();
   BuiltinOptions o;
   o.size = 100;
   o.seed = 11;
@@ -90,7 +88,6 @@ TEST(Aes, DecryptionKernelInvertsTheEncryptionKernel) {
 // store, so the kernel's average per transaction is close to (6 + 4 g) / 10 (the table loads at
 // the start and the last round shift it a little).
 TEST(Aes, TBoxGathersConflictAndTheStageAccessesDoNot) {
-  SKIP_WITHOUT_NVCC();
   Rng rng(7);
   double g = 0;
   const int trials = 200000;

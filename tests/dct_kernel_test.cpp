@@ -130,18 +130,15 @@ void run_and_check(const char* variant, std::uint32_t w, std::uint32_t h) {
 }
 
 TEST(Dct, EveryVariantMatchesTheReferenceOnTwoShapes) {
-  SKIP_WITHOUT_NVCC();
   for (const char* v : kVariants)
     for (const auto& [w, h] : {std::pair{64u, 32u}, std::pair{32u, 64u}}) run_and_check(v, w, h);
 }
 
 TEST(Dct, EveryVariantMatchesTheReferenceAt512x512) {  // Table 4's image: ~0.1 s a variant
-  SKIP_WITHOUT_NVCC();
   for (const char* v : kVariants) run_and_check(v, 512, 512);
 }
 
 TEST(Dct, KernelNamesAndTable4Shapes) {
-  SKIP_WITHOUT_NVCC();
   const std::map<std::string, std::string> kernel = {{"dct", "dct_pad"},
                                                      {"idct_nopad", "idct_nopad"},
                                                      {"dct_short", "dct_short_pad"},
@@ -224,7 +221,6 @@ void expect_degrees(const std::string& variant, const Arch& arch, const Want& wa
 // 4: 2.75). Padded: 1 everywhere. Every transaction of an access has the same degree, so the mean
 // of the per-access maximum is also 1 + conflicts / transactions.
 TEST(DctProfile, Cf11DegreesAreTheHeadersAndTable4s) {
-  SKIP_WITHOUT_NVCC();
   const Arch& cf11 = find_preset("cf11");
   for (const char* v : {"dct", "idct", "dct_short", "idct_short"})
     expect_degrees(v, cf11, {1, 1, 1.0});
@@ -238,7 +234,6 @@ TEST(DctProfile, Cf11DegreesAreTheHeadersAndTable4s) {
 // 2-way and the tile copies 2-way (a warp's 32 words span two tile rows and the 17-word stride
 // puts words 0 and 32 of the span in one bank): (8 x 2 + 8 x 2 + 16) / 32 = 1.5.
 TEST(DctProfile, FermiDegreesAreTheHeaders) {
-  SKIP_WITHOUT_NVCC();
   const Arch& fermi = default_arch();
   ASSERT_EQ(fermi.banks, 32u);
   ASSERT_EQ(fermi.transaction_lanes, 32u);
@@ -251,7 +246,6 @@ TEST(DctProfile, FermiDegreesAreTheHeaders) {
 
 // The cycle-level model sees the same passes per subwarp access as the profile (cf11).
 TEST(DctProfile, TimingModelPassesMatchOnCf11) {
-  SKIP_WITHOUT_NVCC();
   const Arch& cf11 = find_preset("cf11");
   const std::pair<const char*, double> want[] = {{"dct", 1.0},
                                                  {"idct_short", 1.0},

@@ -75,7 +75,6 @@ std::vector<const ProfileRow*> rows_at(const Profiled& p, const std::string& cud
 // ---- transpose (seed 002 §3.2.1-2) ------------------------------------------------------------
 
 TEST(ExecProfileSeed002, TransposeStorePhaseIs8WayWithoutPadding) {
-  SKIP_WITHOUT_NVCC();
   BuiltinOptions o;
   o.variant = "naive";
   const Profiled p = profile("transpose", o);
@@ -108,7 +107,6 @@ TEST(ExecProfileSeed002, TransposeStorePhaseIs8WayWithoutPadding) {
 }
 
 TEST(ExecProfileSeed002, TransposePaddedIsConflictFreePerHalfWarp) {
-  SKIP_WITHOUT_NVCC();
   BuiltinOptions o;
   o.variant = "padded";
   // With the 16x17 tile, a 32-lane warp spans two tile rows: word tx*17+ty. Per 16-lane
@@ -152,7 +150,6 @@ TEST(ExecProfileSeed002, TransposePaddedIsConflictFreePerHalfWarp) {
 }
 
 TEST(ExecProfileSeed002, Transpose32PaddingRemovesTheConflictOnFermi) {
-  SKIP_WITHOUT_NVCC();
   // The CUDA SDK's 32x32 tile read by 32x8 threads: a warp is one row of threads (fixed ty), lane
   // tx reads tile[tx][ty + i]. Without padding, word tx*32 + ty + i: every lane in bank
   // (ty + i) mod 32, 32 distinct words -> 32-way. With one word of padding, tx*33 + ty + i: banks
@@ -182,7 +179,6 @@ TEST(ExecProfileSeed002, Transpose32PaddingRemovesTheConflictOnFermi) {
 // ---- FWT (seed 002 §3.2.4) ------------------------------------------------------------------
 
 TEST(ExecProfileSeed002, FwtStride8Is4Way) {
-  SKIP_WITHOUT_NVCC();
   BuiltinOptions o;
   o.log2n = 11;  // N = 2048: strides 512, 128, 32, 8, 2 (seed 002 §3.2.4)
   o.grid = Dim3{1, 1, 1};
@@ -216,7 +212,6 @@ TEST(ExecProfileSeed002, FwtStride8Is4Way) {
 // ---- reduction (seed 002 §3.2.3) --------------------------------------------------------------
 
 TEST(ExecProfileSeed002, ReductionInterleavedDegreePerStep) {
-  SKIP_WITHOUT_NVCC();
   BuiltinOptions o;
   o.variant = "interleaved";
   o.size = 1024;
@@ -260,7 +255,6 @@ TEST(ExecProfileSeed002, ReductionInterleavedDegreePerStep) {
 // ---- Eq. 1 microbenchmark (seed 000 §III, Fig. 5) -------------------------------------------
 
 TEST(ExecProfileSeed000, Eq1PositionBankAndLockDegrees) {
-  SKIP_WITHOUT_NVCC();
   const std::string line =
       "atomic_bench.cu:" + std::to_string(source_line("atomic_bench.cu", "atomicAdd(p, 1u)"));
   for (std::uint32_t stride : {0u, 32u, 256u}) {
@@ -298,7 +292,6 @@ TEST(ExecProfileSeed000, Eq1PositionBankAndLockDegrees) {
 }
 
 TEST(ExecProfile, HistogramReplicationReducesConflicts) {
-  SKIP_WITHOUT_NVCC();
   // Seed 001 §3.3: more copies (cyclic mapping) spread the votes of a warp; on a uniform image
   // the mean position degree of the voting atomic falls as replication grows, down to 1 when
   // every lane of a warp has its own copy.
@@ -322,7 +315,6 @@ TEST(ExecProfile, HistogramReplicationReducesConflicts) {
 }
 
 TEST(ExecProfile, ProfileIsDeterministic) {
-  SKIP_WITHOUT_NVCC();
   BuiltinOptions o;
   o.replication = 8;
   o.image = "blobs";

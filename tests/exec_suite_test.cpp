@@ -36,7 +36,6 @@ BuiltinOptions shape(Dim3 grid, Dim3 block) {
 }
 
 TEST(ExecSuite, HistogramMatchesOnTwoShapesAndMappings) {
-  SKIP_WITHOUT_NVCC();
   BuiltinOptions a = shape({8, 1, 1}, {256, 1, 1});
   a.replication = 32;
   a.padding = 1;
@@ -55,7 +54,6 @@ TEST(ExecSuite, HistogramMatchesOnTwoShapesAndMappings) {
 }
 
 TEST(ExecSuite, TransposeNaiveAndPaddedMatchOnTwoShapes) {
-  SKIP_WITHOUT_NVCC();
   for (const std::string v : {"naive", "padded"}) {
     BuiltinOptions a;
     a.variant = v;
@@ -71,7 +69,6 @@ TEST(ExecSuite, TransposeNaiveAndPaddedMatchOnTwoShapes) {
 }
 
 TEST(ExecSuite, ReductionBothVariantsMatchOnTwoShapes) {
-  SKIP_WITHOUT_NVCC();
   for (const std::string v : {"interleaved", "sequential"}) {
     BuiltinOptions a = shape({16, 1, 1}, {256, 1, 1});
     a.variant = v;
@@ -85,7 +82,6 @@ TEST(ExecSuite, ReductionBothVariantsMatchOnTwoShapes) {
 }
 
 TEST(ExecSuite, FwtMatchesOnTwoShapes) {
-  SKIP_WITHOUT_NVCC();
   BuiltinOptions a = shape({2, 1, 1}, {256, 1, 1});
   a.log2n = 11;
   EXPECT_EQ(run_builtin("fwt", a), "");
@@ -95,7 +91,6 @@ TEST(ExecSuite, FwtMatchesOnTwoShapes) {
 }
 
 TEST(ExecSuite, KmeansMatchesOnTwoShapes) {
-  SKIP_WITHOUT_NVCC();
   BuiltinOptions a = shape({4, 1, 1}, {256, 1, 1});
   EXPECT_EQ(run_builtin("kmeans", a), "");
   BuiltinOptions b = shape({7, 1, 1}, {160, 1, 1});
@@ -107,7 +102,6 @@ TEST(ExecSuite, KmeansMatchesOnTwoShapes) {
 }
 
 TEST(ExecSuite, HoughMatchesOnTwoShapes) {
-  SKIP_WITHOUT_NVCC();
   BuiltinOptions a = shape({16, 1, 1}, {256, 1, 1});
   EXPECT_EQ(run_builtin("hough", a), "");
   BuiltinOptions b = shape({45, 1, 1}, {128, 1, 1});
@@ -121,7 +115,6 @@ TEST(ExecSuite, HoughMatchesOnTwoShapes) {
 }
 
 TEST(ExecSuite, AtomicBenchMatchesOnTwoShapes) {
-  SKIP_WITHOUT_NVCC();
   for (std::uint32_t stride : {0u, 32u, 256u}) {
     BuiltinOptions a = shape({1, 1, 1}, {32, 1, 1});
     a.conflicts = 13;
@@ -136,7 +129,6 @@ TEST(ExecSuite, AtomicBenchMatchesOnTwoShapes) {
 }
 
 TEST(ExecSuite, GenIndexMatchesOnTwoShapes) {
-  SKIP_WITHOUT_NVCC();
   BuiltinOptions a = shape({1, 1, 1}, {32, 1, 1});
   a.way = 8;
   a.stride = 32;
@@ -148,7 +140,6 @@ TEST(ExecSuite, GenIndexMatchesOnTwoShapes) {
 }
 
 TEST(ExecSuite, RunsAreDeterministic) {
-  SKIP_WITHOUT_NVCC();
   BuiltinOptions o;
   o.replication = 4;
   o.image = "noise";
@@ -172,7 +163,6 @@ namespace smemsim::exec {
 namespace {
 
 TEST(ExecSuite, ReferenceCheckReportsAMismatch) {
-  SKIP_WITHOUT_NVCC();
   BuiltinOptions o;
   o.bins = 16;
   Workload w = make_builtin("histogram", o, SMEMSIM_PTX_DIR);
@@ -188,7 +178,6 @@ TEST(ExecSuite, ReferenceCheckReportsAMismatch) {
 // The instruction-coverage kernel: the results that do not depend on the order of atomics,
 // computed from the C source of kernels/isa_mix.cu.
 TEST(ExecSuite, IsaMixCoverageKernel) {
-  SKIP_WITHOUT_NVCC();
   Workload w;
   w.module = ptx::parse_file(std::string(SMEMSIM_PTX_DIR) + "/isa_mix.ptx");
   std::vector<float> in(256 * 4);

@@ -96,7 +96,6 @@ std::int64_t brute_force_conflicts(const std::string& text, std::uint64_t& acces
 }
 
 TEST(Hash002Benchmarks, BaselineConflictsMatchABruteForceCountOfEachTrace) {
-  SKIP_WITHOUT_NVCC();
   int checked = 0;
   for (const Bench& b : study::h002::benches()) {
     const Traced t = trace_of(b);
@@ -112,7 +111,6 @@ TEST(Hash002Benchmarks, BaselineConflictsMatchABruteForceCountOfEachTrace) {
 }
 
 TEST(Hash002Benchmarks, HandDerivedBaselines) {
-  SKIP_WITHOUT_NVCC();
   const Traced rows = trace_of(study::h002::find_bench("conv-1"));
   EXPECT_EQ(rows.library_conflicts, std::int64_t(rows.accesses));  // one per access
   const Traced cols = trace_of(study::h002::find_bench("conv-2"));
@@ -126,7 +124,6 @@ TEST(Hash002Benchmarks, HandDerivedBaselines) {
 // bits), and the exhaustive bit-vector XOR and MIH bitwise XOR never leave more conflicts than the
 // permutation families (002 §7.1's ordering).
 TEST(Hash002Study, QuickRunReproducesTable5ConfigurationsAndOrdering) {
-  SKIP_WITHOUT_NVCC();
   const study::Table t = test::run_all(
       "hash002", {{"benchmarks", "conv-1,conv-2,dct8x8-1,transpose,FWT,LUD-1,matrix scan"}});
   const auto same = [&](const char* b, const char* c) {
@@ -159,7 +156,6 @@ TEST(Hash002Study, QuickRunReproducesTable5ConfigurationsAndOrdering) {
 // (hist64: one in eight lanes' bins collide 32-way) and not on conv-1 (2-way only, and every tap's
 // index, an immediate offset before, now costs four instructions).
 TEST(Hash002Study, QuickCycleRunOrdersTheHashes) {
-  SKIP_WITHOUT_NVCC();
   const study::Table t = test::run_all("hash002", {{"backend", "cycle"}});
   const auto cycles = [&](const char* kind, const char* b, const char* c) {
     const int r = test::find(t, {{"kind", kind}, {"benchmark", b}, {"config", c}});
@@ -182,7 +178,6 @@ TEST(Hash002Study, QuickCycleRunOrdersTheHashes) {
 // reads s[2 pos] and s[2 pos + 1] as one 64-bit ld.shared.v2, served by half-warps without
 // conflict, which the hashed indices split into two stride-2 loads.)
 TEST(Hash002Benchmarks, SoftwareHashedKernelsRunAndRemoveThePredictedConflicts) {
-  SKIP_WITHOUT_NVCC();
   const Arch arch = find_preset("fermi-gtx480");
   const IndexGeometry g = target_geometry(arch, HashTarget::Bank);
   const auto in = quick_inputs();
@@ -226,7 +221,6 @@ TEST(PcFilter, ParsesListsAndRanges) {
 }
 
 TEST(PcFilter, HashSearchKeepsOnlyTheHistogramVote) {
-  SKIP_WITHOUT_NVCC();
   const std::string trace = test::temp_file("pc_hist.trace", "");
   auto r = test::cli("profile builtin:histogram --bins 64 --replication 32 --emit-trace " + trace +
                      " --json");
@@ -260,7 +254,6 @@ TEST(PcFilter, HashSearchKeepsOnlyTheHistogramVote) {
 // ---------------------------------------------------------------------------
 
 TEST(Hash002Benchmarks, SwhashOptionRunsTheVariantAndRefusesBadValues) {
-  SKIP_WITHOUT_NVCC();
   auto r = test::cli("run builtin:conv --variant cols --swhash 4,14 --json");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);

@@ -19,7 +19,6 @@ TEST(ProfileColumns, AtomicColumnsOnlyForKernelsWithAtomics) {
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find(" bank max cycles  instruction\n"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find(" pos max"), std::string::npos) << r.out;
-  SKIP_WITHOUT_NVCC();
   const CliResult h = cli("profile builtin:histogram --bins 64");
   ASSERT_EQ(h.exit_code, 0) << h.out;
   EXPECT_NE(h.out.find(" bank max  pos max lock max cycles  instruction\n"), std::string::npos)
@@ -54,7 +53,6 @@ TEST(ProfileHint, PaddingIsComputedOnTheAccess) {
 // exactly that row length), the conflict is gone. The swizzle half of the hint is applied through
 // a compiled variant of the kernel in exec_hash_e2e_test.cpp.
 TEST(ProfileHint, TheHintAppliedRemovesTheConflict) {
-  SKIP_WITHOUT_NVCC();
   const CliResult n = cli("profile builtin:transpose --variant naive32");
   ASSERT_EQ(n.exit_code, 0) << n.out;
   EXPECT_NE(n.out.find("> odata[(y + i) * height + x] = tile32[threadIdx.x][threadIdx.y + i];"),

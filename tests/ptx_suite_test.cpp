@@ -47,7 +47,6 @@ std::uint32_t cu_line(const ptx::Module& m, const ptx::Instruction& i, const std
 }
 
 TEST(PtxSuite, EveryKernelSourceParsesWithConsistentIr) {
-  SKIP_WITHOUT_NVCC();
   int files = 0;
   for (const auto& e : fs::directory_iterator(std::string(SMEMSIM_SOURCE_DIR) + "/kernels")) {
     if (e.path().extension() != ".cu") continue;
@@ -79,7 +78,6 @@ TEST(PtxSuite, EveryKernelSourceParsesWithConsistentIr) {
 }
 
 TEST(PtxSuite, AtomicBenchmarkEq1) {
-  SKIP_WITHOUT_NVCC();
   const ptx::Module m = load("atomic_bench");
   const ptx::Kernel& k = kernel(m, "atomic_bench");
   ASSERT_EQ(k.params.size(), 5u);
@@ -114,7 +112,6 @@ TEST(PtxSuite, AtomicBenchmarkEq1) {
 }
 
 TEST(PtxSuite, GenIndexChasesThroughSharedMemory) {
-  SKIP_WITHOUT_NVCC();
   const ptx::Module m = load("genindex");
   const ptx::Kernel& k = kernel(m, "genindex");
   EXPECT_GE(count(k, Opcode::Ld, Space::Shared), 1);
@@ -128,7 +125,6 @@ TEST(PtxSuite, GenIndexChasesThroughSharedMemory) {
 }
 
 TEST(PtxSuite, TransposeTilesNaiveAndPadded) {
-  SKIP_WITHOUT_NVCC();
   const ptx::Module m = load("transpose");
   auto tile_bytes = [&](const std::string& name) {
     const ptx::Kernel& k = kernel(m, name);
@@ -144,7 +140,6 @@ TEST(PtxSuite, TransposeTilesNaiveAndPadded) {
 }
 
 TEST(PtxSuite, VotingKernelsUseDynamicSharedMemoryAndSharedAtomics) {
-  SKIP_WITHOUT_NVCC();
   struct Case {
     const char* file;
     const char* kernel;
@@ -187,7 +182,6 @@ TEST(PtxSuite, VotingKernelsUseDynamicSharedMemoryAndSharedAtomics) {
 }
 
 TEST(PtxSuite, ReductionAndFwt) {
-  SKIP_WITHOUT_NVCC();
   const ptx::Module r = load("reduction");
   ASSERT_NE(r.find_kernel("reduce_interleaved"), nullptr);
   ASSERT_NE(r.find_kernel("reduce_sequential"), nullptr);
@@ -207,7 +201,6 @@ TEST(PtxSuite, ReductionAndFwt) {
 }
 
 TEST(PtxSuite, IsaMixCoversEveryAtomicOperation) {
-  SKIP_WITHOUT_NVCC();
   const ptx::Module m = load("isa_mix");
   unsigned seen = 0;
   for (const auto& i : kernel(m, "isa_mix").code)

@@ -25,7 +25,6 @@ double stalls(const Table& t, const std::string& bench, const std::string& cfg) 
 // lanes in bank ty mod 8, 8 passes); as many loads as stores, so the average degree is (1 + 8) / 2
 // = 4.50 — 004 Table 4's value. The padded tile (stride 17) reads conflict-free: 1.00.
 TEST(ElasticStudy, TransposeConflictDegreeIsTable4s) {
-  SKIP_WITHOUT_NVCC();
   const Table t = run_all("elastic", {{"benchmarks", "transpose"}, {"configs", "baseline"}});
   const std::map<std::string, std::string> c{
       {"benchmark", "transpose"}, {"layout", "conflicting"}, {"config", "baseline"}};
@@ -41,7 +40,6 @@ TEST(ElasticStudy, TransposeConflictDegreeIsTable4s) {
 // the baseline and than with pure elastic (round robin lets memory warps into the busy MEM0). The
 // conflict-free sequential reduction hardly changes (Fig. 11).
 TEST(ElasticStudy, ReductionStallsDropAndBankAwareSchedulingPays) {
-  SKIP_WITHOUT_NVCC();
   const Table t = run_all("elastic", {{"benchmarks", "reduction"}});
   const std::map<std::string, std::string> base{
       {"benchmark", "reduction"}, {"layout", "conflicting"}, {"config", "baseline"}};

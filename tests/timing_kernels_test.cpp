@@ -44,7 +44,6 @@ WarpAccess eq1(std::uint32_t c, std::uint32_t stride) {
 // stride 256 (Fig. 5c): a lock conflict every four bank conflicts, so the time steps up at c = 5,
 // 9, 13, ... . Every value equals the analytic FSM model of the same pattern.
 TEST(TimingKernels, Seed000Fig5AtomicBenchTimesItselfWithClock) {
-  SKIP_WITHOUT_NVCC();
   Arch fsm = default_arch();
   fsm.atomic_model = "fsm";
   AccessEvaluator model(fsm);
@@ -79,7 +78,6 @@ TEST(TimingKernels, Seed000Fig5AtomicBenchTimesItselfWithClock) {
 // copy are a free broadcast for a load but a lock conflict for the lock loop, and replication only
 // adds bank conflicts and work. Images: uniform noise and three discs over mild noise, 256 x 256.
 TEST(TimingKernels, Seed000Fig4HistogramReplicationOptimum) {
-  SKIP_WITHOUT_NVCC();
   for (const std::string image : {"noise", "blobs"}) {
     for (const std::string model : {"fsm", "loadstore"}) {
       Arch a = default_arch();
@@ -103,7 +101,6 @@ TEST(TimingKernels, Seed000Fig4HistogramReplicationOptimum) {
 // Same launch, same stats, bit for bit: twice in a row, and with the idle-cycle skipping off (it
 // must only save time). Every issue slot of every SM is accounted once per cycle.
 TEST(TimingKernels, DeterministicAndSkippingChangesNothing) {
-  SKIP_WITHOUT_NVCC();
   struct Case {
     std::string name;
     exec::BuiltinOptions o;
@@ -148,7 +145,6 @@ TEST(TimingKernels, DeterministicAndSkippingChangesNothing) {
 // Every preset's SM runs a kernel with shared atomics, barriers and global memory (the default
 // histogram) to the CPU reference's result; the issue slots account for every cycle of every SM.
 TEST(TimingKernels, EveryPresetRunsTheHistogram) {
-  SKIP_WITHOUT_NVCC();
   for (const Arch& a : arch_presets()) {
     SCOPED_TRACE(a.name);
     const auto r = simulate("histogram", {}, a);

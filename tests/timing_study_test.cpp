@@ -22,7 +22,6 @@ using test::run_all;
 // copies of one bin are 32 words apart: one bank, and locks 32 apart); with padding (copies 33
 // words apart) XOR makes conflicts that mod did not have and ADD does not.
 TEST(TimingStudies, HistogramWholeKernelHashSpeedups) {
-  SKIP_WITHOUT_NVCC();
   const Table t = run_all("histogram", {{"images", "generated:blocks"},
                                         {"bins", "32"},
                                         {"r", "1,16"},
@@ -40,7 +39,6 @@ TEST(TimingStudies, HistogramWholeKernelHashSpeedups) {
 }
 
 TEST(TimingStudies, HoughRunsItsKernel) {
-  SKIP_WITHOUT_NVCC();
   const Table t = run_all("hough", {{"images", "generated:blocks"},
                                     {"width", "64"},
                                     {"height", "48"},
@@ -56,7 +54,6 @@ TEST(TimingStudies, HoughRunsItsKernel) {
 // counters are checked in every run). Cyclic replication spreads a warp's votes for one cluster
 // over copies: R = 8 beats R = 1.
 TEST(TimingStudies, KMeansRunsItsKernel) {
-  SKIP_WITHOUT_NVCC();
   const Table t = run_all("kmeans", {{"objects", "8000"},
                                      {"dims", "2"},
                                      {"k", "128"},

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 
 #include "smemsim/error.hpp"
@@ -122,7 +123,12 @@ std::string cuda_source_text(const ptx::Module& module, const ptx::Instruction& 
   std::uint32_t line = 0;
   const std::string file = cuda_file(module, ins, line);
   if (file.empty()) return {};
-  std::ifstream in(file);
+  // A relative .file path (the shipped suite PTX's "../histogram.cu") is tried from the current
+  // folder, then from the PTX file's folder.
+  std::filesystem::path path(file);
+  if (path.is_relative() && !std::filesystem::exists(path))
+    path = std::filesystem::path(module.filename).parent_path() / path;
+  std::ifstream in(path);
   std::string text;
   for (std::uint32_t n = 1; n <= line && std::getline(in, text); ++n) {
   }
@@ -157,10 +163,9 @@ std::string target_warning(const ptx::Module& m, const Arch& arch) {
         (suggest.empty() || p.compute_capability >= find_preset(suggest).compute_capability))
       suggest = p.name;
   return fmt::format(
-      "smemsim: warning: {} targets {}, newer than arch '{}' (sm_{}){}: banks, shared-memory "
+      "smemsim: warning: {} targets {}, newer than arch '{}' (sm_{}): banks, shared-memory "
       "size and atomics are those of the older GPU; choose --arch {}",
-      m.filename, m.target, arch.name, arch.compute_capability,
-      arch.name == default_arch().name ? ", the default preset" : "", suggest);
+      m.filename, m.target, arch.name, arch.compute_capability, suggest);
 }
 
 }  // namespace smemsim::exec

@@ -8,27 +8,16 @@
 
 #include "smemsim/error.hpp"
 #include "smemsim/timing.hpp"
-
-#ifndef SMEMSIM_PTX_DIR
-#define SMEMSIM_PTX_DIR ""
-#endif
+#include "smemsim/workloads.hpp"
 
 namespace smemsim::study {
 
 std::string suite_ptx_dir() {
-  const char* env = std::getenv("SMEMSIM_PTX_DIR");
-  return env && *env ? env : SMEMSIM_PTX_DIR;
+  return exec::suite_ptx_dir();
 }
 
 ptx::Module load_suite_module(const std::string& file) {
-  const std::string dir = suite_ptx_dir();
-  const std::string path = dir + "/" + file + ".ptx";
-  if (dir.empty() || !std::filesystem::exists(path))
-    throw InputError(fmt::format(
-        "backend 'cycle' runs kernels/{}.cu, but its PTX '{}' is missing (nvcc was not found at "
-        "build time; set SMEMSIM_PTX_DIR to a directory with the suite's PTX)",
-        file, path));
-  return ptx::parse_file(path);
+  return exec::load_suite_ptx(suite_ptx_dir(), file, "backend 'cycle'");
 }
 
 std::uint64_t kernel_cycles(const ptx::Module& module, const std::string& kernel, const Arch& arch,

@@ -12,11 +12,10 @@
 
 namespace smemsim::study {
 
-// The kernel suite's PTX directory: $SMEMSIM_PTX_DIR, else the build's.
+// The kernel suite's PTX directory (exec::suite_ptx_dir: $SMEMSIM_PTX_DIR, else kernels/ptx).
 std::string suite_ptx_dir();
 
-// kernels/<file>.cu's PTX from $SMEMSIM_PTX_DIR or the build's kernel directory; InputError naming
-// the file when it is missing (nvcc was not found at build time).
+// kernels/<file>.cu's PTX from suite_ptx_dir(); InputError naming the file when it is missing.
 ptx::Module load_suite_module(const std::string& file);
 
 // Whole-kernel cycles of one launch (timing::GpuSim with the default options). The memory holds

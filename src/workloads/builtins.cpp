@@ -22,14 +22,7 @@ namespace smemsim::exec {
 namespace {
 
 void load_ptx(Workload& w, const std::string& dir, const std::string& stem) {
-  const std::string path = dir + "/" + stem + ".ptx";
-  if (dir.empty() || !std::filesystem::exists(path))
-    throw InputError(fmt::format(
-        "{}: the kernel suite PTX '{}' is missing: --ptx-dir (or SMEMSIM_PTX_DIR) must name the "
-        "folder of the PTX that the build compiles from kernels/*.cu with nvcc (a build configured "
-        "without nvcc has none)",
-        w.name, path));
-  w.module = ptx::parse_file(path);
+  w.module = load_suite_ptx(dir.empty() ? suite_ptx_dir() : dir, stem, w.name);
 }
 
 // ---- input images: generated, or photographs through the images library --------------------
