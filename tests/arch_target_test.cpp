@@ -36,8 +36,8 @@ TEST(ArchTarget, PtxNewerThanTheArchIsNamed) {
       ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n  ret;\n}\n",
       "k.ptx");
   EXPECT_EQ(exec::target_warning(m, default_arch()),
-            "smemsim: warning: k.ptx targets sm_80, newer than arch 'fermi-gtx580' (sm_20), the "
-            "default preset: banks, shared-memory size and atomics are those of the older GPU; "
+            "smemsim: warning: k.ptx targets sm_80, newer than arch 'fermi-gtx580' (sm_20): "
+            "banks, shared-memory size and atomics are those of the older GPU; "
             "choose --arch ampere-a100");
   EXPECT_NE(exec::target_warning(m, find_preset("turing-t4")).find("choose --arch ampere-a100"),
             std::string::npos);
@@ -52,15 +52,16 @@ TEST(ArchTarget, TheCliWarnsAfterASuccessfulRunOnly) {
                                           ".visible .entry k(.param .u64 p)\n{\n  ret;\n}\n");
   const std::string spec = test::temp_file(
       "t80.toml", "grid = 1\nblock = 32\nargs = [\"b\"]\n[buffers.b]\ntype = \"u32\"\ncount = 1\n");
-  test::CliResult r = test::cli("run " + ptx + " --launch " + spec);
+  // Without --arch the PTX runs on its .target's preset (issue 24); an older one, chosen, warns.
+  test::CliResult r = test::cli("run " + ptx + " --launch " + spec + " --arch fermi-gtx580");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("targets sm_80, newer than arch 'fermi-gtx580'"), std::string::npos)
       << r.out;
   r = test::cli("run " + ptx + " --launch " + spec + " --arch sm_80");
   EXPECT_EQ(r.out.find("warning"), std::string::npos) << r.out;
-  r = test::cli("run " + ptx + " --launch " + spec + " --json");
+  r = test::cli("run " + ptx + " --launch " + spec + " --json --arch fermi-gtx580");
   EXPECT_EQ(r.out.find("warning"), std::string::npos) << r.out;
-  r = test::cli("run " + ptx + " --launch " + spec + " --grid 0");  // an error: one line only
+  r = test::cli("run " + ptx + " --launch " + spec + " --grid 0 --arch fermi-gtx580");  // one line
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out.find("warning"), std::string::npos) << r.out;
 }

@@ -125,7 +125,7 @@ TEST(ExecCli, BadInputIsExitCode2WithAClearMessage) {
   // Shared memory above the arch's capacity: 1 KiB static + 48 KiB dynamic on Fermi, but not on
   // an arch with 64 KiB.
   const std::string big = temp_file("s5.toml", "dynamic_shared = 49152\n" + spec(256));
-  r = cli("run " + ptx + " --launch " + big);
+  r = cli("run " + ptx + " --launch " + big + " --arch fermi-gtx580");
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_NE(
       r.out.find("needs 50176 bytes of shared memory per block (1024 static + 49152 dynamic), "
@@ -159,7 +159,6 @@ TEST(ExecCli, BadInputIsExitCode2WithAClearMessage) {
 }
 
 TEST(ExecCli, BuiltinsSayTheyMatchTheReference) {
-  SKIP_WITHOUT_NVCC();
   auto r = cli("run builtin:histogram --bins 256 --replication 32 --mapping cyclic --padding 1");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("result: matches the CPU reference (bit-exact)"), std::string::npos)
@@ -179,7 +178,6 @@ TEST(ExecCli, BuiltinsSayTheyMatchTheReference) {
 }
 
 TEST(ExecCli, ProfileEmitsATraceThatAnalyzeReads) {
-  SKIP_WITHOUT_NVCC();
   const std::string trace = ::testing::TempDir() + "smemsim_transpose.trace";
   const auto r = cli("profile builtin:transpose --emit-trace " + trace + " --stats");
   ASSERT_EQ(r.exit_code, 0) << r.out;

@@ -16,10 +16,12 @@
 namespace smemsim::cli {
 
 void add_arch_options(CLI::App* cmd, ArchOptions& o, bool hashes_and_model) {
-  cmd->add_option("--arch", o.name, "architecture preset (see `smemsim arch list`)")
-      ->capture_default_str();
-  cmd->add_option("--arch-file", o.file,
-                  "TOML file overriding the preset (see `smemsim arch show`)");
+  o.name_option = cmd->add_option("--arch", o.name,
+                                  "architecture preset (see `smemsim arch list`); run, profile and "
+                                  "sim of a PTX file default to the preset of its .target")
+                      ->capture_default_str();
+  o.file_option = cmd->add_option("--arch-file", o.file,
+                                  "TOML file overriding the preset (see `smemsim arch show`)");
   // One key=value per --set (a vector option would otherwise swallow the positional after it).
   cmd->add_option("--set", o.sets, "override one key, e.g. --set memory.banks=16 (repeatable)")
       ->allow_extra_args(false)

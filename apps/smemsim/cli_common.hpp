@@ -23,6 +23,13 @@ struct ArchOptions {
   std::string bank_hash;  // empty: the arch's
   std::string lock_hash;
   std::string model;  // empty: the arch's atomic model
+  // Set by add_arch_options: whether --arch or --arch-file was given (run, profile and sim take a
+  // PTX file's preset from its .target when neither was).
+  const CLI::Option* name_option = nullptr;
+  const CLI::Option* file_option = nullptr;
+  bool chosen() const {
+    return (name_option && name_option->count()) || (file_option && file_option->count());
+  }
 };
 
 // --arch, --arch-file, --set (and optionally --bank-hash, --lock-hash, --model).

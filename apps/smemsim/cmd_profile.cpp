@@ -123,6 +123,7 @@ void profile_pipeline(exec::Workload& w, const Arch& arch, const ProfileOptions&
     for (const auto& r : rows_json(lines.back(), w.module, l->kernel)) every_row.push_back(r);
   }
   write_rows_csv(o.csv, every_row);
+  print_arch_choice(o.launch);
   if (o.launch.json) {
     nlohmann::json j = profile_json(w, s, arch, every_row, all, trace);
     for (std::size_t i = 0; i < launches.size(); ++i) {
@@ -164,6 +165,7 @@ void profile_one(exec::Workload& w, const Arch& arch, const ProfileOptions& o) {
   const std::vector<ProfileLine> lines = profile_lines(lp.profiler, lp.sets.sets(), arch);
   const nlohmann::json rows = rows_json(lines, w.module, kernel);
   write_rows_csv(o.csv, rows);
+  print_arch_choice(o.launch);
   if (o.launch.json) {
     nlohmann::json j = profile_json(w, s, arch, rows, lp.profiler.totals(), trace);
     if (!s.stats.tm_sites.empty())
@@ -224,8 +226,10 @@ void add_profile_command(CLI::App& app) {
       "  smemsim profile builtin:gemm --arch ampere-a100 --emit-trace g.trace   # 8-way ldmatrix\n"
       "  smemsim profile k.ptx --kernel k --grid 4 --block 128 --launch k.toml");
   cmd->callback([o] {
-    const Arch arch = o->timing ? resolve_sim_arch(o->arch, o->sim) : resolve_arch(o->arch);
     exec::Workload w = prepare_workload(o->launch);
+    ArchOptions ao = o->arch;
+    arch_from_target(ao, o->launch, w);
+    const Arch arch = o->timing ? resolve_sim_arch(ao, o->sim) : resolve_arch(ao);
     const TargetWarning warn_target(o->launch, w, arch);
     if (w.pipeline.empty()) return profile_one(w, arch, *o);
     if (o->timing)

@@ -28,10 +28,13 @@ void add_run_command(CLI::App& app) {
       "Builtins generate a seeded input, run and compare with a CPU reference: exit 1 on a "
       "mismatch.");
   cmd->callback([o] {
-    const Arch arch = resolve_arch(o->arch);
     exec::Workload w = prepare_workload(o->launch);
+    ArchOptions ao = o->arch;
+    arch_from_target(ao, o->launch, w);
+    const Arch arch = resolve_arch(ao);
     const TargetWarning warn_target(o->launch, w, arch);
     const RunSummary s = run_workload(w, arch, nullptr, o->launch.max_steps);
+    print_arch_choice(o->launch);
     if (o->launch.json) {
       nlohmann::json j = json::document("run");
       j.update(json::run_json(w, s));

@@ -128,8 +128,10 @@ void add_sim_command(CLI::App& app) {
       "  smemsim sim k.ptx --kernel k --grid 64 --block 256 --launch k.toml --scheduler lrr\n"
       "Cycles are SM clock cycles; every latency and limit is an arch key (smemsim arch show).");
   cmd->callback([o] {
-    const Arch arch = resolve_sim_arch(o->arch, o->sim);
     exec::Workload w = prepare_workload(o->launch);
+    ArchOptions ao = o->arch;
+    arch_from_target(ao, o->launch, w);
+    const Arch arch = resolve_sim_arch(ao, o->sim);
     const TargetWarning warn_target(o->launch, w, arch);
     if (!w.pipeline.empty())
       throw InputError(
@@ -138,6 +140,7 @@ void add_sim_command(CLI::App& app) {
                       o->launch.launch, w.pipeline.size()));
     const ptx::Kernel& kernel = exec::find_kernel(w.module, w.kernel);
     SimRun run = simulate(w, kernel, arch, o->sim, nullptr, false);
+    print_arch_choice(o->launch);
     if (o->launch.json) {
       nlohmann::json j = json::document("sim");
       j.update(json::run_json(w, run.summary));

@@ -18,10 +18,6 @@
 #include "smemsim/ptx.hpp"
 #include "smemsim/timing.hpp"
 
-#ifndef SMEMSIM_PTX_DIR
-#define SMEMSIM_PTX_DIR ""
-#endif
-
 namespace smemsim::cli {
 
 void add_launch_options(CLI::App* cmd, LaunchOptions& o) {
@@ -38,7 +34,8 @@ void add_launch_options(CLI::App* cmd, LaunchOptions& o) {
   cmd->add_option("--launch", o.launch,
                   "launch spec TOML: buffers, arguments, dynamic shared "
                   "memory, outputs (docs/exec.md)");
-  cmd->add_option("--ptx-dir", o.ptx_dir, "directory of the kernel suite PTX for builtins")
+  cmd->add_option("--ptx-dir", o.ptx_dir,
+                  "folder of the kernel suite PTX for builtins (default: the shipped kernels/ptx)")
       ->envname("SMEMSIM_PTX_DIR");
   exec::BuiltinOptions& b = o.builtin;
   auto* g = cmd->add_option_group("builtin driver options");
@@ -171,8 +168,7 @@ exec::Workload prepare_workload(const LaunchOptions& o) {
     if (!o.grid.empty()) b.grid = exec::parse_dim3(o.grid, "--grid");
     if (!o.block.empty()) b.block = exec::parse_dim3(o.block, "--block");
     if (!o.software_hash.empty()) b.software_hash = parse_software_hash(o.software_hash);
-    const std::string dir = o.ptx_dir.empty() ? std::string(SMEMSIM_PTX_DIR) : o.ptx_dir;
-    return exec::make_builtin(o.target.substr(8), b, dir);
+    return exec::make_builtin(o.target.substr(8), b, o.ptx_dir);
   }
   if (!o.software_hash.empty())
     throw InputError("--swhash applies to builtins (a PTX file applies its hash in its own code)");
@@ -211,9 +207,31 @@ exec::Workload prepare_workload(const LaunchOptions& o) {
   return w;
 }
 
+void arch_from_target(ArchOptions& a, LaunchOptions& o, const exec::Workload& w) {
+  o.arch_note.clear();
+  if (a.chosen() || o.target.starts_with("builtin:")) return;
+  const std::string ptx = std::filesystem::path(w.module.filename).filename().string();
+  const TargetPreset p = preset_for_target(w.module.target);
+  if (!p.name.empty()) a.name = p.name;
+  if (p.note.empty())
+    o.arch_note = fmt::format("arch {}: the preset for {}'s .target {} (--arch NAME for another)",
+                              a.name, ptx, w.module.target);
+  else
+    o.arch_note =
+        fmt::format("arch {}: {}'s .target {}: {}{} (--arch NAME for another)", a.name, ptx,
+                    w.module.target, p.note, p.name.empty() ? "; the default preset" : "");
+}
+
+void print_arch_choice(const LaunchOptions& o) {
+  // Under --json the document's "arch" names the preset, and stdout and stderr stay quiet.
+  if (!o.arch_note.empty() && !o.json) fmt::print("{}\n", o.arch_note);
+}
+
 TargetWarning::TargetWarning(const LaunchOptions& o, const exec::Workload& w, const Arch& arch) {
-  // The suite's builtins run on every preset by design; a JSON document stays alone.
-  if (!o.target.starts_with("builtin:") && !o.json) text_ = exec::target_warning(w.module, arch);
+  // The suite's builtins run on every preset by design; a JSON document stays alone; a preset
+  // chosen from the .target has said what it is (arch_note).
+  if (!o.target.starts_with("builtin:") && !o.json && o.arch_note.empty())
+    text_ = exec::target_warning(w.module, arch);
 }
 
 TargetWarning::~TargetWarning() {

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "cli_common.hpp"
 #include "smemsim/arch.hpp"
 #include "smemsim/exec.hpp"
 #include "smemsim/exec_json.hpp"
@@ -28,6 +29,7 @@ struct LaunchOptions {
   bool stats = false;
   std::uint64_t max_steps = exec::Executor::kDefaultMaxSteps;  // run, profile
   std::string max_memory = "4G";                               // the launch spec's buffers
+  std::string arch_note;  // set by arch_from_target: the preset chosen from the PTX's .target
 };
 
 void add_launch_options(CLI::App* cmd, LaunchOptions& o);
@@ -37,6 +39,14 @@ void add_step_limit(CLI::App* cmd, LaunchOptions& o);
 ptx::Module read_ptx(const std::string& path);
 // Builds the workload (PTX parsed, memory initialized, launch complete). Throws InputError.
 exec::Workload prepare_workload(const LaunchOptions& o);
+// With neither --arch nor --arch-file, a PTX file (not a builtin: those keep their seed's preset)
+// runs on the preset of its .target (sm_75 -> turing-t4; issue 24): sets `a.name` and
+// `o.arch_note`, the line that says so ("" when nothing was chosen). A target with no preset of
+// its own takes the nearest older one, or the default, and the line says which.
+void arch_from_target(ArchOptions& a, LaunchOptions& o, const exec::Workload& w);
+// Prints o.arch_note when the run has succeeded, before the results: the first line of the text
+// output (under --json the document's "arch" names it); an error stays the only line.
+void print_arch_choice(const LaunchOptions& o);
 // A one-line warning on stderr when a PTX file targets a newer GPU than the arch (issue 16),
 // printed when the command ends without an error (an error stays the only line) and not under
 // --json.

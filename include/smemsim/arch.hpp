@@ -163,6 +163,15 @@ const Arch& default_arch();
 // A preset by name, or by an sm_NN alias (sm_20 fermi-gtx580, sm_35 kepler-k20, sm_70 volta-v100,
 // sm_75 turing-t4, sm_80/86/89 ampere-a100, sm_90 hopper-h100). Throws InputError listing both.
 const Arch& find_preset(std::string_view name);
+// The preset for the GPU a PTX `.target` names (issue 24): `name` is the sm_NN alias's preset
+// (sm_75 -> turing-t4; a feature suffix as in sm_90a is ignored); a target between two of them
+// takes the newest older one (sm_61 -> kepler-k20) and `note` says so; a target that is not
+// sm_NN, or older than every preset, gives no name and a note.
+struct TargetPreset {
+  std::string name;  // "" when no preset fits
+  std::string note;  // "" when the target has a preset of its own
+};
+TargetPreset preset_for_target(std::string_view target);
 
 // TOML (src/arch/arch_toml.cpp). Loading starts from `base` (a preset or the default) and overrides
 // the keys present; an unknown key, a wrong type or an impossible value is an InputError naming the

@@ -2,6 +2,8 @@
 // that GPU say so (calibrated = false) and inherit the Fermi values or a documented placeholder.
 #include <fmt/format.h>
 
+#include <cctype>
+
 #include "smemsim/arch.hpp"
 #include "smemsim/error.hpp"
 #include "util/names.hpp"
@@ -248,6 +250,36 @@ const Arch& find_preset(std::string_view name) {
       "unknown arch '{}' (known: {}; aliases sm_20, sm_35, sm_70, sm_75, sm_80, sm_86, sm_89, "
       "sm_90)",
       name, known_names(arch_presets())));
+}
+
+TargetPreset preset_for_target(std::string_view target) {
+  TargetPreset r;
+  unsigned cc = 0;
+  std::size_t i = 3;
+  for (; i < target.size() && std::isdigit(static_cast<unsigned char>(target[i])); ++i)
+    cc = cc * 10 + unsigned(target[i] - '0');
+  // sm_NN, with at most one feature letter after it (sm_90a).
+  if (!target.starts_with("sm_") || i == 3 || i + 1 < target.size() || cc > 10000) {
+    r.note = fmt::format(".target '{}' names no sm_NN GPU", target);
+    return r;
+  }
+  const std::string exact = fmt::format("sm_{}", cc);
+  unsigned best = 0;
+  for (const auto& [alias, preset] : kAliases) {
+    unsigned a = 0;
+    for (const char c : alias.substr(3)) a = a * 10 + unsigned(c - '0');
+    if (alias == exact) {
+      r.name = preset;
+      return r;
+    }
+    if (a < cc && a >= best) best = a, r.name = preset;
+  }
+  if (r.name.empty())
+    r.note = fmt::format("no preset models {} or an older GPU", exact);
+  else
+    r.note =
+        fmt::format("no preset models {}; {} (sm_{}) is the newest older one", exact, r.name, best);
+  return r;
 }
 
 }  // namespace smemsim
