@@ -1,8 +1,11 @@
 // `smemsim launch init`: a commented launch spec skeleton for a kernel (issue 15, docs/exec.md).
 // Pointer parameters become buffers whose element type is read from the demangled C++ signature
-// (float* -> f32, const int* -> s32, ...); scalars get a placeholder of their type. The skeleton
-// runs as written (1 block of 256 threads, 1,024-element buffers, zero scalars) and says what to
-// change.
+// (float* -> f32, const int* -> s32, ...); each parameter is commented with its C++ type. Defaults
+// come from how the kernel uses its parameters (param_use.hpp, issue 24): a buffer only written is
+// zero-filled, an integer compared with a thread index (i < n) or multiplying one (row * n) is a
+// size of 1,024 elements (32 x 32 for a 2D kernel, which gets 2D blocks), and the buffers hold
+// twice that (room for a stencil's halo: in[i + r] for i < n); each such value says "guessed". The
+// skeleton runs as written and says what to check.
 #include <fmt/format.h>
 
 #include <functional>
@@ -11,6 +14,7 @@
 
 #include "smemsim/ptx.hpp"
 #include "smemsim/workloads.hpp"
+#include "workloads/param_use.hpp"
 
 namespace smemsim::exec {
 namespace {
@@ -131,15 +135,17 @@ std::string texture_skeleton(
   }
   if (layered) count *= 4;
   static constexpr const char* kGeom[] = {"", "1d", "2d", "3d", "a1d", "a2d"};
-  std::string s = "\n" + line(fmt::format("[buffers.{}_texels]", name),
-                              fmt::format("the texels of texture {}, x fastest", name));
+  std::string s = "\n";
+  s += line(fmt::format("[buffers.{}_texels]", name),
+            fmt::format("the texels of texture {}, x fastest", name));
   s += line(fmt::format("type = \"{}\"", u.float_result ? "f32" : "s32"),
             "u8 s8 u16 s16 u32 s32 f32");
   s += line(fmt::format("count = {}", count), "texels x channels (x layers)");
   s += line("init = \"random\"", "");
-  s += "\n" + line(fmt::format("[textures.{}]", name),
-                   fmt::format("parameter {}: {} used as a texture object (tex.{})", index + 1,
-                               cpp_type, kGeom[std::size_t(u.geom)]));
+  s += '\n';
+  s += line(fmt::format("[textures.{}]", name),
+            fmt::format("parameter {}: {} used as a texture object (tex.{})", index + 1, cpp_type,
+                        kGeom[std::size_t(u.geom)]));
   s += line(fmt::format("buffer = \"{}_texels\"", name), "");
   s += line(fmt::format("size = [{}]", size), "texels: [width], [width, height] or [w, h, depth]");
   if (layered) s += line("layers = 4", "a layered texture: the number of layers");
@@ -163,71 +169,107 @@ std::string launch_spec_skeleton(const ptx::Module& m, const ptx::Kernel& k,
   const std::string sig = ptx::demangle(k.name);
   const std::vector<std::string> cpp = parameter_types(sig);
   const bool typed = cpp.size() == k.params.size();
+  // Sensible defaults from how the kernel uses its parameters (param_use.hpp): 1,024-element
+  // buffers, covered by the grid; a 2D kernel (%tid.y, %ctaid.y) as 32 x 32 in 16 x 16 blocks.
+  const KernelUse use = param_uses(k);
+  const std::uint64_t count = 1024, room = 2 * count;
+  const std::uint32_t side = use.two_dimensional ? 32 : 0;
   std::string out = fmt::format(
       "# Launch spec for kernel {}\n"
       "# of {}, written by `smemsim launch init` (docs/exec.md, \"Launch spec\").\n"
-      "# It runs as it is. Set the sizes your kernel expects (grid, block, count, the scalars),\n"
+      "# It runs as it is; values marked \"guessed\" were read from how the kernel uses its\n"
+      "# parameters. Check the sizes your kernel expects (grid, block, count, the scalars),\n"
       "# the inputs (init) and what to keep (write), then:\n"
       "#   smemsim profile {} --launch {}\n",
       sig, ptx_path, ptx_path, spec_path);
   out += line(fmt::format("kernel = \"{}\"", k.name), sig == k.name ? "" : sig);
-  out += line("grid = [1]", "blocks: [x] or [x, y, z]");
-  if (k.reqntid[0])
-    out += line(fmt::format("block = [{}, {}, {}]", k.reqntid[0], std::max(1u, k.reqntid[1]),
-                            std::max(1u, k.reqntid[2])),
-                "the kernel's .reqntid/.maxntid");
+  std::uint64_t threads = 256;
+  std::string block = "block = [256]", block_note = "threads per block: [x] or [x, y, z]";
+  if (k.reqntid[0]) {
+    block = fmt::format("block = [{}, {}, {}]", k.reqntid[0], std::max(1u, k.reqntid[1]),
+                        std::max(1u, k.reqntid[2]));
+    block_note = "the kernel's .reqntid/.maxntid";
+    threads = std::uint64_t{k.reqntid[0]} * std::max(1u, k.reqntid[1]) * std::max(1u, k.reqntid[2]);
+  } else if (use.two_dimensional) {
+    block = "block = [16, 16]";
+    block_note = "guessed: the kernel reads %tid.y or %ctaid.y (2D)";
+  }
+  if (use.two_dimensional && !k.reqntid[0])
+    out += line("grid = [2, 2]", "guessed: 32 x 32 threads, one per element of 1,024");
   else
-    out += line("block = [256]", "threads per block: [x] or [x, y, z]");
+    out += line(
+        fmt::format("grid = [{}]", std::max<std::uint64_t>(1, (count + threads - 1) / threads)),
+        "guessed: a thread per element of 1,024 (blocks: [x] or [x, y, z])");
+  out += line(block, block_note);
   bool dynamic = false;
   for (const ptx::Symbol& s : k.symbols)
     dynamic |= s.kind == ptx::SymbolKind::Variable && s.space == ptx::Space::Shared && s.is_extern;
   if (dynamic) out += line("dynamic_shared = 4096", "bytes of extern __shared__ memory per block");
-  std::string args, buffers, params_comment;
+  std::string args, buffers;
   const std::vector<TextureUse> textures = texture_params(k);
   for (std::size_t i = 0; i < k.params.size(); ++i) {
     const ptx::Symbol& p = k.symbols[k.params[i]];
     const std::string cpp_type = typed ? cpp[i] : std::string(ptx::type_name(p.type));
-    params_comment += (i ? ", " : "") + cpp_type;
+    const ParamUse& u = use.params[i];
+    std::string value, note = cpp_type;
     if (textures[i].geom != ptx::TexGeom::None) {
       const std::string name = fmt::format("tex{}", i);
-      args += fmt::format("{}\"{}\"", args.empty() ? "" : ", ", name);
+      value = fmt::format("\"{}\"", name);
+      note += ": a texture object, [textures." + name + "]";
       buffers += texture_skeleton(name, i, textures[i], cpp_type, line);
-      continue;
+    } else if (typed ? cpp_type.find('*') != std::string::npos
+                     : ptx::type_bits(p.type) == 64 && !is_float_param(p.type)) {
+      const std::string name = fmt::format("p{}", i);
+      std::string elem = typed ? elem_of(cpp_type.substr(0, cpp_type.rfind('*'))) : "";
+      const bool known = !elem.empty();
+      if (!known) elem = "u32";
+      // Written and never read: an output, zero-filled (an accumulating histogram must start at
+      // 0); read: an input, random.
+      const bool output = u.stored && !u.loaded;
+      value = fmt::format("\"{}\"", name);
+      note += output     ? ": written by the kernel (output)"
+              : u.stored ? ": read and written by the kernel"
+              : u.loaded ? ": read by the kernel (input)"
+                         : "";
+      buffers += '\n';
+      buffers +=
+          line(fmt::format("[buffers.{}]", name), fmt::format("parameter {}: {}", i + 1, cpp_type));
+      buffers += line(fmt::format("type = \"{}\"", elem),
+                      known ? "" : "the pointee type could not be read: set it");
+      buffers += line(fmt::format("count = {}", room),
+                      "elements: guessed, twice the size (room for a stencil's halo)");
+      buffers += line(output ? "init = \"zeros\"" : "init = \"random\"",
+                      output ? "guessed: an output (zeros | iota | fill | random | values | file)"
+                             : "zeros | iota | fill | random | values | file");
+      buffers += line(fmt::format("# write = \"{}.txt\"", name), "write the buffer after the run");
+    } else if (is_float_param(p.type)) {
+      value = "1.0";
+      note += ": guessed";
+    } else if (u.bound || u.stride) {
+      // A size: compared with an index (i < n) or a row length (row * n + col).
+      value = fmt::format("{}", side ? side : count);
+      note += fmt::format(": guessed, a size: {} a thread index{}",
+                          u.bound ? "compared with" : "multiplies",
+                          side ? " (2D: 32 x 32 = 1,024 elements)" : " (1,024 elements)");
+    } else {
+      value = "0";
     }
-    const bool pointer = typed ? cpp_type.find('*') != std::string::npos
-                               : ptx::type_bits(p.type) == 64 && !is_float_param(p.type);
-    args += args.empty() ? "" : ", ";
-    if (!pointer) {
-      args += is_float_param(p.type) ? "0.0" : "0";
-      continue;
-    }
-    const std::string name = fmt::format("p{}", i);
-    std::string elem = typed ? elem_of(cpp_type.substr(0, cpp_type.rfind('*'))) : "";
-    const bool guessed = !elem.empty();
-    if (!guessed) elem = "u32";
-    args += fmt::format("\"{}\"", name);
-    buffers += "\n" + line(fmt::format("[buffers.{}]", name),
-                           fmt::format("parameter {}: {}", i + 1, cpp_type));
-    buffers += line(fmt::format("type = \"{}\"", elem),
-                    guessed ? "" : "the pointee type could not be read: set it");
-    buffers += line("count = 1024", "elements");
-    buffers += line("init = \"random\"", "zeros | iota | fill | random | values | file");
-    buffers += line(fmt::format("# write = \"{}.txt\"", name), "write the buffer after the run");
+    args += line(fmt::format("  {},", value), fmt::format("{}: {}", i + 1, note));
   }
-  out += fmt::format("# one entry per parameter ({}): a buffer or texture name, or a number\n",
-                     params_comment);
-  out += fmt::format("args = [{}]\n", args);
+  out += "# one entry per parameter: a buffer or texture name, or a number\n";
+  out += args.empty() ? "args = []\n" : "args = [\n" + args + "]\n";
   out += buffers;
   for (const ptx::Symbol& s : k.symbols) {
     if (!s.module_level || (s.space != ptx::Space::Const && s.space != ptx::Space::Global))
       continue;
     const std::string name = ptx::demangle(s.name);
-    out += "\n" + line(fmt::format("# [symbols.{}]", name),
-                       fmt::format("the kernel reads {} {} ({} bytes){}",
-                                   s.space == ptx::Space::Const ? "__constant__" : "__device__",
-                                   name, s.size_bytes(),
-                                   s.init.empty() ? ": set it as cudaMemcpyToSymbol would"
-                                                  : ", initialized in the PTX"));
+    out += '\n';
+    out += line(
+        fmt::format("# [symbols.{}]", name),
+        fmt::format(
+            "the kernel reads {} {} ({} bytes){}",
+            s.space == ptx::Space::Const ? "__constant__" : "__device__", name, s.size_bytes(),
+            s.init.empty() ? ": set it as cudaMemcpyToSymbol would" : ", initialized in the PTX"));
     const bool bytes = s.type == ptx::Type::B8 || s.type == ptx::Type::U8;
     out += line(fmt::format("# type = \"{}\"", bytes ? "u32" : ptx::type_name(s.type)),
                 bytes ? "the PTX declares bytes: set the element type" : "");
