@@ -40,6 +40,9 @@ TEST(StudyRunner, OneThreadEqualsTwoThreads) {
   EXPECT_TRUE(fs::exists(a + "/random-mapping/summary.json"));
   EXPECT_TRUE(fs::exists(a + "/random-mapping/report.md"));
   EXPECT_TRUE(fs::exists(a + "/random-mapping/arch.toml"));
+  // A finished folder holds only its results (issue 24).
+  EXPECT_FALSE(fs::exists(a + "/random-mapping/points.partial"));
+  EXPECT_FALSE(fs::exists(a + "/random-mapping/.lock"));
 }
 
 TEST(StudyRunner, InterruptedRunResumesAndEqualsUninterrupted) {
@@ -50,6 +53,7 @@ TEST(StudyRunner, InterruptedRunResumesAndEqualsUninterrupted) {
   ASSERT_EQ(r.exit_code, 75) << r.out;
   const std::string dir = cut + "/random-mapping";
   EXPECT_FALSE(fs::exists(dir + "/points.csv"));
+  EXPECT_TRUE(fs::exists(dir + "/points.partial"));  // what the resume reads
   // A torn last line, as a kill in the middle of a write would leave.
   { std::ofstream(dir + "/points.partial", std::ios::app) << "17|64,300,4,cyc"; }
   r = test::cli(kSweep + " --stop-after 3 --threads 1 --out " + cut);
@@ -59,9 +63,11 @@ TEST(StudyRunner, InterruptedRunResumesAndEqualsUninterrupted) {
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("(8 already done)"), std::string::npos) << r.out;
   EXPECT_EQ(slurp(dir + "/points.csv"), slurp(full + "/random-mapping/points.csv"));
-  // Rerunning a finished study recomputes nothing.
+  EXPECT_FALSE(fs::exists(dir + "/points.partial"));
+  // Rerunning a finished study recomputes nothing: its points are read back from points.csv.
   r = test::cli(kSweep + " --out " + cut);
   EXPECT_NE(r.out.find("already computed"), std::string::npos) << r.out;
+  EXPECT_EQ(slurp(dir + "/points.csv"), slurp(full + "/random-mapping/points.csv"));
 }
 
 TEST(StudyRunner, KilledChildResumes) {

@@ -104,6 +104,33 @@ std::map<std::size_t, std::string> load_partial(const std::string& path, std::si
   return done;
 }
 
+// A finished folder keeps points.csv, not points.partial (issue 24): its points, in
+// load_partial's form, so that running the same study again reuses them. A row that does not parse
+// or has the wrong number of fields drops its point (computed again).
+std::map<std::size_t, std::string> load_finished(const std::string& path, std::size_t total,
+                                                 std::size_t ncols) {
+  std::map<std::size_t, std::string> done;
+  std::set<std::size_t> bad;
+  if (!fs::is_regular_file(path)) return done;
+  const std::vector<std::string> lines = split(read_file(path, "study points"), '\n');
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    const std::string& line = lines[i];
+    const auto comma = line.find(',');
+    if (comma == 0 || comma == std::string::npos || line.find_first_not_of("0123456789") != comma ||
+        comma > 18)
+      continue;
+    const std::size_t idx = std::stoull(line.substr(0, comma));
+    const std::string row = line.substr(comma + 1);
+    if (idx >= total) continue;
+    if (split(row, ',').size() != ncols) bad.insert(idx);
+    std::string& slot = done[idx];
+    if (!slot.empty()) slot += '|';
+    slot += row;
+  }
+  for (const std::size_t idx : bad) done.erase(idx);
+  return done;
+}
+
 }  // namespace
 
 namespace {
@@ -117,7 +144,7 @@ void write_configuration(const StudyInfo& info, const StudyConfig& cfg, const St
   const std::string conf_text = conf.dump(2) + "\n";
   const std::string conf_path = dir + "/config.json";
   if (fs::exists(conf_path) && read_file(conf_path, "study configuration") != conf_text &&
-      fs::exists(dir + "/points.partial"))
+      (fs::exists(dir + "/points.partial") || fs::exists(dir + "/points.csv")))
     throw InputError(fmt::format(
         "{} holds points of a different configuration (study parameters, sweep, input images, "
         "arch or shard); choose another --out or remove that folder",
@@ -152,7 +179,8 @@ std::string point_payload(const StudyInfo& info, const PointResult& r, std::size
     if (r.rows[j].size() != columns)
       throw std::logic_error(fmt::format("study {}: point {} row has {} values for {} columns",
                                          info.name, idx, r.rows[j].size(), columns));
-    payload += (j ? "|" : "") + row_text(r.rows[j]);
+    if (j) payload += '|';
+    payload += row_text(r.rows[j]);
   }
   return payload;
 }
@@ -217,11 +245,13 @@ RunSummary run_study(const StudyInfo& info, const StudyConfig& cfg, const RunOpt
   const std::unique_ptr<Study> study = make_study(info, cfg);
   RunSummary s;
   s.dir = output_dir(o.out_root, info.name);
-  const FolderLock lock(s.dir);
+  FolderLock lock(s.dir);
   write_configuration(info, cfg, *study, o, s.dir);
   const std::string partial = s.dir + "/points.partial";
   std::map<std::size_t, std::string> done =
-      load_partial(partial, study->size(), study->columns().size());
+      fs::exists(partial)
+          ? load_partial(partial, study->size(), study->columns().size())
+          : load_finished(s.dir + "/points.csv", study->size(), study->columns().size());
   const std::vector<std::size_t> todo = points_to_compute(done, study->size(), o, s);
 
   const std::string label =
@@ -249,6 +279,11 @@ RunSummary run_study(const StudyInfo& info, const StudyConfig& cfg, const RunOpt
     *o.log << fmt::format(
         "{}: shard done; combine the shard folders with `smemsim study merge DIR...`\n", label);
   }
+  // Finished: the folder holds only its results (points.csv has every point; a killed run keeps
+  // points.partial and resumes from it).
+  std::error_code ec;
+  fs::remove(partial, ec);
+  lock.remove_file();
   return s;
 }
 

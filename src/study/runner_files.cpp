@@ -109,6 +109,7 @@ std::string output_dir(const std::string& root, const std::string& name) {
 
 FolderLock::FolderLock(const std::string& dir) {
   const std::string path = dir + "/.lock";
+  path_ = path;
   fd_ = ::open(path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
   if (fd_ < 0) throw InputError(fmt::format("cannot create the lock file '{}'", path));
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
@@ -118,6 +119,11 @@ FolderLock::FolderLock(const std::string& dir) {
         "choose another --out",
         dir, path));
   }
+}
+
+void FolderLock::remove_file() {
+  std::error_code ec;
+  std::filesystem::remove(path_, ec);
 }
 
 FolderLock::~FolderLock() {

@@ -35,11 +35,15 @@ class FolderLock {
  public:
   explicit FolderLock(const std::string& dir);
   ~FolderLock();
+  // Removes DIR/.lock (a finished run leaves only its results); the lock is held until
+  // destruction.
+  void remove_file();
   FolderLock(const FolderLock&) = delete;
   FolderLock& operator=(const FolderLock&) = delete;
 
  private:
   int fd_ = -1;
+  std::string path_;
 };
 
 }  // namespace smemsim::study
