@@ -12,10 +12,15 @@
 # outside git:
 #   ${SMEMSIM_IMAGE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/smemsim/images}       (the small ones)
 #   ${SMEMSIM_IMAGE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/smemsim/images}/mate-nature
-# Usage: scripts/fetch-images.sh [DEST]
+# Usage: scripts/fetch-images.sh [--quiet] [DEST]
+#   --quiet: one line in all (what the setup of the README's commands prints); errors still go to
+#   stderr, one line each, and the exit status is 1 when a package could not be downloaded.
 set -euo pipefail
 
+quiet=0
+if [ "${1:-}" = "--quiet" ]; then quiet=1; shift; fi
 dest="${1:-${SMEMSIM_IMAGE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/smemsim/images}}"
+say() { ((quiet)) || echo "$@"; }
 mkdir -p "$dest"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -39,28 +44,48 @@ fetch() {  # fetch PKG DIR SUBFOLDER FILES... (SUBFOLDER of the cache: . for the
   local missing=()
   for f in "$@"; do [[ -s "$to/$f" ]] || missing+=("$f"); done
   if ((${#missing[@]} == 0)); then
-    echo "fetch-images: $pkg: all ${#@} photographs already in $to"
+    say "fetch-images: $pkg: all ${#@} photographs already in $to"
     return
   fi
-  echo "fetch-images: downloading $pkg (apt-get download)"
-  (cd "$work" && apt-get download "$pkg" >/dev/null)
-  local deb
+  say "fetch-images: downloading $pkg (apt-get download)"
+  if ! (cd "$work" && apt-get download "$pkg" >/dev/null 2>"$work/apt.err"); then
+    echo "fetch-images: error: cannot download the Debian package $pkg (apt-get download:" \
+      "$(grep -m1 -E '^E:' "$work/apt.err" | cut -c4- || true)); no package source has it" >&2
+    failed=1
+    return
+  fi
+  local deb members=()
   deb="$(ls "$work"/"${pkg}"_*.deb | head -n1)"
+  for f in "${missing[@]}"; do members+=("./$dir/$f"); done
   mkdir -p "$work/$pkg"
-  dpkg-deb -x "$deb" "$work/$pkg"
+  # Only the chosen photographs are unpacked (opencv-doc holds 270 MB).
+  dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$work/$pkg" "${members[@]}" 2>/dev/null || true
   for f in "${missing[@]}"; do
     if [[ -s "$work/$pkg/$dir/$f" ]]; then
       cp "$work/$pkg/$dir/$f" "$to/$f"
-      echo "fetch-images: $f"
+      say "fetch-images: $f"
+      got=$((got + 1))
     else
-      echo "fetch-images: warning: $f not found in $pkg ($dir)" >&2
+      echo "fetch-images: error: $f is not in the Debian package $pkg ($dir)" >&2
+      failed=1
     fi
   done
   rm -rf "$work/$pkg" "$deb"
 }
 
+failed=0
+got=0
+((quiet)) && [ -t 1 ] && printf 'smemsim: photographs for the studies (%s) ...' "$dest"
 fetch "$skimage_pkg" "$skimage_dir" . "${skimage_files[@]}"
 fetch "$opencv_pkg" "$opencv_dir" . "${opencv_files[@]}"
 fetch "$mate_pkg" "$mate_dir" mate-nature "${mate_files[@]}"
-echo "fetch-images: $(find "$dest" -maxdepth 1 -type f | wc -l) photographs in $dest," \
-  "$(find "$dest/mate-nature" -maxdepth 1 -type f | wc -l) in $dest/mate-nature"
+total="$(find "$dest" -maxdepth 1 -type f | wc -l) in $dest, $(find "$dest/mate-nature" -maxdepth 1 -type f | wc -l) in $dest/mate-nature"
+if ((quiet)); then
+  [ -t 1 ] && printf '\r'
+  if ((failed)); then echo "smemsim: photographs for the studies: incomplete, fetched $got; $total"
+  elif ((got)); then echo "smemsim: photographs for the studies: fetched $got; $total"
+  else echo "smemsim: photographs for the studies: all present ($total)"; fi
+else
+  echo "fetch-images: $total"
+fi
+exit "$failed"

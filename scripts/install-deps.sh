@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
-# Installs smemsim's Debian 12 build and test dependencies (skips apt when all are present).
+# Installs smemsim's Debian 12 dependencies (apt runs only for what is missing) and fetches the
+# studies' default photographs into the cache (scripts/fetch-images.sh: idempotent, one line).
+#   scripts/install-deps.sh          what the CLI needs to build and run (the quickstart)
+#   scripts/install-deps.sh --test   that, and what the tests, benchmarks and fuzzers need
 set -euo pipefail
-PKGS=(g++ cmake ninja-build pkg-config libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
-      libfmt-dev nlohmann-json3-dev libtomlplusplus-dev libtbb-dev libstb-dev gnuplot-nox
-      clang libclang-rt-14-dev)
+cd "$(dirname "$0")/.."
+PKGS=(g++ cmake ninja-build pkg-config libcli11-dev libfmt-dev nlohmann-json3-dev
+      libtomlplusplus-dev libtbb-dev libstb-dev gnuplot-nox)
+if [ "${1:-}" = "--test" ]; then
+  PKGS+=(libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-14-dev)
+fi
 missing=()
 for p in "${PKGS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then
@@ -11,10 +17,11 @@ if ((${#missing[@]})); then
   [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   echo "smemsim: installing ${missing[*]}"
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
 fi
-# nvcc is optional: it compiles the CUDA kernel suite to PTX (kernels/). It is not a Debian package here;
-# CUDA installs put it in /usr/local/cuda/bin.
-if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
-  echo "smemsim: note: nvcc not found; the PTX kernel tests will be skipped"
-fi
+# The histogram and Hough studies' default inputs are photographs from Debian packages; without
+# them those defaults stop with an error that says how to get them (or --set images=generated).
+scripts/fetch-images.sh --quiet || echo "smemsim: warning: the studies' photographs could not be fetched (above); their defaults need them, --set images=generated runs without" >&2
+# nvcc is optional: the kernel suite's PTX ships in kernels/ptx. Where nvcc is found the tests also
+# compile the real-kernel corpus (tests/corpus) and check that the shipped PTX is current.

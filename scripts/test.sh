@@ -2,7 +2,7 @@
 # Installs dependencies, builds, runs every test (CTest), then a bounded libFuzzer run on the parsers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
+scripts/install-deps.sh --test
 scripts/build.sh
 if command -v clang++ >/dev/null; then
   cmake --preset fuzz >/dev/null
@@ -15,7 +15,7 @@ if command -v clang++ >/dev/null; then
     # real-kernel corpus's PTX, when nvcc built them
     candidates="fuzz/corpus/$name"
     if [ "$name" = ptx ] || [ "$name" = sim ]; then
-      candidates="build/release/kernels/ptx build/release/tests/corpus_ptx"
+      candidates="kernels/ptx build/release/tests/corpus_ptx"
     fi
     seeds=""
     for d in $candidates; do
