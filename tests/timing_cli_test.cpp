@@ -143,6 +143,17 @@ TEST(TimingCli, ReportJsonTimelineAndPipeview) {
   EXPECT_NE(h.out.find("clock() in the kernel: 472 cycles"), std::string::npos) << h.out;
   EXPECT_NE(h.out.find("result: matches the CPU reference"), std::string::npos) << h.out;
   EXPECT_NE(h.out.find("issue slots (16 SMs x "), std::string::npos) << h.out;
+  // One block on 16 SMs: the shares are of the active slots (issue 26), so they sum to 100 %
+  // (rounded to 0.1 each) and idle is not among them.
+  const auto at = h.out.find("with a resident warp):");
+  ASSERT_NE(at, std::string::npos) << h.out;
+  std::istringstream shares(h.out.substr(at + 22, h.out.find('\n', at) - at - 22));
+  double sum = 0;
+  for (std::string name, pct; shares >> name >> pct && pct.back() == '%';) {
+    EXPECT_NE(name, "idle");
+    sum += std::stod(pct);
+  }
+  EXPECT_NEAR(sum, 100.0, 1.0) << h.out;
 
   const std::string tl = ::testing::TempDir() + "smemsim_tl.json";
   const auto j = cli("sim builtin:reduction --size 2048 --json --timeline " + tl);

@@ -142,8 +142,10 @@ void profile_pipeline(exec::Workload& w, const Arch& arch, const ProfileOptions&
       print_profile_table(lines[i], launches[i]->profiler.totals(), w.module, launches[i]->kernel,
                           o.width());
     }
-    fmt::print("\npipeline: {} shared-memory warp accesses, {} bank conflicts, {} modeled cycles\n",
-               all.accesses, all.bank_conflicts, all.total_latency);
+    fmt::print(
+        "\npipeline: {} shared-memory warp accesses, {} bank conflicts, access latencies "
+        "summed {} cycles\n",
+        all.accesses, all.bank_conflicts, all.total_latency);
     trace.print_note();
   }
   if (o.launch.stats) print_speed(s);

@@ -3,6 +3,7 @@
 // optionally a Chrome-trace timeline and a stage-by-cycle pipeline view.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -16,15 +17,22 @@
 namespace smemsim::cli {
 namespace {
 
+// The issue slots' reasons as shares of the ACTIVE slots (an SM with a resident warp): a grid of 4
+// blocks on 40 SMs would otherwise read "idle 90 %, bank_conflict 7.7 %" where bank conflicts
+// take 77 % of the time the kernel has (issue 26). Idle slots are given apart, as a share of all.
 void print_stalls(const timing::TimingStats& s, std::uint32_t sms) {
-  const double slots = double(s.cycles) * sms;
-  fmt::print("issue slots ({} SMs x {} cycles):", sms, s.cycles);
+  const std::uint64_t slots = s.cycles * sms;
+  const std::uint64_t idle = s.issue[timing::Stall::Idle];
+  const std::uint64_t active = slots - std::min(idle, slots);
+  fmt::print("issue slots ({} SMs x {} cycles; {:.1f}% active, with a resident warp):", sms,
+             s.cycles, slots ? 100.0 * double(active) / double(slots) : 0.0);
   for (std::size_t k = 0; k < timing::kStallKinds; ++k) {
     const auto why = static_cast<timing::Stall>(k);
-    if (why == timing::Stall::NotSelected || !s.issue[why]) continue;
-    fmt::print(" {} {:.1f}%", timing::stall_name(why), 100.0 * double(s.issue[why]) / slots);
+    if (why == timing::Stall::NotSelected || why == timing::Stall::Idle || !s.issue[why]) continue;
+    fmt::print(" {} {:.1f}%", timing::stall_name(why),
+               100.0 * double(s.issue[why]) / double(active));
   }
-  fmt::print("\n");
+  fmt::print(" of the active slots\n");
 }
 
 // Seed 004 Fig. 8's groups, and what the elastic pipeline and bank-aware scheduling add.

@@ -122,8 +122,11 @@ void print_profile_table(const std::vector<ProfileLine>& lines, const Totals& al
     table.add(std::move(cells), std::move(notes));
   }
   fmt::print("{}", table.render(width));
+  // The sum of the accesses' modeled latencies is not the kernel's time (accesses overlap across
+  // warps): named for what it is (issue 26); profile --timing and sim give whole-kernel cycles.
   fmt::print("{}", wrap(fmt::format("total: {} shared-memory warp accesses, {} bank conflicts, "
-                                    "mean bank degree {:.3f}, {} modeled cycles",
+                                    "mean bank degree {:.3f}, access latencies summed {} cycles "
+                                    "(not the kernel's time: --timing or sim)",
                                     all.accesses, all.bank_conflicts, all.mean(all.sum_bank_degree),
                                     all.total_latency),
                         width));
