@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <tuple>
 
 #include "cli_common.hpp"
 #include "input_common.hpp"
@@ -85,6 +87,7 @@ struct SearchCli {
   bool json = false;
   bool bijective = false;
   bool stats = false;
+  bool allow_worse = false;
 };
 
 // "41.2 MiB peak of a 2 GiB budget" (+ ", 3 segments (1.9 GiB) spilled to TMPDIR").
@@ -132,8 +135,64 @@ std::uint64_t check_search_options(const SearchCli& o) {
 struct SearchOutcome {
   SearchResult r;
   Emission em;
+  LineCheck lines;              // with two or more instructions (pcs) in the input
+  bool too_many_lines = false;  // more than LineSets::kMaxLines: checked as a whole only
   double read_s = 0, search_s = 0;
 };
+
+// The input's reference sets per instruction (pc != 0), for the line guard; at most kMaxLines
+// lines are kept apart (a trace of more is checked as a whole, and the summary says so).
+class LineSets {
+ public:
+  static constexpr std::size_t kMaxLines = 512;
+  LineSets(const Arch& arch, HashTarget target, IndexGeometry g)
+      : arch_(arch), target_(target), g_(g) {}
+  void add(const WarpAccess& wa) {
+    if (wa.pc == 0 || overflow_) return;
+    auto it = sets_.find(wa.pc);
+    if (it == sets_.end()) {
+      if (sets_.size() == kMaxLines) {
+        overflow_ = true;
+        sets_.clear();
+        return;
+      }
+      it = sets_
+               .emplace(std::piecewise_construct, std::forward_as_tuple(wa.pc),
+                        std::forward_as_tuple(arch_, target_, g_))
+               .first;
+    }
+    it->second.add(wa);
+  }
+  bool overflow() const { return overflow_; }
+  std::vector<std::pair<std::uint32_t, const ReferenceSets*>> lines() const {
+    std::vector<std::pair<std::uint32_t, const ReferenceSets*>> out;
+    for (const auto& [pc, s] : sets_) out.emplace_back(pc, &s);
+    return out;
+  }
+
+ private:
+  const Arch& arch_;
+  HashTarget target_;
+  IndexGeometry g_;
+  std::map<std::uint32_t, ReferenceSets> sets_;
+  bool overflow_ = false;
+};
+
+nlohmann::json line_json(const std::vector<LineConflicts>& v) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const LineConflicts& l : v)
+    a.push_back({{"pc", l.pc}, {"before", l.before}, {"after", l.after}});
+  return a;
+}
+
+std::string lines_text(const std::vector<LineConflicts>& v) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i == 8) return s + fmt::format(", ... ({} lines)", v.size());
+    s += fmt::format("{}pc {} {} -> {}", i ? ", " : "", v[i].pc, v[i].before, v[i].after);
+  }
+  return s;
+}
 
 void print_search_json(const SearchCli& o, const SearchOutcome& x, const ReferenceSets& sets,
                        const Arch& arch) {
@@ -144,6 +203,12 @@ void print_search_json(const SearchCli& o, const SearchOutcome& x, const Referen
   out["search_seconds"] = x.search_s;
   out["arch"] = json::to_json(arch);
   if (!o.emit.empty()) out["emit"] = json::emission_json(o.emit, x.em, o.output);
+  out["lines"] = line_json(x.lines.lines);
+  out["refused"] = x.lines.refused_spec.empty()
+                       ? nlohmann::json(nullptr)
+                       : nlohmann::json{{"spec", x.lines.refused_spec},
+                                        {"conflicts", x.lines.refused_conflicts},
+                                        {"worse", line_json(x.lines.refused_worse)}};
   print_json(out);
 }
 
@@ -163,6 +228,21 @@ void print_search_summary(const SearchCli& o, const SearchOutcome& x, const Refe
              r.pruned ? " (seed 002 §5.1 pruning: every access linear or strided)" : "");
   fmt::print(sum, "  conflicts            {} (mod baseline {}), {:.1f}% removed\n", r.conflicts,
              r.baseline_conflicts, 100.0 * r.reduction);
+  // Per line: the summary never claims a total gain without naming a line made worse (issue 26).
+  const LineCheck& lc = x.lines;
+  if (!lc.refused_spec.empty())
+    fmt::print(sum,
+               "  refused              {} ({} conflicts) made {} line{} worse: {}; the best that "
+               "makes no line worse is above (--allow-worse takes it)\n",
+               lc.refused_spec, lc.refused_conflicts, lc.refused_worse.size(),
+               lc.refused_worse.size() == 1 ? "" : "s", lines_text(lc.refused_worse));
+  if (const auto worse = lc.worse(); !worse.empty())
+    fmt::print(sum, "  WORSE lines          {} (taken with --allow-worse)\n", lines_text(worse));
+  if (lc.lines.size() > 1)
+    fmt::print(sum, "  per line             {}\n", lines_text(lc.lines));
+  else if (x.too_many_lines)
+    fmt::print(sum, "  per line             not checked: more than {} instructions in the input\n",
+               LineSets::kMaxLines);
   fmt::print(sum, "  xor gates            {}\n", r.matrix.xor_gates());
   fmt::print(sum, "  bijective            {} (as a software hash; see docs/hashing.md)\n",
              r.bijective ? "yes" : "no");
@@ -194,11 +274,19 @@ void run_search(const SearchCli& o) {
   const auto t0 = std::chrono::steady_clock::now();
   ReferenceSets sets(arch, target, g);
   sets.set_memory_budget(budget);
-  for_each_access(o.input, arch, [&](const WarpAccess& wa) { sets.add(wa); });
+  LineSets by_line(arch, target, g);
+  for_each_access(o.input, arch, [&](const WarpAccess& wa) {
+    sets.add(wa);
+    by_line.add(wa);
+  });
   const auto t1 = std::chrono::steady_clock::now();
   SearchOutcome x;
   // Emitting needs a software hash that loses no data: --emit implies --bijective.
-  x.r = search_hash(sets, {o.family, o.heuristic, o.bijective || !o.emit.empty()});
+  const SearchOptions so{o.family, o.heuristic, o.bijective || !o.emit.empty()};
+  x.r = search_hash(sets, so);
+  const auto lines = by_line.lines();
+  if (lines.size() > 1) x.lines = guard_lines(sets, lines, x.r, so, o.allow_worse);
+  x.too_many_lines = by_line.overflow();
   const auto t2 = std::chrono::steady_clock::now();
   x.read_s = std::chrono::duration<double>(t1 - t0).count();
   x.search_s = std::chrono::duration<double>(t2 - t1).count();
@@ -257,10 +345,16 @@ void add_search(CLI::App* hash) {
                 "spilled to a file in TMPDIR, with the same result")
       ->capture_default_str();
   c->add_flag("--stats", o->stats, "print the reading rate, search time and memory on stderr");
+  c->add_flag("--allow-worse", o->allow_worse,
+              "take the best total even when it makes some instruction's conflicts worse (by "
+              "default such a result is refused for the best that makes no line worse)");
   c->footer(
       "The objective is the total conflicts (sum of degree-1 over transactions); ties go to fewer "
       "XOR\n"
-      "gates, then to the earlier candidate (docs/hashing.md).\n"
+      "gates, then to the earlier candidate (docs/hashing.md). On a trace of several instructions "
+      "(pc=)\n"
+      "a result that makes any one of them worse is refused for the best that makes none worse;\n"
+      "the summary lists every line before and after.\n"
       "Examples:\n"
       "  smemsim gen stride --stride 4 --count 8 -o s4.trace\n"
       "  smemsim hash search --family bvxor --trace s4.trace --emit cuda > swizzle.cuh\n"
@@ -269,6 +363,7 @@ void add_search(CLI::App* hash) {
       "  smemsim hash search --family bvxor --trace big.trace --max-memory 512M --stats\n"
       "  smemsim profile builtin:transpose --emit-trace t.trace   # PTX line 76 conflicts\n"
       "  smemsim hash search --family bvxor --trace t.trace --pc 76 --emit cuda   # its swizzle\n"
+      "  smemsim hash search --family bvxor --trace t.trace --allow-worse   # names worse lines\n"
       "  smemsim profile builtin:gemm --arch ampere-a100 --emit-trace g.trace\n"
       "  smemsim hash search --family bvxor --trace g.trace --op ld --emit cute   # CuTe swizzle\n"
       "  smemsim hash search --family bits --heuristic mih --banks 8 --addr-bits 5 \\\n"

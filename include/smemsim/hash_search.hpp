@@ -193,6 +193,32 @@ struct SearchResult {
 // Throws InputError on an unknown family or heuristic, or on no sets to search on.
 SearchResult search_hash(const ReferenceSets& sets, const SearchOptions& o);
 
+// The line guard (issue 26): a search minimizes the total, so on a trace of several instructions
+// it can pay for removing one line's conflicts by adding conflicts to another (a replicated
+// histogram's conflict-free vote made 4,726-way worse by a swizzle for its merge loop). The input's
+// reference sets per instruction (pc) let each line be checked: conflicts under mod (before) and
+// under the result (after).
+struct LineConflicts {
+  std::uint32_t pc = 0;
+  std::int64_t before = 0, after = 0;
+};
+struct LineCheck {
+  std::vector<LineConflicts> lines;  // every line, by pc, under the result as finally given
+  // A result that made a line worse and was refused: its spec ("" when none was), its total
+  // conflicts and the lines it made worse.
+  std::string refused_spec;
+  std::int64_t refused_conflicts = 0;
+  std::vector<LineConflicts> refused_worse;
+  std::vector<LineConflicts> worse() const;  // lines of `lines` with after > before
+};
+// Checks `r` line by line. When a line gets worse and !allow_worse, `r` becomes the best candidate
+// of its search that makes no line worse (bv, bvxor: among the same exhaustive candidates, by the
+// same tie rule; the heuristics, which build one answer: mod, the low m bits) and the refused one
+// is recorded. `all` holds every line's sets together (what `r` was searched on).
+LineCheck guard_lines(const ReferenceSets& all,
+                      const std::vector<std::pair<std::uint32_t, const ReferenceSets*>>& lines,
+                      SearchResult& r, const SearchOptions& o, bool allow_worse);
+
 // The individual searches (used by search_hash; exposed for tests and benchmarks).
 SearchResult search_bitvector(const ReferenceSets& sets, bool with_xor,
                               bool bijective_only = false);  // 002 §5.1

@@ -91,18 +91,19 @@ std::vector<XorMatrix> bvxor_candidates(const ReferenceSets& sets, bool& pruned,
   return out;
 }
 
-SearchResult search_bitvector(const ReferenceSets& sets, bool with_xor, bool bijective_only) {
-  using namespace tune;
+namespace tune {
+
+std::vector<XorMatrix> bitvector_candidates(const ReferenceSets& sets, bool with_xor,
+                                            bool bijective_only, std::vector<std::string>& specs,
+                                            bool& pruned) {
   const IndexGeometry g = sets.geometry();
-  SearchResult r;
-  r.family = with_xor ? "bvxor" : "bv";
-  r.heuristic = "exhaustive";
   std::vector<XorMatrix> cands;
-  std::vector<std::string> specs;
+  specs.clear();
+  pruned = false;
   if (with_xor) {
     // §5.1's pruning keeps only k1 among the strides' k, which can leave no software bijection
     // (every stride even: k1 = 0 is pruned away); --emit / --bijective search the whole space.
-    cands = bvxor_candidates(sets, r.pruned, &specs, /*allow_pruning=*/!bijective_only);
+    cands = bvxor_candidates(sets, pruned, &specs, /*allow_pruning=*/!bijective_only);
   } else {
     for (int k = 0; k <= g.addr_bits - g.out_bits; ++k) {  // 002 §4.1: n - m + 1 candidates
       cands.push_back(bvxor_matrix(k, 0, 0, g));
@@ -110,6 +111,19 @@ SearchResult search_bitvector(const ReferenceSets& sets, bool with_xor, bool bij
     }
   }
   if (bijective_only) keep_bijective(cands, &specs);
+  return cands;
+}
+
+}  // namespace tune
+
+SearchResult search_bitvector(const ReferenceSets& sets, bool with_xor, bool bijective_only) {
+  using namespace tune;
+  SearchResult r;
+  r.family = with_xor ? "bvxor" : "bv";
+  r.heuristic = "exhaustive";
+  std::vector<std::string> specs;
+  const std::vector<XorMatrix> cands =
+      bitvector_candidates(sets, with_xor, bijective_only, specs, r.pruned);
   const auto conf = total_conflicts(sets, cands);
   const std::size_t best = pick(cands, conf);
   r.spec = specs[best];

@@ -133,4 +133,10 @@ inline bool score_less(double a, double b) {
 
 void finish(const ReferenceSets& sets, SearchResult& r);  // baseline, reduction, bijective
 
+// The candidates of the bv (with_xor false) or bvxor exhaustive search, as search_bitvector
+// evaluates them, with their specs; `pruned`: seed 002 §5.1's reduced set was used.
+std::vector<XorMatrix> bitvector_candidates(const ReferenceSets& sets, bool with_xor,
+                                            bool bijective_only, std::vector<std::string>& specs,
+                                            bool& pruned);
+
 }  // namespace smemsim::tune
