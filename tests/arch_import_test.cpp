@@ -43,7 +43,9 @@ TEST(ArchImport, MapsTheSharedMemoryAndSmOptionsAndListsTheRest) {
   EXPECT_EQ(a.sm.scheduler, "gto");  // the preset's: two_level_active is not modeled
   ASSERT_EQ(r.ignored.size(), 3u);
   EXPECT_EQ(r.describe(r.ignored[0]), "g.config:2: -gpgpu_ptx_sim_mode 0");
-  EXPECT_EQ(r.describe(r.ignored[1]), "g.config:5: -gpgpu_clock_domains 325.0:650.0:650.0:800.0");
+  EXPECT_EQ(r.describe(r.ignored[1]),
+            "g.config:5: -gpgpu_clock_domains 325.0:650.0:650.0:800.0 (smemsim counts SM cycles; "
+            "clock domains are not modeled)");
   EXPECT_EQ(r.ignored[2].line, 13);
   EXPECT_EQ(r.ignored[2].option, "-gpgpu_scheduler");
   EXPECT_NE(r.describe(r.ignored[2]).find("two_level_active"), std::string::npos);
@@ -91,6 +93,59 @@ TEST(ArchImport, BadValuesNameTheFileLineAndOption) {
   expect_error("gpgpu_shmem_num_banks 16\n", "g.config:1: 'gpgpu_shmem_num_banks' is not an");
   expect_error("-gpgpu_shmem_num_banks\n", "has no value");
   expect_error("-gpgpu_shmem_num_banks 12\n", "memory.banks");  // not a power of two
+}
+
+// The forms of the field's configurations (issue 25, item 3), written here after them: GPGPU-Sim's
+// GTX 480 file continues a quoted -gpgpu_dram_timing_opt on the next line; Accel-Sim's correlated
+// Volta/Turing/Ampere files add the sub-core model and its unit options, comments after values and
+// negative values.
+const char* kFieldForms = R"(# GTX 480 style
+-gpgpu_n_clusters 15   # clusters
+-gpgpu_n_cores_per_cluster 1
+-gpgpu_dram_timing_opt "nbk=16:CCD=2:RRD=6:RCD=12:RAS=28:RP=12:RC=40:
+                        CL=12:WL=4:CDLR=5:WR=12:nbkgrp=1:CCDL=0:RTPL=0"
+-gpgpu_shmem_num_banks 32
+# Accel-Sim style
+-gpgpu_sub_core_model 1
+-gpgpu_num_sched_per_core 4
+-gpgpu_max_insn -1
+-ptx_opcode_latency_sfu 21
+-gpgpu_shmem_size 98304
+)";
+
+TEST(ArchImport, ReadsQuotedValuesOverLinesCommentsAndTheSubCoreOptions) {
+  const GpgpuSimImport r = import_gpgpusim(kFieldForms, "f.config", find_preset("volta-v100"));
+  EXPECT_EQ(r.arch.sm.count, 15u);
+  EXPECT_EQ(r.arch.memory_bytes, 98304u);
+  EXPECT_EQ(r.arch.sm.lat_sfu, 21u);
+  // The quoted value is one, joined across its line break; the options after it keep their lines.
+  const auto find = [&](const std::vector<GpgpuSimImport::Entry>& v, const std::string& opt) {
+    for (const auto& e : v)
+      if (e.option == opt) return e;
+    ADD_FAILURE() << opt << " not listed";
+    return GpgpuSimImport::Entry{};
+  };
+  const auto dram = find(r.ignored, "-gpgpu_dram_timing_opt");
+  EXPECT_EQ(dram.line, 4);
+  EXPECT_EQ(dram.value,
+            "nbk=16:CCD=2:RRD=6:RCD=12:RAS=28:RP=12:RC=40:CL=12:WL=4:CDLR=5:WR=12:nbkgrp=1:CCDL=0:"
+            "RTPL=0");
+  EXPECT_EQ(find(r.mapped, "-gpgpu_shmem_num_banks").line, 6);
+  EXPECT_EQ(find(r.ignored, "-gpgpu_max_insn").value, "-1");
+  // What the sub-core structure will use is listed with its reason, not silently dropped.
+  EXPECT_NE(find(r.ignored, "-gpgpu_num_sched_per_core").why.find("issue 25"), std::string::npos);
+  EXPECT_NE(find(r.ignored, "-gpgpu_sub_core_model").why.find("one issue slot per SM"),
+            std::string::npos);
+}
+
+TEST(ArchImport, LinesGpgpuSimWouldRejectAreErrors) {
+  expect_error("-gpgpu_n_clusters 15 16\n-gpgpu_n_cores_per_cluster 1\n",
+               "g.config:1: -gpgpu_n_clusters: '16' after its value '15' (an option takes one "
+               "value)");
+  expect_error("-gpgpu_n_clusters 15\n-gpgpu_dram_timing_opt \"nbk=16:\n  CL=12\n",
+               "g.config:2: a quoted value is not closed");
+  expect_error("-gpgpu_shmem_num_banks 32\n-gpgpu_n_clusters\n",
+               "g.config:2: -gpgpu_n_clusters has no value");
 }
 
 TEST(ArchImport, CliWritesALoadableFileAndListsWhatItIgnored) {

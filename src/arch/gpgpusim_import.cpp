@@ -1,6 +1,7 @@
 // `smemsim arch import`: a GPGPU-Sim configuration file (gpgpusim.config: one `-option value` per
 // line, `#` comments) mapped onto an arch (issue 10, item 7). Only the options that describe what
 // smemsim models are mapped; every other option is listed as ignored, with the reason.
+#include <cctype>
 #include <charconv>
 #include <sstream>
 
@@ -134,10 +135,100 @@ bool OptionMapper::map(std::int64_t& clusters, std::int64_t& cores, int& cluster
   } else if (opt == "-ptx_opcode_latency_int") {
     const auto xs = integers(entry_.value, ',', where_, opt);  // add, mul, mad, div, ...
     set_latency("sm.lat_alu", xs.front(), "the ALU latency");
+  } else if (opt == "-ptx_opcode_latency_sfu") {
+    set_latency("sm.lat_sfu", integers(entry_.value, ',', where_, opt).front(), "the SFU latency");
   } else {
     return false;
   }
   return true;
+}
+
+// Options smemsim reads but has no key for yet, with the reason a user sees among the ignored
+// (the rest are listed without one: they describe what smemsim does not model at all).
+const char* unmodeled_reason(const std::string& opt) {
+  static const std::pair<const char*, const char*> kReasons[] = {
+      {"-gpgpu_num_sched_per_core",
+       "one issue slot per SM for now; schedulers per sub-core are issue 25's structure"},
+      {"-gpgpu_sub_core_model", "one issue slot per SM for now (issue 25)"},
+      {"-gpgpu_dual_issue_diff_exec_units", "one issue slot per SM for now (issue 25)"},
+      {"-gpgpu_num_sp_units", "unit counts are not modeled yet (issue 25)"},
+      {"-gpgpu_num_dp_units", "unit counts are not modeled yet (issue 25)"},
+      {"-gpgpu_num_int_units", "unit counts are not modeled yet (issue 25)"},
+      {"-gpgpu_num_sfu_units", "unit counts are not modeled yet (issue 25)"},
+      {"-gpgpu_num_tensor_core_units", "unit counts are not modeled yet (issue 25)"},
+      {"-gpgpu_pipeline_widths", "pipeline widths are not modeled yet (issue 25)"},
+      {"-ptx_opcode_initiation_int", "initiation intervals are not modeled yet (issue 25)"},
+      {"-ptx_opcode_initiation_fp", "initiation intervals are not modeled yet (issue 25)"},
+      {"-ptx_opcode_initiation_dp", "initiation intervals are not modeled yet (issue 25)"},
+      {"-ptx_opcode_initiation_sfu", "initiation intervals are not modeled yet (issue 25)"},
+      {"-ptx_opcode_initiation_tensor", "initiation intervals are not modeled yet (issue 25)"},
+      {"-ptx_opcode_latency_fp",
+       "one ALU latency (sm.lat_alu, from -ptx_opcode_latency_int's first value)"},
+      {"-ptx_opcode_latency_dp",
+       "one ALU latency (sm.lat_alu, from -ptx_opcode_latency_int's first value)"},
+      {"-ptx_opcode_latency_tesnor", "mma is timed as an ALU instruction for now (issue 25)"},
+      {"-ptx_opcode_latency_tensor", "mma is timed as an ALU instruction for now (issue 25)"},
+      {"-gpgpu_l1_latency", "no L1 cache model: global accesses take sm.global_latency"},
+      {"-gpgpu_clock_domains", "smemsim counts SM cycles; clock domains are not modeled"},
+  };
+  for (const auto& [o, why] : kReasons)
+    if (opt == o) return why;
+  return "";
+}
+
+// The file as GPGPU-Sim's option parser reads it: `#` to the end of a line is a comment, words are
+// separated by white space, and a double-quoted value is one word even across lines (the GTX 480
+// configuration's -gpgpu_dram_timing_opt continues on the next line: the line break and the
+// indentation around it are dropped). Each word keeps the line it starts on.
+struct Word {
+  std::string text;
+  int line = 0;
+};
+std::vector<Word> config_words(std::string_view text, const std::string& origin) {
+  std::vector<Word> out;
+  int line = 1;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line, ++i;
+    } else if (c == '#') {
+      while (i < text.size() && text[i] != '\n') ++i;
+    } else if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+    } else {
+      Word w{"", line};
+      while (i < text.size() && !std::isspace(static_cast<unsigned char>(text[i]))) {
+        if (text[i] != '"') {
+          w.text += text[i++];
+          continue;
+        }
+        const int opened = line;
+        for (++i; i < text.size() && text[i] != '"'; ++i) {
+          if (text[i] != '\n') {
+            w.text += text[i];
+            continue;
+          }
+          ++line;  // drop the break, the white space before it and the indentation after it
+          while (!w.text.empty() && std::isspace(static_cast<unsigned char>(w.text.back())))
+            w.text.pop_back();
+          while (i + 1 < text.size() && (text[i + 1] == ' ' || text[i + 1] == '\t')) ++i;
+        }
+        if (i >= text.size())
+          throw InputError(fmt::format("{}:{}: a quoted value is not closed (no '\"' after it)",
+                                       origin, opened));
+        ++i;  // the closing quote
+      }
+      out.push_back(std::move(w));
+    }
+  }
+  return out;
+}
+
+// An option word: -name, not a negative number (a value such as -1).
+bool is_option(const std::string& w) {
+  return w.size() > 1 && w[0] == '-' && !std::isdigit(static_cast<unsigned char>(w[1])) &&
+         w[1] != '.';
 }
 
 }  // namespace
@@ -154,19 +245,24 @@ GpgpuSimImport import_gpgpusim(std::string_view text, const std::string& origin,
   r.arch = base;
   std::int64_t clusters = -1, cores = -1;
   int clusters_line = 0;
-  std::istringstream in{std::string(text)};
-  std::string line;
-  for (int n = 1; std::getline(in, line); ++n) {
-    if (const auto h = line.find('#'); h != std::string::npos) line.resize(h);
-    std::istringstream words(line);
-    std::string opt, value;
-    if (!(words >> opt)) continue;
+  const std::vector<Word> words = config_words(text, origin);
+  for (std::size_t k = 0; k < words.size(); k += 2) {
+    const std::string& opt = words[k].text;
+    const int n = words[k].line;
     const std::string where = fmt::format("{}:{}", origin, n);
-    if (opt[0] != '-') throw InputError(fmt::format("{}: '{}' is not an -option", where, opt));
-    if (!(words >> value)) throw InputError(fmt::format("{}: {} has no value", where, opt));
+    if (!is_option(opt)) {
+      if (k > 0 && words[k - 1].line == n)  // a second value on the line of an option
+        throw InputError(
+            fmt::format("{}: {}: '{}' after its value '{}' (an option takes one value)", where,
+                        words[k - 2].text, opt, words[k - 1].text));
+      throw InputError(fmt::format("{}: '{}' is not an -option", where, opt));
+    }
+    if (k + 1 >= words.size() || is_option(words[k + 1].text))
+      throw InputError(fmt::format("{}: {} has no value", where, opt));
+    const std::string& value = words[k + 1].text;
     try {
       if (!OptionMapper(r, n, opt, value).map(clusters, cores, clusters_line))
-        r.ignored.push_back({n, opt, value, "", "", ""});
+        r.ignored.push_back({n, opt, value, "", "", unmodeled_reason(opt)});
     } catch (const InputError& e) {
       const std::string msg = e.what();
       if (msg.rfind(origin, 0) == 0) throw;
