@@ -13,6 +13,7 @@
 #include "smemsim/arch.hpp"
 #include "smemsim/evaluate.hpp"
 #include "smemsim/json.hpp"
+#include "util/file.hpp"
 
 namespace smemsim::cli {
 
@@ -61,10 +62,18 @@ void add_sim_command(CLI::App& app);
 void add_launch_command(CLI::App& app);
 
 // Option checks with short messages (CLI11's own number ranges print the double limits).
-// An output path must be given (an empty one would silently write nothing).
+// An output path must be given (an empty one would silently write nothing) and must not be a
+// directory, device, FIFO or socket (issue 28: `-o /dev/null` was replaced by a regular file):
+// checked when the options are read, before any work.
 inline CLI::Validator non_empty_path() {
   return CLI::Validator(
-      [](std::string& s) { return s.empty() ? std::string("empty path") : std::string(); }, "FILE");
+      [](std::string& s) {
+        if (s.empty()) return std::string("empty path");
+        if (const std::string k = special_file_kind(s); !k.empty())
+          return "'" + s + "' is " + k + ", not a file: smemsim writes regular files only";
+        return std::string();
+      },
+      "FILE");
 }
 inline CLI::Validator non_negative() {
   return CLI::Validator(

@@ -90,7 +90,8 @@ void add_import(CLI::App* arch) {
       "builtin:transpose --arch-file gtx480.toml\n"
       "  smemsim arch import gpgpusim.config --json   # what was mapped and ignored, with lines");
   imp->callback([import_file, import_base, import_out, import_json] {
-    const std::string text = read_file(*import_file, "GPGPU-Sim configuration");
+    const std::string text =
+        read_file(*import_file, "GPGPU-Sim configuration", std::uint64_t{4} << 20);
     const GpgpuSimImport r = import_gpgpusim(text, *import_file, find_preset(*import_base));
     const std::string toml = "# " + arch_summary(r.arch) + "\n" + to_toml(r.arch, true);
     if (*import_json) {

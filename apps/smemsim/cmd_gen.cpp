@@ -36,7 +36,10 @@ void common_options(CLI::App* c, GenOptions& g) {
       ->capture_default_str();
   c->add_option("--lanes", g.lanes, "lanes per warp (default: the arch's warp size)")
       ->check(positive());
-  c->add_option("-o,--out", g.out, "output file ('-' = standard output)")->capture_default_str();
+  c->add_option("-o,--out", g.out, "output file ('-' = standard output)")
+      ->capture_default_str()
+      ->check(CLI::Validator(
+          [](std::string& s) { return s == "-" ? std::string() : non_empty_path()(s); }, "FILE"));
   add_arch_options(c, g.arch, false);
 }
 

@@ -206,7 +206,8 @@ void add_profile_command(CLI::App& app) {
                   "ptx.file, ptx.line, cuda.file, cuda.line)")
       ->check(non_empty_path());
   cmd->add_option("--emit-trace", o->trace,
-                  "also write the shared-memory accesses as a smemsim-trace v1 (pc = PTX line)");
+                  "also write the shared-memory accesses as a smemsim-trace v1 (pc = PTX line)")
+      ->check(non_empty_path());
   cmd->add_flag("--timing", o->timing,
                 "run on the cycle-level model and attribute warp stall reasons to every PTX "
                 "and CUDA line (as Nsight Compute's source view)");

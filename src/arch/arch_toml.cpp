@@ -264,7 +264,7 @@ Arch parse_arch_toml(std::string_view text, const std::string& origin, const Arc
 }
 
 Arch load_arch_toml(const std::string& path, const Arch& base) {
-  const std::string text = read_file(path, "arch file");
+  const std::string text = read_file(path, "arch file", std::uint64_t{1} << 20);
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
     throw InputError(fmt::format("{}: empty arch file", path));
   return parse_arch_toml(text, path, base);

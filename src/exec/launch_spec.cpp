@@ -263,7 +263,13 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
   total += b.bytes.size();
   if (const toml::node* wr = t.get("write")) {
     if (!wr->is_string()) c.fail(wr, fmt::format("{}: 'write' must be a path", who));
-    outputs.push_back({name, wr->value<std::string>().value()});
+    const std::string path = wr->value<std::string>().value();
+    if (path.empty()) c.fail(wr, fmt::format("{}: 'write' is an empty path", who));
+    if (const std::string k = special_file_kind(path); !k.empty())
+      c.fail(wr, fmt::format("{}: write = '{}' is {}, not a file: smemsim writes regular files "
+                             "only",
+                             who, path, k));
+    outputs.push_back({name, path});
   }
   return b;
 }

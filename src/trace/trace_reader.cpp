@@ -8,6 +8,7 @@
 
 #include "smemsim/error.hpp"
 #include "smemsim/trace.hpp"
+#include "util/file.hpp"
 
 namespace smemsim {
 namespace {
@@ -48,9 +49,11 @@ TraceReader::TraceReader(const std::string& path, const TraceLimits& limits)
     file_ = stdin;
     path_ = "<stdin>";
   } else {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-      throw InputError(fmt::format("{}: cannot open trace: it is a directory", path));
+    if (const std::string k = special_file_kind(path); !k.empty())
+      throw InputError(
+          fmt::format("{}: cannot open trace: it is {}, not a file ('-' reads "
+                      "standard input)",
+                      path, k));
     file_ = std::fopen(path.c_str(), "rb");
     if (!file_)
       throw InputError(fmt::format("{}: cannot open trace: {}", path, std::strerror(errno)));
