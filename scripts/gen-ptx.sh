@@ -13,9 +13,12 @@
 # a PTX older than its source with or without nvcc; where the nvcc on PATH (or in
 # /usr/local/cuda/bin) is the release that made the shipped files, it also compiles each .cu again
 # and compares the text.
-# The .file paths nvcc writes are made machine-independent: the suite's sources become
-# "../NAME.cu" (relative to kernels/ptx/, where smemsim looks for them to print CUDA lines) and
-# CUDA's own headers "<cuda>/include/...".
+# The PTX must not depend on where the repository is: nvcc writes the source's absolute path in
+# the .file lines and hashes it into the names of internal symbols (the debug strings'
+# _ZN43_INTERNAL_<hash>_...). So the sources are compiled from one fixed folder,
+# /tmp/smemsim-gen-ptx/kernels (under a lock), and the .file paths rewritten: the suite's sources
+# become "../NAME.cu" (relative to kernels/ptx/, where smemsim looks for them to print CUDA lines)
+# and CUDA's own headers "<cuda>/include/...".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
@@ -44,17 +47,26 @@ sources_digest() {  # the .cu and the suite headers it includes, in that order
 
 flags_of() { echo "-ptx -lineinfo -arch=$(arch_of "$1") -DSMEMSIM_TM"; }
 
-# compile CU DEST: nvcc, then our two header lines and the machine-independent paths.
+stage=/tmp/smemsim-gen-ptx/kernels
+stage_sources() {  # the suite's sources, copied to the fixed folder (under an exclusive lock)
+  mkdir -p "$stage"
+  exec 9>"$stage/../lock"
+  flock 9
+  rm -f "$stage"/*.cu "$stage"/*.cuh
+  cp "$kdir"/*.cu "$kdir"/*.cuh "$stage"/
+}
+
+# compile CU DEST: nvcc in the fixed folder, then the machine-independent paths and our two lines.
 compile() {
   local cu="$1" dest="$2" nvcc="$3" name tmp flags cudadir
   name="$(basename "$cu")"
   flags="$(flags_of "$cu")"
   tmp="$(mktemp)"
   # shellcheck disable=SC2086
-  (cd "$kdir" && "$nvcc" $flags "$name" -o "$tmp")
+  (cd "$stage" && "$nvcc" $flags "$name" -o "$tmp")
   cudadir="$(cd "$(dirname "$nvcc")/.." && pwd)"
   {
-    sed -e "s#\"$kdir/#\"../#g" \
+    sed -e "s#\"$stage/#\"../#g" \
         -e "s#\"[^\"]*/targets/[^/\"]*/include/#\"<cuda>/include/#g" \
         -e "s#\"$cudadir/include/#\"<cuda>/include/#g" "$tmp"
     echo "// smemsim: nvcc $flags $name (scripts/gen-ptx.sh; do not edit)"
@@ -66,7 +78,7 @@ compile() {
 release_of() { sed -n 's#^// Cuda compilation tools, \(release [0-9.]*, V[0-9.]*\).*#\1#p' "$1" | head -n1; }
 
 check() {
-  local stale=0 cu name ptx nvcc want got mine tmpdir
+  local stale=0 cu name ptx nvcc want got mine tmpdir staged=0
   nvcc="$(nvcc_bin)"
   mine=""
   if [ -n "$nvcc" ]; then
@@ -91,6 +103,7 @@ check() {
       continue
     fi
     if [ -n "$mine" ] && [ "$mine" = "$(release_of "$ptx")" ]; then
+      [ "$staged" = 1 ] || { stage_sources; staged=1; }
       compile "$cu" "$tmpdir/$name.ptx" "$nvcc"
       compared=$((compared + 1))
       if ! cmp -s "$tmpdir/$name.ptx" "$ptx"; then
@@ -123,6 +136,7 @@ if [ -z "$nvcc" ]; then
   exit 2
 fi
 mkdir -p "$out"
+stage_sources
 if (($#)); then
   names=("$@")
 else
