@@ -101,7 +101,7 @@ TEST(TimingCli, BadOptionsAndImpossibleSmValues) {
       {"--pipeview 1000000", "--pipeview: Value 1000000 not in range 1 to 100000"},
       {"--pipeview 5 --pipeview-sm 16 --arch fermi-gtx580",
        "--pipeview-sm 16: the GPU has 16 SMs (sm.count)"},
-      {"--timeline /", "--timeline: cannot write '/'"},
+      {"--timeline /", "--timeline: '/' is a directory, not a file"},
       {"--timeline ''", "--timeline: empty path"},
   };
   for (const auto& [args, msg] : cases) {
