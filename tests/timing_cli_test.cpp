@@ -185,3 +185,26 @@ TEST(TimingCli, ReportJsonTimelineAndPipeview) {
 
 }  // namespace
 }  // namespace smemsim
+
+namespace smemsim::test {
+namespace {
+
+// Options that do nothing for what was asked are errors naming them (issue 28, item 5).
+TEST(TimingCli, OptionsThatDoNotApplyAreErrors) {
+  for (const auto& [args, msg] : std::vector<std::pair<std::string, std::string>>{
+           {"profile builtin:reduction --max-cycles 1000",
+            "--max-cycles applies to the cycle-level model: give --timing (or use sim)"},
+           {"profile builtin:reduction --pipeline split", "--pipeline applies to the cycle-level"},
+           {"profile builtin:reduction --regs 32", "--regs applies to the cycle-level"},
+           {"sim builtin:reduction --pipeview-sm 1", "--pipeview-sm chooses the SM of --pipeview"},
+           {"sim builtin:reduction --timeline-events 10", "--timeline-events caps --timeline"}}) {
+    const CliResult r = cli(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+    EXPECT_NE(r.out.find(msg), std::string::npos) << args << "\n" << r.out;
+  }
+  EXPECT_EQ(cli("profile builtin:reduction --timing --max-cycles 1000000").exit_code, 0);
+}
+
+}  // namespace
+}  // namespace smemsim::test

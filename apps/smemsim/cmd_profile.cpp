@@ -228,7 +228,13 @@ void add_profile_command(CLI::App& app) {
       "  smemsim profile builtin:histogram --replication 32 --timing   # stall reasons per line\n"
       "  smemsim profile builtin:gemm --arch ampere-a100 --emit-trace g.trace   # 8-way ldmatrix\n"
       "  smemsim profile k.ptx --kernel k --grid 4 --block 128 --launch k.toml");
-  cmd->callback([o] {
+  cmd->callback([o, cmd] {
+    // The cycle model's options do nothing without it (issue 28: they were accepted silently).
+    if (!o->timing)
+      for (const char* opt : {"--pipeline", "--scheduler", "--barrel", "--max-cycles", "--regs"})
+        if (cmd->count(opt))
+          throw InputError(
+              fmt::format("{} applies to the cycle-level model: give --timing (or use sim)", opt));
     exec::Workload w = prepare_workload(o->launch);
     ArchOptions ao = o->arch;
     arch_from_target(ao, o->launch, w);

@@ -135,7 +135,11 @@ void add_sim_command(CLI::App& app) {
       "tm.timing=perfect\n"
       "  smemsim sim k.ptx --kernel k --grid 64 --block 256 --launch k.toml --scheduler lrr\n"
       "Cycles are SM clock cycles; every latency and limit is an arch key (smemsim arch show).");
-  cmd->callback([o] {
+  cmd->callback([o, cmd] {
+    if (cmd->count("--pipeview-sm") && !o->sim.pipeview)
+      throw InputError("--pipeview-sm chooses the SM of --pipeview N: give --pipeview too");
+    if (cmd->count("--timeline-events") && o->sim.timeline.empty())
+      throw InputError("--timeline-events caps --timeline FILE: give --timeline too");
     exec::Workload w = prepare_workload(o->launch);
     ArchOptions ao = o->arch;
     arch_from_target(ao, o->launch, w);
