@@ -186,3 +186,56 @@ TEST(Images, Luma12AndGeneratedImages) {
 
 }  // namespace
 }  // namespace smemsim
+
+namespace smemsim {
+namespace {
+
+// study merge validates each shard (issue 28, item 3): a points.csv with ';' separators crashed it
+// (SIGSEGV), a garbage line gave "stoull", a config.json field of the wrong type nlohmann's text.
+// Each is now one line, exit 2, naming the file (and line or field).
+TEST(StudyRunner, MergeValidatesEveryShard) {
+  const std::string sh = fresh_dir("vshards");
+  std::string dirs;
+  for (int i = 0; i < 2; ++i) {
+    const std::string out = sh + "/" + std::to_string(i);
+    ASSERT_EQ(test::cli(kSweep + " --shard " + std::to_string(i) + "/2 --out " + out).exit_code, 0);
+    dirs += " " + out + "/random-mapping";
+  }
+  const std::string csv = sh + "/1/random-mapping/points.csv";
+  const std::string conf = sh + "/1/random-mapping/config.json";
+  const std::string good_csv = slurp(csv), good_conf = slurp(conf);
+  const auto merge_fails = [&](const std::string& needle) {
+    const auto r = test::cli("study merge --no-plots" + dirs + " --out " + fresh_dir("vmerged"));
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+    EXPECT_NE(r.out.find(needle), std::string::npos) << r.out;
+  };
+  std::string semi = good_csv;
+  std::replace(semi.begin(), semi.end(), ',', ';');
+  std::ofstream(csv) << semi;
+  merge_fails(csv + ":1: the header is not 'point,");
+  std::string body = good_csv;
+  std::ofstream(csv) << body.substr(0, body.find('\n') + 1) << "garbage line\n";
+  merge_fails(csv + ":2: 1 fields, the header has");
+  std::ofstream(csv) << body.substr(0, body.find('\n') + 1) << "x7"
+                     << body.substr(body.find('\n') + 2);
+  merge_fails(csv + ":2: ");
+  std::ofstream(csv) << good_csv;
+  std::string bad_conf = good_conf;
+  const auto at = bad_conf.find("\"points\":");
+  ASSERT_NE(at, std::string::npos);
+  bad_conf.replace(at, bad_conf.find(',', at) - at, "\"points\": \"many\"");
+  std::ofstream(conf) << bad_conf;
+  merge_fails(conf + ": field 'points' must be a non-negative integer");
+  std::ofstream(conf) << "{ not json";
+  merge_fails(conf + ": not a JSON document");
+  std::ofstream(conf) << good_conf;
+  const std::string merged = fresh_dir("vmerged");
+  const auto ok = test::cli("study merge --no-plots" + dirs + " --out " + merged);
+  EXPECT_EQ(ok.exit_code, 0) << ok.out;
+  EXPECT_TRUE(fs::exists(merged + "/random-mapping/points.csv"));
+  EXPECT_FALSE(fs::exists(merged + "/random-mapping/.lock"));  // only results
+}
+
+}  // namespace
+}  // namespace smemsim

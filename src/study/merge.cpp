@@ -66,6 +66,45 @@ struct Shards {
   std::map<std::size_t, std::string> points;  // index -> rows, as points.partial holds them
 };
 
+// Every field of config.json that a merge reads, of its type (issue 28: a field of the wrong
+// type gave nlohmann's exception text); InputError naming the file and the field.
+void check_config(const nlohmann::json& c, const std::string& path) {
+  const auto fail = [&](const std::string& field, const char* what) {
+    throw InputError(fmt::format("{}: field '{}' must be {}", path, field, what));
+  };
+  const auto strings = [](const nlohmann::json& v) {
+    if (!v.is_array()) return false;
+    for (const auto& e : v)
+      if (!e.is_string()) return false;
+    return true;
+  };
+  if (!c.is_object()) fail("(the document)", "an object");
+  for (const char* k : {"study", "arch", "arch_toml", "backend"})
+    if (!c.contains(k) || !c[k].is_string()) fail(k, "a string");
+  for (const char* k : {"points", "seed"})
+    if (!c.contains(k) || !c[k].is_number_unsigned()) fail(k, "a non-negative integer");
+  if (!c.contains("quick") || !c["quick"].is_boolean()) fail("quick", "true or false");
+  if (!c.contains("columns") || !strings(c["columns"]) || c["columns"].empty())
+    fail("columns", "a non-empty array of strings");
+  if (!c.contains("params") || !c["params"].is_object()) fail("params", "an object of strings");
+  for (const auto& [k, v] : c["params"].items())
+    if (!v.is_string()) fail("params." + k, "a string");
+  const nlohmann::json* sh = c.contains("shard") ? &c["shard"] : nullptr;
+  if (!sh || !sh->is_object() || !sh->contains("index") || !sh->contains("count") ||
+      !(*sh)["index"].is_number_unsigned() || !(*sh)["count"].is_number_unsigned() ||
+      (*sh)["count"].get<std::uint64_t>() == 0 ||
+      (*sh)["index"].get<std::uint64_t>() >= (*sh)["count"].get<std::uint64_t>() ||
+      (*sh)["count"].get<std::uint64_t>() > 1'000'000)
+    fail("shard", "{\"index\": I, \"count\": N} with 0 <= I < N");
+  if (c.contains("sweep")) {
+    if (!c["sweep"].is_array()) fail("sweep", "an array");
+    for (const auto& a : c["sweep"])
+      if (!a.is_object() || !a.contains("key") || !a["key"].is_string() || !a.contains("values") ||
+          !strings(a["values"]))
+        fail("sweep", "an array of {\"key\": string, \"values\": [strings]}");
+  }
+}
+
 nlohmann::json read_config(const std::string& dir) {
   const std::string conf_path = dir + "/config.json";
   if (!fs::exists(conf_path) || !fs::exists(dir + "/points.csv"))
@@ -73,11 +112,34 @@ nlohmann::json read_config(const std::string& dir) {
         fmt::format("{}: not a finished study shard (config.json and points.csv "
                     "expected; pass DIR/NAME folders)",
                     dir));
+  nlohmann::json c;
   try {
-    return nlohmann::json::parse(read_file(conf_path, "study configuration"));
-  } catch (const std::exception& e) {
-    throw InputError(fmt::format("{}: {}", conf_path, e.what()));
+    c = nlohmann::json::parse(read_file(conf_path, "study configuration", 16u << 20));
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(fmt::format("{}: not a JSON document (byte {})", conf_path, e.byte));
   }
+  check_config(c, conf_path);
+  return c;
+}
+
+// One points.csv line, "POINT,field,...": its point, checked against the header's column count,
+// the total and the shard (issue 28: a file with ';' separators crashed the merge).
+std::size_t point_of(const std::string& line, const std::string& where, std::size_t columns,
+                     std::size_t total, std::uint64_t index, std::uint64_t count) {
+  const std::vector<std::string> f = split(line, ',');
+  if (f.size() != columns + 1)
+    throw InputError(fmt::format("{}: {} fields, the header has {}", where, f.size(), columns + 1));
+  const std::string& p = f[0];
+  if (p.empty() || p.size() > 18 || p.find_first_not_of("0123456789") != std::string::npos)
+    throw InputError(fmt::format("{}: '{}' is not a point number", where, printable(p)));
+  const std::size_t idx = std::stoull(p);
+  if (idx >= total)
+    throw InputError(
+        fmt::format("{}: point {} is beyond the study's {} points", where, idx, total));
+  if (idx % count != index)
+    throw InputError(fmt::format("{}: point {} belongs to shard {} of {}, not to this shard {}",
+                                 where, idx, idx % count, count, index));
+  return idx;
 }
 
 // Every shard's configuration checked against the first's (naming the key that differs), every
@@ -90,6 +152,7 @@ Shards read_shards(const std::vector<std::string>& dirs) {
     const nlohmann::json c = read_config(d);
     const int idx = c.at("shard").at("index").get<int>();
     const int n = c.at("shard").at("count").get<int>();
+    const int idx_shard = idx;
     nlohmann::json key = c;
     key.erase("shard");
     if (sh.base.is_null()) {
@@ -105,12 +168,19 @@ Shards read_shards(const std::vector<std::string>& dirs) {
           fmt::format("{}: a shard of {}, {} is a shard of {}", d, n, dirs.front(), sh.count));
     }
     if (!seen.insert(idx).second) throw InputError(fmt::format("{}: shard {} given twice", d, idx));
-    const std::vector<std::string> lines =
-        split(read_file(d + "/points.csv", "study points"), '\n');
+    const std::string csv_path = d + "/points.csv";
+    const std::vector<std::string> lines = split(read_file(csv_path, "study points"), '\n');
+    const std::string header = "point," + fmt::format("{}", fmt::join(sh.columns, ","));
+    if (lines.empty() || lines[0] != header)
+      throw InputError(
+          fmt::format("{}:1: the header is not '{}' (config.json's columns)", csv_path, header));
     for (std::size_t i = 1; i < lines.size(); ++i) {
       if (lines[i].empty()) continue;
+      const std::size_t idx =
+          point_of(lines[i], fmt::format("{}:{}", csv_path, i + 1), sh.columns.size(), sh.total,
+                   std::uint64_t(idx_shard), std::uint64_t(n));
       const auto comma = lines[i].find(',');
-      auto& slot = sh.points[std::stoull(lines[i].substr(0, comma))];
+      auto& slot = sh.points[idx];
       if (!slot.empty()) slot += '|';
       slot.append(lines[i], comma + 1);
     }
@@ -156,7 +226,7 @@ RunSummary merge_shards(const std::vector<std::string>& dirs, const RunOptions& 
           "study merge: --out {} would write into the shard folder {}; choose another --out",
           o.out_root, d));
   s.dir = output_dir(o.out_root, name);
-  const FolderLock lock(s.dir);
+  FolderLock lock(s.dir);
   s.points = sh.total;
   s.reused = sh.total;
   nlohmann::json conf = sh.base;
@@ -167,6 +237,7 @@ RunSummary merge_shards(const std::vector<std::string>& dirs, const RunOptions& 
   const Output out = build_csv(sh.columns, sh.points);
   write_atomic(s.dir + "/points.csv", out.csv);
   finalize(info, *study, cfg.arch, out.table, s.dir, o, s);
+  lock.remove_file();  // a finished folder holds only its results
   return s;
 }
 
