@@ -55,6 +55,7 @@ void add_gen_command(CLI::App& app);
 void add_model_command(CLI::App& app);
 void add_study_command(CLI::App& app);
 void add_hash_command(CLI::App& app);
+void add_hash_search(CLI::App* hash);  // cmd_hash_search.cpp
 void add_classify_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_profile_command(CLI::App& app);
