@@ -266,3 +266,29 @@ TEST(Hash002Benchmarks, SwhashOptionRunsTheVariantAndRefusesBadValues) {
 
 }  // namespace
 }  // namespace smemsim
+
+namespace smemsim::test {
+namespace {
+
+// `images = auto` falls back to generated images when the photograph cache has fewer than two;
+// the report says so on its first line instead of passing it over (issue 24).
+TEST(Hash002Study, TheReportSaysWhichHistogramInputsRan) {
+  const std::string empty = ::testing::TempDir() + "smemsim_no_photographs";
+  std::filesystem::create_directories(empty);
+  const std::string out = ::testing::TempDir() + "smemsim_h002_auto";
+  std::filesystem::remove_all(out);
+  const CliResult r = shell("SMEMSIM_IMAGE_DIR=" + empty + " " + SMEMSIM_CLI +
+                            " study run hash002 --quick --no-plots --set images=auto --set "
+                            "benchmarks=hist64 --out " +
+                            out);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const std::string report = slurp(out + "/hash002/report.md");
+  EXPECT_NE(report.find("Histogram inputs: 3 generated images (soft discs over noise): images = "
+                        "auto, and the photograph cache " +
+                        empty + " has fewer than two"),
+            std::string::npos)
+      << report;
+}
+
+}  // namespace
+}  // namespace smemsim::test

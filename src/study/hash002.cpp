@@ -331,7 +331,32 @@ class Hash002 : public Study {
 Report hash002_report(const Table& t, const StudyConfig& cfg);  // hash002_report.cpp
 
 Report Hash002::report(const Table& t) const {
-  return hash002_report(t, cfg_);
+  Report rep = hash002_report(t, cfg_);
+  // Which histogram inputs ran, said first: `images = auto` takes generated images when the
+  // photograph cache has fewer than two, and that must not pass unnoticed (issue 24).
+  std::size_t generated = 0;
+  std::string names;
+  for (const Image& im : in_.images) {
+    if (im.image == "blobs") {
+      ++generated;
+      continue;
+    }
+    names += (names.empty() ? "" : ", ") + std::filesystem::path(im.image).filename().string();
+  }
+  std::string line;
+  if (generated == in_.images.size())
+    line = fmt::format(
+        "Histogram inputs: {} generated images (soft discs over noise){}.", generated,
+        cfg_.params.at("images") == "auto"
+            ? fmt::format(": images = auto, and the photograph cache {} has fewer than two "
+                          "photographs (scripts/fetch-images.sh fills it)",
+                          images::default_image_dir())
+            : "");
+  else
+    line =
+        fmt::format("Histogram inputs: {} photographs ({}).", in_.images.size() - generated, names);
+  rep.markdown = line + "\n\n" + rep.markdown;
+  return rep;
 }
 
 StudyInfo hash002_info() {
