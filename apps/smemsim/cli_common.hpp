@@ -70,9 +70,7 @@ inline CLI::Validator non_empty_path() {
   return CLI::Validator(
       [](std::string& s) {
         if (s.empty()) return std::string("empty path");
-        if (const std::string k = special_file_kind(s); !k.empty())
-          return "'" + s + "' is " + k + ", not a file: smemsim writes regular files only";
-        return std::string();
+        return output_path_problem(s);
       },
       "FILE");
 }

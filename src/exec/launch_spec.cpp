@@ -265,10 +265,8 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
     if (!wr->is_string()) c.fail(wr, fmt::format("{}: 'write' must be a path", who));
     const std::string path = wr->value<std::string>().value();
     if (path.empty()) c.fail(wr, fmt::format("{}: 'write' is an empty path", who));
-    if (const std::string k = special_file_kind(path); !k.empty())
-      c.fail(wr, fmt::format("{}: write = '{}' is {}, not a file: smemsim writes regular files "
-                             "only",
-                             who, path, k));
+    if (const std::string why = output_path_problem(path); !why.empty())
+      c.fail(wr, fmt::format("{}: write = {}", who, why));
     outputs.push_back({name, path});
   }
   return b;

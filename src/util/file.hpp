@@ -40,12 +40,14 @@ inline std::string special_file_kind(const std::string& path) {
   }
 }
 
-// An output path that exists as anything but a regular file is refused: writing would go into a
-// device or pipe, and replacing it (write then rename) would remove a device node.
-inline void check_output_path(const std::string& path, std::string_view option) {
-  if (const std::string k = special_file_kind(path); !k.empty())
-    throw InputError(fmt::format("{}: '{}' is {}, not a file: smemsim writes regular files only",
-                                 option, path, k));
+// Why an output path is refused ("" when it is not): one that exists as anything but a regular
+// file, since writing would go into a device or pipe and replacing it (write, then rename) would
+// remove a device node. The one message of every output option and a launch spec's `write`.
+inline std::string output_path_problem(const std::string& path) {
+  const std::string k = special_file_kind(path);
+  return k.empty()
+             ? k
+             : fmt::format("'{}' is {}, not a file: smemsim writes regular files only", path, k);
 }
 
 // The file's bytes; InputError "PATH: cannot open WHAT: reason" when it cannot be opened. A
@@ -53,6 +55,7 @@ inline void check_output_path(const std::string& path, std::string_view option) 
 // (what such an input can sensibly hold) before it is read.
 inline std::string read_file(const std::string& path, std::string_view what,
                              std::uint64_t max_bytes = std::uint64_t{256} << 20) {
+  if (path.empty()) throw InputError(fmt::format("cannot open {}: the path is empty", what));
   if (const std::string k = special_file_kind(path); !k.empty())
     throw InputError(fmt::format("{}: cannot open {}: it is {}, not a file", path, what, k));
   std::error_code ec;
