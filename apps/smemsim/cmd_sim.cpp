@@ -20,11 +20,13 @@ namespace {
 // The issue slots' reasons as shares of the ACTIVE slots (an SM with a resident warp): a grid of 4
 // blocks on 40 SMs would otherwise read "idle 90 %, bank_conflict 7.7 %" where bank conflicts
 // take 77 % of the time the kernel has (issue 26). Idle slots are given apart, as a share of all.
-void print_stalls(const timing::TimingStats& s, std::uint32_t sms) {
-  const std::uint64_t slots = s.cycles * sms;
+// With sub-cores every scheduler has a slot per cycle.
+void print_stalls(const timing::TimingStats& s, std::uint32_t sms, std::uint32_t subcores) {
+  const std::uint64_t slots = s.cycles * sms * subcores;
   const std::uint64_t idle = s.issue[timing::Stall::Idle];
   const std::uint64_t active = slots - std::min(idle, slots);
-  fmt::print("issue slots ({} SMs x {} cycles; {:.1f}% active, with a resident warp):", sms,
+  const std::string per = subcores > 1 ? fmt::format(" x {} sub-cores", subcores) : "";
+  fmt::print("issue slots ({} SMs{} x {} cycles; {:.1f}% active, with a resident warp):", sms, per,
              s.cycles, slots ? 100.0 * double(active) / double(slots) : 0.0);
   for (std::size_t k = 0; k < timing::kStallKinds; ++k) {
     const auto why = static_cast<timing::Stall>(k);
@@ -79,9 +81,10 @@ void print_sim(const exec::Workload& w, const SimRun& run, const Arch& arch, con
   const timing::TimingStats& s = run.stats;
   fmt::print(
       "cycles: {} ({} pipeline, {} scheduler, {} barrel); IPC {:.3f} warp-instructions per "
-      "cycle on {} SMs\n",
-      s.cycles, arch.sm.pipeline, arch.sm.scheduler, arch.sm.barrel, s.ipc(), arch.sm.count);
-  print_stalls(s, arch.sm.count);
+      "cycle on {} SMs{}\n",
+      s.cycles, arch.sm.pipeline, arch.sm.scheduler, arch.sm.barrel, s.ipc(), arch.sm.count,
+      arch.sm.subcores > 1 ? fmt::format(" of {} sub-cores", arch.sm.subcores) : "");
+  print_stalls(s, arch.sm.count, arch.sm.subcores);
   print_units(s.units);
   if (s.uses_tm)
     fmt::print(

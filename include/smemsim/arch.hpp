@@ -46,8 +46,27 @@ struct SmConfig {
   std::uint32_t frontend_stages = 2;  // fetch/decode/issue stages before EXE
   std::uint32_t mem_stages = 2;       // MEM0 (shared-memory banks) .. MEM(M-1)
   std::uint32_t smem_ports = 1;       // shared-memory ports: accesses per bank per pass
+  // Processing blocks (sub-partitions): each has its own warp scheduler, front end, execution
+  // units and writeback port, over the warp slots w with w % subcores == its index; the
+  // shared-memory port (MEM0's bank passes) and the global memory unit are the SM's, one pass per
+  // cycle for all of them (docs/timing.md "Sub-cores"). Fermi's seeds: 1.
+  std::uint32_t subcores = 1;
+  // Whether each sub-core has its own units (subcore: Volta-Hopper's processing blocks) or the
+  // sub-cores' schedulers share one set (sm: Fermi's two schedulers dual-issue to different unit
+  // groups).
+  std::string unit_scope = "subcore";
+  // Lanes per unit (per sub-core, or per SM when unit_scope = sm): an op of sm.simd_width threads
+  // holds its unit ceil(simd_width / lanes) cycles (its initiation interval).
+  std::uint32_t lanes_alu = 32, lanes_fma = 32, lanes_fp64 = 32, lanes_sfu = 32;
   std::uint32_t lat_alu = 18;
   std::uint32_t lat_sfu = 40;
+  // FP32 (and IMAD) pipe, FP64 pipe and tensor core; 0: sm.lat_alu (Fermi's CUDA cores run
+  // integer and float alike). A tensor op's latency is lat_tensor + its initiation interval - 1.
+  std::uint32_t lat_fma = 0, lat_fp64 = 0, lat_tensor = 0;
+  // Dense FP16 multiply-adds per cycle of one tensor unit (per sub-core); an mma of m x n x k
+  // holds it ceil(m*n*k / tensor_fmas) cycles (TF32 at half, INT8 at twice, FP64 at 1/16 that
+  // rate). 0: no tensor core, an mma issues like an ALU instruction.
+  std::uint32_t tensor_fmas = 0;
   std::uint32_t lat_branch = 32;
   std::uint32_t lat_shared_ld = 32;
   std::uint32_t lat_shared_st = 36;

@@ -47,8 +47,12 @@ enum class Stall : std::uint8_t {
   // GPU-LocalTM (seed 003, docs/tm.md):
   TxWait,      // at TX.Begin while another warp's transaction runs work-group serialized (§3.1)
   TmOverhead,  // the pipeline is stalled behind transactional version management at MEM0 (§4.2)
+  // Sub-cores (sm.subcores > 1, docs/timing.md "Sub-cores"), named after Nsight Compute's states:
+  MioThrottle,       // the sub-core's memory op waits for the SM's shared-memory port
+  MathPipeThrottle,  // the next instruction's unit is still busy with an earlier op (its interval)
+  Dispatch,  // the next instruction's unit was taken this cycle by another sub-core (unit_scope sm)
 };
-inline constexpr std::size_t kStallKinds = 16;
+inline constexpr std::size_t kStallKinds = 19;
 std::string_view stall_name(Stall s);  // "issued", "idle", "scoreboard", ..., "front_end"
 
 struct StallCounts {

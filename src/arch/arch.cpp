@@ -101,6 +101,20 @@ void validate(const Arch& a) {
       bad(key, fmt::format("{} cycles is shorter than the pipeline: sm.frontend_stages + "
                            "sm.mem_stages + 2 = {}",
                            v, sm.min_latency()));
+  // 0 stands for sm.lat_alu.
+  const std::pair<const char*, std::uint32_t> optional_lats[] = {
+      {"sm.lat_fma", sm.lat_fma}, {"sm.lat_fp64", sm.lat_fp64}, {"sm.lat_tensor", sm.lat_tensor}};
+  for (const auto& [key, v] : optional_lats)
+    if (v && v < sm.min_latency())
+      bad(key, fmt::format("{} cycles is shorter than the pipeline: sm.frontend_stages + "
+                           "sm.mem_stages + 2 = {}",
+                           v, sm.min_latency()));
+  if (sm.max_warps % sm.subcores != 0)
+    bad("sm.subcores", fmt::format("{} does not divide sm.max_warps = {}: every sub-core needs "
+                                   "the same number of warp slots",
+                                   sm.subcores, sm.max_warps));
+  if (sm.unit_scope != "subcore" && sm.unit_scope != "sm")
+    bad("sm.unit_scope", fmt::format("'{}' is not subcore or sm", sm.unit_scope));
   if (sm.barrel != "strict" && sm.barrel != "relaxed")
     bad("sm.barrel", fmt::format("'{}' is not strict or relaxed", sm.barrel));
   if (sm.premem != "eq3" && sm.premem != "none")

@@ -151,8 +151,35 @@ const std::vector<Key>& key_table() {
          "memory stages MEM0..MEM(M-1); MEM0 accesses the banks (004 Fig. 4; Table 3: 4)"),
       sm("sm.smem_ports", &SmConfig::smem_ports, 1, 64,
          "shared-memory ports: a bank serves this many distinct words per pass (004 Eq. 1)"),
+      sm("sm.subcores", &SmConfig::subcores, 1, 8,
+         "processing blocks (sub-partitions) per SM, each with its own scheduler, front end, units "
+         "and writeback; warp slot w runs on sub-core w % subcores; the shared-memory port is the "
+         "SM's (Fermi seeds: 1; Volta-Hopper: 4)"),
+      sm_str("sm.unit_scope", &SmConfig::unit_scope,
+             "subcore (each sub-core has its own units: Volta-Hopper) or sm (the sub-cores' "
+             "schedulers share the units and dual-issue to different ones: Fermi)"),
+      sm("sm.lanes_alu", &SmConfig::lanes_alu, 1, 64,
+         "lanes of the integer/logic unit: an op of sm.simd_width threads holds it "
+         "ceil(simd_width / lanes) cycles (Volta-Ampere: 16 per sub-core)"),
+      sm("sm.lanes_fma", &SmConfig::lanes_fma, 1, 64,
+         "lanes of the FP32 (and IMAD) unit (Volta, Turing, A100: 16 per sub-core)"),
+      sm("sm.lanes_fp64", &SmConfig::lanes_fp64, 1, 64, "lanes of the FP64 unit"),
+      sm("sm.lanes_sfu", &SmConfig::lanes_sfu, 1, 64,
+         "lanes of the special-function unit (Volta-Hopper: 4 per sub-core)"),
       sm("sm.lat_alu", &SmConfig::lat_alu, 1, 100000,
-         "cycles, integer/float ALU instruction (Fermi IADD: 18, seed 000 §III)"),
+         "cycles, integer/logic ALU instruction, and float ones when sm.lat_fma is 0 (Fermi "
+         "IADD: 18, seed 000 §III)"),
+      sm("sm.lat_fma", &SmConfig::lat_fma, 0, 100000,
+         "cycles, FP32 add/mul/fma/min/max and integer mul/mad (the FMA pipe); 0: sm.lat_alu"),
+      sm("sm.lat_fp64", &SmConfig::lat_fp64, 0, 100000,
+         "cycles, FP64 arithmetic (the FP64 pipe); 0: sm.lat_alu"),
+      sm("sm.lat_tensor", &SmConfig::lat_tensor, 0, 100000,
+         "cycles, an mma whose tensor unit interval is 1; a shape holding the unit I cycles takes "
+         "lat_tensor + I - 1; 0: sm.lat_alu"),
+      sm("sm.tensor_fmas", &SmConfig::tensor_fmas, 0, 1 << 20,
+         "dense FP16 multiply-adds per cycle of a sub-core's tensor unit: mma.mMnNkK holds it "
+         "ceil(M*N*K / tensor_fmas) cycles (TF32 half, INT8 twice, FP64 1/16 the rate); 0: no "
+         "tensor core"),
       sm("sm.lat_sfu", &SmConfig::lat_sfu, 1, 100000,
          "cycles, special-function unit (sin, cos, ex2, lg2, rcp, sqrt, rsqrt, div, rem)"),
       sm("sm.lat_branch", &SmConfig::lat_branch, 1, 100000,

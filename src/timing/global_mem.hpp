@@ -3,12 +3,14 @@
 // queue (32 entries) and leave at sm.global_bytes_per_cycle; a load's data returns
 // sm.global_latency cycles after its last sector left, an atomic's after sm.global_atomic_latency,
 // and competes for writeback; a store is done when its last sector left. No caches, no DRAM banks,
-// no interconnect contention between SMs.
+// no interconnect contention between SMs. Returning data goes to the writeback port of the sub-core
+// that sent the request (sm.subcores): one return queue per sub-core.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <vector>
 
 #include "smemsim/arch.hpp"
 
@@ -22,11 +24,13 @@ class GlobalMemoryUnit {
   explicit GlobalMemoryUnit(const SmConfig& sm)
       : bytes_(sm.global_bytes_per_cycle),
         load_latency_(sm.global_latency),
-        atomic_latency_(sm.global_atomic_latency) {}
+        atomic_latency_(sm.global_atomic_latency),
+        returns_(sm.subcores) {}
 
   bool can_send() const { return queue_.size() < kQueue; }
-  void send(std::uint32_t op, std::uint32_t sectors, Kind kind) {
-    queue_.push_back({op, sectors, kind});
+  // `sub`: the sub-core whose writeback port takes the returning data.
+  void send(std::uint32_t op, std::uint32_t sectors, Kind kind, std::uint32_t sub = 0) {
+    queue_.push_back({op, sectors, kind, sub});
   }
   // Moves this cycle's bytes; calls stored(op) for every store whose last sector left.
   template <typename F>
@@ -46,32 +50,41 @@ class GlobalMemoryUnit {
       if (r.kind == Kind::Store)
         stored(r.op);
       else
-        (r.kind == Kind::Load ? loads_ : atomics_)
+        (r.kind == Kind::Load ? returns_[r.sub].loads : returns_[r.sub].atomics)
             .push_back({r.op, now + (r.kind == Kind::Load ? load_latency_ : atomic_latency_)});
       queue_.pop_front();
     }
   }
-  bool return_ready(std::uint64_t now) const {
-    return (!loads_.empty() && loads_.front().at <= now) ||
-           (!atomics_.empty() && atomics_.front().at <= now);
+  bool return_ready(std::uint64_t now, std::uint32_t sub = 0) const {
+    const Returns& q = returns_[sub];
+    return (!q.loads.empty() && q.loads.front().at <= now) ||
+           (!q.atomics.empty() && q.atomics.front().at <= now);
   }
-  // The earliest ready return (loads before atomics on a tie).
-  std::uint32_t pop_return(std::uint64_t now) {
-    auto& q = (!loads_.empty() && loads_.front().at <= now &&
-               (atomics_.empty() || loads_.front().at <= atomics_.front().at))
-                  ? loads_
-                  : atomics_;
+  // The earliest ready return to `sub` (loads before atomics on a tie).
+  std::uint32_t pop_return(std::uint64_t now, std::uint32_t sub = 0) {
+    Returns& r = returns_[sub];
+    auto& q = (!r.loads.empty() && r.loads.front().at <= now &&
+               (r.atomics.empty() || r.loads.front().at <= r.atomics.front().at))
+                  ? r.loads
+                  : r.atomics;
     const std::uint32_t op = q.front().op;
     q.pop_front();
     return op;
   }
-  bool empty() const { return queue_.empty() && loads_.empty() && atomics_.empty(); }
+  bool empty() const {
+    if (!queue_.empty()) return false;
+    for (const Returns& r : returns_)
+      if (!r.loads.empty() || !r.atomics.empty()) return false;
+    return true;
+  }
   // The cycle something here next changes on its own (for skipping idle cycles); ~0 when idle.
   std::uint64_t next_event(std::uint64_t now) const {
     if (!queue_.empty()) return now + 1;
     std::uint64_t t = ~std::uint64_t{0};
-    if (!loads_.empty()) t = std::min(t, loads_.front().at);
-    if (!atomics_.empty()) t = std::min(t, atomics_.front().at);
+    for (const Returns& r : returns_) {
+      if (!r.loads.empty()) t = std::min(t, r.loads.front().at);
+      if (!r.atomics.empty()) t = std::min(t, r.atomics.front().at);
+    }
     return t;
   }
 
@@ -80,6 +93,7 @@ class GlobalMemoryUnit {
     std::uint32_t op;
     std::uint32_t sectors;
     Kind kind;
+    std::uint32_t sub;
   };
   struct Return {
     std::uint32_t op;
@@ -89,8 +103,11 @@ class GlobalMemoryUnit {
   std::uint64_t load_latency_, atomic_latency_;
   std::uint64_t credit_ = 0;
   std::uint64_t last_ = ~std::uint64_t{0};  // cycle of the last tick (the first adds one cycle)
+  struct Returns {
+    std::deque<Return> loads, atomics;
+  };
   std::deque<Request> queue_;
-  std::deque<Return> loads_, atomics_;
+  std::vector<Returns> returns_;  // per sub-core
 };
 
 }  // namespace smemsim::timing

@@ -65,6 +65,9 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
   auto& lat = ctx.latency;
   lat[std::size_t(Unit::Alu)] = sm.lat_alu;
   lat[std::size_t(Unit::Sfu)] = sm.lat_sfu;
+  lat[std::size_t(Unit::Fma)] = sm.lat_fma ? sm.lat_fma : sm.lat_alu;
+  lat[std::size_t(Unit::Fp64)] = sm.lat_fp64 ? sm.lat_fp64 : sm.lat_alu;
+  lat[std::size_t(Unit::Tensor)] = sm.lat_tensor ? sm.lat_tensor : sm.lat_alu;
   lat[std::size_t(Unit::Branch)] = sm.lat_branch;
   lat[std::size_t(Unit::SharedLd)] = sm.lat_shared_ld;
   lat[std::size_t(Unit::SharedSt)] = sm.lat_shared_st;

@@ -30,8 +30,62 @@ Unit unit_of(const ptx::Instruction& ins) {
     case Opcode::Div:
     case Opcode::Rem:
       return Unit::Sfu;
+    case Opcode::Mma:
+    case Opcode::WmmaMma:
+      return Unit::Tensor;
+    default:
+      break;
+  }
+  // The math pipes of Volta-Hopper (NVIDIA's description of GV100's pipes: FP32 and IMAD on the
+  // FMA pipe; integer add, logic, compare and moves on the ALU pipe; FP64 on its own).
+  switch (ins.op) {
+    case Opcode::Add:
+    case Opcode::Sub:
+    case Opcode::Mul:
+    case Opcode::Mad:
+    case Opcode::Fma:
+    case Opcode::Min:
+    case Opcode::Max:
+      if (ins.type == ptx::Type::F64) return Unit::Fp64;
+      if (ptx::is_float(ins.type)) return Unit::Fma;
+      // Integer multiply(-add): IMAD runs on the FMA pipe.
+      return ins.op == Opcode::Mul || ins.op == Opcode::Mad ? Unit::Fma : Unit::Alu;
     default:
       return Unit::Alu;
+  }
+}
+
+// Dense-FP16 multiply-adds of an mma (sm.tensor_fmas): m*n*k at the A operand's relative rate.
+std::uint32_t tensor_work_of(const ptx::Instruction& ins) {
+  std::uint32_t mnk = 0;
+  switch (ins.shape) {
+    case ptx::MmaShape::M16N8K16:
+      mnk = 16 * 8 * 16;
+      break;
+    case ptx::MmaShape::M16N8K8:
+      mnk = 16 * 8 * 8;
+      break;
+    case ptx::MmaShape::M16N16K16:
+    case ptx::MmaShape::M32N8K16:
+    case ptx::MmaShape::M8N32K16:
+      mnk = 16 * 16 * 16;
+      break;
+    case ptx::MmaShape::M16N16K8:
+      mnk = 16 * 16 * 8;
+      break;
+    case ptx::MmaShape::None:
+      return 0;
+  }
+  switch (ins.type2) {
+    case ptx::Type::TF32:
+      return mnk * 2;
+    case ptx::Type::F64:
+      return mnk * 16;
+    case ptx::Type::S8:
+    case ptx::Type::U8:
+      return mnk / 2;
+    default:
+      return mnk;
   }
 }
 
@@ -135,6 +189,7 @@ std::vector<InstInfo> decode_kernel(const ptx::Kernel& kernel) {
     const ptx::Instruction& ins = kernel.code[i];
     InstInfo& info = out[i];
     info.unit = unit_of(ins);
+    if (info.unit == Unit::Tensor) info.tensor_work = tensor_work_of(ins);
     info.space = space_of(ins);
     info.atomic = ins.op == Opcode::Atom || ins.op == Opcode::Red;
     info.store = ins.op == Opcode::St || ins.op == Opcode::Stmatrix ||

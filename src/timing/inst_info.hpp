@@ -25,8 +25,14 @@ enum class Unit : std::uint8_t {
   FsmUpdate,   //   IADD
   FsmWrite,    //   STSUL
   FsmBranch,   //   BRA
+  // Modern SMs' math pipes (docs/timing.md "Units"): FP32 arithmetic and integer multiply (the FMA
+  // pipe), FP64 arithmetic, and the tensor core (mma, wmma.mma). Without their own latencies
+  // (sm.lat_fma = 0 ...) they take the ALU's.
+  Fma,
+  Fp64,
+  Tensor,
 };
-inline constexpr std::size_t kUnits = 12;
+inline constexpr std::size_t kUnits = 15;
 
 // The memory an instruction addresses, as far as the PTX says (generic: decided at run time).
 enum class Space : std::uint8_t { None, Shared, Global, Const, Generic };
@@ -44,6 +50,9 @@ struct InstInfo {
   bool arrive = false;   // bar.arrive: counts towards a barrier without waiting
   bool exit = false;     // ret, exit
   std::uint8_t nsrc = 0, ndst = 0;
+  // A tensor op's work in dense-FP16 multiply-adds: m*n*k scaled by its type's rate (TF32 x2,
+  // INT8 / 2, FP64 x16; sm.tensor_fmas).
+  std::uint32_t tensor_work = 0;
   std::array<std::uint32_t, 28> src{};  // wmma.mma reads up to 24 fragment registers
   std::array<std::uint32_t, 8> dst{};
   NextClass next_class() const {

@@ -39,6 +39,7 @@ struct Op {
   std::uint32_t replay = 1;  // cycles from one bank pass to the next (1: MEM0 holds the op)
   std::uint32_t replay2 = 1;
   std::uint16_t sectors = 0;  // global: 32-byte sectors
+  std::uint16_t extra = 0;    // cycles beyond its unit's latency (a tensor op's interval - 1)
   std::uint64_t seq = 0;      // issue order: older ops win arbitration
 };
 
@@ -60,6 +61,12 @@ class PipelineHost {
   // The op wrote back (or, a global op, left the pipeline for the memory unit's bookkeeping).
   virtual void writeback(std::uint32_t id, std::uint64_t now) = 0;
   virtual void writeback_conflict() = 0;
+  // A memory op's pass at MEM0 in cycle `now` needs the SM's shared-memory port, which the
+  // sub-cores share (false: another sub-core has it this cycle; the op waits, Stall::MioThrottle).
+  // Always true with one sub-core.
+  virtual bool port_take(std::uint64_t now) = 0;
+  // After a pass: whether the op keeps the port for its next pass in the next cycle.
+  virtual void port_hold(bool hold) = 0;
 };
 
 }  // namespace smemsim::timing

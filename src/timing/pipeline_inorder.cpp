@@ -285,7 +285,18 @@ class InOrder final : public Pipeline {
       tm_pass_ = true;
     }
     pass_end_ = now;
-    if (!o.passes && !o.passes2 && !o.tm_passes) h_.mem0_done(std::uint32_t(mem0_), now);
+    const bool more = o.passes || o.passes2 || o.tm_passes;
+    // Back-to-back passes keep the SM's shared-memory port (sub-cores).
+    h_.port_hold(more && (o.passes ? o.replay : o.passes2 ? o.replay2 : 1) <= 1);
+    if (!more) h_.mem0_done(std::uint32_t(mem0_), now);
+  }
+  // Whether a pass of op `id` at MEM0 gets the SM's shared-memory port this cycle (a non-memory
+  // op in the unified pipeline needs none).
+  bool port(std::uint32_t id, std::uint64_t now) {
+    if (h_.op(id).mem == MemWork::None) return true;
+    if (h_.port_take(now)) return true;
+    mem0_refuse_ = Stall::MioThrottle;
+    return false;
   }
 
   void mem0_out(std::uint64_t now) {
@@ -297,8 +308,13 @@ class InOrder final : public Pipeline {
     } else if (o.passes || o.passes2 || o.tm_passes) {
       const std::uint32_t r = o.passes ? o.replay : o.passes2 ? o.replay2 : 1;
       if (r <= 1) {
-        pass(now);  // the next pass in the next cycle: MEM0 stays busy
-        extra_pass_ = true;
+        // The next pass in the next cycle: MEM0 stays busy (the port is still this op's).
+        if (port(std::uint32_t(mem0_), now)) {
+          pass(now);
+          extra_pass_ = true;
+        } else {
+          mem0_cause_ = Stall::MioThrottle;
+        }
       } else {
         replay_.push_back({std::uint32_t(mem0_), now + r - 1});
         mem0_ = kNone;
@@ -324,6 +340,7 @@ class InOrder final : public Pipeline {
     auto r = std::min_element(replay_.begin(), replay_.end(),
                               [](const Replay& a, const Replay& b) { return a.back < b.back; });
     if (r != replay_.end() && r->back <= now) {
+      if (!port(r->op, now)) return;
       mem0_ = int(r->op);
       replay_.erase(r);
       pass(now);
@@ -335,6 +352,7 @@ class InOrder final : public Pipeline {
     const int c = queued ? int(premem_.head()) : oldest_candidate(now, true);
     if (c == kNone) return;
     Op& o = h_.op(std::uint32_t(c));
+    if (!port(std::uint32_t(c), now)) return;
     if (o.mem == MemWork::Global) {
       if (!h_.global_send(std::uint32_t(c), now)) return;  // queue full: FrontEnd
       queued ? void(premem_.pop()) : take_candidate(c);
@@ -375,7 +393,7 @@ class InOrder final : public Pipeline {
   // for MEM0 (to_mem0) or NONMEM; the others stay and record why.
   int oldest_candidate(std::uint64_t now, bool to_mem0) {
     int best = kNone;
-    if (exe0_ != kNone && !has_tail_[std::size_t(h_.op(std::uint32_t(exe0_)).unit)] &&
+    if (exe0_ != kNone && leaves_exe0(h_.op(std::uint32_t(exe0_))) &&
         to_mem(h_.op(std::uint32_t(exe0_))) == to_mem0)
       best = exe0_;
     each_busy_unit([&](std::size_t u) {
@@ -384,6 +402,9 @@ class InOrder final : public Pipeline {
     });
     return best;
   }
+  // An op that leaves from the EXE latch itself: its unit has no further stages and it has no
+  // extra cycles (a tensor op's shape) to spend in them.
+  bool leaves_exe0(const Op& o) const { return !has_tail_[std::size_t(o.unit)] && !o.extra; }
   void take_candidate(int c) {
     if (c == exe0_) {
       exe0_ = kNone;
@@ -407,7 +428,7 @@ class InOrder final : public Pipeline {
     if (exe0_ == kNone) return;
     const Op& o = h_.op(std::uint32_t(exe0_));
     const std::size_t u = std::size_t(o.unit);
-    if (!has_tail_[u]) {
+    if (leaves_exe0(o)) {
       exe0_cause_ = refusal(o);  // it wanted MEM0/NONMEM and did not get it
       return;
     }
@@ -415,7 +436,11 @@ class InOrder final : public Pipeline {
       exe0_cause_ = unit_cause_[u];
       return;
     }
-    unit_[u].push(std::uint32_t(exe0_), now);
+    if (o.extra)  // a tensor op whose shape takes longer than the unit's latency
+      unit_[u].push_ready(std::uint32_t(exe0_),
+                          now + (has_tail_[u] ? unit_[u].stages() : 0) + o.extra);
+    else
+      unit_[u].push(std::uint32_t(exe0_), now);
     busy_units_ |= 1u << u;
     exe0_ = kNone;
   }

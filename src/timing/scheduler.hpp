@@ -22,6 +22,9 @@ struct WarpMask {
   void clear(std::uint32_t w) { bits[w >> 6] &= ~(std::uint64_t{1} << (w & 63)); }
   bool test(std::uint32_t w) const { return (bits[w >> 6] >> (w & 63)) & 1; }
   bool any() const { return bits[0] | bits[1]; }
+  WarpMask operator&(const WarpMask& o) const {
+    return WarpMask{{bits[0] & o.bits[0], bits[1] & o.bits[1]}};
+  }
   // The first member at or after `from`, cyclically over [0, n); -1 when empty.
   int next_from(std::uint32_t from, std::uint32_t n) const;
   template <typename F>

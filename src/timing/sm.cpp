@@ -1,9 +1,12 @@
 // One SM: issue and completion (sm.hpp); eligibility is in sm_eligibility.cpp, residency in
-// sm_residency.cpp, MEM0 and the lock loop in sm_memory.cpp.
+// sm_residency.cpp, MEM0 and the lock loop in sm_memory.cpp, units and the shared-memory port in
+// sm_units.cpp.
 #include "timing/sm.hpp"
 
 #include <algorithm>
 #include <bit>
+
+#include <fmt/format.h>
 
 namespace smemsim::timing {
 
@@ -16,10 +19,32 @@ Sm::Sm(std::uint32_t id, const SimContext& ctx)
       nsub_(ctx.arch->warp_size / ctx.arch->sm.simd_width),
       strict_(ctx.arch->sm.barrel == "strict"),
       phased_(ctx.arch->wide_access != "words"),
+      nsc_(ctx.arch->sm.subcores),
       smu_(*ctx.arch),
       gmem_(ctx.arch->sm) {
-  pipe_ = make_pipeline(arch_.sm.pipeline, arch_.sm, elastic_cost(arch_).premem_entries, *this);
-  sched_ = make_scheduler(arch_.sm);
+  const SmConfig& sm = arch_.sm;
+  sub_.resize(nsc_);
+  for (std::uint32_t k = 0; k < nsc_; ++k) {
+    Subcore& sc = sub_[k];
+    sc.host = std::make_unique<Host>(*this, k);
+    sc.pipe = make_pipeline(sm.pipeline, sm, elastic_cost(arch_).premem_entries, *sc.host);
+    sc.sched = make_scheduler(sm);
+    for (std::uint32_t w = k; w < sm.max_warps; w += nsc_) sc.slots.set(w);
+  }
+  // A math pipe without its own latency is the ALU itself (Fermi's CUDA cores): it shares the
+  // ALU's lanes. Every other unit has its own slot; only these five are limited by lanes.
+  for (std::size_t u = 0; u < kUnits; ++u) unit_map_[u] = static_cast<std::uint8_t>(u);
+  if (!sm.lat_fma) unit_map_[std::size_t(Unit::Fma)] = std::uint8_t(Unit::Alu);
+  if (!sm.lat_fp64) unit_map_[std::size_t(Unit::Fp64)] = std::uint8_t(Unit::Alu);
+  if (!sm.tensor_fmas) unit_map_[std::size_t(Unit::Tensor)] = std::uint8_t(Unit::Alu);
+  lanes_[std::size_t(Unit::Alu)] = sm.lanes_alu;
+  lanes_[std::size_t(Unit::Fma)] = sm.lanes_fma;
+  lanes_[std::size_t(Unit::Fp64)] = sm.lanes_fp64;
+  lanes_[std::size_t(Unit::Sfu)] = sm.lanes_sfu;
+  lanes_[std::size_t(Unit::Tensor)] = sm.tensor_fmas;
+  shared_units_ = sm.unit_scope == "sm";
+  units_.resize(shared_units_ ? 1 : nsc_);
+  units_busy_.assign(units_.size(), 0);
   if (arch_.sm.scheduler.starts_with("bank-aware"))
     ready_ = std::make_unique<BankAwareReady>(arch_, arch_.sm.scheduler == "bank-aware-fill");
   hold_ = !strict_ && arch_.sm.relaxed_commit == "in-order";
@@ -34,37 +59,20 @@ std::uint32_t Sm::exe_stages(Unit u) const {
   return ctx_.latency[std::size_t(u)] - (f_ + m_ + 1);
 }
 
-NextClass Sm::next_class(std::uint32_t w) const {
-  const Warp& wp = warps_[w];
-  if (wp.step) return (wp.step == 1 || wp.step == 3) ? NextClass::Shared : NextClass::Other;
-  if (wp.next >= ctx_.info->size()) return NextClass::Other;
-  return (*ctx_.info)[wp.next].next_class();
+bool Sm::busy() const {
+  if (!gmem_.empty()) return true;
+  for (const Subcore& sc : sub_)
+    if (!sc.pipe->empty() || sc.issuing >= 0) return true;
+  return false;
 }
 
-// The bank conflict history cache's PC (004 §4.2): the instruction's index; the lock loop's Write
-// (seed 000 Fig. 1's STSUL) is an instruction of its own, after the kernel's.
-std::uint32_t Sm::history_key(std::uint32_t w) const {
-  const Warp& wp = warps_[w];
-  return wp.step == 3 ? wp.next + std::uint32_t(ctx_.kernel->code.size()) : wp.next;
-}
-
-const SmStats& Sm::stats() {
-  if (ready_) {
-    stats_.units.predictions_correct = stats_.units.predictions_low = 0;
-    stats_.units.predictions_high = stats_.units.history_hits = stats_.units.history_misses = 0;
-    ready_->count(stats_.units);
-  }
-  return stats_;
-}
-
-LaneMask Sm::sub_lanes(std::uint8_t sub) const {
-  const int w = int(arch_.sm.simd_width);
-  return lanes_mask((sub + 1) * w) & ~lanes_mask(sub * w);
-}
-
-std::uint32_t Sm::pc_line(std::uint32_t index) const {
-  const auto& code = ctx_.kernel->code;
-  return index < code.size() ? code[index].ptx_line : 0;
+std::vector<std::string> Sm::stage_names() const {
+  if (nsc_ == 1) return sub_[0].pipe->stage_names();
+  std::vector<std::string> names;
+  for (std::uint32_t k = 0; k < nsc_; ++k)
+    for (const std::string& n : sub_[k].pipe->stage_names())
+      names.push_back(fmt::format("s{}.{}", k, n));
+  return names;
 }
 
 // ---- Issue -----------------------------------------------------------------------------------
@@ -93,7 +101,16 @@ void Sm::push_ops(std::uint32_t inflight, Unit unit, MemWork mem, bool memory,
                   std::uint32_t sectors, std::uint64_t now) {
   Inflight& in = inflight_.items[inflight];
   in.subs_left = static_cast<std::uint8_t>(nsub_);
-  issuing_ops_.clear();
+  const std::uint32_t k = in.warp % nsc_;
+  Subcore& sc = sub_[k];
+  sc.issuing_ops.clear();
+  // A tensor op holds its unit as long as its shape takes and is ready that much later.
+  const std::uint64_t cost = unit == Unit::Tensor ? unit_cost(unit, in.index) : 0;
+  const std::size_t tensor = unit_map_[std::size_t(Unit::Tensor)];
+  const auto extra = static_cast<std::uint16_t>(
+      cost && tensor == std::size_t(Unit::Tensor)
+          ? std::min<std::uint64_t>((cost + lanes_[tensor] - 1) / lanes_[tensor] - 1, 0xffff)
+          : 0);
   for (std::uint32_t s = 0; s < nsub_; ++s) {
     std::uint32_t id;
     if (!free_ops_.empty()) {
@@ -113,18 +130,22 @@ void Sm::push_ops(std::uint32_t inflight, Unit unit, MemWork mem, bool memory,
     o.memory = memory;
     o.sectors = static_cast<std::uint16_t>(sectors / nsub_ + (s < sectors % nsub_ ? 1 : 0));
     o.seq = seq_++;
-    issuing_ops_.push_back(id);
+    o.extra = extra;
+    sc.issuing_ops.push_back(id);
   }
-  pipe_->issue(issuing_ops_[0], now);
+  sc.pipe->issue(sc.issuing_ops[0], now);
+  unit_take(k, unit, in.index, now);
   if (nsub_ > 1) {
-    issuing_ = inflight;
-    issuing_sub_ = 1;
+    sc.issuing = inflight;
+    sc.issuing_sub = 1;
   }
 }
 
-void Sm::push_next_sub(std::uint64_t now) {
-  pipe_->issue(issuing_ops_[issuing_sub_], now);
-  if (++issuing_sub_ == nsub_) issuing_ = -1;
+void Sm::push_next_sub(Subcore& sc, std::uint64_t now) {
+  const Op& o = ops_[sc.issuing_ops[sc.issuing_sub]];
+  sc.pipe->issue(sc.issuing_ops[sc.issuing_sub], now);
+  unit_take(std::uint32_t(&sc - sub_.data()), o.unit, inflight_.items[o.inflight].index, now);
+  if (++sc.issuing_sub == nsub_) sc.issuing = -1;
 }
 
 void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
@@ -182,7 +203,7 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
 
   const std::uint32_t id = new_inflight(w, r.index, now);
   Inflight& in = inflight_.items[id];
-  Unit unit = info.unit;
+  Unit unit = static_cast<Unit>(unit_map_[std::size_t(info.unit)]);  // FMA, FP64, tensor or ALU
   MemWork mem = MemWork::None;
   bool memory = info.space != Space::None;
   std::uint32_t sectors = 0;
@@ -263,67 +284,77 @@ void Sm::account_tm(std::uint32_t w, const exec::IssueResult& r, std::uint64_t n
   if (r.state == exec::WarpState::TxWait) wp.tx_wait = true;
 }
 
-void Sm::attribute_warp_states(int issued_warp, Stall blocked, std::uint64_t weight) {
+void Sm::attribute_warp_states(std::uint32_t k, int issued_warp, Stall blocked,
+                               std::uint64_t weight) {
   std::vector<InstrStats>& is = *ctx_.instr;
-  for (std::uint32_t w = 0; w < warps_.size(); ++w) {
+  const Subcore& sc = sub_[k];
+  for (std::uint32_t w = k; w < warps_.size(); w += nsc_) {
     const Warp& wp = warps_[w];
     if (!wp.used || wp.finished || wp.next >= is.size()) continue;
     Stall s = wp.reason;
     if (int(w) == issued_warp)
       s = Stall::Issued;
+    else if (sc.throttled.test(w))
+      s = sc.throttle;
     else if (wp.eligible)
       s = blocked == Stall::Issued ? Stall::NotSelected : blocked;
     is[wp.next].warp_states[s] += weight;
   }
 }
 
-void Sm::issue(std::uint64_t now) {
+// Sub-core k's issue slot in cycle `now`; returns its reason (Stall::Issued when it issued).
+Stall Sm::issue(std::uint32_t k, std::uint64_t now) {
+  Subcore& sc = sub_[k];
+  Pipeline& pipe = *sc.pipe;
+  sc.throttled = WarpMask{};
   Stall slot;
-  if (issuing_ >= 0) {  // the next subwarp of the instruction being issued
-    if (pipe_->can_issue()) {
-      slot = Stall::Issued;
-      if (ctx_.instr) attribute_warp_states(-1, Stall::Issued);
-      push_next_sub(now);
+  if (sc.issuing >= 0) {  // the next subwarp of the instruction being issued
+    const Op& o = ops_[sc.issuing_ops[sc.issuing_sub]];
+    if (!pipe.can_issue()) {
+      slot = pipe.block_cause();
+    } else if (!unit_free(k, o.unit, inflight_.items[o.inflight].index, now)) {
+      slot = Stall::MathPipeThrottle;
     } else {
-      slot = pipe_->block_cause();
-      if (ctx_.instr) attribute_warp_states(-1, slot);
+      slot = Stall::Issued;
+      push_next_sub(sc, now);
     }
-  } else if (!pipe_->can_issue()) {
-    slot = pipe_->block_cause();
-    if (ctx_.instr) attribute_warp_states(-1, slot);
-  } else if (eligible_.any()) {
+    if (ctx_.instr) attribute_warp_states(k, -1, slot);
+  } else if (!pipe.can_issue()) {
+    slot = pipe.block_cause();
+    if (ctx_.instr) attribute_warp_states(k, -1, slot);
+  } else if (WarpMask pool = nsc_ == 1 ? eligible_ : eligible_ & sc.slots; pool.any()) {
     // 004 Fig. 7: within the safe distance of the last shared memory warp, memory warps are not
     // ready (footnote 10's variant lets them through when no other warp is).
-    WarpMask pool = eligible_;
+    const WarpMask ready = pool;
     if (ready_ && !ready_->memory_allowed(now)) {
-      eligible_.each([&](std::uint32_t w) {
+      ready.each([&](std::uint32_t w) {
         if (next_class(w) != NextClass::Other) pool.clear(w);
       });
-      if (!pool.any() && ready_->fill()) pool = eligible_;
+      if (!pool.any() && ready_->fill()) pool = ready;
     }
+    const bool masked = !pool.any();
+    throttle(k, pool, now);
     if (pool.any()) {
-      const std::uint32_t picked = sched_->pick(pool, *this);
-      if (ctx_.instr) attribute_warp_states(int(picked), Stall::Issued);
+      const std::uint32_t picked = sc.sched->pick(pool, *this);
+      if (ctx_.instr) attribute_warp_states(k, int(picked), Stall::Issued);
       if (ready_ && next_class(picked) == NextClass::Shared) {
         next_key_ = history_key(picked);
         next_pred_ = std::int32_t(ready_->scheduled(next_key_, now));
       }
       issue_warp(picked, now);
       next_pred_ = -1;
-      sched_->issued(picked);
+      sc.sched->issued(picked);
       slot = Stall::Issued;
     } else {
-      slot = Stall::SafeDistance;
-      if (ctx_.instr) attribute_warp_states(-1, Stall::SafeDistance);
+      slot = masked ? Stall::SafeDistance : sc.throttle;
+      if (ctx_.instr) attribute_warp_states(k, -1, slot);
     }
   } else {
-    slot = waiting_reason();
-    if (ctx_.instr) attribute_warp_states(-1, Stall::Issued);
+    slot = waiting_reason(k);
+    if (ctx_.instr) attribute_warp_states(k, -1, Stall::Issued);
   }
   ++stats_.issue[slot];
-  issued_ = slot == Stall::Issued;
-  if (slot != Stall::Issued && ctx_.options->observer)
-    ctx_.options->observer->on_stall(id_, slot, now);
+  return slot;
 }
 
 // ---- Completion ------------------------------------------------------------------------------
@@ -366,12 +397,24 @@ void Sm::complete(std::uint32_t inflight, std::uint64_t now) {
 bool Sm::tick(std::uint64_t now) {
   now_ = now;
   if (!ctas_used_ && !busy()) {  // nothing resident, nothing in flight
-    ++stats_.issue[Stall::Idle];
+    stats_.issue[Stall::Idle] += nsc_;
     issued_ = false;
     return false;
   }
-  pipe_->advance(now);
-  issue(now);
+  // The sub-cores in an order that rotates every cycle (the port and shared units go to the
+  // first that asks).
+  const std::uint32_t first = nsc_ == 1 ? 0 : std::uint32_t(now % nsc_);
+  for (std::uint32_t j = 0; j < nsc_; ++j) sub_[(first + j) % nsc_].pipe->advance(now);
+  issued_ = false;
+  Stall stalled = Stall::Issued;
+  for (std::uint32_t j = 0; j < nsc_; ++j) {
+    const Stall slot = issue((first + j) % nsc_, now);
+    if (slot == Stall::Issued)
+      issued_ = true;
+    else if (stalled == Stall::Issued)
+      stalled = slot;
+  }
+  if (!issued_ && ctx_.options->observer) ctx_.options->observer->on_stall(id_, stalled, now);
   auto apply = [&] {
     for (const std::uint32_t id : completed_) {
       const std::uint32_t in = ops_[id].inflight;
@@ -386,7 +429,11 @@ bool Sm::tick(std::uint64_t now) {
   if (ctas_used_) ++stats_.busy_cycles;
   Observer* obs = ctx_.options->observer;
   if (obs && obs->wants_stages(id_)) {
-    pipe_->stages(now, cells_);
+    cells_.clear();
+    for (const Subcore& sc : sub_) {
+      sc.pipe->stages(now, stage_cells_);
+      cells_.insert(cells_.end(), stage_cells_.begin(), stage_cells_.end());
+    }
     for (StageCell& c : cells_) {
       if (c.warp < 0) continue;
       const Inflight& in = inflight_.items[c.index];

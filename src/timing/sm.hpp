@@ -8,6 +8,14 @@
 // instruction issues one cycle after its producer's writeback; last, the global memory unit moves
 // this cycle's bytes.
 //
+// With sm.subcores = K > 1 the SM is K processing blocks (Subcore): each has its own scheduler,
+// issue slot, pipeline (front end, EXE and unit stages, MEM0 latch, writeback port) and units,
+// over the warp slots w with w % K == its index. They share the shared-memory port: one bank
+// pass per cycle for the whole SM (port_take; an access's back-to-back passes keep it), and the
+// global memory unit. A unit accepts `lanes` threads per cycle (unit_take): an op of simd_width
+// threads on a 16-lane unit holds it two cycles. The pipelines advance, and the sub-cores issue,
+// in an order that rotates every cycle.
+//
 // A warp may issue when it is not at a barrier, has no branch in flight, is not waiting for its
 // lock-loop step, has no instruction in flight under strict barrel processing, and its next
 // instruction's registers are not being written (scoreboard). Eligibility changes only at events
@@ -70,7 +78,7 @@ struct SimContext {
   exec::Dim3 grid;
 };
 
-class Sm final : public PipelineHost, public SchedulerView {
+class Sm final : public SchedulerView {
  public:
   Sm(std::uint32_t id, const SimContext& ctx);
 
@@ -83,7 +91,7 @@ class Sm final : public PipelineHost, public SchedulerView {
   bool idle() const { return ctas_used_ == 0; }
   bool issued() const { return issued_; }  // in the last tick
   // Whether anything can still change without an issue (ops in flight, memory pending).
-  bool busy() const { return !pipe_->empty() || !gmem_.empty() || issuing_ >= 0; }
+  bool busy() const;
   // The first cycle after `now` in which this SM could do anything (~0: never by itself).
   std::uint64_t next_event(std::uint64_t now) const;
   // Cycles now + 1 .. now + n pass with nothing happening: count them as the issue slot would.
@@ -92,18 +100,17 @@ class Sm final : public PipelineHost, public SchedulerView {
   const SmStats& stats();
   // "warp 3 of block (1,0,0) at k.ptx:42 (k.cu:17) `bar.sync 0;` waiting at a barrier" lines.
   void describe_warps(std::vector<std::string>& out) const;
-  std::vector<std::string> stage_names() const { return pipe_->stage_names(); }
+  std::vector<std::string> stage_names() const;
 
-  // PipelineHost
-  Op& op(std::uint32_t id) override { return ops_[id]; }
-  std::uint32_t exe_stages(Unit u) const override;
-  void mem0_plan(std::uint32_t id, std::uint64_t now) override;
-  void mem0_done(std::uint32_t id, std::uint64_t now) override;
-  bool global_send(std::uint32_t id, std::uint64_t now) override;
-  bool global_return_ready(std::uint64_t now) const override { return gmem_.return_ready(now); }
-  std::uint32_t global_return_pop() override { return gmem_.pop_return(now_); }
-  void writeback(std::uint32_t id, std::uint64_t now) override;
-  void writeback_conflict() override { ++stats_.units.writeback_conflicts; }
+  // What a sub-core's pipeline asks of the SM (Host forwards PipelineHost here).
+  Op& op(std::uint32_t id) { return ops_[id]; }
+  std::uint32_t exe_stages(Unit u) const;
+  void mem0_plan(std::uint32_t id, std::uint64_t now);
+  void mem0_done(std::uint32_t id, std::uint64_t now);
+  bool global_send(std::uint32_t id, std::uint64_t now, std::uint32_t sub);
+  void writeback(std::uint32_t id, std::uint64_t now);
+  bool port_take(std::uint32_t sub, std::uint64_t now);
+  void port_hold(std::uint32_t sub, bool hold) { port_owner_ = hold ? std::int32_t(sub) : -1; }
 
   // SchedulerView
   std::uint32_t warp_slots() const override { return std::uint32_t(warps_.size()); }
@@ -111,6 +118,52 @@ class Sm final : public PipelineHost, public SchedulerView {
   NextClass next_class(std::uint32_t w) const override;
 
  private:
+  // One sub-core's view of the SM, as its pipeline's host.
+  class Host final : public PipelineHost {
+   public:
+    Host(Sm& sm, std::uint32_t sub) : sm_(sm), sub_(sub) {}
+    Op& op(std::uint32_t id) override { return sm_.ops_[id]; }
+    std::uint32_t exe_stages(Unit u) const override { return sm_.exe_stages(u); }
+    void mem0_plan(std::uint32_t id, std::uint64_t now) override { sm_.mem0_plan(id, now); }
+    void mem0_done(std::uint32_t id, std::uint64_t now) override { sm_.mem0_done(id, now); }
+    bool global_send(std::uint32_t id, std::uint64_t now) override {
+      return sm_.global_send(id, now, sub_);
+    }
+    bool global_return_ready(std::uint64_t now) const override {
+      return sm_.gmem_.return_ready(now, sub_);
+    }
+    std::uint32_t global_return_pop() override { return sm_.gmem_.pop_return(sm_.now_, sub_); }
+    void writeback(std::uint32_t id, std::uint64_t now) override { sm_.writeback(id, now); }
+    void writeback_conflict() override { ++sm_.stats_.units.writeback_conflicts; }
+    bool port_take(std::uint64_t now) override { return sm_.port_take(sub_, now); }
+    void port_hold(bool hold) override { sm_.port_hold(sub_, hold); }
+
+   private:
+    Sm& sm_;
+    std::uint32_t sub_;
+  };
+  // A processing block: its scheduler, pipeline and issue state, and why its warps wait.
+  struct Subcore {
+    std::unique_ptr<Host> host;
+    std::unique_ptr<Pipeline> pipe;
+    std::unique_ptr<Scheduler> sched;
+    WarpMask slots;  // the warp slots bound to it
+    // The instruction being issued subwarp by subwarp (-1: none).
+    std::int64_t issuing = -1;
+    std::uint8_t issuing_sub = 0;
+    std::vector<std::uint32_t> issuing_ops;
+    std::array<std::uint32_t, kStallKinds> reason_count{};
+    WarpMask throttled;  // eligible warps whose unit was busy this cycle
+    Stall throttle = Stall::MathPipeThrottle;
+  };
+  // A unit's occupancy: lane-cycles (cycle x lanes) up to which it is taken, and who took it
+  // last in which cycle (Stall::Dispatch when another sub-core took a shared unit this cycle).
+  struct UnitUse {
+    std::uint64_t until = 0;
+    std::uint64_t at = ~std::uint64_t{0};
+    std::uint32_t by = 0;
+  };
+
   struct Inflight {
     std::uint16_t warp = 0;
     std::uint8_t micro = 0;  // 0: PTX instruction; 1..4: lock-loop Read/Update/Write/Branch
@@ -186,23 +239,29 @@ class Sm final : public PipelineHost, public SchedulerView {
     void put(std::uint32_t i) { free.push_back(i); }
   };
 
-  void issue(std::uint64_t now);
+  Stall issue(std::uint32_t k, std::uint64_t now);
+  Unit unit_of_next(std::uint32_t w) const;
+  std::uint64_t unit_cost(Unit u, std::uint32_t index) const;
+  bool unit_free(std::uint32_t k, Unit u, std::uint32_t index, std::uint64_t now) const;
+  void unit_take(std::uint32_t k, Unit u, std::uint32_t index, std::uint64_t now);
+  void throttle(std::uint32_t k, WarpMask& pool, std::uint64_t now);
   void issue_warp(std::uint32_t w, std::uint64_t now);
   void account_tm(std::uint32_t w, const exec::IssueResult& r, std::uint64_t now);
   void issue_micro(std::uint32_t w, std::uint64_t now);
   std::uint32_t new_inflight(std::uint32_t w, std::uint32_t index, std::uint64_t now);
   void push_ops(std::uint32_t inflight, Unit unit, MemWork mem, bool memory, std::uint32_t sectors,
                 std::uint64_t now);
-  void push_next_sub(std::uint64_t now);
+  void push_next_sub(Subcore& sc, std::uint64_t now);
   void complete(std::uint32_t inflight, std::uint64_t now);
   void finish_step(std::uint32_t w, std::uint64_t now);
   void recompute(std::uint32_t w);
   void recompute_cta(std::uint32_t cta);
   void set_reason(Warp& w, bool eligible, Stall reason);
   void retire_warp(std::uint32_t w);
-  Stall dominant_reason() const;
-  void attribute_warp_states(int issued_warp, Stall blocked, std::uint64_t weight = 1);
-  Stall waiting_reason() const;
+  Stall dominant_reason(std::uint32_t k) const;
+  void attribute_warp_states(std::uint32_t k, int issued_warp, Stall blocked,
+                             std::uint64_t weight = 1);
+  Stall waiting_reason(std::uint32_t k) const;
   LaneMask sub_lanes(std::uint8_t sub) const;
   std::uint32_t history_key(std::uint32_t w) const;
   std::uint32_t pc_line(std::uint32_t index) const;
@@ -212,10 +271,22 @@ class Sm final : public PipelineHost, public SchedulerView {
   const Arch& arch_;
   std::uint32_t f_, m_;
   std::uint32_t nsub_;
-  bool strict_;  // sm.barrel = strict
-  bool phased_;  // the executor emits wide accesses as phases (memory.wide_access = phases)
-  std::unique_ptr<Pipeline> pipe_;
-  std::unique_ptr<Scheduler> sched_;
+  bool strict_;        // sm.barrel = strict
+  bool phased_;        // the executor emits wide accesses as phases (memory.wide_access = phases)
+  std::uint32_t nsc_;  // sub-cores
+  std::vector<Subcore> sub_;
+  // Units: the slot in units_ a unit uses, per unit its lanes (threads per cycle; tensor: FP16
+  // multiply-adds per cycle) and what one op of it costs, per sub-core (unit_scope = subcore) or
+  // one set for the SM (sm).
+  std::array<std::uint8_t, kUnits> unit_map_{};
+  std::array<std::uint64_t, kUnits> lanes_{};
+  std::vector<std::array<UnitUse, kUnits>> units_;
+  std::vector<std::uint64_t> units_busy_;  // per units_ set: the largest `until` (skip when idle)
+  bool shared_units_ = false;
+  // The shared-memory port: the cycle of its last pass and the sub-core holding it for an
+  // access's back-to-back passes (-1: none).
+  std::uint64_t port_cycle_ = ~std::uint64_t{0};
+  std::int32_t port_owner_ = -1;
   std::unique_ptr<BankAwareReady> ready_;  // bank-aware scheduling (004 Fig. 7), or none
   bool hold_ = false;                      // sm.relaxed_commit = in-order (004 §6)
   std::int32_t next_pred_ = -1;            // the prediction for the instruction being issued
@@ -232,17 +303,12 @@ class Sm final : public PipelineHost, public SchedulerView {
   std::vector<std::uint8_t> pending_;         // warps x registers: writes in flight
   std::vector<std::uint8_t> pending_global_;  // ... of them, global loads
   WarpMask eligible_;
-  std::array<std::uint32_t, kStallKinds> reason_count_{};
   std::uint32_t threads_used_ = 0, warps_used_ = 0, ctas_used_ = 0;
   std::uint64_t regs_used_ = 0, shared_used_ = 0;
   std::uint64_t seq_ = 0;
   std::uint64_t now_ = 0;
-  // The instruction being issued subwarp by subwarp (-1: none).
-  std::int64_t issuing_ = -1;
-  std::uint8_t issuing_sub_ = 0;
-  std::vector<std::uint32_t> issuing_ops_;
   std::vector<std::uint32_t> completed_;
-  std::vector<StageCell> cells_;
+  std::vector<StageCell> cells_, stage_cells_;
   bool issued_ = false;
   SmStats stats_;
 };

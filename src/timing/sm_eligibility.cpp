@@ -8,10 +8,11 @@ namespace smemsim::timing {
 
 void Sm::set_reason(Warp& w, bool eligible, Stall reason) {
   const std::uint32_t slot = std::uint32_t(&w - warps_.data());
-  if (!w.eligible && w.reason != Stall::Idle) --reason_count_[std::size_t(w.reason)];
+  auto& count = sub_[slot % nsc_].reason_count;
+  if (!w.eligible && w.reason != Stall::Idle) --count[std::size_t(w.reason)];
   w.eligible = eligible;
   w.reason = eligible ? Stall::Issued : reason;
-  if (!eligible && reason != Stall::Idle) ++reason_count_[std::size_t(reason)];
+  if (!eligible && reason != Stall::Idle) ++count[std::size_t(reason)];
   if (eligible)
     eligible_.set(slot);
   else
@@ -64,28 +65,38 @@ void Sm::recompute_cta(std::uint32_t cta) {
   for (std::uint32_t w : ctas_[cta].warps) recompute(w);
 }
 
-Stall Sm::waiting_reason() const {
-  return ctas_used_ ? dominant_reason() : Stall::Idle;
+Stall Sm::waiting_reason(std::uint32_t k) const {
+  return ctas_used_ ? dominant_reason(k) : Stall::Idle;
 }
 
 std::uint64_t Sm::next_event(std::uint64_t now) const {
-  if (issuing_ >= 0 || eligible_.any()) return now + 1;
-  return std::min(pipe_->next_event(now), gmem_.next_event(now));
+  if (eligible_.any()) return now + 1;
+  std::uint64_t t = gmem_.next_event(now);
+  for (const Subcore& sc : sub_) {
+    if (sc.issuing >= 0) return now + 1;
+    t = std::min(t, sc.pipe->next_event(now));
+  }
+  return t;
 }
 
 void Sm::skip(std::uint64_t, std::uint64_t n) {
-  // Nothing moves and no warp is eligible (next_event): the front end stays as it is.
-  const Stall slot = pipe_->can_issue() ? waiting_reason() : pipe_->block_cause();
-  stats_.issue[slot] += n;
+  // Nothing moves and no warp is eligible (next_event): the front ends stay as they are.
+  for (std::uint32_t k = 0; k < nsc_; ++k) {
+    const Pipeline& pipe = *sub_[k].pipe;
+    const Stall slot = pipe.can_issue() ? waiting_reason(k) : pipe.block_cause();
+    stats_.issue[slot] += n;
+    if (ctx_.instr) attribute_warp_states(k, -1, Stall::Issued, n);
+  }
   if (ctas_used_) stats_.busy_cycles += n;
-  if (ctx_.instr) attribute_warp_states(-1, Stall::Issued, n);
 }
 
-Stall Sm::dominant_reason() const {
+// The most common reason among sub-core k's warps that cannot issue.
+Stall Sm::dominant_reason(std::uint32_t k) const {
+  const auto& count = sub_[k].reason_count;
   std::size_t best = 0;
   std::uint32_t most = 0;
-  for (std::size_t k = 0; k < kStallKinds; ++k)
-    if (reason_count_[k] > most) most = reason_count_[k], best = k;
+  for (std::size_t r = 0; r < kStallKinds; ++r)
+    if (count[r] > most) most = count[r], best = r;
   return most ? static_cast<Stall>(best) : Stall::Idle;
 }
 

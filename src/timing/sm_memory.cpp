@@ -138,14 +138,14 @@ void Sm::mem0_done(std::uint32_t id, std::uint64_t) {
     smu_.unlock(L.lock[std::size_t(std::countr_zero(m))]);
 }
 
-bool Sm::global_send(std::uint32_t id, std::uint64_t) {
+bool Sm::global_send(std::uint32_t id, std::uint64_t, std::uint32_t sub) {
   if (!gmem_.can_send()) return false;
   const Op& o = ops_[id];
   const InstInfo& info = (*ctx_.info)[inflight_.items[o.inflight].index];
   const auto kind = info.atomic  ? GlobalMemoryUnit::Kind::Atomic
                     : info.store ? GlobalMemoryUnit::Kind::Store
                                  : GlobalMemoryUnit::Kind::Load;
-  gmem_.send(id, o.sectors, kind);
+  gmem_.send(id, o.sectors, kind, sub);
   ++stats_.units.global_requests;
   stats_.units.global_sectors += o.sectors;
   return true;

@@ -9,9 +9,10 @@ namespace smemsim::timing {
 
 std::string_view stall_name(Stall s) {
   static constexpr std::string_view kNames[kStallKinds] = {
-      "issued",    "idle",       "scoreboard", "memory",        "barrier",      "control",
-      "atomic",    "lock_retry", "barrel",     "safe_distance", "not_selected", "bank_conflict",
-      "writeback", "front_end",  "tx_wait",    "tm_overhead"};
+      "issued",       "idle",          "scoreboard",         "memory",    "barrier",
+      "control",      "atomic",        "lock_retry",         "barrel",    "safe_distance",
+      "not_selected", "bank_conflict", "writeback",          "front_end", "tx_wait",
+      "tm_overhead",  "mio_throttle",  "math_pipe_throttle", "dispatch"};
   return kNames[static_cast<std::size_t>(s)];
 }
 
@@ -45,6 +46,9 @@ StallGroups group_stalls(const StallCounts& c) {
       case Stall::Writeback:
       case Stall::FrontEnd:
       case Stall::TmOverhead:
+      case Stall::MioThrottle:
+      case Stall::MathPipeThrottle:
+      case Stall::Dispatch:
         g.other += c.cycles[k];
         break;
       default:  // no warp could be scheduled
