@@ -59,8 +59,19 @@ std::vector<Arch> build() {
   Arch gtx480 = fermi("fermi-gtx480", "NVIDIA GTX 480 (Fermi GF100): same SM memory as GTX 580");
   gtx480.sm.count = 15;  // GF100 enables 15 of its 16 SMs
   gtx480.compute_capability = 20;
+  // Fermi's SM (NVIDIA Fermi whitepaper, 2009): two warp schedulers, each issuing one warp
+  // instruction per cycle to one of the unit groups they share: 2 x 16 CUDA cores, 16 LD/ST
+  // units, 4 SFUs (GPGPU-Sim's GTX480 config: -gpgpu_num_sched_per_core 2). The cores and SFUs
+  // run at twice the schedulers' clock: 64 and 8 lanes per scheduler cycle, so both schedulers can
+  // issue an ALU instruction in one cycle and an SFU instruction holds the SFUs 4 cycles. The
+  // seeds' GTX 580 keeps one issue slot (its exact-cycle studies were derived on it).
+  gtx480.sm.subcores = 2;
+  gtx480.sm.unit_scope = "sm";
+  gtx480.sm.lanes_alu = 64;
+  gtx480.sm.lanes_sfu = 8;
   gtx480.source =
-      "geometry of seed 000 §II (Fermi); latencies assumed equal to the GTX 580 of seed 001 §2.1";
+      "geometry of seed 000 §II (Fermi); two schedulers and unit groups of the Fermi whitepaper; "
+      "latencies assumed equal to the GTX 580 of seed 001 §2.1";
   v.push_back(gtx480);
 
   Arch k20 =
@@ -166,58 +177,139 @@ std::vector<Arch> build() {
       "seed 004 Table 3 (geometry, memory stages); atomic latencies Fermi's, uncalibrated";
   v.push_back(cf11);
 
-  // Native-atomic NVIDIA GPUs: 32 banks x 4 B, no lock aliasing. Latencies are PLACEHOLDERS
-  // awaiting measurement on a GPU (see docs/models.md): base costs of a few tens of cycles, 2
-  // cycles per extra bank wavefront and per extra same-address update.
+  // Native-atomic NVIDIA GPUs (Volta-Hopper): 32 banks x 4 B, no lock aliasing, and the SM of
+  // processing blocks (docs/timing.md "Sub-cores"; docs/sources.md lists every value's source).
+  // Sources named below:
+  //   [WP]   NVIDIA's architecture whitepapers (V100 2017, Turing 2018, A100 2020, H100 2022):
+  //          SM diagrams (4 processing blocks, lanes per block), tensor-core FMA/clock per SM.
+  //   [NAK]  Mesa's NAK compiler, sm75_instr_latencies.rs / sm80_instr_latencies.rs, whose
+  //          headers say NVIDIA provided the register-scheduling latencies.
+  //   [CFG]  GPGPU-Sim / Accel-Sim tested configurations (configs/tested-cfgs/SM7_QV100,
+  //          SM75_RTX2060, SM80_A100, SM90_H100 gpgpusim.config).
+  //   [TV]   Accel-Sim's committed microbenchmark log of a TITAN V (GV100, same SM as V100):
+  //          util/tuner/GPU_Microbenchmark/output.file.
+  //   [NVF]  NVIDIA's answer on its developer forum: GV100's FMA pipe runs FP32 and IMAD, the ALU
+  //          pipe integer add/logic/moves, each 16 lanes: a warp takes 2 cycles to dispatch.
+  // An mma's latency is lat_tensor + I - 1, I = ceil(m*n*k / tensor_fmas) its interval; the
+  // lat_tensor below is that solved for a measured shape, and checked against a second shape
+  // where a source gives one.
   auto modern = [&](std::string name, std::string desc, std::uint32_t kib) {
     Arch a = fermi(std::move(name), std::move(desc));
     a.memory_bytes = kib * 1024;
     a.atomic_model = "native";
     a.locks = 0;
+    // The profile's per-access model (timing.*): no source gives these for Volta-Hopper yet;
+    // assumed (issue 25: a GPU run of kernels/ubench would measure them).
     a.timing.ld_base = 30;
     a.timing.st_base = 30;
     a.timing.t_bank = 2;
     a.timing.native_base = 40;
     a.timing.native_position = 2;
-    // Cycle-level placeholders (uncalibrated): 1-stage front end and memory stage, ALU 4 cycles,
-    // 64 warps / 2048 threads / 32 CTAs / 65536 registers per SM (cc 7.0-9.0).
+    // 64 warps / 2048 threads / 32 CTAs / 65536 registers per SM (CUDA guide, cc 7.0-9.0).
     a.sm.max_threads = 2048;
     a.sm.max_warps = 64;
     a.sm.max_ctas = 32;
     a.sm.registers = 65536;
+    // Front end and memory stages: assumed 1 each (the shortest latency, 4, is the measured
+    // dependent ALU latency).
     a.sm.frontend_stages = 1;
     a.sm.mem_stages = 1;
-    a.sm.lat_alu = 4;
-    a.sm.lat_sfu = 16;
-    a.sm.lat_branch = 8;
-    a.sm.lat_shared_ld = 30;
-    a.sm.lat_shared_st = 30;
-    a.sm.lat_shared_atom = 40;  // = native_base
-    a.sm.lat_const = 8;
-    a.sm.global_latency = 500;
-    a.sm.global_bytes_per_cycle = 32;
-    a.sm.global_atomic_latency = 600;
+    // Four processing blocks per SM, each with 16 INT32 and 4 SFU lanes [WP]; its own units.
+    a.sm.subcores = 4;
+    a.sm.unit_scope = "subcore";
+    a.sm.lanes_alu = 16;
+    a.sm.lanes_sfu = 4;
+    a.sm.lat_alu = 4;                  // IADD3 -> dependent: 4 [NAK], [TV] 4.3, [CFG] 4
+    a.sm.lat_fma = 4;                  // FFMA -> dependent: 4 [NAK], [TV] 4.1, [CFG] 4
+    a.sm.lat_branch = 4;               // assumed: the pipeline's shortest (Accel-Sim's BRA unit: 4)
+    a.sm.lat_const = 8;                // assumed: no source found
+    a.sm.lat_shared_atom = 40;         // assumed: no source found (= timing.native_base)
+    a.sm.global_atomic_latency = 600;  // assumed
+    a.sm.global_latency = 500;         // assumed
     a.source =
-        "geometry: CUDA programming guide (32 banks x 4 B); latencies uncalibrated placeholders";
+        "CUDA guide (geometry); NVIDIA whitepapers (processing blocks, lanes, tensor rate); "
+        "NVIDIA-provided latency tables in Mesa NAK, GPGPU-Sim/Accel-Sim tested configs and a "
+        "TITAN V microbenchmark log (latencies); docs/sources.md per key";
     v.push_back(a);
   };
   modern("volta-v100", "NVIDIA V100 (Volta): 96 KB shared memory, native shared atomics", 96);
-  v.back().sm.count = 80;
-  v.back().compute_capability = 70;
+  {
+    Arch& a = v.back();
+    a.sm.count = 80;
+    a.compute_capability = 70;
+    a.sm.lanes_fma = 16;               // [WP] 16 FP32 per block
+    a.sm.lanes_fp64 = 8;               // [WP] 8 FP64 per block
+    a.sm.lat_fp64 = 8;                 // DFMA: [TV] 8.07, [CFG] QV100 8
+    a.sm.lat_sfu = 21;                 // [TV] sqrt.approx 21.1
+    a.sm.lat_shared_ld = 27;           // [TV] shared-memory pointer chase 27.0 ([CFG] QV100: 20)
+    a.sm.lat_shared_st = 27;           // assumed equal to the load
+    a.sm.global_latency = 313;         // [TV] DRAM pointer chase 313
+    a.sm.global_atomic_latency = 244;  // [TV] atomicAdd 243.6
+    a.sm.global_bytes_per_cycle = 7;   // [WP] 900 GB/s / (80 SMs x 1530 MHz) = 7.35
+    // [WP] 8 tensor cores of 64 FP16 FMA/clock per SM: 128 per block. [TV] wmma m16n16k16
+    // (4096 FMA, I = 32) takes 35.4 cycles: lat_tensor = 35 - 31 = 4.
+    a.sm.tensor_fmas = 128;
+    a.sm.lat_tensor = 4;
+  }
   // Turing (c.c. 7.5, issue 16): 64 KB of shared memory, 1,024 threads, 32 warps and 16 CTAs per
   // SM (CUDA C++ Programming Guide, compute capability table); T4: 40 SMs.
   modern("turing-t4", "NVIDIA T4 (Turing): 64 KB shared memory, native shared atomics", 64);
-  v.back().sm.count = 40;
-  v.back().sm.max_threads = 1024;
-  v.back().sm.max_warps = 32;
-  v.back().sm.max_ctas = 16;
-  v.back().compute_capability = 75;
+  {
+    Arch& a = v.back();
+    a.sm.count = 40;
+    a.sm.max_threads = 1024;
+    a.sm.max_warps = 32;
+    a.sm.max_ctas = 16;
+    a.compute_capability = 75;
+    a.sm.lanes_fma = 16;  // [WP] 16 FP32 per block
+    // [WP] 2 FP64 units per SM, 0.5 per block: one lane per block is the nearest a whole lane
+    // count gets (FP64 twice as fast as the T4's).
+    a.sm.lanes_fp64 = 1;
+    a.sm.lat_fp64 = 8;                // DFMA -> FP64 reader: 8 [NAK]
+    a.sm.lat_sfu = 21;                // [CFG] RTX2060 -ptx_opcode_latency_sfu 21
+    a.sm.lat_shared_ld = 30;          // [CFG] RTX2060 -gpgpu_smem_latency 30
+    a.sm.lat_shared_st = 30;          // assumed equal to the load
+    a.sm.global_bytes_per_cycle = 5;  // [WP] 320 GB/s / (40 SMs x 1590 MHz) = 5.03
+    // [WP] 512 FP16 FMA/clock per SM: 128 per block. [NAK] HMMA.1688 (m16n8k8, 1024 FMA, I = 8)
+    // 14: lat_tensor = 14 - 7 = 7; then m16n8k16 (I = 16) takes 22, [NAK]'s HMMA.16816: 22.
+    a.sm.tensor_fmas = 128;
+    a.sm.lat_tensor = 7;
+  }
   modern("ampere-a100", "NVIDIA A100 (Ampere): 164 KB shared memory, native shared atomics", 164);
-  v.back().sm.count = 108;
-  v.back().compute_capability = 80;
+  {
+    Arch& a = v.back();
+    a.sm.count = 108;
+    a.compute_capability = 80;
+    a.sm.lanes_fma = 16;               // [WP] 16 FP32 per block
+    a.sm.lanes_fp64 = 8;               // [WP] 8 FP64 per block
+    a.sm.lat_fp64 = 6;                 // DFMA -> FP64 reader: 6 [NAK] ([CFG] A100: 6)
+    a.sm.lat_sfu = 23;                 // [CFG] A100 -ptx_opcode_latency_sfu 23
+    a.sm.lat_shared_ld = 28;           // [CFG] A100 -gpgpu_smem_latency 28
+    a.sm.lat_shared_st = 28;           // assumed equal to the load
+    a.sm.global_bytes_per_cycle = 10;  // [WP] 1555 GB/s / (108 SMs x 1410 MHz) = 10.2
+    // [WP] 1024 FP16 FMA/clock per SM: 256 per block. [NAK] HMMA.16816 (2048 FMA, I = 8) 17:
+    // lat_tensor = 17 - 7 = 10; then m16n8k8 (I = 4) takes 13, [NAK]'s HMMA.1688: 13.
+    a.sm.tensor_fmas = 256;
+    a.sm.lat_tensor = 10;
+  }
   modern("hopper-h100", "NVIDIA H100 (Hopper): 228 KB shared memory, native shared atomics", 228);
-  v.back().sm.count = 132;
-  v.back().compute_capability = 90;
+  {
+    Arch& a = v.back();
+    a.sm.count = 132;
+    a.compute_capability = 90;
+    a.sm.lanes_fma = 32;               // [WP] 32 FP32 per block
+    a.sm.lanes_fp64 = 16;              // [WP] 16 FP64 per block
+    a.sm.lat_fp64 = 8;                 // [CFG] SM90_H100 -ptx_opcode_latency_dp 8
+    a.sm.lat_sfu = 23;                 // [CFG] SM90_H100 -ptx_opcode_latency_sfu 23
+    a.sm.lat_shared_ld = 29;           // [CFG] SM90_H100 -gpgpu_smem_latency 29
+    a.sm.lat_shared_st = 29;           // assumed equal to the load
+    a.sm.global_bytes_per_cycle = 13;  // [WP] 3350 GB/s / (132 SMs x 1980 MHz) = 12.8
+    // [WP] 2048 FP16 FMA/clock per SM: 512 per block. [CFG] SM90_H100 tensor latency 24 for its
+    // mma (m16n8k16: 2048 FMA, I = 4): lat_tensor = 24 - 3 = 21. (The config's interval, 8,
+    // is twice the whitepaper rate's 4; we take the whitepaper's.)
+    a.sm.tensor_fmas = 512;
+    a.sm.lat_tensor = 21;
+  }
 
   for (const Arch& a : v) validate(a);
   return v;
