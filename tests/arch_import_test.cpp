@@ -132,10 +132,70 @@ TEST(ArchImport, ReadsQuotedValuesOverLinesCommentsAndTheSubCoreOptions) {
             "RTPL=0");
   EXPECT_EQ(find(r.mapped, "-gpgpu_shmem_num_banks").line, 6);
   EXPECT_EQ(find(r.ignored, "-gpgpu_max_insn").value, "-1");
-  // What the sub-core structure will use is listed with its reason, not silently dropped.
-  EXPECT_NE(find(r.ignored, "-gpgpu_num_sched_per_core").why.find("issue 25"), std::string::npos);
-  EXPECT_NE(find(r.ignored, "-gpgpu_sub_core_model").why.find("one issue slot per SM"),
-            std::string::npos);
+  // The sub-core structure's options are mapped (issue 25).
+  EXPECT_EQ(find(r.mapped, "-gpgpu_num_sched_per_core").key, "sm.subcores");
+  EXPECT_EQ(r.arch.sm.subcores, 4u);
+  EXPECT_EQ(r.arch.sm.unit_scope, "subcore");
+}
+
+// A Volta-like and a Fermi-like unit description, in the forms of the field's configurations.
+// Lanes = 32 threads x unit instances per scheduler / initiation interval (ADD's, the first):
+//   Volta-like: 4 INT, 4 SP, 4 DP, 4 SFU units over 4 sub-cores (one each), intervals 2, 2, 4, 8
+//   -> 16, 16, 8, 4 lanes per sub-core (the V100 whitepaper's 16 INT32, 16 FP32, 8 FP64, 4 SFU).
+//   Fermi-like: no INT units (INT on the 2 SP units), both shared by 2 schedulers, interval 1
+//   -> 64 lanes; 1 SFU at interval 8 -> 4 lanes.
+const char* kVoltaUnits = R"(-gpgpu_num_sched_per_core 4
+-gpgpu_sub_core_model 1
+-gpgpu_num_int_units 4
+-gpgpu_num_sp_units 4
+-gpgpu_num_dp_units 4
+-gpgpu_num_sfu_units 4
+-ptx_opcode_initiation_int 2,2,2,2,8,4
+-ptx_opcode_initiation_fp 2,2,2,2,4
+-ptx_opcode_initiation_dp 4,4,4,4,130
+-ptx_opcode_initiation_sfu 8
+-ptx_opcode_latency_fp 4,13,4,5,39
+-ptx_opcode_latency_dp 8,19,8,8,330
+-ptx_opcode_latency_tesnor 64
+)";
+const char* kFermiUnits = R"(-gpgpu_num_sched_per_core 2
+-gpgpu_num_sp_units 2
+-gpgpu_num_sfu_units 1
+-ptx_opcode_initiation_int 1,2,2,1,8,4
+-ptx_opcode_initiation_sfu 8
+)";
+
+TEST(ArchImport, MapsSchedulersUnitsAndIntervalsOntoSubcoresAndLanes) {
+  const GpgpuSimImport v = import_gpgpusim(kVoltaUnits, "v.config", find_preset("volta-v100"));
+  EXPECT_EQ(v.arch.sm.subcores, 4u);
+  EXPECT_EQ(v.arch.sm.unit_scope, "subcore");
+  EXPECT_EQ(v.arch.sm.lanes_alu, 16u);
+  EXPECT_EQ(v.arch.sm.lanes_fma, 16u);
+  EXPECT_EQ(v.arch.sm.lanes_fp64, 8u);
+  EXPECT_EQ(v.arch.sm.lanes_sfu, 4u);
+  EXPECT_EQ(v.arch.sm.lat_fma, 4u);
+  EXPECT_EQ(v.arch.sm.lat_fp64, 8u);
+  // The tensor latency names no shape: listed with the reason.
+  bool tensor = false;
+  for (const auto& e : v.ignored)
+    if (e.option == "-ptx_opcode_latency_tesnor") tensor = e.why.find("shape") != std::string::npos;
+  EXPECT_TRUE(tensor);
+
+  const GpgpuSimImport f = import_gpgpusim(kFermiUnits, "f.config", find_preset("fermi-gtx580"));
+  EXPECT_EQ(f.arch.sm.subcores, 2u);
+  EXPECT_EQ(f.arch.sm.unit_scope, "sm");
+  EXPECT_EQ(f.arch.sm.lanes_alu, 64u);
+  EXPECT_EQ(f.arch.sm.lanes_sfu, 4u);
+
+  // Schedulers that do not divide the warp slots: the file, line and option.
+  try {
+    import_gpgpusim("-gpgpu_num_sched_per_core 5\n", "b.config", find_preset("fermi-gtx580"));
+    ADD_FAILURE() << "5 schedulers over 48 warp slots accepted";
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("b.config"), std::string::npos) << m;
+    EXPECT_NE(m.find("sm.subcores"), std::string::npos) << m;
+  }
 }
 
 TEST(ArchImport, LinesGpgpuSimWouldRejectAreErrors) {

@@ -1,6 +1,8 @@
 // `smemsim arch import`: a GPGPU-Sim configuration file (gpgpusim.config: one `-option value` per
 // line, `#` comments) mapped onto an arch (issue 10, item 7). Only the options that describe what
 // smemsim models are mapped; every other option is listed as ignored, with the reason.
+#include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <sstream>
@@ -137,6 +139,11 @@ bool OptionMapper::map(std::int64_t& clusters, std::int64_t& cores, int& cluster
     set_latency("sm.lat_alu", xs.front(), "the ALU latency");
   } else if (opt == "-ptx_opcode_latency_sfu") {
     set_latency("sm.lat_sfu", integers(entry_.value, ',', where_, opt).front(), "the SFU latency");
+  } else if (opt == "-ptx_opcode_latency_fp") {
+    set_latency("sm.lat_fma", integers(entry_.value, ',', where_, opt).front(), "the FP32 latency");
+  } else if (opt == "-ptx_opcode_latency_dp") {
+    set_latency("sm.lat_fp64", integers(entry_.value, ',', where_, opt).front(),
+                "the FP64 latency");
   } else {
     return false;
   }
@@ -147,27 +154,22 @@ bool OptionMapper::map(std::int64_t& clusters, std::int64_t& cores, int& cluster
 // (the rest are listed without one: they describe what smemsim does not model at all).
 const char* unmodeled_reason(const std::string& opt) {
   static const std::pair<const char*, const char*> kReasons[] = {
-      {"-gpgpu_num_sched_per_core",
-       "one issue slot per SM for now; schedulers per sub-core are issue 25's structure"},
-      {"-gpgpu_sub_core_model", "one issue slot per SM for now (issue 25)"},
-      {"-gpgpu_dual_issue_diff_exec_units", "one issue slot per SM for now (issue 25)"},
-      {"-gpgpu_num_sp_units", "unit counts are not modeled yet (issue 25)"},
-      {"-gpgpu_num_dp_units", "unit counts are not modeled yet (issue 25)"},
-      {"-gpgpu_num_int_units", "unit counts are not modeled yet (issue 25)"},
-      {"-gpgpu_num_sfu_units", "unit counts are not modeled yet (issue 25)"},
-      {"-gpgpu_num_tensor_core_units", "unit counts are not modeled yet (issue 25)"},
-      {"-gpgpu_pipeline_widths", "pipeline widths are not modeled yet (issue 25)"},
-      {"-ptx_opcode_initiation_int", "initiation intervals are not modeled yet (issue 25)"},
-      {"-ptx_opcode_initiation_fp", "initiation intervals are not modeled yet (issue 25)"},
-      {"-ptx_opcode_initiation_dp", "initiation intervals are not modeled yet (issue 25)"},
-      {"-ptx_opcode_initiation_sfu", "initiation intervals are not modeled yet (issue 25)"},
-      {"-ptx_opcode_initiation_tensor", "initiation intervals are not modeled yet (issue 25)"},
-      {"-ptx_opcode_latency_fp",
-       "one ALU latency (sm.lat_alu, from -ptx_opcode_latency_int's first value)"},
-      {"-ptx_opcode_latency_dp",
-       "one ALU latency (sm.lat_alu, from -ptx_opcode_latency_int's first value)"},
-      {"-ptx_opcode_latency_tesnor", "mma is timed as an ALU instruction for now (issue 25)"},
-      {"-ptx_opcode_latency_tensor", "mma is timed as an ALU instruction for now (issue 25)"},
+      {"-gpgpu_dual_issue_diff_exec_units",
+       "two schedulers of one SM issue to different units whenever the units have the lanes "
+       "(sm.unit_scope = sm): always on"},
+      {"-gpgpu_num_tensor_core_units", "one tensor unit per sub-core (sm.tensor_fmas)"},
+      {"-gpgpu_pipeline_widths",
+       "one latch per stage: the widths of GPGPU-Sim's operand "
+       "collector stages are not modeled"},
+      {"-ptx_opcode_initiation_tensor",
+       "the tensor unit's interval follows each mma's shape (sm.tensor_fmas, FP16 multiply-adds "
+       "per cycle); GPGPU-Sim's single interval names no shape"},
+      {"-ptx_opcode_latency_tesnor",
+       "an mma's latency follows its shape (sm.lat_tensor + interval - 1); GPGPU-Sim's single "
+       "latency names no shape"},
+      {"-ptx_opcode_latency_tensor",
+       "an mma's latency follows its shape (sm.lat_tensor + interval - 1); GPGPU-Sim's single "
+       "latency names no shape"},
       {"-gpgpu_l1_latency", "no L1 cache model: global accesses take sm.global_latency"},
       {"-gpgpu_clock_domains", "smemsim counts SM cycles; clock domains are not modeled"},
   };
@@ -175,6 +177,93 @@ const char* unmodeled_reason(const std::string& opt) {
     if (opt == o) return why;
   return "";
 }
+
+// The sub-core structure's options, mapped once the whole file is read (they combine): the
+// schedulers per SM and the sub-core model give sm.subcores and sm.unit_scope; a unit's lanes are
+// the warp's threads times the unit instances a scheduler has over GPGPU-Sim's initiation interval
+// (its first value, ADD's): QV100's 4 INT units over 4 sub-cores at interval 2 are 16 lanes per
+// sub-core, GTX480's 2 SP units shared by both schedulers at interval 1 are 64 lanes.
+class UnitOptions {
+ public:
+  // Records one of the options; false for any other.
+  bool read(const std::string& opt, const std::string& value, int line, const std::string& where) {
+    static const char* const kII[] = {"-ptx_opcode_initiation_int", "-ptx_opcode_initiation_fp",
+                                      "-ptx_opcode_initiation_dp", "-ptx_opcode_initiation_sfu"};
+    static const char* const kCount[] = {"-gpgpu_num_int_units", "-gpgpu_num_sp_units",
+                                         "-gpgpu_num_dp_units", "-gpgpu_num_sfu_units"};
+    for (std::size_t u = 0; u < 4; ++u) {
+      if (opt == kII[u]) {
+        const std::int64_t ii = integers(value, ',', where, opt).front();
+        if (ii < 1)
+          throw InputError(fmt::format("{}: {}: {} is not a positive interval", where, opt, ii));
+        ii_[u] = {line, opt, value, ii};
+        return true;
+      }
+      if (opt == kCount[u]) {
+        count_[u] = {line, opt, value, one(value, where, opt)};
+        if (count_[u].v < 0)
+          throw InputError(fmt::format("{}: {}: {} units", where, opt, count_[u].v));
+        return true;
+      }
+    }
+    if (opt == "-gpgpu_num_sched_per_core") {
+      sched_ = {line, opt, value, one(value, where, opt)};
+      return true;
+    }
+    if (opt == "-gpgpu_sub_core_model") {
+      model_ = {line, opt, value, one(value, where, opt)};
+      return true;
+    }
+    return false;
+  }
+
+  void apply(GpgpuSimImport& r) const {
+    const std::int64_t sched = sched_.line ? sched_.v : 1;
+    const bool sub = model_.line && model_.v != 0;
+    set(r, sched_, "sm.subcores", std::to_string(sched));
+    if (sched_.line || model_.line)
+      set(r, model_.line ? model_ : sched_, "sm.unit_scope", sub ? "subcore" : "sm");
+    static const char* const kLanes[] = {"sm.lanes_alu", "sm.lanes_fma", "sm.lanes_fp64",
+                                         "sm.lanes_sfu"};
+    for (std::size_t u = 0; u < 4; ++u) {
+      if (!ii_[u].line) continue;
+      // INT runs on the SP units where there are no INT units (GTX480: -gpgpu_num_int_units 0).
+      const Opt& c = u == 0 && (!count_[0].line || count_[0].v == 0) ? count_[1] : count_[u];
+      std::int64_t instances = c.line ? c.v : 1;
+      if (sub) instances = instances / std::max<std::int64_t>(1, sched);
+      instances = std::max<std::int64_t>(1, instances);
+      const std::int64_t lanes =
+          std::clamp<std::int64_t>(std::int64_t(r.arch.warp_size) * instances / ii_[u].v, 1, 64);
+      set(r, ii_[u], kLanes[u], std::to_string(lanes));
+      if (c.line)
+        r.mapped.push_back({c.line, c.opt, c.value, kLanes[u], std::to_string(lanes), ""});
+    }
+    for (std::size_t u = 0; u < 4; ++u) {
+      const bool used = ii_[u].line || (u == 1 && ii_[0].line && (!count_[0].line || !count_[0].v));
+      if (count_[u].line && !used)
+        r.ignored.push_back({count_[u].line, count_[u].opt, count_[u].value, "", "",
+                             "no initiation interval for this unit in the file: its lanes stay"});
+    }
+  }
+
+ private:
+  struct Opt {
+    int line = 0;
+    std::string opt, value;
+    std::int64_t v = 0;
+  };
+  static void set(GpgpuSimImport& r, const Opt& o, const std::string& key, const std::string& v) {
+    if (!o.line) return;
+    try {
+      apply_override(r.arch, key + "=" + v);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{}:{}: {}: {}", r.origin, o.line, o.opt, e.what()));
+    }
+    r.mapped.push_back({o.line, o.opt, o.value, key, v, ""});
+  }
+  std::array<Opt, 4> ii_, count_;
+  Opt sched_, model_;
+};
 
 // The file as GPGPU-Sim's option parser reads it: `#` to the end of a line is a comment, words are
 // separated by white space, and a double-quoted value is one word even across lines (the GTX 480
@@ -245,6 +334,7 @@ GpgpuSimImport import_gpgpusim(std::string_view text, const std::string& origin,
   r.arch = base;
   std::int64_t clusters = -1, cores = -1;
   int clusters_line = 0;
+  UnitOptions units;
   const std::vector<Word> words = config_words(text, origin);
   for (std::size_t k = 0; k < words.size(); k += 2) {
     const std::string& opt = words[k].text;
@@ -261,6 +351,7 @@ GpgpuSimImport import_gpgpusim(std::string_view text, const std::string& origin,
       throw InputError(fmt::format("{}: {} has no value", where, opt));
     const std::string& value = words[k + 1].text;
     try {
+      if (units.read(opt, value, n, where)) continue;
       if (!OptionMapper(r, n, opt, value).map(clusters, cores, clusters_line))
         r.ignored.push_back({n, opt, value, "", "", unmodeled_reason(opt)});
     } catch (const InputError& e) {
@@ -283,6 +374,7 @@ GpgpuSimImport import_gpgpusim(std::string_view text, const std::string& origin,
                         fmt::format("{} x {}", clusters, cores), "sm.count",
                         std::to_string(clusters * cores), ""});
   }
+  units.apply(r);
   try {
     validate(r.arch);
   } catch (const InputError& e) {
