@@ -56,6 +56,15 @@ void BM_SimReduction(benchmark::State& state) {
 }
 BENCHMARK(BM_SimReduction)->Unit(benchmark::kMillisecond);
 
+// The same on volta-v100: four sub-cores per SM sharing the shared-memory port (issue 25).
+void BM_SimReductionVolta(benchmark::State& state) {
+  exec::BuiltinOptions o;
+  o.size = 1 << 20;
+  o.variant = "interleaved";
+  run(state, "reduction", o, find_preset("volta-v100"));
+}
+BENCHMARK(BM_SimReductionVolta)->Unit(benchmark::kMillisecond);
+
 // 1024 x 1024 naive 16 x 16 tiles: 8-way shared-memory conflicts in the store phase.
 void BM_SimTranspose(benchmark::State& state) {
   exec::BuiltinOptions o;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "smemsim/timing.hpp"
 #include "timing/inst_info.hpp"
@@ -47,6 +48,8 @@ class PipelineHost {
  public:
   virtual ~PipelineHost() = default;
   virtual Op& op(std::uint32_t id) = 0;
+  // Every op, indexed by id (the vector may grow; a pipeline keeps a pointer to it).
+  virtual std::vector<Op>& ops() = 0;
   // EXE stages of a unit: its latency minus front end, memory stages and writeback (>= 1).
   virtual std::uint32_t exe_stages(Unit u) const = 0;
   // First arrival at MEM0: plan the bank passes (and take lock bits for a lock-loop Read).

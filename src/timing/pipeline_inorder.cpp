@@ -53,9 +53,11 @@ class InOrder final : public Pipeline {
  public:
   InOrder(const SmConfig& sm, std::uint32_t premem, PipelineHost& host, bool split, bool elastic)
       : h_(host),
+        ops_(&host.ops()),
         split_(split || elastic),
         elastic_(elastic),
         fixed_(elastic && sm.nonmem_ready == "fixed"),
+        shared_port_(sm.subcores > 1),
         f_(sm.frontend_stages),
         m_(sm.mem_stages),
         n_(premem) {
@@ -72,6 +74,9 @@ class InOrder final : public Pipeline {
 
   void advance(std::uint64_t now) override {
     wb_op_ = kNone;
+    // Nothing inside and no global data to write back: nothing can move (a sub-core without
+    // work).
+    if (shared_port_ && empty() && !h_.global_return_ready(now)) return;
     mem0_refuse_ = Stall::FrontEnd;
     writeback(now);
     mem0_out(now);
@@ -168,7 +173,7 @@ class InOrder final : public Pipeline {
   };
 
   void cell(StageCell& c, std::uint32_t id) const {
-    Op& o = h_.op(id);
+    Op& o = op_(id);
     c.warp = o.warp;
     c.sub = o.sub;
     c.index = o.inflight;  // resolved to an instruction by the SM's view (Sm::stage_cells)
@@ -176,12 +181,12 @@ class InOrder final : public Pipeline {
   int older(int a, int b) const {
     if (a == kNone) return b;
     if (b == kNone) return a;
-    return h_.op(std::uint32_t(a)).seq <= h_.op(std::uint32_t(b)).seq ? a : b;
+    return op_(std::uint32_t(a)).seq <= op_(std::uint32_t(b)).seq ? a : b;
   }
   // Whether the op in MEM0 has finished its passes in an earlier cycle and may move on.
   bool mem0_finished(std::uint64_t now) const {
     if (mem0_ == kNone || now <= pass_end_) return false;
-    const Op& o = h_.op(std::uint32_t(mem0_));
+    const Op& o = op_(std::uint32_t(mem0_));
     return o.mem != MemWork::Global && o.passes == 0 && o.passes2 == 0 && o.tm_passes == 0;
   }
   // Path of an op leaving EXE: MEM0 unless a split pipeline sends a non-memory op to NONMEM.
@@ -274,7 +279,7 @@ class InOrder final : public Pipeline {
 
   // One bank pass of the op in MEM0 in cycle `now`.
   void pass(std::uint64_t now) {
-    Op& o = h_.op(std::uint32_t(mem0_));
+    Op& o = op_(std::uint32_t(mem0_));
     tm_pass_ = false;
     if (o.passes) {
       --o.passes;
@@ -287,13 +292,13 @@ class InOrder final : public Pipeline {
     pass_end_ = now;
     const bool more = o.passes || o.passes2 || o.tm_passes;
     // Back-to-back passes keep the SM's shared-memory port (sub-cores).
-    h_.port_hold(more && (o.passes ? o.replay : o.passes2 ? o.replay2 : 1) <= 1);
+    if (shared_port_) h_.port_hold(more && (o.passes ? o.replay : o.passes2 ? o.replay2 : 1) <= 1);
     if (!more) h_.mem0_done(std::uint32_t(mem0_), now);
   }
   // Whether a pass of op `id` at MEM0 gets the SM's shared-memory port this cycle (a non-memory
   // op in the unified pipeline needs none).
   bool port(std::uint32_t id, std::uint64_t now) {
-    if (h_.op(id).mem == MemWork::None) return true;
+    if (!shared_port_ || op_(id).mem == MemWork::None) return true;
     if (h_.port_take(now)) return true;
     mem0_refuse_ = Stall::MioThrottle;
     return false;
@@ -302,7 +307,7 @@ class InOrder final : public Pipeline {
   void mem0_out(std::uint64_t now) {
     extra_pass_ = false;
     if (mem0_ == kNone || now <= pass_end_) return;
-    Op& o = h_.op(std::uint32_t(mem0_));
+    Op& o = op_(std::uint32_t(mem0_));
     if (o.mem == MemWork::Global) {  // the memory unit took it at MEM0
       mem0_ = kNone;
     } else if (o.passes || o.passes2 || o.tm_passes) {
@@ -333,7 +338,7 @@ class InOrder final : public Pipeline {
     if (mem0_ != kNone) {
       mem0_refuse_ = !extra_pass_ ? mem0_cause_
                      : tm_pass_   ? Stall::TmOverhead
-                                  : pass_stall(h_.op(std::uint32_t(mem0_)));
+                                  : pass_stall(op_(std::uint32_t(mem0_)));
       return;
     }
     // A replayed access re-enters first.
@@ -344,14 +349,14 @@ class InOrder final : public Pipeline {
       mem0_ = int(r->op);
       replay_.erase(r);
       pass(now);
-      mem0_refuse_ = pass_stall(h_.op(std::uint32_t(mem0_)));
+      mem0_refuse_ = pass_stall(op_(std::uint32_t(mem0_)));
       return;
     }
     // Then the PREMEM queue's oldest entry, then the op leaving EXE (the (N+1)-to-1 multiplexer).
     const bool queued = elastic_ && premem_.head_ready(now);
     const int c = queued ? int(premem_.head()) : oldest_candidate(now, true);
     if (c == kNone) return;
-    Op& o = h_.op(std::uint32_t(c));
+    Op& o = op_(std::uint32_t(c));
     if (!port(std::uint32_t(c), now)) return;
     if (o.mem == MemWork::Global) {
       if (!h_.global_send(std::uint32_t(c), now)) return;  // queue full: FrontEnd
@@ -393,11 +398,11 @@ class InOrder final : public Pipeline {
   // for MEM0 (to_mem0) or NONMEM; the others stay and record why.
   int oldest_candidate(std::uint64_t now, bool to_mem0) {
     int best = kNone;
-    if (exe0_ != kNone && leaves_exe0(h_.op(std::uint32_t(exe0_))) &&
-        to_mem(h_.op(std::uint32_t(exe0_))) == to_mem0)
+    if (exe0_ != kNone && leaves_exe0(op_(std::uint32_t(exe0_))) &&
+        to_mem(op_(std::uint32_t(exe0_))) == to_mem0)
       best = exe0_;
     each_busy_unit([&](std::size_t u) {
-      if (unit_[u].head_ready(now) && to_mem(h_.op(unit_[u].head())) == to_mem0)
+      if (unit_[u].head_ready(now) && to_mem(op_(unit_[u].head())) == to_mem0)
         best = older(best, int(unit_[u].head()));
     });
     return best;
@@ -410,7 +415,7 @@ class InOrder final : public Pipeline {
       exe0_ = kNone;
       return;
     }
-    const std::size_t u = std::size_t(h_.op(std::uint32_t(c)).unit);
+    const std::size_t u = std::size_t(op_(std::uint32_t(c)).unit);
     unit_[u].pop();
     if (unit_[u].empty()) busy_units_ &= ~(1u << u);
   }
@@ -423,10 +428,10 @@ class InOrder final : public Pipeline {
 
   void exe_out(std::uint64_t now) {
     each_busy_unit([&](std::size_t u) {
-      if (unit_[u].full()) unit_cause_[u] = refusal(h_.op(unit_[u].head()));
+      if (unit_[u].full()) unit_cause_[u] = refusal(op_(unit_[u].head()));
     });
     if (exe0_ == kNone) return;
-    const Op& o = h_.op(std::uint32_t(exe0_));
+    const Op& o = op_(std::uint32_t(exe0_));
     const std::size_t u = std::size_t(o.unit);
     if (leaves_exe0(o)) {
       exe0_cause_ = refusal(o);  // it wanted MEM0/NONMEM and did not get it
@@ -456,8 +461,13 @@ class InOrder final : public Pipeline {
     for (std::uint32_t b = busy_units_; b; b &= b - 1) f(std::size_t(std::countr_zero(b)));
   }
 
+  // The SM's ops, indexed by id (PipelineHost::ops: read directly, not through a virtual call).
+  Op& op_(std::uint32_t id) const { return (*ops_)[id]; }
+
   PipelineHost& h_;
+  std::vector<Op>* ops_;
   bool split_, elastic_, fixed_;
+  bool shared_port_;  // sub-cores share the SM's shared-memory port (PipelineHost::port_take)
   std::uint32_t f_, m_, n_;  // n_: PREMEM entries (elastic)
   DelayLine fe_;
   int exe0_ = kNone;

@@ -43,6 +43,9 @@ Sm::Sm(std::uint32_t id, const SimContext& ctx)
   lanes_[std::size_t(Unit::Sfu)] = sm.lanes_sfu;
   lanes_[std::size_t(Unit::Tensor)] = sm.tensor_fmas;
   shared_units_ = sm.unit_scope == "sm";
+  units_on_ = (shared_units_ && nsc_ > 1) || sm.tensor_fmas > 0;
+  for (const std::uint32_t lanes : {sm.lanes_alu, sm.lanes_fma, sm.lanes_fp64, sm.lanes_sfu})
+    units_on_ |= lanes < sm.simd_width;
   units_.resize(shared_units_ ? 1 : nsc_);
   units_busy_.assign(units_.size(), 0);
   if (arch_.sm.scheduler.starts_with("bank-aware"))
@@ -61,6 +64,7 @@ std::uint32_t Sm::exe_stages(Unit u) const {
 
 bool Sm::busy() const {
   if (!gmem_.empty()) return true;
+  if (nsc_ == 1) return !sub_[0].pipe->empty() || sub_[0].issuing >= 0;
   for (const Subcore& sc : sub_)
     if (!sc.pipe->empty() || sc.issuing >= 0) return true;
   return false;
@@ -101,11 +105,11 @@ void Sm::push_ops(std::uint32_t inflight, Unit unit, MemWork mem, bool memory,
                   std::uint32_t sectors, std::uint64_t now) {
   Inflight& in = inflight_.items[inflight];
   in.subs_left = static_cast<std::uint8_t>(nsub_);
-  const std::uint32_t k = in.warp % nsc_;
+  const std::uint32_t k = warps_[in.warp].sub;
   Subcore& sc = sub_[k];
   sc.issuing_ops.clear();
   // A tensor op holds its unit as long as its shape takes and is ready that much later.
-  const std::uint64_t cost = unit == Unit::Tensor ? unit_cost(unit, in.index) : 0;
+  const std::uint64_t cost = units_on_ && unit == Unit::Tensor ? unit_cost(unit, in.index) : 0;
   const std::size_t tensor = unit_map_[std::size_t(Unit::Tensor)];
   const auto extra = static_cast<std::uint16_t>(
       cost && tensor == std::size_t(Unit::Tensor)
@@ -134,7 +138,7 @@ void Sm::push_ops(std::uint32_t inflight, Unit unit, MemWork mem, bool memory,
     sc.issuing_ops.push_back(id);
   }
   sc.pipe->issue(sc.issuing_ops[0], now);
-  unit_take(k, unit, in.index, now);
+  if (units_on_) unit_take(k, unit, in.index, now);
   if (nsub_ > 1) {
     sc.issuing = inflight;
     sc.issuing_sub = 1;
@@ -144,7 +148,8 @@ void Sm::push_ops(std::uint32_t inflight, Unit unit, MemWork mem, bool memory,
 void Sm::push_next_sub(Subcore& sc, std::uint64_t now) {
   const Op& o = ops_[sc.issuing_ops[sc.issuing_sub]];
   sc.pipe->issue(sc.issuing_ops[sc.issuing_sub], now);
-  unit_take(std::uint32_t(&sc - sub_.data()), o.unit, inflight_.items[o.inflight].index, now);
+  if (units_on_)
+    unit_take(std::uint32_t(&sc - sub_.data()), o.unit, inflight_.items[o.inflight].index, now);
   if (++sc.issuing_sub == nsub_) sc.issuing = -1;
 }
 
@@ -312,7 +317,7 @@ Stall Sm::issue(std::uint32_t k, std::uint64_t now) {
     const Op& o = ops_[sc.issuing_ops[sc.issuing_sub]];
     if (!pipe.can_issue()) {
       slot = pipe.block_cause();
-    } else if (!unit_free(k, o.unit, inflight_.items[o.inflight].index, now)) {
+    } else if (units_on_ && !unit_free(k, o.unit, inflight_.items[o.inflight].index, now)) {
       slot = Stall::MathPipeThrottle;
     } else {
       slot = Stall::Issued;
@@ -333,7 +338,7 @@ Stall Sm::issue(std::uint32_t k, std::uint64_t now) {
       if (!pool.any() && ready_->fill()) pool = ready;
     }
     const bool masked = !pool.any();
-    throttle(k, pool, now);
+    if (units_on_) throttle(k, pool, now);
     if (pool.any()) {
       const std::uint32_t picked = sc.sched->pick(pool, *this);
       if (ctx_.instr) attribute_warp_states(k, int(picked), Stall::Issued);
@@ -403,16 +408,22 @@ bool Sm::tick(std::uint64_t now) {
   }
   // The sub-cores in an order that rotates every cycle (the port and shared units go to the
   // first that asks).
-  const std::uint32_t first = nsc_ == 1 ? 0 : std::uint32_t(now % nsc_);
-  for (std::uint32_t j = 0; j < nsc_; ++j) sub_[(first + j) % nsc_].pipe->advance(now);
-  issued_ = false;
   Stall stalled = Stall::Issued;
-  for (std::uint32_t j = 0; j < nsc_; ++j) {
-    const Stall slot = issue((first + j) % nsc_, now);
-    if (slot == Stall::Issued)
-      issued_ = true;
-    else if (stalled == Stall::Issued)
-      stalled = slot;
+  if (nsc_ == 1) {
+    sub_[0].pipe->advance(now);
+    stalled = issue(0, now);
+    issued_ = stalled == Stall::Issued;
+  } else {
+    const std::uint32_t first = std::uint32_t(now % nsc_);
+    for (std::uint32_t j = 0; j < nsc_; ++j) sub_[(first + j) % nsc_].pipe->advance(now);
+    issued_ = false;
+    for (std::uint32_t j = 0; j < nsc_; ++j) {
+      const Stall slot = issue((first + j) % nsc_, now);
+      if (slot == Stall::Issued)
+        issued_ = true;
+      else if (stalled == Stall::Issued)
+        stalled = slot;
+    }
   }
   if (!issued_ && ctx_.options->observer) ctx_.options->observer->on_stall(id_, stalled, now);
   auto apply = [&] {

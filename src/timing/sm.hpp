@@ -123,6 +123,7 @@ class Sm final : public SchedulerView {
    public:
     Host(Sm& sm, std::uint32_t sub) : sm_(sm), sub_(sub) {}
     Op& op(std::uint32_t id) override { return sm_.ops_[id]; }
+    std::vector<Op>& ops() override { return sm_.ops_; }
     std::uint32_t exe_stages(Unit u) const override { return sm_.exe_stages(u); }
     void mem0_plan(std::uint32_t id, std::uint64_t now) override { sm_.mem0_plan(id, now); }
     void mem0_done(std::uint32_t id, std::uint64_t now) override { sm_.mem0_done(id, now); }
@@ -153,7 +154,8 @@ class Sm final : public SchedulerView {
     std::uint8_t issuing_sub = 0;
     std::vector<std::uint32_t> issuing_ops;
     std::array<std::uint32_t, kStallKinds> reason_count{};
-    WarpMask throttled;  // eligible warps whose unit was busy this cycle
+    std::uint32_t reason_bits = 0;  // the kinds whose count is not zero
+    WarpMask throttled;             // eligible warps whose unit was busy this cycle
     Stall throttle = Stall::MathPipeThrottle;
   };
   // A unit's occupancy: lane-cycles (cycle x lanes) up to which it is taken, and who took it
@@ -189,6 +191,7 @@ class Sm final : public SchedulerView {
     bool eligible = false;
     std::uint32_t exec_slot = 0, exec_warp = 0, cta = 0;
     std::uint64_t age = 0;
+    std::uint8_t sub = 0;         // its sub-core: slot % sm.subcores
     std::uint32_t in_flight = 0;  // inflight records
     bool control = false;         // a branch/ret/exit in flight
     bool at_bar = false;          // issued bar.sync, not yet released
@@ -283,6 +286,9 @@ class Sm final : public SchedulerView {
   std::vector<std::array<UnitUse, kUnits>> units_;
   std::vector<std::uint64_t> units_busy_;  // per units_ set: the largest `until` (skip when idle)
   bool shared_units_ = false;
+  // Whether a unit can ever refuse an op: a unit with fewer lanes than an op has threads, a
+  // tensor unit, or units two schedulers share. Without, the unit bookkeeping is skipped.
+  bool units_on_ = false;
   // The shared-memory port: the cycle of its last pass and the sub-core holding it for an
   // access's back-to-back passes (-1: none).
   std::uint64_t port_cycle_ = ~std::uint64_t{0};

@@ -1,5 +1,7 @@
 // The SM's warp eligibility (sm.hpp): why each warp may or may not issue, and the issue slot's
 // reason when none can.
+#include <bit>
+
 #include "timing/sm.hpp"
 
 namespace smemsim::timing {
@@ -8,11 +10,14 @@ namespace smemsim::timing {
 
 void Sm::set_reason(Warp& w, bool eligible, Stall reason) {
   const std::uint32_t slot = std::uint32_t(&w - warps_.data());
-  auto& count = sub_[slot % nsc_].reason_count;
-  if (!w.eligible && w.reason != Stall::Idle) --count[std::size_t(w.reason)];
+  Subcore& sc = sub_[w.sub];
+  auto& count = sc.reason_count;
+  if (!w.eligible && w.reason != Stall::Idle && --count[std::size_t(w.reason)] == 0)
+    sc.reason_bits &= ~(1u << std::size_t(w.reason));
   w.eligible = eligible;
   w.reason = eligible ? Stall::Issued : reason;
-  if (!eligible && reason != Stall::Idle) ++count[std::size_t(reason)];
+  if (!eligible && reason != Stall::Idle && count[std::size_t(reason)]++ == 0)
+    sc.reason_bits |= 1u << std::size_t(reason);
   if (eligible)
     eligible_.set(slot);
   else
@@ -92,11 +97,13 @@ void Sm::skip(std::uint64_t, std::uint64_t n) {
 
 // The most common reason among sub-core k's warps that cannot issue.
 Stall Sm::dominant_reason(std::uint32_t k) const {
-  const auto& count = sub_[k].reason_count;
+  const Subcore& sc = sub_[k];
   std::size_t best = 0;
   std::uint32_t most = 0;
-  for (std::size_t r = 0; r < kStallKinds; ++r)
-    if (count[r] > most) most = count[r], best = r;
+  for (std::uint32_t b = sc.reason_bits; b; b &= b - 1) {  // the first of the most common
+    const auto r = static_cast<std::size_t>(std::countr_zero(b));
+    if (sc.reason_count[r] > most) most = sc.reason_count[r], best = r;
+  }
   return most ? static_cast<Stall>(best) : Stall::Idle;
 }
 

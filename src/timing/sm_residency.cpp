@@ -35,6 +35,7 @@ void Sm::start_cta(std::uint64_t cta, std::uint64_t age_base) {
     Warp& w = warps_[slot];
     w = Warp{};
     w.used = true;
+    w.sub = static_cast<std::uint8_t>(slot % sub_.size());
     w.exec_slot = ct.exec_slot;
     w.exec_warp = k;
     w.cta = c;

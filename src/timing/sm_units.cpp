@@ -52,14 +52,22 @@ Unit Sm::unit_of_next(std::uint32_t w) const {
 void Sm::throttle(std::uint32_t k, WarpMask& pool, std::uint64_t now) {
   Subcore& sc = sub_[k];
   sc.throttled = WarpMask{};
-  if (units_busy_[shared_units_ ? 0 : k] <= now) return;  // every unit takes an op
+  const std::size_t set = shared_units_ ? 0 : k;
+  if (units_busy_[set] <= now) return;  // every unit takes an op
+  // The units that take no op this cycle (unit_free), as bits.
+  std::uint32_t blocked = 0;
+  for (const Unit u : {Unit::Alu, Unit::Fma, Unit::Fp64, Unit::Sfu, Unit::Tensor}) {
+    const std::size_t m = std::size_t(u);
+    if (lanes_[m] && units_[set][m].until >= (now + 1) * lanes_[m]) blocked |= 1u << m;
+  }
+  if (!blocked) return;
   sc.throttle = Stall::MathPipeThrottle;
   pool.each([&](std::uint32_t w) {
-    const Unit u = unit_of_next(w);
-    if (unit_free(k, u, warps_[w].next, now)) return;
+    const std::size_t m = unit_map_[std::size_t(unit_of_next(w))];
+    if (!((blocked >> m) & 1)) return;
     pool.clear(w);
     sc.throttled.set(w);
-    const UnitUse& use = units_[shared_units_ ? 0 : k][unit_map_[std::size_t(u)]];
+    const UnitUse& use = units_[set][m];
     if (use.at == now && use.by != k) sc.throttle = Stall::Dispatch;
   });
 }
