@@ -220,6 +220,11 @@ class UnitOptions {
   void apply(GpgpuSimImport& r) const {
     const std::int64_t sched = sched_.line ? sched_.v : 1;
     const bool sub = model_.line && model_.v != 0;
+    if (sched_.line && (sched < 1 || r.arch.sm.max_warps % sched != 0))
+      throw InputError(fmt::format(
+          "{}:{}: {}: {} schedulers do not divide the SM's {} warp slots (sm.subcores: every "
+          "sub-core needs the same number)",
+          r.origin, sched_.line, sched_.opt, sched, r.arch.sm.max_warps));
     set(r, sched_, "sm.subcores", std::to_string(sched));
     if (sched_.line || model_.line)
       set(r, model_.line ? model_ : sched_, "sm.unit_scope", sub ? "subcore" : "sm");

@@ -229,7 +229,7 @@ std::vector<Arch> build() {
     a.source =
         "CUDA guide (geometry); NVIDIA whitepapers (processing blocks, lanes, tensor rate); "
         "NVIDIA-provided latency tables in Mesa NAK, GPGPU-Sim/Accel-Sim tested configs and a "
-        "TITAN V microbenchmark log (latencies); docs/sources.md per key";
+        "TITAN V microbenchmark log (latencies); docs/sources.md gives each key's";
     v.push_back(a);
   };
   modern("volta-v100", "NVIDIA V100 (Volta): 96 KB shared memory, native shared atomics", 96);
