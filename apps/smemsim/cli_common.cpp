@@ -100,7 +100,7 @@ std::string arch_summary(const Arch& a) {
       "{}: {} KiB, {} banks x {} B ({}), warp {} in transactions of {}, {}, atomics {}{}",
       arch_label(a), a.memory_bytes / 1024, a.banks, a.bank_width_bytes, a.bank_hash, a.warp_size,
       a.transaction_lanes, locks, a.atomic_model,
-      a.calibrated || !a.derived.empty() ? "" : " [uncalibrated]");
+      a.derived.empty() ? " [" + sources_summary(a) + "]" : "");
 }
 
 namespace {

@@ -26,16 +26,18 @@ void add_arch_list(CLI::App* arch) {
       print_json(out);
       return;
     }
-    fmt::print("{:<17} {:>7} {:>6} {:>5} {:>5} {:>4} {:>6} {:>7} {}\n", "name", "memory", "banks",
-               "width", "warp", "txn", "locks", "atomic", "notes");
+    fmt::print("{:<17} {:>7} {:>6} {:>5} {:>5} {:>4} {:>6} {:>7} {:>8} {}\n", "name", "memory",
+               "banks", "width", "warp", "txn", "locks", "atomic", "subcores", "timing keys");
     for (const Arch& a : arch_presets()) {
-      fmt::print("{:<17} {:>4}KiB {:>6} {:>4}B {:>5} {:>4} {:>6} {:>7} {}\n", a.name,
+      fmt::print("{:<17} {:>4}KiB {:>6} {:>4}B {:>5} {:>4} {:>6} {:>7} {:>8} {}\n", a.name,
                  a.memory_bytes / 1024, a.banks, a.bank_width_bytes, a.warp_size,
                  a.transaction_lanes, a.locks == 0 ? std::string("word") : std::to_string(a.locks),
-                 a.atomic_model, a.calibrated ? "calibrated" : "uncalibrated");
+                 a.atomic_model, a.sm.subcores, sources_summary(a));
     }
-    fmt::print("\n(default: {}; `smemsim arch show NAME` prints one as TOML)\n",
-               default_arch().name);
+    fmt::print(
+        "\n(default: {}; `smemsim arch show NAME` prints one as TOML with each timing key's "
+        "source; docs/sources.md)\n",
+        default_arch().name);
   });
 }
 
@@ -54,14 +56,26 @@ void add_show(CLI::App* arch) {
     ArchOptions o = *opts;
     if (!name->empty()) o.name = *name;
     const Arch a = resolve_arch(o);
+    const std::vector<TimingKeySource> sources = timing_sources(a);
     if (*show_json) {
       nlohmann::json out = json::document("arch-show");
       out["arch"] = json::to_json(a);
       out["toml"] = to_toml(a);
+      out["timing_sources"] = nlohmann::json::array();
+      for (const TimingKeySource& k : sources)
+        out["timing_sources"].push_back({{"key", k.key},
+                                         {"value", k.value},
+                                         {"kind", source_kind_name(k.kind)},
+                                         {"source", k.text}});
       print_json(out);
       return;
     }
     std::cout << "# " << arch_summary(a) << "\n# source: " << a.source << "\n" << to_toml(a, true);
+    std::cout << fmt::format("\n# Timing keys and their sources ({}; docs/sources.md):\n",
+                             sources_summary(a));
+    for (const TimingKeySource& k : sources)
+      std::cout << fmt::format("#   {} = {}: {}, {}\n", k.key, k.value, source_kind_name(k.kind),
+                               k.text);
   });
 }
 

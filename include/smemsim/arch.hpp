@@ -220,6 +220,24 @@ struct GpgpuSimImport {
 };
 GpgpuSimImport import_gpgpusim(std::string_view text, const std::string& origin, const Arch& base);
 
+// Where a timing key's value comes from (issue 25, item 2; docs/sources.md): a seed's measurement,
+// a published microbenchmark, vendor data, a correlated simulator configuration, an assumption, or
+// a value the user set (a key changed from the preset).
+enum class SourceKind : std::uint8_t { Seed, Measured, Vendor, Config, Assumed, User, Untraced };
+std::string_view source_kind_name(SourceKind k);  // "seed", "measured", ..., "not traced"
+struct TimingKeySource {
+  std::string key, value;
+  SourceKind kind = SourceKind::Untraced;
+  std::string text;  // the source, precise enough to check
+};
+// The keys the cycle model and the latency models read (latencies, rates, structure).
+const std::vector<std::string>& timing_keys();
+// Each timing key that applies to `arch` (no lock-loop keys on a native-atomic GPU, ...) with its
+// source; presets without a per-key table give Untraced.
+std::vector<TimingKeySource> timing_sources(const Arch& arch);
+// "27 of 31 timing keys sourced, 11 measured" (seed and measured count as measured).
+std::string sources_summary(const Arch& arch);
+
 // "fermi-gtx580" or "fermi-gtx580 derived (memory.banks=16), uncalibrated": how results name it.
 std::string arch_label(const Arch& arch);
 Arch load_arch_toml(const std::string& path, const Arch& base);

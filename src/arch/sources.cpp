@@ -1,0 +1,288 @@
+// Where each timing key of a preset comes from (issue 25, item 2; docs/sources.md has the same
+// table for people). A key a derived arch changed is the user's; a preset without a per-key table
+// says so instead of claiming a source.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "smemsim/arch.hpp"
+
+namespace smemsim {
+namespace {
+
+using K = SourceKind;
+
+struct Row {
+  std::string key;
+  SourceKind kind;
+  std::string text;
+};
+
+// The Volta-Hopper sources (docs/sources.md): WP whitepaper, NAK the NVIDIA-provided latency tables
+// in Mesa's NAK compiler, CFG a GPGPU-Sim/Accel-Sim tested configuration, TV Accel-Sim's TITAN V
+// microbenchmark log.
+constexpr const char* kAssumedTiming =
+    "no source found for the per-access model on this GPU; a placeholder";
+const std::vector<Row> kModernCommon = {
+    {"sm.subcores", K::Vendor, "whitepaper SM diagram: 4 processing blocks"},
+    {"sm.lanes_alu", K::Vendor, "whitepaper: 16 INT32 lanes per block"},
+    {"sm.lanes_sfu", K::Vendor, "whitepaper / CUDA guide: 16 SFU results per clock per SM"},
+    {"sm.frontend_stages", K::Assumed, "1, so the shortest latency is the measured ALU's 4"},
+    {"sm.mem_stages", K::Assumed, "1, so the shortest latency is the measured ALU's 4"},
+    {"sm.lat_shared_st", K::Assumed, "equal to the shared load: no source found"},
+    {"sm.lat_shared_atom", K::Assumed, "no source found"},
+    {"sm.lat_branch", K::Assumed, "the pipeline's shortest (Accel-Sim's BRA unit: 4)"},
+    {"sm.lat_const", K::Assumed, "no source found"},
+    {"sm.global_latency", K::Assumed, "no source found"},
+    {"sm.global_atomic_latency", K::Assumed, "no source found"},
+    {"timing.ld_base", K::Assumed, kAssumedTiming},
+    {"timing.st_base", K::Assumed, kAssumedTiming},
+    {"timing.t_bank", K::Assumed, kAssumedTiming},
+    {"timing.native_base", K::Assumed, kAssumedTiming},
+    {"timing.native_position", K::Assumed, kAssumedTiming},
+};
+
+const std::map<std::string, std::vector<Row>>& tables() {
+  static const std::map<std::string, std::vector<Row>> t = {
+      {"volta-v100",
+       {
+           {"sm.lanes_fma", K::Vendor, "V100 whitepaper: 16 FP32 lanes per block"},
+           {"sm.lanes_fp64", K::Vendor, "V100 whitepaper: 8 FP64 lanes per block"},
+           {"sm.tensor_fmas", K::Vendor, "V100 whitepaper: 8 tensor cores x 64 FP16 FMA/clk/SM"},
+           {"sm.lat_alu", K::Measured, "TITAN V (GV100) log, Accel-Sim output.file: 4.3"},
+           {"sm.lat_fma", K::Measured, "TITAN V log: 4.1"},
+           {"sm.lat_fp64", K::Measured, "TITAN V log: 8.07"},
+           {"sm.lat_sfu", K::Measured, "TITAN V log: sqrt.approx 21.1"},
+           {"sm.lat_tensor", K::Measured, "TITAN V log: wmma m16n16k16 35.4, less its interval 32"},
+           {"sm.lat_shared_ld", K::Measured, "TITAN V log: shared pointer chase 27.0"},
+           {"sm.global_latency", K::Measured, "TITAN V log: DRAM pointer chase 313"},
+           {"sm.global_atomic_latency", K::Measured, "TITAN V log: atomicAdd 243.6"},
+           {"sm.global_bytes_per_cycle", K::Vendor, "900 GB/s / (80 SMs x 1530 MHz) = 7.35"},
+       }},
+      {"turing-t4",
+       {
+           {"sm.lanes_fma", K::Vendor, "Turing whitepaper: 16 FP32 lanes per block"},
+           {"sm.lanes_fp64", K::Vendor,
+            "Turing whitepaper: 2 FP64 units per SM (0.5 per block, "
+            "rounded up to 1)"},
+           {"sm.tensor_fmas", K::Vendor, "Turing whitepaper: 512 FP16 FMA/clk/SM"},
+           {"sm.lat_alu", K::Vendor, "NAK sm75 table: IADD3 4"},
+           {"sm.lat_fma", K::Vendor, "NAK sm75 table: FFMA 4"},
+           {"sm.lat_fp64", K::Vendor, "NAK sm75 table: DFMA 8"},
+           {"sm.lat_sfu", K::Config, "GPGPU-Sim SM75_RTX2060: -ptx_opcode_latency_sfu 21"},
+           {"sm.lat_tensor", K::Vendor, "NAK sm75 table: HMMA.1688 14, less its interval 8 + 1"},
+           {"sm.lat_shared_ld", K::Config, "GPGPU-Sim SM75_RTX2060: -gpgpu_smem_latency 30"},
+           {"sm.global_bytes_per_cycle", K::Vendor, "320 GB/s / (40 SMs x 1590 MHz) = 5.03"},
+       }},
+      {"ampere-a100",
+       {
+           {"sm.lanes_fma", K::Vendor, "A100 whitepaper: 16 FP32 lanes per block"},
+           {"sm.lanes_fp64", K::Vendor, "A100 whitepaper: 8 FP64 lanes per block"},
+           {"sm.tensor_fmas", K::Vendor, "A100 whitepaper: 1024 FP16 FMA/clk/SM"},
+           {"sm.lat_alu", K::Vendor, "NAK sm80 table: IADD3 4"},
+           {"sm.lat_fma", K::Vendor, "NAK sm80 table: FFMA 4"},
+           {"sm.lat_fp64", K::Vendor, "NAK sm80 table: DFMA 6"},
+           {"sm.lat_sfu", K::Config, "GPGPU-Sim SM80_A100: -ptx_opcode_latency_sfu 23"},
+           {"sm.lat_tensor", K::Vendor, "NAK sm80 table: HMMA.16816 17, less its interval 8 + 1"},
+           {"sm.lat_shared_ld", K::Config, "GPGPU-Sim SM80_A100: -gpgpu_smem_latency 28"},
+           {"sm.global_bytes_per_cycle", K::Vendor, "1555 GB/s / (108 SMs x 1410 MHz) = 10.2"},
+       }},
+      {"hopper-h100",
+       {
+           {"sm.lanes_fma", K::Vendor, "H100 whitepaper: 32 FP32 lanes per block"},
+           {"sm.lanes_fp64", K::Vendor, "H100 whitepaper: 16 FP64 lanes per block"},
+           {"sm.tensor_fmas", K::Vendor, "H100 whitepaper: 2048 FP16 FMA/clk/SM"},
+           {"sm.lat_alu", K::Config, "GPGPU-Sim SM90_H100: -ptx_opcode_latency_int 4"},
+           {"sm.lat_fma", K::Config, "GPGPU-Sim SM90_H100: -ptx_opcode_latency_fp 4"},
+           {"sm.lat_fp64", K::Config, "GPGPU-Sim SM90_H100: -ptx_opcode_latency_dp 8"},
+           {"sm.lat_sfu", K::Config, "GPGPU-Sim SM90_H100: -ptx_opcode_latency_sfu 23"},
+           {"sm.lat_tensor", K::Config,
+            "GPGPU-Sim SM90_H100: tensor latency 24, less its "
+            "interval 4 + 1"},
+           {"sm.lat_shared_ld", K::Config, "GPGPU-Sim SM90_H100: -gpgpu_smem_latency 29"},
+           {"sm.global_bytes_per_cycle", K::Vendor, "3350 GB/s / (132 SMs x 1980 MHz) = 12.8"},
+       }},
+      {"fermi-gtx580",
+       {
+           {"sm.subcores", K::Assumed, "one issue slot: the seeds' exact-cycle studies assume it"},
+           {"sm.lanes_alu", K::Assumed, "no lane limit beyond one warp per cycle"},
+           {"sm.lanes_sfu", K::Assumed, "no lane limit beyond one warp per cycle"},
+           {"sm.frontend_stages", K::Assumed, "our choice; the EXE depth makes up each latency"},
+           {"sm.mem_stages", K::Assumed, "our choice; the EXE depth makes up each latency"},
+           {"sm.lat_alu", K::Seed, "seed 000 §III: IADD 18 (asfermi)"},
+           {"sm.lat_sfu", K::Assumed, "no source found"},
+           {"sm.lat_branch", K::Seed, "seed 000 §III: BRA 32"},
+           {"sm.lat_shared_ld", K::Seed, "seed 000 §III: the Read state, 32"},
+           {"sm.lat_shared_st", K::Seed, "seed 000 §III: the Write state, 36"},
+           {"sm.lat_shared_atom", K::Seed, "seed 001 §2.1: t_base 108"},
+           {"sm.lat_const", K::Assumed, "no source found"},
+           {"sm.global_latency", K::Assumed, "no source found"},
+           {"sm.global_atomic_latency", K::Assumed, "no source found"},
+           {"sm.global_bytes_per_cycle", K::Vendor, "192.4 GB/s / (16 SMs x 1544 MHz) = 7.8"},
+           {"timing.t_base", K::Seed, "seed 001 §2.1.1: 108"},
+           {"timing.t_position", K::Seed, "seed 001 §2.1.2: 120"},
+           {"timing.t_bank", K::Seed, "seed 001 §2.1.2: 32"},
+           {"timing.fsm_read", K::Seed, "seed 000 §III: 32"},
+           {"timing.fsm_update", K::Seed, "seed 000 §III: 18"},
+           {"timing.fsm_write", K::Seed, "seed 000 §III: 36"},
+           {"timing.fsm_branch", K::Seed, "seed 000 §III: 32"},
+           {"timing.ld_base", K::Seed, "seed 000 §III: the Read state, 32"},
+           {"timing.st_base", K::Seed, "seed 000 §III: the Write state, 36"},
+       }},
+  };
+  return t;
+}
+
+// The GTX 480 is the GTX 580's SM with Fermi's two schedulers: its structure is the Fermi
+// whitepaper's, its latencies the GTX 580's (assumed equal: same SM design).
+std::vector<Row> gtx480_rows() {
+  std::vector<Row> rows;
+  for (Row r : tables().at("fermi-gtx580")) {
+    if (r.key == "sm.subcores")
+      r = {r.key, K::Vendor, "Fermi whitepaper: two warp schedulers per SM"};
+    else if (r.key == "sm.lanes_alu")
+      r = {r.key, K::Vendor, "Fermi whitepaper: 2 x 16 cores at twice the schedulers' clock"};
+    else if (r.key == "sm.lanes_sfu")
+      r = {r.key, K::Vendor, "Fermi whitepaper: 4 SFUs at twice the schedulers' clock"};
+    else if (r.key == "sm.global_bytes_per_cycle")
+      r = {r.key, K::Assumed, "the GTX 580's (a GTX 480's 177.4 GB/s over 15 SMs is 8.4)"};
+    else if (r.kind == K::Seed)
+      r = {r.key, K::Assumed, "equal to the GTX 580's: " + r.text};
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+bool applies(const Arch& a, std::string_view key) {
+  const bool lock_loop = a.locks != 0 && a.atomic_model != "native";
+  if (key.starts_with("timing.fsm_") || key == "timing.t_base" || key == "timing.t_position")
+    return lock_loop;
+  if (key.starts_with("timing.native_")) return !lock_loop;
+  const SmConfig& sm = a.sm;
+  if (key == "sm.lat_fma" || key == "sm.lanes_fma") return sm.lat_fma != 0;
+  if (key == "sm.lat_fp64" || key == "sm.lanes_fp64") return sm.lat_fp64 != 0;
+  if (key == "sm.lat_tensor" || key == "sm.tensor_fmas") return sm.tensor_fmas != 0;
+  return true;
+}
+
+std::string value_text(const Arch& a, std::string_view key) {
+  std::string out;
+  visit_arch(a, [&](std::string_view k, const ArchValue& v) {
+    if (k != key) return;
+    if (const auto* n = std::get_if<std::int64_t>(&v))
+      out = std::to_string(*n);
+    else if (const auto* s = std::get_if<std::string>(&v))
+      out = *s;
+    else
+      out = std::get<bool>(v) ? "true" : "false";
+  });
+  return out;
+}
+
+}  // namespace
+
+std::string_view source_kind_name(SourceKind k) {
+  switch (k) {
+    case SourceKind::Seed:
+      return "seed";
+    case SourceKind::Measured:
+      return "measured";
+    case SourceKind::Vendor:
+      return "vendor";
+    case SourceKind::Config:
+      return "correlated config";
+    case SourceKind::Assumed:
+      return "assumed";
+    case SourceKind::User:
+      return "set by you";
+    case SourceKind::Untraced:
+      break;
+  }
+  return "not traced";
+}
+
+const std::vector<std::string>& timing_keys() {
+  static const std::vector<std::string> keys = {"sm.subcores",
+                                                "sm.lanes_alu",
+                                                "sm.lanes_fma",
+                                                "sm.lanes_fp64",
+                                                "sm.lanes_sfu",
+                                                "sm.tensor_fmas",
+                                                "sm.frontend_stages",
+                                                "sm.mem_stages",
+                                                "sm.lat_alu",
+                                                "sm.lat_fma",
+                                                "sm.lat_fp64",
+                                                "sm.lat_tensor",
+                                                "sm.lat_sfu",
+                                                "sm.lat_branch",
+                                                "sm.lat_shared_ld",
+                                                "sm.lat_shared_st",
+                                                "sm.lat_shared_atom",
+                                                "sm.lat_const",
+                                                "sm.global_latency",
+                                                "sm.global_atomic_latency",
+                                                "sm.global_bytes_per_cycle",
+                                                "timing.t_base",
+                                                "timing.t_position",
+                                                "timing.t_bank",
+                                                "timing.fsm_read",
+                                                "timing.fsm_update",
+                                                "timing.fsm_write",
+                                                "timing.fsm_branch",
+                                                "timing.native_base",
+                                                "timing.native_position",
+                                                "timing.ld_base",
+                                                "timing.st_base"};
+  return keys;
+}
+
+std::vector<TimingKeySource> timing_sources(const Arch& a) {
+  std::vector<Row> rows;
+  if (a.name == "fermi-gtx480")
+    rows = gtx480_rows();
+  else if (const auto it = tables().find(a.name); it != tables().end()) {
+    rows = it->second;
+    if (a.name != "fermi-gtx580")
+      for (const Row& r : kModernCommon)
+        if (std::none_of(rows.begin(), rows.end(), [&](const Row& x) { return x.key == r.key; }))
+          rows.push_back(r);
+  }
+  const Arch* preset = nullptr;
+  for (const Arch& p : arch_presets())
+    if (p.name == a.name) preset = &p;
+  std::vector<TimingKeySource> out;
+  for (const std::string& key : timing_keys()) {
+    if (!applies(a, key)) continue;
+    TimingKeySource s{key, value_text(a, key), SourceKind::Untraced, ""};
+    if (preset && value_text(*preset, key) != s.value) {
+      s.kind = SourceKind::User;
+      s.text = fmt::format("changed from {}'s {}", a.name, value_text(*preset, key));
+    } else {
+      for (const Row& r : rows)
+        if (key == r.key) s.kind = r.kind, s.text = r.text;
+      if (s.kind == SourceKind::Untraced)
+        s.text = rows.empty() ? "this preset's keys are not traced one by one: see its source line"
+                              : "missing from the preset's table";
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::string sources_summary(const Arch& a) {
+  const auto s = timing_sources(a);
+  if (std::all_of(s.begin(), s.end(),
+                  [](const TimingKeySource& k) { return k.kind == SourceKind::Untraced; }))
+    return "timing keys not traced one by one";
+  std::size_t sourced = 0, measured = 0;
+  for (const auto& k : s) {
+    sourced += k.kind != SourceKind::Assumed && k.kind != SourceKind::Untraced &&
+               k.kind != SourceKind::User;
+    measured += k.kind == SourceKind::Measured || k.kind == SourceKind::Seed;
+  }
+  return fmt::format("{} of {} timing keys sourced, {} measured", sourced, s.size(), measured);
+}
+
+}  // namespace smemsim
