@@ -1,0 +1,138 @@
+// smemsim-arch: sm_80
+// Microbenchmarks that close the loop between the presets and the hardware (issue 25, item 4),
+// written for smemsim. Each kernel times a chain of STEPS dependent operations with clock() in the
+// kernel, so the same source runs two ways: on a GPU (scripts/calibrate runs them and writes the
+// measured keys as an arch TOML) and in `smemsim sim`, where a preset must reproduce its own
+// values (tests/ubench_test.cpp). One warp runs each; thread 0 writes out[0] = the cycles of the
+// chain and out[1] = its last value (so the chain is not optimized away).
+//
+// The chains are written in inline PTX so that nothing but the measured operation sits between
+// two links: the time per link is the issue-to-dependent-issue latency (the arch keys' meaning).
+// The clock read after the chain issues right after its last link, so cycles / STEPS is the
+// latency to within latency / STEPS.
+
+#define STEPS 64
+
+// Shared-memory load latency: a pointer chase (each load's address is the value the previous one
+// read). `ways` = 1..32: lane l starts in bank l % (32 / ways) and row l / (32 / ways), so `ways`
+// lanes share each bank at different addresses: a ways-way bank conflict on every link. Every
+// link moves 32 * ways words on, so the banks stay as they were.
+extern "C" __global__ void ubench_lds(unsigned* out, unsigned ways) {
+  __shared__ unsigned ring[8 * 32 * 32];
+  const unsigned block = 32 * ways, words = 8 * block;
+  const unsigned base = static_cast<unsigned>(__cvta_generic_to_shared(ring));
+  for (unsigned i = threadIdx.x; i < words; i += blockDim.x)
+    ring[i] = base + 4 * ((i + block) % words);
+  __syncthreads();
+  const unsigned group = 32 / ways, lane = threadIdx.x % 32;
+  unsigned p = base + 4 * (lane % group + lane / group * 32);
+  const unsigned t0 = clock();
+#pragma unroll
+  for (int i = 0; i < STEPS; ++i) asm volatile("ld.shared.u32 %0, [%0];" : "+r"(p));
+  const unsigned t1 = clock();
+  if (threadIdx.x == 0) {
+    out[0] = t1 - t0;
+    out[1] = p;
+  }
+}
+
+// Integer add (the ALU pipe).
+extern "C" __global__ void ubench_alu(unsigned* out, unsigned seed) {
+  unsigned x = seed + threadIdx.x;
+  const unsigned t0 = clock();
+#pragma unroll
+  for (int i = 0; i < STEPS; ++i) asm volatile("add.u32 %0, %0, 3;" : "+r"(x));
+  const unsigned t1 = clock();
+  if (threadIdx.x == 0) {
+    out[0] = t1 - t0;
+    out[1] = x;
+  }
+}
+
+// FP32 fused multiply-add (the FMA pipe).
+extern "C" __global__ void ubench_fma(unsigned* out, float seed) {
+  float x = seed + threadIdx.x;
+  const unsigned t0 = clock();
+#pragma unroll
+  for (int i = 0; i < STEPS; ++i) asm volatile("fma.rn.f32 %0, %0, 0f3F7FFFFF, 0f3F800000;" : "+f"(x));
+  const unsigned t1 = clock();
+  if (threadIdx.x == 0) {
+    out[0] = t1 - t0;
+    out[1] = __float_as_uint(x);
+  }
+}
+
+// FP64 fused multiply-add (the FP64 pipe).
+extern "C" __global__ void ubench_dfma(unsigned* out, double seed) {
+  double x = seed + threadIdx.x;
+  const unsigned t0 = clock();
+#pragma unroll
+  for (int i = 0; i < STEPS; ++i)
+    asm volatile("fma.rn.f64 %0, %0, 0d3FEFFFFFFFFFFFFF, 0d3FF0000000000000;" : "+d"(x));
+  const unsigned t1 = clock();
+  if (threadIdx.x == 0) {
+    out[0] = t1 - t0;
+    out[1] = static_cast<unsigned>(__double_as_longlong(x));
+  }
+}
+
+// The special-function unit: 2^x.
+extern "C" __global__ void ubench_sfu(unsigned* out, float seed) {
+  float x = seed + threadIdx.x * 1e-3f;
+  const unsigned t0 = clock();
+#pragma unroll
+  for (int i = 0; i < STEPS; ++i) asm volatile("ex2.approx.f32 %0, %0;" : "+f"(x));
+  const unsigned t1 = clock();
+  if (threadIdx.x == 0) {
+    out[0] = t1 - t0;
+    out[1] = __float_as_uint(x);
+  }
+}
+
+// The tensor core: mma.sync m16n8k16 (f16 inputs, f32 accumulators), each mma's D the next one's
+// C. (m16n8k8 in ubench_mma8.) A GPU without the shape times an empty chain (scripts/calibrate
+// runs these only from sm_75 / sm_80 on).
+extern "C" __global__ void ubench_mma(unsigned* out, unsigned seed) {
+  const unsigned a0 = seed, a1 = seed + 1, a2 = seed + 2, a3 = seed + 3, b0 = seed + 4,
+                 b1 = seed + 5;
+  float c0 = 0, c1 = 0, c2 = 0, c3 = 0;
+  const unsigned t0 = clock();
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800  // m16n8k16 with f16 needs sm_80
+#pragma unroll
+  for (int i = 0; i < STEPS; ++i)
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};"
+        : "+f"(c0), "+f"(c1), "+f"(c2), "+f"(c3)
+        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+#else
+  c0 = static_cast<float>(a0 ^ a1 ^ a2 ^ a3 ^ b0 ^ b1);  // no such shape: an empty chain
+#endif
+  const unsigned t1 = clock();
+  if (threadIdx.x == 0) {
+    out[0] = t1 - t0;
+    out[1] = __float_as_uint(c0 + c1 + c2 + c3);
+  }
+}
+
+extern "C" __global__ void ubench_mma8(unsigned* out, unsigned seed) {
+  const unsigned a0 = seed, a1 = seed + 1, b0 = seed + 4;
+  float c0 = 0, c1 = 0, c2 = 0, c3 = 0;
+  const unsigned t0 = clock();
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 750  // m16n8k8 with f16 needs sm_75
+#pragma unroll
+  for (int i = 0; i < STEPS; ++i)
+    asm volatile(
+        "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, "
+        "{%0,%1,%2,%3};"
+        : "+f"(c0), "+f"(c1), "+f"(c2), "+f"(c3)
+        : "r"(a0), "r"(a1), "r"(b0));
+#else
+  c0 = static_cast<float>(a0 ^ a1 ^ b0);  // no such shape: an empty chain
+#endif
+  const unsigned t1 = clock();
+  if (threadIdx.x == 0) {
+    out[0] = t1 - t0;
+    out[1] = __float_as_uint(c0 + c1 + c2 + c3);
+  }
+}

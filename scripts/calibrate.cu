@@ -1,0 +1,92 @@
+// scripts/calibrate: runs the microbenchmarks of kernels/ubench.cu on the GPU this machine has and
+// prints the timing keys they measure as an arch TOML (issue 25, item 4), to load with
+// `--arch-file` over the preset of that GPU (`--arch volta-v100 --arch-file measured.toml`). Every
+// value carries, in a comment, the chain it came from; tests/ubench_test.cpp runs the same chains
+// in `smemsim sim` and checks that each preset reproduces its keys.
+//
+// Each chain is 64 dependent operations of one warp timed with clock(); one link costs
+// max(latency, the unit's interval), so on a GPU whose unit has few lanes (the T4's FP64) the
+// FP64 chain measures the interval, and the comment says so.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "../kernels/ubench.cu"
+
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e == cudaSuccess) return;
+  std::fprintf(stderr, "calibrate: %s: %s\n", what, cudaGetErrorString(e));
+  std::exit(2);
+}
+
+// Cycles per link of one chain (the median of 5 runs, after a warm-up run).
+template <typename Kernel, typename Arg>
+double per_link(Kernel kernel, Arg arg, unsigned* out) {
+  unsigned host[2];
+  double runs[5];
+  for (int r = -1; r < 5; ++r) {
+    kernel<<<1, 32>>>(out, arg);
+    check(cudaGetLastError(), "launch");
+    check(cudaDeviceSynchronize(), "run");
+    check(cudaMemcpy(host, out, sizeof host, cudaMemcpyDeviceToHost), "copy");
+    if (r >= 0) runs[r] = double(host[0]) / STEPS;
+  }
+  for (int i = 0; i < 5; ++i)  // sort the five
+    for (int j = i + 1; j < 5; ++j)
+      if (runs[j] < runs[i]) {
+        const double t = runs[i];
+        runs[i] = runs[j];
+        runs[j] = t;
+      }
+  return runs[2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 1 && (std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "--help") == 0)) {
+    std::puts("usage: scripts/calibrate [-o FILE]   (the GPU's measured timing keys as TOML)");
+    return 0;
+  }
+  cudaDeviceProp prop;
+  check(cudaGetDeviceProperties(&prop, 0), "no CUDA device");
+  unsigned* out = nullptr;
+  check(cudaMalloc(&out, 2 * sizeof(unsigned)), "cudaMalloc");
+  const double lds1 = per_link(ubench_lds, 1u, out);
+  const double lds32 = per_link(ubench_lds, 32u, out);
+  const double alu = per_link(ubench_alu, 7u, out);
+  const double fma = per_link(ubench_fma, 1.5f, out);
+  const double dfma = per_link(ubench_dfma, 1.5, out);
+  const double sfu = per_link(ubench_sfu, 0.5f, out);
+  const bool tensor = prop.major >= 8 || (prop.major == 7 && prop.minor >= 5);
+  double mma16 = 0, mma8 = 0;
+  if (tensor) {
+    mma16 = per_link(ubench_mma, 1u, out);
+    mma8 = per_link(ubench_mma8, 1u, out);
+  }
+  auto round = [](double x) { return static_cast<long>(x + 0.5); };
+  std::printf("# measured by scripts/calibrate on %s (sm_%d%d, %d SMs): cycles per link of 64\n",
+              prop.name, prop.major, prop.minor, prop.multiProcessorCount);
+  std::printf("# dependent operations of one warp (kernels/ubench.cu)\n[sm]\n");
+  std::printf("count = %d\n", prop.multiProcessorCount);
+  std::printf("lat_shared_ld = %ld  # ubench_lds, 1-way: %.2f\n", round(lds1), lds1);
+  std::printf("lat_alu = %ld  # ubench_alu: %.2f\n", round(alu), alu);
+  std::printf("lat_fma = %ld  # ubench_fma: %.2f\n", round(fma), fma);
+  std::printf("lat_fp64 = %ld  # ubench_dfma: %.2f (the FP64 unit's interval where it is longer)\n",
+              round(dfma), dfma);
+  std::printf("lat_sfu = %ld  # ubench_sfu: %.2f\n", round(sfu), sfu);
+  if (tensor && mma16 > mma8) {
+    // m16n8k16 has twice m16n8k8's multiply-adds: their difference is 1024 / tensor_fmas cycles.
+    const double fmas = 1024.0 / (mma16 - mma8);
+    std::printf("tensor_fmas = %ld  # 1024 / (m16n8k16 %.2f - m16n8k8 %.2f)\n", round(fmas), mma16,
+                mma8);
+    std::printf("lat_tensor = %ld  # m16n8k8 %.2f - 1024 / tensor_fmas + 1\n",
+                round(mma8 - 1024.0 / fmas + 1), mma8);
+  }
+  std::printf("[timing]\nt_bank = %ld  # (32-way %.2f - 1-way %.2f) / 31\n",
+              round((lds32 - lds1) / 31), lds32, lds1);
+  check(cudaFree(out), "cudaFree");
+  return 0;
+}
