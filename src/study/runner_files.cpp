@@ -66,9 +66,10 @@ void finalize(const StudyInfo& info, const Study& study, const Arch& study_arch,
               const std::string& dir, const RunOptions& o, RunSummary& s) {
   Report rep = study.report(table);
   std::string md = fmt::format(
-      "# Study `{}`\n\n{}\n\nSource: {}. Arch: `{}`. Configuration: `config.json`, "
+      "# Study `{}`\n\n{}\n\nSource: {}. Arch: `{}` ({}). Configuration: `config.json`, "
       "`arch.toml`; every point: `points.csv`.\n\n",
-      info.name, info.description, info.source, arch_label(study_arch));
+      info.name, info.description, info.source, arch_label(study_arch),
+      sources_summary(study_arch));
   md += rep.markdown;
   if (!rep.figures.empty()) md += "\n## Figures\n\n";
   for (const Figure& f : rep.figures) {

@@ -236,8 +236,9 @@ Report SweepStudy::report(const Table& t) const {
   }
   r.summary["configurations"] = nlohmann::json::array();
   for (std::size_t c = 0; c < configs_.size(); ++c) {
-    r.markdown += fmt::format("## Configuration {}\n\nArch: `{}`.\n\n{}\n", labels[c],
-                              arch_label(configs_[c].cfg.arch), parts[c].markdown);
+    r.markdown += fmt::format("## Configuration {}\n\nArch: `{}` ({}).\n\n{}\n", labels[c],
+                              arch_label(configs_[c].cfg.arch),
+                              sources_summary(configs_[c].cfg.arch), parts[c].markdown);
     nlohmann::json values = nlohmann::json::object();
     for (std::size_t a = 0; a < axes_.size(); ++a)
       std::visit([&](const auto& x) { values[axes_[a].key] = x; }, configs_[c].values[a]);
