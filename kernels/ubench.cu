@@ -36,6 +36,44 @@ extern "C" __global__ void ubench_lds(unsigned* out, unsigned ways) {
   }
 }
 
+// Shared atomics: the same chase with atom.shared.add of 0 (it returns the next address). mode 0:
+// every lane its own bank; 1: all 32 lanes in one bank at different words; 2: all 32 on one word.
+extern "C" __global__ void ubench_atom(unsigned* out, unsigned mode) {
+  __shared__ unsigned ring[8 * 32 * 32];
+  const unsigned ways = mode == 0 ? 1 : 32, block = 32 * ways, words = 8 * block;
+  const unsigned base = static_cast<unsigned>(__cvta_generic_to_shared(ring));
+  for (unsigned i = threadIdx.x; i < words; i += blockDim.x)
+    ring[i] = base + 4 * ((i + block) % words);
+  __syncthreads();
+  const unsigned lane = threadIdx.x % 32;
+  unsigned p = base + 4 * (mode == 0 ? lane : mode == 1 ? lane * 32 : 0);
+  const unsigned t0 = clock();
+#pragma unroll
+  for (int i = 0; i < STEPS; ++i) asm volatile("atom.shared.add.u32 %0, [%0], 0;" : "+r"(p));
+  const unsigned t1 = clock();
+  if (threadIdx.x == 0) {
+    out[0] = t1 - t0;
+    out[1] = p;
+  }
+}
+
+// Global-memory load latency: a pointer chase through `ring` (4096 words, 64-bit addresses 4 KiB
+// apart so that every load is a new line), one lane.
+extern "C" __global__ void ubench_ldg(unsigned* out, unsigned long long* ring) {
+  const unsigned n = 4096, stride = 512;  // 512 x 8 bytes = 4 KiB
+  for (unsigned i = threadIdx.x; i < n; i += blockDim.x)
+    ring[i] = reinterpret_cast<unsigned long long>(ring + (i + stride) % n);
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  unsigned long long p = reinterpret_cast<unsigned long long>(ring);
+  const unsigned t0 = clock();
+#pragma unroll
+  for (int i = 0; i < STEPS; ++i) asm volatile("ld.global.cg.u64 %0, [%0];" : "+l"(p));
+  const unsigned t1 = clock();
+  out[0] = t1 - t0;
+  out[1] = static_cast<unsigned>(p);
+}
+
 // Integer add (the ALU pipe).
 extern "C" __global__ void ubench_alu(unsigned* out, unsigned seed) {
   unsigned x = seed + threadIdx.x;

@@ -60,6 +60,12 @@ int main(int argc, char** argv) {
   const double fma = per_link(ubench_fma, 1.5f, out);
   const double dfma = per_link(ubench_dfma, 1.5, out);
   const double sfu = per_link(ubench_sfu, 0.5f, out);
+  const double atom1 = per_link(ubench_atom, 0u, out);
+  const double atom_word = per_link(ubench_atom, 2u, out);
+  unsigned long long* ring = nullptr;
+  check(cudaMalloc(&ring, 4096 * sizeof(unsigned long long)), "cudaMalloc");
+  const double ldg = per_link(ubench_ldg, ring, out);
+  check(cudaFree(ring), "cudaFree");
   const bool tensor = prop.major >= 8 || (prop.major == 7 && prop.minor >= 5);
   double mma16 = 0, mma8 = 0;
   if (tensor) {
@@ -77,6 +83,11 @@ int main(int argc, char** argv) {
   std::printf("lat_fp64 = %ld  # ubench_dfma: %.2f (the FP64 unit's interval where it is longer)\n",
               round(dfma), dfma);
   std::printf("lat_sfu = %ld  # ubench_sfu: %.2f\n", round(sfu), sfu);
+  std::printf("lat_shared_atom = %ld  # ubench_atom, every lane its own bank: %.2f\n",
+              round(atom1), atom1);
+  std::printf("global_latency = %ld  # ubench_ldg: %.2f a link, less the path to MEM0 (the shared "
+              "load's)\n",
+              round(ldg - lds1), ldg);
   if (tensor && mma16 > mma8) {
     // m16n8k16 has twice m16n8k8's multiply-adds: their difference is 1024 / tensor_fmas cycles.
     const double fmas = 1024.0 / (mma16 - mma8);
@@ -87,6 +98,8 @@ int main(int argc, char** argv) {
   }
   std::printf("[timing]\nt_bank = %ld  # (32-way %.2f - 1-way %.2f) / 31\n",
               round((lds32 - lds1) / 31), lds32, lds1);
+  std::printf("native_position = %ld  # (32 lanes on one word %.2f - one per bank %.2f) / 31\n",
+              round((atom_word - atom1) / 31), atom_word, atom1);
   check(cudaFree(out), "cudaFree");
   return 0;
 }
