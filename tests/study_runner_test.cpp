@@ -237,5 +237,23 @@ TEST(StudyRunner, MergeValidatesEveryShard) {
   EXPECT_FALSE(fs::exists(merged + "/random-mapping/.lock"));  // only results
 }
 
+// Issue 28: more threads than cores are capped to the cores (oneTBB would print a warning of its
+// own and use fewer), an absurd count and a --stop-after of 0 (which used to run everything) are
+// refused naming the option.
+TEST(StudyRunner, ThreadCountsAreCappedAndZeroStopAfterIsRefused) {
+  const std::string d = fresh_dir("threads");
+  const auto r =
+      test::cli("study run random-patterns --quick --no-plots --threads 4096 --out " + d);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("(4096 asked; this machine has"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("TBB"), std::string::npos) << r.out;
+  const auto big = test::cli("study run random-patterns --quick --threads 100000 --out " + d);
+  EXPECT_EQ(big.exit_code, 2);
+  EXPECT_NE(big.out.find("--threads"), std::string::npos) << big.out;
+  const auto zero = test::cli("study run random-patterns --quick --stop-after 0 --out " + d);
+  EXPECT_EQ(zero.exit_code, 2);
+  EXPECT_NE(zero.out.find("--stop-after: must be at least 1"), std::string::npos) << zero.out;
+}
+
 }  // namespace
 }  // namespace smemsim

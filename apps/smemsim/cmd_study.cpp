@@ -142,13 +142,15 @@ void add_run(CLI::App* cmd) {
   r->add_flag("--json", ra.json,
               "print the run's folder, points, files and summary.json as JSON instead of the "
               "report");
-  r->add_option("--threads", ra.threads, "worker threads (0: all cores)");
+  r->add_option("--threads", ra.threads,
+                "worker threads (0: all cores; more than the cores are capped to them)")
+      ->check(CLI::Range(0, 4096));
   r->add_option("--shard", ra.shard, "compute only the points with index % n == i (i/n)");
   r->add_flag("--no-plots", ra.no_plots, "skip the gnuplot PNGs");
   r->add_option("--stop-after", ra.stop_after,
                 "stop abruptly after N points of this run, as a crash or kill would (exit 75); "
                 "running again resumes (what the resume tests use)")
-      ->check(non_negative());
+      ->check(positive());
   ra.arch.name.clear();
   r->add_option("--arch", ra.arch.name,
                 "architecture preset (default: the study's, `study list`: fermi-gtx580; elastic: "

@@ -187,6 +187,13 @@ std::string point_payload(const StudyInfo& info, const PointResult& r, std::size
 
 // Computes `todo` in parallel, appending each finished point to points.partial as one line (see
 // the top of this file) and to `done`.
+// The arena's threads: --threads, at most the cores this process may use (oneTBB refuses more,
+// with a warning of its own); 0: all of them. Results do not depend on it.
+int worker_threads(const RunOptions& o) {
+  const int cores = tbb::this_task_arena::max_concurrency();
+  return o.threads > 0 ? std::min(o.threads, cores) : cores;
+}
+
 void compute_points(const StudyInfo& info, const Study& study, const std::vector<std::size_t>& todo,
                     const std::string& partial, const RunOptions& o, Progress& progress,
                     std::map<std::size_t, std::string>& done) {
@@ -196,7 +203,7 @@ void compute_points(const StudyInfo& info, const Study& study, const std::vector
   std::mutex mu;
   std::size_t written = 0;
   auto last_sync = std::chrono::steady_clock::now();
-  tbb::task_arena arena(o.threads > 0 ? o.threads : tbb::task_arena::automatic);
+  tbb::task_arena arena(worker_threads(o));
   arena.execute([&] {
     tbb::parallel_for(
         tbb::blocked_range<std::size_t>(0, todo.size(), 1),
@@ -259,8 +266,12 @@ RunSummary run_study(const StudyInfo& info, const StudyConfig& cfg, const RunOpt
                         : info.name;
   if (o.log)
     *o.log << fmt::format(
-        "{}: {} points ({} already done), {} threads -> {}\n", label, s.points, s.reused,
-        o.threads > 0 ? o.threads : tbb::this_task_arena::max_concurrency(), s.dir);
+        "{}: {} points ({} already done), {} threads{} -> {}\n", label, s.points, s.reused,
+        worker_threads(o),
+        o.threads > worker_threads(o)
+            ? fmt::format(" ({} asked; this machine has {} cores)", o.threads, worker_threads(o))
+            : "",
+        s.dir);
   Progress progress(o.log, label, todo.size(), stderr_is_terminal());
   if (!todo.empty()) {
     compute_points(info, *study, todo, partial, o, progress, done);
