@@ -153,6 +153,24 @@ TEST(ExecCli, BadInputIsExitCode2WithAClearMessage) {
           temp_file("s8.toml", "grid = 4294967297\nblock = 32\nargs = []\n"));
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_NE(r.out.find("s8.toml:1: 'grid' must be in 1..4294967295"), std::string::npos) << r.out;
+  // Values that do not fit their parameter (issue 28): true/false for an integer, 1e300 for an
+  // f32 (kernels/ubench.cu's ubench_fma takes one), instead of a silent 1 or infinity.
+  r = cli("run " + ptx + " --launch " +
+          temp_file("s9.toml",
+                    "grid = 1\nblock = 32\nargs = [\"in\", \"out\", true]\n"
+                    "[buffers.in]\ntype = \"s32\"\ncount = 32\n"
+                    "[buffers.out]\ntype = \"s32\"\ncount = 32\n"));
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("true is for a bool (8-bit) parameter; give a number"), std::string::npos)
+      << r.out;
+  r = cli("run " + std::string(SMEMSIM_SOURCE_DIR) +
+          "/kernels/ptx/ubench.ptx --kernel ubench_fma --launch " +
+          temp_file("s10.toml",
+                    "grid = 1\nblock = 32\nargs = [\"out\", 1e300]\n"
+                    "[buffers.out]\ntype = \"u32\"\ncount = 2\n"));
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("1e+300 does not fit (the largest .f32 is 3.402823e+38)"), std::string::npos)
+      << r.out;
   r = cli("run builtin:nope");
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_NE(r.out.find("unknown builtin 'nope' (builtins: histogram,"), std::string::npos) << r.out;

@@ -86,9 +86,11 @@ struct Arg {
   std::uint32_t buffer = 0;
   std::int64_t i = 0;
   double f = 0.0;
+  bool boolean = false;  // written as true/false: only a bool (8-bit) parameter takes it
 
   static Arg buf(std::uint32_t index) { return {Kind::Buffer, index, 0, 0.0}; }
   static Arg integer(std::int64_t v) { return {Kind::Int, 0, v, 0.0}; }
+  static Arg truth(bool v) { return {Kind::Int, 0, v ? 1 : 0, 0.0, true}; }
   static Arg real(double v) { return {Kind::Float, 0, 0, v}; }
   static Arg texture(std::uint32_t index) { return {Kind::Texture, index, 0, 0.0}; }
 };

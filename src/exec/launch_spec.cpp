@@ -303,7 +303,7 @@ std::vector<Arg> parse_args(const SpecContext& c, const toml::node* an, const to
     } else if (auto fv = a.value_exact<double>()) {
       out.push_back(Arg::real(*fv));
     } else if (auto bv = a.value_exact<bool>()) {
-      out.push_back(Arg::integer(*bv ? 1 : 0));
+      out.push_back(Arg::truth(*bv));
     } else {
       c.fail(&a, fmt::format("argument {} must be a buffer name or a number", i + 1));
     }

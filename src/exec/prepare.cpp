@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <stdexcept>
 
@@ -322,6 +324,10 @@ void Impl::setup_params() {
         v = GlobalMemory::base_address(a.buffer);
         break;
       case Arg::Kind::Int:
+        // A C++ bool parameter is 8 bits wide: true/false anywhere else is a slip.
+        if (a.boolean && bits != 8)
+          fail(fmt::format("{} is for a bool (8-bit) parameter; give a number",
+                           a.i ? "true" : "false"));
         if (s.type == Type::F32)
           v = std::bit_cast<std::uint32_t>(static_cast<float>(a.i));
         else if (s.type == Type::F64)
@@ -347,6 +353,10 @@ void Impl::setup_params() {
         v = kTextureHandleBase + a.buffer;
         break;
       case Arg::Kind::Float:
+        if (s.type == Type::F32 && std::isfinite(a.f) &&
+            std::fabs(a.f) > double(std::numeric_limits<float>::max()))
+          fail(fmt::format("{} does not fit (the largest .f32 is {:.7g})", a.f,
+                           std::numeric_limits<float>::max()));
         if (s.type == Type::F32)
           v = std::bit_cast<std::uint32_t>(static_cast<float>(a.f));
         else if (s.type == Type::F64)
