@@ -114,7 +114,10 @@ TEST(LaunchSpec, FloatsWhereIntegersBelongAreErrors) {
   std::string e = spec_error("fcount", "type = \"u32\"\ncount = 2e56\n");
   EXPECT_NE(e.find("'count' must be a non-negative integer"), std::string::npos) << e;
   e = spec_error("fseed", "type = \"u32\"\ncount = 4\ninit = \"random\"\nseed = 1.5\n");
-  EXPECT_NE(e.find("'seed' must be an integer"), std::string::npos) << e;
+  EXPECT_NE(e.find("'seed' must be a non-negative integer"), std::string::npos) << e;
+  // A negative seed was taken modulo 2^64 (issue 28).
+  e = spec_error("nseed", "type = \"u32\"\ncount = 4\ninit = \"random\"\nseed = -1\n");
+  EXPECT_NE(e.find("'seed' must be a non-negative integer"), std::string::npos) << e;
   const std::string arch = temp_file("farch.toml", "[memory]\nbanks = 2e56\n");
   expect_error("analyze --pattern 0..31 --arch-file " + arch, "key 'memory.banks' must be");
 }

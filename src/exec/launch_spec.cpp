@@ -237,7 +237,8 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
         store(b, std::uint64_t(i), v, fl ? 0 : std::int64_t(v), fl);
     } else if (init == "random") {
       const toml::node* sn = t.get("seed");
-      if (sn && !sn->is_integer()) c.fail(sn, fmt::format("{}: 'seed' must be an integer", who));
+      if (sn && (!sn->is_integer() || *sn->value_exact<std::int64_t>() < 0))
+        c.fail(sn, fmt::format("{}: 'seed' must be a non-negative integer", who));
       const std::uint64_t seed =
           static_cast<std::uint64_t>(sn ? *sn->value_exact<std::int64_t>() : std::int64_t{1});
       Rng rng(seed);
