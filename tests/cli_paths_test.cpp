@@ -15,7 +15,7 @@ TEST(CliPaths, EmptyOutputPathsAndNegativeCountsAreErrors) {
       {"analyze --trace /dev/null --csv ''", "--csv: empty path"},
       {"hash search --family bvxor --pattern 0..31 --emit cuda -o ''", "--output: empty path"},
       {"arch import /dev/null -o ''", "--output: empty path"},
-      {"study run random-patterns --quick --stop-after -1", "--stop-after: must not be negative"},
+      {"study run random-patterns --quick --stop-after -1", "--stop-after: must be at least 1"},
   };
   for (const auto& [args, words] : cases) {
     const CliResult r = cli(args);
