@@ -108,6 +108,38 @@ TEST(LaunchSpec, IotaFillAndRandomNeedFiniteInRangeNumbers) {
   EXPECT_EQ(cli("run " + ptx + " --grid 1 --block 32 --launch " + ok).exit_code, 0);
 }
 
+// Values that do not fit the element type were wrapped (300 in a u8) or made infinite (70000 in an
+// f16) in silence, and a binary init file longer than its buffer was cut (issue 28).
+TEST(LaunchSpec, ValuesThatDoNotFitTheirTypeAreErrors) {
+  std::string e = spec_error("u8", "type = \"u8\"\ncount = 4\ninit = \"fill\"\nvalue = 300\n");
+  EXPECT_NE(e.find("u8.toml:6: buffer 'out': value = 300 does not fit u8 (-128 to 255)"),
+            std::string::npos)
+      << e;
+  e = spec_error("f16", "type = \"f16\"\ninit = \"values\"\nvalues = [1.0, 70000.0]\n");
+  EXPECT_NE(e.find("values[1] = 70000 rounds to infinity in f16 (largest finite 65504)"),
+            std::string::npos)
+      << e;
+  e = spec_error("f32", "type = \"f32\"\ncount = 4\ninit = \"random\"\nmax = 1e300\n");
+  EXPECT_NE(e.find("max = 1e+300 rounds to infinity in f32"), std::string::npos) << e;
+  e = spec_error("s16", "type = \"s16\"\ncount = 4\ninit = \"iota\"\nstep = 30000\n");
+  EXPECT_NE(e.find("the last iota value = 90000 does not fit s16"), std::string::npos) << e;
+  const std::string ten = temp_file("ten.bin", "abcdefghij");
+  e = spec_error("long", "type = \"u32\"\ncount = 2\ninit = \"file\"\nfile = \"" + ten + "\"\n");
+  EXPECT_NE(e.find("has 10 bytes, more than the 2 elements of u32 (8 bytes)"), std::string::npos)
+      << e;
+  e = spec_error("odd", "type = \"u32\"\ninit = \"file\"\nfile = \"" + ten + "\"\n");
+  EXPECT_NE(e.find("has 10 bytes, not a whole number of u32 elements of 4 bytes"),
+            std::string::npos)
+      << e;
+  // Both readings of an integer's bits stay accepted: -1 in a u32, 255 in an s8.
+  const std::string ptx = temp_file("fits.ptx", kEmpty);
+  const std::string ok = temp_file(
+      "fits.toml",
+      "args = [\"out\"]\n[buffers.out]\ntype = \"u32\"\ninit = \"values\"\nvalues = [-1, 7]\n"
+      "[buffers.b]\ntype = \"s8\"\ncount = 2\ninit = \"fill\"\nvalue = 255\n");
+  EXPECT_EQ(cli("run " + ptx + " --grid 1 --block 32 --launch " + ok).exit_code, 0);
+}
+
 // A float where an integer belongs: toml++'s conversion of 2e56 to int64 was undefined behaviour
 // (found by spec_fuzz under UBSan); integers are now read exactly.
 TEST(LaunchSpec, FloatsWhereIntegersBelongAreErrors) {

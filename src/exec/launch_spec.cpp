@@ -92,6 +92,42 @@ double num(const SpecContext& c, const toml::table& t, const char* key, double d
   return *v;
 }
 
+// What a value given for an element of type `t` may be (issue 28: 300 in a u8, 70000 in an f16 or
+// 1e300 in an f32 wrapped or became infinite in silence). An integer type takes either reading of
+// its bits (-1 in a u32 is 0xffffffff); a float type its largest finite magnitude.
+void check_fits(const SpecContext& c, const toml::node* n, const std::string& what, ElemType t,
+                long double v) {
+  // A float type: the largest finite value and the magnitude from which a value rounds to
+  // infinity (the largest plus half its unit in the last place: round to nearest even).
+  long double lo = 0, hi = 0, largest = 0;
+  switch (t) {
+    case ElemType::F16:
+      largest = 65504.0L, hi = 65520.0L;
+      break;
+    case ElemType::BF16:
+      largest = std::ldexp(255.0L, 120), hi = std::ldexp(511.0L, 119);
+      break;
+    case ElemType::F32:
+      largest = std::ldexp(16777215.0L, 104), hi = std::ldexp(33554431.0L, 103);
+      break;
+    case ElemType::F64:
+      return;
+    default: {
+      const int bits = 8 * int(elem_bytes(t));
+      if (bits >= 64) return;  // the 64-bit range is checked where the number is read
+      lo = -std::ldexp(1.0L, bits - 1);
+      hi = std::ldexp(1.0L, bits) - 1;
+      if (v < lo || v > hi)
+        c.fail(n, fmt::format("{} = {} does not fit {} ({} to {})", what, double(v), elem_name(t),
+                              double(lo), double(hi)));
+      return;
+    }
+  }
+  if (std::fabs(v) >= hi)
+    c.fail(n, fmt::format("{} = {} rounds to infinity in {} (largest finite {})", what, double(v),
+                          elem_name(t), double(largest)));
+}
+
 // `total`: the bytes of the spec's buffers so far; this one must keep it within c.max_bytes.
 // `kind` names the entry in messages ("buffer", "symbol"); `default_count` is the count when the
 // table has none and no file gives one (-1: required).
@@ -166,20 +202,34 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
       std::size_t at = 0;
       for (std::uint64_t i = 0; i < n; ++i) {
         const std::string word(next_word(at));
+        long double fits = 0;
         try {
           std::size_t used = 0;
-          if (fl)
-            store(b, i, std::stod(word, &used), 0, true);
-          else
-            store(b, i, 0, std::stoll(word, &used, 0), false);
+          const long double v =
+              fl ? (long double)std::stod(word, &used) : (long double)std::stoll(word, &used, 0);
           if (used != word.size()) throw std::invalid_argument("trailing characters");
+          if (fl)
+            store(b, i, double(v), 0, true);
+          else
+            store(b, i, 0, std::stoll(word, nullptr, 0), false);
+          fits = v;
         } catch (const std::exception&) {
           c.fail(f, fmt::format("{}: '{}' value {} ('{}') is not a number", who, p.string(), i + 1,
                                 printable(word)));
         }
+        check_fits(c, f, fmt::format("{}: '{}' value {}", who, p.string(), i + 1), b.type, fits);
       }
     } else {
+      if (count < 0 && raw.size() % std::uint64_t(eb))
+        c.fail(f, fmt::format("{}: '{}' has {} bytes, not a whole number of {} elements of {} "
+                              "bytes",
+                              who, p.string(), raw.size(), elem_name(b.type), eb));
       const std::uint64_t n = count < 0 ? raw.size() / std::uint64_t(eb) : std::uint64_t(count);
+      if (raw.size() > n * std::uint64_t(eb))
+        c.fail(f, fmt::format("{}: '{}' has {} bytes, more than the {} elements of {} ({} bytes): "
+                              "set count to the file's, or leave it out",
+                              who, p.string(), raw.size(), n, elem_name(b.type),
+                              n * std::uint64_t(eb)));
       if (raw.size() < n * std::uint64_t(eb))
         c.fail(f, fmt::format("{}: '{}' has {} bytes, {} elements of {} need {}", who, p.string(),
                               raw.size(), n, elem_name(b.type), n * std::uint64_t(eb)));
@@ -212,6 +262,9 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
         c.fail(t.get("step"), fmt::format("{}: iota from {} by {} over {} elements "
                                           "leaves the 64-bit integer range",
                                           who, start, step, count));
+      check_fits(c, t.get("start") ? t.get("start") : &t, who + ": start", b.type, start);
+      check_fits(c, t.get("step") ? t.get("step") : &t, who + ": the last iota value", b.type,
+                 last);
     }
     b.bytes.assign(bytes, 0);
     if (init == "zeros") {
@@ -229,10 +282,13 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
         const auto fv = e.value<double>();
         if (!fv || !std::isfinite(*fv) || (!fl && !iv && std::fabs(*fv) >= 9.2e18))
           c.fail(&e, fmt::format("{}: values[{}] must be a finite number", who, i));
+        check_fits(c, &e, fmt::format("{}: values[{}]", who, i), b.type,
+                   iv ? (long double)*iv : (long double)*fv);
         store(b, std::uint64_t(i), *fv, iv ? *iv : fl ? 0 : std::int64_t(*fv), fl);
       }
     } else if (init == "fill") {
       const double v = num(c, t, "value", 0, !fl);
+      if (t.get("value")) check_fits(c, t.get("value"), who + ": value", b.type, v);
       for (std::int64_t i = 0; i < count; ++i)
         store(b, std::uint64_t(i), v, fl ? 0 : std::int64_t(v), fl);
     } else if (init == "random") {
@@ -244,6 +300,8 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
       Rng rng(seed);
       const double lo = num(c, t, "min", 0, !fl), hi = num(c, t, "max", fl ? 1 : 255, !fl);
       if (hi < lo) c.fail(t, fmt::format("{}: max < min", who));
+      if (t.get("min")) check_fits(c, t.get("min"), who + ": min", b.type, lo);
+      if (t.get("max")) check_fits(c, t.get("max"), who + ": max", b.type, hi);
       if (!fl && (long double)hi - (long double)lo >= 9.2e18L)
         c.fail(t, fmt::format("{}: max - min leaves the 64-bit integer range", who));
       for (std::int64_t i = 0; i < count; ++i) {
