@@ -258,5 +258,7 @@ const std::vector<ArchKeyInfo>& arch_key_info();
 using ArchValue = std::variant<std::int64_t, std::string, bool>;
 void visit_arch(const Arch& arch,
                 const std::function<void(std::string_view key, const ArchValue&)>& f);
+// A value as the TOML's right-hand side reads without quotes: "32", "true", "mod".
+std::string arch_value_text(const ArchValue& v);
 
 }  // namespace smemsim

@@ -167,6 +167,12 @@ std::string to_toml(const Arch& a, bool comments) {
   return out.str();
 }
 
+std::string arch_value_text(const ArchValue& v) {
+  if (const auto* n = std::get_if<std::int64_t>(&v)) return std::to_string(*n);
+  if (const auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
+  return std::get<std::string>(v);
+}
+
 void mark_derived(Arch& a, const Arch& base) {
   std::vector<std::pair<std::string, ArchValue>> was;
   visit_arch(base, [&](std::string_view k, const ArchValue& v) { was.emplace_back(k, v); });
@@ -177,14 +183,7 @@ void mark_derived(Arch& a, const Arch& base) {
     if (k == "name" || k == "description" || k == "source" || k == "calibrated" || k == "derived" ||
         v == old)
       return;
-    std::string text;
-    if (const auto* n = std::get_if<std::int64_t>(&v))
-      text = std::to_string(*n);
-    else if (const auto* b = std::get_if<bool>(&v))
-      text = *b ? "true" : "false";
-    else
-      text = std::get<std::string>(v);
-    changes += (changes.empty() ? "" : ", ") + std::string(k) + "=" + text;
+    changes += (changes.empty() ? "" : ", ") + std::string(k) + "=" + arch_value_text(v);
   });
   a.derived = changes;
   if (!changes.empty()) a.calibrated = false;

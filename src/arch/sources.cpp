@@ -168,17 +168,11 @@ bool applies(const Arch& a, std::string_view key) {
   return true;
 }
 
-std::string value_text(const Arch& a, std::string_view key) {
-  std::string out;
-  visit_arch(a, [&](std::string_view k, const ArchValue& v) {
-    if (k != key) return;
-    if (const auto* n = std::get_if<std::int64_t>(&v))
-      out = std::to_string(*n);
-    else if (const auto* s = std::get_if<std::string>(&v))
-      out = *s;
-    else
-      out = std::get<bool>(v) ? "true" : "false";
-  });
+// Every key's value as text (one pass over the arch).
+std::map<std::string, std::string, std::less<>> values_of(const Arch& a) {
+  std::map<std::string, std::string, std::less<>> out;
+  visit_arch(a,
+             [&](std::string_view k, const ArchValue& v) { out.emplace(k, arch_value_text(v)); });
   return out;
 }
 
@@ -254,13 +248,15 @@ std::vector<TimingKeySource> timing_sources(const Arch& a) {
   const Arch* preset = nullptr;
   for (const Arch& p : arch_presets())
     if (p.name == a.name) preset = &p;
+  const auto values = values_of(a);
+  const auto preset_values = preset ? values_of(*preset) : decltype(values){};
   std::vector<TimingKeySource> out;
   for (const std::string& key : timing_keys()) {
     if (!applies(a, key)) continue;
-    TimingKeySource s{key, value_text(a, key), SourceKind::Untraced, ""};
-    if (preset && value_text(*preset, key) != s.value) {
+    TimingKeySource s{key, values.at(key), SourceKind::Untraced, ""};
+    if (preset && preset_values.at(key) != s.value) {
       s.kind = SourceKind::User;
-      s.text = fmt::format("changed from {}'s {}", a.name, value_text(*preset, key));
+      s.text = fmt::format("changed from {}'s {}", a.name, preset_values.at(key));
     } else {
       for (const Row& r : rows)
         if (key == r.key) s.kind = r.kind, s.text = r.text;
