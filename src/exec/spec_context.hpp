@@ -27,6 +27,17 @@ struct SpecContext {
   }
 };
 
+// Element values (spec_values.cpp). store: number `f` (a float value) or `n` (an integer) as
+// element i of b. num: the table's number `key` (dflt when absent), finite, within the 64-bit range
+// when `integral`. check_fits: `v`, given for an element of type t, fits it (an integer either
+// reading of its bits; a float below the magnitude that rounds to infinity), else an error naming
+// `what` and the spec's line.
+void store(Buffer& b, std::uint64_t i, double f, std::int64_t n, bool is_float_value);
+double num(const SpecContext& c, const toml::table& t, const char* key, double dflt,
+           bool integral = false);
+void check_fits(const SpecContext& c, const toml::node* n, const std::string& what, ElemType t,
+                long double v);
+
 // [textures.NAME] tables (launch_textures.cpp): texture objects over the spec's buffers, appended
 // to w.memory.textures. Throws InputError naming the spec's line.
 void parse_textures(const SpecContext& c, const toml::node& n, Workload& w);
