@@ -15,7 +15,8 @@ namespace {
 
 void add_arch_list(CLI::App* arch) {
   auto json = std::make_shared<bool>(false);
-  auto* list = arch->add_subcommand("list", "list the presets");
+  auto* list = arch->add_subcommand(
+      "list", "list the presets, their sub-cores and how many timing keys have a source");
   list->add_flag("--json", *json, "machine-readable output");
   list->callback([json] {
     if (*json) {
@@ -45,7 +46,8 @@ void add_show(CLI::App* arch) {
   auto opts = std::make_shared<ArchOptions>();
   auto name = std::make_shared<std::string>();
   auto show_json = std::make_shared<bool>(false);
-  auto* show = arch->add_subcommand("show", "print a preset (with any overrides) as TOML");
+  auto* show = arch->add_subcommand(
+      "show", "print a preset (with any overrides) as TOML, then each timing key's source");
   show->add_option("name", *name, "preset name (default: --arch, i.e. fermi-gtx580)");
   add_arch_options(show, *opts, false);
   show->add_flag("--json", *show_json, "the arch as JSON (the form every result carries)");
