@@ -28,5 +28,8 @@ if command -v clang++ >/dev/null; then
     tail -1 build/fuzz/$name.log
   done
 fi
-# Last, so that CTest's summary closes the output.
-ctest --preset release -j2
+# Last, so that CTest's summary closes the output. The tests' scratch files go to a folder of this
+# run (GoogleTest's TEST_TMPDIR), so that two runs on one machine do not overwrite each other's.
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch"' EXIT
+TEST_TMPDIR="$scratch/" ctest --preset release -j2
