@@ -95,6 +95,34 @@ struct Arg {
   static Arg texture(std::uint32_t index) { return {Kind::Texture, index, 0, 0.0}; }
 };
 
+// A relayout of one shared array (issue 26, `smemsim fix`; Executor's `remap`,
+// TimingOptions::remap): the kernel runs unchanged while every access that lands in the array goes
+// to the remapped place, as if its index expression had been rewritten. The array is cut into
+// grains of `grain` bytes that move whole (a lane's access must not span two: such an access is an
+// error naming it). Grain e moves to
+//   e' = e ^ ((e >> xor_shift) & xor_mask)          (an XOR swizzle; xor_mask 0: none)
+//   e' + (e' / row) * pad                           (padding: `pad` unused grains after every row)
+// and every byte after the array moves up by added_bytes(), so the map is injective over the whole
+// shared memory and a kernel that only reads what it wrote computes the same outputs. check() says
+// when the map is not a bijection of the array's grains onto its new place.
+struct SharedRemap {
+  std::uint32_t base = 0, bytes = 0;  // the array in the kernel's own layout; bytes 0: no remap
+  std::uint32_t grain = 4;
+  std::uint32_t row = 0, pad = 0;  // in grains; row 0: no padding
+  std::uint32_t xor_shift = 0, xor_mask = 0;
+
+  bool on() const { return bytes != 0; }
+  bool contains(std::uint64_t off) const { return off >= base && off - base < bytes; }
+  std::uint32_t added_bytes() const;  // the padded array's bytes minus its own
+  std::uint64_t map(std::uint64_t off) const;
+  std::string check() const;     // "" when valid, else why not (one line)
+  std::string describe() const;  // "pad 1 word per 32-word row", "swizzle i ^ ((i >> 5) & 31)"
+};
+
+// The widest access (bytes per lane) a shared or generic memory instruction of `kernel` makes: the
+// grain a SharedRemap of its arrays needs (ldmatrix, stmatrix, cp.async and wmma count 16).
+std::uint32_t widest_shared_access(const ptx::Kernel& kernel);
+
 struct Launch {
   Dim3 grid;
   Dim3 block;
@@ -157,16 +185,26 @@ struct ExecStats {
 struct SharedLayout {
   std::uint32_t static_bytes = 0;
   std::uint32_t dynamic_offset = 0;  // byte offset of the .extern arrays
-  std::uint32_t total_bytes = 0;     // dynamic_offset + dynamic bytes
+  std::uint32_t total_bytes = 0;     // dynamic_offset + dynamic bytes (+ a remap's added bytes)
+  // Each static array and the dynamic region (one entry, named after the first .extern array),
+  // in the kernel's own layout.
+  struct Array {
+    std::string name;
+    std::uint32_t offset = 0, bytes = 0;
+    bool dynamic = false;
+  };
+  std::vector<Array> arrays;
 };
 
 class Executor {
  public:
   // Checks the launch (block size, arguments, shared memory against arch.memory_bytes) and
   // pre-decodes the kernel. `module` and `memory` must outlive the executor. Throws InputError.
-  // `slots` CTAs can be resident at once (run() uses slot 0).
+  // `slots` CTAs can be resident at once (run() uses slot 0). `remap` relays out one shared array
+  // (its added bytes count in shared_layout().total_bytes).
   Executor(const ptx::Module& module, const ptx::Kernel& kernel, const Arch& arch,
-           const Launch& launch, GlobalMemory& memory, std::uint32_t slots = 1);
+           const Launch& launch, GlobalMemory& memory, std::uint32_t slots = 1,
+           const SharedRemap& remap = {});
   ~Executor();
   Executor(const Executor&) = delete;
   Executor& operator=(const Executor&) = delete;

@@ -197,6 +197,7 @@ struct TimingOptions {
   bool skip_idle = true;
   Observer* observer = nullptr;
   exec::AccessConsumer* consumer = nullptr;  // also receives every shared-memory WarpAccess
+  exec::SharedRemap remap;  // relays out one shared array (`smemsim fix`; off by default)
   // Called every 65,536 cycles with (CTAs dispatched, CTAs in the grid): a progress display.
   std::function<void(std::uint64_t, std::uint64_t)> progress;
 };

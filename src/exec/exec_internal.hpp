@@ -159,13 +159,15 @@ struct Region {
 };
 
 struct Impl {
-  Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, const Launch& l, GlobalMemory& g);
+  Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, const Launch& l, GlobalMemory& g,
+       const SharedRemap& r);
 
   const ptx::Module& module;
   const ptx::Kernel& kernel;
   Arch arch;
   Launch launch;
   GlobalMemory& memory;
+  SharedRemap remap;  // `smemsim fix`'s relayout of one array (off by default)
 
   std::uint32_t lanes = 32;
   // Wide shared accesses (memory.cpp emit): bank-unit words, lanes per transaction, and

@@ -263,8 +263,9 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
 // ---------------------------------------------------------------------------------------------
 
 Executor::Executor(const ptx::Module& module, const ptx::Kernel& kernel, const Arch& arch,
-                   const Launch& launch, GlobalMemory& memory, std::uint32_t slots)
-    : impl_(std::make_unique<Impl>(module, kernel, arch, launch, memory)) {
+                   const Launch& launch, GlobalMemory& memory, std::uint32_t slots,
+                   const SharedRemap& remap)
+    : impl_(std::make_unique<Impl>(module, kernel, arch, launch, memory, remap)) {
   impl_->ctas.resize(std::max(1u, slots));
 }
 

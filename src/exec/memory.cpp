@@ -60,11 +60,22 @@ struct Resolver {
                         total, addr));
   }
 
-  std::uint8_t* shared(int l, std::uint64_t off) const {
+  std::uint8_t* shared(int l, std::uint64_t& off) const {
+    if (const SharedRemap& r = im.remap; r.on()) [[unlikely]]
+      off = remap(l, r, off);
     if (off + total > cta.shared.size() || off + total < off)
       oob(l, "shared", off, cta.shared.size(), "byte offset");
     if (off % align) misaligned(l, "shared", off);
     return cta.shared.data() + off;
+  }
+  // `smemsim fix`'s relayout (SharedRemap): an access must stay inside one grain of the array.
+  std::uint64_t remap(int l, const SharedRemap& r, std::uint64_t off) const {
+    if (r.contains(off) && (off - r.base) % r.grain + total > r.grain)
+      im.fail(cta, w, l, pc,
+              fmt::format("a shared {} of {} bytes at byte offset {} spans two {}-byte grains of "
+                          "the remapped array",
+                          access_name(ins.op), total, off, r.grain));
+    return r.map(off);
   }
   std::uint8_t* local(int l, std::uint64_t off) const {
     if (off + total > im.local_bytes || off + total < off)
@@ -112,10 +123,12 @@ template <bool Track>
 inline std::uint8_t* resolve(const Resolver& rs, Space space, int l, std::uint64_t a, bool write,
                              LaneMask& shared_mask) {
   switch (space) {
-    case Space::Shared:
+    case Space::Shared: {
       shared_mask |= LaneMask{1} << l;
+      std::uint8_t* p = rs.shared(l, a);
       rs.im.addr[std::size_t(l)] = a;
-      return rs.shared(l, a);
+      return p;
+    }
     case Space::Local:
       if constexpr (Track) rs.note_local(l, a);
       return rs.local(l, a);
@@ -130,8 +143,10 @@ inline std::uint8_t* resolve(const Resolver& rs, Space space, int l, std::uint64
       const std::uint64_t region = a >> kRegionShift;
       if (region == kSharedRegion) {
         shared_mask |= LaneMask{1} << l;
-        rs.im.addr[std::size_t(l)] = a & kOffsetMask;
-        return rs.shared(l, a & kOffsetMask);
+        std::uint64_t off = a & kOffsetMask;
+        std::uint8_t* p = rs.shared(l, off);
+        rs.im.addr[std::size_t(l)] = off;
+        return p;
       }
       if (region == kLocalRegion) {
         if constexpr (Track) rs.note_local(l, a & kOffsetMask);

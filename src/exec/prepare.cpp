@@ -105,8 +105,8 @@ std::uint64_t imm_bits(const ptx::Operand& o, Type t) {
 }  // namespace
 
 Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, const Launch& l,
-           GlobalMemory& g)
-    : module(m), kernel(k), arch(a), launch(l), memory(g) {
+           GlobalMemory& g, const SharedRemap& r)
+    : module(m), kernel(k), arch(a), launch(l), memory(g), remap(r) {
   const std::string where = located(module.filename, kernel.ptx_line, "");
   auto fail_launch = [&](const std::string& what) {
     throw InputError(fmt::format("{}kernel '{}': {}", where, kernel.name, what));
@@ -234,6 +234,8 @@ void Impl::layout_memory() {
       }
       off = align_up(off, natural_align(s));
       sym_addr[i] = off;
+      shared.arrays.push_back({s.name, static_cast<std::uint32_t>(off),
+                               static_cast<std::uint32_t>(s.size_bytes()), false});
       off += s.size_bytes();
     } else if (s.space == Space::Local) {
       local = align_up(local, natural_align(s));
@@ -251,7 +253,32 @@ void Impl::layout_memory() {
   shared.static_bytes = static_cast<std::uint32_t>(off);
   const std::uint64_t dyn_off =
       launch.dynamic_shared_bytes || has_extern ? align_up(off, dyn_align) : off;
-  const std::uint64_t total = dyn_off + launch.dynamic_shared_bytes;
+  std::uint64_t total = dyn_off + launch.dynamic_shared_bytes;
+  if (launch.dynamic_shared_bytes) {
+    std::string name = "(dynamic)";
+    for (const ptx::Symbol& s : kernel.symbols)
+      if (s.kind == ptx::SymbolKind::Variable && s.space == Space::Shared && s.is_extern) {
+        name = s.name;
+        break;
+      }
+    shared.arrays.push_back(
+        {name, static_cast<std::uint32_t>(dyn_off), launch.dynamic_shared_bytes, true});
+  }
+  if (const SharedRemap& r = remap; r.on()) {
+    const std::string bad = r.check();
+    if (!bad.empty()) throw InputError(fmt::format("shared-memory remap: {}", bad));
+    if (std::uint64_t(r.base) + r.bytes > total)
+      throw InputError(fmt::format(
+          "shared-memory remap: the array (offset {}, {} bytes) is outside the kernel's {} bytes",
+          r.base, r.bytes, total));
+    if (total + r.added_bytes() > arch.memory_bytes)
+      throw InputError(fmt::format(
+          "{}kernel '{}': the remapped array needs {} more bytes of shared memory, {} in all, "
+          "above the {} bytes of arch '{}'",
+          located(module.filename, kernel.ptx_line, ""), kernel.name, r.added_bytes(),
+          total + r.added_bytes(), arch.memory_bytes, arch.name));
+    total += r.added_bytes();
+  }
   if (total > arch.memory_bytes)
     throw InputError(fmt::format(
         "{}kernel '{}' needs {} bytes of shared memory per block ({} static + {} dynamic), above "

@@ -106,7 +106,7 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
   if (options.max_cycles == 0) throw InputError("--max-cycles must be at least 1");
 
   // The executor checks the launch (block size, shared memory, arguments) first.
-  exec::Executor probe(module, kernel, arch, launch, mem, 1);
+  exec::Executor probe(module, kernel, arch, launch, mem, 1, options.remap);
   ctx.warps_per_cta = probe.warps_per_cta();
   ctx.threads_per_cta = static_cast<std::uint32_t>(launch.block.count());
   ctx.shared_per_cta = probe.shared_layout().total_bytes;
@@ -139,7 +139,7 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
   ctx.ctas_per_sm = static_cast<std::uint32_t>(std::min<std::uint64_t>(fit, sm.max_ctas));
 
   ex = std::make_unique<exec::Executor>(module, kernel, arch, launch, mem,
-                                        sm.count * ctx.ctas_per_sm);
+                                        sm.count * ctx.ctas_per_sm, options.remap);
   collector.forward = options.consumer;
   ex->set_consumer(&collector);
   ex->set_clock_source(&cycle);
