@@ -60,6 +60,7 @@ void add_classify_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_profile_command(CLI::App& app);
 void add_sim_command(CLI::App& app);
+void add_fix_command(CLI::App& app);  // cmd_fix.cpp
 void add_launch_command(CLI::App& app);
 
 // Option checks with short messages (CLI11's own number ranges print the double limits).

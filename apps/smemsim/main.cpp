@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   smemsim::cli::add_run_command(app);
   smemsim::cli::add_profile_command(app);
   smemsim::cli::add_sim_command(app);
+  smemsim::cli::add_fix_command(app);
   smemsim::cli::add_launch_command(app);
   smemsim::cli::check_numeric_options(app);
   // A first word that is no command: name it (CLI11 would only say a subcommand is required).

@@ -1,0 +1,305 @@
+// smemsim fix: for each shared array with conflicts, candidate fixes verified by running the kernel
+// again on the cycle-level model (issue 26 item 1, docs/fix.md, include/smemsim/fix.hpp).
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "cli_common.hpp"
+#include "launch_options.hpp"
+#include "sim_options.hpp"
+#include "smemsim/error.hpp"
+#include "smemsim/fix.hpp"
+#include "smemsim/json.hpp"
+#include "text_table.hpp"
+
+namespace smemsim::cli {
+namespace {
+
+struct FixCliOptions {
+  LaunchOptions launch;
+  ArchOptions arch;
+  SimOptions sim;
+  std::uint32_t swizzles = 2;
+  std::string emit;  // "", cuda, cute
+};
+
+// Every line of `text` indented by `by` spaces.
+std::string indented(const std::string& text, std::size_t by = 2) {
+  std::string out;
+  for (std::size_t p = 0, q; p < text.size(); p = q + 1) {
+    q = text.find('\n', p);
+    if (q == std::string::npos) q = text.size();
+    out += std::string(by, ' ') + text.substr(p, q - p) + "\n";
+  }
+  return out;
+}
+
+// The array's CUDA name; the whole qualified one when two arrays share it.
+std::string array_name(const fix::FixReport& rep, const exec::SharedLayout::Array& a) {
+  const std::string s = fix::short_name(a.name);
+  int same = 0;
+  for (const auto& b : rep.all_arrays) same += fix::short_name(b.name) == s;
+  return same > 1 ? ptx::demangle(a.name) : s;
+}
+
+std::string speedup(std::uint64_t before, std::uint64_t after) {
+  return after ? fmt::format("{:.2f}x", double(before) / double(after)) : "-";
+}
+
+std::string line_name(const fix::LineResult& l) {
+  return fmt::format("PTX {}{}", l.ptx_line, l.cuda.empty() ? "" : " " + l.cuda);
+}
+
+void print_layouts(const fix::FixReport& rep, const fix::ArrayFix& a, const Arch& arch) {
+  TextTable t({{"#"},
+               {"fix", true, true},
+               {"conflicts"},
+               {"cycles"},
+               {"speedup"},
+               {"shared B"},
+               {"output", true}});
+  t.add({"-", "as written", std::to_string(a.conflicts), std::to_string(rep.cycles), "1.00x",
+         std::to_string(rep.shared_bytes), "-"});
+  int k = 0;
+  for (const fix::Candidate& c : a.candidates) {
+    if (!c.refused.empty()) continue;
+    t.add({std::to_string(++k), c.description, std::to_string(c.conflicts()),
+           std::to_string(c.cycles), speedup(rep.cycles, c.cycles), std::to_string(c.shared_bytes),
+           "identical"});
+  }
+  fmt::print("{}", indented(t.render(0)));
+  for (const fix::Candidate& c : a.candidates)
+    if (!c.refused.empty()) fmt::print("  refused: {}: {}\n", c.description, c.refused);
+  if (k == 0) return;
+  fmt::print("  conflicts per line (as written -> each fix above):\n");
+  for (std::size_t i = 0; i < a.lines.size(); ++i) {
+    std::string after;
+    for (const fix::Candidate& c : a.candidates)
+      if (c.refused.empty())
+        after += (after.empty() ? "" : ", ") + std::to_string(c.lines[i].conflicts);
+    fmt::print("    {:<28} {:<5} {:>8} -> {}\n", line_name(a.lines[i]), op_name(a.lines[i].op),
+               a.lines[i].conflicts, after);
+  }
+  (void)arch;
+}
+
+void print_atomics(const fix::ArrayFix& a) {
+  fmt::print(
+      "  atomics: up to {} lanes of a warp on one word (position), {} on one lock; model {}\n",
+      a.max_position, a.max_lock, a.model);
+  TextTable t({{"copies"},
+               {"shared B"},
+               {"atomic cycles"},
+               {"merge cycles"},
+               {"predicted"},
+               {"pos max"},
+               {"lock max"},
+               {"simulated", true}});
+  const std::int64_t base = a.replication.empty() ? 0 : a.replication[0].atomic_cycles;
+  for (const fix::Replication& r : a.replication) {
+    const std::int64_t total = r.atomic_cycles + r.merge_cycles;
+    t.add({std::to_string(r.copies), std::to_string(r.shared_bytes),
+           std::to_string(r.atomic_cycles), std::to_string(r.merge_cycles),
+           fmt::format(
+               "{} ({})", total,
+               total ? fmt::format("{:.2f}x", double(base) / double(total)) : std::string("-")),
+           std::to_string(r.max_position), std::to_string(r.max_lock),
+           r.simulated_cycles ? fmt::format("{} cycles", *r.simulated_cycles) : "-"});
+  }
+  if (!a.replication.empty()) {
+    fmt::print(
+        "  replication (seed 001 §2.2: R copies interleaved by lane, lane l updates copy l % R; "
+        "cycles are the model's access latencies summed; simulated: the builtin's own "
+        "--replication R, whole kernel):\n");
+    fmt::print("{}", indented(t.render(0)));
+  }
+  fmt::print(
+      "  warp aggregation (lanes on one word combined before the atomic): atomic cycles {} "
+      "({}), lock max {}; the match and reduction instructions not counted\n",
+      a.aggregated_cycles,
+      a.aggregated_cycles ? fmt::format("{:.2f}x", double(base) / double(a.aggregated_cycles))
+                          : std::string("-"),
+      a.aggregated_max_lock);
+}
+
+// What to paste for the array's recommended fixes.
+std::string array_code(const fix::ArrayFix& a, const Arch& arch, bool cute) {
+  std::string s;
+  if (const fix::Candidate* c = a.best()) s += fix::candidate_code(a, *c, arch, cute);
+  // Both atomic fixes, the one the model predicts faster first: aggregation's match and
+  // reduction instructions are not in the model, so it does not decide alone.
+  if (const fix::Replication* r = a.best_replication()) {
+    const std::int64_t agg = a.aggregated_cycles;
+    if (agg && agg < r->atomic_cycles + r->merge_cycles)
+      s += fix::aggregation_code(a) + fix::replication_code(a, *r);
+    else
+      s += fix::replication_code(a, *r) + fix::aggregation_code(a);
+  }
+  return s;
+}
+
+void print_report(const exec::Workload& w, const fix::FixReport& rep, const Arch& arch) {
+  fmt::print("{}\n", arch_summary(arch));
+  fmt::print("{}: {}\n", w.name, w.description);
+  fmt::print(
+      "as written: {} cycles on the cycle-level model, {} bank conflicts, {} bytes of shared "
+      "memory per block; {} run{} of the kernel made\n",
+      rep.cycles, rep.conflicts, rep.shared_bytes, rep.runs, rep.runs == 1 ? "" : "s");
+  if (rep.arrays.empty()) {
+    fmt::print("no shared array has bank, position or lock conflicts: nothing to fix\n");
+    return;
+  }
+  for (const fix::ArrayFix& a : rep.arrays) {
+    fmt::print("\narray {} (offset {}, {} bytes; {} line{}): {} bank conflicts\n",
+               array_name(rep, a.array), a.array.offset, a.array.bytes, a.lines.size(),
+               a.lines.size() == 1 ? "" : "s", a.conflicts);
+    if (!a.note.empty()) fmt::print("  {}\n", a.note);
+    if (!a.candidates.empty()) print_layouts(rep, a, arch);
+    if (!a.replication.empty()) print_atomics(a);
+    if (const fix::Replication* r = a.best_replication())
+      fmt::print(
+          "  recommended for the atomics: replicate x{} (predicted {:.2f}x fewer cycles; "
+          "{} bytes) or aggregate per warp (predicted {:.2f}x, before its own "
+          "instructions)\n",
+          r->copies,
+          double(a.replication[0].atomic_cycles) / double(r->atomic_cycles + r->merge_cycles),
+          r->shared_bytes,
+          a.aggregated_cycles ? double(a.replication[0].atomic_cycles) / double(a.aggregated_cycles)
+                              : 0.0);
+    const std::string code = array_code(a, arch, false);
+    if (!code.empty()) fmt::print("  CUDA for the recommended fixes:\n{}", indented(code, 4));
+  }
+}
+
+nlohmann::json line_json(const fix::LineResult& l) {
+  return {{"ptx_line", l.ptx_line},         {"cuda", l.cuda},
+          {"instruction", l.text},          {"op", op_name(l.op)},
+          {"accesses", l.accesses},         {"conflicts", l.conflicts},
+          {"max_position", l.max_position}, {"max_lock", l.max_lock}};
+}
+
+nlohmann::json report_json(const exec::Workload& w, const fix::FixReport& rep, const Arch& arch,
+                           bool cute) {
+  nlohmann::json j = json::document("fix");
+  j["arch"] = json::to_json(arch);
+  j["workload"] = w.name;
+  j["description"] = w.description;
+  j["kernel"] = w.kernel;
+  j["cycles"] = rep.cycles;
+  j["conflicts"] = rep.conflicts;
+  j["shared_bytes"] = rep.shared_bytes;
+  j["runs"] = rep.runs;
+  j["arrays"] = nlohmann::json::array();
+  for (const fix::ArrayFix& a : rep.arrays) {
+    nlohmann::json ja = {{"name", a.array.name},
+                         {"cuda_name", ptx::demangle(a.array.name)},
+                         {"offset", a.array.offset},
+                         {"bytes", a.array.bytes},
+                         {"grain", a.grain},
+                         {"conflicts", a.conflicts},
+                         {"max_position", a.max_position},
+                         {"max_lock", a.max_lock},
+                         {"note", a.note},
+                         {"lines", nlohmann::json::array()},
+                         {"candidates", nlohmann::json::array()},
+                         {"replication", nlohmann::json::array()},
+                         {"code", array_code(a, arch, cute)}};
+    for (const fix::LineResult& l : a.lines) ja["lines"].push_back(line_json(l));
+    for (const fix::Candidate& c : a.candidates) {
+      nlohmann::json jc = {{"kind", c.kind},
+                           {"description", c.description},
+                           {"offered", c.refused.empty()},
+                           {"refused", c.refused},
+                           {"identical", c.identical},
+                           {"cycles", c.cycles},
+                           {"conflicts", c.conflicts()},
+                           {"shared_bytes", c.shared_bytes},
+                           {"lines", nlohmann::json::array()},
+                           {"code", fix::candidate_code(a, c, arch, cute)}};
+      if (c.predicted >= 0) jc["predicted_conflicts"] = c.predicted;
+      for (const fix::LineResult& l : c.lines) jc["lines"].push_back(line_json(l));
+      ja["candidates"].push_back(std::move(jc));
+    }
+    for (const fix::Replication& r : a.replication) {
+      nlohmann::json jr = {{"copies", r.copies},
+                           {"shared_bytes", r.shared_bytes},
+                           {"atomic_cycles", r.atomic_cycles},
+                           {"merge_cycles", r.merge_cycles},
+                           {"max_position", r.max_position},
+                           {"max_lock", r.max_lock}};
+      if (r.simulated_cycles) jr["simulated_cycles"] = *r.simulated_cycles;
+      ja["replication"].push_back(std::move(jr));
+    }
+    if (!a.replication.empty()) {
+      ja["model"] = a.model;
+      ja["aggregated_cycles"] = a.aggregated_cycles;
+      ja["aggregated_max_lock"] = a.aggregated_max_lock;
+    }
+    j["arrays"].push_back(std::move(ja));
+  }
+  return j;
+}
+
+}  // namespace
+
+void add_fix_command(CLI::App& app) {
+  auto o = std::make_shared<FixCliOptions>();
+  auto* cmd = app.add_subcommand(
+      "fix",
+      "for each conflicting shared array: padding, swizzle, replication or warp aggregation, each "
+      "layout verified by running the kernel again (same outputs, cycles on the cycle model)");
+  add_launch_options(cmd, o->launch);
+  add_arch_options(cmd, o->arch);
+  add_sim_options(cmd, o->sim);
+  cmd->add_option("--swizzles", o->swizzles,
+                  "XOR swizzle candidates verified per array, best predicted first (0: padding "
+                  "only)")
+      ->check(CLI::Range(0u, 16u));
+  cmd->add_option("--emit", o->emit,
+                  "print only the code of each array's best fix: cuda, or cute (CuTe's "
+                  "Swizzle<B,M,S> for a swizzle)")
+      ->check(CLI::IsMember({"cuda", "cute"}));
+  cmd->footer(
+      "Each candidate layout runs the whole kernel again with that array relaid out (padding or "
+      "a bijective XOR swizzle of its index): it is offered only when every output buffer is the "
+      "same, byte for byte, and it gives every line's conflicts and the whole-kernel cycles. "
+      "Atomic contention gets replication and warp aggregation, predicted with the arch's "
+      "atomic model (docs/fix.md).\n"
+      "Examples:\n"
+      "  smemsim fix builtin:transpose                     # pad the tile: 32-way -> 0\n"
+      "  smemsim fix builtin:histogram                     # replicate the bins\n"
+      "  smemsim fix builtin:gemm --arch ampere-a100 --emit cute\n"
+      "  smemsim fix k.ptx --kernel k --grid 64 --block 256 --launch k.toml --json");
+  cmd->callback([o] {
+    exec::Workload w = prepare_workload(o->launch);
+    ArchOptions ao = o->arch;
+    arch_from_target(ao, o->launch, w);
+    const Arch arch = resolve_sim_arch(ao, o->sim);
+    const TargetWarning warn_target(o->launch, w, arch);
+    fix::Target target;
+    const LaunchOptions lo = o->launch;
+    target.make = [lo] { return prepare_workload(lo); };
+    const std::string& t = lo.target;
+    if (t == "builtin:histogram" || t == "builtin:kmeans" || t == "builtin:hough")
+      target.replicated = [lo](std::uint32_t r) -> std::optional<exec::Workload> {
+        LaunchOptions l = lo;
+        l.builtin.replication = r;
+        return prepare_workload(l);
+      };
+    fix::FixOptions fo;
+    fo.swizzles = o->swizzles;
+    fo.max_cycles = o->sim.max_cycles;
+    fo.regs = o->sim.regs;
+    const fix::FixReport rep = fix::find_fixes(target, arch, fo);
+    print_arch_choice(o->launch);
+    if (o->launch.json) return print_json(report_json(w, rep, arch, o->emit == "cute"));
+    if (!o->emit.empty()) {
+      for (const fix::ArrayFix& a : rep.arrays)
+        fmt::print("{}", array_code(a, arch, o->emit == "cute"));
+      return;
+    }
+    print_report(w, rep, arch);
+  });
+}
+
+}  // namespace smemsim::cli

@@ -1,0 +1,259 @@
+// `smemsim fix` (include/smemsim/fix.hpp): the baseline run, the candidate runs and their checks.
+#include "smemsim/fix.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <tuple>
+
+#include "fix/fix_internal.hpp"
+#include "smemsim/error.hpp"
+#include "smemsim/timing.hpp"
+
+namespace smemsim::fix {
+namespace {
+
+// What one run of the kernel gives.
+struct RunResult {
+  std::uint64_t cycles = 0;
+  exec::SharedLayout layout;
+  std::vector<exec::ProfileRow> rows;
+  std::vector<exec::Buffer> buffers;
+  std::uint64_t blocks = 0;
+};
+
+RunResult run_once(const Target& t, const Arch& arch, const FixOptions& o,
+                   const exec::SharedRemap* remap, exec::Workload* keep,
+                   exec::AccessConsumer* extra) {
+  exec::Workload w = t.make();
+  if (!w.pipeline.empty())
+    throw InputError(fmt::format(
+        "{}: smemsim fix takes one launch; this launch spec has a pipeline of {} ([[launch]])",
+        w.name, w.pipeline.size()));
+  w.outputs.clear();  // the candidates write no files
+  const ptx::Kernel& k = exec::find_kernel(w.module, w.kernel);
+  exec::Profiler prof(w.module, k, arch);
+  exec::TeeConsumer tee;
+  tee.add(&prof);
+  tee.add(extra);
+  timing::TimingOptions to;
+  to.max_cycles = o.max_cycles;
+  to.regs_per_thread = o.regs;
+  to.consumer = &tee;
+  if (remap) to.remap = *remap;
+  timing::GpuSim sim(w.module, k, arch, w.launch, w.memory, to);
+  RunResult r;
+  r.cycles = sim.run().cycles;
+  r.layout = sim.shared_layout();
+  r.rows = prof.rows();
+  r.blocks = w.launch.grid.count();
+  r.buffers = std::move(w.memory.buffers);
+  if (keep) *keep = std::move(w);
+  return r;
+}
+
+LineResult line_result(const exec::ProfileRow& row) {
+  return {row.ptx_line,
+          row.cuda,
+          row.text,
+          row.op,
+          row.totals.accesses,
+          row.totals.bank_conflicts,
+          row.totals.max_position_degree,
+          row.totals.max_lock_degree};
+}
+
+// The first difference between two runs' buffers, "" when there is none.
+std::string first_difference(const std::vector<exec::Buffer>& a,
+                             const std::vector<exec::Buffer>& b) {
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    const auto& x = a[i].bytes;
+    const auto& y = b[i].bytes;
+    if (x == y) continue;
+    std::size_t at = 0;
+    while (at < x.size() && at < y.size() && x[at] == y[at]) ++at;
+    const std::size_t e = at / std::size_t(exec::elem_bytes(a[i].type));
+    return fmt::format("buffer '{}' differs from the kernel's own output at element {}", a[i].name,
+                       e);
+  }
+  return "";
+}
+
+// The candidate's run: refused when it fails or changes an output.
+void verify(Candidate& c, const Target& t, const Arch& arch, const FixOptions& o,
+            const RunResult& base, const ArrayFix& af) {
+  try {
+    RunResult r = run_once(t, arch, o, &c.remap, nullptr, nullptr);
+    c.ran = true;
+    c.cycles = r.cycles;
+    c.shared_bytes = r.layout.total_bytes;
+    const std::string diff = first_difference(base.buffers, r.buffers);
+    c.identical = diff.empty();
+    if (!diff.empty()) c.refused = "the remapped run changes the output: " + diff;
+    for (const LineResult& before : af.lines) {
+      LineResult after = before;
+      after.accesses = 0, after.conflicts = 0, after.max_position = 0, after.max_lock = 0;
+      for (const exec::ProfileRow& row : r.rows)
+        if (row.ptx_line == before.ptx_line) after = line_result(row);
+      c.lines.push_back(after);
+    }
+  } catch (const InputError& e) {
+    c.refused = e.what();
+  }
+}
+
+}  // namespace
+
+std::int64_t Candidate::conflicts() const {
+  std::int64_t s = 0;
+  for (const LineResult& l : lines) s += l.conflicts;
+  return s;
+}
+
+bool Candidate::worse_line(const std::vector<LineResult>& before) const {
+  for (std::size_t i = 0; i < lines.size() && i < before.size(); ++i)
+    if (lines[i].conflicts > before[i].conflicts) return true;
+  return false;
+}
+
+const Candidate* ArrayFix::best() const {
+  return !candidates.empty() && candidates[0].refused.empty() ? &candidates[0] : nullptr;
+}
+
+const Replication* ArrayFix::best_replication() const {
+  const Replication* best = nullptr;
+  for (const Replication& r : replication)
+    if (r.copies > 1 &&
+        r.atomic_cycles + r.merge_cycles <
+            (best ? best->atomic_cycles + best->merge_cycles : replication[0].atomic_cycles))
+      best = &r;
+  return best;
+}
+
+FixReport find_fixes(const Target& target, const Arch& arch, const FixOptions& options) {
+  // The baseline: the kernel as written, its accesses attributed to its arrays.
+  exec::Workload w;
+  std::unique_ptr<detail::ArrayConsumer> arrays;
+  RunResult base;
+  {
+    exec::Workload probe = target.make();
+    const ptx::Kernel& k = exec::find_kernel(probe.module, probe.kernel);
+    exec::GlobalMemory scratch = probe.memory;
+    exec::Executor ex(probe.module, k, arch, probe.launch, scratch);
+    const exec::SharedLayout& layout = ex.shared_layout();
+    if (layout.total_bytes == 0)
+      throw InputError(fmt::format("kernel '{}' of {} uses no shared memory: nothing to fix",
+                                   probe.kernel, probe.name));
+    arrays = std::make_unique<detail::ArrayConsumer>(arch, layout.arrays);
+  }
+  base = run_once(target, arch, options, nullptr, &w, arrays.get());
+  FixReport rep;
+  rep.cycles = base.cycles;
+  rep.shared_bytes = base.layout.total_bytes;
+  rep.all_arrays = base.layout.arrays;
+  rep.runs = 1;
+  for (const exec::ProfileRow& row : base.rows) rep.conflicts += row.totals.bank_conflicts;
+  const ptx::Kernel& kernel = exec::find_kernel(w.module, w.kernel);
+  const std::uint32_t grain = exec::widest_shared_access(kernel);
+
+  for (detail::ArrayConsumer::Per& p : arrays->arrays()) {
+    ArrayFix af;
+    af.array = p.array;
+    af.grain = grain;
+    af.model = arch.atomic_model;
+    std::vector<exec::ProfileRow> rows;
+    for (const exec::ProfileRow& row : base.rows)
+      if (p.lines.count(row.ptx_line)) {
+        rows.push_back(row);
+        af.lines.push_back(line_result(row));
+        af.conflicts += row.totals.bank_conflicts;
+        if (row.op == Op::Atomic) {
+          af.max_position = std::max(af.max_position, row.totals.max_position_degree);
+          af.max_lock = std::max(af.max_lock, row.totals.max_lock_degree);
+        }
+      }
+    const bool contended = af.max_position > 1 || af.max_lock > 1;
+    if (af.conflicts == 0 && !contended) continue;
+
+    if (af.conflicts > 0) {
+      std::vector<exec::SharedRemap> remaps;
+      std::vector<std::int64_t> predicted;
+      if (p.array.offset % grain || p.array.bytes % grain) {
+        af.note = fmt::format(
+            "not relaid out: the kernel makes {}-byte shared accesses and the array (offset {}, "
+            "{} bytes) is not made of whole {}-byte elements",
+            grain, p.array.offset, p.array.bytes, grain);
+      } else {
+        for (const exec::SharedRemap& r : detail::padding_candidates(p.array, grain, rows, arch)) {
+          remaps.push_back(r);
+          predicted.push_back(-1);
+        }
+        std::int64_t baseline = 0;
+        std::vector<std::int64_t> pred;
+        for (const exec::SharedRemap& r :
+             detail::swizzle_candidates(p.array, grain, *p.sets, options.swizzles, pred, baseline))
+          remaps.push_back(r);
+        predicted.insert(predicted.end(), pred.begin(), pred.end());
+        if (remaps.empty())
+          af.note = "no padding or bijective XOR swizzle of this array lowers its conflicts";
+      }
+      for (std::size_t i = 0; i < remaps.size(); ++i) {
+        Candidate c;
+        c.remap = remaps[i];
+        c.kind = remaps[i].row ? "pad" : "swizzle";
+        c.description = remaps[i].describe();
+        c.predicted = predicted[i];
+        verify(c, target, arch, options, base, af);
+        ++rep.runs;
+        if (c.refused.empty() && c.worse_line(af.lines) && c.conflicts() >= af.conflicts)
+          c.refused = "it makes a line worse and removes no conflict in all";
+        af.candidates.push_back(std::move(c));
+      }
+      // Offered first, by cycles, then conflicts; the refused after, in the order tried.
+      std::stable_sort(af.candidates.begin(), af.candidates.end(),
+                       [](const Candidate& a, const Candidate& b) {
+                         if (a.refused.empty() != b.refused.empty()) return a.refused.empty();
+                         if (!a.refused.empty()) return false;
+                         return std::tuple(a.cycles, a.conflicts(), a.shared_bytes) <
+                                std::tuple(b.cycles, b.conflicts(), b.shared_bytes);
+                       });
+    }
+
+    if (contended && p.atomics > 0) {
+      af.aggregated_cycles = p.aggregated.total_latency;
+      af.aggregated_max_lock = p.aggregated.max_lock_degree;
+      const std::uint32_t other = base.layout.total_bytes - p.array.bytes;
+      for (std::size_t k = 0; k < detail::kCopies.size(); ++k) {
+        const std::uint32_t r = detail::kCopies[k];
+        if (r > arch.warp_size) break;
+        const std::uint64_t bytes = std::uint64_t(p.array.bytes) * r;
+        if (other + bytes > arch.memory_bytes) break;
+        Replication rp;
+        rp.copies = r;
+        rp.shared_bytes = static_cast<std::uint32_t>(bytes);
+        rp.atomic_cycles = p.replicated[k].total_latency;
+        rp.max_position = p.replicated[k].max_position_degree;
+        rp.max_lock = p.replicated[k].max_lock_degree;
+        rp.merge_cycles = detail::merge_cycles(arch, p.array.bytes / 4, r, base.blocks);
+        if (r == 1 && target.replicated) rp.simulated_cycles = base.cycles;
+        if (r > 1 && target.replicated) {
+          try {
+            if (target.replicated(r)) {
+              const Target t2{[&] { return *target.replicated(r); }, nullptr};
+              rp.simulated_cycles = run_once(t2, arch, options, nullptr, nullptr, nullptr).cycles;
+              ++rep.runs;
+            }
+          } catch (const InputError&) {
+            // A replication the builtin refuses (its own limits) is predicted only.
+          }
+        }
+        af.replication.push_back(rp);
+      }
+    }
+    rep.arrays.push_back(std::move(af));
+  }
+  return rep;
+}
+
+}  // namespace smemsim::fix

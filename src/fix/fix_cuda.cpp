@@ -1,0 +1,99 @@
+// The CUDA (and CuTe) a kernel author pastes for a fix of `smemsim fix` (include/smemsim/fix.hpp).
+#include <fmt/format.h>
+
+#include <bit>
+#include <cctype>
+
+#include "smemsim/emit.hpp"
+#include "smemsim/fix.hpp"
+#include "smemsim/hash_families.hpp"
+
+namespace smemsim::fix {
+namespace {
+
+std::string unit_of(std::uint32_t grain) {
+  return grain == 4 ? "4-byte word" : fmt::format("{}-byte element", grain);
+}
+
+// The word-level XOR matrix of a swizzle remap: i ^ ((i >> k2) & (mask << lg)) over 4-byte words.
+XorMatrix word_matrix(const exec::SharedRemap& r, const Arch& arch) {
+  IndexGeometry g;
+  g.out_bits = std::countr_zero(arch.banks);
+  g.addr_bits = 32;
+  const int lg = std::countr_zero(r.grain / 4);
+  return bvxor_matrix(0, int(r.xor_shift), r.xor_mask << lg, g);
+}
+
+}  // namespace
+
+std::string short_name(const std::string& array) {
+  std::string d = ptx::demangle(array);
+  if (const auto p = d.rfind("::"); p != std::string::npos) d = d.substr(p + 2);
+  std::string id;
+  for (const char c : d) id += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  return id.empty() ? "array" : id;
+}
+
+std::string candidate_code(const ArrayFix& a, const Candidate& c, const Arch& arch, bool cute) {
+  const std::string name = short_name(a.array.name);
+  const exec::SharedRemap& r = c.remap;
+  const std::uint32_t n = a.array.bytes / r.grain;
+  if (r.row) {
+    const std::uint32_t rows = (n + r.row - 1) / r.row;
+    return fmt::format(
+        "// {}: pad every row of {} {}s by {} ({} -> {} bytes)\n"
+        "// declare it as  T {}[{}][{} + {}]  (was [{}][{}]), or keep it flat and index it with:\n"
+        "__device__ __forceinline__ unsigned smemsim_pad_{}(unsigned i) {{\n"
+        "  return i + (i / {}u) * {}u;  // i counts {}s from the array's start\n"
+        "}}\n",
+        name, r.row, unit_of(r.grain), r.pad, a.array.bytes, a.array.bytes + r.added_bytes(), name,
+        rows, r.row, r.pad, rows, r.row, name, r.row, r.pad, unit_of(r.grain));
+  }
+  const XorMatrix x = word_matrix(r, arch);
+  const std::string spec =
+      bvxor_spec(0, int(r.xor_shift), r.xor_mask << std::countr_zero(r.grain / 4));
+  if (cute) {
+    const Emission e = emit_cute(x, spec);
+    return e.ok ? fmt::format("// {}: {}\n{}", name, c.description, e.code)
+                : fmt::format("// {}: {}: no CuTe Swizzle<B,M,S> form ({})\n", name, c.description,
+                              e.reason);
+  }
+  const Emission e = emit_cuda(x, spec, "smemsim_swizzle_" + name);
+  if (!e.ok) return fmt::format("// {}: {}: {}\n", name, c.description, e.reason);
+  return fmt::format(
+      "// {}: {} (same {} bytes)\n{}// every index i of {} (in 4-byte words from its start) "
+      "becomes "
+      "smemsim_swizzle_{}(i)\n",
+      name, c.description, a.array.bytes, e.code, name, name);
+}
+
+std::string replication_code(const ArrayFix& a, const Replication& rp) {
+  const std::string name = short_name(a.array.name);
+  const std::uint32_t words = a.array.bytes / 4;
+  const std::uint32_t R = rp.copies;
+  return fmt::format(
+      "// {0}: {1} copies interleaved by lane ({2} -> {3} bytes); word i of copy r at i * {1} + r\n"
+      "__shared__ unsigned {0}_r[{4} * {1}];\n"
+      "// zero it as {0} was; each update of {0}[i] becomes\n"
+      "//   atomicAdd(&{0}_r[i * {1} + threadIdx.x % {1}], v);\n"
+      "// merge, after __syncthreads(): a rotated loop, so that a warp's lanes read other banks\n"
+      "for (unsigned i = threadIdx.x; i < {4}; i += blockDim.x) {{\n"
+      "  unsigned sum = 0;\n"
+      "  for (unsigned c = 0; c < {1}; ++c) sum += {0}_r[i * {1} + (c + i) % {1}];\n"
+      "  // use sum where the kernel read {0}[i]\n"
+      "}}\n",
+      name, R, a.array.bytes, rp.shared_bytes, words);
+}
+
+std::string aggregation_code(const ArrayFix& a) {
+  const std::string name = short_name(a.array.name);
+  return fmt::format(
+      "// {0}: aggregate the lanes of a warp that update one word (sm_70+; __reduce_add_sync "
+      "sm_80+)\n"
+      "unsigned peers = __match_any_sync(__activemask(), i);  // lanes with the same index i\n"
+      "unsigned v_sum = __reduce_add_sync(peers, v);          // or __popc(peers) for v == 1\n"
+      "if ((threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd(&{0}[i], v_sum);\n",
+      name);
+}
+
+}  // namespace smemsim::fix

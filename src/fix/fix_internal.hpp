@@ -1,0 +1,71 @@
+// Internals of `smemsim fix` (include/smemsim/fix.hpp): which array each access lands in, the
+// candidate layouts of an array, and the replication prediction for its atomics.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <set>
+#include <vector>
+
+#include "smemsim/evaluate.hpp"
+#include "smemsim/fix.hpp"
+#include "smemsim/hash_search.hpp"
+#include "smemsim/profile.hpp"
+
+namespace smemsim::fix::detail {
+
+// Replication factors predicted (R = 1 is the kernel as written).
+inline constexpr std::array<std::uint32_t, 6> kCopies{1, 2, 4, 8, 16, 32};
+
+// Attributes every shared access to the array its first active lane lands in, and keeps per array
+// its lines, its accesses' reference sets with addresses counted from the array's first word (the
+// swizzle search's input), and its atomics evaluated under each replication factor.
+class ArrayConsumer : public exec::AccessConsumer {
+ public:
+  ArrayConsumer(const Arch& arch, std::vector<exec::SharedLayout::Array> arrays);
+  void on_access(const WarpAccess& wa) override;
+
+  struct Per {
+    exec::SharedLayout::Array array;
+    std::set<std::uint32_t> lines;  // PTX lines
+    std::unique_ptr<ReferenceSets> sets;
+    std::array<Totals, kCopies.size()> replicated;  // the array's atomics, per kCopies entry
+    Totals aggregated;  // the same with the lanes on one word of a warp combined into one
+    std::uint64_t atomics = 0;
+  };
+  std::vector<Per>& arrays() { return per_; }
+  // The array (index into arrays()) a PTX line's accesses landed in; -1 for none.
+  int array_of_line(std::uint32_t ptx_line) const;
+
+ private:
+  int find(std::uint64_t byte) const;
+  Arch arch_;
+  std::vector<Per> per_;
+  AccessEvaluator eval_;
+  WarpAccess tmp_;
+};
+
+// Padding candidates for an array: a (row, pad) in grains per distinct row width its conflicting
+// lines read (profile's padding hint on each line's worst access).
+std::vector<exec::SharedRemap> padding_candidates(const exec::SharedLayout::Array& a,
+                                                  std::uint32_t grain,
+                                                  const std::vector<exec::ProfileRow>& rows,
+                                                  const Arch& arch);
+
+// The `count` XOR swizzles i ^ ((i >> k2) & mask) that the array's own reference sets give the
+// fewest conflicts, bijective on its grains and never splitting a grain; `predicted` gets each
+// one's conflicts on those sets and `baseline` the sets' conflicts unswizzled.
+std::vector<exec::SharedRemap> swizzle_candidates(const exec::SharedLayout::Array& a,
+                                                  std::uint32_t grain, const ReferenceSets& sets,
+                                                  std::uint32_t count,
+                                                  std::vector<std::int64_t>& predicted,
+                                                  std::int64_t& baseline);
+
+// The merge of an array replicated R times, under the arch's model: consecutive lanes take
+// consecutive words and sum their R copies, copy (c + i) % R of word i at step c (a rotated loop,
+// so that the lanes of a step read different banks); one warp-wide load per step and 32 words,
+// summed over `blocks` blocks. The adds and the merged word's store are not counted.
+std::int64_t merge_cycles(const Arch& arch, std::uint32_t words, std::uint32_t copies,
+                          std::uint64_t blocks);
+
+}  // namespace smemsim::fix::detail
