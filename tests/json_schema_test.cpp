@@ -104,6 +104,8 @@ std::vector<Case> run_cases(const std::string& dir) {
       {"profile", "profile builtin:reduction --timing --json"},
       {"profile", "profile builtin:transpose --emit-trace " + dir + "_schema.trace --json"},
       {"sim", "sim builtin:transpose --json"},
+      {"fix", "fix builtin:transpose --json"},
+      {"fix", "fix builtin:histogram --bins 8 --json"},
       {"sim", "sim builtin:transpose --arch cf11 --pipeline elastic --scheduler bank-aware --json"},
       {"sim", "sim builtin:tm_hashtable --buckets 4 --arch southern-islands --json"},
       {"sim", "sim builtin:reduction --timeline " + dir + "_schema_tl.json --json"},
