@@ -27,6 +27,7 @@ struct ProfileOptions {
   std::string csv;
   bool timing = false;
   bool wide = false;
+  std::string by = "line";  // line: a row per CUDA line; instruction: per PTX instruction
   SimOptions sim;
   std::size_t width() const { return wide ? 0 : kWidth; }
 };
@@ -78,6 +79,12 @@ struct LaunchProfile {
   exec::TeeConsumer tee;
 };
 
+// The rows the table and --csv show: per CUDA line (the default) or per instruction.
+std::vector<ProfileLine> shown(const std::vector<ProfileLine>& lines, const ProfileOptions& o,
+                               const ptx::Module& m, const ptx::Kernel& k) {
+  return o.by == "line" ? by_cuda_line(lines, m, k) : lines;
+}
+
 nlohmann::json rows_json(const std::vector<ProfileLine>& lines, const ptx::Module& m,
                          const ptx::Kernel& k) {
   nlohmann::json a = nlohmann::json::array();
@@ -117,15 +124,20 @@ void profile_pipeline(exec::Workload& w, const Arch& arch, const ProfileOptions&
   Totals all;
   std::vector<std::vector<ProfileLine>> lines;
   nlohmann::json every_row = nlohmann::json::array();
+  nlohmann::json every_line = nlohmann::json::array(), every_shown = nlohmann::json::array();
   for (const auto& l : launches) {
     all.merge(l->profiler.totals());
     lines.push_back(profile_lines(l->profiler, l->sets.sets(), arch));
     for (const auto& r : rows_json(lines.back(), w.module, l->kernel)) every_row.push_back(r);
+    for (const auto& r :
+         rows_json(by_cuda_line(lines.back(), w.module, l->kernel), w.module, l->kernel))
+      every_line.push_back(r);
   }
-  write_rows_csv(o.csv, every_row);
+  write_rows_csv(o.csv, o.by == "line" ? every_line : every_row);
   print_arch_choice(o.launch);
   if (o.launch.json) {
     nlohmann::json j = profile_json(w, s, arch, every_row, all, trace);
+    j["cuda_lines"] = every_line;
     for (std::size_t i = 0; i < launches.size(); ++i) {
       j["launches"][i]["rows"] = rows_json(lines[i], w.module, launches[i]->kernel);
       j["launches"][i]["totals"] = json::to_json(launches[i]->profiler.totals());
@@ -139,8 +151,8 @@ void profile_pipeline(exec::Workload& w, const Arch& arch, const ProfileOptions&
       fmt::print("\n{}", wrap(fmt::format("launch {} of {}: {}", i + 1, launches.size(),
                                           ptx::demangle(launches[i]->kernel.name)),
                               o.width()));
-      print_profile_table(lines[i], launches[i]->profiler.totals(), w.module, launches[i]->kernel,
-                          o.width());
+      print_profile_table(shown(lines[i], o, w.module, launches[i]->kernel),
+                          launches[i]->profiler.totals(), w.module, launches[i]->kernel, o.width());
     }
     fmt::print(
         "\npipeline: {} shared-memory warp accesses, {} bank conflicts, access latencies "
@@ -166,10 +178,13 @@ void profile_one(exec::Workload& w, const Arch& arch, const ProfileOptions& o) {
   trace.finish();
   const std::vector<ProfileLine> lines = profile_lines(lp.profiler, lp.sets.sets(), arch);
   const nlohmann::json rows = rows_json(lines, w.module, kernel);
-  write_rows_csv(o.csv, rows);
+  const nlohmann::json cuda_lines =
+      rows_json(by_cuda_line(lines, w.module, kernel), w.module, kernel);
+  write_rows_csv(o.csv, o.by == "line" ? cuda_lines : rows);
   print_arch_choice(o.launch);
   if (o.launch.json) {
     nlohmann::json j = profile_json(w, s, arch, rows, lp.profiler.totals(), trace);
+    j["cuda_lines"] = cuda_lines;
     if (!s.stats.tm_sites.empty())
       j["transactions"] = json::tm_sites_json(s.stats, w.module, kernel);
     if (o.timing) j["timing"] = timing::to_json(sim.stats, w.module, kernel);
@@ -178,7 +193,8 @@ void profile_one(exec::Workload& w, const Arch& arch, const ProfileOptions& o) {
     fmt::print("{}", wrap(arch_summary(arch), o.width()));
     print_run_header(w, s, o.width());
     print_verdict(w, s);
-    print_profile_table(lines, lp.profiler.totals(), w.module, kernel, o.width());
+    print_profile_table(shown(lines, o, w.module, kernel), lp.profiler.totals(), w.module, kernel,
+                        o.width());
     print_tx_sites(s.stats, w.module, kernel, o.width());
     if (o.timing) print_timing(sim.stats, arch, w.module, kernel, o.width());
     trace.print_note();
@@ -211,6 +227,11 @@ void add_profile_command(CLI::App& app) {
   cmd->add_flag("--timing", o->timing,
                 "run on the cycle-level model and attribute warp stall reasons to every PTX "
                 "and CUDA line (as Nsight Compute's source view)");
+  cmd->add_option("--by", o->by,
+                  "rows of the table and --csv: line (one per CUDA line: its unrolled copies and "
+                  "inlined calls summed, one hint) or instruction (one per PTX instruction)")
+      ->check(CLI::IsMember({"line", "instruction"}))
+      ->capture_default_str();
   cmd->add_flag("--wide", o->wide,
                 "print every column and whole lines (default: fit 100 columns, cutting the "
                 "instruction and source text with ...)");
@@ -222,7 +243,7 @@ void add_profile_command(CLI::App& app) {
       "  smemsim profile builtin:transpose                   # store phase: 8-way (seed 002 "
       "§3.2.2)\n"
       "  smemsim profile builtin:transpose --variant padded  # conflict-free\n"
-      "  smemsim profile builtin:transpose --variant naive32 --wide\n"
+      "  smemsim profile builtin:transpose --variant naive32 --wide --by instruction\n"
       "  smemsim profile builtin:histogram --replication 8 --bank-hash xor --json\n"
       "  smemsim profile builtin:atomic_bench --conflicts 16 --stride 256 --emit-trace a.trace\n"
       "  smemsim profile builtin:histogram --replication 32 --timing   # stall reasons per line\n"

@@ -16,7 +16,7 @@ std::vector<ProfileLine> profile_lines(const exec::Profiler& p, const LineSets& 
                                        const Arch& arch) {
   std::vector<ProfileLine> out;
   for (const exec::ProfileRow& r : p.rows()) {
-    ProfileLine l{r, std::nullopt, std::nullopt};
+    ProfileLine l{r, std::nullopt, std::nullopt, {}, {}};
     if (r.totals.bank_conflicts > 0) {
       l.padding = exec::padding_hint(r.worst, arch);
       l.swizzle = swizzle_hint(sets, r.ptx_line);
@@ -26,10 +26,79 @@ std::vector<ProfileLine> profile_lines(const exec::Profiler& p, const LineSets& 
   return out;
 }
 
+namespace {
+
+// The key a row is grouped by: its CUDA line, and the calling line when the CUDA line is an inlined
+// helper's used from several lines; "" (a row of its own) without line information.
+std::string group_key(const ProfileLine& l, const ptx::Module& module, const ptx::Kernel& kernel,
+                      const std::map<std::string, std::set<std::string>>& callers) {
+  if (l.row.cuda.empty() || l.row.index >= kernel.code.size()) return "";
+  const auto it = callers.find(l.row.cuda);
+  if (it == callers.end() || it->second.size() < 2) return l.row.cuda;
+  return l.row.cuda + "@" + exec::cuda_call_site(module, kernel.code[l.row.index]);
+}
+
+std::map<std::string, std::set<std::string>> callers_of(const std::vector<ProfileLine>& lines,
+                                                        const ptx::Module& module,
+                                                        const ptx::Kernel& kernel) {
+  std::map<std::string, std::set<std::string>> callers;
+  for (const ProfileLine& l : lines)
+    if (l.row.index < kernel.code.size())
+      callers[l.row.cuda].insert(exec::cuda_call_site(module, kernel.code[l.row.index]));
+  return callers;
+}
+
+}  // namespace
+
+std::vector<ProfileLine> by_cuda_line(const std::vector<ProfileLine>& lines,
+                                      const ptx::Module& module, const ptx::Kernel& kernel) {
+  const auto callers = callers_of(lines, module, kernel);
+  std::vector<ProfileLine> out;
+  std::map<std::string, std::size_t> row_of;  // key -> index in out
+  std::vector<std::int64_t> worst;            // per out row: bank conflicts of its hints' row
+  for (const ProfileLine& l : lines) {
+    const std::string key = group_key(l, module, kernel, callers);
+    const auto it = key.empty() ? row_of.end() : row_of.find(key);
+    if (it == row_of.end()) {
+      if (!key.empty()) row_of[key] = out.size();
+      out.push_back(l);
+      out.back().ptx_lines = {l.row.ptx_line};
+      out.back().ops = {l.row.op};
+      worst.push_back(l.row.totals.bank_conflicts);
+      continue;
+    }
+    ProfileLine& g = out[it->second];
+    const exec::ProfileRow& r = l.row;
+    // The row with the worst execution names the group's worst; its hints are the group's.
+    if (r.totals.max_bank_degree > g.row.totals.max_bank_degree) g.row.worst = r.worst;
+    if (r.totals.bank_conflicts > worst[it->second]) {
+      worst[it->second] = r.totals.bank_conflicts;
+      g.padding = l.padding;
+      g.swizzle = l.swizzle;
+    }
+    g.row.totals.merge(r.totals);
+    g.row.max_position_degree = std::max(g.row.max_position_degree, r.max_position_degree);
+    g.row.active_lanes += r.active_lanes;
+    g.ptx_lines.push_back(r.ptx_line);
+    if (std::find(g.ops.begin(), g.ops.end(), r.op) == g.ops.end()) g.ops.push_back(r.op);
+    // An atomic makes the line an atomic line (its position and lock columns apply).
+    if (r.op == Op::Atomic) g.row.op = Op::Atomic;
+  }
+  for (ProfileLine& g : out)
+    if (g.ptx_lines.size() > 1)
+      g.row.text = fmt::format("{} instructions: {}", g.ptx_lines.size(), g.row.text);
+  return out;
+}
+
 nlohmann::json line_json(const ProfileLine& l, const ptx::Module& m, const ptx::Kernel& k) {
   nlohmann::json j = json::to_json(l.row, m, k);
   j["hints"] = {{"padding", l.padding ? json::to_json(*l.padding) : nlohmann::json(nullptr)},
                 {"swizzle", l.swizzle ? json::to_json(*l.swizzle) : nlohmann::json(nullptr)}};
+  if (!l.ptx_lines.empty()) {
+    j["ptx_lines"] = l.ptx_lines;
+    j["ops"] = nlohmann::json::array();
+    for (const Op op : l.ops) j["ops"].push_back(op_name(op));
+  }
   return j;
 }
 
@@ -41,6 +110,26 @@ std::vector<std::string> csv_columns() {
               {"active_lanes_total", "hints.padding.padded_row_words", "hints.swizzle.spec"});
   return keys;
 }
+
+namespace {
+
+// Lanes of a warp on one word (position degree) or one lock, seed 001 §2.1.3: R copies by lane
+// leave ceil(P / R) on a word; warp aggregation leaves one.
+std::string atomic_hint(const ProfileLine& l) {
+  const Totals& t = l.row.totals;
+  if (l.row.op != Op::Atomic || (t.max_position_degree < 2 && t.max_lock_degree < 2)) return "";
+  std::uint32_t r = 1;
+  while (r < t.max_position_degree && r < 32) r *= 2;
+  if (t.max_position_degree < 2)
+    return fmt::format("hint: up to {} lanes on one lock: a lock hash (--lock-hash) or smemsim fix",
+                       t.max_lock_degree);
+  return fmt::format(
+      "hint: up to {} lanes on one word: replicate x{} or aggregate per warp "
+      "(smemsim fix)",
+      t.max_position_degree, r);
+}
+
+}  // namespace
 
 std::string hint_text(const ProfileLine& l, std::size_t width) {
   // Each hint in a full and a short form; the line takes the fullest that fits.
@@ -60,7 +149,7 @@ std::string hint_text(const ProfileLine& l, std::size_t width) {
                            s.conflicts_before, s.conflicts_after, worse, l.row.ptx_line);
     swz_short = fmt::format("swizzle {} (hash search --pc {}{})", s.spec, l.row.ptx_line, worse);
   }
-  if (pad_full.empty() && swz_full.empty()) return "";
+  if (pad_full.empty() && swz_full.empty()) return atomic_hint(l);
   // The padding first when it leaves the worst execution conflict-free, else the swizzle.
   const bool pad_first = !pad_full.empty() && (swz_full.empty() || l.padding->after == 1);
   const auto join = [&](const std::string& p, const std::string& s) {
@@ -86,20 +175,26 @@ void print_profile_table(const std::vector<ProfileLine>& lines, const Totals& al
   TextTable table(cols);
   // Rows whose CUDA line is an inlined helper's, used from several lines (an ldmatrix wrapper): the
   // helper's line does not tell them apart, so each names its caller.
-  std::map<std::string, std::set<std::string>> callers;
-  for (const ProfileLine& l : lines)
-    if (l.row.index < kernel.code.size())
-      callers[l.row.cuda].insert(exec::cuda_call_site(module, kernel.code[l.row.index]));
+  const auto callers = callers_of(lines, module, kernel);
   for (const ProfileLine& l : lines) {
     const exec::ProfileRow& r = l.row;
     const Totals& t = r.totals;
     const bool atom = r.op == Op::Atomic;
     auto mean = [&](std::int64_t s) { return t.accesses ? fmt::format("{:.2f}", t.mean(s)) : "-"; };
-    std::vector<std::string> cells = {
-        std::to_string(r.ptx_line),       r.cuda.empty() ? "-" : r.cuda,
-        std::string(op_name(r.op)),       std::to_string(t.accesses),
-        std::to_string(t.bank_conflicts), mean(t.sum_bank_degree),
-        std::to_string(t.max_bank_degree)};
+    // A CUDA line's row: its first PTX line and how many more; its ops joined.
+    std::string ptx = std::to_string(r.ptx_line), ops(op_name(r.op));
+    if (l.ptx_lines.size() > 1) ptx += fmt::format("+{}", l.ptx_lines.size() - 1);
+    if (l.ops.size() > 1) {
+      ops.clear();
+      for (const Op op : l.ops) ops += (ops.empty() ? "" : "/") + std::string(op_name(op));
+    }
+    std::vector<std::string> cells = {ptx,
+                                      r.cuda.empty() ? "-" : r.cuda,
+                                      ops,
+                                      std::to_string(t.accesses),
+                                      std::to_string(t.bank_conflicts),
+                                      mean(t.sum_bank_degree),
+                                      std::to_string(t.max_bank_degree)};
     if (atomics)
       cells.insert(cells.end(), {atom ? mean(t.sum_position_degree) : "-",
                                  atom ? std::to_string(t.max_position_degree) : "-",
@@ -109,16 +204,20 @@ void print_profile_table(const std::vector<ProfileLine>& lines, const Totals& al
     cells.push_back(r.text);
     // Under a conflicting row: its CUDA source line and the hint.
     std::vector<std::string> notes;
-    if (t.bank_conflicts > 0 && r.index < kernel.code.size()) {
+    const bool flagged = t.bank_conflicts > 0 || !atomic_hint(l).empty();
+    if (flagged && r.index < kernel.code.size()) {
       const std::string src = exec::cuda_source_text(module, kernel.code[r.index]);
       if (!src.empty()) notes.push_back("> " + src);
       std::string call_text;
       const std::string call = exec::cuda_call_site(module, kernel.code[r.index], &call_text);
-      if (!call.empty() && callers[r.cuda].size() > 1)
+      const auto it = callers.find(r.cuda);
+      if (!call.empty() && it != callers.end() && it->second.size() > 1)
         notes.push_back(fmt::format("> called at {}: {}", call, call_text));
     }
-    if (t.bank_conflicts > 0)
+    if (flagged)
       if (const std::string h = hint_text(l, width); !h.empty()) notes.push_back(h);
+    if (t.bank_conflicts > 0 && (l.padding || l.swizzle))  // both kinds of hint apply
+      if (const std::string a = atomic_hint(l); !a.empty()) notes.push_back(a);
     table.add(std::move(cells), std::move(notes));
   }
   fmt::print("{}", table.render(width));
@@ -130,10 +229,15 @@ void print_profile_table(const std::vector<ProfileLine>& lines, const Totals& al
                                     all.accesses, all.bank_conflicts, all.mean(all.sum_bank_degree),
                                     all.total_latency),
                         width));
+  bool grouped = false;
+  for (const ProfileLine& l : lines) grouped |= l.ptx_lines.size() > 1;
   fmt::print("{}", wrap(fmt::format("(bank{}: mean degree per access; cycles: mean modeled latency "
-                                    "per access{})",
+                                    "per access{}{})",
                                     atomics ? "/pos/lock" : "",
-                                    atomics ? "; pos and lock for atomics only" : ""),
+                                    atomics ? "; pos and lock for atomics only" : "",
+                                    grouped ? "; PTX N+K: a CUDA line's first instruction and K "
+                                              "more, summed (--by instruction: a row each)"
+                                            : ""),
                         width));
 }
 

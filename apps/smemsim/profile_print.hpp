@@ -21,6 +21,10 @@ struct ProfileLine {
   exec::ProfileRow row;
   std::optional<exec::PaddingHint> padding;  // conflicting rows only
   std::optional<SwizzleHint> swizzle;        // conflicting rows only
+  // A CUDA line's row (by_cuda_line): the PTX lines of its instructions and their ops, in code
+  // order; empty for an instruction's own row.
+  std::vector<std::uint32_t> ptx_lines;
+  std::vector<Op> ops;
 };
 
 // Collects every access into per-line reference sets (for the swizzle hints).
@@ -37,6 +41,12 @@ class LineSetsConsumer : public exec::AccessConsumer {
 // The profiler's rows with the hints of the conflicting ones.
 std::vector<ProfileLine> profile_lines(const exec::Profiler& p, const LineSets& sets,
                                        const Arch& arch);
+// One row per CUDA line (issue 26 item 3, as Nsight Compute's source view): the instructions of a
+// line (its unrolled copies, an inlined helper's body at that call) summed; the hints are those of
+// its instruction with the most bank conflicts. An inlined helper's line used from several lines
+// gives a row per calling line; instructions without line information keep their own rows.
+std::vector<ProfileLine> by_cuda_line(const std::vector<ProfileLine>& lines,
+                                      const ptx::Module& module, const ptx::Kernel& kernel);
 // A row's JSON form (json::to_json of the row) with "hints": {"padding", "swizzle"}.
 nlohmann::json line_json(const ProfileLine& l, const ptx::Module& m, const ptx::Kernel& k);
 // The CSV columns of --csv: --json's row fields, locations as ptx.file, ptx.line, cuda.file, ...
@@ -44,7 +54,8 @@ std::vector<std::string> csv_columns();
 // The one-line hint under a conflicting row ("" when it has none).
 std::string hint_text(const ProfileLine& l, std::size_t width);
 
-// The per-instruction table, its CUDA source and hint lines, and the totals; `width` 0: no limit.
+// The table (per instruction, or per CUDA line for by_cuda_line's rows), its CUDA source and hint
+// lines, and the totals; `width` 0: no limit.
 void print_profile_table(const std::vector<ProfileLine>& lines, const Totals& all,
                          const ptx::Module& module, const ptx::Kernel& kernel, std::size_t width);
 // GPU-LocalTM transaction sites, when the kernel has transactions.
