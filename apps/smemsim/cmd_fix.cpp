@@ -2,6 +2,7 @@
 // again on the cycle-level model (issue 26 item 1, docs/fix.md, include/smemsim/fix.hpp).
 #include <fmt/format.h>
 
+#include <map>
 #include <memory>
 
 #include "cli_common.hpp"
@@ -46,10 +47,6 @@ std::string speedup(std::uint64_t before, std::uint64_t after) {
   return after ? fmt::format("{:.2f}x", double(before) / double(after)) : "-";
 }
 
-std::string line_name(const fix::LineResult& l) {
-  return fmt::format("PTX {}{}", l.ptx_line, l.cuda.empty() ? "" : " " + l.cuda);
-}
-
 void print_layouts(const fix::FixReport& rep, const fix::ArrayFix& a, const Arch& arch) {
   TextTable t({{"#"},
                {"fix", true, true},
@@ -71,14 +68,40 @@ void print_layouts(const fix::FixReport& rep, const fix::ArrayFix& a, const Arch
   for (const fix::Candidate& c : a.candidates)
     if (!c.refused.empty()) fmt::print("  refused: {}: {}\n", c.description, c.refused);
   if (k == 0) return;
-  fmt::print("  conflicts per line (as written -> each fix above):\n");
+  // One row per CUDA line, as profile's: a line's unrolled copies summed (--json: per instruction).
+  struct Row {
+    const fix::LineResult* first = nullptr;
+    std::size_t count = 0;
+    std::string ops;
+    std::int64_t before = 0;
+    std::vector<std::int64_t> after;
+  };
+  std::vector<Row> rows;
+  std::map<std::string, std::size_t> row_of;
   for (std::size_t i = 0; i < a.lines.size(); ++i) {
+    const fix::LineResult& l = a.lines[i];
+    const std::string key = l.cuda.empty() ? "ptx:" + std::to_string(l.ptx_line) : l.cuda;
+    auto [it, fresh] = row_of.try_emplace(key, rows.size());
+    if (fresh) rows.push_back({&l, 0, std::string(op_name(l.op)), 0, {}});
+    Row& r = rows[it->second];
+    ++r.count;
+    if (r.ops.find(op_name(l.op)) == std::string::npos) r.ops += "/" + std::string(op_name(l.op));
+    r.before += l.conflicts;
+    std::size_t k = 0;
+    for (const fix::Candidate& c : a.candidates) {
+      if (!c.refused.empty()) continue;
+      if (r.after.size() <= k) r.after.push_back(0);
+      r.after[k++] += c.lines[i].conflicts;
+    }
+  }
+  fmt::print("  conflicts per CUDA line (as written -> each fix above):\n");
+  for (const Row& r : rows) {
     std::string after;
-    for (const fix::Candidate& c : a.candidates)
-      if (c.refused.empty())
-        after += (after.empty() ? "" : ", ") + std::to_string(c.lines[i].conflicts);
-    fmt::print("    {:<28} {:<5} {:>8} -> {}\n", line_name(a.lines[i]), op_name(a.lines[i].op),
-               a.lines[i].conflicts, after);
+    for (const std::int64_t v : r.after) after += (after.empty() ? "" : ", ") + std::to_string(v);
+    const std::string name = fmt::format("PTX {}{}{}", r.first->ptx_line,
+                                         r.count > 1 ? fmt::format("+{}", r.count - 1) : "",
+                                         r.first->cuda.empty() ? "" : " " + r.first->cuda);
+    fmt::print("    {:<28} {:<7} {:>8} -> {}\n", name, r.ops, r.before, after);
   }
   (void)arch;
 }
@@ -150,7 +173,7 @@ void print_report(const exec::Workload& w, const fix::FixReport& rep, const Arch
     return;
   }
   for (const fix::ArrayFix& a : rep.arrays) {
-    fmt::print("\narray {} (offset {}, {} bytes; {} line{}): {} bank conflicts\n",
+    fmt::print("\narray {} (offset {}, {} bytes; {} instruction{}): {} bank conflicts\n",
                array_name(rep, a.array), a.array.offset, a.array.bytes, a.lines.size(),
                a.lines.size() == 1 ? "" : "s", a.conflicts);
     if (!a.note.empty()) fmt::print("  {}\n", a.note);
