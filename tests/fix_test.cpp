@@ -159,6 +159,34 @@ TEST(Fix, HistogramGetsReplicationAndAggregation) {
   EXPECT_NE(code.find("threadIdx.x % 32"), std::string::npos) << code;
 }
 
+// The replication prediction against the kernel that does replicate: k-means' vote spaces (seed 001
+// §4.1) with one copy, R = 4 copies predicted by renaming the recorded atomics (lane l to copy
+// l mod 4), against the same kernel run with --replication 4 (copy = tid mod 4, its own copy-major
+// layout). With k = 8 centres every (copy, centre) word falls on its own bank and lock in both
+// layouts, so Algorithm 1's latency depends only on the lanes per word, the same in both: the
+// predicted atomic cycles and position degree must equal the real kernel's.
+TEST(Fix, ReplicationPredictionMatchesTheReplicatedKernel) {
+  const nlohmann::json j = fix_json("builtin:kmeans --replication 1");
+  ASSERT_EQ(j["arrays"].size(), 1u);
+  const nlohmann::json* r4 = nullptr;
+  for (const auto& r : j["arrays"][0]["replication"])
+    if (r["copies"] == 4) r4 = &r;
+  ASSERT_NE(r4, nullptr) << j.dump(1);
+  const CliResult p = cli("profile builtin:kmeans --replication 4 --json");
+  ASSERT_EQ(p.exit_code, 0) << p.out;
+  const auto doc = nlohmann::json::parse(p.out);
+  std::int64_t latency = 0, position = 0;
+  for (const auto& row : doc["rows"])
+    if (row["op"] == "atom") {
+      latency += row["latency_cycles_total"].get<std::int64_t>();
+      position = std::max(position, row["position_degree_max"].get<std::int64_t>());
+    }
+  EXPECT_EQ((*r4)["atomic_cycles"], latency);
+  EXPECT_EQ((*r4)["max_position"], position);
+  // The builtin with 4 copies, simulated: fewer cycles than with one.
+  EXPECT_LT((*r4)["simulated_cycles"], j["cycles"]);
+}
+
 // The code `fix` hands over is the relayout it verified: the padding and swizzle functions it
 // emits for the naive32 tile, compiled as host C++, map every word index as the remap did (the
 // padding: i + (i / 32) x 1, tile[32][33]; the swizzle: i ^ ((i >> 5) & 31)).

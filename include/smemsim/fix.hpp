@@ -85,7 +85,9 @@ struct ArrayFix {
   std::string model;              // the atomic model's name
   std::string note;               // why no layout candidate was tried, or ""
   const Candidate* best() const;  // the first offered candidate with fewer cycles, or null
-  const Replication* best_replication() const;  // lowest predicted cycles, R > 1, or null
+  // R > 1 with the fewest simulated cycles where the builtin was simulated, else the fewest
+  // predicted; null when none beats the kernel as written.
+  const Replication* best_replication() const;
 };
 
 struct FixReport {

@@ -123,6 +123,15 @@ const Candidate* ArrayFix::best() const {
 
 const Replication* ArrayFix::best_replication() const {
   const Replication* best = nullptr;
+  // Simulated whole-kernel cycles decide where they exist: the model sees the atomics and the
+  // merge's loads, not the occupancy the copies cost or the rest of the kernel.
+  if (!replication.empty() && replication[0].simulated_cycles) {
+    for (const Replication& r : replication)
+      if (r.copies > 1 && r.simulated_cycles &&
+          *r.simulated_cycles < (best ? *best->simulated_cycles : *replication[0].simulated_cycles))
+        best = &r;
+    return best;
+  }
   for (const Replication& r : replication)
     if (r.copies > 1 &&
         r.atomic_cycles + r.merge_cycles <
