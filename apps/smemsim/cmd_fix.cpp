@@ -101,7 +101,7 @@ void print_layouts(const fix::FixReport& rep, const fix::ArrayFix& a, const Arch
     const std::string name = fmt::format("PTX {}{}{}", r.first->ptx_line,
                                          r.count > 1 ? fmt::format("+{}", r.count - 1) : "",
                                          r.first->cuda.empty() ? "" : " " + r.first->cuda);
-    fmt::print("    {:<28} {:<7} {:>8} -> {}\n", name, r.ops, r.before, after);
+    fmt::print("    {:<34} {:<7} {:>8} -> {}\n", name, r.ops, r.before, after);
   }
   (void)arch;
 }
