@@ -87,6 +87,30 @@ TEST(Fix, TransposePaddingAndSwizzleRemoveEveryConflictWithTheSameOutput) {
   EXPECT_EQ(a["candidates"][0]["conflicts"], 0);
 }
 
+// The GEMM's ldmatrix tiles (kernels/gemm_tc.cu, 64 halfs = 128 bytes a row): the eight 16-byte
+// rows an ldmatrix 8x8 matrix reads sit at the same column of eight consecutive rows, 128 bytes
+// apart, so all eight fall in the same four banks: 8-way. XOR-ing the 16-byte chunk index with the
+// row (i ^ ((i >> 3) & 7) over 16-byte elements, CuTe's Swizzle<3,3,3> for halves) gives the eight
+// rows eight different chunks: no conflict. The relayout moves 16-byte grains (ldmatrix and
+// cp.async move 16 bytes), and the product must be the same.
+TEST(Fix, GemmLdmatrixTilesGetTheChunkSwizzle) {
+  const nlohmann::json j = fix_json("builtin:gemm --arch ampere-a100");
+  ASSERT_EQ(j["arrays"].size(), 2u);  // As and Bs
+  for (const auto& a : j["arrays"]) {
+    EXPECT_EQ(a["grain"], 16);
+    const auto& best = a["candidates"][0];
+    EXPECT_EQ(best["description"], "swizzle i ^ ((i >> 3) & 7) of 16-byte elements") << a.dump(1);
+    EXPECT_TRUE(best["identical"]);
+    EXPECT_EQ(best["conflicts"], 0);
+    EXPECT_LT(best["cycles"], j["cycles"]);
+  }
+  const CliResult cute = cli("fix builtin:gemm --arch ampere-a100 --emit cute");
+  ASSERT_EQ(cute.exit_code, 0) << cute.out;
+  EXPECT_NE(cute.out.find("using SmemSwizzle_As = cute::Swizzle<3, 2, 3>;"), std::string::npos)
+      << cute.out;  // over 4-byte words: <3,3,3> over halves
+  EXPECT_NE(cute.out.find("cute::Swizzle<3, 3, 3>"), std::string::npos) << cute.out;
+}
+
 // A launch spec for a kernel without parameters.
 std::string no_args() {
   return temp_file("fix_no_args.toml", "args = []\n");

@@ -53,7 +53,12 @@ std::string candidate_code(const ArrayFix& a, const Candidate& c, const Arch& ar
   const std::string spec =
       bvxor_spec(0, int(r.xor_shift), r.xor_mask << std::countr_zero(r.grain / 4));
   if (cute) {
-    const Emission e = emit_cute(x, spec);
+    Emission e = emit_cute(x, spec);
+    // One alias per array, so that two arrays' swizzles can be pasted together.
+    for (std::size_t p = 0; (p = e.code.find("SmemSwizzle", p)) != std::string::npos;) {
+      e.code.insert(p + 11, "_" + name);
+      p += 12 + name.size();
+    }
     return e.ok ? fmt::format("// {}: {}\n{}", name, c.description, e.code)
                 : fmt::format("// {}: {}: no CuTe Swizzle<B,M,S> form ({})\n", name, c.description,
                               e.reason);
