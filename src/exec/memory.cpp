@@ -69,7 +69,9 @@ struct Resolver {
     return cta.shared.data() + off;
   }
   // `smemsim fix`'s relayout (SharedRemap): an access must stay inside one grain of the array.
-  std::uint64_t remap(int l, const SharedRemap& r, std::uint64_t off) const {
+  // Out of line and cold, so that resolve() stays small enough to inline where no remap is set.
+  [[gnu::noinline, gnu::cold]] std::uint64_t remap(int l, const SharedRemap& r,
+                                                   std::uint64_t off) const {
     if (r.contains(off) && (off - r.base) % r.grain + total > r.grain)
       im.fail(cta, w, l, pc,
               fmt::format("a shared {} of {} bytes at byte offset {} spans two {}-byte grains of "
@@ -120,8 +122,9 @@ struct Resolver {
 // Track: note global/local addresses for sector counting (a template parameter, so that the
 // functional run without a timing model pays nothing per lane).
 template <bool Track>
-inline std::uint8_t* resolve(const Resolver& rs, Space space, int l, std::uint64_t a, bool write,
-                             LaneMask& shared_mask) {
+[[gnu::always_inline]] inline std::uint8_t* resolve(const Resolver& rs, Space space, int l,
+                                                    std::uint64_t a, bool write,
+                                                    LaneMask& shared_mask) {
   switch (space) {
     case Space::Shared: {
       shared_mask |= LaneMask{1} << l;
