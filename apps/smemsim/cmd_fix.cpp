@@ -2,6 +2,7 @@
 // again on the cycle-level model (issue 26 item 1, docs/fix.md, include/smemsim/fix.hpp).
 #include <fmt/format.h>
 
+#include <chrono>
 #include <map>
 #include <memory>
 
@@ -47,7 +48,7 @@ std::string speedup(std::uint64_t before, std::uint64_t after) {
   return after ? fmt::format("{:.2f}x", double(before) / double(after)) : "-";
 }
 
-void print_layouts(const fix::FixReport& rep, const fix::ArrayFix& a, const Arch& arch) {
+void print_layouts(const fix::FixReport& rep, const fix::ArrayFix& a) {
   TextTable t({{"#"},
                {"fix", true, true},
                {"conflicts"},
@@ -103,7 +104,6 @@ void print_layouts(const fix::FixReport& rep, const fix::ArrayFix& a, const Arch
                                          r.first->cuda.empty() ? "" : " " + r.first->cuda);
     fmt::print("    {:<34} {:<7} {:>8} -> {}\n", name, r.ops, r.before, after);
   }
-  (void)arch;
 }
 
 void print_atomics(const fix::ArrayFix& a) {
@@ -161,9 +161,9 @@ std::string array_code(const fix::ArrayFix& a, const Arch& arch, bool cute) {
   return s;
 }
 
-void print_report(const exec::Workload& w, const fix::FixReport& rep, const Arch& arch) {
+void print_report(const fix::FixReport& rep, const Arch& arch) {
   fmt::print("{}\n", arch_summary(arch));
-  fmt::print("{}: {}\n", w.name, w.description);
+  fmt::print("{}: {}\n", rep.workload, rep.description);
   fmt::print(
       "as written: {} cycles on the cycle-level model, {} bank conflicts, {} bytes of shared "
       "memory per block; {} run{} of the kernel made\n",
@@ -177,7 +177,7 @@ void print_report(const exec::Workload& w, const fix::FixReport& rep, const Arch
                array_name(rep, a.array), a.array.offset, a.array.bytes, a.lines.size(),
                a.lines.size() == 1 ? "" : "s", a.conflicts);
     if (!a.note.empty()) fmt::print("  {}\n", a.note);
-    if (!a.candidates.empty()) print_layouts(rep, a, arch);
+    if (!a.candidates.empty()) print_layouts(rep, a);
     if (!a.replication.empty()) print_atomics(a);
     if (const fix::Replication* r = a.best_replication())
       fmt::print(
@@ -206,13 +206,12 @@ nlohmann::json line_json(const fix::LineResult& l) {
           {"max_position", l.max_position}, {"max_lock", l.max_lock}};
 }
 
-nlohmann::json report_json(const exec::Workload& w, const fix::FixReport& rep, const Arch& arch,
-                           bool cute) {
+nlohmann::json report_json(const fix::FixReport& rep, const Arch& arch, bool cute) {
   nlohmann::json j = json::document("fix");
   j["arch"] = json::to_json(arch);
-  j["workload"] = w.name;
-  j["description"] = w.description;
-  j["kernel"] = w.kernel;
+  j["workload"] = rep.workload;
+  j["description"] = rep.description;
+  j["kernel"] = rep.kernel;
   j["cycles"] = rep.cycles;
   j["conflicts"] = rep.conflicts;
   j["shared_bytes"] = rep.shared_bytes;
@@ -294,8 +293,8 @@ void add_fix_command(CLI::App& app) {
       "Atomic contention gets replication and warp aggregation, predicted with the arch's "
       "atomic model (docs/fix.md).\n"
       "Examples:\n"
-      "  smemsim fix builtin:transpose                     # pad the tile: 32-way -> 0\n"
-      "  smemsim fix builtin:histogram                     # replicate the bins\n"
+      "  smemsim fix builtin:transpose --variant naive32   # swizzle or pad the tile: 32-way -> 0\n"
+      "  smemsim fix builtin:histogram --bins 8            # replicate the bins or aggregate\n"
       "  smemsim fix builtin:gemm --arch ampere-a100 --emit cute\n"
       "  smemsim fix k.ptx --kernel k --grid 64 --block 256 --launch k.toml --json");
   cmd->callback([o] {
@@ -323,15 +322,21 @@ void add_fix_command(CLI::App& app) {
     fo.swizzles = o->swizzles;
     fo.max_cycles = o->sim.max_cycles;
     fo.regs = o->sim.regs;
-    const fix::FixReport rep = fix::find_fixes(target, arch, fo);
+    const auto start = std::chrono::steady_clock::now();
+    const fix::FixReport rep = fix::find_fixes(std::move(w), target, arch, fo);
+    if (o->launch.stats) {
+      const std::chrono::duration<double> t = std::chrono::steady_clock::now() - start;
+      fmt::print(stderr, "fix: {} runs of the kernel on the cycle model in {:.3f} s\n", rep.runs,
+                 t.count());
+    }
     print_arch_choice(o->launch);
-    if (o->launch.json) return print_json(report_json(w, rep, arch, o->emit == "cute"));
+    if (o->launch.json) return print_json(report_json(rep, arch, o->emit == "cute"));
     if (!o->emit.empty()) {
       for (const fix::ArrayFix& a : rep.arrays)
         fmt::print("{}", array_code(a, arch, o->emit == "cute"));
       return;
     }
-    print_report(w, rep, arch);
+    print_report(rep, arch);
   });
 }
 

@@ -91,7 +91,8 @@ struct ArrayFix {
 };
 
 struct FixReport {
-  std::uint64_t cycles = 0;  // baseline
+  std::string workload, description, kernel;  // of the workload as written (exec::Workload)
+  std::uint64_t cycles = 0;                   // baseline
   std::uint32_t shared_bytes = 0;
   std::int64_t conflicts = 0;    // every shared line
   std::vector<ArrayFix> arrays;  // arrays with conflicts or atomic contention
@@ -99,16 +100,19 @@ struct FixReport {
   std::uint32_t runs = 0;  // kernel runs made
 };
 
-// Builds a fresh workload (the same inputs every call): run once per candidate. `replicated`, when
-// set, builds the builtin with `--replication R`; it returns nullopt when the workload has none.
+// `make` builds a fresh workload (the same inputs every call), once per candidate run.
+// `replicated`, when set, builds the builtin with `--replication R`; nullopt when the workload has
+// none.
 struct Target {
   std::function<exec::Workload()> make;
   std::function<std::optional<exec::Workload>(std::uint32_t)> replicated;
 };
 
-// Throws InputError for a kernel with no shared memory, a pipeline of launches, or a kernel that
-// does not finish.
-FixReport find_fixes(const Target& target, const Arch& arch, const FixOptions& options);
+// `as_written` is the workload the baseline runs (one that `target.make` would build). Throws
+// InputError for a kernel with no shared memory, a pipeline of launches, or a kernel that does not
+// finish.
+FixReport find_fixes(exec::Workload as_written, const Target& target, const Arch& arch,
+                     const FixOptions& options);
 
 // The code to paste (src/fix/fix_cuda.cpp). short_name: the array's CUDA name ("tile" for
 // _ZZ9transposePfS_E4tile) as an identifier. candidate_code: a padded declaration and index

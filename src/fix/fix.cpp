@@ -21,12 +21,14 @@ struct RunResult {
   std::vector<exec::ProfileRow> rows;
   std::vector<exec::Buffer> buffers;
   std::uint64_t blocks = 0;
+  std::uint32_t grain = 4;  // exec::widest_shared_access of the kernel
 };
 
-RunResult run_once(const Target& t, const Arch& arch, const FixOptions& o,
-                   const exec::SharedRemap* remap, exec::Workload* keep,
-                   exec::AccessConsumer* extra) {
-  exec::Workload w = t.make();
+// Runs `w` on the cycle model with `remap`. `arrays`, when given, learns the kernel's arrays once
+// the simulator has laid out its shared memory and then sees every access; a kernel without shared
+// memory is an error before anything runs.
+RunResult run_once(exec::Workload w, const Arch& arch, const FixOptions& o,
+                   const exec::SharedRemap* remap, detail::ArrayConsumer* arrays) {
   if (!w.pipeline.empty())
     throw InputError(fmt::format(
         "{}: smemsim fix takes one launch; this launch spec has a pipeline of {} ([[launch]])",
@@ -36,20 +38,26 @@ RunResult run_once(const Target& t, const Arch& arch, const FixOptions& o,
   exec::Profiler prof(w.module, k, arch);
   exec::TeeConsumer tee;
   tee.add(&prof);
-  tee.add(extra);
+  tee.add(arrays);
   timing::TimingOptions to;
   to.max_cycles = o.max_cycles;
   to.regs_per_thread = o.regs;
   to.consumer = &tee;
   if (remap) to.remap = *remap;
   timing::GpuSim sim(w.module, k, arch, w.launch, w.memory, to);
+  if (arrays) {
+    if (sim.shared_layout().total_bytes == 0)
+      throw InputError(
+          fmt::format("kernel '{}' of {} uses no shared memory: nothing to fix", w.kernel, w.name));
+    arrays->set_arrays(sim.shared_layout().arrays);
+  }
   RunResult r;
   r.cycles = sim.run().cycles;
   r.layout = sim.shared_layout();
   r.rows = prof.rows();
   r.blocks = w.launch.grid.count();
+  r.grain = exec::widest_shared_access(k);
   r.buffers = std::move(w.memory.buffers);
-  if (keep) *keep = std::move(w);
   return r;
 }
 
@@ -84,7 +92,7 @@ std::string first_difference(const std::vector<exec::Buffer>& a,
 void verify(Candidate& c, const Target& t, const Arch& arch, const FixOptions& o,
             const RunResult& base, const ArrayFix& af) {
   try {
-    RunResult r = run_once(t, arch, o, &c.remap, nullptr, nullptr);
+    RunResult r = run_once(t.make(), arch, o, &c.remap, nullptr);
     c.ran = true;
     c.cycles = r.cycles;
     c.shared_bytes = r.layout.total_bytes;
@@ -140,33 +148,23 @@ const Replication* ArrayFix::best_replication() const {
   return best;
 }
 
-FixReport find_fixes(const Target& target, const Arch& arch, const FixOptions& options) {
-  // The baseline: the kernel as written, its accesses attributed to its arrays.
-  exec::Workload w;
-  std::unique_ptr<detail::ArrayConsumer> arrays;
-  RunResult base;
-  {
-    exec::Workload probe = target.make();
-    const ptx::Kernel& k = exec::find_kernel(probe.module, probe.kernel);
-    exec::GlobalMemory scratch = probe.memory;
-    exec::Executor ex(probe.module, k, arch, probe.launch, scratch);
-    const exec::SharedLayout& layout = ex.shared_layout();
-    if (layout.total_bytes == 0)
-      throw InputError(fmt::format("kernel '{}' of {} uses no shared memory: nothing to fix",
-                                   probe.kernel, probe.name));
-    arrays = std::make_unique<detail::ArrayConsumer>(arch, layout.arrays);
-  }
-  base = run_once(target, arch, options, nullptr, &w, arrays.get());
+FixReport find_fixes(exec::Workload as_written, const Target& target, const Arch& arch,
+                     const FixOptions& options) {
   FixReport rep;
+  rep.workload = as_written.name;
+  rep.description = as_written.description;
+  rep.kernel = as_written.kernel;
+  // The baseline: the kernel as written, its accesses attributed to its arrays.
+  detail::ArrayConsumer arrays(arch);
+  const RunResult base = run_once(std::move(as_written), arch, options, nullptr, &arrays);
   rep.cycles = base.cycles;
   rep.shared_bytes = base.layout.total_bytes;
   rep.all_arrays = base.layout.arrays;
   rep.runs = 1;
   for (const exec::ProfileRow& row : base.rows) rep.conflicts += row.totals.bank_conflicts;
-  const ptx::Kernel& kernel = exec::find_kernel(w.module, w.kernel);
-  const std::uint32_t grain = exec::widest_shared_access(kernel);
+  const std::uint32_t grain = base.grain;
 
-  for (detail::ArrayConsumer::Per& p : arrays->arrays()) {
+  for (detail::ArrayConsumer::Per& p : arrays.arrays()) {
     ArrayFix af;
     af.array = p.array;
     af.grain = grain;
@@ -248,9 +246,9 @@ FixReport find_fixes(const Target& target, const Arch& arch, const FixOptions& o
         if (r == 1 && target.replicated) rp.simulated_cycles = base.cycles;
         if (r > 1 && target.replicated) {
           try {
-            if (target.replicated(r)) {
-              const Target t2{[&] { return *target.replicated(r); }, nullptr};
-              rp.simulated_cycles = run_once(t2, arch, options, nullptr, nullptr, nullptr).cycles;
+            if (std::optional<exec::Workload> rw = target.replicated(r)) {
+              rp.simulated_cycles =
+                  run_once(std::move(*rw), arch, options, nullptr, nullptr).cycles;
               ++rep.runs;
             }
           } catch (const InputError&) {

@@ -9,16 +9,18 @@
 
 namespace smemsim::fix::detail {
 
-ArrayConsumer::ArrayConsumer(const Arch& arch, std::vector<exec::SharedLayout::Array> arrays)
-    : arch_(arch), eval_(arch) {
-  std::sort(arrays.begin(), arrays.end(),
-            [](const auto& a, const auto& b) { return a.offset < b.offset; });
+ArrayConsumer::ArrayConsumer(const Arch& arch) : arch_(arch), eval_(arch) {}
+
+void ArrayConsumer::set_arrays(std::vector<exec::SharedLayout::Array> arrays,
+                               std::uint64_t budget) {
+  per_.clear();
   for (auto& a : arrays) {
     if (a.bytes == 0) continue;
     Per p;
     p.array = std::move(a);
     p.sets = std::make_unique<ReferenceSets>(arch_, HashTarget::Bank,
                                              target_geometry(arch_, HashTarget::Bank));
+    p.sets->set_memory_budget(budget);
     per_.push_back(std::move(p));
   }
 }
@@ -27,12 +29,6 @@ int ArrayConsumer::find(std::uint64_t byte) const {
   for (std::size_t i = 0; i < per_.size(); ++i)
     if (byte >= per_[i].array.offset && byte - per_[i].array.offset < per_[i].array.bytes)
       return int(i);
-  return -1;
-}
-
-int ArrayConsumer::array_of_line(std::uint32_t ptx_line) const {
-  for (std::size_t i = 0; i < per_.size(); ++i)
-    if (per_[i].lines.count(ptx_line)) return int(i);
   return -1;
 }
 

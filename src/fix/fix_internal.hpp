@@ -22,7 +22,11 @@ inline constexpr std::array<std::uint32_t, 6> kCopies{1, 2, 4, 8, 16, 32};
 // swizzle search's input), and its atomics evaluated under each replication factor.
 class ArrayConsumer : public exec::AccessConsumer {
  public:
-  ArrayConsumer(const Arch& arch, std::vector<exec::SharedLayout::Array> arrays);
+  explicit ArrayConsumer(const Arch& arch);
+  // The kernel's arrays (SharedLayout::arrays), before its first access. Each array's reference
+  // sets may take `budget` bytes before they spill to TMPDIR (ReferenceSets).
+  void set_arrays(std::vector<exec::SharedLayout::Array> arrays,
+                  std::uint64_t budget = std::uint64_t{64} << 20);
   void on_access(const WarpAccess& wa) override;
 
   struct Per {
@@ -34,8 +38,6 @@ class ArrayConsumer : public exec::AccessConsumer {
     std::uint64_t atomics = 0;
   };
   std::vector<Per>& arrays() { return per_; }
-  // The array (index into arrays()) a PTX line's accesses landed in; -1 for none.
-  int array_of_line(std::uint32_t ptx_line) const;
 
  private:
   int find(std::uint64_t byte) const;
