@@ -48,7 +48,6 @@ struct Candidate {
   exec::SharedRemap remap;     // of the array
   std::string description;     // remap.describe()
   std::int64_t predicted = 0;  // the array's conflicts the search predicted (swizzle; pad: -1)
-  bool ran = false;            // false: `refused` says why
   bool identical = false;      // the output buffers equal the baseline's
   std::string refused;         // why the candidate is not offered ("" when it is)
   std::uint64_t cycles = 0;

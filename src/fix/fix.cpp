@@ -93,7 +93,6 @@ void verify(Candidate& c, const Target& t, const Arch& arch, const FixOptions& o
             const RunResult& base, const ArrayFix& af) {
   try {
     RunResult r = run_once(t.make(), arch, o, &c.remap, nullptr);
-    c.ran = true;
     c.cycles = r.cycles;
     c.shared_bytes = r.layout.total_bytes;
     const std::string diff = first_difference(base.buffers, r.buffers);
@@ -196,12 +195,9 @@ FixReport find_fixes(exec::Workload as_written, const Target& target, const Arch
           remaps.push_back(r);
           predicted.push_back(-1);
         }
-        std::int64_t baseline = 0;
-        std::vector<std::int64_t> pred;
         for (const exec::SharedRemap& r :
-             detail::swizzle_candidates(p.array, grain, *p.sets, options.swizzles, pred, baseline))
+             detail::swizzle_candidates(p.array, grain, *p.sets, options.swizzles, predicted))
           remaps.push_back(r);
-        predicted.insert(predicted.end(), pred.begin(), pred.end());
         if (remaps.empty())
           af.note = "no padding or bijective XOR swizzle of this array lowers its conflicts";
       }

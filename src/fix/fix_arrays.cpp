@@ -99,10 +99,9 @@ std::vector<exec::SharedRemap> padding_candidates(const exec::SharedLayout::Arra
 std::vector<exec::SharedRemap> swizzle_candidates(const exec::SharedLayout::Array& a,
                                                   std::uint32_t grain, const ReferenceSets& sets,
                                                   std::uint32_t count,
-                                                  std::vector<std::int64_t>& predicted,
-                                                  std::int64_t& baseline) {
+                                                  std::vector<std::int64_t>& predicted) {
   const IndexGeometry& g = sets.geometry();
-  baseline = total_conflicts(sets, bvxor_matrix(0, 0, 0, g));
+  const std::int64_t baseline = total_conflicts(sets, bvxor_matrix(0, 0, 0, g));
   if (baseline == 0 || count == 0) return {};
   // Word-level i ^ ((i >> k2) & M) with M free of the grain's low bits equals the grain-level
   // swizzle e ^ ((e >> k2) & (M >> lg)), lg = log2(words per grain): the grain's words stay

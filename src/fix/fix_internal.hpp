@@ -56,12 +56,11 @@ std::vector<exec::SharedRemap> padding_candidates(const exec::SharedLayout::Arra
 
 // The `count` XOR swizzles i ^ ((i >> k2) & mask) that the array's own reference sets give the
 // fewest conflicts, bijective on its grains and never splitting a grain; `predicted` gets each
-// one's conflicts on those sets and `baseline` the sets' conflicts unswizzled.
+// one's conflicts on those sets.
 std::vector<exec::SharedRemap> swizzle_candidates(const exec::SharedLayout::Array& a,
                                                   std::uint32_t grain, const ReferenceSets& sets,
                                                   std::uint32_t count,
-                                                  std::vector<std::int64_t>& predicted,
-                                                  std::int64_t& baseline);
+                                                  std::vector<std::int64_t>& predicted);
 
 // The merge of an array replicated R times, under the arch's model: consecutive lanes take
 // consecutive words and sum their R copies, copy (c + i) % R of word i at step c (a rotated loop,
