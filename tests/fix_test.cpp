@@ -159,6 +159,70 @@ TEST(Fix, APaddingThatDoesNotFitIsRefusedAndASwizzleOffered) {
   EXPECT_TRUE(swizzled);
 }
 
+// A data race: warp 1 reads the flag f without a barrier while warp 0 sets it only after two
+// 32-way loads of `a` (lane l reads word 32 l: bank 0 for all) complete. As written the loads take
+// 32 passes each and warp 1 (8 loop iterations later) reads f = 0; relaid out they take one pass,
+// f is set first and warp 1 reads the flag's value. The outputs differ, so every candidate is
+// refused with the buffer that changed (the window is delays 2..12 on fermi-gtx580; 8 is its
+// middle).
+TEST(Fix, ARemapThatChangesTheOutputIsRefused) {
+  const std::string ptx = temp_file("fix_race.ptx", R"(.version 7.0
+.target sm_20
+.address_size 64
+.visible .entry race(.param .u64 out)
+{
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<4>;
+  .reg .pred %p<3>;
+  .shared .align 4 .b8 a[4096];
+  .shared .align 4 .b32 f;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  setp.ge.u32 %p1, %r1, 32;
+  @%p1 bra READER;
+  shl.b32 %r2, %r1, 7;
+  mov.u32 %r3, a;
+  add.u32 %r4, %r3, %r2;
+  st.shared.u32 [%r4], %r1;
+  st.shared.u32 [%r4+4], %r1;
+  st.shared.u32 [%r4+8], %r1;
+  st.shared.u32 [%r4+12], %r1;
+  ld.shared.u32 %r8, [%r4];
+  ld.shared.u32 %r9, [%r4+4];
+  add.u32 %r5, %r8, %r9;
+  add.u32 %r5, %r5, 1;
+  st.shared.u32 [f], %r5;
+  ret;
+READER:
+  mov.u32 %r6, 8;
+LOOP:
+  sub.u32 %r6, %r6, 1;
+  setp.ne.u32 %p2, %r6, 0;
+  @%p2 bra LOOP;
+  ld.shared.u32 %r7, [f];
+  setp.eq.u32 %p2, %r1, 32;
+  @%p2 st.global.u32 [%rd2], %r7;
+  ret;
+}
+)");
+  const std::string toml =
+      temp_file("fix_race.toml", "args = [\"out\"]\n[buffers.out]\ntype = \"u32\"\ncount = 1\n");
+  const nlohmann::json j =
+      fix_json(ptx + " --kernel race --grid 1 --block 64 --arch fermi-gtx580 --launch " + toml);
+  ASSERT_EQ(j["arrays"].size(), 1u);
+  ASSERT_FALSE(j["arrays"][0]["candidates"].empty());
+  for (const auto& c : j["arrays"][0]["candidates"]) {
+    EXPECT_FALSE(c["offered"]) << c.dump();
+    EXPECT_FALSE(c["identical"]);
+    EXPECT_NE(c["refused"].get<std::string>().find(
+                  "changes the output: buffer 'out' differs from the kernel's own output"),
+              std::string::npos)
+        << c["refused"];
+  }
+  EXPECT_EQ(j["arrays"][0]["code"], "");  // nothing recommended
+}
+
 // 8 bins of a gradient image: every lane of a warp votes on one word (position degree 32, seed
 // 001 §2.1.3). With R copies interleaved by lane, lanes l and l' share a copy only when
 // l = l' mod R: at most 32 / R lanes on one word. The builtin's own --replication R runs too, and
