@@ -249,6 +249,14 @@ class Executor {
   void set_progress(std::function<void(std::uint64_t, std::uint64_t)> progress);
   static constexpr std::uint64_t kDefaultMaxSteps = 1'000'000'000;
 
+  // Spin detection for a driver that interleaves warps (the cycle model; run() does its own):
+  // arm_spin_checks() snapshots every Ready warp that issued at least `min_issued` instructions
+  // since it was last armed; spin_stuck() is true when every live warp has since come back to its
+  // snapshot with no memory written by anyone (or waits at a barrier none of them passes), so the
+  // launch can never end (src/exec/spin.cpp).
+  void arm_spin_checks(std::uint64_t min_issued);
+  bool spin_stuck() const;
+
   const ExecStats& stats() const;
 
  private:

@@ -123,6 +123,17 @@ struct Warp {
   };
   std::vector<AsyncCopy> copies;
   std::uint32_t groups = 0;
+  // Spin detection (spin.cpp, docs/exec.md "A kernel that never ends"): armed at spin_pc with a
+  // copy of the warp's state and Impl::writes; the warp's next visit of spin_pc compares.
+  std::uint32_t spin_pc = kNoRow;
+  bool spin_fresh = false;  // the visit that armed it is still to issue
+  bool spin_bar = false;    // a barrier was passed since arming
+  bool spinning = false;    // came back to the armed state with no memory written in between
+  std::uint64_t spin_writes = 0;
+  std::uint64_t issued = 0, spin_armed_at = 0;  // instructions issued; `issued` when armed
+  std::vector<std::uint64_t> spin_regs;
+  std::vector<StackEntry> spin_stack;
+  LaneMask spin_live = 0;
 };
 
 // A call site resolved for execution: the callee's entry, its register rows and per-thread byte
@@ -207,6 +218,10 @@ struct Impl {
   std::function<void(const TxEvent&)> tx_observer;
   std::function<void(std::uint64_t, std::uint64_t)> progress;  // Executor::set_progress
   std::uint32_t tm_cycles = 0;  // of the instruction being executed (memory.cpp -> issue)
+  // Instructions that wrote (or may have written) memory: stores, reductions, atomics that changed
+  // a value, stmatrix, wmma.store, cp.async, calls (spin.cpp).
+  std::uint64_t writes = 0;
+  bool spin_throws = false;  // run(): a spinning warp is an error at once
   LaneMask tm_conflicted = 0;
 
   std::uint64_t* row(Warp& w, std::uint32_t r) {
@@ -226,6 +241,10 @@ struct Impl {
 
   IssueResult issue(Cta& cta, Warp& w);
   void warp_done(Cta& cta, Warp& w);
+  // Spin detection (spin.cpp).
+  void spin_arm(Warp& w);
+  void spin_check(const Cta& cta, Warp& w);
+  bool spin_stuck() const;
 
   // GPU-LocalTM (tm.cpp).
   void tx_begin(Cta& cta, Warp& w, std::uint32_t pc, IssueResult& r);
@@ -244,6 +263,8 @@ struct Impl {
   std::string who(const Cta& cta, const Warp& w, int lane) const;
   [[noreturn]] void fail(const Cta& cta, const Warp& w, int lane, std::uint32_t pc,
                          const std::string& what) const;
+  // "at k.ptx:12 (k.cu:7) `bra LOOP;`" (run.cpp).
+  std::string where(std::uint32_t pc) const;
   std::vector<std::uint64_t> sym_addr;
 };
 

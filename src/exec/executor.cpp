@@ -58,6 +58,9 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
   StackEntry& top = w.stack.back();
   const std::uint32_t pc = top.pc;
   const LaneMask active = top.mask;
+  if (pc == w.spin_pc) [[unlikely]]
+    spin_check(cta, w);
+  ++w.issued;
   ++stats.warp_instructions;
   stats.thread_instructions += static_cast<std::uint64_t>(std::popcount(active));
   ++clock;
@@ -111,6 +114,7 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
       break;
     }
     case Opcode::Call:
+      ++writes;  // arguments copied to local memory
       if (exec) {
         exec_call(*this, cta, w, pc, exec);
       } else {
@@ -121,6 +125,7 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
     case Opcode::Ret:
     case Opcode::Exit: {
       if (ins.op == Opcode::Ret && !w.frames.empty()) {  // return from a device function
+        ++writes;
         exec_function_return(*this, cta, w, exec);
         normalize(w);
         break;
@@ -143,6 +148,7 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
         fail(cta, w, std::countr_zero(active), pc,
              "barrier inside a transaction (seed 003 §3: not every lane may reach it; put the "
              "barrier before TX_BEGIN or after TX_COMMIT)");
+      w.spin_bar = true;
       ++top.pc;
       normalize(w);
       if (exec && !w.stack.empty()) exec_barrier(*this, cta, w, pc, exec);
@@ -153,6 +159,7 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
     case Opcode::Atom:
     case Opcode::Red: {
       const std::uint64_t before = stats.shared_accesses;
+      if (ins.op == Opcode::St || ins.op == Opcode::Red) ++writes;  // atom: when a value changed
       if (exec) r.global_sectors = exec_memory(*this, cta, w, pc, exec);
       r.shared_accesses = static_cast<std::uint8_t>(stats.shared_accesses - before);
       bool ended = false;  // every lane of a transaction's attempt conflicted
@@ -167,6 +174,7 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
       break;
     }
     case Opcode::TxBegin:
+      ++writes;
       r.in_tx = true;
       if (w.tx.depth > 0) {  // nested transactions are flattened (003 §3)
         ++w.tx.depth;
@@ -182,6 +190,7 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
       normalize(w);
       break;
     case Opcode::TxCommit:
+      ++writes;
       r.in_tx = true;
       if (w.tx.depth == 0)
         fail(cta, w, std::countr_zero(active), pc, "TX.Commit without a TX.Begin");
@@ -215,6 +224,7 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
     case Opcode::WmmaStore:
     case Opcode::WmmaMma: {
       const std::uint64_t before = stats.shared_accesses;
+      if (ins.op == Opcode::Stmatrix || ins.op == Opcode::WmmaStore) ++writes;
       if (exec) exec_matrix(*this, cta, w, pc, exec);
       r.shared_accesses = static_cast<std::uint8_t>(stats.shared_accesses - before);
       ++top.pc;
@@ -225,6 +235,7 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
     case Opcode::CpAsyncCommit:
     case Opcode::CpAsyncWait: {
       const std::uint64_t before = stats.shared_accesses;
+      ++writes;  // the copy, or its landing at the wait
       if (exec) r.global_sectors = exec_cp_async(*this, cta, w, pc, exec);
       r.shared_accesses = static_cast<std::uint8_t>(stats.shared_accesses - before);
       ++top.pc;
@@ -355,6 +366,9 @@ void Executor::start_cta(std::uint32_t slot, std::uint64_t linear, std::uint32_t
     w.copies.clear();
     w.groups = 0;
     w.bar_red_pc = kNoRow;
+    w.spin_pc = kNoRow;
+    w.spinning = false;
+    w.issued = w.spin_armed_at = 0;
     w.stack.reserve(16);
     w.stack.push_back({0, kNoRow, w.live});
     std::uint64_t* sp = w.regs + std::size_t(im.nregs) * im.lanes;

@@ -249,7 +249,9 @@ inline std::uint64_t extend(std::uint64_t raw, int bytes, bool sgn) {
   return sgn ? static_cast<std::uint64_t>(sext(raw, bytes * 8)) : raw;
 }
 
-std::uint64_t atomic_apply(AtomOp op, Type t, std::uint8_t* p, std::uint64_t b, std::uint64_t c) {
+// Returns the old value; `changed` is set when the word changed (a failed CAS writes nothing).
+std::uint64_t atomic_apply(AtomOp op, Type t, std::uint8_t* p, std::uint64_t b, std::uint64_t c,
+                           bool& changed) {
   const int w = ptx::type_bits(t);
   const std::uint64_t mask = width_mask(w);
   std::uint64_t old = 0;
@@ -307,6 +309,7 @@ std::uint64_t atomic_apply(AtomOp op, Type t, std::uint8_t* p, std::uint64_t b, 
   }
   nv &= mask;
   std::memcpy(p, &nv, std::size_t(w / 8));
+  changed |= nv != old;
   return old;
 }
 
@@ -402,10 +405,13 @@ void apply_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
       emit_shared(im, w, cta, pc, Op::Atomic, shared_mask, 1);
       m &= ~tx_check(im, cta, w, shared_mask, words);
       std::uint64_t* d = red ? nullptr : im.row(w, x.row[0]);
+      bool changed = false;
       each_lane(m, [&](int l) {
-        const std::uint64_t old = atomic_apply(ins.atom, ins.type, ptrs[l], b[l], c ? c[l] : 0);
+        const std::uint64_t old =
+            atomic_apply(ins.atom, ins.type, ptrs[l], b[l], c ? c[l] : 0, changed);
         if (d) d[l] = old & x.dst_mask;
       });
+      if (changed) ++im.writes;
       return;
     }
   }

@@ -28,15 +28,8 @@ std::string describe_warps(const Impl& im, const Cta& cta) {
     const bool at_bar = w.state == WarpState::AtBarrier;
     if (at_bar && pc > 0 && pc <= im.kernel.code.size() && im.kernel.code[pc - 1].op == Opcode::Bar)
       --pc;
-    std::string where = "past the end of the kernel";
-    if (pc < im.kernel.code.size()) {
-      const ptx::Instruction& ins = im.kernel.code[pc];
-      const std::string cuda = cuda_location(im.module, ins);
-      where = fmt::format("at {}:{}{} `{}`", im.module.filename, ins.ptx_line,
-                          cuda.empty() ? "" : " (" + cuda + ")", ptx::to_string(im.kernel, ins));
-    }
     out += fmt::format("{}warp {} of block ({},{},{}) {}{}", shown > 1 ? "; " : "", i, cta.id.x,
-                       cta.id.y, cta.id.z, where,
+                       cta.id.y, cta.id.z, im.where(pc),
                        at_bar ? ", waiting at " + describe_barrier(im, cta, w)
                        : w.state == WarpState::TxWait ? ", waiting for a serialized transaction"
                                                       : "");
@@ -44,12 +37,25 @@ std::string describe_warps(const Impl& im, const Cta& cta) {
   return out;
 }
 
+// Every this many warp-instructions run() arms the running warp's spin check and redraws the
+// progress line.
+constexpr std::uint64_t kSpinArmSteps = std::uint64_t{1} << 20;
+
 }  // namespace
+
+std::string Impl::where(std::uint32_t pc) const {
+  if (pc >= kernel.code.size()) return "past the end of the kernel";
+  const ptx::Instruction& ins = kernel.code[pc];
+  const std::string cuda = cuda_location(module, ins);
+  return fmt::format("at {}:{}{} `{}`", module.filename, ins.ptx_line,
+                     cuda.empty() ? "" : " (" + cuda + ")", ptx::to_string(kernel, ins));
+}
 
 void Executor::run() {
   Impl& im = *impl_;
   const std::uint64_t n = im.launch.grid.count();
   std::uint64_t steps = 0;
+  im.spin_throws = true;
   for (std::uint64_t c = 0; c < n; ++c) {
     start_cta(0, c);
     Cta& cta = im.ctas[0];
@@ -65,6 +71,10 @@ void Executor::run() {
                 "{}: the kernel did not finish within {} warp-instructions (--max-steps); "
                 "unfinished: {}",
                 im.module.filename, im.max_steps, describe_warps(im, cta)));
+          if (steps % kSpinArmSteps == 0) [[unlikely]] {
+            im.spin_arm(w);
+            if (im.progress) im.progress(c, n);
+          }
           if (im.issue(cta, w).op == Opcode::Bar) break;
         }
       }

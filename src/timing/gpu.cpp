@@ -38,6 +38,9 @@ namespace {
 // How shared atomics are timed (sm.hpp AtomicMode): `loadstore` and `native` by name; `alg1` and
 // `fsm` run the lock loop on lock-bit GPUs (both name seed 000/001's loop; the cycle model times it
 // with the FSM's state latencies) and the native unit where there are no lock bits.
+// A warp's spin check is re-armed only after it issued this many instructions (spin.cpp).
+constexpr std::uint64_t kSpinMinIssued = 256;
+
 AtomicMode atomic_mode(const Arch& a) {
   if (a.atomic_model == "loadstore") return AtomicMode::LoadStore;
   if (a.atomic_model == "native" || a.locks == 0) return AtomicMode::Native;
@@ -239,8 +242,21 @@ const TimingStats& GpuSim::run() {
         next = event;
       }
     }
-    if (im.options.progress && (next >> 16) != (im.cycle >> 16))
-      im.options.progress(next_cta, total);
+    if ((next >> 16) != (im.cycle >> 16)) {
+      // Every 65,536 cycles: a launch whose every live warp spins with nothing written since the
+      // last look can never end, unless a CTA still waiting for a place could start (spin.cpp).
+      if (next_cta >= total ||
+          std::none_of(im.sms.begin(), im.sms.end(), [](const auto& s) { return s->can_take(); })) {
+        if (im.ex->spin_stuck())
+          im.stuck(fmt::format(
+              "never ends: at cycle {} every live warp spins, back at the same instruction with "
+              "the same registers and no memory written since, or waits at a barrier none of "
+              "them reaches",
+              next));
+        im.ex->arm_spin_checks(kSpinMinIssued);
+      }
+      if (im.options.progress) im.options.progress(next_cta, total);
+    }
     im.cycle = next;
     if (im.cycle >= im.options.max_cycles)
       im.stuck(
