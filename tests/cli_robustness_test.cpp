@@ -157,8 +157,9 @@ TEST(LaunchSpec, FloatsWhereIntegersBelongAreErrors) {
 // A 25-billion-element buffer was a raw std::bad_alloc with exit 1.
 TEST(LaunchSpec, BuffersBeyondTheBudgetAreRefusedBeforeAllocation) {
   const std::string e = spec_error("big", "type = \"u32\"\ncount = 25000000000\n");
-  EXPECT_NE(e.find("big.toml:4: buffer 'out': 25000000000 elements of u32 are 100000000000 bytes, "
-                   "which puts the spec's buffers above the 4 GiB they may take"),
+  // 25e9 x 4 bytes = 1e11 bytes = 93.13 GiB.
+  EXPECT_NE(e.find("big.toml:4: buffer 'out': 25000000000 elements of u32 take 93.1 GiB, which "
+                   "puts the spec's buffers above the 4 GiB they may take together"),
             std::string::npos)
       << e;
 }
@@ -173,8 +174,8 @@ TEST(LaunchSpec, MaxMemorySetsTheBuffersBudget) {
   EXPECT_EQ(cli(run).exit_code, 0) << cli(run).out;
   EXPECT_EQ(cli(run + " --max-memory 4M").exit_code, 0);
   expect_error(run + " --max-memory 1M",
-               "mm.toml:4: buffer 'out': 1000000 elements of u32 are 4000000 bytes, which puts the "
-               "spec's buffers above the 0.0009765625 GiB they may take (--max-memory)");
+               "mm.toml:4: buffer 'out': 1000000 elements of u32 take 3.8 MiB, which puts the "
+               "spec's buffers above the 1 MiB they may take together (--max-memory)");
   expect_error(run + " --max-memory 1X", "--max-memory: '1X' is not a memory size");
   expect_error("run builtin:reduction --max-memory 0", "--max-memory: must be more than 0 bytes");
   const std::string txt = temp_file("words.txt", "1 2\n3x 4\n");

@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "smemsim/error.hpp"
+#include "util/size.hpp"
 
 namespace smemsim::cli {
 
@@ -195,14 +196,20 @@ std::uint64_t parse_size(const std::string& text, std::string_view option) {
   return v << shift;
 }
 
+namespace {
+std::string g_activity;
+}
+
+void set_activity(std::string what) {
+  g_activity = std::move(what);
+}
+
+const std::string& activity() {
+  return g_activity;
+}
+
 std::string format_size(std::uint64_t bytes) {
-  for (const auto& [shift, name] : {std::pair{40, "TiB"}, {30, "GiB"}, {20, "MiB"}, {10, "KiB"}}) {
-    const std::uint64_t unit = std::uint64_t{1} << shift;
-    if (bytes < unit) continue;
-    if (bytes % unit == 0) return fmt::format("{} {}", bytes >> shift, name);
-    return fmt::format("{:.1f} {}", double(bytes) / double(unit), name);
-  }
-  return fmt::format("{} bytes", bytes);
+  return smemsim::format_size(double(bytes));
 }
 
 std::string explain_parse_error(const std::string& what) {

@@ -95,6 +95,11 @@ std::string explain_parse_error(const std::string& what);
 std::uint64_t parse_size(const std::string& text, std::string_view option);
 // "2 GiB", "1.1 GiB", "512 MiB", "1000 bytes": exact when whole, else to one decimal.
 std::string format_size(std::uint64_t bytes);
+// What the command is doing and how to make it smaller, for the one-line error when an
+// allocation fails anyway (main.cpp catches std::bad_alloc): "preparing builtin:kmeans's inputs:
+// lower its size options".
+void set_activity(std::string what);
+const std::string& activity();
 
 inline CLI::Validator positive() {
   return CLI::Validator(

@@ -7,6 +7,7 @@
 
 #include <exception>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -29,8 +30,8 @@ void add_launch_options(CLI::App* cmd, LaunchOptions& o) {
                   "tensor-core gemm and attention)")
       ->required();
   cmd->add_option("--kernel", o.kernel, "kernel (.entry) name in the PTX file");
-  cmd->add_option("--grid", o.grid, "grid dimensions X[,Y[,Z]]");
-  cmd->add_option("--block", o.block, "block dimensions X[,Y[,Z]]");
+  o.grid_option = cmd->add_option("--grid", o.grid, "grid dimensions X[,Y[,Z]]");
+  o.block_option = cmd->add_option("--block", o.block, "block dimensions X[,Y[,Z]]");
   cmd->add_option("--launch", o.launch,
                   "launch spec TOML: buffers, arguments, dynamic shared "
                   "memory, outputs (docs/exec.md)");
@@ -83,9 +84,10 @@ void add_launch_options(CLI::App* cmd, LaunchOptions& o) {
                 "index i becomes i ^ ((i >> K2) & MASK) (e.g. from `hash search --family bvxor "
                 "--bijective`, k1 = 0)");
   g->add_option("--seed", b.seed, "seed of the generated input")->capture_default_str();
+  for (const CLI::Option* opt : g->get_options()) o.driver_options.push_back(opt);
   cmd->add_option("--max-memory", o.max_memory,
-                  "what a launch spec's buffers may take together (e.g. 512M, 16G); checked "
-                  "before any is allocated")
+                  "what a launch spec's buffers, or a builtin's inputs, may take together (e.g. "
+                  "512M, 16G); checked before any is allocated")
       ->capture_default_str();
   cmd->add_flag("--json", o.json, "machine-readable output on stdout");
   cmd->add_flag("--stats", o.stats,
@@ -159,12 +161,46 @@ exec::Workload prepare_pipeline(const LaunchOptions& o, exec::Workload w) {
 
 }  // namespace
 
+namespace {
+
+// A driver option given where it does not apply is an error naming it (issue 28): for a builtin,
+// one its driver does not read; for a PTX file, any (its launch spec says what they would).
+void check_driver_options(const LaunchOptions& o) {
+  const bool builtin = o.target.starts_with("builtin:");
+  const std::string name = builtin ? o.target.substr(8) : "";
+  const std::vector<std::string>& known = exec::builtin_options(name);
+  if (builtin && known.empty()) return;  // an unknown builtin: make_builtin names the known ones
+  std::vector<const CLI::Option*> given = o.driver_options;
+  if (builtin) given.insert(given.end(), {o.grid_option, o.block_option});
+  for (const CLI::Option* opt : given) {
+    if (!opt || opt->count() == 0) continue;
+    const std::string flag = opt->get_name();  // "--bins"
+    const std::string bare = flag.substr(2);
+    if (bare == "swhash") continue;  // apply_software_hash says which kernels have a variant
+    if (!builtin)
+      throw InputError(fmt::format(
+          "{} applies to builtins, not to a PTX file (its launch spec gives the sizes and inputs)",
+          flag));
+    if (std::find(known.begin(), known.end(), bare) == known.end()) {
+      std::string list;
+      for (const std::string& k : known) list += (list.empty() ? "--" : ", --") + k;
+      throw InputError(fmt::format("{} does not apply to {} (its options: {})", flag, o.target,
+                                   list.empty() ? "none" : list));
+    }
+  }
+}
+
+}  // namespace
+
 exec::Workload prepare_workload(const LaunchOptions& o) {
   const std::uint64_t budget = parse_size(o.max_memory, "--max-memory");
+  check_driver_options(o);
   if (o.target.starts_with("builtin:")) {
     if (!o.launch.empty()) throw InputError("--launch applies to PTX files, not to builtins");
     if (!o.kernel.empty()) throw InputError("--kernel applies to PTX files, not to builtins");
     exec::BuiltinOptions b = o.builtin;
+    b.max_bytes = budget;
+    set_activity(fmt::format("preparing {}'s inputs: lower its size options", o.target));
     if (!o.grid.empty()) b.grid = exec::parse_dim3(o.grid, "--grid");
     if (!o.block.empty()) b.block = exec::parse_dim3(o.block, "--block");
     if (!o.software_hash.empty()) b.software_hash = parse_software_hash(o.software_hash);
@@ -180,6 +216,8 @@ exec::Workload prepare_workload(const LaunchOptions& o) {
         "{}: running a PTX file needs --launch SPEC.toml (its buffers and kernel arguments)",
         o.target));
   bool has_grid = false, has_block = false;
+  set_activity(
+      fmt::format("preparing the buffers of {}: lower their counts or --max-memory", o.launch));
   exec::apply_launch_spec(o.launch, w, has_grid, has_block, budget);
   if (!w.pipeline.empty()) return prepare_pipeline(o, std::move(w));
   if (!o.kernel.empty()) w.kernel = o.kernel;
@@ -283,6 +321,8 @@ RunSummary run_workload(exec::Workload& w, const Arch& arch,
                         const std::function<exec::AccessConsumer*(std::size_t)>& consumer_for,
                         std::uint64_t max_steps) {
   RunSummary s;
+  set_activity(
+      fmt::format("running {}: try a smaller launch (fewer blocks, smaller buffers)", w.name));
   std::vector<exec::Workload::Step> steps = w.pipeline;
   if (steps.empty()) steps.push_back({w.kernel, w.launch, ""});
   const auto t0 = std::chrono::steady_clock::now();

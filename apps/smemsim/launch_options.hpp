@@ -30,6 +30,10 @@ struct LaunchOptions {
   std::uint64_t max_steps = exec::Executor::kDefaultMaxSteps;  // run, profile
   std::string max_memory = "4G";                               // the launch spec's buffers
   std::string arch_note;  // set by arch_from_target: the preset chosen from the PTX's .target
+  // The builtin driver options and --grid/--block as parsed: which were given, checked against the
+  // builtin's own (exec::builtin_options) or refused for a PTX file.
+  std::vector<const CLI::Option*> driver_options;
+  const CLI::Option *grid_option = nullptr, *block_option = nullptr;
 };
 
 void add_launch_options(CLI::App* cmd, LaunchOptions& o);

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <new>
 #include <system_error>
 
 #include <CLI/CLI.hpp>
@@ -65,6 +66,12 @@ int main(int argc, char** argv) {
   } catch (const smemsim::InputError& e) {
     std::cout.flush();
     std::cerr << "smemsim: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::bad_alloc&) {  // a budget checked before allocating cannot see everything
+    std::cout.flush();
+    const std::string& what = smemsim::cli::activity();
+    std::cerr << "smemsim: error: out of memory (this machine's, or the process's limit)"
+              << (what.empty() ? "" : " while " + what) << "\n";
     return 2;
   } catch (const std::system_error& e) {  // fmt::print to a full disk or a closed descriptor
     std::cerr << "smemsim: error: cannot write the output (" << e.code().message() << ")\n";

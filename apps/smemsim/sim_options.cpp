@@ -77,6 +77,8 @@ SimRun simulate(exec::Workload& w, const ptx::Kernel& kernel, const Arch& arch, 
     fan.add(view.get());
   }
   if (!fan.empty()) to.observer = &fan;
+  set_activity(
+      fmt::format("simulating {}: try a smaller launch (fewer blocks, smaller buffers)", w.name));
   timing::GpuSim sim(w.module, kernel, arch, w.launch, w.memory, to);
   run.stats = sim.run();
   run.summary.stats = sim.exec_stats();

@@ -92,6 +92,9 @@ struct BuiltinOptions {
   std::optional<std::pair<std::uint32_t, std::uint32_t>> software_hash;
   std::uint64_t seed = 1;
   std::optional<Dim3> grid, block;  // overrides of the driver's launch shape
+  // What the driver's inputs, their buffers and its reference may take together (--max-memory),
+  // checked before any is made.
+  std::uint64_t max_bytes = std::uint64_t{4} << 30;
 };
 
 // histogram, transpose, reduction, fwt, kmeans, hough, atomic_bench, genindex, aes, dct8x8,
@@ -99,6 +102,9 @@ struct BuiltinOptions {
 // scan_blelloch, grid3d, lud, nw, lavamd, and the conflict-free scalar_prod, matmul, srad,
 // hotspot, backprop; the tensor-core gemm and attention (sm_80 PTX).
 const std::vector<std::string>& builtin_names();
+// The driver options builtin `name` reads, by their CLI names without "--" ("width", "grid", ...;
+// --swhash and --max-memory are not listed: they apply to every builtin); empty for no builtin.
+const std::vector<std::string>& builtin_options(const std::string& name);
 // `name` without the "builtin:" prefix. Loads <ptx_dir>/<file>.ptx (ptx_dir "": suite_ptx_dir());
 // throws InputError when the PTX is absent or an option is impossible.
 Workload make_builtin(const std::string& name, const BuiltinOptions& o,

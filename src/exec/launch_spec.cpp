@@ -17,6 +17,7 @@
 #include "smemsim/workloads.hpp"
 #include "util/file.hpp"
 #include "util/rng.hpp"
+#include "util/size.hpp"
 
 namespace smemsim::exec {
 namespace {
@@ -88,9 +89,10 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
       c.fail(f, fmt::format("{}: '{}' is not a regular file", who, p.string()));
     const auto size = std::filesystem::file_size(p, ec);
     if (!ec && total + size > kMaxSpecBytes)
-      c.fail(f, fmt::format("{}: '{}' has {} bytes, above the {} GiB a launch spec's "
-                            "buffers may take (--max-memory)",
-                            who, p.string(), size, double(kMaxSpecBytes) / (1 << 30)));
+      c.fail(f, fmt::format("{}: '{}' has {}, above the {} a launch spec's buffers may take "
+                            "together (--max-memory)",
+                            who, p.string(), format_size(double(size)),
+                            format_size(double(kMaxSpecBytes))));
     std::ifstream in(p, std::ios::binary);
     if (!in) c.fail(f, fmt::format("{}: cannot read '{}'", who, p.string()));
     std::vector<std::uint8_t> raw((std::istreambuf_iterator<char>(in)),
@@ -164,9 +166,10 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
     const std::uint64_t bytes = std::uint64_t(count) * std::uint64_t(eb);
     if (total + bytes > kMaxSpecBytes)
       c.fail(t.get("count"),
-             fmt::format("{}: {} elements of {} are {} bytes, which puts the spec's "
-                         "buffers above the {} GiB they may take (--max-memory)",
-                         who, count, elem_name(b.type), bytes, double(kMaxSpecBytes) / (1 << 30)));
+             fmt::format("{}: {} elements of {} take {}, which puts the spec's buffers above "
+                         "the {} they may take together (--max-memory)",
+                         who, count, elem_name(b.type), format_size(double(bytes)),
+                         format_size(double(kMaxSpecBytes))));
     if (init == "iota" && count > 0) {  // checked before the buffer is allocated
       const double start = num(c, t, "start", 0, !fl), step = num(c, t, "step", 1, !fl);
       const long double last = (long double)start + (long double)step * (long double)(count - 1);

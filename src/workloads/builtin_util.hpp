@@ -14,6 +14,7 @@
 
 #include "smemsim/error.hpp"
 #include "smemsim/workloads.hpp"
+#include "util/size.hpp"
 
 namespace smemsim::exec {
 
@@ -48,6 +49,19 @@ inline void check_param(const char* builtin, const char* option, std::uint64_t v
   if (v > max)
     throw InputError(
         fmt::format("builtin:{}: {} {} is above its limit of {}", builtin, option, v, max));
+}
+
+// What a driver makes for its sizes (host inputs, their buffers, the reference), checked against
+// --max-memory before any of it is allocated (issue 28). `bytes` is counted by the driver (a
+// double: no overflow for any option values), `what` names the sizes that make it, `lower` the
+// options that shrink it.
+inline void check_budget(const BuiltinOptions& o, const char* builtin, double bytes,
+                         const std::string& what, const char* lower) {
+  if (bytes <= double(o.max_bytes)) return;
+  throw InputError(fmt::format(
+      "builtin:{}: about {} for {} (inputs, their buffers and the reference), above the {} "
+      "--max-memory allows: lower {}, or raise --max-memory",
+      builtin, format_size(bytes), what, format_size(double(o.max_bytes)), lower));
 }
 
 // Integer buffers: "" or the first mismatches.

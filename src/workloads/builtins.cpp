@@ -97,6 +97,11 @@ void histogram(Workload& w, const BuiltinOptions& o) {
     throw InputError("builtin:histogram: --mapping must be cyclic or block");
   std::uint32_t iw = or_default(o.width, 128), ih = or_default(o.height, 128);
   const std::string image = o.image.empty() ? "gradient" : o.image;
+  // A generated image: its pixels, their buffer and the reference's copy (a photograph's size is
+  // its file's).
+  if (image == "gradient" || image == "noise" || image == "blobs")
+    check_budget(o, "histogram", 3.0 * iw * ih, fmt::format("a {}x{} image", iw, ih),
+                 "--width/--height");
   const std::vector<std::uint8_t> px = make_image(image, iw, ih, o.seed);
   w.launch.block = shape_or(o.block, {256, 1, 1});
   w.launch.grid = shape_or(o.grid, {8, 1, 1});
@@ -140,6 +145,9 @@ void transpose(Workload& w, const BuiltinOptions& o) {
   if (w.launch.grid.x != W / tile || w.launch.grid.y != H / tile)
     throw InputError(fmt::format("builtin:transpose: a {}x{} matrix needs --grid {},{}", W, H,
                                  W / tile, H / tile));
+  // The input, both buffers, the reference's copy and its transposed words: 5 x 4 bytes.
+  check_budget(o, "transpose", 20.0 * W * H, fmt::format("a {}x{} matrix", W, H),
+               "--width/--height");
   Rng rng(o.seed);
   std::vector<float> in(std::size_t(W) * H);
   for (auto& x : in) x = static_cast<float>(rng.uniform() * 2 - 1);
@@ -170,6 +178,10 @@ void reduction(Workload& w, const BuiltinOptions& o) {
     throw InputError("builtin:reduction: --block must be one power-of-two dimension");
   const std::uint32_t n = or_default(o.size, 4096);
   w.launch.grid = shape_or(o.grid, {(n + T - 1) / T, 1, 1});
+  // The input, its buffer and the reference's copy (12 bytes an element); the sums and their
+  // reference (8 bytes a block).
+  check_budget(o, "reduction", 12.0 * n + 8.0 * double(w.launch.grid.count()),
+               fmt::format("{} ints in {} blocks", n, w.launch.grid.count()), "--size or --grid");
   const std::uint32_t blocks = static_cast<std::uint32_t>(w.launch.grid.count());
   w.launch.dynamic_shared_bytes = T * 4;
   Rng rng(o.seed);
@@ -197,6 +209,9 @@ void fwt(Workload& w, const BuiltinOptions& o) {
   const std::uint32_t n = 1u << log2n;
   w.launch.block = shape_or(o.block, {256, 1, 1});
   w.launch.grid = shape_or(o.grid, {2, 1, 1});
+  check_budget(o, "fwt", 12.0 * n * double(w.launch.grid.count()),
+               fmt::format("{} segments of 2^{} floats", w.launch.grid.count(), log2n),
+               "--grid or --log2n");
   const std::uint32_t segs = static_cast<std::uint32_t>(w.launch.grid.count());
   w.launch.dynamic_shared_bytes = n * 4;
   Rng rng(o.seed);
@@ -237,6 +252,11 @@ void kmeans(Workload& w, const BuiltinOptions& o) {
   const std::uint32_t r = or_default(o.replication, 4);
   w.launch.block = shape_or(o.block, {256, 1, 1});
   w.launch.grid = shape_or(o.grid, {4, 1, 1});
+  // Objects and memberships, each with its buffer and the reference's copy (12 bytes a value);
+  // the sums with the reference's sums and magnitudes in double (20 bytes a value).
+  check_budget(o, "kmeans", 12.0 * n * (double(dims) + 1) + 20.0 * k * double(dims),
+               fmt::format("{} objects of {} dims and {} clusters", n, dims, k),
+               "--size, --dims or --k");
   w.launch.dynamic_shared_bytes = r * k * (1 + dims) * 4;
   Rng rng(o.seed);
   std::vector<float> obj(std::size_t(n) * dims);
@@ -278,6 +298,15 @@ void kmeans(Workload& w, const BuiltinOptions& o) {
 void hough(Workload& w, const BuiltinOptions& o) {
   std::uint32_t W = or_default(o.width, 64), H = or_default(o.height, 64);
   const std::uint32_t r = or_default(o.replication, 8);
+  {
+    // The accumulator (buffer and the reference's copy, and the per-angle bins of the check: 16
+    // bytes a bin), the points (3 x 8 bytes; random lines give about 9 per column) and a
+    // generated image (3 bytes a pixel).
+    const double bins = double(shape_or(o.grid, {32, 1, 1}).x) * (2 * std::hypot(W, H) + 2);
+    const bool generated = o.image == "gradient" || o.image == "noise" || o.image == "blobs";
+    check_budget(o, "hough", 16.0 * bins + 24.0 * 9 * W + (generated ? 3.0 * W * H : 0.0),
+                 fmt::format("a {}x{} image", W, H), "--width/--height or --grid");
+  }
   Rng rng(o.seed);
   std::vector<std::int32_t> xs, ys;
   if (!o.image.empty()) {
@@ -370,6 +399,11 @@ void atomic_bench(Workload& w, const BuiltinOptions& o) {
   check_param("atomic_bench", "--stride", o.stride, 0x7fffffffu);
   w.launch.block = shape_or(o.block, {32, 1, 1});
   w.launch.grid = shape_or(o.grid, {1, 1, 1});
+  // Two buffers of a word per thread, and the reference's (12 bytes a thread).
+  check_budget(
+      o, "atomic_bench", 12.0 * double(w.launch.block.count()) * double(w.launch.grid.count()),
+      fmt::format("{} blocks of {} threads", w.launch.grid.count(), w.launch.block.count()),
+      "--grid");
   const std::uint32_t T = static_cast<std::uint32_t>(w.launch.block.count());
   const std::uint32_t blocks = static_cast<std::uint32_t>(w.launch.grid.count());
   const auto ob = w.memory.add(
@@ -415,6 +449,10 @@ void genindex(Workload& w, const BuiltinOptions& o) {
   check_param("genindex", "--way", o.way, 0x7fffffffu);
   w.launch.block = shape_or(o.block, {32, 1, 1});
   w.launch.grid = shape_or(o.grid, {1, 1, 1});
+  check_budget(
+      o, "genindex", 8.0 * double(w.launch.block.count()) * double(w.launch.grid.count()),
+      fmt::format("{} blocks of {} threads", w.launch.grid.count(), w.launch.block.count()),
+      "--grid");
   const std::uint32_t T = static_cast<std::uint32_t>(w.launch.block.count());
   const std::uint32_t blocks = static_cast<std::uint32_t>(w.launch.grid.count());
   std::vector<std::int32_t> init(kWords);
@@ -436,49 +474,71 @@ void genindex(Workload& w, const BuiltinOptions& o) {
   };
 }
 
+// A driver: its name, PTX file and default kernel, and the builtin options it reads (issue 28: any
+// other given on the command line is an error; tests/builtin_options_test.cpp checks that each
+// option left out changes nothing the driver makes). --swhash is checked by apply_software_hash.
 struct Driver {
   std::string name, ptx, kernel;
   void (*make)(Workload&, const BuiltinOptions&);
+  std::vector<std::string> options;
 };
 
 const std::vector<Driver>& drivers() {
+  using V = std::vector<std::string>;
   static const std::vector<Driver> d = {
-      {"histogram", "histogram", "histogram", histogram},
-      {"transpose", "transpose", "", transpose},
-      {"reduction", "reduction", "", reduction},
-      {"fwt", "fwt", "fwt", fwt},
-      {"kmeans", "kmeans", "kmeans_update", kmeans},
-      {"hough", "hough", "hough_vote", hough},
-      {"atomic_bench", "atomic_bench", "atomic_bench", atomic_bench},
-      {"genindex", "genindex", "genindex", genindex},
-      {"aes", "aes_tbox", "", aes_driver},
-      {"dct8x8", "dct8x8", "", dct_driver},
-      {"tm_hashtable", "tm_hashtable", "", hashtable_driver},
-      {"tm_kmeans", "tm_kmeans", "", tm_kmeans_driver},
-      {"tm_genetic", "tm_genetic", "", tm_genetic_driver},
+      {"histogram", "histogram", "histogram", histogram,
+       V{"bins", "replication", "mapping", "padding", "image", "width", "height", "seed", "grid",
+         "block"}},
+      {"transpose", "transpose", "", transpose,
+       V{"variant", "width", "height", "seed", "grid", "block"}},
+      {"reduction", "reduction", "", reduction, V{"variant", "size", "seed", "grid", "block"}},
+      {"fwt", "fwt", "fwt", fwt, V{"log2n", "seed", "grid", "block"}},
+      {"kmeans", "kmeans", "kmeans_update", kmeans,
+       V{"size", "k", "dims", "replication", "seed", "grid", "block"}},
+      {"hough", "hough", "hough_vote", hough,
+       V{"image", "width", "height", "replication", "seed", "grid", "block"}},
+      {"atomic_bench", "atomic_bench", "atomic_bench", atomic_bench,
+       V{"conflicts", "stride", "iterations", "grid", "block"}},
+      {"genindex", "genindex", "genindex", genindex, V{"way", "stride", "repeat", "grid", "block"}},
+      {"aes", "aes_tbox", "", aes_driver, V{"variant", "size", "seed", "grid", "block"}},
+      {"dct8x8", "dct8x8", "", dct_driver,
+       V{"variant", "width", "height", "seed", "grid", "block"}},
+      {"tm_hashtable", "tm_hashtable", "", hashtable_driver,
+       V{"variant", "buckets", "grid", "block"}},
+      {"tm_kmeans", "tm_kmeans", "", tm_kmeans_driver, V{"variant", "k", "seed", "grid", "block"}},
+      {"tm_genetic", "tm_genetic", "", tm_genetic_driver,
+       V{"variant", "size", "seed", "grid", "block"}},
       // Seed 002 §7's benchmarks (Table 5) and the conflict-free five of §7.1.
-      {"conv", "convolution", "", conv_driver},
-      {"haar", "haar", "haar1d", haar_driver},
-      {"fft", "fft", "", fft_driver},
-      {"scan_matrix", "scan", "scan_matrix", scan_matrix_driver},
-      {"scan_blelloch", "scan", "scan_blelloch", scan_blelloch_driver},
-      {"grid3d", "gridding", "grid3d", grid3d_driver},
-      {"lud", "lud", "", lud_driver},
-      {"nw", "nw", "", nw_driver},
-      {"lavamd", "lavamd", "lavamd", lavamd_driver},
-      {"scalar_prod", "conflict_free", "scalar_prod", scalar_prod_driver},
-      {"matmul", "conflict_free", "matmul", matmul_driver},
-      {"srad", "conflict_free", "", srad_driver},
-      {"hotspot", "conflict_free", "", hotspot_driver},
-      {"backprop", "conflict_free", "backprop", backprop_driver},
+      {"conv", "convolution", "", conv_driver, V{"variant", "width", "height", "seed"}},
+      {"haar", "haar", "haar1d", haar_driver, V{"seed", "grid", "block"}},
+      {"fft", "fft", "", fft_driver, V{"variant", "seed", "grid", "block"}},
+      {"scan_matrix", "scan", "scan_matrix", scan_matrix_driver, V{"seed", "grid", "block"}},
+      {"scan_blelloch", "scan", "scan_blelloch", scan_blelloch_driver, V{"seed", "grid", "block"}},
+      {"grid3d", "gridding", "grid3d", grid3d_driver, V{"width", "size", "seed"}},
+      {"lud", "lud", "", lud_driver, V{"size", "seed"}},
+      {"nw", "nw", "", nw_driver, V{"size", "seed"}},
+      {"lavamd", "lavamd", "lavamd", lavamd_driver, V{"size", "seed", "block"}},
+      {"scalar_prod", "conflict_free", "scalar_prod", scalar_prod_driver,
+       V{"size", "seed", "grid", "block"}},
+      {"matmul", "conflict_free", "matmul", matmul_driver, V{"width", "seed"}},
+      {"srad", "conflict_free", "", srad_driver, V{"width", "height", "seed"}},
+      {"hotspot", "conflict_free", "", hotspot_driver, V{"width", "height", "seed"}},
+      {"backprop", "conflict_free", "backprop", backprop_driver, V{"size", "seed"}},
       // Tensor-core kernels (issue 16).
-      {"gemm", "gemm_tc", "", gemm_tc_driver},
-      {"attention", "attention_tc", "", attention_tc_driver},
+      {"gemm", "gemm_tc", "", gemm_tc_driver, V{"variant", "width", "height", "size", "seed"}},
+      {"attention", "attention_tc", "", attention_tc_driver, V{"variant", "size", "seed"}},
   };
   return d;
 }
 
 }  // namespace
+
+const std::vector<std::string>& builtin_options(const std::string& name) {
+  for (const Driver& d : drivers())
+    if (d.name == name) return d.options;
+  static const std::vector<std::string> none;
+  return none;
+}
 
 const std::vector<std::string>& builtin_names() {
   static const std::vector<std::string> names = [] {

@@ -53,6 +53,8 @@ void scalar_prod_driver(Workload& w, const BuiltinOptions& o) {
         "dimension (vector pairs)");
   const std::uint32_t len = or_default(o.size, 4096);
   check_param("scalar_prod", "--size", len, 1u << 24);
+  check_budget(o, "scalar_prod", 16.0 * pairs * len,
+               fmt::format("{} pairs of {} floats", pairs, len), "--size or --grid");
   const std::vector<float> a = uniform_floats(std::size_t(pairs) * len, o.seed, -1, 1);
   const std::vector<float> b = uniform_floats(a.size(), o.seed + 1, -1, 1);
   const auto ab = w.memory.add(make_buffer("a", ElemType::F32, a));

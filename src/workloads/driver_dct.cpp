@@ -129,6 +129,9 @@ void dct_driver(Workload& w, const BuiltinOptions& o) {
   if (w.launch.grid.x != W / 32 || w.launch.grid.y != H / rh || w.launch.grid.z != 1)
     throw InputError(
         fmt::format("builtin:dct8x8: a {}x{} image needs --grid {},{}", W, H, W / 32, H / rh));
+  // The image, the input in its type and in double, the buffers and the reference: 40 bytes a
+  // pixel.
+  check_budget(o, "dct8x8", 40.0 * W * H, fmt::format("a {}x{} image", W, H), "--width/--height");
   const std::vector<int> px = image(W, H, o.seed);
   const std::size_t n = px.size();
   if (is_short) {

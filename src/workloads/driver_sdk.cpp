@@ -64,6 +64,7 @@ void conv_driver(Workload& w, const BuiltinOptions& o) {
     throw InputError("builtin:conv: --width must be a multiple of 128 and --height of 64");
   check_param("conv", "--width", W, 1u << 14);
   check_param("conv", "--height", H, 1u << 14);
+  check_budget(o, "conv", 28.0 * W * H, fmt::format("a {}x{} image", W, H), "--width/--height");
   const bool rows = v == "rows";
   w.kernel = rows ? "conv_rows" : "conv_cols";
   w.launch.block = rows ? Dim3{16, 4, 1} : Dim3{16, 8, 1};
@@ -108,6 +109,9 @@ void conv_driver(Workload& w, const BuiltinOptions& o) {
 
 void haar_driver(Workload& w, const BuiltinOptions& o) {
   const std::uint32_t T = pow2_block(w, o, "haar", 512, 8);
+  // Input, two buffers, the reference and its tolerances in double: 28 bytes a value.
+  check_budget(o, "haar", 28.0 * 2 * T * double(w.launch.grid.count()),
+               fmt::format("{} segments of {} floats", w.launch.grid.count(), 2 * T), "--grid");
   const std::uint32_t segs = static_cast<std::uint32_t>(w.launch.grid.count());
   const std::uint32_t n = 2 * T;
   const std::vector<float> in = random_floats(std::size_t(n) * segs, o.seed);
@@ -146,6 +150,9 @@ void fft_driver(Workload& w, const BuiltinOptions& o) {
     throw InputError("builtin:fft: --variant must be dit or stockham");
   w.kernel = "fft_" + v;
   const std::uint32_t T = pow2_block(w, o, "fft", 512, 8);
+  // Real and imaginary parts, their buffers, the reference's and its tolerances: 48 bytes a point.
+  check_budget(o, "fft", 48.0 * 2 * T * double(w.launch.grid.count()),
+               fmt::format("{} signals of {} points", w.launch.grid.count(), 2 * T), "--grid");
   const std::uint32_t sigs = static_cast<std::uint32_t>(w.launch.grid.count());
   const std::uint32_t n = 2 * T;
   const std::vector<float> re = random_floats(std::size_t(n) * sigs, o.seed);
@@ -188,6 +195,9 @@ namespace {
 void scan_common(Workload& w, const BuiltinOptions& o, const char* name, std::uint32_t per_thread,
                  bool inclusive) {
   const std::uint32_t T = pow2_block(w, o, name, 512, 8);
+  check_budget(o, name, 16.0 * per_thread * T * double(w.launch.grid.count()),
+               fmt::format("{} blocks of {} ints", w.launch.grid.count(), per_thread * T),
+               "--grid");
   const std::uint32_t blocks = static_cast<std::uint32_t>(w.launch.grid.count());
   const std::uint32_t per = per_thread * T;
   const std::vector<std::int32_t> in = random_ints(std::size_t(per) * blocks, o.seed);
