@@ -5,6 +5,7 @@
 
 #include "smemsim/arch.hpp"
 #include "smemsim/error.hpp"
+#include "smemsim/timing.hpp"
 #include "test_util.hpp"
 
 namespace smemsim::test {
@@ -78,6 +79,31 @@ TEST(ArchKeys, ADerivedArchIsReportedAsSuch) {
   shell(std::string(SMEMSIM_CLI) + " arch show --set memory.banks=16 > " + toml);
   const CliResult f = cli("analyze --pattern 0..31 --arch-file " + toml);
   EXPECT_NE(f.out.find("derived (memory.banks=16)"), std::string::npos) << f.out;
+}
+
+// Issue 28: an arch file's sm.scheduler or sm.pipeline is checked where the file is read, for every
+// command (analyze accepted "nosuch", and sim refused it without naming the file). validate() keeps
+// its own copy of the cycle model's names; every registry name passes it and "nosuch" does not.
+TEST(ArchKeys, SchedulerAndPipelineNamesAreCheckedWhereTheArchIsRead) {
+  for (const timing::RegistryEntry& e : timing::schedulers()) {
+    Arch a = default_arch();
+    a.sm.scheduler = e.name;
+    EXPECT_NO_THROW(validate(a)) << e.name;
+  }
+  for (const timing::RegistryEntry& e : timing::pipelines()) {
+    Arch a = default_arch();
+    a.sm.pipeline = e.name;
+    EXPECT_NO_THROW(validate(a)) << e.name;
+  }
+  const std::string file = temp_file("sched.toml", "[sm]\nscheduler = \"nosuch\"\n");
+  for (const std::string cmd : {"analyze --pattern 0..31", "sim builtin:reduction"}) {
+    const CliResult r = cli(cmd + " --arch-file " + file);
+    EXPECT_EQ(r.exit_code, 2) << cmd << ": " << r.out;
+    EXPECT_NE(r.out.find(file + ": arch key 'sm.scheduler': unknown scheduler 'nosuch' (known: "
+                                "lrr, gto, bank-aware, bank-aware-fill)"),
+              std::string::npos)
+        << cmd << ": " << r.out;
+  }
 }
 
 }  // namespace

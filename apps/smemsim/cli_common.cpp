@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <regex>
 
 #include <fstream>
 
@@ -210,6 +211,56 @@ const std::string& activity() {
 
 std::string format_size(std::uint64_t bytes) {
   return smemsim::format_size(double(bytes));
+}
+
+namespace {
+
+// "smemsim arch show" for the deepest command the parser entered.
+std::string command_path(const CLI::App* app) {
+  std::string path;
+  for (const CLI::App* a = app; a; a = a->get_parent())
+    path = a->get_name() + (path.empty() ? "" : " " + path);
+  return path;
+}
+
+const CLI::App* deepest_command(const CLI::App& app) {
+  for (const CLI::App* sub : app.get_subcommands())
+    if (sub->parsed()) return deepest_command(*sub);
+  return &app;
+}
+
+}  // namespace
+
+std::string explain_parse_error(const std::string& what, const CLI::App& app) {
+  const CLI::App* cmd = deepest_command(app);
+  const std::string path = command_path(cmd);
+  std::smatch m;
+  static const std::regex kExtras("The following arguments? (?:was|were) not expected: (.*)");
+  static const std::regex kAtMost("(\\S+): At Most 1 required but received (\\d+)");
+  static const std::regex kRange("(\\S+): Value (\\S+) not in range (\\S+) to (\\S+)");
+  static const std::regex kMissing("(\\S+): \\d+ required .* missing");
+  if (what == "A subcommand is required") {
+    std::string names;
+    for (const CLI::App* sub : cmd->get_subcommands({}))
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    return fmt::format("{} needs a command: {}", path, names);
+  }
+  if (std::regex_match(what, m, kExtras)) {
+    // CLI11 lists them last first; the first one given is the last word.
+    std::string first = m[1].str();
+    const std::size_t sp = first.rfind(' ');
+    if (sp != std::string::npos) first = first.substr(sp + 1);
+    return first.starts_with("-")
+               ? fmt::format("unknown option '{}' for {}", printable(first), path)
+               : fmt::format("unexpected argument '{}' for {}", printable(first), path);
+  }
+  if (std::regex_match(what, m, kAtMost))
+    return fmt::format("{} is given {} times; it takes one value", m[1].str(), m[2].str());
+  if (std::regex_match(what, m, kRange))
+    return fmt::format("{}: {} is not between {} and {}", m[1].str(), m[2].str(), m[3].str(),
+                       m[4].str());
+  if (std::regex_match(what, m, kMissing)) return fmt::format("{} needs a value", m[1].str());
+  return explain_parse_error(what);
 }
 
 std::string explain_parse_error(const std::string& what) {

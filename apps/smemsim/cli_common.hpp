@@ -89,6 +89,11 @@ void check_numeric_options(CLI::App& app);
 // CLI11's "Could not convert: --size = 99999999999" (a value too large for a narrower field) as
 // "--size: 99999999999 is out of range for this option"; other messages unchanged.
 std::string explain_parse_error(const std::string& what);
+// The same for any CLI11 parse error of `app`, in smemsim's words, naming the command the parser
+// was in: "unknown option '--nosuch' for smemsim analyze", "smemsim arch needs a command: list,
+// show, import", "--pattern is given 2 times; it takes one value", "--regs: 300 is not between 0
+// and 255", "--count needs a value".
+std::string explain_parse_error(const std::string& what, const CLI::App& app);
 
 // A memory size: bytes, or a number with K, M, G or T (binary: 2G = 2^31 bytes; "KiB", "MB" and
 // lower case are accepted). InputError naming `option` for anything else, for zero, and past 2^60.

@@ -149,10 +149,11 @@ void add_sim_command(CLI::App& app) {
     const Arch arch = resolve_sim_arch(ao, o->sim);
     const TargetWarning warn_target(o->launch, w, arch);
     if (!w.pipeline.empty())
-      throw InputError(
-          fmt::format("sim times one launch; {} has {} [[launch]] tables (run and "
-                      "profile take them all)",
-                      o->launch.launch, w.pipeline.size()));
+      throw InputError(fmt::format(
+          "sim times one launch; {} has {} (run and profile take them all)",
+          o->launch.launch.empty() ? o->launch.target : o->launch.launch,
+          o->launch.launch.empty() ? fmt::format("{} launches", w.pipeline.size())
+                                   : fmt::format("{} [[launch]] tables", w.pipeline.size())));
     const ptx::Kernel& kernel = exec::find_kernel(w.module, w.kernel);
     SimRun run = simulate(w, kernel, arch, o->sim, nullptr, false);
     print_arch_choice(o->launch);

@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "smemsim: error: " << smemsim::cli::explain_parse_error(e.what())
+    std::cerr << "smemsim: error: " << smemsim::cli::explain_parse_error(e.what(), app)
               << " (see --help)\n";
     return 2;
   } catch (const smemsim::InputError& e) {

@@ -22,5 +22,8 @@ std::string located(const std::string& file, std::uint64_t line, const std::stri
 // Input text as an error message may echo it: control and non-ASCII bytes as \xNN (a NUL would cut
 // the message, binary noise would garble the terminal), cut to `max` characters with "...".
 std::string printable(std::string_view text, std::size_t max = 40);
+// A TOML parser's description in smemsim's words: "TOML syntax error in a decimal integer: ..."
+// for toml++'s "Error while parsing decimal integer: ...", non-printable bytes escaped.
+std::string toml_syntax_message(std::string_view description);
 
 }  // namespace smemsim

@@ -115,6 +115,17 @@ void validate(const Arch& a) {
                                    sm.subcores, sm.max_warps));
   if (sm.unit_scope != "subcore" && sm.unit_scope != "sm")
     bad("sm.unit_scope", fmt::format("'{}' is not subcore or sm", sm.unit_scope));
+  // The cycle model's registries (timing::pipelines(), timing::schedulers()), repeated here so that
+  // an arch file is checked where it is read, whatever the command (tests/arch_keys_test.cpp keeps
+  // the lists equal).
+  if (sm.pipeline != "unified" && sm.pipeline != "split" && sm.pipeline != "elastic")
+    bad("sm.pipeline",
+        fmt::format("unknown pipeline '{}' (known: unified, split, elastic)", sm.pipeline));
+  if (sm.scheduler != "lrr" && sm.scheduler != "gto" && sm.scheduler != "bank-aware" &&
+      sm.scheduler != "bank-aware-fill")
+    bad("sm.scheduler",
+        fmt::format("unknown scheduler '{}' (known: lrr, gto, bank-aware, bank-aware-fill)",
+                    sm.scheduler));
   if (sm.barrel != "strict" && sm.barrel != "relaxed")
     bad("sm.barrel", fmt::format("'{}' is not strict or relaxed", sm.barrel));
   if (sm.premem != "eq3" && sm.premem != "none")

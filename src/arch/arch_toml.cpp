@@ -199,7 +199,7 @@ Arch parse_arch_toml(std::string_view text, const std::string& origin, const Arc
   try {
     tbl = toml::parse(text, origin);
   } catch (const toml::parse_error& e) {
-    throw InputError(located(origin, e.source().begin.line, std::string(e.description())));
+    throw InputError(located(origin, e.source().begin.line, toml_syntax_message(e.description())));
   }
   Arch a = base;
   std::function<void(const toml::table&, const std::string&)> visit =

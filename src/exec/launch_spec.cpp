@@ -71,9 +71,16 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
   const std::string init = t["init"].value_or(std::string("zeros"));
   std::int64_t count = -1;
   if (const toml::node* n = t.get("count")) {
+    constexpr std::int64_t kMaxCount = std::int64_t{1} << 36;
     auto v = n->value_exact<std::int64_t>();
-    if (!v || *v < 0 || *v > (std::int64_t{1} << 36))
-      c.fail(n, fmt::format("{}: 'count' must be a non-negative integer", who));
+    if (!v && n->is_floating_point())
+      c.fail(n, fmt::format("{}: 'count' must be an integer ({} is a float in TOML: write the "
+                            "digits, as in count = 1000000000)",
+                            who, n->value<double>().value_or(0)));
+    if (!v || *v < 0) c.fail(n, fmt::format("{}: 'count' must be a non-negative integer", who));
+    if (*v > kMaxCount)
+      c.fail(n, fmt::format("{}: 'count' {} is above the largest count, 2^36 = {}", who, *v,
+                            kMaxCount));
     count = *v;
   }
   if (init == "file") {
@@ -361,7 +368,7 @@ void apply_launch_spec_text(std::string_view text, const std::string& origin, Wo
   try {
     root = toml::parse(text, origin);
   } catch (const toml::parse_error& e) {
-    throw InputError(located(origin, e.source().begin.line, std::string(e.description())));
+    throw InputError(located(origin, e.source().begin.line, toml_syntax_message(e.description())));
   }
   for (const auto& [k, v] : root) {
     const std::string key(k.str());

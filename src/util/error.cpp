@@ -25,4 +25,12 @@ std::string printable(std::string_view text, std::size_t max) {
   return out;
 }
 
+std::string toml_syntax_message(std::string_view description) {
+  constexpr std::string_view kPrefix = "Error while parsing ";
+  std::string text = printable(description, 200);
+  if (!description.starts_with(kPrefix)) return "TOML syntax error: " + text;
+  text.erase(0, kPrefix.size());
+  return "TOML syntax error in a " + text;
+}
+
 }  // namespace smemsim
