@@ -15,7 +15,7 @@ if command -v clang++ >/dev/null; then
     # real-kernel corpus's PTX, when nvcc built them
     candidates="fuzz/corpus/$name"
     if [ "$name" = ptx ] || [ "$name" = sim ]; then
-      candidates="kernels/ptx build/release/tests/corpus_ptx"
+      candidates="fuzz/corpus/$name kernels/ptx build/release/tests/corpus_ptx"
     fi
     seeds=""
     for d in $candidates; do
