@@ -55,6 +55,12 @@ struct SmConfig {
   // sub-cores' schedulers share one set (sm: Fermi's two schedulers dual-issue to different unit
   // groups).
   std::string unit_scope = "subcore";
+  // Entries of each sub-core's MIO (load/store-unit) instruction queue, counted from issue: a
+  // shared-memory op leaves its sub-core's pipeline at MEM0 into the queue and the SM's MIO
+  // scheduler gives the shared-memory port to the oldest queue head, one bank pass per cycle; a
+  // warp whose shared access does not fit waits (mio_throttle). 0: no queue, an op holds MEM0
+  // until the port serves it (the seeds' SMs). docs/timing.md "MIO queues".
+  std::uint32_t mio_queue = 0;
   // Lanes per unit (per sub-core, or per SM when unit_scope = sm): an op of sm.simd_width threads
   // holds its unit ceil(simd_width / lanes) cycles (its initiation interval).
   std::uint32_t lanes_alu = 32, lanes_fma = 32, lanes_fp64 = 32, lanes_sfu = 32;

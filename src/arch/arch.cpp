@@ -113,6 +113,12 @@ void validate(const Arch& a) {
     bad("sm.subcores", fmt::format("{} does not divide sm.max_warps = {}: every sub-core needs "
                                    "the same number of warp slots",
                                    sm.subcores, sm.max_warps));
+  // An instruction takes one entry per subwarp, all at its issue.
+  if (sm.mio_queue && sm.mio_queue < a.warp_size / sm.simd_width)
+    bad("sm.mio_queue",
+        fmt::format("{} entries cannot hold one instruction's {} subwarps (warp.size / "
+                    "sm.simd_width); 0 turns the queue off",
+                    sm.mio_queue, a.warp_size / sm.simd_width));
   if (sm.unit_scope != "subcore" && sm.unit_scope != "sm")
     bad("sm.unit_scope", fmt::format("'{}' is not subcore or sm", sm.unit_scope));
   // The cycle model's registries (timing::pipelines(), timing::schedulers()), repeated here so that

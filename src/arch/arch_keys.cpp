@@ -158,6 +158,12 @@ const std::vector<Key>& key_table() {
       sm_str("sm.unit_scope", &SmConfig::unit_scope,
              "subcore (each sub-core has its own units: Volta-Hopper) or sm (the sub-cores' "
              "schedulers share the units and dual-issue to different ones: Fermi)"),
+      sm("sm.mio_queue", &SmConfig::mio_queue, 0, 1024,
+         "entries of each sub-core's MIO (load/store) instruction queue: a shared access leaves "
+         "the sub-core's pipeline at MEM0 into it, the SM's MIO scheduler serves the oldest queue "
+         "head one bank pass per cycle, and a warp whose access does not fit waits "
+         "(mio_throttle); 0: no queue, the access holds MEM0 until the port serves it (the seeds' "
+         "SMs)"),
       sm("sm.lanes_alu", &SmConfig::lanes_alu, 1, 64,
          "lanes of the integer/logic unit: an op of sm.simd_width threads holds it "
          "ceil(simd_width / lanes) cycles (Volta-Ampere: 16 per sub-core)"),

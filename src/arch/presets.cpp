@@ -219,6 +219,9 @@ std::vector<Arch> build() {
     a.sm.unit_scope = "subcore";
     a.sm.lanes_alu = 16;
     a.sm.lanes_sfu = 4;
+    // [NVF-MIO] NVIDIA's forum: each block sends its load/store instructions to a FIFO of its own
+    // before the MIO scheduler the blocks share; the depth is not published: assumed 8.
+    a.sm.mio_queue = 8;
     a.sm.lat_alu = 4;                  // IADD3 -> dependent: 4 [NAK], [TV] 4.3, [CFG] 4
     a.sm.lat_fma = 4;                  // FFMA -> dependent: 4 [NAK], [TV] 4.1, [CFG] 4
     a.sm.lat_branch = 4;               // assumed: the pipeline's shortest (Accel-Sim's BRA unit: 4)

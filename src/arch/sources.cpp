@@ -27,6 +27,9 @@ constexpr const char* kAssumedTiming =
 const std::vector<Row> kModernCommon = {
     {"sm.subcores", K::Vendor, "whitepaper SM diagram: 4 processing blocks"},
     {"sm.lanes_alu", K::Vendor, "whitepaper: 16 INT32 lanes per block"},
+    {"sm.mio_queue", K::Assumed,
+     "NVIDIA's forum: a FIFO of LSU instructions per sub-core before the shared MIO scheduler; "
+     "its depth is not published: 8 assumed"},
     {"sm.lanes_sfu", K::Vendor, "whitepaper / CUDA guide: 16 SFU results per clock per SM"},
     {"sm.frontend_stages", K::Assumed, "1, so the shortest latency is the measured ALU's 4"},
     {"sm.mem_stages", K::Assumed, "1, so the shortest latency is the measured ALU's 4"},
@@ -108,6 +111,9 @@ const std::map<std::string, std::vector<Row>>& tables() {
       {"fermi-gtx580",
        {
            {"sm.subcores", K::Assumed, "one issue slot: the seeds' exact-cycle studies assume it"},
+           {"sm.mio_queue", K::Assumed,
+            "0 as in the seeds' pipeline (seed 004 §3.1, Fig. 4): an access holds MEM0 for its "
+            "passes"},
            {"sm.lanes_alu", K::Assumed, "no lane limit beyond one warp per cycle"},
            {"sm.lanes_sfu", K::Assumed, "no lane limit beyond one warp per cycle"},
            {"sm.frontend_stages", K::Assumed, "our choice; the EXE depth makes up each latency"},
@@ -200,6 +206,7 @@ std::string_view source_kind_name(SourceKind k) {
 
 const std::vector<std::string>& timing_keys() {
   static const std::vector<std::string> keys = {"sm.subcores",
+                                                "sm.mio_queue",
                                                 "sm.lanes_alu",
                                                 "sm.lanes_fma",
                                                 "sm.lanes_fp64",

@@ -29,6 +29,7 @@ struct Op {
   MemWork mem = MemWork::None;
   bool memory = false;        // a memory instruction: takes the MEM path (also in a split pipeline)
   bool planned = false;       // MEM0 work computed at its first arrival
+  bool offloaded = false;     // left MEM0 into its sub-core's MIO queue (sm.mio_queue)
   std::uint16_t passes = 0;   // bank passes left
   std::uint16_t passes2 = 0;  // native atomics: same-word passes left, after the bank passes
   // GPU-LocalTM: cycles of transactional work at MEM0 left, after those (one cycle each, 003 §4.2).
@@ -58,7 +59,11 @@ class PipelineHost {
   virtual void mem0_done(std::uint32_t id, std::uint64_t now) = 0;
   // A global op at MEM0: the memory unit takes it (false: its queue is full, MEM0 refuses).
   virtual bool global_send(std::uint32_t id, std::uint64_t now) = 0;
-  // Global loads and atomics returning data compete for writeback.
+  // A shared-memory op at MEM0 goes to its sub-core's MIO queue (sm.mio_queue > 0; its entry was
+  // taken at issue, so this never refuses); false: no MIO, MEM0 makes its passes itself.
+  virtual bool mio_send(std::uint32_t id, std::uint64_t now) = 0;
+  // Data returning from the SM's shared units (global loads and atomics, MIO ops after their
+  // passes) competes for writeback; global data first.
   virtual bool global_return_ready(std::uint64_t now) const = 0;
   virtual std::uint32_t global_return_pop() = 0;
   // The op wrote back (or, a global op, left the pipeline for the memory unit's bookkeeping).

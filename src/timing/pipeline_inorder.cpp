@@ -17,6 +17,10 @@
 // front end cannot issue, a writeback bubble follows) and Fig. 4b's writeback conflict come out of
 // this structure (tests/timing_pipeline_test.cpp derives both cycle by cycle).
 //
+// With sm.mio_queue > 0 (Volta-Hopper) a shared access does not make its passes at MEM0: it goes
+// into its sub-core's MIO queue there (mio.hpp), MEM0 is free again the next cycle, and its data
+// comes back to the writeback port as global data does.
+//
 // `elastic` (004 §3.2, Figs. 5-6) is `split` with two queues and forwarding buses:
 //
 //   FE.. -> EXE -> [unit stages] -> PREMEM queue (N) -> MEM0 -> MEM1..MEM(M-1) -> WB
@@ -187,7 +191,8 @@ class InOrder final : public Pipeline {
   bool mem0_finished(std::uint64_t now) const {
     if (mem0_ == kNone || now <= pass_end_) return false;
     const Op& o = op_(std::uint32_t(mem0_));
-    return o.mem != MemWork::Global && o.passes == 0 && o.passes2 == 0 && o.tm_passes == 0;
+    return o.mem != MemWork::Global && !o.offloaded && o.passes == 0 && o.passes2 == 0 &&
+           o.tm_passes == 0;
   }
   // Path of an op leaving EXE: MEM0 unless a split pipeline sends a non-memory op to NONMEM.
   bool to_mem(const Op& o) const { return !split_ || o.memory; }
@@ -308,7 +313,7 @@ class InOrder final : public Pipeline {
     extra_pass_ = false;
     if (mem0_ == kNone || now <= pass_end_) return;
     Op& o = op_(std::uint32_t(mem0_));
-    if (o.mem == MemWork::Global) {  // the memory unit took it at MEM0
+    if (o.mem == MemWork::Global || o.offloaded) {  // the memory unit or the MIO took it at MEM0
       mem0_ = kNone;
     } else if (o.passes || o.passes2 || o.tm_passes) {
       const std::uint32_t r = o.passes ? o.replay : o.passes2 ? o.replay2 : 1;
@@ -357,6 +362,12 @@ class InOrder final : public Pipeline {
     const int c = queued ? int(premem_.head()) : oldest_candidate(now, true);
     if (c == kNone) return;
     Op& o = op_(std::uint32_t(c));
+    if (o.mem != MemWork::None && o.mem != MemWork::Global && h_.mio_send(std::uint32_t(c), now)) {
+      queued ? void(premem_.pop()) : take_candidate(c);  // into the MIO queue: MEM0 for a cycle
+      mem0_ = c;
+      pass_end_ = now;
+      return;
+    }
     if (!port(std::uint32_t(c), now)) return;
     if (o.mem == MemWork::Global) {
       if (!h_.global_send(std::uint32_t(c), now)) return;  // queue full: FrontEnd

@@ -21,8 +21,15 @@ Sm::Sm(std::uint32_t id, const SimContext& ctx)
       phased_(ctx.arch->wide_access != "words"),
       nsc_(ctx.arch->sm.subcores),
       smu_(*ctx.arch),
-      gmem_(ctx.arch->sm) {
+      gmem_(ctx.arch->sm),
+      mio_(ctx.arch->sm.subcores, ctx.arch->sm.mio_queue) {
   const SmConfig& sm = arch_.sm;
+  for (std::size_t u = 0; u < kUnits; ++u) {
+    const auto unit = static_cast<Unit>(u);
+    const bool shared =
+        unit == Unit::SharedLd || unit == Unit::SharedSt || unit == Unit::SharedAtom;
+    mio_tail_[u] = m_ + (shared ? ctx_.latency[u] - (f_ + m_ + 1) - 1 : 0);
+  }
   sub_.resize(nsc_);
   for (std::uint32_t k = 0; k < nsc_; ++k) {
     Subcore& sc = sub_[k];
@@ -58,12 +65,15 @@ Sm::Sm(std::uint32_t id, const SimContext& ctx)
   if (ctx.atomics == AtomicMode::LockLoop) loop_lanes_.resize(arch_.sm.max_warps);
 }
 
+// With MIO queues a shared access spends one EXE stage in its sub-core and the rest of its
+// latency after its passes (mio_tail_): the queue sits between the sub-core and the shared unit.
 std::uint32_t Sm::exe_stages(Unit u) const {
+  if (mio_.on() && (u == Unit::SharedLd || u == Unit::SharedSt || u == Unit::SharedAtom)) return 1;
   return ctx_.latency[std::size_t(u)] - (f_ + m_ + 1);
 }
 
 bool Sm::busy() const {
-  if (!gmem_.empty()) return true;
+  if (!gmem_.empty() || !mio_.empty()) return true;
   if (nsc_ == 1) return !sub_[0].pipe->empty() || sub_[0].issuing >= 0;
   for (const Subcore& sc : sub_)
     if (!sc.pipe->empty() || sc.issuing >= 0) return true;
@@ -135,6 +145,7 @@ void Sm::push_ops(std::uint32_t inflight, Unit unit, MemWork mem, bool memory,
     o.sectors = static_cast<std::uint16_t>(sectors / nsub_ + (s < sectors % nsub_ ? 1 : 0));
     o.seq = seq_++;
     o.extra = extra;
+    if (mio_.on() && mem != MemWork::None && mem != MemWork::Global) mio_.reserve(k);
     sc.issuing_ops.push_back(id);
   }
   sc.pipe->issue(sc.issuing_ops[0], now);
@@ -299,6 +310,8 @@ void Sm::attribute_warp_states(std::uint32_t k, int issued_warp, Stall blocked,
     Stall s = wp.reason;
     if (int(w) == issued_warp)
       s = Stall::Issued;
+    else if (sc.mio_held.test(w))
+      s = Stall::MioThrottle;
     else if (sc.throttled.test(w))
       s = sc.throttle;
     else if (wp.eligible)
@@ -312,6 +325,7 @@ Stall Sm::issue(std::uint32_t k, std::uint64_t now) {
   Subcore& sc = sub_[k];
   Pipeline& pipe = *sc.pipe;
   sc.throttled = WarpMask{};
+  sc.mio_held = WarpMask{};
   Stall slot;
   if (sc.issuing >= 0) {  // the next subwarp of the instruction being issued
     const Op& o = ops_[sc.issuing_ops[sc.issuing_sub]];
@@ -339,6 +353,7 @@ Stall Sm::issue(std::uint32_t k, std::uint64_t now) {
     }
     const bool masked = !pool.any();
     if (units_on_) throttle(k, pool, now);
+    if (mio_.on()) mio_throttle(k, pool);
     if (pool.any()) {
       const std::uint32_t picked = sc.sched->pick(pool, *this);
       if (ctx_.instr) attribute_warp_states(k, int(picked), Stall::Issued);
@@ -351,7 +366,7 @@ Stall Sm::issue(std::uint32_t k, std::uint64_t now) {
       sc.sched->issued(picked);
       slot = Stall::Issued;
     } else {
-      slot = masked ? Stall::SafeDistance : sc.throttle;
+      slot = masked ? Stall::SafeDistance : sc.throttled.any() ? sc.throttle : Stall::MioThrottle;
       if (ctx_.instr) attribute_warp_states(k, -1, slot);
     }
   } else {
@@ -411,11 +426,13 @@ bool Sm::tick(std::uint64_t now) {
   Stall stalled = Stall::Issued;
   if (nsc_ == 1) {
     sub_[0].pipe->advance(now);
+    if (mio_.on()) mio_tick(now);
     stalled = issue(0, now);
     issued_ = stalled == Stall::Issued;
   } else {
     const std::uint32_t first = std::uint32_t(now % nsc_);
     for (std::uint32_t j = 0; j < nsc_; ++j) sub_[(first + j) % nsc_].pipe->advance(now);
+    if (mio_.on()) mio_tick(now);
     issued_ = false;
     for (std::uint32_t j = 0; j < nsc_; ++j) {
       const Stall slot = issue((first + j) % nsc_, now);

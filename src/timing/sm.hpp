@@ -8,6 +8,9 @@
 // instruction issues one cycle after its producer's writeback; last, the global memory unit moves
 // this cycle's bytes.
 //
+// With sm.mio_queue > 0 a shared access takes an entry of its sub-core's MIO queue at issue and
+// leaves the pipeline at MEM0 into the queue, whose scheduler makes the bank passes (mio.hpp).
+//
 // With sm.subcores = K > 1 the SM is K processing blocks (Subcore): each has its own scheduler,
 // issue slot, pipeline (front end, EXE and unit stages, MEM0 latch, writeback port) and units,
 // over the warp slots w with w % K == its index. They share the shared-memory port: one bank
@@ -30,6 +33,7 @@
 #include "smemsim/timing.hpp"
 #include "timing/bank_aware.hpp"
 #include "timing/global_mem.hpp"
+#include "timing/mio.hpp"
 #include "timing/pipeline.hpp"
 #include "timing/scheduler.hpp"
 #include "timing/smem_unit.hpp"
@@ -108,6 +112,7 @@ class Sm final : public SchedulerView {
   void mem0_plan(std::uint32_t id, std::uint64_t now);
   void mem0_done(std::uint32_t id, std::uint64_t now);
   bool global_send(std::uint32_t id, std::uint64_t now, std::uint32_t sub);
+  bool mio_send(std::uint32_t id, std::uint64_t now, std::uint32_t sub);
   void writeback(std::uint32_t id, std::uint64_t now);
   bool port_take(std::uint32_t sub, std::uint64_t now);
   void port_hold(std::uint32_t sub, bool hold) { port_owner_ = hold ? std::int32_t(sub) : -1; }
@@ -130,10 +135,16 @@ class Sm final : public SchedulerView {
     bool global_send(std::uint32_t id, std::uint64_t now) override {
       return sm_.global_send(id, now, sub_);
     }
-    bool global_return_ready(std::uint64_t now) const override {
-      return sm_.gmem_.return_ready(now, sub_);
+    bool mio_send(std::uint32_t id, std::uint64_t now) override {
+      return sm_.mio_send(id, now, sub_);
     }
-    std::uint32_t global_return_pop() override { return sm_.gmem_.pop_return(sm_.now_, sub_); }
+    bool global_return_ready(std::uint64_t now) const override {
+      return sm_.gmem_.return_ready(now, sub_) || sm_.mio_.return_ready(now, sub_);
+    }
+    std::uint32_t global_return_pop() override {
+      return sm_.gmem_.return_ready(sm_.now_, sub_) ? sm_.gmem_.pop_return(sm_.now_, sub_)
+                                                    : sm_.mio_.pop_return(sub_);
+    }
     void writeback(std::uint32_t id, std::uint64_t now) override { sm_.writeback(id, now); }
     void writeback_conflict() override { ++sm_.stats_.units.writeback_conflicts; }
     bool port_take(std::uint64_t now) override { return sm_.port_take(sub_, now); }
@@ -156,6 +167,7 @@ class Sm final : public SchedulerView {
     std::array<std::uint32_t, kStallKinds> reason_count{};
     std::uint32_t reason_bits = 0;  // the kinds whose count is not zero
     WarpMask throttled;             // eligible warps whose unit was busy this cycle
+    WarpMask mio_held;              // eligible warps whose shared access found the MIO queue full
     Stall throttle = Stall::MathPipeThrottle;
   };
   // A unit's occupancy: lane-cycles (cycle x lanes) up to which it is taken, and who took it
@@ -248,6 +260,8 @@ class Sm final : public SchedulerView {
   bool unit_free(std::uint32_t k, Unit u, std::uint32_t index, std::uint64_t now) const;
   void unit_take(std::uint32_t k, Unit u, std::uint32_t index, std::uint64_t now);
   void throttle(std::uint32_t k, WarpMask& pool, std::uint64_t now);
+  void mio_throttle(std::uint32_t k, WarpMask& pool);
+  void mio_tick(std::uint64_t now);
   void issue_warp(std::uint32_t w, std::uint64_t now);
   void account_tm(std::uint32_t w, const exec::IssueResult& r, std::uint64_t now);
   void issue_micro(std::uint32_t w, std::uint64_t now);
@@ -299,6 +313,10 @@ class Sm final : public SchedulerView {
   std::uint32_t next_key_ = 0;
   SharedMemoryUnit smu_;
   GlobalMemoryUnit gmem_;
+  MioUnit mio_;  // sm.mio_queue > 0: the sub-cores' MIO queues and the scheduler serving them
+  // Per unit, the cycles an MIO op spends after its last pass before writeback: the memory stages
+  // and, for the shared units, the EXE stages it does not spend in the sub-core (exe_stages).
+  std::array<std::uint32_t, kUnits> mio_tail_{};
   std::vector<Op> ops_;
   std::vector<std::uint32_t> free_ops_;
   Pool<Inflight> inflight_;

@@ -151,6 +151,14 @@ bool Sm::global_send(std::uint32_t id, std::uint64_t, std::uint32_t sub) {
   return true;
 }
 
+bool Sm::mio_send(std::uint32_t id, std::uint64_t now, std::uint32_t sub) {
+  if (!mio_.on()) return false;
+  Op& o = ops_[id];
+  o.offloaded = true;
+  mio_.send(id, sub, o.seq, mio_tail_[std::size_t(o.unit)], now);
+  return true;
+}
+
 void Sm::writeback(std::uint32_t id, std::uint64_t) {
   completed_.push_back(id);
 }

@@ -72,6 +72,27 @@ void Sm::throttle(std::uint32_t k, WarpMask& pool, std::uint64_t now) {
   });
 }
 
+// Takes the warps whose next instruction is a shared access out of `pool` while sub-core k's MIO
+// queue has no room for its subwarps (Nsight's mio_throttle).
+void Sm::mio_throttle(std::uint32_t k, WarpMask& pool) {
+  if (mio_.room(k, nsub_)) return;
+  Subcore& sc = sub_[k];
+  pool.each([&](std::uint32_t w) {
+    if (next_class(w) != NextClass::Shared) return;
+    pool.clear(w);
+    sc.mio_held.set(w);
+  });
+}
+
+// The MIO scheduler's cycle: the oldest due queue head gets the port (the sub-cores' global ops
+// take it at MEM0 before, in this cycle's pipeline advance).
+void Sm::mio_tick(std::uint64_t now) {
+  mio_.tick(
+      now, ops_, [&](std::uint32_t id) { mem0_plan(id, now); },
+      [&] { return port_take(nsc_, now); }, [&](bool hold) { port_hold(nsc_, hold); },
+      [&](std::uint32_t id) { mem0_done(id, now); });
+}
+
 // A bank pass from sub-core `sub` in cycle `now`: the port serves one pass per cycle, and not
 // another sub-core while one holds it for an access's back-to-back passes (port_hold).
 bool Sm::port_take(std::uint32_t sub, std::uint64_t now) {
