@@ -272,3 +272,39 @@ TEST(PtxParse, AcceptsTheIssueInstructionList) {
 
 }  // namespace
 }  // namespace smemsim
+
+namespace smemsim {
+namespace {
+
+// Inline asm declares scoped registers without the % (`{ .reg .u64 a; ... [a] ... }`, as CUTLASS
+// and kernels/ubench.cu do): such a register is an address operand's base, not an unknown symbol.
+TEST(PtxParse, ScopedRegisterWithoutPercentAsAnAddress) {
+  const ptx::Module m = ptx::parse(R"(
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 p)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  .shared .align 16 .b8 slot[16];
+  ld.param.u64 %rd1, [p];
+  mov.u32 %r1, slot;
+  { .reg .u64 a;
+  mad.wide.u32 a, %r2, 16, %rd1;
+  cp.async.cg.shared.global [%r1], [a], 16;
+  ld.global.u32 %r3, [a+4]; }
+  ret;
+}
+)",
+                                   "scoped.ptx");
+  const auto& code = m.kernels.at(0).code;
+  const ptx::Instruction& cp = code.at(3);
+  EXPECT_EQ(cp.ops[1].kind, OperandKind::Memory);
+  EXPECT_EQ(cp.ops[1].reg, code.at(2).ops[0].reg);  // mad.wide's destination
+  EXPECT_EQ(code.at(4).ops[1].reg, code.at(2).ops[0].reg);
+  EXPECT_EQ(code.at(4).ops[1].imm, 4);
+}
+
+}  // namespace
+}  // namespace smemsim

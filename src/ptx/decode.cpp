@@ -300,6 +300,8 @@ Operand Decoder::operand(bool memory, bool label) {
       cur_.next();
       if (b.text[0] == '%') {
         o.reg = reg(b);
+      } else if (const std::uint32_t r = kb_.find_reg(b.text); r != kNone) {
+        o.reg = r;  // a register declared without the % ([a] after `.reg .u64 a;` in inline asm)
       } else {
         o.sym = kb_.find_symbol(b.text);
         if (o.sym == kNone) cur_.fail(b, fmt::format("unknown symbol '{}'", b.text));
