@@ -57,12 +57,15 @@ extern "C" __global__ void ubench_atom(unsigned* out, unsigned mode) {
   }
 }
 
-// Global-memory load latency: a pointer chase through `ring` (4096 words, 64-bit addresses 4 KiB
+// Global-memory load latency: a pointer chase through `ring` (4096 words; 64-bit addresses 4 KiB
 // apart so that every load is a new line), one lane.
 extern "C" __global__ void ubench_ldg(unsigned* out, unsigned long long* ring) {
-  const unsigned n = 4096, stride = 512;  // 512 x 8 bytes = 4 KiB
-  for (unsigned i = threadIdx.x; i < n; i += blockDim.x)
-    ring[i] = reinterpret_cast<unsigned long long>(ring + (i + stride) % n);
+  // The chase visits 8 words 4 KiB apart (512 x 8 bytes): only they are written, so that no store
+  // is still in flight when the clock starts.
+  const unsigned n = 4096, stride = 512;
+  if (threadIdx.x < n / stride)
+    ring[stride * threadIdx.x] =
+        reinterpret_cast<unsigned long long>(ring + stride * ((threadIdx.x + 1) % (n / stride)));
   __syncthreads();
   if (threadIdx.x != 0) return;
   unsigned long long p = reinterpret_cast<unsigned long long>(ring);
@@ -172,5 +175,93 @@ extern "C" __global__ void ubench_mma8(unsigned* out, unsigned seed) {
   if (threadIdx.x == 0) {
     out[0] = t1 - t0;
     out[1] = __float_as_uint(c0 + c1 + c2 + c3);
+  }
+}
+
+// ldmatrix.x4 (the four 8x8 b16 tiles of an mma fragment, issue 25 item 4): lane l gives row l
+// (16 bytes; the 32 rows are one 512-byte block, so each of the four phases reads 128 bytes from
+// 32 distinct banks: no conflict). Every word holds 0xffffffff, so `min` of the address and the
+// first register is the address: the chain is ldmatrix + one integer min per link.
+extern "C" __global__ void ubench_ldsm(unsigned* out, unsigned seed) {
+  __shared__ unsigned tile[32 * 4];
+  for (unsigned i = threadIdx.x; i < 32 * 4; i += blockDim.x) tile[i] = 0xffffffffu;
+  __syncthreads();
+  unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(tile)) + 16 * (threadIdx.x % 32);
+  const unsigned t0 = clock();
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 750  // ldmatrix needs sm_75
+#pragma unroll
+  for (int i = 0; i < STEPS; ++i)
+    asm volatile(
+        "{ .reg .b32 a, b, c, d;\n"
+        "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {a, b, c, d}, [%0];\n"
+        "min.u32 %0, %0, a; }"
+        : "+r"(p));
+#endif
+  const unsigned t1 = clock();
+  if (threadIdx.x == 0) {
+    out[0] = t1 - t0;
+    out[1] = p + seed;
+  }
+}
+
+// cp.async (sm_80): a chase through global memory by way of shared memory. Each link copies the
+// 16-byte entry of the current index from `ring` into a shared slot, waits for it (wait_all) and
+// reads the next index from the slot; mad.wide makes the entry's address. The chain visits four
+// entries 4 KiB apart (of 1,024 entries of 16 bytes), so every copy reads another line; only those
+// four are written first, so that no store is still in flight when the clock starts. One lane.
+extern "C" __global__ void ubench_cpasync(unsigned* out, unsigned* ring) {
+  __shared__ __align__(16) unsigned slot[4];
+  const unsigned stride = 256;  // entries: 256 x 16 bytes = 4 KiB
+  if (threadIdx.x < 4) ring[4 * stride * threadIdx.x] = stride * ((threadIdx.x + 1) % 4);
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(slot));
+  unsigned i = 0;
+  const unsigned t0 = clock();
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800  // cp.async needs sm_80
+#pragma unroll
+  for (int k = 0; k < STEPS; ++k)
+    asm volatile(
+        "{ .reg .u64 a;\n"
+        "mad.wide.u32 a, %0, 16, %2;\n"
+        "cp.async.cg.shared.global [%1], [a], 16;\n"
+        "cp.async.wait_all;\n"
+        "ld.shared.u32 %0, [%1]; }"
+        : "+r"(i)
+        : "r"(s), "l"(ring)
+        : "memory");
+#endif
+  const unsigned t1 = clock();
+  out[0] = t1 - t0;
+  out[1] = i;
+}
+
+// Shared-load throughput (issue 25 item 4): 8 warps (launch 256 threads) each issue 4 x STEPS
+// independent loads with the bank pattern of ubench_lds (`ways` lanes per bank). The clock is read
+// between two barriers, so out[0] / (8 x 4 x STEPS) is the SM's cycles per warp access: its
+// shared-memory bandwidth, in bank passes per cycle, when the loads keep it busy.
+extern "C" __global__ void ubench_lds_tput(unsigned* out, unsigned ways) {
+  __shared__ unsigned words[32 * 32];
+  for (unsigned i = threadIdx.x; i < 32 * 32; i += blockDim.x) words[i] = i;
+  const unsigned group = 32 / ways, lane = threadIdx.x % 32;
+  const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(words)) +
+                     4 * (lane % group + lane / group * 32);
+  unsigned v0 = 0, v1 = 0, v2 = 0, v3 = 0;
+  __syncthreads();
+  const unsigned t0 = clock();
+#pragma unroll 1
+  for (int i = 0; i < STEPS; ++i)
+    asm volatile(
+        "ld.shared.u32 %0, [%4];\n"
+        "ld.shared.u32 %1, [%4];\n"
+        "ld.shared.u32 %2, [%4];\n"
+        "ld.shared.u32 %3, [%4];"
+        : "=r"(v0), "=r"(v1), "=r"(v2), "=r"(v3)
+        : "r"(a));
+  __syncthreads();
+  const unsigned t1 = clock();
+  if (threadIdx.x == 0) {
+    out[0] = t1 - t0;
+    out[1] = v0 ^ v1 ^ v2 ^ v3;
   }
 }

@@ -22,16 +22,18 @@ void check(cudaError_t e, const char* what) {
 }
 
 // Cycles per link of one chain (the median of 5 runs, after a warm-up run).
+// `threads`, `links`: ubench_lds_tput runs 8 warps of 4 x STEPS loads.
 template <typename Kernel, typename Arg>
-double per_link(Kernel kernel, Arg arg, unsigned* out) {
+double per_link(Kernel kernel, Arg arg, unsigned* out, unsigned threads = 32,
+                unsigned links = STEPS) {
   unsigned host[2];
   double runs[5];
   for (int r = -1; r < 5; ++r) {
-    kernel<<<1, 32>>>(out, arg);
+    kernel<<<1, threads>>>(out, arg);
     check(cudaGetLastError(), "launch");
     check(cudaDeviceSynchronize(), "run");
     check(cudaMemcpy(host, out, sizeof host, cudaMemcpyDeviceToHost), "copy");
-    if (r >= 0) runs[r] = double(host[0]) / STEPS;
+    if (r >= 0) runs[r] = double(host[0]) / links;
   }
   for (int i = 0; i < 5; ++i)  // sort the five
     for (int j = i + 1; j < 5; ++j)
@@ -66,9 +68,21 @@ int main(int argc, char** argv) {
   check(cudaMalloc(&ring, 4096 * sizeof(unsigned long long)), "cudaMalloc");
   const double ldg = per_link(ubench_ldg, ring, out);
   check(cudaFree(ring), "cudaFree");
+  double tput[3];
+  for (int k = 0; k < 3; ++k)
+    tput[k] = per_link(ubench_lds_tput, k == 0 ? 1u : k == 1 ? 4u : 32u, out, 256, 8 * 4 * STEPS);
+  const bool sm80 = prop.major >= 8;
+  double cpasync = 0;
+  if (sm80) {
+    unsigned* cring = nullptr;
+    check(cudaMalloc(&cring, 1024 * 16), "cudaMalloc");
+    cpasync = per_link(ubench_cpasync, cring, out);
+    check(cudaFree(cring), "cudaFree");
+  }
   const bool tensor = prop.major >= 8 || (prop.major == 7 && prop.minor >= 5);
-  double mma16 = 0, mma8 = 0;
+  double mma16 = 0, mma8 = 0, ldsm = 0;
   if (tensor) {
+    ldsm = per_link(ubench_ldsm, 0u, out);
     mma16 = per_link(ubench_mma, 1u, out);
     mma8 = per_link(ubench_mma8, 1u, out);
   }
@@ -88,6 +102,17 @@ int main(int argc, char** argv) {
   std::printf("global_latency = %ld  # ubench_ldg: %.2f a link, less the path to MEM0 (the shared "
               "load's)\n",
               round(ldg - lds1), ldg);
+  // Chains with no key of their own: the model predicts them from the keys (tests/ubench_test.cpp).
+  std::printf("# shared-load throughput, cycles per warp access of 8 warps: 1-way %.2f, 4-way %.2f, "
+              "32-way %.2f (the model: one bank pass per cycle per SM)\n",
+              tput[0], tput[1], tput[2]);
+  if (tensor)
+    std::printf("# ldmatrix.x4 + min: %.2f (the model: lat_shared_ld + 3 t_bank + lat_alu)\n",
+                ldsm);
+  if (sm80)
+    std::printf("# cp.async + wait_all + ld.shared + mad.wide: %.2f (the model: global_latency + "
+                "2 lat_shared_ld + lat_fma)\n",
+                cpasync);
   if (tensor && mma16 > mma8) {
     // m16n8k16 has twice m16n8k8's multiply-adds: their difference is 1024 / tensor_fmas cycles.
     const double fmas = 1024.0 / (mma16 - mma8);

@@ -9,7 +9,8 @@
 // share a bank makes ways - 1 extra passes, each timing.t_bank cycles apart; a native shared
 // atomic on one word makes 31 same-word passes, timing.native_position apart; a global load's
 // link is sm.global_latency plus the LSU's path to MEM0 and the sector's transfer, about
-// sm.lat_shared_ld (so volta-v100's chase takes the TITAN V's measured 313).
+// sm.lat_shared_ld (so volta-v100's chase takes the TITAN V's measured 313); ldmatrix.x4 makes
+// four passes (its phases); the throughput chain keeps the SM's one-pass-per-cycle port busy.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -31,6 +32,8 @@ constexpr int kSteps = 64;  // STEPS in kernels/ubench.cu
 // Cycles per link of `kernel` on `arch` (one SM, one warp).
 double cycles_per_link(const ptx::Module& m, const std::string& kernel, const Arch& preset,
                        exec::Arg arg) {
+  // ubench_lds_tput: 8 warps of 4 x 64 loads each, timed between two barriers.
+  const bool tput = kernel == "ubench_lds_tput";
   Arch arch = preset;
   arch.sm.count = 1;
   exec::GlobalMemory mem;
@@ -39,15 +42,18 @@ double cycles_per_link(const ptx::Module& m, const std::string& kernel, const Ar
   if (kernel == "ubench_ldg")  // its ring: 4096 64-bit words
     arg = exec::Arg::buf(
         mem.add(exec::Buffer{"ring", exec::ElemType::U64, std::vector<std::uint8_t>(4096 * 8)}));
+  if (kernel == "ubench_cpasync")  // its ring: 1024 entries of 16 bytes
+    arg = exec::Arg::buf(
+        mem.add(exec::Buffer{"ring", exec::ElemType::U32, std::vector<std::uint8_t>(1024 * 16)}));
   exec::Launch launch;
   launch.grid = {1, 1, 1};
-  launch.block = {32, 1, 1};
+  launch.block = {tput ? 256u : 32u, 1, 1};
   launch.args = {exec::Arg::buf(out), arg};
   timing::GpuSim sim(m, exec::find_kernel(m, kernel), arch, launch, mem, {});
   sim.run();
   std::uint32_t cycles = 0;
   std::memcpy(&cycles, mem.find("out")->bytes.data(), 4);
-  return double(cycles) / kSteps;
+  return double(cycles) / (tput ? 8 * 4 * kSteps : kSteps);
 }
 
 std::uint32_t interval(std::uint32_t lanes) {
@@ -73,6 +79,20 @@ TEST(Ubench, ModernPresetsReproduceTheirKeysWithinFivePercent) {
        [](const Arch& a) { return double(a.sm.lat_shared_ld + 3 * a.timing.t_bank); }},
       {"shared load, 32-way", "ubench_lds", exec::Arg::integer(32),
        [](const Arch& a) { return double(a.sm.lat_shared_ld + 31 * a.timing.t_bank); }},
+      // Four phases of 8 rows (docs/timing.md "Tensor cores"), each pass t_bank after the last,
+      // then the chain's integer min.
+      {"ldmatrix.x4", "ubench_ldsm", exec::Arg::integer(0),
+       [](const Arch& a) {
+         return double(a.sm.lat_shared_ld + 3 * a.timing.t_bank + a.sm.lat_alu);
+       }},
+      // The SM's shared-memory pipe serves one bank pass per cycle (docs/timing.md "Sub-cores"):
+      // 8 warps' independent loads keep it busy, so a warp access costs its `ways` passes.
+      {"shared load tput, 1-way", "ubench_lds_tput", exec::Arg::integer(1),
+       [](const Arch&) { return 1.0; }},
+      {"shared load tput, 4-way", "ubench_lds_tput", exec::Arg::integer(4),
+       [](const Arch&) { return 4.0; }},
+      {"shared load tput, 32-way", "ubench_lds_tput", exec::Arg::integer(32),
+       [](const Arch&) { return 32.0; }},
       {"shared atomic", "ubench_atom", exec::Arg::integer(0),
        [](const Arch& a) { return double(a.sm.lat_shared_atom); }},
       {"shared atomic, 1 bank", "ubench_atom", exec::Arg::integer(1),
@@ -81,6 +101,12 @@ TEST(Ubench, ModernPresetsReproduceTheirKeysWithinFivePercent) {
        [](const Arch& a) { return double(a.sm.lat_shared_atom + 31 * a.timing.native_position); }},
       {"global load", "ubench_ldg", exec::Arg::integer(0),
        [](const Arch& a) { return double(a.sm.global_latency + a.sm.lat_shared_ld); }},
+      // cp.async's global read (the ldg chain's link), then wait_all and the shared load of the
+      // next index, then mad.wide (FMA pipe) for the next entry's address.
+      {"cp.async + wait + ld", "ubench_cpasync", exec::Arg::integer(0),
+       [](const Arch& a) {
+         return double(a.sm.global_latency + 2 * a.sm.lat_shared_ld + a.sm.lat_fma);
+       }},
       {"integer add", "ubench_alu", exec::Arg::integer(7),
        [](const Arch& a) { return double(std::max(a.sm.lat_alu, interval(a.sm.lanes_alu))); }},
       {"fp32 fma", "ubench_fma", exec::Arg::real(1.5),

@@ -49,6 +49,11 @@ struct InstInfo {
   bool barrier = false;  // bar.sync / barrier.sync / bar.red: the warp may wait
   bool arrive = false;   // bar.arrive: counts towards a barrier without waiting
   bool exit = false;     // ret, exit
+  // cp.async (issue 25): a global read whose data lands in shared memory asynchronously; its
+  // commit_group closes the warp's open group; wait_group N (wait_all: commit, then N = 0) lets the
+  // warp's next instruction issue only when at most N of its committed groups are outstanding.
+  bool async_copy = false, async_commit = false, async_wait = false;
+  std::uint32_t async_keep = 0;  // wait_group's N
   std::uint8_t nsrc = 0, ndst = 0;
   // A tensor op's work in dense-FP16 multiply-adds: m*n*k scaled by its type's rate (TF32 x2,
   // INT8 / 2, FP64 x16; sm.tensor_fmas).

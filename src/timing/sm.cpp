@@ -224,7 +224,7 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
   bool memory = info.space != Space::None;
   std::uint32_t sectors = 0;
   if (memory) {
-    if (r.shared_accesses) {
+    if (r.shared_accesses && !info.async_copy) {
       mem = MemWork::Shared;
       unit = info.store ? Unit::SharedSt : Unit::SharedLd;
       if (info.atomic && ctx_.atomics == AtomicMode::Native) {
@@ -254,6 +254,7 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
       unit = info.store ? Unit::SharedSt : Unit::SharedLd;
     }
   }
+  async_issue(wp, in, info);
   in.tm_cycles = std::min<std::uint32_t>(r.tm_cycles, 0xffff);
   if (r.tm_cycles && !memory) {  // TX.Begin / TX.Commit: their work is done in the LDS (003 Fig. 1)
     mem = MemWork::Tm;
@@ -282,6 +283,32 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
     recompute_cta(wp.cta);
   else
     recompute(w);
+}
+
+// cp.async's groups (PTX ISA, cp.async.commit_group / wait_group): a copy joins the warp's open
+// group; a commit closes it; wait_group N holds the warp's next instruction until no more than the
+// N newest committed groups have copies outstanding (recompute: Stall::Memory, Nsight's
+// long_scoreboard). A group without copies is done at once.
+void Sm::async_issue(Warp& wp, Inflight& in, const InstInfo& info) {
+  if (info.async_copy) {
+    const std::uint32_t g = wp.async_commits;
+    in.async_group = std::int32_t(g);
+    if (wp.async_left.empty()) wp.async_first = g;
+    while (wp.async_first + wp.async_left.size() <= g) wp.async_left.push_back(0);
+    ++wp.async_left[g - wp.async_first];
+  }
+  if (info.async_commit) ++wp.async_commits;
+  if (info.async_wait)
+    wp.async_until = wp.async_commits - std::min(info.async_keep, wp.async_commits);
+}
+
+void Sm::async_done(Warp& wp, std::uint32_t group) {
+  --wp.async_left[group - wp.async_first];
+  while (!wp.async_left.empty() && wp.async_left.front() == 0 &&
+         wp.async_first < wp.async_commits) {
+    wp.async_left.pop_front();
+    ++wp.async_first;
+  }
 }
 
 // GPU-LocalTM's execution breakdown (TmCycles): the cycles since the warp's last issue go to the
@@ -390,6 +417,7 @@ void Sm::complete(std::uint32_t inflight, std::uint64_t now) {
     if (in.global_load) --pending_global_[base + in.dst[k]];
   }
   if (in.record >= 0) records_.put(std::uint32_t(in.record));
+  if (in.async_group >= 0) async_done(wp, std::uint32_t(in.async_group));
   if (in.control) wp.control = false;
   if (in.held) --wp.held;
   --wp.in_flight;

@@ -27,6 +27,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <vector>
 
@@ -195,7 +196,8 @@ class Sm final : public SchedulerView {
     std::uint32_t passes = 0;
     std::uint8_t unresolved = 0;
     bool held = false;  // sm.relaxed_commit = in-order: its warp issues nothing until it completes
-    std::uint32_t tm_cycles = 0;  // GPU-LocalTM work the instruction adds at MEM0 (003 §4.2)
+    std::uint32_t tm_cycles = 0;    // GPU-LocalTM work the instruction adds at MEM0 (003 §4.2)
+    std::int32_t async_group = -1;  // a cp.async: its warp's group (Warp::async_*)
   };
   struct Warp {
     bool used = false;
@@ -209,6 +211,10 @@ class Sm final : public SchedulerView {
     bool at_bar = false;          // issued bar.sync, not yet released
     // GPU-LocalTM: stalled at TX.Begin by a work-group serialization; inside a transaction since
     // cycle tx_since (or outside it since then), for the execution breakdown (TmCycles).
+    // cp.async groups: commit_groups issued (the open group's id), the ops not yet done per group
+    // from async_first on, and the groups a wait_group needs done (ids below async_until).
+    std::uint32_t async_commits = 0, async_first = 0, async_until = 0;
+    std::deque<std::uint32_t> async_left;
     bool tx_wait = false, in_tx = false;
     std::uint64_t tx_since = 0;
     std::uint32_t held = 0;      // in-flight shared instructions predicted to conflict (§6)
@@ -264,6 +270,8 @@ class Sm final : public SchedulerView {
   void mio_tick(std::uint64_t now);
   void issue_warp(std::uint32_t w, std::uint64_t now);
   void account_tm(std::uint32_t w, const exec::IssueResult& r, std::uint64_t now);
+  void async_issue(Warp& wp, Inflight& in, const InstInfo& info);
+  void async_done(Warp& wp, std::uint32_t group);
   void issue_micro(std::uint32_t w, std::uint64_t now);
   std::uint32_t new_inflight(std::uint32_t w, std::uint32_t index, std::uint64_t now);
   void push_ops(std::uint32_t inflight, Unit unit, MemWork mem, bool memory, std::uint32_t sectors,

@@ -47,6 +47,10 @@ void Sm::recompute(std::uint32_t w) {
     wp.tx_wait = false;
   }
   if (wp.control) return set_reason(wp, false, Stall::Control);
+  // A wait_group whose groups still have copies in flight (the front group is committed and not
+  // done, or it would have been dropped: Sm::async_done).
+  if (!wp.async_left.empty() && wp.async_first < wp.async_until)
+    return set_reason(wp, false, Stall::Memory);
   if ((strict_ && wp.in_flight) || wp.held) return set_reason(wp, false, Stall::Barrel);
   wp.next = ctx_.ex->next_index(wp.exec_slot, wp.exec_warp);
   if (wp.next < ctx_.info->size()) {

@@ -142,9 +142,10 @@ bool Sm::global_send(std::uint32_t id, std::uint64_t, std::uint32_t sub) {
   if (!gmem_.can_send()) return false;
   const Op& o = ops_[id];
   const InstInfo& info = (*ctx_.info)[inflight_.items[o.inflight].index];
-  const auto kind = info.atomic  ? GlobalMemoryUnit::Kind::Atomic
-                    : info.store ? GlobalMemoryUnit::Kind::Store
-                                 : GlobalMemoryUnit::Kind::Load;
+  // A cp.async is a load whose data goes to shared memory: it is done when the data is back.
+  const auto kind = info.atomic                      ? GlobalMemoryUnit::Kind::Atomic
+                    : info.store && !info.async_copy ? GlobalMemoryUnit::Kind::Store
+                                                     : GlobalMemoryUnit::Kind::Load;
   gmem_.send(id, o.sectors, kind, sub);
   ++stats_.units.global_requests;
   stats_.units.global_sectors += o.sectors;
