@@ -223,3 +223,59 @@ TEST(ArchImport, CliWritesALoadableFileAndListsWhatItIgnored) {
 
 }  // namespace
 }  // namespace smemsim::test
+
+namespace smemsim::test {
+namespace {
+
+// The tensor core's latency and interval describe one mma shape, which the file does not name:
+// with --tensor-shape they map. Worked out for the QV100 form above plus an interval and 4 units
+// over 4 schedulers (one per sub-core): a 16x16x16 wmma (4,096 multiply-adds) every 8 cycles is
+// 512 FMAs per cycle per sub-core; latency 64 = lat_tensor + 8 - 1, so lat_tensor = 57. Accel-Sim's
+// trace pair `L,I` per HMMA.16816 (2,048): 2048 x 1 / 4 = 512 FMAs and 24 - 4 + 1 = 21 (the
+// hopper-h100 preset's own values, from SM90_H100). GPGPU-Sim's default 64 and 64 (not
+// pipelined) leaves 1 cycle: clamped to the pipeline's 4 with a note.
+TEST(ArchImport, TensorLatencyAndIntervalMapWithTheirShape) {
+  const std::string wmma = std::string(kVoltaUnits) +
+                           "-ptx_opcode_initiation_tensor 8\n-gpgpu_num_tensor_core_units 4\n";
+  const GpgpuSimImport v =
+      import_gpgpusim(wmma, "v.config", find_preset("volta-v100"), {16, 16, 16});
+  EXPECT_EQ(v.arch.sm.tensor_fmas, 512u);
+  EXPECT_EQ(v.arch.sm.lat_tensor, 57u);
+  for (const auto& e : v.ignored)
+    EXPECT_TRUE(e.option.find("tensor") == std::string::npos &&
+                e.option.find("tesnor") == std::string::npos)
+        << e.option << " ignored: " << e.why;
+
+  const std::string trace =
+      "-gpgpu_num_sched_per_core 4\n-gpgpu_sub_core_model 1\n"
+      "-gpgpu_num_tensor_core_units 4\n-trace_opcode_latency_initiation_tensor 24,4\n";
+  const GpgpuSimImport h =
+      import_gpgpusim(trace, "h.config", find_preset("hopper-h100"), {16, 8, 16});
+  EXPECT_EQ(h.arch.sm.tensor_fmas, 512u);
+  EXPECT_EQ(h.arch.sm.lat_tensor, 21u);
+
+  const GpgpuSimImport d =
+      import_gpgpusim("-ptx_opcode_latency_tesnor 64\n-ptx_opcode_initiation_tensor 64\n",
+                      "d.config", find_preset("volta-v100"), {16, 16, 16});
+  EXPECT_EQ(d.arch.sm.lat_tensor, d.arch.sm.min_latency());
+  ASSERT_EQ(d.notes.size(), 1u);
+  EXPECT_NE(d.notes[0].why.find("below smemsim's pipeline"), std::string::npos);
+
+  // Without the shape both stay ignored, saying what to give.
+  const GpgpuSimImport n = import_gpgpusim(wmma, "v.config", find_preset("volta-v100"));
+  int listed = 0;
+  for (const auto& e : n.ignored)
+    if (e.option.find("tensor") != std::string::npos ||
+        e.option.find("tesnor") != std::string::npos) {  // GPGPU-Sim's spelling
+      ++listed;
+      EXPECT_NE(e.why.find("--tensor-shape"), std::string::npos) << e.why;
+    }
+  EXPECT_EQ(listed, 3);
+  // A shape that is not MxNxK is one line, exit 2.
+  const auto bad = cli("arch import /dev/null --tensor-shape 16x8");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.out.find("--tensor-shape"), std::string::npos) << bad.out;
+}
+
+}  // namespace
+}  // namespace smemsim::test

@@ -81,11 +81,30 @@ void add_show(CLI::App* arch) {
   });
 }
 
+// "16x8x16" -> {16, 8, 16}; "" -> {0, 0, 0} (not given).
+std::array<std::uint32_t, 3> parse_tensor_shape(const std::string& text) {
+  std::array<std::uint32_t, 3> shape{};
+  if (text.empty()) return shape;
+  std::size_t at = 0;
+  for (std::size_t d = 0; d < 3; ++d) {
+    const std::size_t end = d < 2 ? text.find('x', at) : text.size();
+    const std::string part = text.substr(at, end == std::string::npos ? end : end - at);
+    const bool digits = !part.empty() && part.size() <= 4 &&
+                        part.find_first_not_of("0123456789") == std::string::npos;
+    if (end == std::string::npos || !digits || std::stoul(part) == 0)
+      throw InputError(fmt::format("--tensor-shape: '{}' is not MxNxK (e.g. 16x8x16)", text));
+    shape[d] = static_cast<std::uint32_t>(std::stoul(part));
+    at = end + 1;
+  }
+  return shape;
+}
+
 void add_import(CLI::App* arch) {
   auto import_file = std::make_shared<std::string>();
   auto import_base = std::make_shared<std::string>("fermi-gtx580");
   auto import_out = std::make_shared<std::string>();
   auto import_json = std::make_shared<bool>(false);
+  auto import_shape = std::make_shared<std::string>();
   auto* imp = arch->add_subcommand(
       "import", "map a GPGPU-Sim configuration (gpgpusim.config) onto an arch TOML file");
   imp->add_option("config", *import_file, "the gpgpusim.config file")->required();
@@ -93,6 +112,10 @@ void add_import(CLI::App* arch) {
       ->capture_default_str();
   imp->add_option("-o,--output", *import_out, "write the TOML to FILE (default: stdout)")
       ->check(non_empty_path());
+  imp->add_option("--tensor-shape", *import_shape,
+                  "MxNxK: the mma shape the file's tensor-core latency and interval describe "
+                  "(16x16x16: GPGPU-Sim's wmma; 16x8x16: an sm_80+ HMMA.16816 trace); maps them "
+                  "to sm.tensor_fmas and sm.lat_tensor");
   imp->add_flag("--json", *import_json,
                 "print the arch, the TOML and what was mapped, ignored and adjusted (with file "
                 "and line) as JSON");
@@ -100,15 +123,18 @@ void add_import(CLI::App* arch) {
       "Maps -gpgpu_n_clusters x -gpgpu_n_cores_per_cluster, -gpgpu_shader_core_pipeline, "
       "-gpgpu_shader_registers,\n-gpgpu_shader_cta, -gpgpu_shmem_size, -gpgpu_shmem_num_banks, "
       "-gpgpu_shmem_warp_parts, -gpgpu_smem_latency,\n-gpgpu_scheduler (lrr, gto) and "
-      "-ptx_opcode_latency_int (its first value, the ALU latency); lists the rest\n(on stderr) "
-      "as ignored.\n"
+      "-ptx_opcode_latency_int (its first value, the ALU latency), the sub-core and unit options\n"
+      "and, with --tensor-shape, the tensor core's latency and interval (docs/cli.md); lists the "
+      "rest\n(on stderr) as ignored.\n"
       "Examples:\n  smemsim arch import gpgpusim.config -o gtx480.toml && smemsim sim "
       "builtin:transpose --arch-file gtx480.toml\n"
-      "  smemsim arch import gpgpusim.config --json   # what was mapped and ignored, with lines");
-  imp->callback([import_file, import_base, import_out, import_json] {
+      "  smemsim arch import gpgpusim.config --json   # what was mapped and ignored, with lines\n"
+      "  smemsim arch import gpgpusim.config --arch volta-v100 --tensor-shape 16x16x16   # wmma");
+  imp->callback([import_file, import_base, import_out, import_json, import_shape] {
+    const std::array<std::uint32_t, 3> shape = parse_tensor_shape(*import_shape);
     const std::string text =
         read_file(*import_file, "GPGPU-Sim configuration", std::uint64_t{4} << 20);
-    const GpgpuSimImport r = import_gpgpusim(text, *import_file, find_preset(*import_base));
+    const GpgpuSimImport r = import_gpgpusim(text, *import_file, find_preset(*import_base), shape);
     const std::string toml = "# " + arch_summary(r.arch) + "\n" + to_toml(r.arch, true);
     if (*import_json) {
       nlohmann::json j = json::document("arch-import");

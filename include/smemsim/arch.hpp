@@ -3,6 +3,7 @@
 // (src/arch/presets.cpp) with the seed section they come from, never as literals in a model.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -224,7 +225,11 @@ struct GpgpuSimImport {
   // "-gpgpu_shmem_num_banks 16 -> memory.banks = 16" for mapped entries.
   std::string describe(const Entry& e, bool as_mapping = false) const;
 };
-GpgpuSimImport import_gpgpusim(std::string_view text, const std::string& origin, const Arch& base);
+// `tensor_shape` (m, n, k; all 0: not given): the mma shape the file's tensor-core latency and
+// initiation interval describe (GPGPU-Sim's wmma: 16 x 16 x 16; an sm_80 HMMA trace: 16 x 8 x 16);
+// with it they map to sm.tensor_fmas and sm.lat_tensor, without it they are listed as ignored.
+GpgpuSimImport import_gpgpusim(std::string_view text, const std::string& origin, const Arch& base,
+                               std::array<std::uint32_t, 3> tensor_shape = {});
 
 // Where a timing key's value comes from (issue 25, item 2; docs/sources.md): a seed's measurement,
 // a published microbenchmark, vendor data, a correlated simulator configuration, an assumption, or

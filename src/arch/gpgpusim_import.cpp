@@ -157,19 +157,9 @@ const char* unmodeled_reason(const std::string& opt) {
       {"-gpgpu_dual_issue_diff_exec_units",
        "two schedulers of one SM issue to different units whenever the units have the lanes "
        "(sm.unit_scope = sm): always on"},
-      {"-gpgpu_num_tensor_core_units", "one tensor unit per sub-core (sm.tensor_fmas)"},
       {"-gpgpu_pipeline_widths",
        "one latch per stage: the widths of GPGPU-Sim's operand "
        "collector stages are not modeled"},
-      {"-ptx_opcode_initiation_tensor",
-       "the tensor unit's interval follows each mma's shape (sm.tensor_fmas, FP16 multiply-adds "
-       "per cycle); GPGPU-Sim's single interval names no shape"},
-      {"-ptx_opcode_latency_tesnor",
-       "an mma's latency follows its shape (sm.lat_tensor + interval - 1); GPGPU-Sim's single "
-       "latency names no shape"},
-      {"-ptx_opcode_latency_tensor",
-       "an mma's latency follows its shape (sm.lat_tensor + interval - 1); GPGPU-Sim's single "
-       "latency names no shape"},
       {"-gpgpu_l1_latency", "no L1 cache model: global accesses take sm.global_latency"},
       {"-gpgpu_clock_domains", "smemsim counts SM cycles; clock domains are not modeled"},
   };
@@ -206,6 +196,28 @@ class UnitOptions {
         return true;
       }
     }
+    // The tensor core: its latency (GPGPU-Sim spells it "tesnor"), its interval, or Accel-Sim's
+    // pair, and the units per SM.
+    if (opt == "-ptx_opcode_latency_tesnor" || opt == "-ptx_opcode_latency_tensor") {
+      tlat_ = {line, opt, value, integers(value, ',', where, opt).front()};
+      return true;
+    }
+    if (opt == "-ptx_opcode_initiation_tensor") {
+      tii_ = {line, opt, value, integers(value, ',', where, opt).front()};
+      return true;
+    }
+    if (opt == "-trace_opcode_latency_initiation_tensor") {
+      const std::vector<std::int64_t> v = integers(value, ',', where, opt);
+      if (v.size() != 2)
+        throw InputError(fmt::format("{}: {}: '{}' is not LATENCY,INTERVAL", where, opt, value));
+      tlat_ = {line, opt, value, v[0]};
+      tii_ = {line, opt, value, v[1]};
+      return true;
+    }
+    if (opt == "-gpgpu_num_tensor_core_units") {
+      tunits_ = {line, opt, value, one(value, where, opt)};
+      return true;
+    }
     if (opt == "-gpgpu_num_sched_per_core") {
       sched_ = {line, opt, value, one(value, where, opt)};
       return true;
@@ -217,7 +229,54 @@ class UnitOptions {
     return false;
   }
 
-  void apply(GpgpuSimImport& r) const {
+  void apply(GpgpuSimImport& r, const std::array<std::uint32_t, 3>& shape) const {
+    apply_units(r);
+    apply_tensor(r, shape);
+  }
+
+ private:
+  // An mma of m x n x k multiply-adds holds a unit I cycles and is ready L cycles after issue; a
+  // sub-core has units / schedulers of them (sub-core model) or the SM's schedulers share them:
+  // tensor_fmas = m n k x units / I, and lat_tensor = L - I + 1 (smemsim's mma latency is
+  // lat_tensor + I - 1).
+  void apply_tensor(GpgpuSimImport& r, const std::array<std::uint32_t, 3>& shape) const {
+    const bool given = shape[0] && shape[1] && shape[2];
+    if (!given || !tlat_.line || !tii_.line) {
+      const char* why = !given
+                            ? "its mma shape is not named: give --tensor-shape MxNxK (16x16x16 for "
+                              "GPGPU-Sim's wmma, 16x8x16 for an sm_80+ HMMA.16816 trace)"
+                            : "the file gives the tensor core's latency or interval, not both";
+      for (const Opt* o : {&tlat_, &tii_, &tunits_})
+        if (o->line && (o != &tii_ || tii_.line != tlat_.line))
+          r.ignored.push_back({o->line, o->opt, o->value, "", "", why});
+      return;
+    }
+    const std::int64_t sched = sched_.line ? sched_.v : 1;
+    const bool sub = model_.line && model_.v != 0;
+    std::int64_t units = tunits_.line ? tunits_.v : (sub ? sched : 1);
+    if (sub) units /= std::max<std::int64_t>(1, sched);
+    units = std::max<std::int64_t>(1, units);
+    if (tii_.v < 1)
+      throw InputError(fmt::format("{}:{}: {}: {} is not a positive interval", r.origin, tii_.line,
+                                   tii_.opt, tii_.v));
+    const std::int64_t mnk = std::int64_t(shape[0]) * shape[1] * shape[2];
+    const std::int64_t fmas = std::max<std::int64_t>(1, (mnk * units + tii_.v / 2) / tii_.v);
+    set(r, tii_, "sm.tensor_fmas", std::to_string(fmas));
+    // A unit that is not pipelined (latency = interval, GPGPU-Sim's default 64 and 64) leaves less
+    // than the pipeline's shortest latency: clamped, with a note.
+    const std::int64_t lat = tlat_.v - tii_.v + 1, floor = r.arch.sm.min_latency();
+    set(r, tlat_, "sm.lat_tensor", std::to_string(std::max(lat, floor)));
+    if (lat < floor)
+      r.notes.push_back({tlat_.line, tlat_.opt, tlat_.value, "sm.lat_tensor", std::to_string(floor),
+                         fmt::format("latency {} less interval {} + 1 = {} is below smemsim's "
+                                     "pipeline ({}): sm.lat_tensor set to {}",
+                                     tlat_.v, tii_.v, lat, floor, floor)});
+    if (tunits_.line)
+      r.mapped.push_back(
+          {tunits_.line, tunits_.opt, tunits_.value, "sm.tensor_fmas", std::to_string(fmas), ""});
+  }
+
+  void apply_units(GpgpuSimImport& r) const {
     const std::int64_t sched = sched_.line ? sched_.v : 1;
     const bool sub = model_.line && model_.v != 0;
     if (sched_.line && (sched < 1 || r.arch.sm.max_warps % sched != 0))
@@ -267,7 +326,7 @@ class UnitOptions {
     r.mapped.push_back({o.line, o.opt, o.value, key, v, ""});
   }
   std::array<Opt, 4> ii_, count_;
-  Opt sched_, model_;
+  Opt sched_, model_, tlat_, tii_, tunits_;
 };
 
 // The file as GPGPU-Sim's option parser reads it: `#` to the end of a line is a comment, words are
@@ -333,7 +392,8 @@ std::string GpgpuSimImport::describe(const Entry& e, bool as_mapping) const {
                      e.why.empty() ? "" : fmt::format(" ({})", e.why));
 }
 
-GpgpuSimImport import_gpgpusim(std::string_view text, const std::string& origin, const Arch& base) {
+GpgpuSimImport import_gpgpusim(std::string_view text, const std::string& origin, const Arch& base,
+                               std::array<std::uint32_t, 3> tensor_shape) {
   GpgpuSimImport r;
   r.origin = origin;
   r.arch = base;
@@ -379,7 +439,7 @@ GpgpuSimImport import_gpgpusim(std::string_view text, const std::string& origin,
                         fmt::format("{} x {}", clusters, cores), "sm.count",
                         std::to_string(clusters * cores), ""});
   }
-  units.apply(r);
+  units.apply(r, tensor_shape);
   try {
     validate(r.arch);
   } catch (const InputError& e) {
