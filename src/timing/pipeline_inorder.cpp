@@ -62,6 +62,7 @@ class InOrder final : public Pipeline {
         elastic_(elastic),
         fixed_(elastic && sm.nonmem_ready == "fixed"),
         shared_port_(sm.subcores > 1),
+        mio_(sm.mio_queue > 0),
         f_(sm.frontend_stages),
         m_(sm.mem_stages),
         n_(premem) {
@@ -362,7 +363,8 @@ class InOrder final : public Pipeline {
     const int c = queued ? int(premem_.head()) : oldest_candidate(now, true);
     if (c == kNone) return;
     Op& o = op_(std::uint32_t(c));
-    if (o.mem != MemWork::None && o.mem != MemWork::Global && h_.mio_send(std::uint32_t(c), now)) {
+    if (mio_ && o.mem != MemWork::None && o.mem != MemWork::Global &&
+        h_.mio_send(std::uint32_t(c), now)) {
       queued ? void(premem_.pop()) : take_candidate(c);  // into the MIO queue: MEM0 for a cycle
       mem0_ = c;
       pass_end_ = now;
@@ -479,6 +481,7 @@ class InOrder final : public Pipeline {
   std::vector<Op>* ops_;
   bool split_, elastic_, fixed_;
   bool shared_port_;  // sub-cores share the SM's shared-memory port (PipelineHost::port_take)
+  bool mio_;          // shared accesses go to the MIO queues at MEM0 (sm.mio_queue > 0)
   std::uint32_t f_, m_, n_;  // n_: PREMEM entries (elastic)
   DelayLine fe_;
   int exe0_ = kNone;

@@ -73,7 +73,7 @@ std::uint32_t Sm::exe_stages(Unit u) const {
 }
 
 bool Sm::busy() const {
-  if (!gmem_.empty() || !mio_.empty()) return true;
+  if (!gmem_.empty() || (mio_.on() && !mio_.empty())) return true;
   if (nsc_ == 1) return !sub_[0].pipe->empty() || sub_[0].issuing >= 0;
   for (const Subcore& sc : sub_)
     if (!sc.pipe->empty() || sc.issuing >= 0) return true;
@@ -254,7 +254,7 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
       unit = info.store ? Unit::SharedSt : Unit::SharedLd;
     }
   }
-  async_issue(wp, in, info);
+  if (info.async_copy || info.async_commit || info.async_wait) async_issue(wp, in, info);
   in.tm_cycles = std::min<std::uint32_t>(r.tm_cycles, 0xffff);
   if (r.tm_cycles && !memory) {  // TX.Begin / TX.Commit: their work is done in the LDS (003 Fig. 1)
     mem = MemWork::Tm;
@@ -304,11 +304,13 @@ void Sm::async_issue(Warp& wp, Inflight& in, const InstInfo& info) {
 
 void Sm::async_done(Warp& wp, std::uint32_t group) {
   --wp.async_left[group - wp.async_first];
-  while (!wp.async_left.empty() && wp.async_left.front() == 0 &&
+  std::size_t done = 0;
+  while (done < wp.async_left.size() && wp.async_left[done] == 0 &&
          wp.async_first < wp.async_commits) {
-    wp.async_left.pop_front();
+    ++done;
     ++wp.async_first;
   }
+  wp.async_left.erase(wp.async_left.begin(), wp.async_left.begin() + std::ptrdiff_t(done));
 }
 
 // GPU-LocalTM's execution breakdown (TmCycles): the cycles since the warp's last issue go to the

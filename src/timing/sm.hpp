@@ -27,7 +27,6 @@
 
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <vector>
 
@@ -214,7 +213,7 @@ class Sm final : public SchedulerView {
     // cp.async groups: commit_groups issued (the open group's id), the ops not yet done per group
     // from async_first on, and the groups a wait_group needs done (ids below async_until).
     std::uint32_t async_commits = 0, async_first = 0, async_until = 0;
-    std::deque<std::uint32_t> async_left;
+    std::vector<std::uint32_t> async_left;  // small: a vector, not a deque (no allocation)
     bool tx_wait = false, in_tx = false;
     std::uint64_t tx_since = 0;
     std::uint32_t held = 0;      // in-flight shared instructions predicted to conflict (§6)

@@ -80,7 +80,8 @@ Stall Sm::waiting_reason(std::uint32_t k) const {
 
 std::uint64_t Sm::next_event(std::uint64_t now) const {
   if (eligible_.any()) return now + 1;
-  std::uint64_t t = std::min(gmem_.next_event(now), mio_.next_event(now));
+  std::uint64_t t = gmem_.next_event(now);
+  if (mio_.on()) t = std::min(t, mio_.next_event(now));
   for (const Subcore& sc : sub_) {
     if (sc.issuing >= 0) return now + 1;
     t = std::min(t, sc.pipe->next_event(now));
