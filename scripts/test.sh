@@ -11,11 +11,11 @@ if command -v clang++ >/dev/null; then
   for f in build/fuzz/fuzz/*_fuzz; do
     name=$(basename "$f" _fuzz)
     mkdir -p "build/fuzz/corpus-$name"
-    # seed corpora: fuzz/corpus/NAME; for the PTX and executor targets the kernel suite's and the
-    # real-kernel corpus's PTX, when nvcc built them
+    # seed corpora: fuzz/corpus/NAME; for the PTX and executor targets the hand-written PTX seeds
+    # (fuzz/corpus/sim), the kernel suite's and the real-kernel corpus's PTX, when nvcc built them
     candidates="fuzz/corpus/$name"
     if [ "$name" = ptx ] || [ "$name" = sim ]; then
-      candidates="fuzz/corpus/$name kernels/ptx build/release/tests/corpus_ptx"
+      candidates="fuzz/corpus/ptx fuzz/corpus/sim kernels/ptx build/release/tests/corpus_ptx"
     fi
     seeds=""
     for d in $candidates; do

@@ -235,9 +235,18 @@ TEST(ExecWarp, MemberMaskErrors) {
   EXPECT_NE(e.find("lane 16 executes it but is not in the member mask 0x0000ffff"),
             std::string::npos)
       << e;
-  // Member masks that differ between lanes.
+  // A lane whose own mask leaves it out (the mask is the lane id: lane 0 gives 0).
   e = error_of(kernel("  redux.sync.add.u32 %r9, %r1, %r1;"));
-  EXPECT_NE(e.find("the member mask differs between lanes"), std::string::npos) << e;
+  EXPECT_NE(e.find("lane 0 executes it but is not in the member mask 0x00000000"),
+            std::string::npos)
+      << e;
+  // Masks that name each other but differ: lane l gives (1 << l) | 1, so lane 1 (0x3) names lane
+  // 0, whose mask is 0x1. (Disjoint masks each group agrees on are fine: ExecWarp's tiles.)
+  e = error_of(
+      kernel("  shl.b32 %r3, 1, %r1;\n  or.b32 %r3, %r3, 1;\n  redux.sync.add.u32 %r9, %r1, %r3;"));
+  EXPECT_NE(e.find("the member mask differs between lanes 1 (0x00000003) and 0 (0x00000001)"),
+            std::string::npos)
+      << e;
   // Warp intrinsics are 32-lane: a 64-lane arch refuses them.
   Arch wide = default_arch();
   wide.warp_size = 64;

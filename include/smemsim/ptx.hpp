@@ -82,13 +82,35 @@ enum class TestOp : std::uint8_t { None, Finite, Infinite, Number, NotANumber, N
 // shfl: up, down, bfly, idx; vote: all, any, uni, ballot; match: any, all.
 enum class WarpMode : std::uint8_t { None, Up, Down, Bfly, Idx, All, Any, Uni, Ballot };
 
-// Special (read-only) registers: %tid.x ... %nctaid.z, %laneid, %warpid, %nwarpid, %smid, %clock.
+// Special (read-only) registers: every one of the PTX ISA (8.x, "Special Registers"). The first
+// kStoredSpecials are rows of each warp's register file (set when a CTA starts, the clock ones at
+// each issue that reads them); the others are constants of the launch or another special's row
+// (resolved by the executor, exec/prepare.cpp), or refused at launch where smemsim does not model
+// what they report (performance counters, driver environment registers, the reserved shared
+// memory).
 // clang-format off
 enum class Special : std::uint8_t {
   TidX, TidY, TidZ, NtidX, NtidY, NtidZ, CtaidX, CtaidY, CtaidZ, NctaidX, NctaidY, NctaidZ,
   LaneId, WarpId, NwarpId, SmId, Clock, Clock64,
+  ClockHi, LanemaskEq, LanemaskLe, LanemaskLt, LanemaskGe, LanemaskGt,
+  GlobalTimer, GlobalTimerLo, GlobalTimerHi,
+  // Launch constants or aliases.
+  NsmId, GridId, IsExplicitCluster,
+  ClusterIdX, ClusterIdY, ClusterIdZ, NclusterIdX, NclusterIdY, NclusterIdZ,
+  ClusterCtaidX, ClusterCtaidY, ClusterCtaidZ, ClusterNctaidX, ClusterNctaidY, ClusterNctaidZ,
+  ClusterCtarank, ClusterNctarank,
+  DynamicSmemSize, TotalSmemSize, AggrSmemSize, CurrentGraphExec,
+  // Refused at launch.
+  ReservedSmemOffsetBegin, ReservedSmemOffsetEnd, ReservedSmemOffsetCap, ReservedSmemOffset0,
+  ReservedSmemOffset1,
+  Pm0, Pm1, Pm2, Pm3, Pm4, Pm5, Pm6, Pm7, Pm0_64, Pm1_64, Pm2_64, Pm3_64, Pm4_64, Pm5_64, Pm6_64,
+  Pm7_64,
+  EnvReg0,  // %envreg0 .. %envreg31: EnvReg0 + n
+  EnvRegLast = EnvReg0 + 31,
 };
 // clang-format on
+inline constexpr std::uint32_t kStoredSpecials = std::uint32_t(Special::GlobalTimerHi) + 1;
+inline constexpr std::uint32_t kSpecials = std::uint32_t(Special::EnvRegLast) + 1;
 
 // Modifier flags of an instruction (bit set).
 enum Flag : std::uint32_t {
@@ -322,10 +344,11 @@ std::vector<const Kernel*> match_kernels(const Module& m, std::string_view query
 bool is_header_path(std::string_view path);
 
 std::string_view opcode_name(Opcode op);
-std::string_view type_name(Type t);    // "u32", "" for None
-std::string_view space_name(Space s);  // "shared", "" for None/Generic
-int type_bits(Type t);                 // 1 for Pred, 0 for None
-int type_bytes(Type t);                // bytes in memory: at least 1 (Pred, None: 1)
+std::string_view special_name(Special s);  // "%tid.x", "%lanemask_lt", ...
+std::string_view type_name(Type t);        // "u32", "" for None
+std::string_view space_name(Space s);      // "shared", "" for None/Generic
+int type_bits(Type t);                     // 1 for Pred, 0 for None
+int type_bytes(Type t);                    // bytes in memory: at least 1 (Pred, None: 1)
 bool is_float(Type t);
 bool is_half(Type t);  // f16, bf16, f16x2, bf16x2
 bool is_signed(Type t);

@@ -37,8 +37,9 @@ inline constexpr std::uint64_t kLocalBase = kLocalRegion << kRegionShift;
 inline constexpr std::uint64_t kParamBase = kParamRegion << kRegionShift;
 inline constexpr std::uint64_t kOffsetMask = (std::uint64_t{1} << kRegionShift) - 1;
 
-// Special registers occupy fixed rows after the kernel's registers, in ptx::Special order.
-inline constexpr std::uint32_t kSpecialRows = 18;
+// The stored special registers occupy fixed rows after the kernel's registers, in ptx::Special
+// order (the others are constant rows or refused: prepare.cpp).
+inline constexpr std::uint32_t kSpecialRows = ptx::kStoredSpecials;
 
 // An instruction with its operands resolved to register-file rows (docs/exec.md "Registers").
 // Row r < local_rows is warp-local (registers, then special registers); rows above are constants
@@ -234,6 +235,7 @@ struct Impl {
   void check_tm();
   void setup_params();
   std::uint32_t const_row(std::uint64_t bits);
+  std::uint32_t special_row(ptx::Special sp, const ptx::Instruction& ins);
   std::uint32_t vector_row(const ptx::Operand& o, int k, const ptx::Instruction& ins);
   std::uint64_t symbol_address(std::uint32_t sym) const;
   void predecode();

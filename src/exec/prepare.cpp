@@ -409,6 +409,55 @@ std::uint32_t Impl::vector_row(const ptx::Operand& o, int k, const ptx::Instruct
   return const_row(static_cast<std::uint64_t>(o.vimm[v - ptx::kVecImm]) & width_mask(w));
 }
 
+// The row a special register reads (issue 27): a stored one's warp row; a launch constant's
+// constant row (no clusters: every CTA is a cluster of one, so %clusterid is %ctaid); a special
+// smemsim does not model refuses the launch, naming it.
+std::uint32_t Impl::special_row(ptx::Special sp, const ptx::Instruction& ins) {
+  using S = ptx::Special;
+  const auto n = static_cast<std::uint32_t>(sp);
+  if (n < ptx::kStoredSpecials) return nregs + n;
+  switch (sp) {
+    case S::NsmId:
+      return const_row(arch.sm.count);
+    case S::GridId:  // the launch's grid number: one grid per executor
+      return const_row(1);
+    case S::IsExplicitCluster:
+    case S::ClusterCtaidX:
+    case S::ClusterCtaidY:
+    case S::ClusterCtaidZ:
+    case S::ClusterCtarank:
+    case S::CurrentGraphExec:  // not launched from a CUDA graph
+      return const_row(0);
+    case S::ClusterNctaidX:
+    case S::ClusterNctaidY:
+    case S::ClusterNctaidZ:
+    case S::ClusterNctarank:
+      return const_row(1);
+    case S::ClusterIdX:
+    case S::ClusterIdY:
+    case S::ClusterIdZ:
+      return nregs + std::uint32_t(S::CtaidX) + (n - std::uint32_t(S::ClusterIdX));
+    case S::NclusterIdX:
+    case S::NclusterIdY:
+    case S::NclusterIdZ:
+      return nregs + std::uint32_t(S::NctaidX) + (n - std::uint32_t(S::NclusterIdX));
+    case S::DynamicSmemSize:
+      return const_row(launch.dynamic_shared_bytes);
+    case S::TotalSmemSize:
+    case S::AggrSmemSize:  // no reserved region: the block's shared memory
+      return const_row(shared.total_bytes);
+    default:
+      break;
+  }
+  const char* what = sp <= S::ReservedSmemOffset1 ? "the reserved shared memory of cooperative "
+                                                    "groups' block_tile_memory"
+                     : sp <= S::Pm7_64            ? "a performance-monitor counter"
+                                                  : "a driver-defined environment register";
+  throw InputError(located(module.filename, ins.ptx_line,
+                           fmt::format("the executor does not model {} ({}) in '{}'",
+                                       ptx::special_name(sp), what, ptx::to_string(kernel, ins))));
+}
+
 std::uint32_t Impl::const_row(std::uint64_t bits) {
   const std::size_t rows = consts.size() / lanes;
   for (std::size_t r = 0; r < rows; ++r)
@@ -464,8 +513,10 @@ void Impl::predecode() {
           x.row[i] = const_row(imm_bits(o, t));
           break;
         case OperandKind::Special:
-          x.row[i] = nregs + static_cast<std::uint32_t>(o.special);
-          if (o.special == ptx::Special::Clock || o.special == ptx::Special::Clock64)
+          x.row[i] = special_row(o.special, ins);
+          if (o.special == ptx::Special::Clock || o.special == ptx::Special::Clock64 ||
+              o.special == ptx::Special::ClockHi ||
+              (o.special >= ptx::Special::GlobalTimer && o.special <= ptx::Special::GlobalTimerHi))
             x.reads_clock = true;
           break;
         case OperandKind::Symbol:

@@ -23,33 +23,46 @@ using ptx::WarpMode;
 
 constexpr std::uint64_t kLow32 = 0xffffffffu;
 
-// The member mask of a .sync instruction (the same in every executing lane), checked as above.
-LaneMask member_mask(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
+// The member masks of a .sync instruction, checked as above, as the groups of executing lanes that
+// take part together: one group when every lane gives the same mask; several when the lanes give
+// disjoint masks that each lane's group agrees on (cooperative groups' tiled_partition<16>: lanes
+// 0-15 give 0x0000ffff, lanes 16-31 0xffff0000). Returns the groups' lane sets.
+std::array<LaneMask, kMaxLanes> member_groups(Impl& im, Cta& cta, Warp& w, std::uint32_t pc,
+                                              LaneMask m, int& count) {
+  std::array<LaneMask, kMaxLanes> groups{};
+  count = 0;
   const ptx::Instruction& ins = im.kernel.code[pc];
-  if (!ins.has(ptx::kSync)) return m;  // shfl / vote without .sync: the executing lanes
+  if (!ins.has(ptx::kSync)) {  // shfl / vote without .sync: the executing lanes
+    groups[count++] = m;
+    return groups;
+  }
   const std::size_t at = ins.op == Opcode::Shfl ? 4 : ins.op == Opcode::BarWarp ? 0 : 2;
   const std::uint64_t* mask = im.row(w, im.xcode[pc].row[at]);
-  const int first = std::countr_zero(m);
-  const LaneMask member = mask[first] & kLow32;
   const std::string name = ptx::to_string(im.kernel, ins);
-  each_lane(m, [&](int l) {
-    if ((mask[l] & kLow32) != member)
-      im.fail(cta, w, l, pc,
-              fmt::format("'{}': the member mask differs between lanes {} (0x{:08x}) and {} "
-                          "(0x{:08x})",
-                          name, first, member, l, mask[l] & kLow32));
-  });
-  if (const LaneMask outside = m & ~member)
-    im.fail(cta, w, std::countr_zero(outside), pc,
-            fmt::format("'{}': lane {} executes it but is not in the member mask 0x{:08x}", name,
-                        std::countr_zero(outside), member));
-  if (const LaneMask missing = member & w.live & ~m)
-    im.fail(cta, w, std::countr_zero(m), pc,
-            fmt::format("'{}': member lanes 0x{:08x} are live but do not execute it together with "
-                        "lanes 0x{:08x} (divergent paths run one after the other here; a member "
-                        "lane that is predicated off or on another path never arrives)",
-                        name, missing, m));
-  return member;
+  for (LaneMask left = m; left;) {
+    const int first = std::countr_zero(left);
+    const LaneMask member = mask[first] & kLow32;
+    if (!((member >> first) & 1))
+      im.fail(cta, w, first, pc,
+              fmt::format("'{}': lane {} executes it but is not in the member mask 0x{:08x}", name,
+                          first, member));
+    each_lane(member & m, [&](int l) {
+      if ((mask[l] & kLow32) != member)
+        im.fail(cta, w, l, pc,
+                fmt::format("'{}': the member mask differs between lanes {} (0x{:08x}) and {} "
+                            "(0x{:08x}), which it names together",
+                            name, first, member, l, mask[l] & kLow32));
+    });
+    if (const LaneMask missing = member & w.live & ~m)
+      im.fail(cta, w, first, pc,
+              fmt::format("'{}': member lanes 0x{:08x} are live but do not execute it together "
+                          "with lanes 0x{:08x} (divergent paths run one after the other here; a "
+                          "member lane that is predicated off or on another path never arrives)",
+                          name, missing, m));
+    groups[count++] = member & m;
+    left &= ~member;
+  }
+  return groups;
 }
 
 void shuffle(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x, LaneMask m) {
@@ -186,23 +199,27 @@ void exec_warp(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
     each_lane(m, [&](int l) { d[l] = m & kLow32; });
     return;
   }
-  const LaneMask member = member_mask(im, cta, w, pc, m);
-  (void)member;  // checked; the executing lanes m are the member lanes that take part
-  switch (ins.op) {
-    case Opcode::Shfl:
-      shuffle(im, w, ins, x, m);
-      break;
-    case Opcode::Vote:
-      vote(im, w, ins, x, m);
-      break;
-    case Opcode::Match:
-      match(im, w, ins, x, m);
-      break;
-    case Opcode::Redux:
-      reduce(im, w, ins, x, m);
-      break;
-    default:  // BarWarp: the member lanes are here together (checked); nothing else to do
-      break;
+  int count = 0;
+  const std::array<LaneMask, kMaxLanes> groups = member_groups(im, cta, w, pc, m, count);
+  // Each group on its own (its lanes read only each other: a shuffle's source outside the group
+  // is the program's error, as on the GPU).
+  for (int g = 0; g < count; ++g) {
+    switch (ins.op) {
+      case Opcode::Shfl:
+        shuffle(im, w, ins, x, groups[std::size_t(g)]);
+        break;
+      case Opcode::Vote:
+        vote(im, w, ins, x, groups[std::size_t(g)]);
+        break;
+      case Opcode::Match:
+        match(im, w, ins, x, groups[std::size_t(g)]);
+        break;
+      case Opcode::Redux:
+        reduce(im, w, ins, x, groups[std::size_t(g)]);
+        break;
+      default:  // BarWarp: the member lanes are here together (checked); nothing else to do
+        break;
+    }
   }
 }
 

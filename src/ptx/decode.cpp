@@ -317,6 +317,7 @@ Operand Decoder::operand(bool memory, bool label) {
   }
   if (t.is('{')) {
     cur_.next();
+    ++open_;
     o.kind = OperandKind::Vector;
     int imms = 0;
     do {
@@ -344,6 +345,7 @@ Operand Decoder::operand(bool memory, bool label) {
       o.vec[o.count++] = reg(r);
     } while (cur_.accept(','));
     cur_.expect('}', "to close the vector operand");
+    --open_;
     return o;
   }
   if (t.is('!')) {

@@ -83,11 +83,20 @@ class Decoder {
     throw UnsupportedInstruction{m_.line, fmt::format("unsupported PTX instruction '{}'", m_.text)};
   }
   [[noreturn]] void malformed(const std::string& what) { cur_.fail(m_, what); }
+  // An undeclared register fails the kernel that uses it, not the module (issue 27): PTX has no
+  // registers but declared and special ones, so the name is neither.
   std::uint32_t reg(const Token& t) {
     const std::uint32_t r = kb_.find_reg(t.text);
-    if (r == kNone) cur_.fail(t, fmt::format("unknown register '{}'", t.text));
+    if (r == kNone)
+      throw UnsupportedInstruction{
+          t.line,
+          fmt::format("unknown register '{}' (not declared, and not a special register of the PTX "
+                      "ISA)",
+                      t.text),
+          open_};
     return r;
   }
+  int open_ = 0;  // vector operands being read (their '{' consumed)
   void need(std::size_t i, bool ok, std::string_view what) {
     if (!ok) malformed(fmt::format("operand {} of '{}' must be {}", i + 1, m_.text, what));
   }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <unordered_map>
 
 #include "ptx/parse_state.hpp"
 
@@ -33,9 +34,109 @@ constexpr std::string_view kTypeNames[] = {"",    "pred", "b8",  "b16",  "b32", 
                                            "f16", "f32",  "f64", "bf16", "f16x2", "bf16x2", "tf32"};
 constexpr std::string_view kSpaceNames[] = {"", "", "param", "global", "shared", "local", "const"};
 constexpr std::string_view kSpecialNames[] = {
-    "%tid.x",   "%tid.y",   "%tid.z",   "%ntid.x",   "%ntid.y",   "%ntid.z",
-    "%ctaid.x", "%ctaid.y", "%ctaid.z", "%nctaid.x", "%nctaid.y", "%nctaid.z",
-    "%laneid",  "%warpid",  "%nwarpid", "%smid",     "%clock",    "%clock64"};
+    "%tid.x",
+    "%tid.y",
+    "%tid.z",
+    "%ntid.x",
+    "%ntid.y",
+    "%ntid.z",
+    "%ctaid.x",
+    "%ctaid.y",
+    "%ctaid.z",
+    "%nctaid.x",
+    "%nctaid.y",
+    "%nctaid.z",
+    "%laneid",
+    "%warpid",
+    "%nwarpid",
+    "%smid",
+    "%clock",
+    "%clock64",
+    "%clock_hi",
+    "%lanemask_eq",
+    "%lanemask_le",
+    "%lanemask_lt",
+    "%lanemask_ge",
+    "%lanemask_gt",
+    "%globaltimer",
+    "%globaltimer_lo",
+    "%globaltimer_hi",
+    "%nsmid",
+    "%gridid",
+    "%is_explicit_cluster",
+    "%clusterid.x",
+    "%clusterid.y",
+    "%clusterid.z",
+    "%nclusterid.x",
+    "%nclusterid.y",
+    "%nclusterid.z",
+    "%cluster_ctaid.x",
+    "%cluster_ctaid.y",
+    "%cluster_ctaid.z",
+    "%cluster_nctaid.x",
+    "%cluster_nctaid.y",
+    "%cluster_nctaid.z",
+    "%cluster_ctarank",
+    "%cluster_nctarank",
+    "%dynamic_smem_size",
+    "%total_smem_size",
+    "%aggr_smem_size",
+    "%current_graph_exec",
+    "%reserved_smem_offset_begin",
+    "%reserved_smem_offset_end",
+    "%reserved_smem_offset_cap",
+    "%reserved_smem_offset_0",
+    "%reserved_smem_offset_1",
+    "%pm0",
+    "%pm1",
+    "%pm2",
+    "%pm3",
+    "%pm4",
+    "%pm5",
+    "%pm6",
+    "%pm7",
+    "%pm0_64",
+    "%pm1_64",
+    "%pm2_64",
+    "%pm3_64",
+    "%pm4_64",
+    "%pm5_64",
+    "%pm6_64",
+    "%pm7_64",
+    "%envreg0",
+    "%envreg1",
+    "%envreg2",
+    "%envreg3",
+    "%envreg4",
+    "%envreg5",
+    "%envreg6",
+    "%envreg7",
+    "%envreg8",
+    "%envreg9",
+    "%envreg10",
+    "%envreg11",
+    "%envreg12",
+    "%envreg13",
+    "%envreg14",
+    "%envreg15",
+    "%envreg16",
+    "%envreg17",
+    "%envreg18",
+    "%envreg19",
+    "%envreg20",
+    "%envreg21",
+    "%envreg22",
+    "%envreg23",
+    "%envreg24",
+    "%envreg25",
+    "%envreg26",
+    "%envreg27",
+    "%envreg28",
+    "%envreg29",
+    "%envreg30",
+    "%envreg31",
+};
+static_assert(std::size(kSpecialNames) == kSpecials);
 
 template <std::size_t N, typename E>
 std::string_view name_of(const std::string_view (&names)[N], E e) {
@@ -366,14 +467,22 @@ std::string to_string(const Kernel& k, const Instruction& ins) {
 
 namespace smemsim::ptx {
 
+std::string_view special_name(Special s) {
+  return name_of(kSpecialNames, s);
+}
+
+// Every %-operand of a module is looked up here: a hash map of the 101 names, not a scan.
 bool special_from_name(std::string_view name, Special& out) {
-  for (std::size_t i = 0; i < std::size(kSpecialNames); ++i) {
-    if (kSpecialNames[i] == name) {
-      out = static_cast<Special>(i);
-      return true;
-    }
-  }
-  return false;
+  static const std::unordered_map<std::string_view, Special> by_name = [] {
+    std::unordered_map<std::string_view, Special> m;
+    for (std::size_t i = 0; i < std::size(kSpecialNames); ++i)
+      m.emplace(kSpecialNames[i], static_cast<Special>(i));
+    return m;
+  }();
+  const auto it = by_name.find(name);
+  if (it == by_name.end()) return false;
+  out = it->second;
+  return true;
 }
 
 }  // namespace smemsim::ptx

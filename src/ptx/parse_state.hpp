@@ -102,6 +102,7 @@ struct KernelBuilder {
 struct UnsupportedInstruction {
   std::uint32_t line;
   std::string message;
+  int open_braces = 0;  // thrown inside a vector operand's { }: the parser skips its '}' too
 };
 
 // Sets each instruction's inlined_at to the innermost frame of its inlining chain that is not in a

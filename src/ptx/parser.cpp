@@ -482,7 +482,7 @@ class Parser {
         ins = decode_instruction(cur_, kb, m);
     } catch (const UnsupportedInstruction& u) {
       // Skip to its ';' (vector operands such as tex's {%r1, %r2} nest braces).
-      for (int depth = 0; !cur_.at_end() && !(depth == 0 && cur_.peek().is(';'));) {
+      for (int depth = u.open_braces; !cur_.at_end() && !(depth == 0 && cur_.peek().is(';'));) {
         if (cur_.peek().is('{')) ++depth;
         if (cur_.peek().is('}') && --depth < 0) break;
         cur_.next();
