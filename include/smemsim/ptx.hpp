@@ -296,6 +296,9 @@ struct Kernel {
     std::uint32_t line = 0;
     std::string message;
     SourceLoc loc;  // the CUDA line (.loc) it came from, file 0 when none
+    // Where a CUDA header's line was inlined into the kernel's source (as Instruction::inlined_at),
+    // so that a refusal names the user's line, not the header's.
+    SourceLoc inlined_at;
   };
   std::vector<Unsupported> unsupported;
   std::vector<CallSite> calls;

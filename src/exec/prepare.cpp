@@ -116,14 +116,15 @@ Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, const Laun
     const std::size_t more = kernel.unsupported.size() - 1;
     ptx::Instruction at;  // for its CUDA line
     at.loc = u.loc;
+    at.inlined_at = u.inlined_at;
     const std::string cuda = cuda_location(module, at);
-    throw InputError(
-        located(module.filename, u.line,
-                fmt::format("{}{} in kernel '{}'{}", u.message,
-                            cuda.empty() ? std::string() : " (" + cuda + ")", kernel.name,
-                            more ? fmt::format(" (and {} more unsupported instruction{})", more,
-                                               more == 1 ? "" : "s")
-                                 : std::string())));
+    throw InputError(located(
+        module.filename, u.line,
+        fmt::format("{}{} in kernel '{}'{}", u.message,
+                    cuda.empty() ? std::string() : " (" + cuda + ")", ptx::demangle(kernel.name),
+                    more ? fmt::format(" (and {} more unsupported instruction{})", more,
+                                       more == 1 ? "" : "s")
+                         : std::string())));
   }
   if (module.address_size != 64) fail_launch("only .address_size 64 is supported");
   if (arch.warp_size == 0 || arch.warp_size > kMaxLanes)

@@ -62,6 +62,7 @@ class Linker {
                            "library function such as vprintf: printf and the like are not "
                            "supported)",
                            callee),
+               {},
                {}});
           continue;
         }
@@ -79,6 +80,7 @@ class Linker {
                          callee, site.args.size(), site.args.size() == 1 ? "" : "s",
                          site.rets.size(), site.rets.size() == 1 ? "" : "s",
                          lf.params.size() - lf.nret, lf.nret),
+             {},
              {}});
     }
     mark_recursive();
@@ -161,7 +163,7 @@ class Linker {
       k_.unsupported.push_back(
           {u.line,
            fmt::format("{} (in function '{}', called at line {})", u.message, f.name, call_line),
-           u.loc});
+           u.loc, u.inlined_at});
     lf.end = static_cast<std::uint32_t>(k_.code.size());
     lf.reg_end = static_cast<std::uint32_t>(k_.regs.size());
     for (std::uint32_t p : f.params) lf.params.push_back(sym[p]);

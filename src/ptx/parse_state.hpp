@@ -65,6 +65,7 @@ bool is_float_literal(std::string_view text);
 struct InlineChains {
   std::vector<std::vector<SourceLoc>> chains{{}};
   std::vector<std::uint32_t> ins_chain;
+  std::vector<std::uint32_t> unsupported_chain;  // per Kernel::unsupported entry
 };
 
 // Name scopes and forward references of the kernel being parsed.

@@ -488,7 +488,8 @@ class Parser {
         cur_.next();
       }
       cur_.expect(';', fmt::format("after '{}'", m.text));
-      kb.kernel.unsupported.push_back({u.line, u.message, kb.loc});
+      kb.kernel.unsupported.push_back({u.line, u.message, kb.loc, kb.inlined_at});
+      kb.inlining.unsupported_chain.push_back(kb.chain);
       return;
     }
     if (guard != kNone && (ins.op == Opcode::TxBegin || ins.op == Opcode::TxCommit))
@@ -593,19 +594,32 @@ class Parser {
 
 }  // namespace
 
+namespace {
+
+// The innermost frame of `sites` outside a header, else the outermost (resolve_inline_sites).
+void resolve_site(const std::vector<SourceLoc>& sites, const SourceLoc& loc, SourceLoc& inlined_at,
+                  const Module& m) {
+  if (sites.empty() || !is_header_path(m.file_name(loc.file))) return;
+  inlined_at = sites.back();
+  for (const SourceLoc& s : sites)
+    if (!is_header_path(m.file_name(s.file))) {
+      inlined_at = s;
+      break;
+    }
+}
+
+}  // namespace
+
 void resolve_inline_sites(Kernel& k, const InlineChains& c, const Module& m) {
   for (std::size_t i = 0; i < k.code.size() && i < c.ins_chain.size(); ++i) {
     Instruction& ins = k.code[i];
     const std::vector<SourceLoc>& sites = c.chains[c.ins_chain[i]];
     if (!sites.empty()) ins.call_site = sites.front();
-    if (sites.empty() || !is_header_path(m.file_name(ins.loc.file))) continue;
-    ins.inlined_at = sites.back();
-    for (const SourceLoc& s : sites)
-      if (!is_header_path(m.file_name(s.file))) {
-        ins.inlined_at = s;
-        break;
-      }
+    resolve_site(sites, ins.loc, ins.inlined_at, m);
   }
+  for (std::size_t i = 0; i < k.unsupported.size() && i < c.unsupported_chain.size(); ++i)
+    resolve_site(c.chains[c.unsupported_chain[i]], k.unsupported[i].loc,
+                 k.unsupported[i].inlined_at, m);
 }
 
 Module parse(std::string_view text, const std::string& filename) {
