@@ -11,6 +11,7 @@
 #include <fstream>
 #include <string>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "test_util.hpp"
@@ -45,7 +46,8 @@ std::string null_device() {
 
 void expect_refused(const std::string& args, const std::string& needle) {
   // `timeout 20`: a blocked read or an endless one fails the test instead of hanging it.
-  const CliResult r = shell("timeout 20 " + std::string(SMEMSIM_CLI) + " " + args);
+  const CliResult r = shell(fmt::format("timeout {} ", int(20 * kBuildSlowdown)) +
+                            std::string(SMEMSIM_CLI) + " " + args);
   EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.out;
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << args << "\n" << r.out;
   EXPECT_NE(r.out.find(needle), std::string::npos) << args << "\n" << r.out;

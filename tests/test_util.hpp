@@ -15,6 +15,16 @@
 
 namespace smemsim::test {
 
+// How many times slower than a release build this build runs (the asan preset: Debug with
+// AddressSanitizer and UBSan). A test's time bound is there to catch a hang or a run of minutes,
+// not to time the build, so it is scaled by this.
+inline constexpr double kBuildSlowdown =
+#if defined(__SANITIZE_ADDRESS__) || !defined(NDEBUG)
+    15.0;
+#else
+    1.0;
+#endif
+
 inline AccessResult eval(const std::string& list, Op op = Op::Atomic,
                          const Arch& arch = default_arch()) {
   AccessEvaluator ev(arch);

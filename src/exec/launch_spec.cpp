@@ -69,6 +69,33 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
   const int eb = elem_bytes(b.type);
   const bool fl = elem_is_float(b.type);
   const std::string init = t["init"].value_or(std::string("zeros"));
+  // Keys another init reads are errors, not silently ignored (issue 27: values = [...] without
+  // init = "values" left a buffer of zeros).
+  {
+    struct Uses {
+      const char* init;
+      std::vector<const char*> keys;
+    };
+    static const Uses kUses[] = {{"zeros", {}},          {"iota", {"start", "step"}},
+                                 {"fill", {"value"}},    {"random", {"min", "max", "seed"}},
+                                 {"values", {"values"}}, {"file", {"file"}}};
+    for (const Uses& u : kUses) {
+      if (init != u.init) continue;
+      for (const Uses& other : kUses)
+        for (const char* k : other.keys) {
+          const toml::node* n = t.get(k);
+          if (!n || std::find_if(u.keys.begin(), u.keys.end(), [&](const char* mine) {
+                      return std::string_view(mine) == k;
+                    }) != u.keys.end())
+            continue;
+          c.fail(n, fmt::format("{}: '{}' is read by init = \"{}\", not by init = \"{}\"{}", who, k,
+                                other.init, init,
+                                t.get("init") ? ""
+                                              : " (the default): add init = \"" +
+                                                    std::string(other.init) + "\""));
+        }
+    }
+  }
   std::int64_t count = -1;
   if (const toml::node* n = t.get("count")) {
     constexpr std::int64_t kMaxCount = std::int64_t{1} << 36;
@@ -178,7 +205,8 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
                          who, count, elem_name(b.type), format_size(double(bytes)),
                          format_size(double(kMaxSpecBytes))));
     if (init == "iota" && count > 0) {  // checked before the buffer is allocated
-      const double start = num(c, t, "start", 0, !fl), step = num(c, t, "step", 1, !fl);
+      const double start = fl ? num(c, t, "start", 0) : double(inum(c, t, "start", 0));
+      const double step = fl ? num(c, t, "step", 1) : double(inum(c, t, "step", 1));
       const long double last = (long double)start + (long double)step * (long double)(count - 1);
       if (!fl && std::fabs(static_cast<double>(last)) >= 9.2e18)
         c.fail(t.get("step"), fmt::format("{}: iota from {} by {} over {} elements "
@@ -191,28 +219,34 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
     b.bytes.assign(bytes, 0);
     if (init == "zeros") {
     } else if (init == "iota") {
-      const double start = num(c, t, "start", 0, !fl), step = num(c, t, "step", 1, !fl);
+      const double start = fl ? num(c, t, "start", 0) : 0, step = fl ? num(c, t, "step", 1) : 0;
+      // Integer buffers exactly (their range is checked above; a float step of 1e300 would be
+      // undefined behaviour as an int64).
+      const std::int64_t istart = fl ? 0 : inum(c, t, "start", 0);
+      const std::int64_t istep = fl ? 0 : inum(c, t, "step", 1);
       for (std::int64_t i = 0; i < count; ++i)
-        store(b, std::uint64_t(i), start + step * double(i),
-              // integer buffers only (their range is checked above); a float step of 1e300
-              // would be undefined behaviour as an int64
-              fl ? 0 : std::int64_t(start) + std::int64_t(step) * i, fl);
+        store(b, std::uint64_t(i), start + step * double(i), fl ? 0 : istart + istep * i, fl);
     } else if (init == "values") {
       for (std::int64_t i = 0; i < count; ++i) {
         const toml::node& e = (*values)[std::size_t(i)];
         const auto iv = e.value_exact<std::int64_t>();
-        const auto fv = e.value<double>();
+        const auto fv = iv ? std::optional<double>(double(*iv)) : e.value<double>();
         if (!fv || !std::isfinite(*fv) || (!fl && !iv && std::fabs(*fv) >= 9.2e18))
           c.fail(&e, fmt::format("{}: values[{}] must be a finite number", who, i));
+        if (!fl && !iv && *fv != std::floor(*fv))
+          c.fail(&e, fmt::format("{}: values[{}] = {} is not a whole number, and the buffer "
+                                 "holds integers",
+                                 who, i, *fv));
         check_fits(c, &e, fmt::format("{}: values[{}]", who, i), b.type,
                    iv ? (long double)*iv : (long double)*fv);
         store(b, std::uint64_t(i), *fv, iv ? *iv : fl ? 0 : std::int64_t(*fv), fl);
       }
     } else if (init == "fill") {
-      const double v = num(c, t, "value", 0, !fl);
-      if (t.get("value")) check_fits(c, t.get("value"), who + ": value", b.type, v);
-      for (std::int64_t i = 0; i < count; ++i)
-        store(b, std::uint64_t(i), v, fl ? 0 : std::int64_t(v), fl);
+      const double v = fl ? num(c, t, "value", 0) : 0;
+      const std::int64_t n = fl ? 0 : inum(c, t, "value", 0);
+      if (t.get("value"))
+        check_fits(c, t.get("value"), who + ": value", b.type, fl ? (long double)v : n);
+      for (std::int64_t i = 0; i < count; ++i) store(b, std::uint64_t(i), v, n, fl);
     } else if (init == "random") {
       const toml::node* sn = t.get("seed");
       if (sn && (!sn->is_integer() || *sn->value_exact<std::int64_t>() < 0))
@@ -220,7 +254,8 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
       const std::uint64_t seed =
           static_cast<std::uint64_t>(sn ? *sn->value_exact<std::int64_t>() : std::int64_t{1});
       Rng rng(seed);
-      const double lo = num(c, t, "min", 0, !fl), hi = num(c, t, "max", fl ? 1 : 255, !fl);
+      const double lo = fl ? num(c, t, "min", 0) : double(inum(c, t, "min", 0));
+      const double hi = fl ? num(c, t, "max", 1) : double(inum(c, t, "max", 255));
       if (hi < lo) c.fail(t, fmt::format("{}: max < min", who));
       if (t.get("min")) check_fits(c, t.get("min"), who + ": min", b.type, lo);
       if (t.get("max")) check_fits(c, t.get("max"), who + ": max", b.type, hi);

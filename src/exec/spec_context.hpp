@@ -35,6 +35,9 @@ struct SpecContext {
 void store(Buffer& b, std::uint64_t i, double f, std::int64_t n, bool is_float_value);
 double num(const SpecContext& c, const toml::table& t, const char* key, double dflt,
            bool integral = false);
+// An integer buffer's key, exactly (TOML integers to 2^63; a whole float within 2^53): 2^53 + 1 in
+// a u64 buffer stays 2^53 + 1 (issue 27).
+std::int64_t inum(const SpecContext& c, const toml::table& t, const char* key, std::int64_t dflt);
 void check_fits(const SpecContext& c, const toml::node* n, const std::string& what, ElemType t,
                 long double v);
 

@@ -65,6 +65,17 @@ double num(const SpecContext& c, const toml::table& t, const char* key, double d
   return *v;
 }
 
+std::int64_t inum(const SpecContext& c, const toml::table& t, const char* key, std::int64_t dflt) {
+  const toml::node* n = t.get(key);
+  if (!n) return dflt;
+  if (const auto v = n->value_exact<std::int64_t>()) return *v;  // every TOML integer, exactly
+  const double d = num(c, t, key, double(dflt), true);
+  if (d != std::floor(d))
+    c.fail(n,
+           fmt::format("'{}' = {} is not a whole number, and the buffer holds integers", key, d));
+  return static_cast<std::int64_t>(d);
+}
+
 // What a value given for an element of type `t` may be (issue 28: 300 in a u8, 70000 in an f16 or
 // 1e300 in an f32 wrapped or became infinite in silence). An integer type takes either reading of
 // its bits (-1 in a u32 is 0xffffffff); a float type its largest finite magnitude.

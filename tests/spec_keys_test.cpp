@@ -1,0 +1,133 @@
+// Launch-spec keys that do not apply are errors, integers are exact to their type's range, and an
+// access just before a buffer is named by that buffer (issue 27 item 6). Each case runs the CLI.
+#include <cstring>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "test_util.hpp"
+
+namespace smemsim::test {
+namespace {
+
+// copy: out[t] = in[t] (u64). before_in / before_out: thread 0 reads the 8 bytes just before `in`
+// (the first buffer) or just before `out`.
+const char* kPtx = R"(.version 8.0
+.target sm_75
+.address_size 64
+.visible .entry copy(.param .u64 in, .param .u64 out)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [in];
+  ld.param.u64 %rd2, [out];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 8;
+  add.s64 %rd4, %rd1, %rd3;
+  add.s64 %rd5, %rd2, %rd3;
+  ld.global.u64 %rd6, [%rd4];
+  st.global.u64 [%rd5], %rd6;
+  ret;
+}
+.visible .entry before_in(.param .u64 in, .param .u64 out)
+{
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [in];
+  ld.global.u64 %rd2, [%rd1+-8];
+  ret;
+}
+.visible .entry before_out(.param .u64 in, .param .u64 out)
+{
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  ld.global.u64 %rd2, [%rd1+-4];
+  ret;
+}
+)";
+
+struct SpecRun {
+  CliResult r;
+  std::string out_file;
+};
+
+// Runs `kernel` with a spec whose `in` buffer table is `in_table` (the lines after its header).
+SpecRun run(const std::string& kernel, const std::string& in_table) {
+  const std::string ptx = temp_file("spec_keys.ptx", kPtx);
+  const std::string out = ::testing::TempDir() + "spec_keys_out.bin";
+  std::remove(out.c_str());
+  const std::string spec = temp_file(
+      "spec_keys_" + kernel + ".toml",
+      "kernel = \"" + kernel +
+          "\"\ngrid = [1]\nblock = [2]\nargs = [\"in\", \"out\"]\n"
+          "[buffers.in]\n" +
+          in_table + "\n[buffers.out]\ntype = \"u64\"\ncount = 2\nwrite = \"" + out + "\"\n");
+  return {cli("run " + ptx + " --launch " + spec), out};
+}
+
+void expect_error(const SpecRun& x, const std::string& needle) {
+  EXPECT_EQ(x.r.exit_code, 2) << x.r.out;
+  EXPECT_EQ(std::count(x.r.out.begin(), x.r.out.end(), '\n'), 1) << x.r.out;
+  EXPECT_NE(x.r.out.find(needle), std::string::npos) << x.r.out;
+}
+
+std::vector<std::uint64_t> words(const std::string& path) {
+  const std::string bytes = slurp(path);
+  std::vector<std::uint64_t> v(bytes.size() / 8);
+  std::memcpy(v.data(), bytes.data(), v.size() * 8);
+  return v;
+}
+
+TEST(SpecKeys, AKeyAnotherInitReadsIsAnError) {
+  // values without init = "values": the default init is zeros, which reads no values.
+  expect_error(run("copy", "type = \"u64\"\ncount = 2\nvalues = [1, 2]"),
+               "'values' is read by init = \"values\", not by init = \"zeros\" (the default): add "
+               "init = \"values\"");
+  expect_error(run("copy", "type = \"u64\"\ncount = 2\ninit = \"fill\"\nvalue = 3\nvalues = [1]"),
+               "'values' is read by init = \"values\", not by init = \"fill\"");
+  expect_error(run("copy", "type = \"u64\"\ncount = 2\ninit = \"random\"\nvalue = 3"),
+               "'value' is read by init = \"fill\", not by init = \"random\"");
+  expect_error(run("copy", "type = \"u64\"\ncount = 2\ninit = \"fill\"\nseed = 4"),
+               "'seed' is read by init = \"random\", not by init = \"fill\"");
+  // A texture key on a buffer.
+  expect_error(run("copy", "type = \"u64\"\ncount = 2\nfilter = \"linear\""),
+               "unknown key 'filter'");
+  // What applies still runs.
+  const SpecRun ok = run("copy", "type = \"u64\"\ninit = \"values\"\nvalues = [5, 6]");
+  EXPECT_EQ(ok.r.exit_code, 0) << ok.r.out;
+  EXPECT_EQ(words(ok.out_file), (std::vector<std::uint64_t>{5, 6}));
+}
+
+// 2^53 + 1 = 9007199254740993 has no double: read as one it became 2^53. And the largest s64,
+// 2^63 - 1, and -1 in a u64 (all ones) are TOML integers the buffer takes exactly.
+TEST(SpecKeys, IntegersAreExactToTheirTypesRange) {
+  const SpecRun v =
+      run("copy", "type = \"u64\"\ninit = \"values\"\nvalues = [9007199254740993, -1]");
+  ASSERT_EQ(v.r.exit_code, 0) << v.r.out;
+  EXPECT_EQ(words(v.out_file), (std::vector<std::uint64_t>{9007199254740993ull, ~0ull}));
+  const SpecRun f =
+      run("copy", "type = \"s64\"\ncount = 2\ninit = \"fill\"\nvalue = 9223372036854775807");
+  ASSERT_EQ(f.r.exit_code, 0) << f.r.out;
+  EXPECT_EQ(words(f.out_file), (std::vector<std::uint64_t>(2, 9223372036854775807ull)));
+  const SpecRun i =
+      run("copy", "type = \"u64\"\ncount = 2\ninit = \"iota\"\nstart = 9007199254740993\nstep = 2");
+  ASSERT_EQ(i.r.exit_code, 0) << i.r.out;
+  EXPECT_EQ(words(i.out_file),
+            (std::vector<std::uint64_t>{9007199254740993ull, 9007199254740995ull}));
+  // A fraction in an integer buffer is an error, not a truncation.
+  expect_error(run("copy", "type = \"u64\"\ncount = 2\ninit = \"fill\"\nvalue = 1.5"),
+               "'value' = 1.5 is not a whole number");
+  expect_error(run("copy", "type = \"s32\"\ninit = \"values\"\nvalues = [1, 2.5]"),
+               "values[1] = 2.5 is not a whole number");
+}
+
+// in[-1] and out[-1/2]: the address is named by the buffer it precedes, not as an offset near 2^40
+// into the buffer below it.
+TEST(SpecKeys, AnAccessJustBeforeABufferNamesThatBuffer) {
+  expect_error(run("before_in", "type = \"u64\"\ncount = 2"),
+               "out-of-bounds global load of 8 bytes at 8 bytes before buffer 'in' (16 bytes)");
+  expect_error(run("before_out", "type = \"u64\"\ncount = 2"),
+               "out-of-bounds global load of 8 bytes at 4 bytes before buffer 'out' (16 bytes)");
+}
+
+}  // namespace
+}  // namespace smemsim::test
