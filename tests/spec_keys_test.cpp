@@ -131,3 +131,48 @@ TEST(SpecKeys, AnAccessJustBeforeABufferNamesThatBuffer) {
 
 }  // namespace
 }  // namespace smemsim::test
+
+namespace smemsim::test {
+namespace {
+
+// kernel<<<1, 2>>>(in + 1, out): out[t] = in[t + 1]. The same as { buffer = "in", offset_bytes = 8
+// } and { buffer = "in", offset = 1 }; an offset past the buffer's end, or before it, is refused.
+TEST(SpecKeys, APointerArgumentWithAnOffset) {
+  const std::string ptx = temp_file("spec_keys.ptx", kPtx);
+  const std::string out = ::testing::TempDir() + "spec_keys_ptr.bin";
+  const auto spec_with = [&](const std::string& arg) {
+    std::remove(out.c_str());
+    return temp_file("spec_keys_ptr.toml",
+                     "kernel = \"copy\"\ngrid = [1]\nblock = [2]\nargs = [" + arg +
+                         ", \"out\"]\n[buffers.in]\ntype = \"u64\"\ninit = \"values\"\nvalues = "
+                         "[10, 11, 12]\n[buffers.out]\ntype = \"u64\"\ncount = 2\nwrite = \"" +
+                         out + "\"\n");
+  };
+  for (const std::string arg : {"\"in+1\"", "\"in + 1\"", "{ buffer = \"in\", offset_bytes = 8 }",
+                                "{ buffer = \"in\", offset = 1 }"}) {
+    const auto r = cli("run " + ptx + " --launch " + spec_with(arg));
+    ASSERT_EQ(r.exit_code, 0) << arg << "\n" << r.out;
+    EXPECT_EQ(words(out), (std::vector<std::uint64_t>{11, 12})) << arg;
+  }
+  const auto past = cli("run " + ptx + " --launch " + spec_with("\"in+4\""));
+  EXPECT_EQ(past.exit_code, 2);
+  EXPECT_NE(past.out.find("argument 1: offset 4 elements is outside buffer 'in' (3 elements of "
+                          "u64, 24 bytes)"),
+            std::string::npos)
+      << past.out;
+  const auto neg =
+      cli("run " + ptx + " --launch " + spec_with("{ buffer = \"in\", offset_bytes = -8 }"));
+  EXPECT_EQ(neg.exit_code, 2);
+  EXPECT_NE(neg.out.find("offset -8 bytes is outside buffer 'in'"), std::string::npos) << neg.out;
+  const auto bad = cli("run " + ptx + " --launch " + spec_with("\"in+x\""));
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.out.find("is not NAME+ELEMENTS"), std::string::npos) << bad.out;
+  // in + 2 is one element from the end: thread 1 reads past it, named as such.
+  const auto edge = cli("run " + ptx + " --launch " + spec_with("\"in+2\""));
+  EXPECT_EQ(edge.exit_code, 2);
+  EXPECT_NE(edge.out.find("at byte offset 24 of buffer 'in' (24 bytes)"), std::string::npos)
+      << edge.out;
+}
+
+}  // namespace
+}  // namespace smemsim::test

@@ -88,7 +88,10 @@ struct Arg {
   double f = 0.0;
   bool boolean = false;  // written as true/false: only a bool (8-bit) parameter takes it
 
-  static Arg buf(std::uint32_t index) { return {Kind::Buffer, index, 0, 0.0}; }
+  // A buffer's address, `offset_bytes` into it (`kernel<<<...>>>(d + n)`; Buffer: `i` holds it).
+  static Arg buf(std::uint32_t index, std::int64_t offset_bytes = 0) {
+    return {Kind::Buffer, index, offset_bytes, 0.0};
+  }
   static Arg integer(std::int64_t v) { return {Kind::Int, 0, v, 0.0}; }
   static Arg truth(bool v) { return {Kind::Int, 0, v ? 1 : 0, 0.0, true}; }
   static Arg real(double v) { return {Kind::Float, 0, 0, v}; }

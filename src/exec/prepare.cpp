@@ -349,7 +349,10 @@ void Impl::setup_params() {
         if (bits != 64 || ptx::is_float(s.type))
           fail("a buffer is passed to a non-pointer parameter");
         if (a.buffer >= memory.buffers.size()) fail("no such buffer");
-        v = GlobalMemory::base_address(a.buffer);
+        if (a.i < 0 || std::uint64_t(a.i) > memory.buffers[a.buffer].bytes.size())
+          fail(fmt::format("offset {} bytes is outside buffer '{}' ({} bytes)", a.i,
+                           memory.buffers[a.buffer].name, memory.buffers[a.buffer].bytes.size()));
+        v = GlobalMemory::base_address(a.buffer) + std::uint64_t(a.i);
         break;
       case Arg::Kind::Int:
         // A C++ bool parameter is 8 bits wide: true/false anywhere else is a slip.
