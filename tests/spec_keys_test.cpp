@@ -176,3 +176,28 @@ TEST(SpecKeys, APointerArgumentWithAnOffset) {
 
 }  // namespace
 }  // namespace smemsim::test
+
+namespace smemsim::test {
+namespace {
+
+// CUDA takes wrap and mirror only with normalized coordinates, and a GPU clamps otherwise: the
+// spec's texture clamps too and a note says so (it was refused).
+TEST(SpecKeys, WrapWithUnnormalizedCoordinatesClampsWithANote) {
+  const std::string ptx = temp_file("spec_keys.ptx", kPtx);
+  const std::string spec = temp_file(
+      "spec_keys_tex.toml",
+      "kernel = \"copy\"\ngrid = [1]\nblock = [2]\nargs = [\"in\", \"out\"]\n[buffers.in]\ntype = "
+      "\"u64\"\ncount = 2\n[buffers.out]\ntype = \"u64\"\ncount = 2\n[buffers.texels]\ntype = "
+      "\"f32\"\ncount = 16\n[textures.img]\nbuffer = \"texels\"\nsize = [4, 4]\naddress = "
+      "[\"clamp\", \"wrap\"]\n");
+  const auto r = cli("run " + ptx + " --launch " + spec);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("smemsim: note: " + spec +
+                       ":17: texture 'img': address = \"wrap\" with unnormalized coordinates "
+                       "reads as \"clamp\" in dimension 1"),
+            std::string::npos)
+      << r.out;
+}
+
+}  // namespace
+}  // namespace smemsim::test

@@ -219,6 +219,7 @@ exec::Workload prepare_workload(const LaunchOptions& o) {
   set_activity(
       fmt::format("preparing the buffers of {}: lower their counts or --max-memory", o.launch));
   exec::apply_launch_spec(o.launch, w, has_grid, has_block, budget);
+  for (const std::string& n : w.notes) fmt::print(stderr, "smemsim: note: {}\n", n);
   if (!w.pipeline.empty()) return prepare_pipeline(o, std::move(w));
   if (!o.kernel.empty()) w.kernel = o.kernel;
   if (!o.grid.empty()) w.launch.grid = exec::parse_dim3(o.grid, "--grid"), has_grid = true;

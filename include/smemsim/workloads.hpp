@@ -49,6 +49,9 @@ struct Workload {
     std::string where;  // "spec:line" of its [[launch]] table
   };
   std::vector<Step> pipeline;
+  // What reading the spec adjusted, as a GPU would ("spec:line: texture 'img': ..."): the commands
+  // print each as a note on stderr.
+  std::vector<std::string> notes;
 };
 
 // `smemsim launch init`: a commented launch spec for `kernel` of `module` (read from `ptx_path`)

@@ -37,7 +37,7 @@ constexpr std::array<std::pair<std::string_view, TexAddress>, 4> kAddress{
      {"mirror", TexAddress::Mirror}}};
 
 Texture make_texture(const SpecContext& c, const std::string& name, const toml::table& t,
-                     const Workload& w) {
+                     Workload& w) {
   const std::string who = "texture '" + name + "'";
   static const char* kKeys[] = {"buffer", "size",    "layers",     "channels",
                                 "filter", "address", "normalized", "read"};
@@ -106,6 +106,21 @@ Texture make_texture(const SpecContext& c, const std::string& name, const toml::
   if (const toml::node* n = t.get("read"))
     tex.read = choose<TexRead, 2>(
         c, *n, who, "read", {{{"element", TexRead::Element}, {"normalized", TexRead::Normalized}}});
+  // CUDA supports wrap and mirror only with normalized coordinates; with unnormalized ones a GPU
+  // clamps (issue 27): so do we, and say so.
+  if (!tex.normalized)
+    for (int d = 0; d < tex.dims; ++d) {
+      TexAddress& a = tex.address[std::size_t(d)];
+      if (a != TexAddress::Wrap && a != TexAddress::Mirror) continue;
+      w.notes.push_back(located(
+          c.origin,
+          t.get("address") ? t.get("address")->source().begin.line : t.source().begin.line,
+          fmt::format("{}: address = \"{}\" with unnormalized coordinates reads as \"clamp\" in "
+                      "dimension {}, as on a GPU (CUDA supports wrap and mirror with normalized = "
+                      "true only)",
+                      who, a == TexAddress::Wrap ? "wrap" : "mirror", d)));
+      a = TexAddress::Clamp;
+    }
   check_texture(tex, buf, located(c.origin, t.source().begin.line, ""));
   return tex;
 }
