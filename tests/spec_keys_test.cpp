@@ -45,6 +45,11 @@ const char* kPtx = R"(.version 8.0
 }
 )";
 
+// Files of the running test only (ctest runs the tests of this file in parallel processes).
+std::string mine(const std::string& name) {
+  return std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" + name;
+}
+
 struct SpecRun {
   CliResult r;
   std::string out_file;
@@ -52,11 +57,11 @@ struct SpecRun {
 
 // Runs `kernel` with a spec whose `in` buffer table is `in_table` (the lines after its header).
 SpecRun run(const std::string& kernel, const std::string& in_table) {
-  const std::string ptx = temp_file("spec_keys.ptx", kPtx);
-  const std::string out = ::testing::TempDir() + "spec_keys_out.bin";
+  const std::string ptx = temp_file(mine("spec_keys.ptx"), kPtx);
+  const std::string out = ::testing::TempDir() + mine("spec_keys_out.bin");
   std::remove(out.c_str());
   const std::string spec = temp_file(
-      "spec_keys_" + kernel + ".toml",
+      mine("spec_keys_" + kernel + ".toml"),
       "kernel = \"" + kernel +
           "\"\ngrid = [1]\nblock = [2]\nargs = [\"in\", \"out\"]\n"
           "[buffers.in]\n" +
@@ -138,11 +143,11 @@ namespace {
 // kernel<<<1, 2>>>(in + 1, out): out[t] = in[t + 1]. The same as { buffer = "in", offset_bytes = 8
 // } and { buffer = "in", offset = 1 }; an offset past the buffer's end, or before it, is refused.
 TEST(SpecKeys, APointerArgumentWithAnOffset) {
-  const std::string ptx = temp_file("spec_keys.ptx", kPtx);
-  const std::string out = ::testing::TempDir() + "spec_keys_ptr.bin";
+  const std::string ptx = temp_file(mine("spec_keys.ptx"), kPtx);
+  const std::string out = ::testing::TempDir() + mine("spec_keys_ptr.bin");
   const auto spec_with = [&](const std::string& arg) {
     std::remove(out.c_str());
-    return temp_file("spec_keys_ptr.toml",
+    return temp_file(mine("spec_keys_ptr.toml"),
                      "kernel = \"copy\"\ngrid = [1]\nblock = [2]\nargs = [" + arg +
                          ", \"out\"]\n[buffers.in]\ntype = \"u64\"\ninit = \"values\"\nvalues = "
                          "[10, 11, 12]\n[buffers.out]\ntype = \"u64\"\ncount = 2\nwrite = \"" +
@@ -183,9 +188,9 @@ namespace {
 // CUDA takes wrap and mirror only with normalized coordinates, and a GPU clamps otherwise: the
 // spec's texture clamps too and a note says so (it was refused).
 TEST(SpecKeys, WrapWithUnnormalizedCoordinatesClampsWithANote) {
-  const std::string ptx = temp_file("spec_keys.ptx", kPtx);
+  const std::string ptx = temp_file(mine("spec_keys.ptx"), kPtx);
   const std::string spec = temp_file(
-      "spec_keys_tex.toml",
+      mine("spec_keys_tex.toml"),
       "kernel = \"copy\"\ngrid = [1]\nblock = [2]\nargs = [\"in\", \"out\"]\n[buffers.in]\ntype = "
       "\"u64\"\ncount = 2\n[buffers.out]\ntype = \"u64\"\ncount = 2\n[buffers.texels]\ntype = "
       "\"f32\"\ncount = 16\n[textures.img]\nbuffer = \"texels\"\nsize = [4, 4]\naddress = "
