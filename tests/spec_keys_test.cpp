@@ -1,6 +1,7 @@
 // Launch-spec keys that do not apply are errors, integers are exact to their type's range, and an
 // access just before a buffer is named by that buffer (issue 27 item 6). Each case runs the CLI.
 #include <cstring>
+#include <filesystem>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -202,6 +203,46 @@ TEST(SpecKeys, WrapWithUnnormalizedCoordinatesClampsWithANote) {
                        "reads as \"clamp\" in dimension 1"),
             std::string::npos)
       << r.out;
+}
+
+}  // namespace
+}  // namespace smemsim::test
+
+namespace smemsim::test {
+namespace {
+
+// Two outputs to one file (issue 28 item 5): the second silently overwrote the first. Two buffers'
+// `write`, --csv and --emit-trace (also spelled ./same), --timeline and a buffer's write: each
+// refused before the run, naming both.
+TEST(SpecKeys, TwoOutputsToOneFileAreRefused) {
+  const std::string dir = ::testing::TempDir() + mine("outs");
+  std::filesystem::create_directories(dir);
+  const std::string ptx = temp_file(mine("spec_keys.ptx"), kPtx);
+  const auto spec = [&](const std::string& a_write, const std::string& b_write) {
+    return temp_file(mine("outs.toml"),
+                     "kernel = \"copy\"\ngrid = [1]\nblock = [2]\nargs = [\"a\", \"b\"]\n"
+                     "[buffers.a]\ntype = \"u64\"\ncount = 2\n" +
+                         (a_write.empty() ? "" : "write = \"" + a_write + "\"\n") +
+                         "[buffers.b]\ntype = \"u64\"\ncount = 2\n" +
+                         (b_write.empty() ? "" : "write = \"" + b_write + "\"\n"));
+  };
+  const auto two = cli("run " + ptx + " --launch " + spec(dir + "/x.bin", dir + "/./x.bin"));
+  EXPECT_EQ(two.exit_code, 2);
+  EXPECT_NE(two.out.find("buffer 'b': write = '" + dir + "/./x.bin' is also buffer 'a''s output"),
+            std::string::npos)
+      << two.out;
+  const auto prof = cli("profile builtin:transpose --csv " + dir + "/same.txt --emit-trace " + dir +
+                        "/./same.txt");
+  EXPECT_EQ(prof.exit_code, 2);
+  EXPECT_NE(prof.out.find("--csv and --emit-trace both write"), std::string::npos) << prof.out;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/same.txt"));  // refused before any work
+  const auto tl = cli("sim " + ptx + " --launch " + spec(dir + "/t.json", "") + " --timeline " +
+                      dir + "/t.json");
+  EXPECT_EQ(tl.exit_code, 2);
+  EXPECT_NE(tl.out.find("--timeline and buffer 'a''s write both write"), std::string::npos)
+      << tl.out;
+  const auto ok = cli("run " + ptx + " --launch " + spec(dir + "/x.bin", dir + "/y.bin"));
+  EXPECT_EQ(ok.exit_code, 0) << ok.out;
 }
 
 }  // namespace

@@ -256,7 +256,11 @@ void add_profile_command(CLI::App& app) {
         if (cmd->count(opt))
           throw InputError(
               fmt::format("{} applies to the cycle-level model: give --timing (or use sim)", opt));
+    const std::vector<std::pair<std::string, std::string>> outs = {{"--csv", o->csv},
+                                                                   {"--emit-trace", o->trace}};
+    check_outputs(outs);
     exec::Workload w = prepare_workload(o->launch);
+    check_outputs(outs, &w);
     ArchOptions ao = o->arch;
     arch_from_target(ao, o->launch, w);
     const Arch arch = o->timing ? resolve_sim_arch(ao, o->sim) : resolve_arch(ao);

@@ -144,6 +144,7 @@ void add_sim_command(CLI::App& app) {
     if (cmd->count("--timeline-events") && o->sim.timeline.empty())
       throw InputError("--timeline-events caps --timeline FILE: give --timeline too");
     exec::Workload w = prepare_workload(o->launch);
+    check_outputs({{"--timeline", o->sim.timeline}}, &w);
     ArchOptions ao = o->arch;
     arch_from_target(ao, o->launch, w);
     const Arch arch = resolve_sim_arch(ao, o->sim);

@@ -2,6 +2,7 @@
 
 #include "cli_common.hpp"
 #include "text_table.hpp"
+#include "util/file.hpp"
 
 #include <fmt/format.h>
 
@@ -191,6 +192,13 @@ void check_driver_options(const LaunchOptions& o) {
 }
 
 }  // namespace
+
+void check_outputs(std::vector<std::pair<std::string, std::string>> outs, const exec::Workload* w) {
+  if (w)
+    for (const exec::Output& b : w->outputs)
+      outs.emplace_back(fmt::format("buffer '{}''s write", b.buffer), b.path);
+  if (const std::string clash = clashing_outputs(outs); !clash.empty()) throw InputError(clash);
+}
 
 exec::Workload prepare_workload(const LaunchOptions& o) {
   const std::uint64_t budget = parse_size(o.max_memory, "--max-memory");

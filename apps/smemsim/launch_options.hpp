@@ -42,6 +42,10 @@ void add_step_limit(CLI::App* cmd, LaunchOptions& o);
 // Parses a PTX file; a .cu given instead is an InputError that says how to compile it.
 ptx::Module read_ptx(const std::string& path);
 // Builds the workload (PTX parsed, memory initialized, launch complete). Throws InputError.
+// The command's output options (name, path) and the workload's buffer writes must name different
+// files (issue 28): InputError naming the two otherwise. Call before any work.
+void check_outputs(std::vector<std::pair<std::string, std::string>> outs,
+                   const exec::Workload* w = nullptr);
 exec::Workload prepare_workload(const LaunchOptions& o);
 // With neither --arch nor --arch-file, a PTX file (not a builtin: those keep their seed's preset)
 // runs on the preset of its .target (sm_75 -> turing-t4; issue 24): sets `a.name` and

@@ -284,6 +284,11 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
     if (path.empty()) c.fail(wr, fmt::format("{}: 'write' is an empty path", who));
     if (const std::string why = output_path_problem(path); !why.empty())
       c.fail(wr, fmt::format("{}: write = {}", who, why));
+    for (const Output& o : outputs)
+      if (same_output(o.path, path))
+        c.fail(wr, fmt::format("{}: write = '{}' is also buffer '{}''s output: give each its own "
+                               "file",
+                               who, path, o.buffer));
     outputs.push_back({name, path});
   }
   return b;

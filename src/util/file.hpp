@@ -10,6 +10,8 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -48,6 +50,29 @@ inline std::string output_path_problem(const std::string& path) {
   return k.empty()
              ? k
              : fmt::format("'{}' is {}, not a file: smemsim writes regular files only", path, k);
+}
+
+// Whether two output paths name one file (issue 28: `--csv x --emit-trace x`, two buffers with the
+// same `write`, silently overwrote one with the other): compared as absolute, normalized paths,
+// through symbolic links where the file exists.
+inline bool same_output(const std::string& a, const std::string& b) {
+  if (a.empty() || b.empty()) return false;
+  std::error_code ec1, ec2;
+  const auto ca = std::filesystem::weakly_canonical(std::filesystem::absolute(a, ec1), ec1);
+  const auto cb = std::filesystem::weakly_canonical(std::filesystem::absolute(b, ec2), ec2);
+  if (ec1 || ec2) return a == b;
+  return ca == cb;
+}
+
+// The first pair of (what, path) outputs that name one file, as "what1 and what2 both write
+// 'path'", or "" (empty paths are not outputs).
+inline std::string clashing_outputs(const std::vector<std::pair<std::string, std::string>>& outs) {
+  for (std::size_t i = 0; i < outs.size(); ++i)
+    for (std::size_t j = i + 1; j < outs.size(); ++j)
+      if (same_output(outs[i].second, outs[j].second))
+        return fmt::format("{} and {} both write '{}': give each output its own file",
+                           outs[i].first, outs[j].first, outs[j].second);
+  return "";
 }
 
 // The file's bytes; InputError "PATH: cannot open WHAT: reason" when it cannot be opened. A
