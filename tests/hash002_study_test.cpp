@@ -218,6 +218,16 @@ TEST(PcFilter, ParsesListsAndRanges) {
   EXPECT_EQ(PcFilter::of({7, 0, 5, 6}).str(), "5..7");
   for (const char* bad : {"", "x", "5..3", "0", "1,,2", "4294967296", "3..", "-1"})
     EXPECT_THROW(PcFilter::parse(bad), InputError) << bad;
+  // A range from 0 says where PTX lines start (it read as "pc 0 is an access of unknown
+  // instruction", issue 28).
+  try {
+    PcFilter::parse("0..4294967295", "--pc");
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "--pc: '0..4294967295' starts at pc 0, which is no instruction (a trace line "
+              "without pc=); PTX lines start at 1");
+  }
 }
 
 TEST(PcFilter, HashSearchKeepsOnlyTheHistogramVote) {

@@ -36,6 +36,28 @@ TEST(Trace, ParsesFieldsCommentsAndInactiveLanes) {
   EXPECT_EQ(v[1].active_count(), 1);
 }
 
+// A field given twice was read as its last value in silence (issue 28 item 5): now an error naming
+// the field and the line.
+TEST(Trace, AFieldGivenTwiceIsAnError) {
+  const auto expect_error = [](const std::string& name, const std::string& text,
+                               const std::string& needle) {
+    try {
+      read_all(test::temp_file(name, text));
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  expect_error("dup1.trace", "smemsim-trace v1 unit=word warp=32 unit=byte\nld 0\n",
+               "dup1.trace:1: header field unit is given twice");
+  expect_error("dup2.trace", "smemsim-trace v1 warp=32 warp=16\nld 0\n",
+               "header field warp is given twice");
+  expect_error("dup3.trace", "smemsim-trace v1\nld pc=3 warp=1 pc=4 0 1\n",
+               "dup3.trace:2: field pc is given twice");
+  expect_error("dup4.trace", "smemsim-trace v1\nld warp=1 warp=2 0 1\n",
+               "field warp is given twice");
+}
+
 TEST(Trace, ByteUnitDividesByFour) {
   const auto f = test::temp_file("bytes2.trace", "smemsim-trace v1 unit=byte\nld 0 4 8 4096\n");
   const auto v = read_all(f);

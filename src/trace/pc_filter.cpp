@@ -19,8 +19,9 @@ std::uint32_t pc_number(std::string_view text, std::string_view item, std::strin
         what, item));
   if (v == 0)
     throw InputError(fmt::format(
-        "{}: pc 0 is an access of unknown instruction (a trace line without pc=); give PTX lines",
-        what));
+        "{}: '{}' {} pc 0, which is no instruction (a trace line without pc=); PTX lines start at "
+        "1",
+        what, item, item.find("..") == std::string_view::npos ? "is" : "starts at"));
   return static_cast<std::uint32_t>(v);
 }
 

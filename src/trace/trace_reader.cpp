@@ -114,7 +114,15 @@ void TraceReader::parse_header(std::string_view rest) {
   std::string_view version = token(rest);
   if (version != "v1")
     fail(fmt::format("unsupported trace version '{}' (expected v1)", printable(version)));
+  bool seen_unit = false, seen_warp = false;  // a field given twice is an error (issue 28)
   for (std::string_view t = token(rest); !t.empty(); t = token(rest)) {
+    if (t.starts_with("unit=") || t.starts_with("warp=")) {
+      bool& seen = t.starts_with("unit=") ? seen_unit : seen_warp;
+      if (seen)
+        fail(fmt::format("header field {} is given twice",
+                         t.starts_with("unit=") ? "unit" : "warp"));
+      seen = true;
+    }
     if (t.starts_with("unit=")) {
       const std::string_view u = t.substr(5);
       if (u == "word")
@@ -162,12 +170,16 @@ bool TraceReader::next(WarpAccess& out) {
     out.active = 0;
     out.lanes = static_cast<std::uint8_t>(warp_size_);
     std::uint32_t lane = 0;
-    // Optional fields before the lanes.
+    // Optional fields before the lanes, each at most once.
+    bool seen_pc = false, seen_warp = false;
     for (;;) {
       std::string_view probe = rest;
       const std::string_view t = token(probe);
       const bool is_pc = t.starts_with("pc="), is_warp = t.starts_with("warp=");
       if (!is_pc && !is_warp) break;
+      bool& seen = is_pc ? seen_pc : seen_warp;
+      if (seen) fail(fmt::format("field {} is given twice", is_pc ? "pc" : "warp"));
+      seen = true;
       std::uint64_t v = 0;
       if (!parse_u64(t.substr(is_pc ? 3 : 5), v) || v > 0xffffffffu)
         fail(fmt::format("field {}: '{}' is not a 32-bit number", is_pc ? "pc" : "warp",
