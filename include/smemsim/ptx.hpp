@@ -92,9 +92,11 @@ enum class WarpMode : std::uint8_t { None, Up, Down, Bfly, Idx, All, Any, Uni, B
 enum class Special : std::uint8_t {
   TidX, TidY, TidZ, NtidX, NtidY, NtidZ, CtaidX, CtaidY, CtaidZ, NctaidX, NctaidY, NctaidZ,
   LaneId, WarpId, NwarpId, SmId, Clock, Clock64,
-  ClockHi, LanemaskEq, LanemaskLe, LanemaskLt, LanemaskGe, LanemaskGt,
+  ClockHi,
+  // Aliases of those (the global timer reads the clock: docs/exec.md), launch constants (the lane
+  // masks: the same per-lane row for every warp).
   GlobalTimer, GlobalTimerLo, GlobalTimerHi,
-  // Launch constants or aliases.
+  LanemaskEq, LanemaskLe, LanemaskLt, LanemaskGe, LanemaskGt,
   NsmId, GridId, IsExplicitCluster,
   ClusterIdX, ClusterIdY, ClusterIdZ, NclusterIdX, NclusterIdY, NclusterIdZ,
   ClusterCtaidX, ClusterCtaidY, ClusterCtaidZ, ClusterNctaidX, ClusterNctaidY, ClusterNctaidZ,
@@ -109,7 +111,7 @@ enum class Special : std::uint8_t {
   EnvRegLast = EnvReg0 + 31,
 };
 // clang-format on
-inline constexpr std::uint32_t kStoredSpecials = std::uint32_t(Special::GlobalTimerHi) + 1;
+inline constexpr std::uint32_t kStoredSpecials = std::uint32_t(Special::ClockHi) + 1;
 inline constexpr std::uint32_t kSpecials = std::uint32_t(Special::EnvRegLast) + 1;
 
 // Modifier flags of an instruction (bit set).

@@ -48,7 +48,8 @@ enum class Stall : std::uint8_t {
   TxWait,      // at TX.Begin while another warp's transaction runs work-group serialized (§3.1)
   TmOverhead,  // the pipeline is stalled behind transactional version management at MEM0 (§4.2)
   // Sub-cores (sm.subcores > 1, docs/timing.md "Sub-cores"), named after Nsight Compute's states:
-  MioThrottle,       // the sub-core's memory op waits for the SM's shared-memory port
+  MioThrottle,       // the sub-core's memory op waits for the SM's shared-memory port, or its MIO
+                     // queue has no room for the next shared access (sm.mio_queue)
   MathPipeThrottle,  // the next instruction's unit is still busy with an earlier op (its interval)
   Dispatch,  // the next instruction's unit was taken this cycle by another sub-core (unit_scope sm)
 };

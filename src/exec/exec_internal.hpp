@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -236,6 +237,8 @@ struct Impl {
   void setup_params();
   std::uint32_t const_row(std::uint64_t bits);
   std::uint32_t special_row(ptx::Special sp, const ptx::Instruction& ins);
+  std::uint32_t lane_row(const std::function<std::uint64_t(std::uint32_t)>& value);
+  std::set<std::uint32_t> varying_rows;  // constant rows that differ by lane (lane_row)
   std::uint32_t vector_row(const ptx::Operand& o, int k, const ptx::Instruction& ins);
   std::uint64_t symbol_address(std::uint32_t sym) const;
   void predecode();

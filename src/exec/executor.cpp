@@ -92,20 +92,12 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
     std::uint64_t* c32 = w.regs + std::size_t(nregs + std::uint32_t(ptx::Special::Clock)) * lanes;
     std::uint64_t* c64 = w.regs + std::size_t(nregs + std::uint32_t(ptx::Special::Clock64)) * lanes;
     const std::uint64_t now = clock_source ? *clock_source : clock;
-    // %clock_hi and %globaltimer (ns; the clock read at an assumed 1 GHz: docs/ptx.md).
-    auto row_of = [&](ptx::Special sp) {
-      return w.regs + std::size_t(nregs + std::uint32_t(sp)) * lanes;
-    };
-    std::uint64_t* chi = row_of(ptx::Special::ClockHi);
-    std::uint64_t* gt = row_of(ptx::Special::GlobalTimer);
-    std::uint64_t* gtlo = row_of(ptx::Special::GlobalTimerLo);
-    std::uint64_t* gthi = row_of(ptx::Special::GlobalTimerHi);
+    // %clock_hi (the global timer's rows are these: prepare.cpp's special_row).
+    std::uint64_t* chi = w.regs + std::size_t(nregs + std::uint32_t(ptx::Special::ClockHi)) * lanes;
     for (std::uint32_t l = 0; l < lanes; ++l) {
       c32[l] = now & 0xffffffffu;
       c64[l] = now;
-      chi[l] = gthi[l] = now >> 32;
-      gt[l] = now;
-      gtlo[l] = now & 0xffffffffu;
+      chi[l] = now >> 32;
     }
   }
   switch (ins.op) {
@@ -405,12 +397,6 @@ void Executor::start_cta(std::uint32_t slot, std::uint64_t linear, std::uint32_t
       set(S::WarpId, l, wi);
       set(S::NwarpId, l, im.warps);
       set(S::SmId, l, smid);
-      const std::uint64_t eq = std::uint64_t{1} << l, lt = eq - 1;
-      set(S::LanemaskEq, l, eq);
-      set(S::LanemaskLt, l, lt);
-      set(S::LanemaskLe, l, lt | eq);
-      set(S::LanemaskGt, l, ~(lt | eq) & 0xffffffffu);
-      set(S::LanemaskGe, l, ~lt & 0xffffffffu);
     }
   }
 }

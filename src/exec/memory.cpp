@@ -98,35 +98,40 @@ struct Resolver {
     const std::uint64_t t = std::uint64_t(w.index) * im.lanes + std::uint64_t(l);
     im.gaddr[std::size_t(l)] = kLocalBase + t * im.local_bytes + off;
   }
-  // An address before region k + 1's buffer (0-based k), if that buffer's start is nearer than
-  // the end of the one below it (an index of -1 from `b`, not byte 2^40 - 4 of `a`).
-  [[noreturn]] void before(int l, std::uint64_t addr, std::uint64_t k) const {
-    const Region& next = im.regions[k];
-    im.fail(cta, w, l, pc,
-            fmt::format("out-of-bounds global {} of {} byte{} at {} byte{} before buffer '{}' "
-                        "({} bytes)",
-                        access_name(ins.op), total, total == 1 ? "" : "s",
-                        ((k + 1) << kRegionShift) - addr,
-                        ((k + 1) << kRegionShift) - addr == 1 ? "" : "s", next.name, next.size));
+  // The message for a global address outside its buffer (out of line, off the hot path). An
+  // address before buffer k + 1's start (0-based k) is named by that buffer when its start is
+  // nearer than the end of the one below it: an index of -1 of `b`, not byte 2^40 - 4 of `a`.
+  [[gnu::noinline, gnu::cold]] std::string global_oob(std::uint64_t addr) const {
+    const std::uint64_t region = addr >> kRegionShift, off = addr & kOffsetMask;
+    constexpr std::uint64_t kHalf = std::uint64_t{1} << (kRegionShift - 1);
+    auto before = [&](std::uint64_t k) {
+      const Region& next = im.regions[k];
+      const std::uint64_t gap = ((k + 1) << kRegionShift) - addr;
+      return fmt::format(
+          "out-of-bounds global {} of {} byte{} at {} byte{} before buffer '{}' "
+          "({} bytes)",
+          access_name(ins.op), total, total == 1 ? "" : "s", gap, gap == 1 ? "" : "s", next.name,
+          next.size);
+    };
+    if (region == 0 || region > im.regions.size()) {
+      if (region == 0 && !im.regions.empty() && (std::uint64_t{1} << kRegionShift) - addr <= kHalf)
+        return before(0);
+      return fmt::format("global {} of {} bytes at address {:#x}, which is in no buffer",
+                         access_name(ins.op), total, addr);
+    }
+    const Region& r = im.regions[region - 1];
+    if (region < im.regions.size() && off >= r.size && off >= kHalf) return before(region);
+    return fmt::format(
+        "out-of-bounds global {} of {} byte{} at byte offset {} of buffer '{}' "
+        "({} bytes)",
+        access_name(ins.op), total, total == 1 ? "" : "s", off, r.name, r.size);
   }
   std::uint8_t* global(int l, std::uint64_t addr, bool write) const {
     const std::uint64_t region = addr >> kRegionShift;
-    constexpr std::uint64_t kHalf = std::uint64_t{1} << (kRegionShift - 1);
-    if (region == 0 && !im.regions.empty() && (std::uint64_t{1} << kRegionShift) - addr <= kHalf)
-      before(l, addr, 0);
-    if (region == 0 || region > im.regions.size())
-      im.fail(cta, w, l, pc,
-              fmt::format("global {} of {} bytes at address {:#x}, which is in no buffer",
-                          access_name(ins.op), total, addr));
+    if (region == 0 || region > im.regions.size()) im.fail(cta, w, l, pc, global_oob(addr));
     const Region& r = im.regions[region - 1];
     const std::uint64_t off = addr & kOffsetMask;
-    if (off + total > r.size) {
-      if (region < im.regions.size() && off >= r.size && off >= kHalf) before(l, addr, region);
-      im.fail(cta, w, l, pc,
-              fmt::format("out-of-bounds global {} of {} byte{} at byte offset {} of buffer '{}' "
-                          "({} bytes)",
-                          access_name(ins.op), total, total == 1 ? "" : "s", off, r.name, r.size));
-    }
+    if (off + total > r.size) im.fail(cta, w, l, pc, global_oob(addr));
     if (off % align) misaligned(l, "global", addr);
     if (write && !r.writable)
       im.fail(cta, w, l, pc, fmt::format("write to the read-only variable '{}'", r.name));

@@ -421,6 +421,33 @@ std::uint32_t Impl::special_row(ptx::Special sp, const ptx::Instruction& ins) {
   const auto n = static_cast<std::uint32_t>(sp);
   if (n < ptx::kStoredSpecials) return nregs + n;
   switch (sp) {
+    // %globaltimer in ns is the clock at an assumed 1 GHz (docs/exec.md): the clock's own rows.
+    case S::GlobalTimer:
+      return nregs + std::uint32_t(S::Clock64);
+    case S::GlobalTimerLo:
+      return nregs + std::uint32_t(S::Clock);
+    case S::GlobalTimerHi:
+      return nregs + std::uint32_t(S::ClockHi);
+    case S::LanemaskEq:
+    case S::LanemaskLe:
+    case S::LanemaskLt:
+    case S::LanemaskGe:
+    case S::LanemaskGt:
+      return lane_row([sp](std::uint32_t l) -> std::uint64_t {
+        const std::uint64_t eq = std::uint64_t{1} << l, lt = eq - 1;
+        switch (sp) {
+          case S::LanemaskEq:
+            return eq;
+          case S::LanemaskLe:
+            return lt | eq;
+          case S::LanemaskLt:
+            return lt;
+          case S::LanemaskGe:
+            return ~lt & 0xffffffffu;
+          default:  // LanemaskGt
+            return ~(lt | eq) & 0xffffffffu;
+        }
+      });
     case S::NsmId:
       return const_row(arch.sm.count);
     case S::GridId:  // the launch's grid number: one grid per executor
@@ -465,9 +492,19 @@ std::uint32_t Impl::special_row(ptx::Special sp, const ptx::Instruction& ins) {
 std::uint32_t Impl::const_row(std::uint64_t bits) {
   const std::size_t rows = consts.size() / lanes;
   for (std::size_t r = 0; r < rows; ++r)
-    if (consts[r * lanes] == bits) return local_rows + static_cast<std::uint32_t>(r);
+    if (consts[r * lanes] == bits && !varying_rows.contains(std::uint32_t(r)))
+      return local_rows + static_cast<std::uint32_t>(r);
   consts.insert(consts.end(), lanes, bits);
   return local_rows + static_cast<std::uint32_t>(rows);
+}
+
+// A constant row whose value differs by lane (the lane masks): the same for every warp, so it is
+// a constant, not a row of each warp's file; never shared with a uniform constant.
+std::uint32_t Impl::lane_row(const std::function<std::uint64_t(std::uint32_t)>& value) {
+  const auto r = static_cast<std::uint32_t>(consts.size() / lanes);
+  for (std::uint32_t l = 0; l < lanes; ++l) consts.push_back(value(l));
+  varying_rows.insert(r);
+  return local_rows + r;
 }
 
 void Impl::predecode() {
