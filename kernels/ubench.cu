@@ -95,7 +95,8 @@ extern "C" __global__ void ubench_fma(unsigned* out, float seed) {
   float x = seed + threadIdx.x;
   const unsigned t0 = clock();
 #pragma unroll
-  for (int i = 0; i < STEPS; ++i) asm volatile("fma.rn.f32 %0, %0, 0f3F7FFFFF, 0f3F800000;" : "+f"(x));
+  for (int i = 0; i < STEPS; ++i)
+    asm volatile("fma.rn.f32 %0, %0, 0f3F7FFFFF, 0f3F800000;" : "+f"(x));
   const unsigned t1 = clock();
   if (threadIdx.x == 0) {
     out[0] = t1 - t0;
@@ -169,7 +170,7 @@ extern "C" __global__ void ubench_mma8(unsigned* out, unsigned seed) {
         : "+f"(c0), "+f"(c1), "+f"(c2), "+f"(c3)
         : "r"(a0), "r"(a1), "r"(b0));
 #else
-  c0 = static_cast<float>(a0 ^ a1 ^ b0);  // no such shape: an empty chain
+  c0 = static_cast<float>(a0 ^ a1 ^ b0);                 // no such shape: an empty chain
 #endif
   const unsigned t1 = clock();
   if (threadIdx.x == 0) {

@@ -97,22 +97,25 @@ int main(int argc, char** argv) {
   std::printf("lat_fp64 = %ld  # ubench_dfma: %.2f (the FP64 unit's interval where it is longer)\n",
               round(dfma), dfma);
   std::printf("lat_sfu = %ld  # ubench_sfu: %.2f\n", round(sfu), sfu);
-  std::printf("lat_shared_atom = %ld  # ubench_atom, every lane its own bank: %.2f\n",
-              round(atom1), atom1);
-  std::printf("global_latency = %ld  # ubench_ldg: %.2f a link, less the path to MEM0 (the shared "
-              "load's)\n",
-              round(ldg - lds1), ldg);
+  std::printf("lat_shared_atom = %ld  # ubench_atom, every lane its own bank: %.2f\n", round(atom1),
+              atom1);
+  std::printf(
+      "global_latency = %ld  # ubench_ldg: %.2f a link, less the path to MEM0 (the shared "
+      "load's)\n",
+      round(ldg - lds1), ldg);
   // Chains with no key of their own: the model predicts them from the keys (tests/ubench_test.cpp).
-  std::printf("# shared-load throughput, cycles per warp access of 8 warps: 1-way %.2f, 4-way %.2f, "
-              "32-way %.2f (the model: one bank pass per cycle per SM)\n",
-              tput[0], tput[1], tput[2]);
+  std::printf(
+      "# shared-load throughput, cycles per warp access of 8 warps: 1-way %.2f, 4-way %.2f, "
+      "32-way %.2f (the model: one bank pass per cycle per SM)\n",
+      tput[0], tput[1], tput[2]);
   if (tensor)
     std::printf("# ldmatrix.x4 + min: %.2f (the model: lat_shared_ld + 3 t_bank + lat_alu)\n",
                 ldsm);
   if (sm80)
-    std::printf("# cp.async + wait_all + ld.shared + mad.wide: %.2f (the model: global_latency + "
-                "2 lat_shared_ld + lat_fma)\n",
-                cpasync);
+    std::printf(
+        "# cp.async + wait_all + ld.shared + mad.wide: %.2f (the model: global_latency + "
+        "2 lat_shared_ld + lat_fma)\n",
+        cpasync);
   if (tensor && mma16 > mma8) {
     // m16n8k16 has twice m16n8k8's multiply-adds: their difference is 1024 / tensor_fmas cycles.
     const double fmas = 1024.0 / (mma16 - mma8);
