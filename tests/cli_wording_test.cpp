@@ -19,7 +19,8 @@ TEST(CliWording, ParseErrorsInSmemsimsWords) {
       {"analyze --pattern 0..31 --pattern 1", "--pattern is given 2 times; it takes one value"},
       {"sim builtin:reduction --regs 300", "--regs: 300 is not between 0 and 255"},
       {"gen random --count", "--count needs a value"},
-      {"sim builtin:lud", "sim times one launch; builtin:lud has 10 launches"},
+      {"sim builtin:lud --pipeview 10",
+       "--pipeview and --timeline show one launch; builtin:lud has 10 launches"},
   };
   for (const auto& [args, words] : cases) {
     const CliResult r = cli(args);

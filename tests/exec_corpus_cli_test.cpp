@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <filesystem>
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -233,9 +235,27 @@ TEST(ExecCorpusCli, ThreePassScanPipeline) {
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_NE(r.out.find("apply to one launch; this spec has 3 [[launch]] tables"), std::string::npos)
       << r.out;
-  r = cli("sim " + ptx + " --launch " + spec);
+  // sim (issue 27 item 5): the three launches in order on one GPU state, the same scan, and the
+  // total is the launches' cycles one after the other.
+  std::filesystem::remove(out);
+  r = cli("sim " + ptx + " --launch " + spec + " --arch ampere-a100 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const nlohmann::json t = nlohmann::json::parse(r.out);
+  ASSERT_EQ(t["launches"].size(), 3u);
+  std::int64_t cycles = 0, warp_instructions = 0;
+  for (const auto& l : t["launches"]) {
+    EXPECT_GT(l["timing"]["cycles"].get<std::int64_t>(), 0);
+    cycles += l["timing"]["cycles"].get<std::int64_t>();
+    warp_instructions += l["timing"]["warp_instructions"].get<std::int64_t>();
+  }
+  EXPECT_EQ(t["timing"]["cycles"].get<std::int64_t>(), cycles);
+  EXPECT_EQ(t["timing"]["warp_instructions"].get<std::int64_t>(), warp_instructions);
+  const std::vector<double> sv = read_values(out);
+  ASSERT_EQ(sv.size(), 2048u);
+  for (int i = 0; i < 2048; ++i) ASSERT_EQ(sv[std::size_t(i)], double(i) * (i + 1) / 2) << i;
+  r = cli("sim " + ptx + " --launch " + spec + " --timeline " + out + ".json");
   EXPECT_EQ(r.exit_code, 2) << r.out;
-  EXPECT_NE(r.out.find("sim times one launch"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--pipeview and --timeline show one launch"), std::string::npos) << r.out;
   const std::string bad = temp_file("scan_bad.toml",
                                     "grid = 1\n[[launch]]\nkernel = \"scan_sums\"\n"
                                     "grid = 1\nblock = 32\nargs = [0, 1]\n");

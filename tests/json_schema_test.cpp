@@ -109,6 +109,7 @@ std::vector<Case> run_cases(const std::string& dir) {
       {"sim", "sim builtin:transpose --arch cf11 --pipeline elastic --scheduler bank-aware --json"},
       {"sim", "sim builtin:tm_hashtable --buckets 4 --arch southern-islands --json"},
       {"sim", "sim builtin:reduction --timeline " + dir + "_schema_tl.json --json"},
+      {"sim", "sim builtin:lud --json"},  // a pipeline: launches with their timing
       // Hand-written PTX without line information: cuda is null.
       {"profile", "profile " + ex + "fig5.ptx --launch " + ex + "fig5.launch.toml --json"},
       // A [[launch]] pipeline: launches with their rows and totals.

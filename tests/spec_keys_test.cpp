@@ -5,6 +5,7 @@
 #include <string>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "test_util.hpp"
 
@@ -243,6 +244,49 @@ TEST(SpecKeys, TwoOutputsToOneFileAreRefused) {
       << tl.out;
   const auto ok = cli("run " + ptx + " --launch " + spec(dir + "/x.bin", dir + "/y.bin"));
   EXPECT_EQ(ok.exit_code, 0) << ok.out;
+}
+
+}  // namespace
+}  // namespace smemsim::test
+
+namespace smemsim::test {
+namespace {
+
+// sim of a [[launch]] pipeline (issue 27 item 5). Derivation: the launches run one after the other
+// on one GPU, each starting on an empty GPU when the one before has ended; the copy kernel's timing
+// does not depend on the data, so two launches of it take exactly twice the cycles of one, and the
+// second copies what the first wrote (out2 = in).
+TEST(SpecKeys, SimTimesEachLaunchOfAPipelineInOrder) {
+  const std::string ptx = temp_file(mine("spec_keys.ptx"), kPtx);
+  const std::string out = ::testing::TempDir() + mine("out2.bin");
+  const std::string buffers =
+      "[buffers.in]\ntype = \"u64\"\ninit = \"values\"\nvalues = [7, 9]\n[buffers.mid]\ntype = "
+      "\"u64\"\ncount = 2\n[buffers.out2]\ntype = \"u64\"\ncount = 2\nwrite = \"" +
+      out + "\"\n";
+  const std::string one =
+      temp_file(mine("one.toml"), buffers +
+                                      "[[launch]]\nkernel = \"copy\"\ngrid = 1\nblock = 2\nargs = "
+                                      "[\"in\", \"mid\"]\n");
+  const std::string two = temp_file(
+      mine("two.toml"), buffers +
+                            "[[launch]]\nkernel = \"copy\"\ngrid = 1\nblock = 2\nargs = [\"in\", "
+                            "\"mid\"]\n[[launch]]\nkernel = \"copy\"\ngrid = 1\nblock = 2\nargs = "
+                            "[\"mid\", \"out2\"]\n");
+  const auto cycles = [&](const std::string& spec) {
+    const auto r = cli("sim " + ptx + " --launch " + spec + " --arch volta-v100 --json");
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    return nlohmann::json::parse(r.out)["timing"]["cycles"].get<std::int64_t>();
+  };
+  const std::int64_t c1 = cycles(one), c2 = cycles(two);
+  EXPECT_GT(c1, 0);
+  EXPECT_EQ(c2, 2 * c1);
+  EXPECT_EQ(words(out), (std::vector<std::uint64_t>{7, 9}));
+  const auto text = cli("sim " + ptx + " --launch " + two + " --arch volta-v100");
+  EXPECT_NE(text.out.find("launch 2 of 2 (copy): " + std::to_string(c1) + " cycles"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("cycles: " + std::to_string(c2) + " in all"), std::string::npos)
+      << text.out;
 }
 
 }  // namespace

@@ -97,14 +97,53 @@ void print_sim(const exec::Workload& w, const SimRun& run, const Arch& arch, con
   if (!o.timeline.empty()) fmt::print("{}\n", run.timeline_note);
 }
 
+struct Options {
+  LaunchOptions launch;
+  ArchOptions arch;
+  SimOptions sim;
+};
+
+// A [[launch]] pipeline (or a multi-launch builtin), timed launch by launch on one GPU state.
+void sim_pipeline(exec::Workload& w, const Arch& arch, const Options& o) {
+  if (o.sim.pipeview || !o.sim.timeline.empty())
+    throw InputError(fmt::format(
+        "--pipeview and --timeline show one launch; {} has {} launches (sim times them all)",
+        o.launch.launch.empty() ? o.launch.target : o.launch.launch, w.pipeline.size()));
+  SimPipeline p = simulate_pipeline(w, arch, o.sim);
+  print_arch_choice(o.launch);
+  const ptx::Kernel& first = exec::find_kernel(w.module, w.pipeline.front().kernel);
+  if (o.launch.json) {
+    nlohmann::json j = json::document("sim");
+    j.update(json::run_json(w, p.summary));
+    j["arch"] = json::to_json(arch);
+    j["timing"] = timing::to_json(p.total, w.module, first);
+    for (std::size_t i = 0; i < p.steps.size(); ++i)
+      j["launches"][i]["timing"] =
+          timing::to_json(p.steps[i], w.module, exec::find_kernel(w.module, w.pipeline[i].kernel));
+    print_json(j);
+  } else {
+    fmt::print("{}\n", arch_summary(arch));
+    print_run_header(w, p.summary);
+    print_verdict(w, p.summary);
+    for (std::size_t i = 0; i < p.steps.size(); ++i)
+      fmt::print("launch {} of {} ({}): {} cycles, IPC {:.3f}\n", i + 1, p.steps.size(),
+                 ptx::demangle(w.pipeline[i].kernel), p.steps[i].cycles, p.steps[i].ipc());
+    const timing::TimingStats& s = p.total;
+    fmt::print(
+        "cycles: {} in all, the {} launches one after the other on one GPU ({} pipeline, {} "
+        "scheduler); IPC {:.3f} warp-instructions per cycle on {} SMs{}\n",
+        s.cycles, p.steps.size(), arch.sm.pipeline, arch.sm.scheduler, s.ipc(), arch.sm.count,
+        arch.sm.subcores > 1 ? fmt::format(" of {} sub-cores", arch.sm.subcores) : "");
+    print_stalls(s, arch.sm.count, arch.sm.subcores);
+    print_units(s.units);
+  }
+  if (o.launch.stats) print_sim_speed(p.total);
+  fail_on_mismatch(p.summary);
+}
+
 }  // namespace
 
 void add_sim_command(CLI::App& app) {
-  struct Options {
-    LaunchOptions launch;
-    ArchOptions arch;
-    SimOptions sim;
-  };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
       "sim", "run a kernel on the cycle-level GPU model: whole-kernel cycles and stall reasons");
@@ -149,12 +188,7 @@ void add_sim_command(CLI::App& app) {
     arch_from_target(ao, o->launch, w);
     const Arch arch = resolve_sim_arch(ao, o->sim);
     const TargetWarning warn_target(o->launch, w, arch);
-    if (!w.pipeline.empty())
-      throw InputError(fmt::format(
-          "sim times one launch; {} has {} (run and profile take them all)",
-          o->launch.launch.empty() ? o->launch.target : o->launch.launch,
-          o->launch.launch.empty() ? fmt::format("{} launches", w.pipeline.size())
-                                   : fmt::format("{} [[launch]] tables", w.pipeline.size())));
+    if (!w.pipeline.empty()) return sim_pipeline(w, arch, *o);
     const ptx::Kernel& kernel = exec::find_kernel(w.module, w.kernel);
     SimRun run = simulate(w, kernel, arch, o->sim, nullptr, false);
     print_arch_choice(o->launch);

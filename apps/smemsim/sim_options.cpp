@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 
@@ -103,6 +104,48 @@ SimRun simulate(exec::Workload& w, const ptx::Kernel& kernel, const Arch& arch, 
                            : "");
   }
   return run;
+}
+
+SimPipeline simulate_pipeline(exec::Workload& w, const Arch& arch, const SimOptions& o) {
+  SimPipeline p;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (std::size_t i = 0; i < w.pipeline.size(); ++i) {
+    const exec::Workload::Step& step = w.pipeline[i];
+    const ptx::Kernel& kernel = exec::find_kernel(w.module, step.kernel);
+    timing::TimingOptions to;
+    to.max_cycles = o.max_cycles;
+    to.regs_per_thread = o.regs;
+    LaunchProgress progress;
+    to.progress = progress.callback();
+    set_activity(fmt::format("simulating launch {} of {} ({}): try a smaller launch", i + 1,
+                             w.pipeline.size(), ptx::demangle(step.kernel)));
+    timing::GpuSim sim(w.module, kernel, arch, step.launch, w.memory, to);
+    timing::TimingStats st = sim.run();
+    const exec::ExecStats es = sim.exec_stats();
+    exec::ExecStats& sum = p.summary.stats;
+    sum.warp_instructions += es.warp_instructions;
+    sum.thread_instructions += es.thread_instructions;
+    sum.shared_accesses += es.shared_accesses;
+    sum.ctas += es.ctas;
+    p.summary.shared = sim.shared_layout();
+    p.summary.steps.push_back({step.kernel, step.launch, es, sim.shared_layout()});
+    timing::TimingStats& t = p.total;
+    t.cycles += st.cycles;
+    t.warp_instructions += st.warp_instructions;
+    t.thread_instructions += st.thread_instructions;
+    t.ctas += st.ctas;
+    t.issue.add(st.issue);
+    t.units.add(st.units);
+    p.steps.push_back(std::move(st));
+  }
+  p.summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  p.total.seconds = p.summary.seconds;
+  if (w.check) {
+    p.summary.checked = true;
+    p.summary.mismatch = w.check(w.memory);
+  }
+  exec::write_outputs(w);
+  return p;
 }
 
 void print_sim_speed(const timing::TimingStats& s) {

@@ -40,6 +40,15 @@ struct SimRun {
 // Runs the workload on the cycle-level model; `consumer` also receives every shared access.
 SimRun simulate(exec::Workload& w, const ptx::Kernel& kernel, const Arch& arch, const SimOptions& o,
                 exec::AccessConsumer* consumer, bool per_instruction);
+// A [[launch]] pipeline on the cycle model (issue 27 item 5): the launches in order on one GPU
+// state. The buffers carry over, and a launch starts when the one before it has ended, as on one
+// CUDA stream (launch overhead is not modelled): the total's cycles are the launches' sum.
+struct SimPipeline {
+  RunSummary summary;                      // the launches' executor statistics (summary.steps)
+  std::vector<timing::TimingStats> steps;  // per launch
+  timing::TimingStats total;               // summed (no per-SM rows)
+};
+SimPipeline simulate_pipeline(exec::Workload& w, const Arch& arch, const SimOptions& o);
 // "simulated N cycles in T s: X cycles/s, Y M thread-instructions/s" on stderr.
 void print_sim_speed(const timing::TimingStats& s);
 
