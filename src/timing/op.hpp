@@ -21,6 +21,16 @@ enum class MemWork : std::uint8_t {
   Tm,            // TX.Begin / TX.Commit: GPU-LocalTM's record and signature clearing (003 §4.2)
 };
 
+// Whether an op's MEM0 work is bank passes of shared memory (what the MIO queues take): every
+// kind but none and a global access.
+constexpr bool mio_work(MemWork m) {
+  return m != MemWork::None && m != MemWork::Global;
+}
+// The units a shared-memory access issues to.
+constexpr bool shared_memory_unit(Unit u) {
+  return u == Unit::SharedLd || u == Unit::SharedSt || u == Unit::SharedAtom;
+}
+
 struct Op {
   std::uint32_t inflight = 0;  // the SM's record of the instruction (or micro-op)
   std::uint16_t warp = 0;      // SM warp slot

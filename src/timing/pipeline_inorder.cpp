@@ -363,8 +363,7 @@ class InOrder final : public Pipeline {
     const int c = queued ? int(premem_.head()) : oldest_candidate(now, true);
     if (c == kNone) return;
     Op& o = op_(std::uint32_t(c));
-    if (mio_ && o.mem != MemWork::None && o.mem != MemWork::Global &&
-        h_.mio_send(std::uint32_t(c), now)) {
+    if (mio_ && mio_work(o.mem) && h_.mio_send(std::uint32_t(c), now)) {
       queued ? void(premem_.pop()) : take_candidate(c);  // into the MIO queue: MEM0 for a cycle
       mem0_ = c;
       pass_end_ = now;

@@ -25,10 +25,8 @@ Sm::Sm(std::uint32_t id, const SimContext& ctx)
       mio_(ctx.arch->sm.subcores, ctx.arch->sm.mio_queue) {
   const SmConfig& sm = arch_.sm;
   for (std::size_t u = 0; u < kUnits; ++u) {
-    const auto unit = static_cast<Unit>(u);
-    const bool shared =
-        unit == Unit::SharedLd || unit == Unit::SharedSt || unit == Unit::SharedAtom;
-    mio_tail_[u] = m_ + (shared ? ctx_.latency[u] - (f_ + m_ + 1) - 1 : 0);
+    mio_tail_[u] =
+        m_ + (shared_memory_unit(static_cast<Unit>(u)) ? ctx_.latency[u] - (f_ + m_ + 1) - 1 : 0);
   }
   sub_.resize(nsc_);
   for (std::uint32_t k = 0; k < nsc_; ++k) {
@@ -68,7 +66,7 @@ Sm::Sm(std::uint32_t id, const SimContext& ctx)
 // With MIO queues a shared access spends one EXE stage in its sub-core and the rest of its
 // latency after its passes (mio_tail_): the queue sits between the sub-core and the shared unit.
 std::uint32_t Sm::exe_stages(Unit u) const {
-  if (mio_.on() && (u == Unit::SharedLd || u == Unit::SharedSt || u == Unit::SharedAtom)) return 1;
+  if (mio_.on() && shared_memory_unit(u)) return 1;
   return ctx_.latency[std::size_t(u)] - (f_ + m_ + 1);
 }
 
@@ -145,7 +143,7 @@ void Sm::push_ops(std::uint32_t inflight, Unit unit, MemWork mem, bool memory,
     o.sectors = static_cast<std::uint16_t>(sectors / nsub_ + (s < sectors % nsub_ ? 1 : 0));
     o.seq = seq_++;
     o.extra = extra;
-    if (mio_.on() && mem != MemWork::None && mem != MemWork::Global) mio_.reserve(k);
+    if (mio_.on() && mio_work(mem)) mio_.reserve(k);
     sc.issuing_ops.push_back(id);
   }
   sc.pipe->issue(sc.issuing_ops[0], now);
