@@ -275,6 +275,11 @@ TEST(ArchImport, TensorLatencyAndIntervalMapWithTheirShape) {
   const auto bad = cli("arch import /dev/null --tensor-shape 16x8");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.out.find("--tensor-shape"), std::string::npos) << bad.out;
+  for (const char* shape : {"\"\"", "0x8x16", "99999999x1x1"}) {
+    const auto r = cli(std::string("arch import /dev/null --tensor-shape ") + shape);
+    EXPECT_EQ(r.exit_code, 2) << shape;
+    EXPECT_NE(r.out.find("--tensor-shape: "), std::string::npos) << shape << ": " << r.out;
+  }
 }
 
 }  // namespace

@@ -171,6 +171,11 @@ TEST(SpecKeys, APointerArgumentWithAnOffset) {
       cli("run " + ptx + " --launch " + spec_with("{ buffer = \"in\", offset_bytes = -8 }"));
   EXPECT_EQ(neg.exit_code, 2);
   EXPECT_NE(neg.out.find("offset -8 bytes is outside buffer 'in'"), std::string::npos) << neg.out;
+  const auto huge = cli("run " + ptx + " --launch " + spec_with("\"in+100000000000000000000\""));
+  EXPECT_EQ(huge.exit_code, 2);
+  EXPECT_NE(huge.out.find("offset 100000000000000000000 elements is outside buffer 'in'"),
+            std::string::npos)
+      << huge.out;
   const auto bad = cli("run " + ptx + " --launch " + spec_with("\"in+x\""));
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.out.find("is not NAME+ELEMENTS"), std::string::npos) << bad.out;

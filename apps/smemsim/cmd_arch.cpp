@@ -92,7 +92,9 @@ std::array<std::uint32_t, 3> parse_tensor_shape(const std::string& text) {
     const bool digits = !part.empty() && part.size() <= 4 &&
                         part.find_first_not_of("0123456789") == std::string::npos;
     if (end == std::string::npos || !digits || std::stoul(part) == 0)
-      throw InputError(fmt::format("--tensor-shape: '{}' is not MxNxK (e.g. 16x8x16)", text));
+      throw InputError(fmt::format(
+          "--tensor-shape: '{}' is not MxNxK with each of M, N, K from 1 to 9999 (e.g. 16x8x16)",
+          text));
     shape[d] = static_cast<std::uint32_t>(std::stoul(part));
     at = end + 1;
   }
@@ -130,7 +132,9 @@ void add_import(CLI::App* arch) {
       "builtin:transpose --arch-file gtx480.toml\n"
       "  smemsim arch import gpgpusim.config --json   # what was mapped and ignored, with lines\n"
       "  smemsim arch import gpgpusim.config --arch volta-v100 --tensor-shape 16x16x16   # wmma");
-  imp->callback([import_file, import_base, import_out, import_json, import_shape] {
+  imp->callback([imp, import_file, import_base, import_out, import_json, import_shape] {
+    if (imp->count("--tensor-shape") && import_shape->empty())
+      throw InputError("--tensor-shape: empty; give MxNxK (e.g. 16x8x16)");
     const std::array<std::uint32_t, 3> shape = parse_tensor_shape(*import_shape);
     const std::string text =
         read_file(*import_file, "GPGPU-Sim configuration", std::uint64_t{4} << 20);

@@ -5,7 +5,6 @@
 #include <toml++/toml.h>
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -205,28 +204,35 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
                          "the {} they may take together (--max-memory)",
                          who, count, elem_name(b.type), format_size(double(bytes)),
                          format_size(double(kMaxSpecBytes))));
+    // iota's first value and step, read once: exactly, as integers, for an integer buffer (a float
+    // step of 1e300 would be undefined behaviour as an int64; the other inits have neither key).
+    const double fstart = fl ? num(c, t, "start", 0) : 0, fstep = fl ? num(c, t, "step", 1) : 0;
+    const std::int64_t istart = fl ? 0 : inum(c, t, "start", 0);
+    const std::int64_t istep = fl ? 0 : inum(c, t, "step", 1);
     if (init == "iota" && count > 0) {  // checked before the buffer is allocated
-      const double start = fl ? num(c, t, "start", 0) : double(inum(c, t, "start", 0));
-      const double step = fl ? num(c, t, "step", 1) : double(inum(c, t, "step", 1));
-      const long double last = (long double)start + (long double)step * (long double)(count - 1);
-      if (!fl && std::fabs(static_cast<double>(last)) >= 9.2e18)
-        c.fail(t.get("step"), fmt::format("{}: iota from {} by {} over {} elements "
-                                          "leaves the 64-bit integer range",
-                                          who, start, step, count));
-      check_fits(c, t.get("start") ? t.get("start") : &t, who + ": start", b.type, start);
+      // long double holds every int64 exactly.
+      const long double first = fl ? (long double)fstart : (long double)istart;
+      const long double last =
+          first + (fl ? (long double)fstep : (long double)istep) * (long double)(count - 1);
+      // The numbers as the spec wrote them (1e17 stays 1e+17, 2^63 - 1 stays exact).
+      const auto written = [&](const char* key, std::int64_t v) {
+        const toml::node* n = t.get(key);
+        return n && n->is_floating_point() ? fmt::format("{}", double(v)) : fmt::format("{}", v);
+      };
+      if (!fl && (last < -9223372036854775808.0L || last > 9223372036854775807.0L))
+        c.fail(t.get("step") ? t.get("step") : &t,
+               fmt::format("{}: iota from {} by {} over {} elements "
+                           "leaves the 64-bit integer range",
+                           who, written("start", istart), written("step", istep), count));
+      check_fits(c, t.get("start") ? t.get("start") : &t, who + ": start", b.type, first);
       check_fits(c, t.get("step") ? t.get("step") : &t, who + ": the last iota value", b.type,
                  last);
     }
     b.bytes.assign(bytes, 0);
     if (init == "zeros") {
     } else if (init == "iota") {
-      const double start = fl ? num(c, t, "start", 0) : 0, step = fl ? num(c, t, "step", 1) : 0;
-      // Integer buffers exactly (their range is checked above; a float step of 1e300 would be
-      // undefined behaviour as an int64).
-      const std::int64_t istart = fl ? 0 : inum(c, t, "start", 0);
-      const std::int64_t istep = fl ? 0 : inum(c, t, "step", 1);
       for (std::int64_t i = 0; i < count; ++i)
-        store(b, std::uint64_t(i), start + step * double(i), fl ? 0 : istart + istep * i, fl);
+        store(b, std::uint64_t(i), fstart + fstep * double(i), fl ? 0 : istart + istep * i, fl);
     } else if (init == "values") {
       for (std::int64_t i = 0; i < count; ++i) {
         const toml::node& e = (*values)[std::size_t(i)];
@@ -292,98 +298,6 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
     outputs.push_back({name, path});
   }
   return b;
-}
-
-// args = [...] of the launch spec or of one [[launch]]: buffer names (their addresses), texture
-// names (texture objects) or numbers.
-std::vector<Arg> parse_args(const SpecContext& c, const toml::node* an, const toml::node& owner,
-                            const Workload& w) {
-  if (!an)
-    c.fail(&owner,
-           "the launch spec needs args = [...] (a buffer name or a number per kernel parameter)");
-  const toml::array* args = an->as_array();
-  if (!args) c.fail(an, "'args' must be an array");
-  std::vector<Arg> out;
-  // A pointer into a buffer (issue 27): "d+64" (elements of d's type) or { buffer = "d",
-  // offset_bytes = 256 } (or offset = 64, in elements), at most the buffer's end.
-  const auto pointer = [&](std::size_t i, const toml::node& at, const std::string& name,
-                           std::int64_t elements, std::int64_t bytes, bool in_bytes) {
-    for (std::uint32_t b = 0; b < w.memory.buffers.size(); ++b) {
-      const Buffer& buf = w.memory.buffers[b];
-      if (buf.name != name) continue;
-      const long double off =
-          in_bytes ? (long double)bytes : (long double)elements * elem_bytes(buf.type);
-      if (off < 0 || off > (long double)buf.bytes.size())
-        c.fail(&at, fmt::format("argument {}: offset {} {} is outside buffer '{}' ({} elements "
-                                "of {}, {} bytes)",
-                                i + 1, in_bytes ? bytes : elements, in_bytes ? "bytes" : "elements",
-                                name, buf.bytes.size() / std::uint64_t(elem_bytes(buf.type)),
-                                elem_name(buf.type), buf.bytes.size()));
-      return Arg::buf(b, static_cast<std::int64_t>(off));
-    }
-    c.fail(&at, fmt::format("argument {}: no buffer named '{}'", i + 1, name));
-  };
-  for (std::size_t i = 0; i < args->size(); ++i) {
-    const toml::node& a = (*args)[i];
-    if (const toml::table* t = a.as_table()) {
-      for (const auto& [k, v] : *t)
-        if (k.str() != "buffer" && k.str() != "offset" && k.str() != "offset_bytes")
-          c.fail(&v, fmt::format("argument {}: unknown key '{}' (buffer, offset, offset_bytes)",
-                                 i + 1, k.str()));
-      const auto name = (*t)["buffer"].value<std::string>();
-      if (!name) c.fail(&a, fmt::format("argument {}: a table needs buffer = \"NAME\"", i + 1));
-      const toml::node* on = t->get("offset");
-      const toml::node* bn = t->get("offset_bytes");
-      if (on && bn)
-        c.fail(bn, fmt::format("argument {}: offset (elements) or offset_bytes, not both", i + 1));
-      const toml::node* n = on ? on : bn;
-      const auto off = n ? n->value_exact<std::int64_t>() : std::optional<std::int64_t>(0);
-      if (!off) c.fail(n, fmt::format("argument {}: the offset must be an integer", i + 1));
-      out.push_back(pointer(i, n ? *n : a, *name, *off, *off, bn != nullptr));
-      continue;
-    }
-    if (auto s = a.value_exact<std::string>()) {
-      // "name+N" / "name + N": N elements into buffer `name`.
-      if (const std::size_t plus = s->find('+'); plus != std::string::npos) {
-        std::string name = s->substr(0, plus), num = s->substr(plus + 1);
-        const auto trim = [](std::string& x) {
-          x.erase(0, x.find_first_not_of(' '));
-          x.erase(x.find_last_not_of(' ') + 1);
-        };
-        trim(name);
-        trim(num);
-        std::int64_t n = 0;
-        const auto [end, ec] = std::from_chars(num.data(), num.data() + num.size(), n);
-        if (ec != std::errc() || end != num.data() + num.size() || num.empty())
-          c.fail(&a,
-                 fmt::format("argument {}: '{}' is not NAME+ELEMENTS (e.g. \"d+64\")", i + 1, *s));
-        out.push_back(pointer(i, a, name, n, 0, false));
-        continue;
-      }
-      bool found = false;
-      for (std::uint32_t b = 0; b < w.memory.buffers.size(); ++b)
-        if (w.memory.buffers[b].name == *s) {
-          out.push_back(Arg::buf(b));
-          found = true;
-        }
-      for (std::uint32_t t = 0; t < w.memory.textures.size(); ++t)
-        if (w.memory.textures[t].name == *s) {
-          out.push_back(Arg::texture(t));
-          found = true;
-        }
-      if (!found)
-        c.fail(&a, fmt::format("argument {}: no buffer or texture named '{}'", i + 1, *s));
-    } else if (auto iv = a.value_exact<std::int64_t>()) {
-      out.push_back(Arg::integer(*iv));
-    } else if (auto fv = a.value_exact<double>()) {
-      out.push_back(Arg::real(*fv));
-    } else if (auto bv = a.value_exact<bool>()) {
-      out.push_back(Arg::truth(*bv));
-    } else {
-      c.fail(&a, fmt::format("argument {} must be a buffer name or a number", i + 1));
-    }
-  }
-  return out;
 }
 
 // [symbols.NAME]: the initial bytes of a module variable (__constant__ or __device__), found by its

@@ -413,82 +413,6 @@ std::uint32_t Impl::vector_row(const ptx::Operand& o, int k, const ptx::Instruct
   return const_row(static_cast<std::uint64_t>(o.vimm[v - ptx::kVecImm]) & width_mask(w));
 }
 
-// The row a special register reads (issue 27): a stored one's warp row; a launch constant's
-// constant row (no clusters: every CTA is a cluster of one, so %clusterid is %ctaid); a special
-// smemsim does not model refuses the launch, naming it.
-std::uint32_t Impl::special_row(ptx::Special sp, const ptx::Instruction& ins) {
-  using S = ptx::Special;
-  const auto n = static_cast<std::uint32_t>(sp);
-  if (n < ptx::kStoredSpecials) return nregs + n;
-  switch (sp) {
-    // %globaltimer in ns is the clock at an assumed 1 GHz (docs/exec.md): the clock's own rows.
-    case S::GlobalTimer:
-      return nregs + std::uint32_t(S::Clock64);
-    case S::GlobalTimerLo:
-      return nregs + std::uint32_t(S::Clock);
-    case S::GlobalTimerHi:
-      return nregs + std::uint32_t(S::ClockHi);
-    case S::LanemaskEq:
-    case S::LanemaskLe:
-    case S::LanemaskLt:
-    case S::LanemaskGe:
-    case S::LanemaskGt:
-      return lane_row([sp](std::uint32_t l) -> std::uint64_t {
-        const std::uint64_t eq = std::uint64_t{1} << l, lt = eq - 1;
-        switch (sp) {
-          case S::LanemaskEq:
-            return eq;
-          case S::LanemaskLe:
-            return lt | eq;
-          case S::LanemaskLt:
-            return lt;
-          case S::LanemaskGe:
-            return ~lt & 0xffffffffu;
-          default:  // LanemaskGt
-            return ~(lt | eq) & 0xffffffffu;
-        }
-      });
-    case S::NsmId:
-      return const_row(arch.sm.count);
-    case S::GridId:  // the launch's grid number: one grid per executor
-      return const_row(1);
-    case S::IsExplicitCluster:
-    case S::ClusterCtaidX:
-    case S::ClusterCtaidY:
-    case S::ClusterCtaidZ:
-    case S::ClusterCtarank:
-    case S::CurrentGraphExec:  // not launched from a CUDA graph
-      return const_row(0);
-    case S::ClusterNctaidX:
-    case S::ClusterNctaidY:
-    case S::ClusterNctaidZ:
-    case S::ClusterNctarank:
-      return const_row(1);
-    case S::ClusterIdX:
-    case S::ClusterIdY:
-    case S::ClusterIdZ:
-      return nregs + std::uint32_t(S::CtaidX) + (n - std::uint32_t(S::ClusterIdX));
-    case S::NclusterIdX:
-    case S::NclusterIdY:
-    case S::NclusterIdZ:
-      return nregs + std::uint32_t(S::NctaidX) + (n - std::uint32_t(S::NclusterIdX));
-    case S::DynamicSmemSize:
-      return const_row(launch.dynamic_shared_bytes);
-    case S::TotalSmemSize:
-    case S::AggrSmemSize:  // no reserved region: the block's shared memory
-      return const_row(shared.total_bytes);
-    default:
-      break;
-  }
-  const char* what = sp <= S::ReservedSmemOffset1 ? "the reserved shared memory of cooperative "
-                                                    "groups' block_tile_memory"
-                     : sp <= S::Pm7_64            ? "a performance-monitor counter"
-                                                  : "a driver-defined environment register";
-  throw InputError(located(module.filename, ins.ptx_line,
-                           fmt::format("the executor does not model {} ({}) in '{}'",
-                                       ptx::special_name(sp), what, ptx::to_string(kernel, ins))));
-}
-
 std::uint32_t Impl::const_row(std::uint64_t bits) {
   const std::size_t rows = consts.size() / lanes;
   for (std::size_t r = 0; r < rows; ++r)
@@ -496,15 +420,6 @@ std::uint32_t Impl::const_row(std::uint64_t bits) {
       return local_rows + static_cast<std::uint32_t>(r);
   consts.insert(consts.end(), lanes, bits);
   return local_rows + static_cast<std::uint32_t>(rows);
-}
-
-// A constant row whose value differs by lane (the lane masks): the same for every warp, so it is
-// a constant, not a row of each warp's file; never shared with a uniform constant.
-std::uint32_t Impl::lane_row(const std::function<std::uint64_t(std::uint32_t)>& value) {
-  const auto r = static_cast<std::uint32_t>(consts.size() / lanes);
-  for (std::uint32_t l = 0; l < lanes; ++l) consts.push_back(value(l));
-  varying_rows.insert(r);
-  return local_rows + r;
 }
 
 void Impl::predecode() {

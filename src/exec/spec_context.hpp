@@ -41,6 +41,11 @@ std::int64_t inum(const SpecContext& c, const toml::table& t, const char* key, s
 void check_fits(const SpecContext& c, const toml::node* n, const std::string& what, ElemType t,
                 long double v);
 
+// args = [...] (spec_args.cpp): `an` the array, `owner` the table it belongs to (the spec or a
+// [[launch]]), for the message when it is missing.
+std::vector<Arg> parse_args(const SpecContext& c, const toml::node* an, const toml::node& owner,
+                            const Workload& w);
+
 // [textures.NAME] tables (launch_textures.cpp): texture objects over the spec's buffers, appended
 // to w.memory.textures. Throws InputError naming the spec's line.
 void parse_textures(const SpecContext& c, const toml::node& n, Workload& w);

@@ -102,8 +102,12 @@ void check_fits(const SpecContext& c, const toml::node* n, const std::string& wh
       lo = -std::ldexp(1.0L, bits - 1);
       hi = std::ldexp(1.0L, bits) - 1;
       if (v < lo || v > hi)
-        c.fail(n, fmt::format("{} = {} does not fit {} ({} to {})", what, double(v), elem_name(t),
-                              double(lo), double(hi)));
+        // Whole numbers as integers (9223372036854775807, not 9.223372036854776e+18).
+        c.fail(n, fmt::format("{} = {} does not fit {} ({} to {})", what,
+                              v == std::floor(v) && std::fabs(v) <= 9223372036854775807.0L
+                                  ? fmt::format("{}", static_cast<std::int64_t>(v))
+                                  : fmt::format("{}", double(v)),
+                              elem_name(t), double(lo), double(hi)));
       return;
     }
   }
