@@ -17,12 +17,36 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <deque>
 #include <vector>
 
 #include "timing/op.hpp"
 
 namespace smemsim::timing {
+
+// A FIFO in one vector whose storage is kept: the queues empty and refill every few cycles on
+// every SM, and a std::deque would allocate and free its blocks as they do (and spread the SMs'
+// queues over the heap).
+template <typename T>
+class Fifo {
+ public:
+  bool empty() const { return head_ == v_.size(); }
+  T& front() { return v_[head_]; }
+  const T& front() const { return v_[head_]; }
+  void push_back(const T& x) { v_.push_back(x); }
+  void pop_front() {
+    if (++head_ == v_.size()) {
+      v_.clear();
+      head_ = 0;
+    } else if (head_ >= 64 && 2 * head_ >= v_.size()) {  // never empty: drop the popped half
+      v_.erase(v_.begin(), v_.begin() + std::ptrdiff_t(head_));
+      head_ = 0;
+    }
+  }
+
+ private:
+  std::vector<T> v_;
+  std::size_t head_ = 0;
+};
 
 class MioUnit {
  public:
@@ -117,8 +141,8 @@ class MioUnit {
   };
   std::uint32_t depth_;
   std::vector<std::uint32_t> used_;  // per sub-core: entries taken (issued, last pass not done)
-  std::vector<std::deque<Entry>> queues_;
-  std::vector<std::deque<Return>> returns_;
+  std::vector<Fifo<Entry>> queues_;
+  std::vector<Fifo<Return>> returns_;
 };
 
 }  // namespace smemsim::timing
