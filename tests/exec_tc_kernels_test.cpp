@@ -195,8 +195,8 @@ TEST(TensorCoreKernels, HashSearchSwizzleEqualsOrBeatsTheHandWrittenOne) {
   }
 }
 
-// Must show 3: an ldmatrix row address off its 16-byte alignment, and an mma shape smemsim does
-// not implement: one line each, exit 2, naming the PTX line and the CUDA line.
+// Must show 3: an ldmatrix row address off its 16-byte alignment, and an mma form smemsim does
+// not implement (fp8): one line each, exit 2, naming the PTX line and the CUDA line.
 TEST(TensorCoreKernels, BadTensorCoreCodeIsAClearError) {
   const std::string cu = test::temp_file("tc_bad.cu", R"(#include <cuda_fp16.h>
 __global__ void misaligned(unsigned* out) {
@@ -208,16 +208,16 @@ __global__ void misaligned(unsigned* out) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];" : "=r"(r) : "r"(a));
   out[threadIdx.x] = r;
 }
-__global__ void m8n8k4(unsigned* out) {
-  unsigned a0 = 0, a1 = 0, b0 = 0, b1 = 0;
-  float c[8] = {};
-  asm volatile("mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%0,%1,%2,%3,%4,%5,%6,%7}, {%8,%9}, {%10,%11}, {%0,%1,%2,%3,%4,%5,%6,%7};" : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3]), "+f"(c[4]), "+f"(c[5]), "+f"(c[6]), "+f"(c[7]) : "r"(a0), "r"(a1), "r"(b0), "r"(b1));
+__global__ void fp8(unsigned* out) {
+  unsigned a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0;
+  float c[4] = {};
+  asm volatile("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};" : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3]) : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
   out[threadIdx.x] = (unsigned)c[0];
 }
 )");
   const std::string ptx = ::testing::TempDir() + "smemsim_tc_bad.ptx";
   const std::string nvcc =
-      std::string(SMEMSIM_NVCC) + " -ptx -lineinfo -arch=sm_80 " + cu + " -o " + ptx + " 2>&1";
+      std::string(SMEMSIM_NVCC) + " -ptx -lineinfo -arch=sm_89 " + cu + " -o " + ptx + " 2>&1";
   ASSERT_EQ(std::system(nvcc.c_str()), 0) << nvcc;
   const std::string spec = test::temp_file("tc_bad.toml",
                                            "grid = [1]\nblock = [32]\nargs = [\"out\"]\n"
@@ -228,11 +228,13 @@ __global__ void m8n8k4(unsigned* out) {
   EXPECT_NE(r.out.find("misaligned shared load of 16 bytes"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("(smemsim_tc_bad.cu:8)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("ldmatrix.sync.aligned.m8n8.x1.shared.b16"), std::string::npos) << r.out;
-  r = cli("run " + ptx + " --kernel m8n8k4 --launch " + spec + kArch);
+  r = cli("run " + ptx + " --kernel fp8 --launch " + spec + kArch);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.out.find("unsupported PTX instruction 'mma.sync.aligned.m8n8k4"), std::string::npos)
+  EXPECT_NE(r.out.find("unsupported PTX instruction 'mma.sync.aligned.m16n8k32.row.col.f32.e4m3"),
+            std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("(shape m8n8k4) (smemsim_tc_bad.cu:14)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(fp8, fp6 and fp4 elements) (smemsim_tc_bad.cu:14)"), std::string::npos)
+      << r.out;
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
 }
 

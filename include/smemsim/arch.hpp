@@ -71,8 +71,9 @@ struct SmConfig {
   // integer and float alike). A tensor op's latency is lat_tensor + its initiation interval - 1.
   std::uint32_t lat_fma = 0, lat_fp64 = 0, lat_tensor = 0;
   // Dense FP16 multiply-adds per cycle of one tensor unit (per sub-core); an mma of m x n x k
-  // holds it ceil(m*n*k / tensor_fmas) cycles (TF32 at half, INT8 at twice, FP64 at 1/16 that
-  // rate). 0: no tensor core, an mma issues like an ALU instruction.
+  // holds it ceil(m*n*k / tensor_fmas) cycles (TF32 at half, INT8 at twice, INT4 at 4x, b1 at
+  // 16x, FP64 at 1/16 that rate: A100's ratios). 0: no tensor core, an mma issues like an ALU
+  // instruction.
   std::uint32_t tensor_fmas = 0;
   std::uint32_t lat_branch = 32;
   std::uint32_t lat_shared_ld = 32;

@@ -48,13 +48,18 @@ enum class Opcode : std::uint8_t {
   Ldmatrix, Stmatrix, CpAsync, CpAsyncCommit, CpAsyncWait, Mma, WmmaLoad, WmmaStore, WmmaMma,
 };
 // The matrix shapes of mma.sync and wmma (m, n, k).
-enum class MmaShape : std::uint8_t { None, M16N8K16, M16N8K8, M16N16K16, M32N8K16, M8N32K16, M16N16K8 };
+enum class MmaShape : std::uint8_t {
+  None, M16N8K16, M16N8K8, M16N16K16, M32N8K16, M8N32K16, M16N16K8,
+  // issue 27: f64, integer and single-bit shapes, and Volta's m8n8k4
+  M8N8K4, M8N8K16, M8N8K32, M8N8K128, M16N8K4, M16N8K32, M16N8K64, M16N8K128, M16N8K256,
+};
 // clang-format on
 
 // clang-format off
 enum class Type : std::uint8_t {
   None, Pred, B8, B16, B32, B64, U8, U16, U32, U64, S8, S16, S32, S64, F16, F32, F64,
   BF16, F16X2, BF16X2, TF32,  // issue 16: half precision pairs and TensorFloat-32
+  S4, U4, B1,  // issue 27: the sub-byte elements of mma and wmma (no other instruction takes them)
 };
 // clang-format on
 
@@ -141,6 +146,7 @@ enum Flag : std::uint32_t {
   kSatfinite = 1 << 22,  // cvt .satfinite: no infinities
   kRelu = 1 << 23,       // cvt .relu, max/min .relu: negative results become 0
   kNaN = 1 << 24,        // max/min .NaN: a NaN operand gives NaN
+  kXorPopc = 1 << 25,    // mma/wmma.mma on .b1: .xor.popc (otherwise .and.popc)
 };
 
 enum class OperandKind : std::uint8_t {
@@ -211,7 +217,8 @@ struct Instruction {
   TestOp test = TestOp::None;
   TexGeom geom = TexGeom::None;
   MmaShape shape = MmaShape::None;  // mma/wmma
-  Type type3 = Type::None;          // mma: C's type (type = D's, type2 = A's and B's)
+  Type type3 = Type::None;          // mma: C's type (type = D's, type2 = A's)
+  Type type4 = Type::None;          // mma: B's type (u8 and s8 may mix)
   // tld4: the component gathered (r g b a = 0..3); prmt: the mode (0 default, then f4e b4e rc8
   // ecl ecr rc16 = 1..6); wmma.load: the matrix (a b c = 0..2).
   std::uint8_t comp = 0;
@@ -357,6 +364,12 @@ int type_bytes(Type t);                    // bytes in memory: at least 1 (Pred,
 bool is_float(Type t);
 bool is_half(Type t);  // f16, bf16, f16x2, bf16x2
 bool is_signed(Type t);
+
+struct MmaDims {
+  int m = 0, n = 0, k = 0;
+};
+MmaDims mma_shape_dims(MmaShape s);       // {0, 0, 0} for None
+std::string_view shape_name(MmaShape s);  // "m16n8k16", "" for None
 
 // One line of PTX-like text for an instruction (debugging, profile output).
 std::string to_string(const Kernel& kernel, const Instruction& ins);

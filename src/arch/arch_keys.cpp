@@ -184,7 +184,8 @@ const std::vector<Key>& key_table() {
          "lat_tensor + I - 1; 0: sm.lat_alu"),
       sm("sm.tensor_fmas", &SmConfig::tensor_fmas, 0, 1 << 20,
          "dense FP16 multiply-adds per cycle of a sub-core's tensor unit: mma.mMnNkK holds it "
-         "ceil(M*N*K / tensor_fmas) cycles (TF32 half, INT8 twice, FP64 1/16 the rate); 0: no "
+         "ceil(M*N*K / tensor_fmas) cycles (TF32 half, INT8 twice, INT4 4x, b1 16x, FP64 1/16 the "
+         "rate); 0: no "
          "tensor core"),
       sm("sm.lat_sfu", &SmConfig::lat_sfu, 1, 100000,
          "cycles, special-function unit (sin, cos, ex2, lg2, rcp, sqrt, rsqrt, div, rem)"),

@@ -12,11 +12,15 @@
 // The products are exact (f16, bf16 and tf32 products fit a double) and summed in double; each
 // result is rounded once to its type. Hardware accumulates in a tensor-core order NVIDIA does not
 // document, so results on a GPU may differ in the last bits of f32 (docs/exec.md, "Tensor cores").
+// Integer (s8, u8, s4, u4) and single-bit (b1) products are exact, their s32 results wrapped or,
+// with .satfinite, clamped; f64 is fused multiply-adds in k order.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "exec/exec_internal.hpp"
 #include "exec/half.hpp"
@@ -92,34 +96,69 @@ void ldmatrix(Impl& im, Cta& cta, Warp& w, std::uint32_t pc) {
   }
 }
 
-double element(std::uint64_t reg, int half, Type t) {
+// Element `sub` of a fragment register of type t (sub-byte and 8-bit elements from the low bits
+// up, PTX ISA "Matrix Data-types").
+double element(std::uint64_t reg, int sub, Type t) {
   switch (t) {
+    case Type::F64:
+      return std::bit_cast<double>(reg);
     case Type::F32:
       return std::bit_cast<float>(static_cast<std::uint32_t>(reg));
+    case Type::S32:
+      return static_cast<std::int32_t>(static_cast<std::uint32_t>(reg));
     case Type::TF32:
       return small_to_double(static_cast<std::uint32_t>(reg), kTF32);  // the low 13 bits ignored
     case Type::BF16:
-      return bf16_value(half_of(reg, half));
-    default:
-      return f16_value(half_of(reg, half));
+      return bf16_value(half_of(reg, sub));
+    case Type::F16:
+      return f16_value(half_of(reg, sub));
+    case Type::S8:
+      return static_cast<std::int8_t>(reg >> (8 * sub));
+    case Type::U8:
+      return static_cast<std::uint8_t>(reg >> (8 * sub));
+    case Type::S4:  // sign-extended from bit 3
+      return static_cast<std::int8_t>(static_cast<std::uint8_t>(reg >> (4 * sub)) << 4) >> 4;
+    case Type::U4:
+      return (reg >> (4 * sub)) & 0xf;
+    default:  // b1
+      return (reg >> sub) & 1;
   }
 }
 
-void store_element(std::uint64_t& reg, int half, Type t, double v) {
-  if (t == Type::F32) {
-    reg = std::bit_cast<std::uint32_t>(static_cast<float>(v));
-    return;
+// The result v into element `sub` of D's register: f32/f16/bf16 rounded to nearest (.satfinite:
+// an infinity becomes the largest finite value of its sign), s32 wrapped modulo 2^32 or, with
+// .satfinite, clamped to its range (PTX ISA "mma").
+void store_element(std::uint64_t& reg, int sub, Type t, double v, bool satfinite) {
+  switch (t) {
+    case Type::F64:
+      reg = std::bit_cast<std::uint64_t>(v);
+      return;
+    case Type::S32: {
+      const double lo = -2147483648.0, hi = 2147483647.0;
+      if (satfinite) v = std::clamp(v, lo, hi);
+      // Exact integers: |v| < 2^53 (256 products of 8-bit integers and an s32 at most).
+      reg = static_cast<std::uint32_t>(static_cast<std::int64_t>(v));
+      return;
+    }
+    case Type::F32: {
+      float f = static_cast<float>(v);
+      if (satfinite && std::isinf(f)) f = std::copysign(std::numeric_limits<float>::max(), f);
+      reg = std::bit_cast<std::uint32_t>(f);
+      return;
+    }
+    default: {
+      const std::uint64_t h = double_to_small(v, half_format(t), ptx::Rounding::Rn, satfinite);
+      reg = (reg & ~(std::uint64_t{0xffff} << (16 * sub))) | ((h & 0xffff) << (16 * sub));
+    }
   }
-  const std::uint64_t h = double_to_small(v, half_format(t), ptx::Rounding::Rn) & 0xffff;
-  reg = (reg & ~(std::uint64_t{0xffff} << (16 * half))) | (h << (16 * half));
 }
 
+constexpr int kMaxK = 256;  // b1 m16n8k256
 struct Matrices {
-  double a[32][16], b[16][32], c[32][32];
+  double a[32][kMaxK], b[kMaxK][32], c[32][32];
 };
 
-// The warp's fragments of matrix `which` gathered into `dst` (rows x cols, row-major), or the
-// reverse (scatter) for D.
+// The warp's fragments of matrix `which` gathered into `dst` (rows x cols, row-major).
 template <typename Layout>
 void gather(Impl& im, Warp& w, const ptx::Operand& v, int which, Type t, Layout layout, double* dst,
             int cols) {
@@ -128,59 +167,84 @@ void gather(Impl& im, Warp& w, const ptx::Operand& v, int which, Type t, Layout 
     const int n = layout(which, t, lane, s);
     for (int i = 0; i < n; ++i) {
       const FragSlot& e = s[std::size_t(i)];
-      dst[e.row * cols + e.col] = element(im.row(w, v.vec[e.reg])[lane], e.half, t);
+      dst[e.row * cols + e.col] = element(im.row(w, v.vec[e.reg])[lane], e.sub, t);
     }
   }
 }
 
+// D = A B + C. Floating-point products are exact in double (f16, bf16, tf32) and summed in
+// double, the result rounded once; f64 is a chain of fused multiply-adds from C in k order (the
+// DMMA unit's order is undocumented); integer products and sums are exact, b1's "product" is
+// a AND b or a XOR b and its sum the population count.
 template <typename Layout>
-void multiply(Impl& im, Warp& w, const ptx::Instruction& ins, MmaDims d, Layout layout) {
+void multiply(Impl& im, Warp& w, const ptx::Instruction& ins, MmaProduct d, Layout layout) {
   static thread_local Matrices mx;
-  gather(im, w, ins.ops[1], 0, ins.type2, layout, &mx.a[0][0], 16);
-  gather(im, w, ins.ops[2], 1, ins.type2, layout, &mx.b[0][0], 32);
+  gather(im, w, ins.ops[1], 0, ins.type2, layout, &mx.a[0][0], kMaxK);
+  gather(im, w, ins.ops[2], 1, ins.type4, layout, &mx.b[0][0], 32);
   gather(im, w, ins.ops[3], 2, ins.type3, layout, &mx.c[0][0], 32);
+  const bool f64 = ins.type2 == Type::F64, b1 = ins.type2 == Type::B1;
+  const bool bit_xor = ins.has(ptx::kXorPopc);
+  const int kg = d.k / d.groups, mg = d.m / d.groups;
   double r[32][32];
   for (int i = 0; i < d.m; ++i)
     for (int j = 0; j < d.n; ++j) {
+      const int k0 = (i / mg) * kg, k1 = k0 + kg;  // one group: the whole of K
       double s = 0;
-      for (int kk = 0; kk < d.k; ++kk) s += mx.a[i][kk] * mx.b[kk][j];
+      if (f64) {
+        s = mx.c[i][j];
+        for (int kk = k0; kk < k1; ++kk) s = std::fma(mx.a[i][kk], mx.b[kk][j], s);
+        r[i][j] = s;
+        continue;
+      }
+      if (b1)
+        for (int kk = k0; kk < k1; ++kk)
+          s += bit_xor ? double(mx.a[i][kk] != mx.b[kk][j]) : mx.a[i][kk] * mx.b[kk][j];
+      else
+        for (int kk = k0; kk < k1; ++kk) s += mx.a[i][kk] * mx.b[kk][j];
       r[i][j] = s + mx.c[i][j];
     }
-  // Scatter D: every register of the D vector written from the lanes' elements (a register holds
-  // one f32 or two f16). D may name C's registers: everything was gathered above.
+  // Scatter D: every register of the D vector written from the lanes' elements. D may name C's
+  // registers: everything was gathered above.
   FragSlots s;
   const ptx::Operand& dv = ins.ops[0];
   for (int i = 0; i < dv.count; ++i) {
     std::uint64_t* reg = im.row(w, dv.vec[std::size_t(i)]);
     for (int lane = 0; lane < 32; ++lane) reg[lane] = 0;
   }
+  const bool sat = ins.has(ptx::kSatfinite);
   for (int lane = 0; lane < 32; ++lane) {
     const int n = layout(2, ins.type, lane, s);
     for (int i = 0; i < n; ++i) {
       const FragSlot& e = s[std::size_t(i)];
-      store_element(im.row(w, dv.vec[e.reg])[lane], e.half, ins.type, r[e.row][e.col]);
+      store_element(im.row(w, dv.vec[e.reg])[lane], e.sub, ins.type, r[e.row][e.col], sat);
     }
   }
 }
 
-// The shared-memory phases of a wmma.load/store. A 16-bit fragment register holds an 8x8 block of
-// the matrix: one phase of its eight 16-byte rows (or columns, col-major) in memory, as the
-// ldmatrix/stmatrix sm_80 compiles it to. A 32-bit register (tf32, f32) is one element per lane, a
-// 32-bit access; two f32 C/D registers of adjacent columns in a row-major layout go together, a
-// 64-bit access per lane (LDS.64/STS.64).
+// The shared-memory phases of a wmma.load/store. A register whose elements lie side by side in
+// memory (16-bit elements, or 8-bit and narrower ones along a row-major A or column-major B, the
+// layout the PTX ISA requires of sub-byte ones) holds 32 bits of each of eight rows of an 8 x 16
+// byte block: one phase of its eight 16-byte rows (or columns), as the ldmatrix/stmatrix sm_80
+// compiles it to. 8-bit elements across rows are one byte per lane and element. A 32-bit register
+// (tf32, f32, s32) is one element per lane, a 32-bit access; two f32/s32 C/D registers of adjacent
+// columns in a row-major layout go together, a 64-bit access per lane (LDS.64/STS.64), as does an
+// f64 register.
 void wmma_traffic(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, const ptx::Instruction& ins,
                   const FragSlots* slots, const int* counts, const std::uint64_t* offs,
-                  const std::uint64_t* pitch, bool col) {
+                  const std::uint64_t* ld, bool col) {
   const Op op = ins.op == Opcode::WmmaLoad ? Op::Load : Op::Store;
   const int which = std::min<int>(ins.comp, 2);
-  const std::uint64_t esize = ins.type == Type::F32 || ins.type == Type::TF32 ? 4 : 2;
+  const int bits = ptx::type_bits(ins.type);
   const int regs = wmma_primary_registers(ins.shape, which, ins.type);
-  auto offset = [&](int lane, const FragSlot& e) {
-    return offs[lane] +
-           (col ? e.col * pitch[lane] + e.row * esize : e.row * pitch[lane] + e.col * esize);
+  auto offset = [&](int lane, const FragSlot& e) {  // bytes
+    const std::uint64_t el = col ? e.col * ld[lane] + e.row : e.row * ld[lane] + e.col;
+    return offs[lane] + el * std::uint64_t(bits) / 8;
   };
+  // Along a register's elements, memory is contiguous: A's rows (K) in a row-major layout, B's
+  // columns (K) in a column-major one.
+  const bool contiguous = which == 0 ? !col : which == 1 ? col : false;
   for (int r = 0; r < regs; ++r) {
-    if (esize == 2) {
+    if (bits == 16 || (bits < 16 && contiguous)) {
       int r0 = 1 << 20, c0 = 1 << 20;
       for (int lane = 0; lane < 32; ++lane)
         for (int i = 0; i < counts[lane]; ++i)
@@ -188,13 +252,31 @@ void wmma_traffic(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, const ptx::Inst
             r0 = std::min<int>(r0, slots[lane][std::size_t(i)].row);
             c0 = std::min<int>(c0, slots[lane][std::size_t(i)].col);
           }
-      for (int i = 0; i < 8; ++i)  // lane i stands for the block's i-th row (column) in memory
-        im.addr[std::size_t(i)] = offset(
-            0, FragSlot{0, 0, std::uint16_t(col ? r0 : r0 + i), std::uint16_t(col ? c0 + i : c0)});
+      // Lane i stands for the block's i-th row (column) in memory: the block's 8 lanes x 4
+      // threads are rows (or, K-major, columns) of the matrix.
+      const bool down = which == 1 ? !col : col;  // the block's 8 lines run along the matrix's n
+      for (int i = 0; i < 8; ++i)
+        im.addr[std::size_t(i)] = offset(0, FragSlot{0, 0, std::uint16_t(down ? r0 : r0 + i),
+                                                     std::uint16_t(down ? c0 + i : c0)});
       emit_shared(im, w, cta, pc, op, lanes_mask(8), 4);
       continue;
     }
-    const bool pair = which == 2 && ins.type == Type::F32 && !col && (r & 1) == 0;
+    if (bits == 8) {  // one byte per lane and element
+      for (int e = 0; e < 4; ++e) {
+        LaneMask lanes = 0;
+        for (int lane = 0; lane < 32; ++lane)
+          for (int i = 0; i < counts[lane]; ++i) {
+            const FragSlot& s = slots[lane][std::size_t(i)];
+            if (s.reg != r || s.sub != e) continue;
+            im.addr[std::size_t(lane)] = offset(lane, s);
+            lanes |= LaneMask{1} << lane;
+          }
+        emit_shared(im, w, cta, pc, op, lanes, 1);
+      }
+      continue;
+    }
+    const bool pair = bits == 64 || (which == 2 && !col && (r & 1) == 0 &&
+                                     (ins.type == Type::F32 || ins.type == Type::S32));
     LaneMask lanes = 0;
     for (int lane = 0; lane < 32; ++lane)
       for (int i = 0; i < counts[lane]; ++i)
@@ -203,8 +285,16 @@ void wmma_traffic(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, const ptx::Inst
           lanes |= LaneMask{1} << lane;
         }
     emit_shared(im, w, cta, pc, op, lanes, pair ? 2 : 1);
-    if (pair) ++r;
+    if (pair && bits == 32) ++r;
   }
+}
+
+// Bits of an element of type t at bit `shift` of the bytes at p (1-, 4- and 8-bit elements: one
+// byte read; wider ones: their bytes).
+std::uint64_t read_element(const std::uint8_t* p, int bits, int shift) {
+  std::uint64_t v = 0;
+  std::memcpy(&v, p, std::size_t(std::max(bits, 8) / 8));
+  return bits >= 8 ? v : (v >> shift) & ((1u << bits) - 1);
 }
 
 void wmma_move(Impl& im, Cta& cta, Warp& w, std::uint32_t pc) {
@@ -213,55 +303,56 @@ void wmma_move(Impl& im, Cta& cta, Warp& w, std::uint32_t pc) {
   const bool load = ins.op == Opcode::WmmaLoad;
   const int which = std::min<int>(ins.comp, 2);
   const Type t = ins.type;
-  const MmaDims d = mma_dims(ins.shape);
+  const ptx::MmaDims d = ptx::mma_shape_dims(ins.shape);
   const int rows = which == 0 ? d.m : which == 1 ? d.k : d.m;
   const int cols = which == 0 ? d.k : d.n;
   const bool col = ins.has(ptx::kColA);
-  const int esize = t == Type::F32 || t == Type::TF32 ? 4 : 2;
+  const int bits = ptx::type_bits(t);
+  const std::uint64_t bytes = std::uint64_t(std::max(bits, 8) / 8);
   const ptx::Operand& frag = ins.ops[load ? 0 : 1];
   const std::uint64_t* stride = ins.num_ops == 3 ? im.row(w, x.row[2]) : nullptr;  // in elements
   static thread_local FragSlots slots[32];
   int counts[32];
-  std::uint64_t base[32], pitch[32];
+  std::uint64_t base[32], ld[32];
   for (int lane = 0; lane < 32; ++lane) {
     counts[lane] = wmma_fragment(ins.shape, which, t, lane, slots[lane]);
     base[lane] = address(im, w, x, lane);
-    const std::uint64_t ld =
-        stride ? (stride[lane] & 0xffffffffu) : std::uint64_t(col ? rows : cols);
-    pitch[lane] = ld * std::uint64_t(esize);
+    ld[lane] = stride ? (stride[lane] & 0xffffffffu) : std::uint64_t(col ? rows : cols);
   }
   // Resolve every element first: a bad address leaves no partial effect.
-  static thread_local std::uint8_t* ptr[32][16];
+  static thread_local std::uint8_t* ptr[32][kMaxFragSlots];
+  static thread_local std::uint8_t shift[32][kMaxFragSlots];
   LaneMask shared = 0;
   for (int lane = 0; lane < 32; ++lane)
     for (int i = 0; i < counts[lane]; ++i) {
       const FragSlot& e = slots[lane][std::size_t(i)];
-      const std::uint64_t off = col ? e.col * pitch[lane] + e.row * std::uint64_t(esize)
-                                    : e.row * pitch[lane] + e.col * std::uint64_t(esize);
-      ptr[lane][i] = lane_pointer(im, cta, w, pc, lane, ins.space, base[lane] + off,
-                                  std::uint64_t(esize), !load, shared);
+      const std::uint64_t el = col ? e.col * ld[lane] + e.row : e.row * ld[lane] + e.col;
+      const std::uint64_t bit = el * std::uint64_t(bits);
+      shift[lane][i] = std::uint8_t(bit % 8);
+      ptr[lane][i] =
+          lane_pointer(im, cta, w, pc, lane, ins.space, base[lane] + bit / 8, bytes, !load, shared);
     }
   if (shared) {
     std::uint64_t offs[32];
     for (int lane = 0; lane < 32; ++lane)
       offs[lane] = ins.space == ptx::Space::Generic ? base[lane] & kOffsetMask : base[lane];
-    wmma_traffic(im, cta, w, pc, ins, slots, counts, offs, pitch, col);
+    wmma_traffic(im, cta, w, pc, ins, slots, counts, offs, ld, col);
   }
   const int primary = wmma_primary_registers(ins.shape, which, t);
+  const int reg_bits = bits == 64 ? 64 : 32;
+  const std::uint64_t mask = bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
   for (int lane = 0; lane < 32; ++lane) {
+    if (load)  // sub-word elements are merged into their register: start from zero
+      for (int r = 0; r < primary; ++r) im.row(w, frag.vec[std::size_t(r)])[lane] = 0;
     for (int i = 0; i < counts[lane]; ++i) {
       const FragSlot& e = slots[lane][std::size_t(i)];
       std::uint64_t& reg = im.row(w, frag.vec[e.reg])[lane];
+      const int at = bits >= reg_bits ? 0 : bits * e.sub;
       if (load) {
-        std::uint64_t v = 0;
-        std::memcpy(&v, ptr[lane][i], std::size_t(esize));
-        if (esize == 4)
-          reg = v;
-        else
-          reg = (reg & ~(std::uint64_t{0xffff} << (16 * e.half))) | (v << (16 * e.half));
-      } else {
-        const std::uint64_t v = esize == 4 ? reg & 0xffffffffu : half_of(reg, e.half);
-        std::memcpy(ptr[lane][i], &v, std::size_t(esize));
+        reg |= (read_element(ptr[lane][i], bits, shift[lane][i]) & mask) << at;
+      } else {  // D is f16, f32, s32 or f64: whole bytes
+        const std::uint64_t v = (reg >> at) & mask;
+        std::memcpy(ptr[lane][i], &v, std::size_t(bytes));
       }
     }
     if (load)  // registers past the fragment's own repeat them (f16 A and B have 8)
@@ -284,12 +375,13 @@ void exec_matrix(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
     case Opcode::WmmaStore:
       return wmma_move(im, cta, w, pc);
     case Opcode::Mma:
-      return multiply(im, w, ins, mma_dims(ins.shape),
+      return multiply(im, w, ins, mma_product(ins.shape, ins.type2),
                       [&](int which, Type t, int lane, FragSlots& s) {
-                        return mma_fragment(ins.shape, which, t, t, lane, s);
+                        const bool col = ins.has(which == 0 ? ptx::kColA : ptx::kColB);
+                        return mma_fragment(ins.shape, which, t, which < 2 && col, lane, s);
                       });
     case Opcode::WmmaMma:
-      return multiply(im, w, ins, mma_dims(ins.shape),
+      return multiply(im, w, ins, mma_product(ins.shape, ins.type2),
                       [&](int which, Type t, int lane, FragSlots& s) {
                         return wmma_fragment(ins.shape, which, t, lane, s);
                       });

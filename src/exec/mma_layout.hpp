@@ -1,19 +1,23 @@
-// Which matrix elements each lane holds in the registers of an mma.sync or wmma fragment (issue
-// 16). mma.sync follows the PTX ISA's "Matrix Fragments for mma.m16n8k16 / mma.m16n8k8" figures,
-// with g = lane / 4 (groupID) and t = lane % 4 (threadID_in_group):
-//   A m16k16 (f16, bf16), 4 regs of 2 halves h:  row g + 8 (r & 1), col 2t + h + 8 (r >> 1)
-//   A m16k8 f16, 2 regs:                         row g + 8 r,       col 2t + h
-//   A m16k8 tf32, 4 regs of one element:         row g + 8 (r & 1), col t + 4 (r >> 1)
-//   B k16n8 (f16, bf16), 2 regs:                 k 2t + h + 8 r,    n g
-//   B k8n8 f16, 1 reg:                           k 2t + h,          n g
-//   B k8n8 tf32, 2 regs:                         k t + 4 r,         n g
-//   C/D f32, 4 regs:                             row g + 8 (r >> 1), col 2t + (r & 1)
-//   C/D f16, 2 regs of 2 halves:                 row g + 8 r,       col 2t + h
+// Which matrix elements each lane holds in the registers of an mma.sync or wmma fragment (issues
+// 16 and 27). mma.sync follows the PTX ISA's "Matrix Fragments for mma.mMnNkK" figures, with
+// g = lane / 4 (groupID), t = lane % 4 (threadID_in_group) and E the elements one register holds
+// (f16/bf16 2, s8/u8 4, s4/u4 8, b1 32; tf32, f32, s32 and f64 one):
+//   A (m x k), register r, element e:  row g (+ 8 (r & 1) for m16),
+//                                      col E t + e + 4E (r >> 1) (m16) or + 4E r (m8)
+//   B (k x n8), register r, element e: k E t + e + 4E r, n g
+//   C/D f16 (m16 x n8), 2 registers:   row g + 8 r, col 2t + e
+//   C/D one per register:              row g + 8 (r >> 1), col 2t + (r & 1) (m8: r < 2, row g)
+// which, for f16 m16n8k16 (E = 2), is the familiar "row g + 8 (r & 1), col 2t + h + 8 (r >> 1)".
+// f16 mma.m8n8k4 is four independent 8x8x4 products, one per quad-pair (lanes 4q..4q+3 low and
+// 16+4q.. high, PTX ISA "Matrix Fragments for mma.m8n8k4 with .f16"); they are placed on the
+// diagonal of a 32x32x16 product: quad-pair q's A at rows 8q, columns 4q, its B at rows 4q,
+// columns 8q, its C/D at (8q, 8q).
 // wmma fragments are opaque in CUDA ("unspecified", CUDA C++ Programming Guide, WMMA); ours are
 // the mma.sync tiles they are executed as on sm_80 and later, side by side: m16n16k16 is two n8
 // tiles, m32n8k16 two m16 tiles, m8n32k16 four n8 tiles of the top eight rows, m16n16k8 (tf32) two
-// n8 tiles of m16n8k8. Where the PTX ISA gives a fragment more registers than its elements need
-// (f16 A and B always have 8), the extra registers repeat the first ones.
+// n8 tiles of m16n8k8; the m8n8 shapes (s4 m8n8k32, b1 m8n8k128, f64 m8n8k4) are one m8n8 tile.
+// Where the PTX ISA gives a fragment more registers than its elements need (f16 A and B always
+// have 8), the extra registers repeat the first ones.
 #pragma once
 
 #include <array>
@@ -24,22 +28,28 @@
 namespace smemsim::exec::detail {
 
 struct FragSlot {
-  std::uint8_t reg = 0, half = 0;  // register of the fragment; half of a 2 x 16-bit register
+  std::uint8_t reg = 0, sub = 0;   // register of the fragment; element within it (low bits first)
   std::uint16_t row = 0, col = 0;  // in A (m x k), B (k x n) or C/D (m x n)
 };
-using FragSlots = std::array<FragSlot, 16>;
+inline constexpr int kMaxFragSlots = 128;  // b1 m16n8k256's A: 4 registers of 32 elements
+using FragSlots = std::array<FragSlot, kMaxFragSlots>;
 
-struct MmaDims {
-  int m, n, k;
+// The product the executor forms: the shape's m x n x k, except f16 m8n8k4, whose four quad-pair
+// products sit on the diagonal of a 32 x 32 x 16 one (`groups` = 4: row block i of D sums only
+// over column block i of A).
+struct MmaProduct {
+  int m = 0, n = 0, k = 0, groups = 1;
 };
-MmaDims mma_dims(ptx::MmaShape s);
+MmaProduct mma_product(ptx::MmaShape s, ptx::Type ab);
 
-// Elements that `lane` holds of matrix `which` (0 A, 1 B, 2 C or D) of an mma.sync, whose A/B type
-// is `ab` and C/D type `cd`; returns how many (out[0..n)).
-int mma_fragment(ptx::MmaShape shape, int which, ptx::Type ab, ptx::Type cd, int lane,
-                 FragSlots& out);
-// The same for a wmma fragment of element type `t` (A/B: f16, bf16, tf32; C/D: f16, f32): its
-// primary registers only.
+// Elements of type t in one fragment register.
+int elements_per_register(ptx::Type t);
+
+// Elements that `lane` holds of matrix `which` (0 A, 1 B, 2 C or D) of an mma.sync whose element
+// type for that matrix is `t`; `col`: that matrix is column-major (f16 m8n8k4 only). Returns how
+// many (out[0..n)).
+int mma_fragment(ptx::MmaShape shape, int which, ptx::Type t, bool col, int lane, FragSlots& out);
+// The same for a wmma fragment of element type `t`: its primary registers only.
 int wmma_fragment(ptx::MmaShape shape, int which, ptx::Type t, int lane, FragSlots& out);
 // The number of distinct registers of that wmma fragment (the rest repeat them).
 int wmma_primary_registers(ptx::MmaShape shape, int which, ptx::Type t);

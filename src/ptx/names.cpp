@@ -29,9 +29,9 @@ constexpr std::string_view kTestNames[] = {"",           "finite", "infinite", "
 constexpr std::string_view kWarpModeNames[] = {"",    "up",  "down", "bfly",  "idx",
                                                "all", "any", "uni",  "ballot"};
 
-constexpr std::string_view kTypeNames[] = {"",    "pred", "b8",  "b16",  "b32",   "b64",    "u8",
-                                           "u16", "u32",  "u64", "s8",   "s16",   "s32",    "s64",
-                                           "f16", "f32",  "f64", "bf16", "f16x2", "bf16x2", "tf32"};
+constexpr std::string_view kTypeNames[] = {
+    "",    "pred", "b8",  "b16", "b32", "b64",  "u8",    "u16",    "u32",  "u64", "s8", "s16",
+    "s32", "s64",  "f16", "f32", "f64", "bf16", "f16x2", "bf16x2", "tf32", "s4",  "u4", "b1"};
 constexpr std::string_view kSpaceNames[] = {"", "", "param", "global", "shared", "local", "const"};
 constexpr std::string_view kSpecialNames[] = {
     "%tid.x",
@@ -195,8 +195,33 @@ bool is_header_path(std::string_view path) {
 
 namespace {
 
-constexpr std::string_view kShapeNames[] = {"",         "m16n8k16", "m16n8k8", "m16n16k16",
-                                            "m32n8k16", "m8n32k16", "m16n16k8"};
+constexpr std::string_view kShapeNames[] = {"",         "m16n8k16", "m16n8k8",   "m16n16k16",
+                                            "m32n8k16", "m8n32k16", "m16n16k8",  "m8n8k4",
+                                            "m8n8k16",  "m8n8k32",  "m8n8k128",  "m16n8k4",
+                                            "m16n8k32", "m16n8k64", "m16n8k128", "m16n8k256"};
+static_assert(std::size(kShapeNames) == std::size_t(MmaShape::M16N8K256) + 1);
+
+}  // namespace
+
+std::string_view shape_name(MmaShape s) {
+  return name_of(kShapeNames, s);
+}
+
+MmaDims mma_shape_dims(MmaShape s) {
+  // "m16n8k16" -> {16, 8, 16}
+  const std::string_view n = shape_name(s);
+  MmaDims d;
+  int* field = nullptr;
+  for (char c : n) {
+    if (c == 'm' || c == 'n' || c == 'k')
+      field = c == 'm' ? &d.m : c == 'n' ? &d.n : &d.k;
+    else if (field)
+      *field = *field * 10 + (c - '0');
+  }
+  return d;
+}
+
+namespace {
 
 // The tensor-core and async-copy instructions as PTX writes them; `guard` is "@%p " or "".
 std::string tensor_text(const Kernel& k, const Instruction& ins, std::string guard) {
@@ -217,21 +242,27 @@ std::string tensor_text(const Kernel& k, const Instruction& ins, std::string gua
       if (ins.has(kUni)) return s + ";";
       break;
     case Opcode::Mma:
-      s += fmt::format("mma.sync.aligned.{}.row.col.{}.{}.{}.{}",
-                       kShapeNames[std::size_t(ins.shape)], type_name(ins.type),
-                       type_name(ins.type2), type_name(ins.type2), type_name(ins.type3));
+    case Opcode::WmmaMma: {
+      const bool b1 = ins.type2 == Type::B1;
+      const std::string bitop = b1 ? (ins.has(kXorPopc) ? ".xor.popc" : ".and.popc") : "";
+      // mma: shape then layouts, the bit operation last; wmma.mma: the bit operation first, then
+      // layouts and shape (PTX ISA).
+      const std::string_view shape = kShapeNames[std::size_t(ins.shape)];
+      const std::string layouts = fmt::format("{}.{}", col(kColA), col(kColB));
+      const bool mma = ins.op == Opcode::Mma;
+      s += fmt::format("{}{}.sync.aligned.{}.{}.{}.{}.{}.{}{}", opcode_name(ins.op),
+                       mma ? "" : bitop, mma ? shape : layouts, mma ? layouts : shape,
+                       type_name(ins.type), type_name(ins.type2), type_name(ins.type4),
+                       type_name(ins.type3), mma ? bitop : "");
+      if (ins.has(kSatfinite)) s += ".satfinite";
       break;
+    }
     case Opcode::WmmaLoad:
     case Opcode::WmmaStore:
       s += fmt::format("{}.{}.sync.aligned.{}.{}{}{}.{}", opcode_name(ins.op), "abcd"[ins.comp],
                        col(kColA), kShapeNames[std::size_t(ins.shape)],
                        ins.space == Space::Generic ? "" : ".", space_name(ins.space),
                        type_name(ins.type));
-      break;
-    case Opcode::WmmaMma:
-      s += fmt::format("wmma.mma.sync.aligned.{}.{}.{}.{}.{}.{}.{}", col(kColA), col(kColB),
-                       kShapeNames[std::size_t(ins.shape)], type_name(ins.type),
-                       type_name(ins.type2), type_name(ins.type2), type_name(ins.type3));
       break;
     default:
       s += opcode_name(ins.op);
@@ -255,7 +286,8 @@ std::string_view space_name(Space s) {
 }
 
 Type type_from_name(std::string_view name) {
-  for (std::size_t i = 1; i < std::size(kTypeNames); ++i)
+  // The sub-byte types (s4, u4, b1) are the tensor-core decoder's own (mma_type_from_name).
+  for (std::size_t i = 1; i <= std::size_t(Type::TF32); ++i)
     if (kTypeNames[i] == name) return static_cast<Type>(i);
   return Type::None;
 }
@@ -265,7 +297,11 @@ int type_bits(Type t) {
     case Type::None:
       return 0;
     case Type::Pred:
+    case Type::B1:
       return 1;
+    case Type::S4:
+    case Type::U4:
+      return 4;
     case Type::B8:
     case Type::U8:
     case Type::S8:
@@ -300,7 +336,7 @@ bool is_half(Type t) {
   return t == Type::F16 || t == Type::BF16 || t == Type::F16X2 || t == Type::BF16X2;
 }
 bool is_signed(Type t) {
-  return t == Type::S8 || t == Type::S16 || t == Type::S32 || t == Type::S64;
+  return t == Type::S4 || t == Type::S8 || t == Type::S16 || t == Type::S32 || t == Type::S64;
 }
 
 int type_bytes(Type t) {

@@ -55,27 +55,13 @@ Unit unit_of(const ptx::Instruction& ins) {
   }
 }
 
-// Dense-FP16 multiply-adds of an mma (sm.tensor_fmas): m*n*k at the A operand's relative rate.
+// Dense-FP16 multiply-adds of an mma (sm.tensor_fmas): m*n*k at the A operand's relative rate
+// (NVIDIA A100 whitepaper, Table 1's dense peaks against FP16's 312 TFLOPS: TF32 1/2, FP64 1/16,
+// INT8 2x, INT4 4x, binary 16x). f16 m8n8k4 is four 8x8x4 products, one per quad-pair.
 std::uint32_t tensor_work_of(const ptx::Instruction& ins) {
-  std::uint32_t mnk = 0;
-  switch (ins.shape) {
-    case ptx::MmaShape::M16N8K16:
-      mnk = 16 * 8 * 16;
-      break;
-    case ptx::MmaShape::M16N8K8:
-      mnk = 16 * 8 * 8;
-      break;
-    case ptx::MmaShape::M16N16K16:
-    case ptx::MmaShape::M32N8K16:
-    case ptx::MmaShape::M8N32K16:
-      mnk = 16 * 16 * 16;
-      break;
-    case ptx::MmaShape::M16N16K8:
-      mnk = 16 * 16 * 8;
-      break;
-    case ptx::MmaShape::None:
-      return 0;
-  }
+  const ptx::MmaDims d = ptx::mma_shape_dims(ins.shape);
+  std::uint32_t mnk = std::uint32_t(d.m * d.n * d.k);
+  if (ins.shape == ptx::MmaShape::M8N8K4 && ins.type2 == ptx::Type::F16) mnk *= 4;
   switch (ins.type2) {
     case ptx::Type::TF32:
       return mnk * 2;
@@ -84,6 +70,11 @@ std::uint32_t tensor_work_of(const ptx::Instruction& ins) {
     case ptx::Type::S8:
     case ptx::Type::U8:
       return mnk / 2;
+    case ptx::Type::S4:
+    case ptx::Type::U4:
+      return mnk / 4;
+    case ptx::Type::B1:
+      return mnk / 16;
     default:
       return mnk;
   }
