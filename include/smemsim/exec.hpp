@@ -81,21 +81,49 @@ struct GlobalMemory {
 // One kernel argument. Pointers name a buffer, texture objects a texture (GlobalMemory::textures);
 // numbers are converted to the parameter's PTX type.
 struct Arg {
-  enum class Kind : std::uint8_t { Buffer, Int, Float, Texture };
+  // Bytes: a struct or array passed by value (issue 27), as `bytes`, with buffer addresses and
+  // texture handles put at `relocs`.
+  enum class Kind : std::uint8_t { Buffer, Int, Float, Texture, Bytes };
   Kind kind = Kind::Int;
   std::uint32_t buffer = 0;
   std::int64_t i = 0;
   double f = 0.0;
   bool boolean = false;  // written as true/false: only a bool (8-bit) parameter takes it
+  // Bytes: the image (C layout of the fields given, trailing padding to `align` included), the
+  // largest field alignment, and the 8-byte slots that hold a buffer's address (buffer index and
+  // bytes into it) or a texture object (texture index).
+  struct Reloc {
+    std::uint32_t at = 0;
+    bool texture = false;
+    std::uint32_t index = 0;
+    std::int64_t offset = 0;
+  };
+  std::vector<std::uint8_t> bytes;
+  std::vector<Reloc> relocs;
+  std::uint32_t align = 1;
 
   // A buffer's address, `offset_bytes` into it (`kernel<<<...>>>(d + n)`; Buffer: `i` holds it).
   static Arg buf(std::uint32_t index, std::int64_t offset_bytes = 0) {
-    return {Kind::Buffer, index, offset_bytes, 0.0};
+    return make(Kind::Buffer, index, offset_bytes, 0.0);
   }
-  static Arg integer(std::int64_t v) { return {Kind::Int, 0, v, 0.0}; }
-  static Arg truth(bool v) { return {Kind::Int, 0, v ? 1 : 0, 0.0, true}; }
-  static Arg real(double v) { return {Kind::Float, 0, 0, v}; }
-  static Arg texture(std::uint32_t index) { return {Kind::Texture, index, 0, 0.0}; }
+  static Arg integer(std::int64_t v) { return make(Kind::Int, 0, v, 0.0); }
+  static Arg truth(bool v) {
+    Arg a = make(Kind::Int, 0, v ? 1 : 0, 0.0);
+    a.boolean = true;
+    return a;
+  }
+  static Arg real(double v) { return make(Kind::Float, 0, 0, v); }
+  static Arg texture(std::uint32_t index) { return make(Kind::Texture, index, 0, 0.0); }
+
+ private:
+  static Arg make(Kind k, std::uint32_t index, std::int64_t i, double f) {
+    Arg a;
+    a.kind = k;
+    a.buffer = index;
+    a.i = i;
+    a.f = f;
+    return a;
+  }
 };
 
 // A relayout of one shared array (issue 26, `smemsim fix`; Executor's `remap`,

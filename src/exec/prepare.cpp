@@ -342,9 +342,41 @@ void Impl::setup_params() {
       throw InputError(fmt::format("{}kernel '{}' parameter {} ({}, .{}): {}", where, kernel.name,
                                    p + 1, s.name, ptx::type_name(s.type), what));
     };
-    if (s.elements != 1) fail("aggregate (array or struct) parameters are not supported");
+    const bool aggregate = s.elements != 1;
+    if (aggregate != (a.kind == Arg::Kind::Bytes))
+      fail(aggregate ? fmt::format("a struct or array of {} bytes aligned to {}: give {{ fields = "
+                                   "[...] }} or {{ bytes = [...] }}",
+                                   s.size_bytes(), natural_align(s))
+                     : "fields or bytes are for a struct or array parameter; give a value");
+    if (aggregate) {
+      // The image's padding to the parameter's alignment is the struct's own trailing padding.
+      const std::uint64_t size = s.size_bytes(), pal = natural_align(s);
+      if (a.align > pal)
+        fail(fmt::format("a field aligned to {} bytes in a parameter aligned to {}", a.align, pal));
+      const std::uint64_t padded = (a.bytes.size() + pal - 1) / pal * pal;
+      if (a.bytes.size() > size || padded != size)
+        fail(
+            fmt::format("the fields take {} bytes ({} with padding to {}), the parameter is {} "
+                        "bytes",
+                        a.bytes.size(), padded, pal, size));
+      std::uint8_t* dst = params.data() + sym_addr[kernel.params[p]];
+      std::memcpy(dst, a.bytes.data(), a.bytes.size());
+      for (const Arg::Reloc& r : a.relocs) {
+        std::uint64_t addr = kTextureHandleBase + r.index;
+        if (!r.texture) {
+          if (r.index >= memory.buffers.size()) fail("no such buffer");
+          addr = GlobalMemory::base_address(r.index) + std::uint64_t(r.offset);
+        } else if (r.index >= memory.textures.size()) {
+          fail("no such texture");
+        }
+        std::memcpy(dst + r.at, &addr, 8);
+      }
+      continue;
+    }
     std::uint64_t v = 0;
     switch (a.kind) {
+      case Arg::Kind::Bytes:
+        break;  // above
       case Arg::Kind::Buffer:
         if (bits != 64 || ptx::is_float(s.type))
           fail("a buffer is passed to a non-pointer parameter");

@@ -15,7 +15,7 @@
 namespace smemsim::exec {
 
 // args = [...] of the launch spec or of one [[launch]]: buffer names (their addresses), texture
-// names (texture objects) or numbers.
+// names (texture objects), numbers, or a struct's fields or bytes (spec_struct.cpp).
 std::vector<Arg> parse_args(const SpecContext& c, const toml::node* an, const toml::node& owner,
                             const Workload& w) {
   if (!an)
@@ -45,9 +45,14 @@ std::vector<Arg> parse_args(const SpecContext& c, const toml::node* an, const to
   for (std::size_t i = 0; i < args->size(); ++i) {
     const toml::node& a = (*args)[i];
     if (const toml::table* t = a.as_table()) {
+      if (t->contains("fields") || t->contains("bytes")) {
+        out.push_back(struct_arg(c, *t, i, w));
+        continue;
+      }
       for (const auto& [k, v] : *t)
         if (k.str() != "buffer" && k.str() != "offset" && k.str() != "offset_bytes")
-          c.fail(&v, fmt::format("argument {}: unknown key '{}' (buffer, offset, offset_bytes)",
+          c.fail(&v, fmt::format("argument {}: unknown key '{}' (buffer, offset, offset_bytes; a "
+                                 "struct: fields or bytes)",
                                  i + 1, k.str()));
       const auto name = (*t)["buffer"].value<std::string>();
       if (!name) c.fail(&a, fmt::format("argument {}: a table needs buffer = \"NAME\"", i + 1));

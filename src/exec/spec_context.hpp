@@ -46,6 +46,10 @@ void check_fits(const SpecContext& c, const toml::node* n, const std::string& wh
 std::vector<Arg> parse_args(const SpecContext& c, const toml::node* an, const toml::node& owner,
                             const Workload& w);
 
+// A struct or array passed by value, { fields = [...] } or { bytes = [...] } (spec_struct.cpp):
+// argument `index` (from 0) as Arg::Kind::Bytes.
+Arg struct_arg(const SpecContext& c, const toml::table& t, std::size_t index, const Workload& w);
+
 // [textures.NAME] tables (launch_textures.cpp): texture objects over the spec's buffers, appended
 // to w.memory.textures. Throws InputError naming the spec's line.
 void parse_textures(const SpecContext& c, const toml::node& n, Workload& w);

@@ -212,7 +212,19 @@ std::string launch_spec_skeleton(const ptx::Module& m, const ptx::Kernel& k,
     const std::string cpp_type = typed ? cpp[i] : std::string(ptx::type_name(p.type));
     const ParamUse& u = use.params[i];
     std::string value, note = cpp_type;
-    if (textures[i].geom != ptx::TexGeom::None) {
+    if (p.elements != 1) {
+      // A struct or array by value: its bytes, zero; the note says how to give its members.
+      const std::uint64_t size = p.size_bytes();
+      const std::uint64_t align = p.align ? p.align : std::uint64_t(ptx::type_bytes(p.type));
+      value = "{ bytes = [";
+      for (std::uint64_t b = 0; b < size; ++b) value += b ? ", 0" : "0";
+      value += "] }";
+      note += fmt::format(
+          ": a struct or array of {} bytes aligned to {}, passed by value; zeros here: give its "
+          "members in order, {{ fields = [{{ type = \"s32\", value = 4 }}, {{ buffer = \"d\" }}, "
+          "...] }}, or its bytes",
+          size, align);
+    } else if (textures[i].geom != ptx::TexGeom::None) {
       const std::string name = fmt::format("tex{}", i);
       value = fmt::format("\"{}\"", name);
       note += ": a texture object, [textures." + name + "]";
@@ -256,7 +268,7 @@ std::string launch_spec_skeleton(const ptx::Module& m, const ptx::Kernel& k,
     }
     args += line(fmt::format("  {},", value), fmt::format("{}: {}", i + 1, note));
   }
-  out += "# one entry per parameter: a buffer or texture name, or a number\n";
+  out += "# one entry per parameter: a buffer or texture name, a number, or a struct's fields\n";
   out += args.empty() ? "args = []\n" : "args = [\n" + args + "]\n";
   out += buffers;
   for (const ptx::Symbol& s : k.symbols) {
