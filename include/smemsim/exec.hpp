@@ -187,6 +187,8 @@ struct IssueResult {
   // included), and the cycles its transactional work adds (003 §4.2; 0 under tm.timing = perfect).
   bool in_tx = false;
   std::uint32_t tm_cycles = 0;
+  // An mbarrier test_wait/try_wait found a lane's phase not yet complete (run() yields the warp).
+  bool waiting = false;
 };
 
 // A transactional event of one warp, for tests and traces (003 Table 1's rows): the masks after

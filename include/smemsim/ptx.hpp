@@ -46,6 +46,14 @@ enum class Opcode : std::uint8_t {
   // Tensor-core kernels (issue 16): ldmatrix/stmatrix (8x8 b16 matrices between shared memory and
   // a warp's registers), cp.async and its groups, mma.sync, and the wmma API's load/mma/store.
   Ldmatrix, Stmatrix, CpAsync, CpAsyncCommit, CpAsyncWait, Mma, WmmaLoad, WmmaStore, WmmaMma,
+  // Split barriers in shared memory (issue 27: cuda::barrier, cuda::pipeline): mbarrier.* and
+  // cp.async.mbarrier.arrive (the kind in Instruction::comp, MbarOp), and nanosleep.
+  Mbarrier, Nanosleep,
+};
+// What an Opcode::Mbarrier does (PTX ISA "mbarrier"): init, arrive, arrive_drop, test_wait,
+// try_wait, inval, pending_count, and cp.async.mbarrier.arrive.
+enum class MbarOp : std::uint8_t {
+  Init, Arrive, ArriveDrop, TestWait, TryWait, Inval, PendingCount, CpAsyncArrive,
 };
 // The matrix shapes of mma.sync and wmma (m, n, k).
 enum class MmaShape : std::uint8_t {
@@ -143,10 +151,12 @@ enum Flag : std::uint32_t {
   kTrans = 1 << 19,     // ldmatrix/stmatrix .trans
   kColA = 1 << 20,  // mma/wmma.mma: A is column-major; wmma.load/store: the memory layout is col
   kColB = 1 << 21,  // mma/wmma.mma: B is column-major
-  kSatfinite = 1 << 22,  // cvt .satfinite: no infinities
-  kRelu = 1 << 23,       // cvt .relu, max/min .relu: negative results become 0
-  kNaN = 1 << 24,        // max/min .NaN: a NaN operand gives NaN
-  kXorPopc = 1 << 25,    // mma/wmma.mma on .b1: .xor.popc (otherwise .and.popc)
+  kSatfinite = 1 << 22,   // cvt .satfinite: no infinities
+  kRelu = 1 << 23,        // cvt .relu, max/min .relu: negative results become 0
+  kNaN = 1 << 24,         // max/min .NaN: a NaN operand gives NaN
+  kXorPopc = 1 << 25,     // mma/wmma.mma on .b1: .xor.popc (otherwise .and.popc)
+  kNoComplete = 1 << 26,  // mbarrier.arrive(_drop).noComplete; cp.async.mbarrier.arrive.noinc
+  kParity = 1 << 27,      // mbarrier.test_wait/try_wait.parity: the operand is a phase parity
 };
 
 enum class OperandKind : std::uint8_t {
@@ -220,7 +230,7 @@ struct Instruction {
   Type type3 = Type::None;          // mma: C's type (type = D's, type2 = A's)
   Type type4 = Type::None;          // mma: B's type (u8 and s8 may mix)
   // tld4: the component gathered (r g b a = 0..3); prmt: the mode (0 default, then f4e b4e rc8
-  // ecl ecr rc16 = 1..6); wmma.load: the matrix (a b c = 0..2).
+  // ecl ecr rc16 = 1..6); wmma.load: the matrix (a b c = 0..2); mbarrier: its MbarOp.
   std::uint8_t comp = 0;
   std::uint8_t vec = 1;         // .v2/.v4 width of ld/st
   std::uint32_t flags = 0;      // Flag bits

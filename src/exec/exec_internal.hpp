@@ -223,6 +223,8 @@ struct Impl {
   // Instructions that wrote (or may have written) memory: stores, reductions, atomics that changed
   // a value, stmatrix, wmma.store, cp.async, calls (spin.cpp).
   std::uint64_t writes = 0;
+  // mbarrier inits and arrivals so far: run() tells a wait that others can end from a deadlock.
+  std::uint64_t mbar_epoch = 0;
   bool spin_throws = false;  // run(): a spinning warp is an error at once
   LaneMask tm_conflicted = 0;
 
@@ -319,6 +321,9 @@ void exec_matrix(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);
 // writes every pending copy of the warp (at its exit).
 std::uint16_t exec_cp_async(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);
 void land_copies(Impl& im, Cta& cta, Warp& w, std::uint32_t keep_groups, bool all);
+// mbarrier.*, cp.async.mbarrier.arrive and nanosleep (mbarrier.cpp); returns true when a
+// test_wait/try_wait found a lane's phase not yet complete (run() then runs the other warps).
+bool exec_mbarrier(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);
 // Hands the shared access of `lanes` (im.addr holds their byte offsets), `words` 4-byte words per
 // lane, to the consumer as WarpAccesses: wide accesses in phases (docs/exec.md).
 void emit_shared(Impl& im, const Warp& w, const Cta& cta, std::uint32_t pc, Op op, LaneMask lanes,

@@ -245,6 +245,19 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
       normalize(w);
       break;
     }
+    case Opcode::Mbarrier:
+    case Opcode::Nanosleep: {
+      const std::uint64_t before = stats.shared_accesses;
+      const auto kind = ptx::MbarOp(ins.comp);
+      if (ins.op == Opcode::Mbarrier && kind != ptx::MbarOp::TestWait &&
+          kind != ptx::MbarOp::TryWait && kind != ptx::MbarOp::PendingCount)
+        ++writes;  // the object (and, cp.async.mbarrier.arrive, the copies it lands)
+      if (exec) r.waiting = exec_mbarrier(*this, cta, w, pc, exec);
+      r.shared_accesses = static_cast<std::uint8_t>(stats.shared_accesses - before);
+      ++top.pc;
+      normalize(w);
+      break;
+    }
     case Opcode::Tex:
     case Opcode::Tld4:
       if (exec) r.global_sectors = exec_texture(*this, cta, w, pc, exec);

@@ -32,6 +32,12 @@ std::optional<Op> shared_op(const ptx::Instruction& ins) {
       return shared ? std::optional(Op::Load) : std::nullopt;
     case Opcode::WmmaStore:
       return shared ? std::optional(Op::Store) : std::nullopt;
+    case Opcode::Mbarrier:  // the object: a wait reads it, the rest update it
+      if (ptx::MbarOp(ins.comp) == ptx::MbarOp::PendingCount) return std::nullopt;
+      return ptx::MbarOp(ins.comp) == ptx::MbarOp::TestWait ||
+                     ptx::MbarOp(ins.comp) == ptx::MbarOp::TryWait
+                 ? Op::Load
+                 : Op::Atomic;
     default:
       return std::nullopt;
   }

@@ -60,12 +60,14 @@ void Executor::run() {
     start_cta(0, c);
     Cta& cta = im.ctas[0];
     while (cta.live_warps) {
-      bool progressed = false;
-      // Warps in index order, each until it arrives at a barrier or finishes: every barrier phase
-      // runs its warps in index order.
+      bool progressed = false, only_waits = true, any_wait = false;
+      const std::uint64_t epoch = im.mbar_epoch, writes = im.writes;
+      // Warps in index order, each until it arrives at a barrier, finishes, or waits for an
+      // mbarrier phase others must complete: every barrier phase runs its warps in index order.
       for (Warp& w : cta.warps) {
+        bool waited = false, ran = false;
         while (w.state == WarpState::Ready) {
-          progressed = true;
+          progressed = ran = true;
           if (++steps > im.max_steps)
             throw InputError(fmt::format(
                 "{}: the kernel did not finish within {} warp-instructions (--max-steps); "
@@ -75,9 +77,23 @@ void Executor::run() {
             im.spin_arm(w);
             if (im.progress) im.progress(c, n);
           }
-          if (im.issue(cta, w).op == Opcode::Bar) break;
+          const IssueResult r = im.issue(cta, w);
+          if (r.op == Opcode::Bar) break;
+          if (r.waiting) {
+            waited = true;
+            break;
+          }
         }
+        only_waits &= waited || !ran;
+        any_wait |= waited;
       }
+      // Every warp that ran only waited for an mbarrier phase, and nothing arrived or was
+      // written: no phase can complete.
+      if (any_wait && only_waits && im.mbar_epoch == epoch && im.writes == writes)
+        throw InputError(fmt::format(
+            "{}: deadlock: every live warp of block ({},{},{}) waits for an mbarrier phase that "
+            "cannot complete (nothing arrives): {}",
+            im.module.filename, cta.id.x, cta.id.y, cta.id.z, describe_warps(im, cta)));
       if (!progressed)
         throw InputError(fmt::format(
             "{}: deadlock: every live warp of block ({},{},{}) waits at a barrier that cannot "

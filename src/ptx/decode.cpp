@@ -111,6 +111,8 @@ Instruction Decoder::run() {
   if ((base == "bar" || base == "barrier") && text.find(".red.") != std::string_view::npos)
     info = &kBarRedOp;
   if (base == "tex" || base == "tld4") return decode_texture(cur_, kb_, m_);
+  if (base == "mbarrier" || base == "nanosleep" || text.starts_with("cp.async.mbarrier."))
+    return mbarrier();
   if (base == "ldmatrix" || base == "stmatrix" || base == "cp" || base == "mma" || base == "wmma")
     return tensor();
   if (!info) unsupported();

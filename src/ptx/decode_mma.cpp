@@ -240,8 +240,7 @@ Instruction Decoder::tensor() {
         malformed(fmt::format("'{}' needs a non-negative integer", text));
       return ins_;
     }
-    if (mods.size() > 2 && (mods[2] == "bulk" || mods[2] == "mbarrier"))
-      fail_unsupported("bulk copies and mbarrier arrivals");
+    if (mods.size() > 2 && mods[2] == "bulk") fail_unsupported("bulk copies (TMA)");
     ins_.op = Opcode::CpAsync;
     bool ca = false, cg = false, dst = false, src = false, hint = false;
     for (std::size_t i = 2; i < mods.size(); ++i) {

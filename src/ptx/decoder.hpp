@@ -72,6 +72,8 @@ class Decoder {
   // Tensor-core and asynchronous-copy instructions (decode_mma.cpp): ldmatrix, stmatrix,
   // cp.async and its groups, mma.sync, wmma.load/store/mma.
   Instruction tensor();
+  // Split barriers (decode_mbarrier.cpp): mbarrier.*, cp.async.mbarrier.arrive, nanosleep.
+  Instruction mbarrier();
 
  private:
   Cursor& cur_;

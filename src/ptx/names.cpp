@@ -19,8 +19,10 @@ constexpr std::string_view kOpcodeNames[] = {
     "testp", "copysign", "call", "tex", "tld4",
     // tensor-core kernels (tensor_text writes their full form)
     "ldmatrix", "stmatrix", "cp.async", "cp.async.commit_group", "cp.async.wait_group", "mma",
-    "wmma.load", "wmma.store", "wmma.mma"};
-static_assert(std::size(kOpcodeNames) == static_cast<std::size_t>(Opcode::WmmaMma) + 1);
+    "wmma.load", "wmma.store", "wmma.mma", "mbarrier", "nanosleep"};
+static_assert(std::size(kOpcodeNames) == static_cast<std::size_t>(Opcode::Nanosleep) + 1);
+constexpr std::string_view kMbarNames[] = {"init",     "arrive", "arrive_drop",   "test_wait",
+                                           "try_wait", "inval",  "pending_count", ""};
 constexpr std::string_view kGeomNames[] = {"", "1d", "2d", "3d", "a1d", "a2d"};
 constexpr std::string_view kCompNames[] = {"r", "g", "b", "a"};
 constexpr std::string_view kPrmtNames[] = {"", "f4e", "b4e", "rc8", "ecl", "ecr", "rc16"};
@@ -257,6 +259,21 @@ std::string tensor_text(const Kernel& k, const Instruction& ins, std::string gua
       if (ins.has(kSatfinite)) s += ".satfinite";
       break;
     }
+    case Opcode::Mbarrier: {
+      const auto kind = MbarOp(ins.comp);
+      const bool cp = kind == MbarOp::CpAsyncArrive;
+      const bool wait = kind == MbarOp::TestWait || kind == MbarOp::TryWait;
+      s += cp ? "cp.async.mbarrier.arrive" : fmt::format("mbarrier.{}", kMbarNames[ins.comp]);
+      if (ins.has(kNoComplete)) s += cp ? ".noinc" : ".noComplete";
+      if (wait && ins.has(kParity)) s += ".parity";
+      if (ins.space == Space::Shared) s += ".shared";
+      s += ".b64";
+      for (std::uint8_t i = 0; i < ins.num_ops; ++i)
+        s +=
+            (i ? ", " : " ") +
+            (ins.ops[i].kind == OperandKind::None ? std::string("_") : operand_text(k, ins.ops[i]));
+      return s + ";";
+    }
     case Opcode::WmmaLoad:
     case Opcode::WmmaStore:
       s += fmt::format("{}.{}.sync.aligned.{}.{}{}{}.{}", opcode_name(ins.op), "abcd"[ins.comp],
@@ -436,7 +453,7 @@ std::string to_string(const Kernel& k, const Instruction& ins) {
   if (ins.guard != kNone)
     s += fmt::format("@{}{} ", ins.guard_negated ? "!" : "",
                      ins.guard < k.regs.size() ? k.regs[ins.guard].name : "?");
-  if (ins.op >= Opcode::Ldmatrix) return tensor_text(k, ins, s);
+  if (ins.op >= Opcode::Ldmatrix && ins.op != Opcode::Nanosleep) return tensor_text(k, ins, s);
   s += opcode_name(ins.op);
   if (ins.has(kCarryIn)) s += "c";  // addc, subc, madc
   auto add = [&](std::string_view m) {

@@ -103,6 +103,9 @@ Space space_of(const ptx::Instruction& ins) {
     case Opcode::Atom:
     case Opcode::Red:
       break;
+    case Opcode::Mbarrier:  // the object in shared memory (pending_count reads a register)
+      if (ptx::MbarOp(ins.comp) == ptx::MbarOp::PendingCount) return Space::None;
+      break;
     default:
       return Space::None;
   }
@@ -168,7 +171,12 @@ bool writes_op0(const ptx::Instruction& ins) {
     case Opcode::CpAsync:
     case Opcode::CpAsyncCommit:
     case Opcode::CpAsyncWait:
+    case Opcode::Nanosleep:
       return false;
+    case Opcode::Mbarrier:  // init, inval, cp.async's arrive: an address; arrive may write `_`
+      return ptx::MbarOp(ins.comp) != ptx::MbarOp::Init &&
+             ptx::MbarOp(ins.comp) != ptx::MbarOp::Inval &&
+             ptx::MbarOp(ins.comp) != ptx::MbarOp::CpAsyncArrive;
     default:
       return true;
   }
@@ -184,7 +192,11 @@ std::vector<InstInfo> decode_kernel(const ptx::Kernel& kernel) {
     info.unit = unit_of(ins);
     if (info.unit == Unit::Tensor) info.tensor_work = tensor_work_of(ins);
     info.space = space_of(ins);
-    info.atomic = ins.op == Opcode::Atom || ins.op == Opcode::Red;
+    // An mbarrier's init and arrivals update the object in place, as atomics do.
+    info.atomic = ins.op == Opcode::Atom || ins.op == Opcode::Red ||
+                  (ins.op == Opcode::Mbarrier && ptx::MbarOp(ins.comp) != ptx::MbarOp::TestWait &&
+                   ptx::MbarOp(ins.comp) != ptx::MbarOp::TryWait &&
+                   ptx::MbarOp(ins.comp) != ptx::MbarOp::PendingCount);
     info.store = ins.op == Opcode::St || ins.op == Opcode::Stmatrix ||
                  ins.op == Opcode::WmmaStore || ins.op == Opcode::CpAsync;
     info.async_copy = ins.op == Opcode::CpAsync;
