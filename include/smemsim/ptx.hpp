@@ -373,7 +373,13 @@ int type_bits(Type t);                     // 1 for Pred, 0 for None
 int type_bytes(Type t);                    // bytes in memory: at least 1 (Pred, None: 1)
 bool is_float(Type t);
 bool is_half(Type t);  // f16, bf16, f16x2, bf16x2
-bool is_signed(Type t);
+// s4 s8 s16 s32 s64 (a bit mask: the executor asks on every integer instruction).
+constexpr bool is_signed(Type t) {
+  constexpr std::uint32_t kSigned = 1u << unsigned(Type::S4) | 1u << unsigned(Type::S8) |
+                                    1u << unsigned(Type::S16) | 1u << unsigned(Type::S32) |
+                                    1u << unsigned(Type::S64);
+  return ((kSigned >> unsigned(t)) & 1u) != 0;
+}
 
 struct MmaDims {
   int m = 0, n = 0, k = 0;

@@ -352,9 +352,6 @@ bool is_float(Type t) {
 bool is_half(Type t) {
   return t == Type::F16 || t == Type::BF16 || t == Type::F16X2 || t == Type::BF16X2;
 }
-bool is_signed(Type t) {
-  return t == Type::S4 || t == Type::S8 || t == Type::S16 || t == Type::S32 || t == Type::S64;
-}
 
 int type_bytes(Type t) {
   return std::max(type_bits(t), 8) / 8;
