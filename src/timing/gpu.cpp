@@ -203,24 +203,56 @@ const TimingStats& GpuSim::run() {
   std::uint64_t next_cta = 0, age = 0;
   const std::size_t n = im.sms.size();
   std::size_t start = 0;  // SM that gets the first look at the next CTA
+  // Only awake SMs tick (issue 31): an SM with nothing resident and nothing in flight is asleep,
+  // and a tick of it would only count its sub-cores' slots as idle; those are counted in one go
+  // when it wakes (a CTA starts on it) or at the end. `awake` is in SM order, the order in which
+  // every SM used to tick, so cycles, stats and side effects are the same.
+  std::vector<std::uint32_t> awake;
+  std::vector<std::uint64_t> asleep_from(n, 0);
+  std::vector<char> is_awake(n, 0);
+  std::uint64_t last_tick = 0;  // the cycle of the last ticks (an SM's clock between ticks)
+  bool saturated = false;       // no SM could take a CTA, and none has retired one since
+  auto wake = [&](std::uint32_t i) {
+    im.sms[i]->add_idle(im.cycle - asleep_from[i], last_tick);
+    is_awake[i] = 1;
+    awake.insert(std::lower_bound(awake.begin(), awake.end(), i), i);
+  };
   for (;;) {
     // Dispatch: at most one CTA per SM per cycle, SMs in rotating order: this cycle's pass visits
     // each SM once from `first`; the next cycle's starts after the last SM that took one.
-    const std::size_t first = start;
-    for (std::size_t k = 0; k < n && next_cta < total; ++k) {
-      Sm& s = *im.sms[(first + k) % n];
-      if (!s.can_take()) continue;
-      s.start_cta(next_cta++, age);
-      age += im.ctx.warps_per_cta;
-      start = (first + k + 1) % n;
+    if (next_cta < total && !saturated) {
+      const std::size_t first = start;
+      bool took = false;
+      for (std::size_t k = 0; k < n && next_cta < total; ++k) {
+        const auto i = std::uint32_t((first + k) % n);
+        Sm& s = *im.sms[i];
+        if (!s.can_take()) continue;
+        if (!is_awake[i]) wake(i);
+        s.start_cta(next_cta++, age);
+        age += im.ctx.warps_per_cta;
+        start = (first + k + 1) % n;
+        took = true;
+      }
+      saturated = !took;  // until a CTA retires, no SM can take one
     }
-    bool progress = false, issued = false;
-    for (auto& s : im.sms) {
-      progress |= s->tick(im.cycle);
-      issued |= s->issued();
+    bool progress = false, issued = false, resident = false, asleep = false;
+    for (const std::uint32_t i : awake) {
+      Sm& s = *im.sms[i];
+      const std::uint32_t ctas = s.resident_ctas();
+      progress |= s.tick(im.cycle);
+      issued |= s.issued();
+      if (s.resident_ctas() < ctas) saturated = false;
+      resident |= !s.idle();
+      asleep |= s.asleep();
     }
-    const bool resident =
-        std::any_of(im.sms.begin(), im.sms.end(), [](const auto& s) { return !s->idle(); });
+    if (asleep)
+      std::erase_if(awake, [&](std::uint32_t i) {
+        if (!im.sms[i]->asleep()) return false;
+        is_awake[i] = 0;
+        asleep_from[i] = im.cycle + 1;
+        return true;
+      });
+    last_tick = im.cycle;
     if (next_cta >= total && !resident) {
       ++im.cycle;
       break;
@@ -232,13 +264,12 @@ const TimingStats& GpuSim::run() {
     // and every op in flight still on its way (observers see every cycle: no skipping with them).
     std::uint64_t next = im.cycle + 1;
     if (im.options.skip_idle && !im.options.observer && !issued &&
-        (next_cta >= total ||
-         std::none_of(im.sms.begin(), im.sms.end(), [](const auto& s) { return s->can_take(); }))) {
+        (next_cta >= total || saturated)) {
       std::uint64_t event = ~std::uint64_t{0};
-      for (const auto& s : im.sms) event = std::min(event, s->next_event(im.cycle));
+      for (const std::uint32_t i : awake) event = std::min(event, im.sms[i]->next_event(im.cycle));
       event = std::min(event, im.options.max_cycles);
       if (event > next) {
-        for (auto& s : im.sms) s->skip(im.cycle, event - next);
+        for (const std::uint32_t i : awake) im.sms[i]->skip(im.cycle, event - next);
         next = event;
       }
     }
@@ -262,6 +293,8 @@ const TimingStats& GpuSim::run() {
       im.stuck(
           fmt::format("did not finish within {} cycles (--max-cycles)", im.options.max_cycles));
   }
+  for (std::uint32_t i = 0; i < n; ++i)
+    if (!is_awake[i]) im.sms[i]->add_idle(im.cycle - asleep_from[i], last_tick);
   TimingStats& st = im.stats;
   st.cycles = im.cycle;
   for (const auto& s : im.sms) {

@@ -93,7 +93,18 @@ class Sm final : public SchedulerView {
   // holds can change any more).
   bool tick(std::uint64_t now);
   bool idle() const { return ctas_used_ == 0; }
+  std::uint32_t resident_ctas() const { return ctas_used_; }
   bool issued() const { return issued_; }  // in the last tick
+  // Nothing resident and nothing in flight: a tick only counts its sub-cores' slots as idle
+  // (issue 31: GpuSim skips such SMs and counts their idle slots in one go).
+  bool asleep() const { return ctas_used_ == 0 && !busy(); }
+  // The idle slots of `cycles` cycles not ticked, and the cycle of the last tick GpuSim made (the
+  // clock a CTA started before the next tick reads).
+  void add_idle(std::uint64_t cycles, std::uint64_t last_tick) {
+    stats_.issue[Stall::Idle] += cycles * nsc_;
+    now_ = last_tick;
+    issued_ = false;
+  }
   // Whether anything can still change without an issue (ops in flight, memory pending).
   bool busy() const;
   // The first cycle after `now` in which this SM could do anything (~0: never by itself).
