@@ -28,8 +28,16 @@ if command -v clang++ >/dev/null; then
     tail -1 build/fuzz/$name.log
   done
 fi
-# Last, so that CTest's summary closes the output. The tests' scratch files go to a folder of this
-# run (GoogleTest's TEST_TMPDIR), so that two runs on one machine do not overwrite each other's.
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
-TEST_TMPDIR="$scratch/" ctest --preset release -j2
+# The installed package (issue 30, docs/api.md): install into a prefix of this run, then configure,
+# build and run examples/consumer against that prefix alone.
+echo "== examples/consumer against an installed smemsim =="
+cmake --install build/release --prefix "$scratch/prefix" >/dev/null
+cmake -S examples/consumer -B "$scratch/consumer" -DCMAKE_PREFIX_PATH="$scratch/prefix" >/dev/null
+cmake --build "$scratch/consumer" >/dev/null
+SMEMSIM_PTX_DIR="$scratch/prefix/share/smemsim/ptx" "$scratch/consumer/consumer"
+# Last, so that CTest's summary closes the output. The tests' scratch files go to a folder of this
+# run (GoogleTest's TEST_TMPDIR), so that two runs on one machine do not overwrite each other's.
+mkdir -p "$scratch/tests"
+TEST_TMPDIR="$scratch/tests/" ctest --preset release -j2
