@@ -9,6 +9,8 @@ PKGS=(g++ cmake ninja-build pkg-config libcli11-dev libfmt-dev nlohmann-json3-de
       libtomlplusplus-dev libtbb-dev libstb-dev gnuplot-nox)
 if [ "${1:-}" = "--test" ]; then
   PKGS+=(libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-14-dev)
+  # The Python module and its pytest suite (docs/python.md), for Debian's /usr/bin/python3.
+  PKGS+=(pybind11-dev python3-dev python3-numpy python3-pandas python3-pytest)
 fi
 missing=()
 for p in "${PKGS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

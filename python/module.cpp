@@ -1,0 +1,160 @@
+// smemsim's Python module, the compiled part (issue 30 item 2; docs/python.md): arch presets and
+// keys, and the conflicts and latency of warp accesses given as NumPy arrays. The pure-Python part
+// (python/smemsim/__init__.py) builds on it: layouts, studies as DataFrames. Errors in input raise
+// smemsim.Error (a ValueError) with the CLI's one-line message; long loops release the GIL.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "smemsim/arch.hpp"
+#include "smemsim/error.hpp"
+#include "smemsim/evaluate.hpp"
+#include "smemsim/warp_access.hpp"
+
+namespace py = pybind11;
+using namespace smemsim;
+
+namespace {
+
+// An arch from a preset name or another Arch, with `key=value` overrides (keys as in the TOML).
+Arch make_arch(const std::string& name, const py::dict& overrides) {
+  Arch a = find_preset(name);
+  const Arch base = a;
+  for (const auto& [k, v] : overrides) {
+    std::string value = py::str(v);
+    if (py::isinstance<py::bool_>(v)) value = v.cast<bool>() ? "true" : "false";
+    apply_override(a, fmt::format("{}={}", py::str(k).cast<std::string>(), value));
+  }
+  validate(a);
+  mark_derived(a, base);
+  return a;
+}
+
+py::dict arch_dict(const Arch& a) {
+  py::dict d;
+  visit_arch(a, [&](std::string_view key, const ArchValue& v) {
+    const py::str k{std::string(key)};
+    if (const auto* i = std::get_if<std::int64_t>(&v))
+      d[k] = *i;
+    else if (const auto* b = std::get_if<bool>(&v))
+      d[k] = *b;
+    else
+      d[k] = std::get<std::string>(v);
+  });
+  return d;
+}
+
+// The degrees and latency of each row of `addr` (n x lanes word addresses; a negative entry is an
+// inactive lane), as AccessEvaluator gives them (smemsim analyze's numbers).
+py::dict conflicts(const Arch& arch, py::array_t<std::int64_t, py::array::c_style> addr,
+                   const std::string& op_name) {
+  if (addr.ndim() != 2)
+    throw InputError(
+        fmt::format("addresses must be a 2-D array (accesses x lanes), not {}-D", addr.ndim()));
+  const auto n = static_cast<std::size_t>(addr.shape(0));
+  const auto lanes = static_cast<std::size_t>(addr.shape(1));
+  if (lanes == 0 || lanes > arch.warp_size)
+    throw InputError(fmt::format("addresses have {} lanes per access; {} takes 1 to {}", lanes,
+                                 arch.name, arch.warp_size));
+  const std::optional<Op> op = parse_op(op_name);
+  if (!op) throw InputError(fmt::format("op '{}' is not ld, st or atom", op_name));
+  const auto sn = static_cast<py::ssize_t>(n);
+  py::array_t<std::int32_t> bank(sn), position(sn), lock(sn), transactions(sn);
+  py::array_t<std::int64_t> bank_conflicts(sn), latency(sn);
+  const std::int64_t* a = addr.data();
+  auto* pb = bank.mutable_data();
+  auto* pp = position.mutable_data();
+  auto* pl = lock.mutable_data();
+  auto* pt = transactions.mutable_data();
+  auto* pc = bank_conflicts.mutable_data();
+  auto* pd = latency.mutable_data();
+  const std::uint64_t words = arch.memory_words();
+  std::string error;
+  {
+    py::gil_scoped_release release;
+    AccessEvaluator ev(arch);
+    WarpAccess wa;
+    wa.op = *op;
+    wa.lanes = static_cast<std::uint8_t>(lanes);
+    for (std::size_t i = 0; i < n && error.empty(); ++i) {
+      wa.active = 0;
+      for (std::size_t l = 0; l < lanes; ++l) {
+        const std::int64_t v = a[i * lanes + l];
+        if (v < 0) continue;
+        if (std::uint64_t(v) >= words) {
+          error =
+              fmt::format("access {}, lane {}: word {} is outside {}'s {} words of shared memory",
+                          i, l, v, arch.name, words);
+          break;
+        }
+        wa.set(int(l), WordAddr(v));
+      }
+      const AccessResult r = ev.evaluate(wa);
+      pb[i] = r.degrees.bank;
+      pp[i] = r.degrees.position;
+      pl[i] = r.degrees.lock;
+      pt[i] = r.transactions;
+      pc[i] = r.bank_conflicts;
+      pd[i] = r.latency;
+    }
+  }
+  if (!error.empty()) throw InputError(error);
+  py::dict out;
+  out["bank_degree"] = bank;
+  out["position_degree"] = position;
+  out["lock_degree"] = lock;
+  out["transactions"] = transactions;
+  out["bank_conflicts"] = bank_conflicts;
+  out["latency"] = latency;
+  return out;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "smemsim's compiled core (use the smemsim package)";
+  static py::exception<InputError> error(m, "Error", PyExc_ValueError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const InputError& e) {
+      PyErr_SetString(error.ptr(), e.what());
+    }
+  });
+  py::class_<Arch>(m, "Arch", "A GPU's shared memory and SM: a preset, possibly with overrides")
+      .def_property_readonly("name", [](const Arch& a) { return a.name; })
+      .def_property_readonly("description", [](const Arch& a) { return a.description; })
+      .def_property_readonly("derived", [](const Arch& a) { return a.derived; })
+      .def_property_readonly("keys", &arch_dict, "every key and its value, as in the TOML")
+      .def("__getitem__",
+           [](const Arch& a, const std::string& key) -> py::object {
+             py::dict d = arch_dict(a);
+             if (!d.contains(key)) throw py::key_error(fmt::format("no arch key '{}'", key));
+             return d[py::str(key)];
+           })
+      .def("to_toml", [](const Arch& a) { return to_toml(a, true); })
+      .def("__repr__", [](const Arch& a) {
+        return fmt::format("smemsim.Arch('{}'{})", a.name,
+                           a.derived.empty() ? "" : ", changed: " + a.derived);
+      });
+  m.def("arch", &make_arch, py::arg("name"), py::arg("overrides") = py::dict(),
+        "A preset by name (smemsim arch list), with {key: value} overrides");
+  m.def("presets", [] {
+    std::vector<std::string> out;
+    for (const Arch& a : arch_presets()) out.push_back(a.name);
+    return out;
+  });
+  m.def("arch_keys", [] {
+    std::vector<py::tuple> out;
+    for (const ArchKeyInfo& k : arch_key_info())
+      out.push_back(py::make_tuple(std::string(k.name), std::string(k.doc), k.min, k.max));
+    return out;
+  });
+  m.def("conflicts", &conflicts, py::arg("arch"), py::arg("words"), py::arg("op") = "ld");
+}

@@ -1,0 +1,119 @@
+"""The Python module against the CLI and against hand-derived numbers (issue 30).
+
+Run by CTest (python_module) with PYTHONPATH at the build's python/ folder and SMEMSIM_CLI the
+built smemsim binary.
+"""
+import json
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import smemsim
+
+CLI = os.environ.get("SMEMSIM_CLI", "smemsim")
+
+
+def cli_json(*args):
+    out = subprocess.run([CLI, *args, "--json"], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def test_arch_presets_keys_and_overrides():
+    assert "volta-v100" in smemsim.presets()
+    a = smemsim.arch("volta-v100", **{"memory.banks": 16})
+    assert a["memory.banks"] == 16
+    assert a.derived == "memory.banks=16"
+    assert smemsim.arch("volta-v100")["memory.banks"] == 32
+    keys = {k[0]: k for k in smemsim.arch_keys()}
+    assert "atomics.locks" in keys and keys["atomics.locks"][1]  # described
+
+
+def test_a_bad_arch_key_is_a_python_exception():
+    with pytest.raises(smemsim.Error, match="unknown key 'memory.bankz'"):
+        smemsim.arch("volta-v100", **{"memory.bankz": 3})
+    with pytest.raises(smemsim.Error, match="memory.banks"):
+        smemsim.arch("volta-v100", **{"memory.banks": 0})
+    with pytest.raises(ValueError):  # smemsim.Error is a ValueError
+        smemsim.arch("no-such-gpu")
+
+
+# Lane t of a warp reads column e of a 32 x 32 float tile stored row-major (offset 32 t + e): all 32
+# lanes fall in bank e (32 banks of 4 bytes), a 32-way conflict on every element; padded to 33
+# floats a row, lane t is in bank (33 t + e) % 32 = (t + e) % 32: no conflict.
+def test_transposed_tile_and_its_padding():
+    tile = smemsim.layout_conflicts(lambda t, e: 32 * t + e, 32, 32, arch="volta-v100")
+    assert list(tile["bank_degree"]) == [32] * 32
+    assert tile["bank_conflicts"].sum() == 32 * 31
+    padded = smemsim.layout_conflicts(lambda t, e: 33 * t + e, 32, 32, arch="volta-v100")
+    assert list(padded["bank_degree"]) == [1] * 32
+    assert padded["bank_conflicts"].sum() == 0
+    # The same layouts as index arrays.
+    t, e = np.meshgrid(np.arange(32), np.arange(32), indexing="ij")
+    as_array = smemsim.layout_conflicts(32 * t + e, 32, 32, arch="volta-v100")
+    assert (as_array["bank_degree"] == tile["bank_degree"]).all()
+
+
+@pytest.mark.parametrize("arch,op", [("volta-v100", "ld"), ("fermi-gtx580", "atom"),
+                                     ("kepler-k20", "st")])
+def test_the_same_numbers_as_smemsim_analyze(arch, op):
+    rng = np.random.default_rng(7)
+    patterns = [
+        [32 * t for t in range(32)],                   # one bank
+        [33 * t for t in range(32)],                   # padded
+        [0, 1024] + list(range(2, 32)),                # seed 001's long conflict
+        list(rng.integers(0, 4096, 32)),              # random
+        [5 * t if t % 3 else -1 for t in range(32)],   # inactive lanes
+    ]
+    got = smemsim.conflicts(np.array(patterns), arch=arch, unit="word", op=op)
+    for i, p in enumerate(patterns):
+        text = ",".join("-" if w < 0 else str(w) for w in p)
+        want = cli_json("analyze", f"--pattern={text}", "--arch", arch, "--op", op)
+        assert got["bank_degree"][i] == want["bank_degree"], (i, p)
+        assert got["position_degree"][i] == want["position_degree"], (i, p)
+        assert got["lock_degree"][i] == want["lock_degree"], (i, p)
+        assert got["bank_conflicts"][i] == want["bank_conflicts"], (i, p)
+        assert got["latency"][i] == want["latency_cycles"], (i, p)
+
+
+def test_byte_addresses_are_words_of_four():
+    words = smemsim.conflicts(np.arange(32) * 32, arch="volta-v100", unit="word")
+    byte = smemsim.conflicts(np.arange(32) * 128, arch="volta-v100")
+    assert words["bank_degree"][0] == byte["bank_degree"][0] == 32
+
+
+def test_bad_arrays_and_layouts_raise():
+    with pytest.raises(smemsim.Error, match="integers, not float64"):
+        smemsim.conflicts(np.zeros((2, 32)), arch="volta-v100")
+    with pytest.raises(smemsim.Error, match="not 3-D"):
+        smemsim.conflicts(np.zeros((2, 2, 32), dtype=np.int64), arch="volta-v100")
+    with pytest.raises(smemsim.Error, match="33 lanes per access"):
+        smemsim.conflicts(np.zeros((1, 33), dtype=np.int64), arch="volta-v100")
+    with pytest.raises(smemsim.Error, match="access 1, lane 0: word 24576 is outside"):
+        smemsim.conflicts(np.array([[0] * 32, [24576] * 32]), arch="volta-v100", unit="word")
+    with pytest.raises(smemsim.Error, match="not ld, st or atom"):
+        smemsim.conflicts(np.zeros((1, 32), dtype=np.int64), op="load")
+    with pytest.raises(smemsim.Error, match="shape is \\(32, 16\\)"):
+        smemsim.layout_conflicts(np.zeros((32, 16), dtype=np.int64), 32, 32)
+    with pytest.raises(smemsim.Error, match="layout\\(0, 0\\) returned 1.5"):
+        smemsim.layout_conflicts(lambda t, e: 1.5, 32, 32)
+
+    def raises(t, e):
+        raise RuntimeError("the layout's own error")
+
+    with pytest.raises(RuntimeError, match="the layout's own error"):
+        smemsim.layout_conflicts(raises, 32, 32)
+
+
+def test_a_study_folder_loads_as_a_dataframe(tmp_path):
+    subprocess.run([CLI, "study", "run", "random-patterns", "--quick", "--set", "patterns=200",
+                    "--out", str(tmp_path)], check=True, capture_output=True)
+    folder = tmp_path / "random-patterns"
+    df = smemsim.study.load(folder)
+    with open(folder / "points.csv") as f:
+        header = f.readline().strip().split(",")
+    assert list(df.columns) == header
+    assert len(df) == 8 and list(df["size"]) == [32, 64, 128, 256, 512, 1024, 2048, 4096]
+    with pytest.raises(smemsim.Error, match="no points.csv"):
+        smemsim.study.load(tmp_path)
