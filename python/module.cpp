@@ -1,5 +1,6 @@
 // smemsim's Python module, the compiled part (issue 30 item 2; docs/python.md): arch presets and
-// keys, and the conflicts and latency of warp accesses given as NumPy arrays. The pure-Python part
+// keys, the conflicts and latency of warp accesses given as NumPy arrays, and the bank-hash search
+// on them. The pure-Python part
 // (python/smemsim/__init__.py) builds on it: layouts, studies as DataFrames. Errors in input raise
 // smemsim.Error (a ValueError) with the CLI's one-line message; long loops release the GIL.
 #include <pybind11/numpy.h>
@@ -13,8 +14,10 @@
 #include <vector>
 
 #include "smemsim/arch.hpp"
+#include "smemsim/emit.hpp"
 #include "smemsim/error.hpp"
 #include "smemsim/evaluate.hpp"
+#include "smemsim/hash_search.hpp"
 #include "smemsim/warp_access.hpp"
 
 namespace py = pybind11;
@@ -50,10 +53,11 @@ py::dict arch_dict(const Arch& a) {
   return d;
 }
 
-// The degrees and latency of each row of `addr` (n x lanes word addresses; a negative entry is an
-// inactive lane), as AccessEvaluator gives them (smemsim analyze's numbers).
-py::dict conflicts(const Arch& arch, py::array_t<std::int64_t, py::array::c_style> addr,
-                   const std::string& op_name) {
+// The rows of `addr` (n x lanes word addresses, negative: inactive) as warp accesses, to `f`;
+// an address outside the arch's memory is an error naming the row and lane.
+template <typename F>
+void each_access(const Arch& arch, const py::array_t<std::int64_t, py::array::c_style>& addr, Op op,
+                 F&& f) {
   if (addr.ndim() != 2)
     throw InputError(
         fmt::format("addresses must be a 2-D array (accesses x lanes), not {}-D", addr.ndim()));
@@ -62,39 +66,74 @@ py::dict conflicts(const Arch& arch, py::array_t<std::int64_t, py::array::c_styl
   if (lanes == 0 || lanes > arch.warp_size)
     throw InputError(fmt::format("addresses have {} lanes per access; {} takes 1 to {}", lanes,
                                  arch.name, arch.warp_size));
+  const std::int64_t* a = addr.data();
+  const std::uint64_t words = arch.memory_words();
+  WarpAccess wa;
+  wa.op = op;
+  wa.lanes = static_cast<std::uint8_t>(lanes);
+  for (std::size_t i = 0; i < n; ++i) {
+    wa.active = 0;
+    for (std::size_t l = 0; l < lanes; ++l) {
+      const std::int64_t v = a[i * lanes + l];
+      if (v < 0) continue;
+      if (std::uint64_t(v) >= words)
+        throw InputError(
+            fmt::format("access {}, lane {}: word {} is outside {}'s {} words of shared memory", i,
+                        l, v, arch.name, words));
+      wa.set(int(l), WordAddr(v));
+    }
+    f(i, wa);
+  }
+}
+
+// The bank hash with the fewest conflicts for these accesses (smemsim hash search, issue 3): its
+// spec (usable as memory.bank_hash), the conflicts before and after, and its CUDA and CuTe text.
+py::dict hash_search(const Arch& arch, py::array_t<std::int64_t, py::array::c_style> addr,
+                     const std::string& family, const std::string& heuristic) {
+  SearchResult r;
+  Emission cuda, cute;
+  {
+    py::gil_scoped_release release;
+    ReferenceSets sets(arch, HashTarget::Bank, target_geometry(arch, HashTarget::Bank));
+    each_access(arch, addr, Op::Load, [&](std::size_t, const WarpAccess& wa) { sets.add(wa); });
+    // Emitting needs a software hash that loses no data: bijective candidates only.
+    r = search_hash(sets, SearchOptions{family, heuristic, true});
+    cuda = emit_cuda(r.matrix, r.spec);
+    cute = emit_cute(r.matrix, r.spec);
+  }
+  py::dict out;
+  out["spec"] = r.spec;
+  out["family"] = r.family;
+  out["heuristic"] = r.heuristic;
+  out["baseline_conflicts"] = r.baseline_conflicts;
+  out["conflicts"] = r.conflicts;
+  out["reduction"] = r.reduction;
+  out["bijective"] = r.bijective;
+  out["cuda"] = cuda.ok ? py::object(py::str(cuda.code)) : py::object(py::none());
+  out["cute"] = cute.ok ? py::object(py::str(cute.code)) : py::object(py::none());
+  out["cute_reason"] = cute.ok ? std::string() : cute.reason;
+  return out;
+}
+
+// The degrees and latency of each row of `addr` (n x lanes word addresses; a negative entry is an
+// inactive lane), as AccessEvaluator gives them (smemsim analyze's numbers).
+py::dict conflicts(const Arch& arch, py::array_t<std::int64_t, py::array::c_style> addr,
+                   const std::string& op_name) {
   const std::optional<Op> op = parse_op(op_name);
   if (!op) throw InputError(fmt::format("op '{}' is not ld, st or atom", op_name));
-  const auto sn = static_cast<py::ssize_t>(n);
-  py::array_t<std::int32_t> bank(sn), position(sn), lock(sn), transactions(sn);
-  py::array_t<std::int64_t> bank_conflicts(sn), latency(sn);
-  const std::int64_t* a = addr.data();
+  const auto n = addr.ndim() == 2 ? static_cast<py::ssize_t>(addr.shape(0)) : 0;
+  py::array_t<std::int32_t> bank(n), position(n), lock(n), transactions(n);
+  py::array_t<std::int64_t> bank_conflicts(n), latency(n);
   auto* pb = bank.mutable_data();
   auto* pp = position.mutable_data();
   auto* pl = lock.mutable_data();
   auto* pt = transactions.mutable_data();
   auto* pc = bank_conflicts.mutable_data();
   auto* pd = latency.mutable_data();
-  const std::uint64_t words = arch.memory_words();
-  std::string error;
   {
     py::gil_scoped_release release;
     AccessEvaluator ev(arch);
-    WarpAccess wa;
-    wa.op = *op;
-    wa.lanes = static_cast<std::uint8_t>(lanes);
-    for (std::size_t i = 0; i < n && error.empty(); ++i) {
-      wa.active = 0;
-      for (std::size_t l = 0; l < lanes; ++l) {
-        const std::int64_t v = a[i * lanes + l];
-        if (v < 0) continue;
-        if (std::uint64_t(v) >= words) {
-          error =
-              fmt::format("access {}, lane {}: word {} is outside {}'s {} words of shared memory",
-                          i, l, v, arch.name, words);
-          break;
-        }
-        wa.set(int(l), WordAddr(v));
-      }
+    each_access(arch, addr, *op, [&](std::size_t i, const WarpAccess& wa) {
       const AccessResult r = ev.evaluate(wa);
       pb[i] = r.degrees.bank;
       pp[i] = r.degrees.position;
@@ -102,9 +141,8 @@ py::dict conflicts(const Arch& arch, py::array_t<std::int64_t, py::array::c_styl
       pt[i] = r.transactions;
       pc[i] = r.bank_conflicts;
       pd[i] = r.latency;
-    }
+    });
   }
-  if (!error.empty()) throw InputError(error);
   py::dict out;
   out["bank_degree"] = bank;
   out["position_degree"] = position;
@@ -157,4 +195,6 @@ PYBIND11_MODULE(_core, m) {
     return out;
   });
   m.def("conflicts", &conflicts, py::arg("arch"), py::arg("words"), py::arg("op") = "ld");
+  m.def("hash_search", &hash_search, py::arg("arch"), py::arg("words"), py::arg("family") = "bvxor",
+        py::arg("heuristic") = "");
 }

@@ -11,7 +11,7 @@ from . import _core
 from ._core import Arch, Error, arch_keys, presets
 
 __all__ = ["Arch", "Error", "arch", "arch_keys", "presets", "conflicts", "layout_conflicts",
-           "study"]
+           "hash_search", "study"]
 
 
 def arch(name="ampere-a100", **overrides):
@@ -60,24 +60,15 @@ def conflicts(addresses, arch="ampere-a100", unit="byte", op="ld"):
     return _core.conflicts(_as_arch(arch), _np.ascontiguousarray(words, dtype=_np.int64), op)
 
 
-def layout_conflicts(layout, threads=32, elements=32, arch="ampere-a100", element_bytes=4,
-                     op="ld"):
-    """Conflicts of a shared-memory layout: the question a Triton or CuTe author asks.
+def _layout_accesses(offsets, warp, element_bytes):
+    """accesses[w * elements + e]: the byte addresses of warp w's threads at element e."""
+    threads, elements = offsets.shape
+    rows = offsets.reshape(threads // warp, warp, elements).transpose(0, 2, 1)
+    return rows.reshape(-1, warp) * int(element_bytes)
 
-    ``layout`` maps (thread, element) to an offset in elements: a callable ``layout(t, e)`` or an
-    integer array of shape (threads, elements). Every warp (32 consecutive threads) accesses
-    element e together, for each e: ``threads // 32 * elements`` accesses.
 
-    Returns :func:`conflicts`'s dict, with ``warp`` and ``element`` arrays naming each access, and
-    ``offsets`` (threads x elements) as the layout gave them.
-    """
-    threads, elements = int(threads), int(elements)
-    if threads <= 0 or elements <= 0:
-        raise Error(f"threads ({threads}) and elements ({elements}) must be positive")
-    a = arch if isinstance(arch, Arch) else globals()["arch"](arch)
-    warp = int(a["warp.size"])
-    if threads % warp:
-        raise Error(f"threads ({threads}) must be a multiple of the warp size ({warp})")
+def _offsets(layout, threads, elements):
+    """A layout as a (threads, elements) array of offsets, checked."""
     if callable(layout):
         offsets = _np.empty((threads, elements), dtype=_np.int64)
         for t in range(threads):
@@ -97,14 +88,56 @@ def layout_conflicts(layout, threads=32, elements=32, arch="ampere-a100", elemen
     if (offsets < 0).any():
         t, e = map(int, _np.argwhere(offsets < 0)[0])
         raise Error(f"layout({t}, {e}) = {int(offsets[t, e])} is negative")
-    # accesses[w * elements + e] = the byte addresses of warp w's threads at element e
-    rows = offsets.reshape(threads // warp, warp, elements).transpose(0, 2, 1)
-    byte_addr = rows.reshape(-1, warp) * int(element_bytes)
+    return offsets
+
+
+def layout_conflicts(layout, threads=32, elements=32, arch="ampere-a100", element_bytes=4,
+                     op="ld"):
+    """Conflicts of a shared-memory layout: the question a Triton or CuTe author asks.
+
+    ``layout`` maps (thread, element) to an offset in elements: a callable ``layout(t, e)`` or an
+    integer array of shape (threads, elements). Every warp (32 consecutive threads) accesses
+    element e together, for each e: ``threads // 32 * elements`` accesses.
+
+    Returns :func:`conflicts`'s dict, with ``warp`` and ``element`` arrays naming each access, and
+    ``offsets`` (threads x elements) as the layout gave them.
+    """
+    threads, elements = int(threads), int(elements)
+    if threads <= 0 or elements <= 0:
+        raise Error(f"threads ({threads}) and elements ({elements}) must be positive")
+    a = arch if isinstance(arch, Arch) else globals()["arch"](arch)
+    warp = int(a["warp.size"])
+    if threads % warp:
+        raise Error(f"threads ({threads}) must be a multiple of the warp size ({warp})")
+    offsets = _offsets(layout, threads, elements)
+    byte_addr = _layout_accesses(offsets, warp, element_bytes)
     out = conflicts(byte_addr, arch=a, unit="byte", op=op)
     out["warp"] = _np.repeat(_np.arange(threads // warp), elements)
     out["element"] = _np.tile(_np.arange(elements), threads // warp)
     out["offsets"] = offsets
     return out
+
+
+def hash_search(layout, threads=32, elements=32, arch="ampere-a100", element_bytes=4,
+                family="bvxor", heuristic=""):
+    """The bank hash (an XOR swizzle) with the fewest conflicts for a layout's accesses.
+
+    ``layout`` as for :func:`layout_conflicts`; ``family`` and ``heuristic`` as ``smemsim hash
+    search`` takes them (bv, bvxor, bits, bitsxor, xormask). Only hashes that lose no data as a
+    software swizzle are searched. Returns a dict: ``spec`` (usable as the arch's
+    ``memory.bank_hash``), ``baseline_conflicts`` (under mod), ``conflicts``, ``reduction``,
+    ``cuda`` (a ``__device__`` function) and ``cute`` (a ``cute::Swizzle``, or None with
+    ``cute_reason``).
+    """
+    threads, elements = int(threads), int(elements)
+    a = arch if isinstance(arch, Arch) else globals()["arch"](arch)
+    warp = int(a["warp.size"])
+    if threads <= 0 or elements <= 0 or threads % warp:
+        raise Error(f"threads ({threads}) must be a positive multiple of the warp size ({warp}), "
+                    f"elements ({elements}) positive")
+    byte_addr = _layout_accesses(_offsets(layout, threads, elements), warp, element_bytes)
+    return _core.hash_search(a, _np.ascontiguousarray(byte_addr // 4, dtype=_np.int64), family,
+                             heuristic)
 
 
 class _Study:

@@ -117,3 +117,23 @@ def test_a_study_folder_loads_as_a_dataframe(tmp_path):
     assert len(df) == 8 and list(df["size"]) == [32, 64, 128, 256, 512, 1024, 2048, 4096]
     with pytest.raises(smemsim.Error, match="no points.csv"):
         smemsim.study.load(tmp_path)
+
+
+# The swizzle the search finds for the transposed tile removes every conflict, checked two ways:
+# as the arch's bank hash, and applied to the layout's offsets in software (the CUDA function it
+# emits, i ^ ((i >> 5) & 31) for this one) under the plain modulo banks.
+def test_the_swizzle_found_for_a_transposed_tile_removes_every_conflict():
+    column = lambda t, e: 32 * t + e  # noqa: E731
+    found = smemsim.hash_search(column, 32, 32, arch="volta-v100")
+    assert found["baseline_conflicts"] == 32 * 31
+    assert found["conflicts"] == 0 and found["bijective"]
+    assert "__device__" in found["cuda"] and "cute::Swizzle" in found["cute"]
+    hashed = smemsim.arch("volta-v100", **{"memory.bank_hash": found["spec"]})
+    assert smemsim.layout_conflicts(column, 32, 32, arch=hashed)["bank_conflicts"].sum() == 0
+    t, e = np.meshgrid(np.arange(32), np.arange(32), indexing="ij")
+    o = 32 * t + e
+    swizzled = o ^ ((o >> 5) & 31)
+    assert found["spec"] == "bvxor:k1=0,k2=5,mask=31"
+    assert smemsim.layout_conflicts(swizzled, 32, 32, arch="volta-v100")["bank_conflicts"].sum() == 0
+    with pytest.raises(smemsim.Error):
+        smemsim.hash_search(column, 32, 32, family="nonsense")
