@@ -7,6 +7,8 @@
 #include <sstream>
 #include <string>
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include "smemsim/arch.hpp"
@@ -71,11 +73,16 @@ inline std::string slurp(const std::string& path) {
 }
 
 // A file in the temporary directory holding `text`; returns its path.
+// Written to a file of this process and renamed into place: CTest runs tests in parallel
+// processes, and two tests that write the same file (the same text) must never see it half written
+// (TimingCli's two tests read "a module with 0 kernels" once).
 inline std::string temp_file(const std::string& name, const std::string& text) {
   const std::string path = ::testing::TempDir() + "smemsim_" + name;
-  FILE* f = std::fopen(path.c_str(), "wb");
+  const std::string part = path + ".part" + std::to_string(::getpid());
+  FILE* f = std::fopen(part.c_str(), "wb");
   std::fwrite(text.data(), 1, text.size(), f);
   std::fclose(f);
+  std::rename(part.c_str(), path.c_str());
   return path;
 }
 
