@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -118,7 +119,7 @@ py::dict hash_search(const Arch& arch, py::array_t<std::int64_t, py::array::c_st
 // The degrees and latency of each row of `addr` (n x lanes word addresses; a negative entry is an
 // inactive lane), as AccessEvaluator gives them (smemsim analyze's numbers).
 py::dict conflicts(const Arch& arch, py::array_t<std::int64_t, py::array::c_style> addr,
-                   const std::string& op_name) {
+                   const std::string& op_name, bool per_lane) {
   const std::optional<Op> op = parse_op(op_name);
   if (!op) throw InputError(fmt::format("op '{}' is not ld, st or atom", op_name));
   const auto n = addr.ndim() == 2 ? static_cast<py::ssize_t>(addr.shape(0)) : 0;
@@ -130,10 +131,30 @@ py::dict conflicts(const Arch& arch, py::array_t<std::int64_t, py::array::c_styl
   auto* pt = transactions.mutable_data();
   auto* pc = bank_conflicts.mutable_data();
   auto* pd = latency.mutable_data();
+  // Per lane: the degree of the bank the lane falls in, within its transaction (0: inactive).
+  const auto lanes = addr.ndim() == 2 ? static_cast<py::ssize_t>(addr.shape(1)) : 0;
+  py::array_t<std::int32_t> lane_degree(per_lane ? std::vector<py::ssize_t>{n, lanes}
+                                                 : std::vector<py::ssize_t>{0, 0});
+  std::int32_t* pld = lane_degree.mutable_data();
+  if (per_lane) std::fill(pld, pld + n * lanes, 0);
   {
     py::gil_scoped_release release;
     AccessEvaluator ev(arch);
+    ConflictAnalyzer lane_an(arch);
+    const int step = int(std::max<std::uint32_t>(1, arch.transaction_lanes));
     each_access(arch, addr, *op, [&](std::size_t i, const WarpAccess& wa) {
+      if (per_lane)
+        for (int first = 0; first < int(lanes); first += step) {
+          const int count = std::min(step, int(lanes) - first);
+          lane_an.load(wa, first, count);
+          for (std::uint32_t b = 0; b < arch.banks; ++b) {
+            const LaneMask m = lane_an.bank_lanes(b);
+            if (!m) continue;
+            const int d = lane_an.bank_degree(m);
+            for (int l = 0; l < count; ++l)
+              if ((m >> l) & 1) pld[i * std::size_t(lanes) + std::size_t(first + l)] = d;
+          }
+        }
       const AccessResult r = ev.evaluate(wa);
       pb[i] = r.degrees.bank;
       pp[i] = r.degrees.position;
@@ -150,6 +171,7 @@ py::dict conflicts(const Arch& arch, py::array_t<std::int64_t, py::array::c_styl
   out["transactions"] = transactions;
   out["bank_conflicts"] = bank_conflicts;
   out["latency"] = latency;
+  if (per_lane) out["lane_bank_degree"] = lane_degree;
   return out;
 }
 
@@ -194,7 +216,8 @@ PYBIND11_MODULE(_core, m) {
       out.push_back(py::make_tuple(std::string(k.name), std::string(k.doc), k.min, k.max));
     return out;
   });
-  m.def("conflicts", &conflicts, py::arg("arch"), py::arg("words"), py::arg("op") = "ld");
+  m.def("conflicts", &conflicts, py::arg("arch"), py::arg("words"), py::arg("op") = "ld",
+        py::arg("per_lane") = false);
   m.def("hash_search", &hash_search, py::arg("arch"), py::arg("words"), py::arg("family") = "bvxor",
         py::arg("heuristic") = "");
 }

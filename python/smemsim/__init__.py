@@ -30,7 +30,7 @@ def _as_arch(a):
     return a if isinstance(a, Arch) else arch(a)
 
 
-def conflicts(addresses, arch="ampere-a100", unit="byte", op="ld"):
+def conflicts(addresses, arch="ampere-a100", unit="byte", op="ld", per_lane=False):
     """Conflicts and latency of warp accesses.
 
     ``addresses``: integers, one row per access and one column per lane (a 1-D array is one access);
@@ -40,6 +40,8 @@ def conflicts(addresses, arch="ampere-a100", unit="byte", op="ld"):
     Returns a dict of NumPy arrays, one entry per access: ``bank_degree``, ``position_degree``,
     ``lock_degree`` (the largest over the access's transactions), ``bank_conflicts`` (the sum of
     bank degree - 1 over them), ``latency`` (cycles, the arch's model) and ``transactions``.
+    With ``per_lane``, also ``lane_bank_degree`` (accesses x lanes): the degree of the bank each
+    lane falls in, within its transaction (0 for an inactive lane).
     """
     a = _np.asarray(addresses)
     if a.dtype.kind not in "iu":
@@ -57,7 +59,8 @@ def conflicts(addresses, arch="ampere-a100", unit="byte", op="ld"):
         words = a
     else:
         raise Error(f"unit '{unit}' is not byte or word")
-    return _core.conflicts(_as_arch(arch), _np.ascontiguousarray(words, dtype=_np.int64), op)
+    return _core.conflicts(_as_arch(arch), _np.ascontiguousarray(words, dtype=_np.int64), op,
+                           bool(per_lane))
 
 
 def _layout_accesses(offsets, warp, element_bytes):

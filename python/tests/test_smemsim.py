@@ -137,3 +137,18 @@ def test_the_swizzle_found_for_a_transposed_tile_removes_every_conflict():
     assert smemsim.layout_conflicts(swizzled, 32, 32, arch="volta-v100")["bank_conflicts"].sum() == 0
     with pytest.raises(smemsim.Error):
         smemsim.hash_search(column, 32, 32, family="nonsense")
+
+
+# Per-lane degrees, derived by hand: lanes 0 and 1 of [0, 32, 2..31] share bank 0 with two words (2
+# each), every other lane is alone in its bank (1); lane t of 2t shares bank 2t % 32 with lane
+# t + 16 (2 each); an inactive lane is 0. The largest lane degree is the access's bank degree.
+def test_per_lane_degrees():
+    rows = np.array([[0, 32] + list(range(2, 32)), [2 * t for t in range(32)],
+                     [-1] + [33 * t for t in range(1, 32)]])
+    r = smemsim.conflicts(rows, arch="volta-v100", unit="word", per_lane=True)
+    lane = r["lane_bank_degree"]
+    assert lane.shape == (3, 32)
+    assert list(lane[0]) == [2, 2] + [1] * 30
+    assert list(lane[1]) == [2] * 32
+    assert list(lane[2]) == [0] + [1] * 31
+    assert (lane.max(axis=1) == r["bank_degree"]).all()
