@@ -5,6 +5,9 @@
 // writes back at c+5, and a dependent instruction issues at c+6) with the structure each test
 // names. Warp slot w runs on sub-core w % sm.subcores; a CTA's warps take slots 0, 1, 2, ...
 // The sub-cores advance and issue in an order that starts at sub-core (cycle % subcores).
+#include <string>
+#include <utility>
+
 #include <gtest/gtest.h>
 
 #include "smemsim/error.hpp"
@@ -220,6 +223,58 @@ TEST(TimingSubcore, TensorUnitHoldsAnMmaForItsShape) {
   k.run(fig4_arch(), &plain);
   EXPECT_EQ(plain.issued(0, 1), 1u);
   EXPECT_EQ(plain.issued(0, 2), 2u);
+}
+
+// The tensor unit's interval for the other element types (issue 27), at the A100 whitepaper's dense
+// peak ratios to FP16 (Table 1: INT8 2x, INT4 4x, binary 16x, FP64 1/16) and 256 FP16
+// multiply-adds per cycle: the second of two independent mma issues when the first frees the unit.
+//   s8 m16n8k32:   16*8*32 = 4,096 / 2   = 2,048 -> 8 cycles
+//   s4 m16n8k64:   16*8*64 = 8,192 / 4   = 2,048 -> 8
+//   b1 m16n8k256: 16*8*256 = 32,768 / 16 = 2,048 -> 8
+//   f64 m8n8k4:      8*8*4 = 256 * 16    = 4,096 -> 16
+//   f16 m8n8k4: four quad-pair products of 8*8*4: 1,024 -> 4
+TEST(TimingSubcore, TensorUnitIntervalFollowsTheElementType) {
+  const std::pair<std::string, std::uint64_t> cases[] = {
+      {"mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%r1,%r2,%r3,%r4}, {%r5,%r6,%r7,%r8}, "
+       "{%r9,%r10}, {%r11,%r12,%r13,%r14};",
+       8},
+      {"mma.sync.aligned.m16n8k64.row.col.s32.s4.s4.s32 {%r1,%r2,%r3,%r4}, {%r5,%r6,%r7,%r8}, "
+       "{%r9,%r10}, {%r11,%r12,%r13,%r14};",
+       8},
+      {"mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.xor.popc {%r1,%r2,%r3,%r4}, "
+       "{%r5,%r6,%r7,%r8}, {%r9,%r10}, {%r11,%r12,%r13,%r14};",
+       8},
+      {"mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%fd1,%fd2}, {%fd3}, {%fd4}, {%fd5,%fd6};",
+       16},
+      {"mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%f1,%f2,%f3,%f4,%f5,%f6,%f7,%f8}, "
+       "{%r5,%r6}, {%r7,%r8}, {%f9,%f10,%f11,%f12,%f13,%f14,%f15,%f16};",
+       4},
+  };
+  for (const auto& [mma, interval] : cases) {
+    // Two independent copies: the second writes other registers (%r21.., %fd11.., %f21..).
+    std::string second = mma;
+    for (const auto& [from, to] :
+         {std::pair<std::string, std::string>{"{%r1,%r2,%r3,%r4}", "{%r21,%r22,%r23,%r24}"},
+          {"{%fd1,%fd2}", "{%fd11,%fd12}"},
+          {"{%f1,%f2,%f3,%f4,%f5,%f6,%f7,%f8}", "{%f21,%f22,%f23,%f24,%f25,%f26,%f27,%f28}"}})
+      if (const auto at = second.find(from); at != std::string::npos)
+        second.replace(at, from.size(), to);
+    const std::string kernel = R"(
+.visible .entry tc(.param .u64 out)
+{
+  .reg .b32 %r<32>;
+  .reg .f32 %f<32>;
+  .reg .f64 %fd<16>;
+  )" + mma + "\n  " + second + "\n  ret;\n}\n";
+    TimedKernel k(kernel, 32);
+    Arch a = fig4_arch();
+    a.sm.tensor_fmas = 256;
+    a.sm.lat_tensor = 6;
+    Recorder rec;
+    k.run(a, &rec);
+    EXPECT_EQ(rec.issued(0, 0), 0u) << mma;
+    EXPECT_EQ(rec.issued(0, 1), interval) << mma;
+  }
 }
 
 TEST(TimingSubcore, BadStructureIsRefusedNamingTheKey) {
