@@ -113,8 +113,8 @@ Instruction Decoder::run() {
   if (base == "tex" || base == "tld4") return decode_texture(cur_, kb_, m_);
   if (base == "mbarrier" || base == "nanosleep" || text.starts_with("cp.async.mbarrier."))
     return mbarrier();
-  if (base == "ldmatrix" || base == "stmatrix" || base == "cp" || base == "mma" || base == "wmma")
-    return tensor();
+  if (base == "ldmatrix" || base == "stmatrix" || base == "cp") return async_copy();
+  if (base == "mma" || base == "wmma") return tensor();
   if (!info) unsupported();
   ins_.op = info->op;
   if (info == &kBarWarp) ins_.flags |= kSync;

@@ -298,4 +298,54 @@ void Decoder::check_operands() {
   }
 }
 
+std::vector<std::string_view> Decoder::split_modifiers(std::string_view text) {
+  std::vector<std::string_view> out;
+  while (!text.empty()) {
+    const std::size_t d = text.find('.');
+    out.push_back(text.substr(0, d));
+    text = d == std::string_view::npos ? std::string_view() : text.substr(d + 1);
+  }
+  return out;
+}
+
+void Decoder::refuse(const std::string& why) {
+  throw UnsupportedInstruction{m_.line,
+                               fmt::format("unsupported PTX instruction '{}' ({})", m_.text, why)};
+}
+
+void Decoder::read_list(std::initializer_list<std::size_t> memory_at, std::size_t sink_at) {
+  std::size_t n = 0;
+  while (!cur_.peek().is(';') && !cur_.at_end()) {
+    if (n == ins_.ops.size()) malformed(fmt::format("'{}' has too many operands", m_.text));
+    if (n > 0) cur_.expect(',', fmt::format("between operands of '{}'", m_.text));
+    if (n == sink_at && cur_.peek().kind == TokKind::Word && cur_.peek().text == "_") {
+      cur_.next();
+      ins_.ops[n].kind = OperandKind::None;
+    } else {
+      bool mem = false;
+      for (std::size_t m : memory_at) mem |= m == n;
+      ins_.ops[n] = operand(mem, false);
+    }
+    ++n;
+  }
+  cur_.expect(';', fmt::format("after the operands of '{}'", m_.text));
+  ins_.num_ops = static_cast<std::uint8_t>(n);
+}
+
+void Decoder::expect_count(std::size_t lo, std::size_t hi) {
+  if (ins_.num_ops >= lo && ins_.num_ops <= hi) return;
+  malformed(fmt::format("'{}' needs {} operand{}, got {}", m_.text,
+                        lo == hi ? fmt::format("{}", lo) : fmt::format("{} or {}", lo, hi),
+                        hi == 1 ? "" : "s", ins_.num_ops));
+}
+
+void Decoder::expect_vector(std::size_t i, int regs, const char* what) {
+  const Operand& v = ins_.ops[i];
+  if (v.kind != OperandKind::Vector || v.count != regs)
+    malformed(fmt::format("'{}' needs {} registers in its {}", m_.text, regs, what));
+  for (int k = 0; k < v.count; ++k)
+    if (is_vec_imm(v.vec[std::size_t(k)]))
+      malformed(fmt::format("'{}': the {} holds registers only", m_.text, what));
+}
+
 }  // namespace smemsim::ptx::decoding

@@ -23,39 +23,7 @@ namespace smemsim::ptx::decoding {
 
 Instruction Decoder::mbarrier() {
   const std::string_view text = m_.text;
-  std::vector<std::string_view> mods;
-  for (std::string_view r = text; !r.empty();) {
-    const std::size_t d = r.find('.');
-    mods.push_back(r.substr(0, d));
-    r = d == std::string_view::npos ? std::string_view() : r.substr(d + 1);
-  }
-  auto refuse = [&](const std::string& why) -> void {
-    throw UnsupportedInstruction{m_.line,
-                                 fmt::format("unsupported PTX instruction '{}' ({})", text, why)};
-  };
-  // Operands: `memory_at` takes an address; `sink_at` may be `_`.
-  auto read_operands = [&](std::size_t memory_at, std::size_t sink_at) {
-    std::size_t n = 0;
-    while (!cur_.peek().is(';') && !cur_.at_end()) {
-      if (n == ins_.ops.size()) malformed(fmt::format("'{}' has too many operands", text));
-      if (n > 0) cur_.expect(',', fmt::format("between operands of '{}'", text));
-      if (n == sink_at && cur_.peek().kind == TokKind::Word && cur_.peek().text == "_") {
-        cur_.next();
-        ins_.ops[n].kind = OperandKind::None;  // the sink: no destination
-      } else {
-        ins_.ops[n] = operand(n == memory_at, false);
-      }
-      ++n;
-    }
-    cur_.expect(';', fmt::format("after the operands of '{}'", text));
-    ins_.num_ops = static_cast<std::uint8_t>(n);
-  };
-  auto count_ops = [&](std::size_t lo, std::size_t hi) {
-    if (ins_.num_ops < lo || ins_.num_ops > hi)
-      malformed(fmt::format("'{}' needs {} operands, got {}", text,
-                            lo == hi ? fmt::format("{}", lo) : fmt::format("{} or {}", lo, hi),
-                            ins_.num_ops));
-  };
+  const std::vector<std::string_view> mods = split_modifiers(text);
   auto b64_reg = [&](std::size_t i, const char* what) {
     const Operand& o = ins_.ops[i];
     if (o.kind != OperandKind::Reg || type_bits(kb_.kernel.regs[o.reg].type) != 64)
@@ -66,8 +34,8 @@ Instruction Decoder::mbarrier() {
     ins_.op = Opcode::Nanosleep;
     if (mods.size() != 2 || mods[1] != "u32") malformed(fmt::format("'{}' needs .u32", text));
     ins_.type = Type::U32;
-    read_operands(99, 99);
-    count_ops(1, 1);
+    read_list({});
+    expect_count(1, 1);
     need(0, is_value(0), "a register or immediate");
     return ins_;
   }
@@ -132,19 +100,19 @@ Instruction Decoder::mbarrier() {
   if (ins_.space == Space::None) ins_.space = Space::Generic;
   switch (kind) {
     case MbarOp::Init:
-      read_operands(0, 99);
-      count_ops(2, 2);
+      read_list({0});
+      expect_count(2, 2);
       need(1, is_value(1), "a register or immediate (the expected arrival count)");
       break;
     case MbarOp::Inval:
     case MbarOp::CpAsyncArrive:
-      read_operands(0, 99);
-      count_ops(1, 1);
+      read_list({0});
+      expect_count(1, 1);
       break;
     case MbarOp::Arrive:
     case MbarOp::ArriveDrop:
-      read_operands(1, 0);
-      count_ops(2, 3);
+      read_list({1}, 0);
+      expect_count(2, 3);
       if (ins_.ops[0].kind != OperandKind::None) b64_reg(0, "state");
       if (ins_.num_ops == 3) need(2, is_value(2), "a register or immediate (the count)");
       if (ins_.has(kNoComplete) && ins_.num_ops != 3)
@@ -152,8 +120,8 @@ Instruction Decoder::mbarrier() {
       break;
     case MbarOp::TestWait:
     case MbarOp::TryWait:
-      read_operands(1, 99);
-      count_ops(3, kind == MbarOp::TryWait ? 4 : 3);
+      read_list({1});
+      expect_count(3, kind == MbarOp::TryWait ? 4 : 3);
       need(0, is_pred(0), "a predicate");
       if (ins_.has(kParity))
         need(2, is_value(2), "a register or immediate (the phase parity)");
@@ -162,8 +130,8 @@ Instruction Decoder::mbarrier() {
       if (ins_.num_ops == 4) --ins_.num_ops;  // try_wait's suspend-time hint: no functional effect
       break;
     case MbarOp::PendingCount:
-      read_operands(99, 99);
-      count_ops(2, 2);
+      read_list({});
+      expect_count(2, 2);
       need(0, is_reg(0), "a register");
       b64_reg(1, "state");
       break;

@@ -1,17 +1,13 @@
-// Decoder of the tensor-core and asynchronous-copy instructions (issue 16, PTX ISA "Warp Level
-// Matrix Multiply-Accumulate Instructions", "Data Movement and Conversion Instructions"):
-//   ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}{.shared}.b16   {d}, [a]
-//   stmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}{.shared}.b16   [a], {b}
-//   cp.async.{ca,cg}.shared.global{.L2::128B ...}                [dst], [src], size {, src-size |
-//   p} cp.async.commit_group / cp.async.wait_group n / cp.async.wait_all
+// Decoder of the tensor-core instructions (issues 16 and 27, PTX ISA "Warp Level Matrix
+// Multiply-Accumulate Instructions"; ldmatrix and cp.async are decode_copy.cpp's):
 //   wmma.load.{a,b,c}.sync.aligned.layout.shape{.space}.type     {d}, [a] {, stride}
 //   wmma.store.d.sync.aligned.layout.shape{.space}.type          [a], {b} {, stride}
 //   wmma.mma.sync.aligned.alayout.blayout.shape.dtype{.atype.btype}.ctype   {d}, {a}, {b}, {c}
 //   mma.sync.aligned.shape.alayout.blayout.dtype.atype.btype.ctype{.satfinite}{.and|.xor.popc}
 //   wmma.mma{.and|.xor.popc}.sync.aligned.alayout.blayout.shape{.rn}.dtype.atype.btype.ctype
 // Register counts per fragment follow the PTX ISA's tables; valid forms the executor does not
-// model (fp8/fp6/fp4 and block-scaled mma, sparse mma, f64 roundings other than .rn, bulk copies)
-// are recorded as unsupported with their reason.
+// model (fp8/fp6/fp4 and block-scaled mma, sparse mma, f64 roundings other than .rn) are recorded
+// as unsupported with their reason.
 #include <fmt/format.h>
 
 #include <cctype>
@@ -22,16 +18,6 @@
 
 namespace smemsim::ptx::decoding {
 namespace {
-
-std::vector<std::string_view> split_modifiers(std::string_view text) {
-  std::vector<std::string_view> out;
-  while (!text.empty()) {
-    const std::size_t d = text.find('.');
-    out.push_back(text.substr(0, d));
-    text = d == std::string_view::npos ? std::string_view() : text.substr(d + 1);
-  }
-  return out;
-}
 
 MmaShape shape_of(std::string_view s) {
   for (int i = 1; i <= int(MmaShape::M16N8K256); ++i)
@@ -178,139 +164,11 @@ bool wmma_element(MmaShape s, int matrix, Type t) {
 Instruction Decoder::tensor() {
   const std::string_view text = m_.text;
   const std::vector<std::string_view> mods = split_modifiers(text);
-  auto fail_unsupported = [&](const std::string& why) -> void {
-    throw UnsupportedInstruction{m_.line,
-                                 fmt::format("unsupported PTX instruction '{}' ({})", text, why)};
-  };
-  auto vector_of = [&](std::size_t i, int regs, const char* what) {
-    const Operand& v = ins_.ops[i];
-    if (v.kind != OperandKind::Vector || v.count != regs)
-      malformed(fmt::format("'{}' needs {} registers in its {}", text, regs, what));
-    for (int k = 0; k < v.count; ++k)
-      if (is_vec_imm(v.vec[std::size_t(k)]))
-        malformed(fmt::format("'{}': the {} holds registers only", text, what));
-  };
-  auto expect_ops = [&](std::size_t lo, std::size_t hi) {
-    if (ins_.num_ops < lo || ins_.num_ops > hi)
-      malformed(fmt::format("'{}' needs {} operands, got {}", text,
-                            lo == hi ? fmt::format("{}", lo) : fmt::format("{} or {}", lo, hi),
-                            ins_.num_ops));
-  };
-  // The operands: memory operands where an address belongs.
-  auto read_operands = [&](std::initializer_list<std::size_t> memory_at) {
-    std::size_t n = 0;
-    while (!cur_.peek().is(';') && !cur_.at_end()) {
-      if (n == ins_.ops.size()) malformed(fmt::format("'{}' has too many operands", text));
-      if (n > 0) cur_.expect(',', fmt::format("between operands of '{}'", text));
-      bool mem = false;
-      for (std::size_t m : memory_at) mem |= m == n;
-      ins_.ops[n] = operand(mem, false);
-      ++n;
-    }
-    cur_.expect(';', fmt::format("after the operands of '{}'", text));
-    ins_.num_ops = static_cast<std::uint8_t>(n);
-  };
   const std::string_view op = mods[0];
   bool sync = false, aligned = false;
   for (std::string_view m : mods) {
     sync |= m == "sync";
     aligned |= m == "aligned";
-  }
-
-  if (op == "cp") {
-    if (mods.size() < 2 || mods[1] != "async") unsupported();
-    if (mods.size() == 3 && mods[2] == "commit_group") {
-      ins_.op = Opcode::CpAsyncCommit;
-      read_operands({});
-      expect_ops(0, 0);
-      return ins_;
-    }
-    if (mods.size() == 3 && (mods[2] == "wait_group" || mods[2] == "wait_all")) {
-      ins_.op = Opcode::CpAsyncWait;
-      read_operands({});
-      if (mods[2] == "wait_all") {  // = commit_group; wait_group 0 (PTX ISA)
-        expect_ops(0, 0);
-        ins_.ops[0].kind = OperandKind::ImmInt;
-        ins_.ops[0].imm = 0;
-        ins_.flags |= kUni;
-        return ins_;
-      }
-      expect_ops(1, 1);
-      if (ins_.ops[0].kind != OperandKind::ImmInt || ins_.ops[0].imm < 0)
-        malformed(fmt::format("'{}' needs a non-negative integer", text));
-      return ins_;
-    }
-    if (mods.size() > 2 && mods[2] == "bulk") fail_unsupported("bulk copies (TMA)");
-    ins_.op = Opcode::CpAsync;
-    bool ca = false, cg = false, dst = false, src = false, hint = false;
-    for (std::size_t i = 2; i < mods.size(); ++i) {
-      const std::string_view m = mods[i];
-      if (m == "ca")
-        ca = true;
-      else if (m == "cg")
-        cg = true;
-      else if (m == "shared" || m == "shared::cta")
-        dst = true;
-      else if (m == "global" && dst)
-        src = true;
-      else if (m.starts_with("L2::cache_hint"))
-        hint = true;
-      else if (m.starts_with("L2::"))
-        continue;  // a prefetch size: no functional effect
-      else if (m == "shared::cluster")
-        fail_unsupported("cluster shared memory");
-      else
-        malformed(fmt::format("unknown modifier '.{}' in '{}'", m, text));
-    }
-    if (ca == cg || !dst || !src)
-      malformed(fmt::format("'{}' needs .ca or .cg, then .shared.global", text));
-    ins_.space = Space::Shared;
-    ins_.flags |= ca ? 0u : kNc;  // .cg: bypass L1 (kept for the printer)
-    read_operands({0, 1});
-    expect_ops(3, hint ? 5 : 4);
-    if (hint) --ins_.num_ops;  // the cache policy operand: no functional effect
-    if (ins_.ops[2].kind != OperandKind::ImmInt ||
-        (ins_.ops[2].imm != 4 && ins_.ops[2].imm != 8 && ins_.ops[2].imm != 16))
-      malformed(fmt::format("'{}': the copy size must be 4, 8 or 16 bytes", text));
-    if (cg && ins_.ops[2].imm != 16) malformed(fmt::format("'{}': .cg copies 16 bytes", text));
-    if (ins_.num_ops == 4 && !is_value(3))
-      malformed(fmt::format("'{}': the source size must be a register or integer", text));
-    return ins_;
-  }
-
-  if (op == "ldmatrix" || op == "stmatrix") {
-    ins_.op = op == "ldmatrix" ? Opcode::Ldmatrix : Opcode::Stmatrix;
-    bool shape = false;
-    for (std::size_t i = 1; i < mods.size(); ++i) {
-      const std::string_view m = mods[i];
-      if (m == "sync" || m == "aligned") continue;
-      if (m == "m8n8")
-        shape = true;
-      else if (m == "x1" || m == "x2" || m == "x4")
-        ins_.vec = std::uint8_t(m[1] - '0');
-      else if (m == "trans")
-        ins_.flags |= kTrans;
-      else if (m == "shared" || m == "shared::cta")
-        ins_.space = Space::Shared;
-      else if (m == "b16")
-        ins_.type = Type::B16;
-      else if (m == "m16n16" || m == "m8n16" || m == "b8" || m.starts_with("b8x16"))
-        fail_unsupported("the sm_100 shapes and 8-bit element types");
-      else
-        malformed(fmt::format("unknown modifier '.{}' in '{}'", m, text));
-    }
-    const bool count = ins_.vec > 1 || text.find(".x1") != std::string_view::npos;
-    if (!sync || !aligned || !shape || !count || ins_.type != Type::B16)
-      malformed(fmt::format("'{}' needs .sync.aligned.m8n8, .x1, .x2 or .x4, and .b16", text));
-    if (ins_.space == Space::None) ins_.space = Space::Generic;
-    const bool ld = ins_.op == Opcode::Ldmatrix;
-    read_operands({std::size_t(ld ? 1 : 0)});
-    expect_ops(2, 2);
-    vector_of(ld ? 0 : 1, ins_.vec, ld ? "destination" : "source");
-    for (int k = 0; k < ins_.vec; ++k)
-      if (type_bits(kb_.kernel.regs[ins_.ops[ld ? 0 : 1].vec[std::size_t(k)]].type) != 32)
-        malformed(fmt::format("'{}': each register holds two b16 elements (32 bits)", text));
-    return ins_;
   }
 
   // The modifiers mma and wmma.mma share: layouts in order (A, then B), a shape, types in order,
@@ -324,14 +182,14 @@ Instruction Decoder::tensor() {
       layouts.push_back(m == "col");
     } else if (is_mma_shape_name(m)) {
       ins_.shape = shape_of(m);
-      if (ins_.shape == MmaShape::None) fail_unsupported(fmt::format("shape {}", m));
+      if (ins_.shape == MmaShape::None) refuse(fmt::format("shape {}", m));
     } else if (mma_type_from_name(m) != Type::None) {
       types.push_back(mma_type_from_name(m));
     } else if (m == "e4m3" || m == "e5m2" || m == "e3m2" || m == "e2m3" || m == "e2m1") {
-      fail_unsupported("fp8, fp6 and fp4 elements");
+      refuse("fp8, fp6 and fp4 elements");
     } else if (m == "sp" || m.starts_with("sp::") || m.starts_with("kind::") ||
                m.starts_with("block_scale") || m.starts_with("scale_vec")) {
-      fail_unsupported("sparse and block-scaled mma");
+      refuse("sparse and block-scaled mma");
     } else if (m == "satfinite") {
       satfinite = true;
     } else if (m == "and" || m == "xor") {
@@ -341,7 +199,7 @@ Instruction Decoder::tensor() {
     } else if (m == "rn") {
       return true;  // f64 results round to nearest, as without it
     } else if (m == "rz" || m == "rm" || m == "rp") {
-      fail_unsupported(fmt::format("f64 rounding .{}", m));
+      refuse(fmt::format("f64 rounding .{}", m));
     } else {
       return false;
     }
@@ -350,9 +208,9 @@ Instruction Decoder::tensor() {
   // The types' checks after the modifiers, for both.
   auto finish_types = [&](bool ok, const char* supported) {
     if (!ok)
-      fail_unsupported(fmt::format("the type combination .{}.{}.{}.{} at {} (supported: {})",
-                                   type_name(types[0]), type_name(types[1]), type_name(types[2]),
-                                   type_name(types[3]), shape_name(ins_.shape), supported));
+      refuse(fmt::format("the type combination .{}.{}.{}.{} at {} (supported: {})",
+                         type_name(types[0]), type_name(types[1]), type_name(types[2]),
+                         type_name(types[3]), shape_name(ins_.shape), supported));
     ins_.type = types[0];
     ins_.type2 = types[1];
     ins_.type4 = types[2];
@@ -388,14 +246,14 @@ Instruction Decoder::tensor() {
     if (!volta && (layouts[0] || !layouts[1]))
       malformed(
           fmt::format("'{}': this shape takes .row.col (only f16 m8n8k4 takes others)", text));
-    read_operands({});
-    expect_ops(4, 4);
+    read_list({});
+    expect_count(4, 4);
     const char* what[4] = {"D fragment", "A fragment", "B fragment", "C fragment"};
     const Type of[4] = {ins_.type, ins_.type2, ins_.type4, ins_.type3};
     const int matrix[4] = {3, 0, 1, 2};
     for (int i = 0; i < 4; ++i) {
       // m8n8k4 f16: A and B count f16 registers whatever the accumulators.
-      vector_of(std::size_t(i), mma_fragment_regs(ins_.shape, matrix[i], of[i]), what[i]);
+      expect_vector(std::size_t(i), mma_fragment_regs(ins_.shape, matrix[i], of[i]), what[i]);
     }
     return ins_;
   }
@@ -416,7 +274,7 @@ Instruction Decoder::tensor() {
       } else if (ins_.op != Opcode::WmmaMma && m == "global") {
         ins_.space = Space::Global;
       } else if (!common_modifier(m)) {
-        fail_unsupported(fmt::format("modifier .{}", m));
+        refuse(fmt::format("modifier .{}", m));
       }
     }
     if (!sync || !aligned || ins_.shape == MmaShape::None)
@@ -436,12 +294,12 @@ Instruction Decoder::tensor() {
                    "m8n8k128 with s32; f64 m8n8k4");
       if (subbyte && (layouts[0] || !layouts[1]))
         malformed(fmt::format("'{}': s4, u4 and b1 take .row.col", text));
-      read_operands({});
-      expect_ops(4, 4);
-      vector_of(0, wmma_fragment_regs(ins_.shape, 3, ins_.type), "D fragment");
-      vector_of(1, wmma_fragment_regs(ins_.shape, 0, ins_.type2), "A fragment");
-      vector_of(2, wmma_fragment_regs(ins_.shape, 1, ins_.type4), "B fragment");
-      vector_of(3, wmma_fragment_regs(ins_.shape, 2, ins_.type3), "C fragment");
+      read_list({});
+      expect_count(4, 4);
+      expect_vector(0, wmma_fragment_regs(ins_.shape, 3, ins_.type), "D fragment");
+      expect_vector(1, wmma_fragment_regs(ins_.shape, 0, ins_.type2), "A fragment");
+      expect_vector(2, wmma_fragment_regs(ins_.shape, 1, ins_.type4), "B fragment");
+      expect_vector(3, wmma_fragment_regs(ins_.shape, 2, ins_.type3), "C fragment");
       return ins_;
     }
     if (layouts.size() != 1 || types.size() != 1 || popc || bit_and || bit_xor || satfinite)
@@ -449,19 +307,17 @@ Instruction Decoder::tensor() {
     if (layouts[0]) ins_.flags |= kColA;
     ins_.type = types[0];
     if (ins_.op == Opcode::WmmaStore) ins_.comp = 3;
-    if (!wmma_shape(ins_.shape))
-      fail_unsupported(fmt::format("wmma shape {}", shape_name(ins_.shape)));
+    if (!wmma_shape(ins_.shape)) refuse(fmt::format("wmma shape {}", shape_name(ins_.shape)));
     if (!wmma_element(ins_.shape, ins_.comp, ins_.type))
-      fail_unsupported(
-          fmt::format("wmma on .{} at {}", type_name(ins_.type), shape_name(ins_.shape)));
+      refuse(fmt::format("wmma on .{} at {}", type_name(ins_.type), shape_name(ins_.shape)));
     // Sub-byte fragments: A row-major, B column-major (PTX ISA "wmma.load").
     if (subbyte && ins_.comp < 2 && layouts[0] != (ins_.comp == 1))
       malformed(fmt::format("'{}': a sub-byte {} is {}-major", text, ins_.comp ? "B" : "A",
                             ins_.comp ? "column" : "row"));
     const bool ld = ins_.op == Opcode::WmmaLoad;
-    read_operands({std::size_t(ld ? 1 : 0)});
-    expect_ops(2, 3);
-    vector_of(ld ? 0 : 1, wmma_fragment_regs(ins_.shape, ins_.comp, ins_.type), "fragment");
+    read_list({std::size_t(ld ? 1 : 0)});
+    expect_count(2, 3);
+    expect_vector(ld ? 0 : 1, wmma_fragment_regs(ins_.shape, ins_.comp, ins_.type), "fragment");
     if (ins_.num_ops == 3 && !is_value(2))
       malformed(fmt::format("'{}': the stride must be a register or integer", text));
     return ins_;

@@ -7,6 +7,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ptx/parse_state.hpp"
 
@@ -69,9 +70,10 @@ class Decoder {
   Decoder(Cursor& cur, KernelBuilder& kb, const Token& m) : cur_(cur), kb_(kb), m_(m) {}
   Instruction run();
 
-  // Tensor-core and asynchronous-copy instructions (decode_mma.cpp): ldmatrix, stmatrix,
-  // cp.async and its groups, mma.sync, wmma.load/store/mma.
+  // Tensor-core instructions (decode_mma.cpp): mma.sync, wmma.load/store/mma.
   Instruction tensor();
+  // ldmatrix, stmatrix, cp.async and its groups (decode_copy.cpp).
+  Instruction async_copy();
   // Split barriers (decode_mbarrier.cpp): mbarrier.*, cp.async.mbarrier.arrive, nanosleep.
   Instruction mbarrier();
 
@@ -115,6 +117,19 @@ class Decoder {
            kb_.kernel.regs[ins_.ops[i].reg].type == Type::Pred;
   }
 
+  // The decoders of whole mnemonics (tensor, async_copy, mbarrier; decode_check.cpp):
+  // "mma.sync.aligned.m16n8k16" -> {"mma", "sync", "aligned", "m16n8k16"}.
+  static std::vector<std::string_view> split_modifiers(std::string_view text);
+  // A valid form smemsim does not model: the kernel that uses it fails, with `why`.
+  [[noreturn]] void refuse(const std::string& why);
+  // The operands up to ';': memory operands at the positions `memory_at`, the sink `_` allowed at
+  // `sink_at` (its operand stays OperandKind::None).
+  static constexpr std::size_t kNoSink = ~std::size_t{0};
+  void read_list(std::initializer_list<std::size_t> memory_at, std::size_t sink_at = kNoSink);
+  // The operand count read_list found is within [lo, hi].
+  void expect_count(std::size_t lo, std::size_t hi);
+  // Operand i is a vector of `regs` registers (no immediates), the instruction's `what`.
+  void expect_vector(std::size_t i, int regs, const char* what);
   void modifier(const OpInfo& info, std::string_view mod, int& types);
   void check_modifiers();
   // One operand; memory operands only where `memory` is true, labels where `label` is true.
