@@ -148,7 +148,8 @@ TEST(StructParams, AMemberThatDoesNotFitIsAnError) {
                 .find("argument 1 field 1 = 70000 does not fit s16"),
             std::string::npos);
   EXPECT_NE(run(R"({ fields = [{ type = "s16", value = 1 }, { buffer = "out", offset = 33 }] })")
-                .find("argument 1 field 2: offset 33 elements is outside buffer 'out' (128 bytes)"),
+                .find("argument 1 field 2: offset 33 elements is outside buffer 'out' (32 elements "
+                      "of s32, 128 bytes)"),
             std::string::npos);
   EXPECT_NE(run(R"({ fields = [{ type = "s16", values = [1, 2, 3] }] })")
                 .find("the fields take 6 bytes (6 with padding to 2), the parameter is 4 bytes"),

@@ -1,5 +1,6 @@
 // args = [...] of a launch spec (launch_spec.cpp calls it for the spec and each [[launch]]): a
-// buffer's address, a pointer into a buffer, a texture object or a number per kernel parameter.
+// buffer's address, a pointer into a buffer, a texture object, a number or a struct
+// (spec_struct.cpp) per kernel parameter.
 #include <fmt/format.h>
 
 #include <toml++/toml.h>
@@ -14,6 +15,39 @@
 
 namespace smemsim::exec {
 
+// A pointer into a buffer (issue 27): "d+64" (elements of d's type) or { buffer = "d",
+// offset_bytes = 256 } (or offset = 64, in elements), at most the buffer's end.
+BufferPlace buffer_place(const SpecContext& c, const Workload& w, const toml::node& at,
+                         const std::string& what, const std::string& name, std::int64_t offset,
+                         bool in_bytes) {
+  for (std::uint32_t b = 0; b < w.memory.buffers.size(); ++b) {
+    const Buffer& buf = w.memory.buffers[b];
+    if (buf.name != name) continue;
+    const long double off = (long double)offset * (in_bytes ? 1 : elem_bytes(buf.type));
+    if (off < 0 || off > (long double)buf.bytes.size())
+      c.fail(&at, fmt::format("{}: offset {} {} is outside buffer '{}' ({} elements of {}, {} "
+                              "bytes)",
+                              what, offset, in_bytes ? "bytes" : "elements", name,
+                              buf.bytes.size() / std::uint64_t(elem_bytes(buf.type)),
+                              elem_name(buf.type), buf.bytes.size()));
+    return {b, static_cast<std::int64_t>(off)};
+  }
+  c.fail(&at, fmt::format("{}: no buffer named '{}'", what, name));
+}
+
+BufferPlace buffer_table(const SpecContext& c, const Workload& w, const toml::table& t,
+                         const std::string& what) {
+  const auto name = t["buffer"].value_exact<std::string>();
+  if (!name) c.fail(t, fmt::format("{}: a table needs buffer = \"NAME\"", what));
+  const toml::node* on = t.get("offset");
+  const toml::node* bn = t.get("offset_bytes");
+  if (on && bn) c.fail(bn, fmt::format("{}: offset (elements) or offset_bytes, not both", what));
+  const toml::node* n = on ? on : bn;
+  const auto off = n ? n->value_exact<std::int64_t>() : std::optional<std::int64_t>(0);
+  if (!off) c.fail(n, fmt::format("{}: the offset must be an integer", what));
+  return buffer_place(c, w, n ? *n : *t.get("buffer"), what, *name, *off, bn != nullptr);
+}
+
 // args = [...] of the launch spec or of one [[launch]]: buffer names (their addresses), texture
 // names (texture objects), numbers, or a struct's fields or bytes (spec_struct.cpp).
 std::vector<Arg> parse_args(const SpecContext& c, const toml::node* an, const toml::node& owner,
@@ -24,23 +58,11 @@ std::vector<Arg> parse_args(const SpecContext& c, const toml::node* an, const to
   const toml::array* args = an->as_array();
   if (!args) c.fail(an, "'args' must be an array");
   std::vector<Arg> out;
-  // A pointer into a buffer (issue 27): "d+64" (elements of d's type) or { buffer = "d",
-  // offset_bytes = 256 } (or offset = 64, in elements), at most the buffer's end.
   const auto pointer = [&](std::size_t i, const toml::node& at, const std::string& name,
                            std::int64_t offset, bool in_bytes) {
-    for (std::uint32_t b = 0; b < w.memory.buffers.size(); ++b) {
-      const Buffer& buf = w.memory.buffers[b];
-      if (buf.name != name) continue;
-      const long double off = (long double)offset * (in_bytes ? 1 : elem_bytes(buf.type));
-      if (off < 0 || off > (long double)buf.bytes.size())
-        c.fail(&at, fmt::format("argument {}: offset {} {} is outside buffer '{}' ({} elements "
-                                "of {}, {} bytes)",
-                                i + 1, offset, in_bytes ? "bytes" : "elements", name,
-                                buf.bytes.size() / std::uint64_t(elem_bytes(buf.type)),
-                                elem_name(buf.type), buf.bytes.size()));
-      return Arg::buf(b, static_cast<std::int64_t>(off));
-    }
-    c.fail(&at, fmt::format("argument {}: no buffer named '{}'", i + 1, name));
+    const BufferPlace p =
+        buffer_place(c, w, at, fmt::format("argument {}", i + 1), name, offset, in_bytes);
+    return Arg::buf(p.buffer, p.bytes);
   };
   for (std::size_t i = 0; i < args->size(); ++i) {
     const toml::node& a = (*args)[i];
@@ -54,16 +76,8 @@ std::vector<Arg> parse_args(const SpecContext& c, const toml::node* an, const to
           c.fail(&v, fmt::format("argument {}: unknown key '{}' (buffer, offset, offset_bytes; a "
                                  "struct: fields or bytes)",
                                  i + 1, k.str()));
-      const auto name = (*t)["buffer"].value<std::string>();
-      if (!name) c.fail(&a, fmt::format("argument {}: a table needs buffer = \"NAME\"", i + 1));
-      const toml::node* on = t->get("offset");
-      const toml::node* bn = t->get("offset_bytes");
-      if (on && bn)
-        c.fail(bn, fmt::format("argument {}: offset (elements) or offset_bytes, not both", i + 1));
-      const toml::node* n = on ? on : bn;
-      const auto off = n ? n->value_exact<std::int64_t>() : std::optional<std::int64_t>(0);
-      if (!off) c.fail(n, fmt::format("argument {}: the offset must be an integer", i + 1));
-      out.push_back(pointer(i, n ? *n : a, *name, *off, bn != nullptr));
+      const BufferPlace p = buffer_table(c, w, *t, fmt::format("argument {}", i + 1));
+      out.push_back(Arg::buf(p.buffer, p.bytes));
       continue;
     }
     if (auto s = a.value_exact<std::string>()) {

@@ -46,6 +46,21 @@ void check_fits(const SpecContext& c, const toml::node* n, const std::string& wh
 std::vector<Arg> parse_args(const SpecContext& c, const toml::node* an, const toml::node& owner,
                             const Workload& w);
 
+// A place in a buffer named in the spec (spec_args.cpp): `offset` elements of its type, or bytes
+// (`in_bytes`), from 0 to the buffer's end; else an error naming `what` and the node's line.
+struct BufferPlace {
+  std::uint32_t buffer = 0;
+  std::int64_t bytes = 0;
+};
+BufferPlace buffer_place(const SpecContext& c, const Workload& w, const toml::node& at,
+                         const std::string& what, const std::string& name, std::int64_t offset,
+                         bool in_bytes);
+
+// The same from a table { buffer = "d", offset = N | offset_bytes = N } (the caller checks its
+// other keys).
+BufferPlace buffer_table(const SpecContext& c, const Workload& w, const toml::table& t,
+                         const std::string& what);
+
 // A struct or array passed by value, { fields = [...] } or { bytes = [...] } (spec_struct.cpp):
 // argument `index` (from 0) as Arg::Kind::Bytes.
 Arg struct_arg(const SpecContext& c, const toml::table& t, std::size_t index, const Workload& w);

@@ -99,28 +99,11 @@ struct Builder {
   }
 
   void member(const toml::table& f, const std::string& what) {
-    if (const toml::node* bn = f.get("buffer")) {
+    if (f.contains("buffer")) {
       check_keys(f, {"buffer", "offset", "offset_bytes"}, what);
-      const auto name = bn->value_exact<std::string>();
-      if (!name) c.fail(bn, fmt::format("{}: buffer must be a buffer's name", what));
-      const toml::node* on = f.get("offset");
-      const toml::node* ob = f.get("offset_bytes");
-      if (on && ob)
-        c.fail(ob, fmt::format("{}: offset (elements) or offset_bytes, not both", what));
-      const toml::node* n = on ? on : ob;
-      const auto o = n ? n->value_exact<std::int64_t>() : std::optional<std::int64_t>(0);
-      if (!o) c.fail(n, fmt::format("{}: the offset must be an integer", what));
-      for (std::uint32_t b = 0; b < w.memory.buffers.size(); ++b) {
-        const Buffer& buf = w.memory.buffers[b];
-        if (buf.name != *name) continue;
-        const long double bytes = (long double)*o * (ob ? 1 : elem_bytes(buf.type));
-        if (bytes < 0 || bytes > (long double)buf.bytes.size())
-          c.fail(n, fmt::format("{}: offset {} {} is outside buffer '{}' ({} bytes)", what, *o,
-                                ob ? "bytes" : "elements", *name, buf.bytes.size()));
-        arg.relocs.push_back({std::uint32_t(place(f, 8, 8, what)), false, b, std::int64_t(bytes)});
-        return;
-      }
-      c.fail(bn, fmt::format("{}: no buffer named '{}'", what, *name));
+      const BufferPlace p = buffer_table(c, w, f, what);
+      arg.relocs.push_back({std::uint32_t(place(f, 8, 8, what)), false, p.buffer, p.bytes});
+      return;
     }
     if (const toml::node* tn = f.get("texture")) {
       check_keys(f, {"texture"}, what);
