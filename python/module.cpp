@@ -33,7 +33,16 @@ Arch make_arch(const std::string& name, const py::dict& overrides) {
   for (const auto& [k, v] : overrides) {
     std::string value = py::str(v);
     if (py::isinstance<py::bool_>(v)) value = v.cast<bool>() ? "true" : "false";
-    apply_override(a, fmt::format("{}={}", py::str(k).cast<std::string>(), value));
+    try {
+      apply_override(a, fmt::format("{}={}", py::str(k).cast<std::string>(), value));
+    } catch (const InputError& e) {  // the CLI's message names its flag: "--set KEY: ..."
+      std::string msg = e.what();
+      if (msg.starts_with("--set: "))
+        msg = "arch: " + msg.substr(7);
+      else if (msg.starts_with("--set "))
+        msg = "arch key " + msg.substr(6);
+      throw InputError(msg);
+    }
   }
   validate(a);
   mark_derived(a, base);

@@ -79,6 +79,8 @@ def _offsets(layout, threads, elements):
                 v = layout(t, e)
                 if not isinstance(v, (int, _np.integer)):
                     raise Error(f"layout({t}, {e}) returned {v!r}, not an integer offset")
+                if not 0 <= v < 2**40:
+                    raise Error(f"layout({t}, {e}) = {v} is outside any shared memory")
                 offsets[t, e] = v
     else:
         offsets = _np.asarray(layout)
@@ -88,9 +90,10 @@ def _offsets(layout, threads, elements):
             raise Error(f"the layout array's shape is {offsets.shape}, not (threads, elements) = "
                         f"({threads}, {elements})")
         offsets = offsets.astype(_np.int64)
-    if (offsets < 0).any():
-        t, e = map(int, _np.argwhere(offsets < 0)[0])
-        raise Error(f"layout({t}, {e}) = {int(offsets[t, e])} is negative")
+    bad = (offsets < 0) | (offsets >= 2**40)
+    if bad.any():
+        t, e = map(int, _np.argwhere(bad)[0])
+        raise Error(f"layout({t}, {e}) = {int(offsets[t, e])} is outside any shared memory")
     return offsets
 
 
@@ -153,6 +156,8 @@ class _Study:
 
         import pandas as pd
 
+        if not os.fspath(folder):
+            raise Error("study.load needs the study's folder (smemsim study run's OUT/NAME)")
         path = os.path.join(os.fspath(folder), "points.csv")
         if not os.path.isfile(path):
             raise Error(f"{folder}: no points.csv (is it the folder of smemsim study run?)")

@@ -31,7 +31,7 @@ def test_arch_presets_keys_and_overrides():
 
 
 def test_a_bad_arch_key_is_a_python_exception():
-    with pytest.raises(smemsim.Error, match="unknown key 'memory.bankz'"):
+    with pytest.raises(smemsim.Error, match="^arch: unknown key 'memory.bankz'"):
         smemsim.arch("volta-v100", **{"memory.bankz": 3})
     with pytest.raises(smemsim.Error, match="memory.banks"):
         smemsim.arch("volta-v100", **{"memory.banks": 0})
@@ -98,6 +98,10 @@ def test_bad_arrays_and_layouts_raise():
         smemsim.layout_conflicts(np.zeros((32, 16), dtype=np.int64), 32, 32)
     with pytest.raises(smemsim.Error, match="layout\\(0, 0\\) returned 1.5"):
         smemsim.layout_conflicts(lambda t, e: 1.5, 32, 32)
+    with pytest.raises(smemsim.Error, match="layout\\(0, 0\\) = 100000000000000000000 is outside"):
+        smemsim.layout_conflicts(lambda t, e: 10**20, 32, 32)
+    with pytest.raises(smemsim.Error, match="needs the study's folder"):
+        smemsim.study.load("")
 
     def raises(t, e):
         raise RuntimeError("the layout's own error")

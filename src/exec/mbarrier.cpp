@@ -67,8 +67,13 @@ bool exec_mbarrier(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
     ptr[l] = lane_pointer(im, cta, w, pc, l, ins.space, operand_address(im, w, ins.ops[mem], l), 8,
                           write, shared);
   });
-  if (shared != m)
-    im.fail(cta, w, std::countr_zero(m & ~shared), pc, "an mbarrier object is in shared memory");
+  if (shared != m) {
+    const int l = std::countr_zero(m & ~shared);
+    im.fail(cta, w, l, pc,
+            fmt::format("the mbarrier object at address {:#x} is not in shared memory (an mbarrier "
+                        "lives in shared memory)",
+                        operand_address(im, w, ins.ops[mem], l)));
+  }
   emit_shared(im, w, cta, pc, write ? Op::Atomic : Op::Load, m, 1);
   auto value = [&](std::size_t i, int l) { return im.row(w, x.row[i])[l]; };
   auto where = [&](int l) { return fmt::format("the mbarrier at shared offset {}", im.addr[l]); };
