@@ -74,8 +74,9 @@ void add_launch_command(CLI::App& app) {
   init->add_flag("--force", o->force, "replace an existing -o FILE");
   init->footer(
       "The spec runs as written: 1 block of 256 threads, 1,024-element random buffers for the\n"
-      "pointer parameters (typed from the C++ signature), zero scalars. Set the sizes, then "
-      "run.\n" +
+      "pointer parameters (typed from the C++ signature), zero scalars, a struct passed by value\n"
+      "as its zero bytes (give its members instead: { fields = [{ type = \"f32\", value = 1.0 },\n"
+      "{ buffer = \"d\" }, ...] }, docs/exec.md). Set the sizes, then run.\n" +
       std::string(example));
   init->callback([o] { run_init(*o); });
 }
