@@ -7,6 +7,7 @@
 // Bulk copies (TMA) are recorded as unsupported.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "ptx/decoder.hpp"
@@ -18,11 +19,8 @@ Instruction Decoder::async_copy() {
   const std::string_view text = m_.text;
   const std::vector<std::string_view> mods = split_modifiers(text);
   const std::string_view op = mods[0];
-  bool sync = false, aligned = false;
-  for (std::string_view m : mods) {
-    sync |= m == "sync";
-    aligned |= m == "aligned";
-  }
+  const bool sync = std::ranges::count(mods, "sync") > 0;
+  const bool aligned = std::ranges::count(mods, "aligned") > 0;
 
   if (op == "cp") {
     if (mods.size() < 2 || mods[1] != "async") unsupported();

@@ -10,6 +10,7 @@
 // as unsupported with their reason.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <vector>
 
@@ -165,11 +166,8 @@ Instruction Decoder::tensor() {
   const std::string_view text = m_.text;
   const std::vector<std::string_view> mods = split_modifiers(text);
   const std::string_view op = mods[0];
-  bool sync = false, aligned = false;
-  for (std::string_view m : mods) {
-    sync |= m == "sync";
-    aligned |= m == "aligned";
-  }
+  const bool sync = std::ranges::count(mods, "sync") > 0;
+  const bool aligned = std::ranges::count(mods, "aligned") > 0;
 
   // The modifiers mma and wmma.mma share: layouts in order (A, then B), a shape, types in order,
   // .satfinite, the single-bit operation and a rounding (f64).
