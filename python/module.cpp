@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,9 @@
 #include "smemsim/evaluate.hpp"
 #include "smemsim/hash_search.hpp"
 #include "smemsim/warp_access.hpp"
+#include "smemsim/workloads.hpp"
+
+#include "embed.hpp"
 
 namespace py = pybind11;
 using namespace smemsim;
@@ -184,6 +188,148 @@ py::dict conflicts(const Arch& arch, py::array_t<std::int64_t, py::array::c_styl
   return out;
 }
 
+// The element type a NumPy dtype holds ('u', 2 -> u16); none for any other dtype.
+std::optional<exec::ElemType> elem_of(char kind, py::ssize_t size) {
+  using exec::ElemType;
+  if (kind == 'u' || kind == 'i') {
+    const bool s = kind == 'i';
+    switch (size) {
+      case 1:
+        return s ? ElemType::S8 : ElemType::U8;
+      case 2:
+        return s ? ElemType::S16 : ElemType::U16;
+      case 4:
+        return s ? ElemType::S32 : ElemType::U32;
+      case 8:
+        return s ? ElemType::S64 : ElemType::U64;
+      default:
+        return std::nullopt;
+    }
+  }
+  if (kind == 'f') {
+    if (size == 2) return ElemType::F16;
+    if (size == 4) return ElemType::F32;
+    if (size == 8) return ElemType::F64;
+  }
+  return std::nullopt;
+}
+
+// The NumPy dtype of a buffer's elements; bf16, which NumPy lacks, as its bits (uint16).
+py::dtype dtype_of(exec::ElemType t) {
+  using exec::ElemType;
+  switch (t) {
+    case ElemType::U8:
+      return py::dtype("uint8");
+    case ElemType::S8:
+      return py::dtype("int8");
+    case ElemType::U16:
+      return py::dtype("uint16");
+    case ElemType::S16:
+      return py::dtype("int16");
+    case ElemType::U32:
+      return py::dtype("uint32");
+    case ElemType::S32:
+      return py::dtype("int32");
+    case ElemType::U64:
+      return py::dtype("uint64");
+    case ElemType::S64:
+      return py::dtype("int64");
+    case ElemType::F32:
+      return py::dtype("float32");
+    case ElemType::F64:
+      return py::dtype("float64");
+    case ElemType::F16:
+      return py::dtype("float16");
+    case ElemType::BF16:
+      return py::dtype("uint16");
+  }
+  return py::dtype("uint8");
+}
+
+// An array given for a buffer: its bytes (copied with the GIL held) and element type.
+struct ArrayIn {
+  std::string name;
+  std::optional<exec::ElemType> type;
+  std::string dtype;
+  std::uint64_t elements = 0;
+  std::vector<std::uint8_t> bytes;
+};
+
+ArrayIn array_in(const std::string& name, const py::handle& value) {
+  py::array a = py::module_::import("numpy").attr("ascontiguousarray")(value);
+  const py::dtype dt = a.dtype();
+  ArrayIn in{name,
+             elem_of(dt.kind(), dt.itemsize()),
+             std::string(py::str(py::handle(dt))),
+             std::uint64_t(a.size()),
+             {}};
+  if (dt.byteorder() == '>')
+    throw InputError(fmt::format("buffers['{}']: a big-endian array ({}); give it as {}", name,
+                                 in.dtype, in.dtype.substr(1)));
+  if (!in.type)
+    throw InputError(fmt::format(
+        "buffers['{}']: dtype {} is no buffer type (integers of 8 to 64 bits, float16, float32, "
+        "float64)",
+        name, in.dtype));
+  const auto* p = static_cast<const std::uint8_t*>(a.data());
+  in.bytes.assign(p, p + a.nbytes());
+  return in;
+}
+
+// Puts the arrays into the prepared workload's buffers of the same names, checking each.
+void put_arrays(const std::vector<ArrayIn>& arrays, exec::Workload& w) {
+  for (const ArrayIn& a : arrays) {
+    exec::Buffer* b = nullptr;
+    for (exec::Buffer& x : w.memory.buffers)
+      if (x.name == a.name) b = &x;
+    if (!b) {
+      std::string names;
+      for (const exec::Buffer& x : w.memory.buffers) names += (names.empty() ? "" : ", ") + x.name;
+      throw InputError(fmt::format("buffers['{}']: the launch has no buffer '{}' (its buffers: {})",
+                                   a.name, a.name, names.empty() ? "none" : names));
+    }
+    const bool bits = b->type == exec::ElemType::BF16 && *a.type == exec::ElemType::U16;
+    if (*a.type != b->type && !bits)
+      throw InputError(fmt::format("buffers['{}']: the launch spec makes it {}; the array is {}",
+                                   a.name, exec::elem_name(b->type), a.dtype));
+    if (a.bytes.size() != b->bytes.size())
+      throw InputError(
+          fmt::format("buffers['{}']: the launch spec gives it {} elements; the "
+                      "array has {}",
+                      a.name, b->elements(), a.elements));
+    b->bytes = a.bytes;
+  }
+}
+
+// smemsim.run, profile and sim: the command line `args` run in-process as the CLI runs it
+// (apps/smemsim/embed.hpp), `spec_text` as the launch spec when not empty, the arrays of
+// `buffers` in the buffers of those names. Returns (the JSON document's text, the notes, every
+// buffer after the run as {name: array}).
+py::tuple command(std::vector<std::string> args, std::string spec_text, const py::dict& buffers) {
+  std::vector<ArrayIn> arrays;
+  for (const auto& [k, v] : buffers) arrays.push_back(array_in(py::str(k), v));
+  std::vector<exec::Buffer> after;
+  cli::Embedding e;
+  e.args = std::move(args);
+  e.spec_text = std::move(spec_text);
+  e.prepared = [&](exec::Workload& w) { put_arrays(arrays, w); };
+  e.finished = [&](const exec::Workload& w) { after = w.memory.buffers; };
+  {
+    py::gil_scoped_release release;
+    cli::run_embedded(e);
+  }
+  if (e.document.is_null())
+    throw InputError(fmt::format("smemsim {} gave no JSON document",
+                                 e.args.empty() ? std::string() : e.args.front()));
+  py::dict out;
+  for (const exec::Buffer& b : after) {
+    py::array a(dtype_of(b.type), std::vector<py::ssize_t>{py::ssize_t(b.elements())});
+    std::copy(b.bytes.begin(), b.bytes.end(), static_cast<std::uint8_t*>(a.mutable_data()));
+    out[py::str(b.name)] = a;
+  }
+  return py::make_tuple(e.document.dump(), e.notes, out);
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -227,6 +373,7 @@ PYBIND11_MODULE(_core, m) {
   });
   m.def("conflicts", &conflicts, py::arg("arch"), py::arg("words"), py::arg("op") = "ld",
         py::arg("per_lane") = false);
+  m.def("command", &command, py::arg("args"), py::arg("spec_text"), py::arg("buffers"));
   m.def("hash_search", &hash_search, py::arg("arch"), py::arg("words"), py::arg("family") = "bvxor",
         py::arg("heuristic") = "");
 }

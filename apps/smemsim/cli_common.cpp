@@ -1,4 +1,5 @@
 #include "cli_common.hpp"
+#include "embed.hpp"
 
 #include <fmt/format.h>
 
@@ -88,6 +89,10 @@ void write_csv(const std::string& path, const std::vector<std::string>& keys,
 }
 
 void print_json(const nlohmann::json& doc) {
+  if (Embedding* e = embedding()) {
+    e->document = doc;
+    return;
+  }
   fmt::print("{}\n", doc.dump(2));
 }
 

@@ -1,6 +1,7 @@
 #include "launch_options.hpp"
 
 #include "cli_common.hpp"
+#include "embed.hpp"
 #include "text_table.hpp"
 #include "util/file.hpp"
 
@@ -151,10 +152,10 @@ exec::Workload prepare_pipeline(const LaunchOptions& o, exec::Workload w) {
   w.kernel = w.pipeline.front().kernel;
   w.launch = w.pipeline.front().launch;
   for (const std::string& c : exec::check_symbol_inits(w, kernels))
-    fmt::print(stderr,
-               "smemsim: note: the pipeline reads __constant__ '{}', which has no initializer in "
-               "the PTX and no [symbols.{}] entry in {}: it reads zeros\n",
-               c, c, o.launch);
+    note(
+        fmt::format("the pipeline reads __constant__ '{}', which has no initializer in the PTX "
+                    "and no [symbols.{}] entry in {}: it reads zeros",
+                    c, c, o.launch));
   w.description =
       fmt::format("{} launches ({}) from {} with {}", w.pipeline.size(), names, o.target, o.launch);
   return w;
@@ -200,7 +201,9 @@ void check_outputs(std::vector<std::pair<std::string, std::string>> outs, const 
   if (const std::string clash = clashing_outputs(outs); !clash.empty()) throw InputError(clash);
 }
 
-exec::Workload prepare_workload(const LaunchOptions& o) {
+namespace {
+
+exec::Workload prepare(const LaunchOptions& o) {
   const std::uint64_t budget = parse_size(o.max_memory, "--max-memory");
   check_driver_options(o);
   if (o.target.starts_with("builtin:")) {
@@ -226,8 +229,11 @@ exec::Workload prepare_workload(const LaunchOptions& o) {
   bool has_grid = false, has_block = false;
   set_activity(
       fmt::format("preparing the buffers of {}: lower their counts or --max-memory", o.launch));
-  exec::apply_launch_spec(o.launch, w, has_grid, has_block, budget);
-  for (const std::string& n : w.notes) fmt::print(stderr, "smemsim: note: {}\n", n);
+  if (const Embedding* e = embedding(); e && !e->spec_text.empty())
+    exec::apply_launch_spec_text(e->spec_text, o.launch, w, has_grid, has_block, budget);
+  else
+    exec::apply_launch_spec(o.launch, w, has_grid, has_block, budget);
+  for (const std::string& n : w.notes) note(n);
   if (!w.pipeline.empty()) return prepare_pipeline(o, std::move(w));
   if (!o.kernel.empty()) w.kernel = o.kernel;
   if (!o.grid.empty()) w.launch.grid = exec::parse_dim3(o.grid, "--grid"), has_grid = true;
@@ -246,12 +252,25 @@ exec::Workload prepare_workload(const LaunchOptions& o) {
   w.kernel = kernel.name;
   // A __constant__ array never set reads zeros (cudaMemcpyToSymbol has no PTX trace): say so.
   for (const std::string& c : exec::check_symbol_inits(w, kernel))
-    fmt::print(stderr,
-               "smemsim: note: kernel reads __constant__ '{}', which has no initializer in the "
-               "PTX and no [symbols.{}] entry in {}: it reads zeros\n",
-               c, c, o.launch);
+    note(
+        fmt::format("kernel reads __constant__ '{}', which has no initializer in the PTX and no "
+                    "[symbols.{}] entry in {}: it reads zeros",
+                    c, c, o.launch));
   w.description = fmt::format("{} from {} with {}", ptx::demangle(w.kernel), o.target, o.launch);
   return w;
+}
+
+}  // namespace
+
+exec::Workload prepare_workload(const LaunchOptions& o) {
+  exec::Workload w = prepare(o);
+  if (const Embedding* e = embedding(); e && e->prepared) e->prepared(w);
+  return w;
+}
+
+void finish_workload(const exec::Workload& w) {
+  exec::write_outputs(w);
+  if (const Embedding* e = embedding(); e && e->finished) e->finished(w);
 }
 
 void arch_from_target(ArchOptions& a, LaunchOptions& o, const exec::Workload& w) {
@@ -358,7 +377,7 @@ RunSummary run_workload(exec::Workload& w, const Arch& arch,
     s.checked = true;
     s.mismatch = w.check(w.memory);
   }
-  exec::write_outputs(w);
+  finish_workload(w);
   return s;
 }
 
@@ -415,7 +434,8 @@ void print_speed(const RunSummary& s) {
 }
 
 void fail_on_mismatch(const RunSummary& s) {
-  if (!s.mismatch.empty()) throw std::runtime_error("the result does not match the CPU reference");
+  if (!s.mismatch.empty() && !embedding())
+    throw std::runtime_error("the result does not match the CPU reference");
 }
 
 }  // namespace smemsim::cli

@@ -47,6 +47,9 @@ ptx::Module read_ptx(const std::string& path);
 void check_outputs(std::vector<std::pair<std::string, std::string>> outs,
                    const exec::Workload* w = nullptr);
 exec::Workload prepare_workload(const LaunchOptions& o);
+// After a run: the workload's buffer writes (exec::write_outputs), then an embedding's
+// `finished` (embed.hpp).
+void finish_workload(const exec::Workload& w);
 // With neither --arch nor --arch-file, a PTX file (not a builtin: those keep their seed's preset)
 // runs on the preset of its .target (sm_75 -> turing-t4; issue 24): sets `a.name` and
 // `o.arch_note`, the line that says so ("" when nothing was chosen). A target with no preset of

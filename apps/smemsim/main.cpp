@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli_common.hpp"
+#include "embed.hpp"
 #include "smemsim/error.hpp"
 
 int main(int argc, char** argv) {
@@ -22,21 +23,7 @@ int main(int argc, char** argv) {
       "  smemsim analyze --trace r.trace --bank-hash xor --json\n"
       "  smemsim arch list",
       "smemsim"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", "smemsim 0.1.0");
-  smemsim::cli::add_analyze_command(app);
-  smemsim::cli::add_gen_command(app);
-  smemsim::cli::add_arch_command(app);
-  smemsim::cli::add_model_command(app);
-  smemsim::cli::add_study_command(app);
-  smemsim::cli::add_hash_command(app);
-  smemsim::cli::add_classify_command(app);
-  smemsim::cli::add_run_command(app);
-  smemsim::cli::add_profile_command(app);
-  smemsim::cli::add_sim_command(app);
-  smemsim::cli::add_fix_command(app);
-  smemsim::cli::add_launch_command(app);
-  smemsim::cli::check_numeric_options(app);
+  smemsim::cli::add_commands(app);
   // A first word that is no command: name it (CLI11 would only say a subcommand is required).
   if (argc > 1 && argv[1][0] != '-') {
     bool known = false;

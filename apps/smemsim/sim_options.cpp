@@ -89,7 +89,7 @@ SimRun simulate(exec::Workload& w, const ptx::Kernel& kernel, const Arch& arch, 
     run.summary.checked = true;
     run.summary.mismatch = w.check(w.memory);
   }
-  exec::write_outputs(w);
+  finish_workload(w);
   if (view) run.pipeview = view->render(sim.stage_names());
   if (trace) {
     trace->finish();
@@ -144,7 +144,7 @@ SimPipeline simulate_pipeline(exec::Workload& w, const Arch& arch, const SimOpti
     p.summary.checked = true;
     p.summary.mismatch = w.check(w.memory);
   }
-  exec::write_outputs(w);
+  finish_workload(w);
   return p;
 }
 

@@ -2,16 +2,22 @@
 
 Arch presets and keys, the bank, position and lock conflicts and the latency of warp accesses
 given as NumPy arrays (the numbers of ``smemsim analyze``), the conflicts of a shared-memory layout
-function, and study results as pandas DataFrames. Bad input raises :class:`smemsim.Error`, a
+function, kernels run, profiled and simulated with their buffers as NumPy arrays (``smemsim run``,
+``profile`` and ``sim`` in-process), and study results as pandas DataFrames. Bad input raises :class:`smemsim.Error`, a
 ``ValueError`` carrying the CLI's one-line message.
 """
+import json as _json
+import math as _math
+import os as _os
+import warnings as _warnings
+
 import numpy as _np
 
 from . import _core
 from ._core import Arch, Error, arch_keys, presets
 
-__all__ = ["Arch", "Error", "arch", "arch_keys", "presets", "conflicts", "layout_conflicts",
-           "hash_search", "study"]
+__all__ = ["Arch", "Error", "Note", "arch", "arch_keys", "presets", "conflicts",
+           "layout_conflicts", "hash_search", "run", "profile", "sim", "launch_toml", "study"]
 
 
 def arch(name="ampere-a100", **overrides):
@@ -144,6 +150,168 @@ def hash_search(layout, threads=32, elements=32, arch="ampere-a100", element_byt
     byte_addr = _layout_accesses(_offsets(layout, threads, elements), warp, element_bytes)
     return _core.hash_search(a, _np.ascontiguousarray(byte_addr // 4, dtype=_np.int64), family,
                              heuristic)
+
+
+class Note(UserWarning):
+    """What the CLI prints as ``smemsim: note: ...`` on stderr (a constant that reads zeros, ...)."""
+
+
+def _toml_value(v, where):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, _np.integer)):
+        return str(int(v))
+    if isinstance(v, (float, _np.floating)):
+        f = float(v)
+        if _math.isnan(f):
+            return "nan"
+        if _math.isinf(f):
+            return "inf" if f > 0 else "-inf"
+        return repr(f)
+    if isinstance(v, (str, _os.PathLike)):
+        return _json.dumps(_os.fspath(v))  # a JSON string is a TOML basic string
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{_toml_key(k, where)} = {_toml_value(x, f'{where}.{k}')}"
+                                for k, x in v.items()) + " }"
+    if isinstance(v, (list, tuple, _np.ndarray)):
+        return "[" + ", ".join(_toml_value(x, f"{where}[{i}]") for i, x in enumerate(v)) + "]"
+    raise Error(f"launch: {where} is a {type(v).__name__}; a launch spec holds numbers, strings, "
+                "booleans, lists and dicts")
+
+
+def _toml_key(k, where):
+    if not isinstance(k, str):
+        raise Error(f"launch: key {k!r} in {where or 'the spec'} is not a string")
+    bare = k and all(c.isalnum() or c in "_-" for c in k) and k.isascii()
+    return k if bare else _json.dumps(k)
+
+
+def launch_toml(spec):
+    """A launch spec given as a dict, as the TOML text ``smemsim run --launch`` reads (docs/exec.md).
+
+    Dicts at the top level and under them are tables (``{"buffers": {"a": {...}}}`` is
+    ``[buffers.a]``), a list of dicts under ``launch`` is ``[[launch]]`` tables; dicts inside lists
+    (a struct argument's ``fields``) are inline tables. The line numbers of an error about a dict
+    spec are this text's.
+    """
+    if not isinstance(spec, dict):
+        raise Error(f"launch: a dict or a TOML file's path, not a {type(spec).__name__}")
+    lines = []
+
+    def table(d, path):
+        subs = []
+        for k, v in d.items():
+            key = _toml_key(k, ".".join(path))
+            if isinstance(v, dict):
+                subs.append((path + [key], v))
+            elif not path and k == "launch" and isinstance(v, (list, tuple)) and v and all(
+                    isinstance(x, dict) for x in v):
+                subs.extend((["[launch]"], x) for x in v)
+            else:
+                lines.append(f"{key} = {_toml_value(v, '.'.join(path + [str(k)]))}")
+        for p, v in subs:
+            scalars = any(not isinstance(x, dict) for x in v.values())
+            if p == ["[launch]"]:
+                lines.append("[[launch]]")
+            elif scalars or not v:
+                lines.append(f"[{'.'.join(p)}]")
+            table(v, p if p != ["[launch]"] else [])
+        return lines
+
+    return "\n".join(table(spec, [])) + "\n"
+
+
+_BUFFER_TYPES = {"uint8": "u8", "int8": "s8", "uint16": "u16", "int16": "s16", "uint32": "u32",
+                 "int32": "s32", "uint64": "u64", "int64": "s64", "float16": "f16",
+                 "float32": "f32", "float64": "f64"}
+
+
+def _flag(key, value):
+    """``grid=(8, 8)`` as ``["--grid", "8,8"]``, ``timing=True`` as ``["--timing"]``."""
+    flag = "--" + key.replace("_", "-")
+    if value is None or value is False:
+        return []
+    if value is True:
+        return [flag]
+    if isinstance(value, (list, tuple)):
+        return [flag, ",".join(str(int(x)) for x in value)]
+    return [flag, str(value)]
+
+
+def _command(name, target, launch, buffers, arch, options):
+    target = _os.fspath(target)
+    args = [name, target, "--json"]
+    spec_text = ""
+    buffers = dict(buffers or {})
+    if buffers and target.startswith("builtin:"):
+        raise Error(f"buffers: {target} makes its own inputs (its options set them); arrays go to a "
+                    "PTX file's launch")
+    if isinstance(launch, dict):
+        spec = dict(launch)
+        declared = dict(spec.get("buffers") or {})
+        for bname, arr in buffers.items():
+            a = _np.asarray(arr)
+            entry = dict(declared.get(bname) or {})
+            if "type" not in entry and a.dtype.name in _BUFFER_TYPES:
+                entry["type"] = _BUFFER_TYPES[a.dtype.name]
+            entry.setdefault("count", int(a.size))
+            declared[bname] = entry
+        if declared:
+            spec["buffers"] = declared
+        spec_text = launch_toml(spec)
+        args += ["--launch", "launch dict"]
+    elif launch is not None:
+        if not isinstance(launch, (str, _os.PathLike)):
+            raise Error(f"launch: a dict or a TOML file's path, not a {type(launch).__name__}")
+        args += ["--launch", _os.fspath(launch)]
+    if arch is not None:
+        a = _as_arch(arch)
+        args += ["--arch", a.name]
+        base = globals()["arch"](a.name).keys
+        for k, v in a.keys.items():
+            if base.get(k) != v:
+                args += ["--set", f"{k}={str(v).lower() if isinstance(v, bool) else v}"]
+    for k, v in options.items():
+        if k in ("json", "help", "version"):
+            raise Error(f"{k}: not an option of smemsim.{name} (its result is the --json document)")
+        args += _flag(k, v)
+    doc, notes, out = _core.command(args, spec_text, buffers)
+    for n in notes:
+        _warnings.warn(n, Note, stacklevel=3)
+    result = _json.loads(doc)
+    result["buffers"] = out
+    return result
+
+
+def run(target, launch=None, buffers=None, arch=None, **options):
+    """``smemsim run`` in-process: a PTX file's kernel (or ``builtin:NAME``) on the SIMT executor.
+
+    ``launch``: the launch spec as a dict (:func:`launch_toml`) or a TOML file's path.
+    ``buffers``: ``{name: array}`` put into the launch's buffers before the run; with a dict spec a
+    buffer it does not declare is declared from the array (its type and count). ``arch``: a preset
+    name or an :func:`arch`; without it, the preset of the PTX's ``.target``. Other keywords are the
+    command's options: ``kernel="k"``, ``grid=(8, 8)``, ``block=256``, a builtin's ``size=2048``,
+    ``variant="padded"``, ``max_steps=...``.
+
+    Returns ``smemsim run --json``'s document (docs/json.md) as a dict, with ``buffers``: every
+    buffer after the run as a NumPy array (``bf16`` as its bits, ``uint16``). The GIL is released
+    while the kernel runs.
+    """
+    return _command("run", target, launch, buffers, arch, options)
+
+
+def profile(target, launch=None, buffers=None, arch=None, **options):
+    """``smemsim profile`` in-process: :func:`run`, with the document's ``rows`` and
+    ``cuda_lines`` (one per shared-memory instruction and per CUDA line: degrees, latency, hints)
+    and ``totals``. ``timing=True`` runs the cycle-level model and adds ``timing``."""
+    return _command("profile", target, launch, buffers, arch, options)
+
+
+def sim(target, launch=None, buffers=None, arch=None, **options):
+    """``smemsim sim`` in-process: :func:`run` on the cycle-level GPU model; the document's
+    ``timing`` holds cycles, IPC, the issue-slot stalls and the units' counts. Options as the
+    command's: ``pipeline``, ``scheduler``, ``barrel``, ``max_cycles``, ``regs``, ``timeline``."""
+    return _command("sim", target, launch, buffers, arch, options)
 
 
 class _Study:

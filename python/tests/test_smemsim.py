@@ -13,6 +13,7 @@ import pytest
 import smemsim
 
 CLI = os.environ.get("SMEMSIM_CLI", "smemsim")
+CLI = os.path.abspath(CLI) if os.sep in CLI else CLI
 
 
 def cli_json(*args):
@@ -156,3 +157,138 @@ def test_per_lane_degrees():
     assert list(lane[1]) == [2] * 32
     assert list(lane[2]) == [0] + [1] * 31
     assert (lane.max(axis=1) == r["bank_degree"]).all()
+
+
+# --- run, profile and sim in-process (the CLI's commands, embedded) ---
+
+PTX = os.path.join(os.path.dirname(__file__), "..", "..", "kernels", "ptx", "transpose.ptx")
+W, H = 64, 32  # transpose_naive: grid (W / 16, H / 16) of 16 x 16 threads; odata[x H + y] = idata[y W + x]
+
+
+def without_wall_times(doc):
+    doc = json.loads(json.dumps(doc))
+    for part in (doc.get("stats", {}), doc.get("timing", {})):
+        part.pop("seconds", None)
+    return doc
+
+
+def transposed(a):
+    return a.reshape(H, W).T.ravel()
+
+
+def test_a_builtin_run_and_sim_give_the_clis_documents():
+    for name, args in [("run", {"variant": "naive", "width": W, "height": H}),
+                       ("sim", {"size": 2048})]:
+        target = "builtin:transpose" if name == "run" else "builtin:reduction"
+        got = getattr(smemsim, name)(target, arch="volta-v100", **args)
+        buffers = got.pop("buffers")
+        flags = [x for k, v in args.items() for x in (f"--{k}", str(v))]
+        want = cli_json(name, target, "--arch", "volta-v100", *flags)
+        assert without_wall_times(got) == without_wall_times(want)
+        assert got["reference"]["matches"]
+    # The builtin's output array is the transpose of its input array (checked here with NumPy,
+    # not by the driver's own reference).
+    r = smemsim.run("builtin:transpose", variant="padded", width=W, height=H)
+    assert (r["buffers"]["odata"] == transposed(r["buffers"]["idata"])).all()
+
+
+def test_a_ptx_kernels_buffers_from_and_to_numpy_equal_the_clis(tmp_path):
+    spec = tmp_path / "t.toml"
+    spec.write_text(f"""kernel = "transpose_naive"
+grid = [{W // 16}, {H // 16}]
+block = [16, 16]
+args = ["odata", "idata", {W}, {H}]
+[buffers.odata]
+type = "f32"
+count = {W * H}
+write = "{tmp_path / 'out.bin'}"
+[buffers.idata]
+type = "f32"
+count = {W * H}
+init = "random"
+seed = 5
+""")
+    subprocess.run([CLI, "run", PTX, "--launch", str(spec)], check=True, capture_output=True,
+                   cwd=tmp_path)
+    cli_out = np.fromfile(tmp_path / "out.bin", dtype=np.float32)
+    from_file = smemsim.run(PTX, launch=spec)
+    assert (from_file["buffers"]["odata"] == cli_out).all()
+    # The same launch as a dict, its input from NumPy (declared from the array), the output read
+    # back: the transpose of the input.
+    x = np.random.default_rng(3).standard_normal(W * H).astype(np.float32)
+    r = smemsim.run(PTX, launch={"kernel": "transpose_naive", "grid": [W // 16, H // 16],
+                                 "block": [16, 16], "args": ["odata", "idata", W, H],
+                                 "buffers": {"odata": {"type": "f32", "count": W * H}}},
+                    buffers={"idata": x})
+    assert (r["buffers"]["odata"] == transposed(x)).all()
+    assert (r["buffers"]["idata"] == x).all()
+    assert r["kernel"] == "transpose_naive" and r["grid"] == [W // 16, H // 16, 1]
+    # profile and sim take the same launch: the naive kernel's 16-word-stride reads of the tile are
+    # 8-way conflicts on 32 banks (seed 002 §3.2.2, kernels/transpose.cu's header).
+    p = smemsim.profile(PTX, launch=spec, arch="volta-v100")
+    assert p["totals"]["bank_degree_max"] == 8
+    s = smemsim.sim(PTX, launch=spec, arch="volta-v100")
+    assert s["timing"]["cycles"] > 0 and (s["buffers"]["odata"] == cli_out).all()
+
+
+def test_bad_launches_raise_the_clis_messages(tmp_path):
+    launch = {"kernel": "transpose_naive", "grid": [4, 2], "block": [16, 16],
+              "args": ["odata", "idata", W, H],
+              "buffers": {"odata": {"type": "f32", "count": W * H},
+                          "idata": {"type": "f32", "count": W * H}}}
+    with pytest.raises(smemsim.Error, match=r"buffers\['idata'\]: the launch spec makes it f32; "
+                                            r"the array is int32"):
+        smemsim.run(PTX, launch=launch, buffers={"idata": np.zeros(W * H, dtype=np.int32)})
+    with pytest.raises(smemsim.Error, match=r"gives it 2048 elements; the array has 10"):
+        smemsim.run(PTX, launch=launch, buffers={"idata": np.zeros(10, dtype=np.float32)})
+    with pytest.raises(smemsim.Error, match=r"dtype complex128 is no buffer type"):
+        smemsim.run(PTX, launch=launch, buffers={"idata": np.zeros(W * H, dtype=complex)})
+    with pytest.raises(smemsim.Error, match="makes its own inputs"):
+        smemsim.run("builtin:transpose", buffers={"idata": np.zeros(4)})
+    # A TOML file's spec declares its buffers; an array for another is an error naming them.
+    spec = tmp_path / "spec.toml"
+    spec.write_text(smemsim.launch_toml(launch))
+    with pytest.raises(smemsim.Error, match=r"the launch has no buffer 'nope' \(its buffers: "
+                                            r"idata, odata\)"):
+        smemsim.run(PTX, launch=spec, buffers={"nope": np.zeros(4, dtype=np.float32)})
+    bad = dict(launch, args=["odata", "idata", W])
+    with pytest.raises(smemsim.Error, match=r"takes 4 parameters, the launch gives 3"):
+        smemsim.run(PTX, launch=bad)
+    # A spec's error names the line of launch_toml's text.
+    odd = dict(launch, buffers=dict(launch["buffers"], odata={"type": "f32", "colour": 1}))
+    with pytest.raises(smemsim.Error, match=r"^launch dict:\d+: .*colour"):
+        smemsim.run(PTX, launch=odd)
+    with pytest.raises(smemsim.Error, match="unknown option '--nosuch' for smemsim run"):
+        smemsim.run(PTX, launch=launch, nosuch=1)
+    with pytest.raises(smemsim.Error, match="--bins does not apply to builtin:transpose"):
+        smemsim.run("builtin:transpose", bins=4)
+    with pytest.raises(smemsim.Error, match="no-such.ptx"):
+        smemsim.run(str(tmp_path / "no-such.ptx"), launch=launch)
+    with pytest.raises(smemsim.Error, match="launch: a dict or a TOML file's path"):
+        smemsim.run(PTX, launch=42)
+    with pytest.raises(smemsim.Error, match=r"launch: buffers.idata.init is a set"):
+        smemsim.run(PTX, launch=dict(launch, buffers={"idata": {"init": {1}}}))
+
+
+def test_launch_toml_writes_tables_inline_tables_and_launches():
+    text = smemsim.launch_toml({"grid": [2, 1], "args": [{"fields": [{"type": "s32", "value": 1}]},
+                                                         0.5, "a b"],
+                                "buffers": {"a": {"type": "f16", "count": 4}},
+                                "launch": [{"kernel": "k", "block": 32}, {"kernel": "m"}]})
+    assert text == ('grid = [2, 1]\n'
+                    'args = [{ fields = [{ type = "s32", value = 1 }] }, 0.5, "a b"]\n'
+                    '[buffers.a]\ntype = "f16"\ncount = 4\n'
+                    '[[launch]]\nkernel = "k"\nblock = 32\n[[launch]]\nkernel = "m"\n')
+
+
+# A note the CLI prints on stderr is a smemsim.Note warning: convolution's filter taps are a
+# __constant__ array that this launch never sets (they read zeros, so the output is all zero).
+def test_a_note_is_a_warning():
+    conv = os.path.join(os.path.dirname(PTX), "convolution.ptx")
+    n = 256 * 64
+    with pytest.warns(smemsim.Note, match="__constant__ 'c_filter'.* it reads zeros"):
+        r = smemsim.run(conv, kernel="conv_rows", grid=(2, 16), block=(16, 4),
+                        launch={"args": ["out", "in", 256, 64, 0, 0]},
+                        buffers={"out": np.ones(n, dtype=np.float32),
+                                 "in": np.ones(n, dtype=np.float32)})
+    assert not r["buffers"]["out"].any()
