@@ -28,16 +28,20 @@ class ObserverFan final : public Observer {
   std::vector<Observer*> obs_;
 };
 
-// Chrome trace-event JSON: one process per SM, one thread per warp slot with each instruction as a
-// span from issue to writeback (lock-loop steps as their own spans), and an "issue slot" thread per
-// SM with the stall reasons as spans. 1 µs on the viewer's axis is one cycle. At most `max_events`
-// events are written (the file says so when it stops early); call finish() once after the run.
+// Chrome trace-event JSON: one process per SM, an "issue slot" thread per SM with the stall
+// reasons as spans, and per warp slot the instructions as spans from issue to writeback (lock-loop
+// steps as their own spans). A warp has several instructions in flight, and the Trace Event format
+// wants the spans of one thread nested, never partly overlapping (issue 29): each warp slot has as
+// many threads ("warp slot 3", "warp slot 3 (2)", ...) as it had instructions in flight at once,
+// an instruction goes to the first whose previous span has ended, and the threads of a warp sort
+// together. 1 µs on the viewer's axis is one cycle. At most `max_events` events are written (the
+// file says so when it stops early); call finish() once after the run.
 class ChromeTrace final : public Observer {
  public:
   ChromeTrace(std::ostream& out, const ptx::Module& module, const ptx::Kernel& kernel,
               std::uint64_t max_events = 2'000'000);
-  void on_issue(std::uint32_t, std::uint32_t, std::uint32_t, std::uint8_t, std::uint64_t) override {
-  }
+  void on_issue(std::uint32_t sm, std::uint32_t warp, std::uint32_t index, std::uint8_t micro,
+                std::uint64_t cycle) override;
   void on_complete(std::uint32_t sm, std::uint32_t warp, std::uint32_t index, std::uint8_t micro,
                    std::uint64_t issued, std::uint64_t cycle) override;
   void on_stall(std::uint32_t sm, Stall why, std::uint64_t cycle) override;
@@ -51,18 +55,30 @@ class ChromeTrace final : public Observer {
     std::uint64_t from = 0, to = 0;  // [from, to]
     bool open = false;
   };
+  // One thread of a warp slot: the instruction on it now (busy), or the cycle its last span ended.
+  struct Lane {
+    std::uint32_t tid = 0;
+    bool busy = false, used = false;
+    std::uint32_t index = 0;
+    std::uint8_t micro = 0;
+    std::uint64_t issued = 0, last_end = 0;
+  };
+  Lane& free_lane(std::uint32_t sm, std::uint32_t warp, std::uint64_t from);
   void flush_run(std::uint32_t sm);
   bool emit(const std::string& event);
-  void name_thread(std::uint32_t sm, std::uint32_t tid, const std::string& name);
+  void name_thread(std::uint32_t sm, std::uint32_t tid, const std::string& name,
+                   std::int64_t sort_index);
   std::ostream& out_;
   const ptx::Module& module_;
   const ptx::Kernel& kernel_;
   std::uint64_t max_events_;
   std::uint64_t events_ = 0;
   bool truncated_ = false;
-  std::vector<Run> runs_;                 // per SM: the open stall span
-  std::vector<std::vector<bool>> named_;  // per SM: warp threads named
-  std::vector<std::string> labels_;       // per instruction: its PTX text
+  std::vector<Run> runs_;                              // per SM: the open stall span
+  std::vector<std::vector<std::vector<Lane>>> lanes_;  // per SM, per warp slot
+  std::vector<std::uint32_t> next_tid_;                // per SM: the next thread for a second lane
+  std::vector<bool> slot_named_;                       // per SM: the issue slot's thread named
+  std::vector<std::string> labels_;                    // per instruction: its PTX text
 };
 
 // The first `cycles` cycles of SM `sm`, one row per cycle, one column per stage (timing.hpp

@@ -33,8 +33,10 @@ namespace {
 
 constexpr std::string_view kSteps[5] = {"", "Read", "Update", "Write", "Branch"};
 constexpr char kStepLetter[5] = {' ', 'R', 'U', 'W', 'B'};
-// The issue-slot track of an SM sits after the warp tracks.
+// The issue-slot track of an SM sorts after its warp tracks; a warp slot's second and later
+// threads are numbered from kSlotTid + 1.
 constexpr std::uint32_t kSlotTid = 100000;
+constexpr std::int64_t kSlotSort = std::int64_t{1} << 40;
 
 }  // namespace
 
@@ -55,31 +57,71 @@ bool ChromeTrace::emit(const std::string& event) {
   return true;
 }
 
-void ChromeTrace::name_thread(std::uint32_t sm, std::uint32_t tid, const std::string& name) {
-  if (named_.size() <= sm) named_.resize(sm + 1);
-  auto& n = named_[sm];
-  const std::size_t slot = tid == kSlotTid ? 0 : tid + 1;
-  if (n.size() <= slot) n.resize(slot + 1, false);
-  if (n[slot]) return;
-  n[slot] = true;
-  if (slot == 0)
+void ChromeTrace::name_thread(std::uint32_t sm, std::uint32_t tid, const std::string& name,
+                              std::int64_t sort_index) {
+  if (tid == kSlotTid) {
+    if (slot_named_.size() <= sm) slot_named_.resize(sm + 1, false);
+    if (slot_named_[sm]) return;
+    slot_named_[sm] = true;
     emit(fmt::format(R"({{"ph":"M","name":"process_name","pid":{},"args":{{"name":"SM {}"}}}})", sm,
                      sm));
+    emit(fmt::format(
+        R"({{"ph":"M","name":"process_sort_index","pid":{},"args":{{"sort_index":{}}}}})", sm, sm));
+  }
   emit(fmt::format(R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":{}}}}})",
                    sm, tid, nlohmann::json(name).dump()));
+  emit(fmt::format(
+      R"({{"ph":"M","name":"thread_sort_index","pid":{},"tid":{},"args":{{"sort_index":{}}}}})", sm,
+      tid, sort_index));
+}
+
+// The first thread of the warp slot whose last span ended before `from` and that holds no
+// instruction now; a new thread when every one does. Lane 0's thread is the warp slot's number.
+ChromeTrace::Lane& ChromeTrace::free_lane(std::uint32_t sm, std::uint32_t warp,
+                                          std::uint64_t from) {
+  if (lanes_.size() <= sm) lanes_.resize(sm + 1), next_tid_.resize(sm + 1, kSlotTid + 1);
+  if (lanes_[sm].size() <= warp) lanes_[sm].resize(warp + 1);
+  std::vector<Lane>& lanes = lanes_[sm][warp];
+  for (Lane& l : lanes)
+    if (!l.busy && (!l.used || l.last_end < from)) return l;
+  Lane l;
+  const std::size_t k = lanes.size();
+  l.tid = k == 0 ? warp : next_tid_[sm]++;
+  name_thread(sm, kSlotTid, "issue slot", kSlotSort);
+  name_thread(
+      sm, l.tid,
+      k == 0 ? fmt::format("warp slot {}", warp) : fmt::format("warp slot {} ({})", warp, k + 1),
+      std::int64_t(warp) * 4096 + std::int64_t(k));
+  lanes.push_back(l);
+  return lanes.back();
+}
+
+void ChromeTrace::on_issue(std::uint32_t sm, std::uint32_t warp, std::uint32_t index,
+                           std::uint8_t micro, std::uint64_t cycle) {
+  Lane& l = free_lane(sm, warp, cycle);
+  l.busy = l.used = true;
+  l.index = index;
+  l.micro = micro;
+  l.issued = cycle;
 }
 
 void ChromeTrace::on_complete(std::uint32_t sm, std::uint32_t warp, std::uint32_t index,
                               std::uint8_t micro, std::uint64_t issued, std::uint64_t cycle) {
-  name_thread(sm, kSlotTid, "issue slot");
-  name_thread(sm, warp, fmt::format("warp slot {}", warp));
+  Lane* lane = nullptr;
+  if (sm < lanes_.size() && warp < lanes_[sm].size())
+    for (Lane& l : lanes_[sm][warp])
+      if (l.busy && l.index == index && l.micro == micro && l.issued == issued) lane = &l;
+  if (!lane) lane = &free_lane(sm, warp, issued);  // an issue the trace did not see
+  lane->busy = false;
+  lane->used = true;
+  lane->last_end = cycle;
   std::string name = index < labels_.size() ? labels_[index] : "exit";
   if (micro) name = fmt::format("{} ({})", kSteps[micro], name);
   const std::string cu =
       index < kernel_.code.size() ? exec::cuda_location(module_, kernel_.code[index]) : "";
   emit(fmt::format(
       R"({{"ph":"X","pid":{},"tid":{},"ts":{},"dur":{},"name":{},"args":{{"ptx_line":{},"cuda":{}}}}})",
-      sm, warp, issued, cycle + 1 - issued, nlohmann::json(name).dump(),
+      sm, lane->tid, issued, cycle + 1 - issued, nlohmann::json(name).dump(),
       index < kernel_.code.size() ? kernel_.code[index].ptx_line : 0, nlohmann::json(cu).dump()));
 }
 
@@ -99,7 +141,7 @@ void ChromeTrace::on_stall(std::uint32_t sm, Stall why, std::uint64_t cycle) {
     return;
   }
   flush_run(sm);
-  name_thread(sm, kSlotTid, "issue slot");
+  name_thread(sm, kSlotTid, "issue slot", kSlotSort);
   r = {why, cycle, cycle, true};
 }
 
