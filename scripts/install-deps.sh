@@ -11,6 +11,8 @@ if [ "${1:-}" = "--test" ]; then
   PKGS+=(libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-14-dev)
   # The Python module and its pytest suite (docs/python.md), for Debian's /usr/bin/python3.
   PKGS+=(pybind11-dev python3-dev python3-numpy python3-pandas python3-pytest)
+  # Headless Chromium renders profile --html's page in a test (skipped without it).
+  PKGS+=(chromium fonts-dejavu-core)
 fi
 missing=()
 for p in "${PKGS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

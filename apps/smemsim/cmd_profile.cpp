@@ -9,6 +9,7 @@
 
 #include "cli_common.hpp"
 #include "launch_options.hpp"
+#include "profile_html.hpp"
 #include "profile_print.hpp"
 #include "sim_options.hpp"
 #include "smemsim/error.hpp"
@@ -25,6 +26,7 @@ struct ProfileOptions {
   ArchOptions arch;
   std::string trace;
   std::string csv;
+  std::string html;
   bool timing = false;
   bool wide = false;
   std::string by = "line";  // line: a row per CUDA line; instruction: per PTX instruction
@@ -109,6 +111,17 @@ void write_rows_csv(const std::string& path, const nlohmann::json& rows) {
   write_csv(path, csv_columns(), std::vector<nlohmann::json>(rows.begin(), rows.end()), "--csv");
 }
 
+// --html: the source view of the document (profile_html.hpp), with each CUDA line's hint.
+void write_html(const std::string& path, const nlohmann::json& doc,
+                const std::vector<ProfileLine>& lines, const ptx::Module& m, const ptx::Kernel& k) {
+  std::vector<std::string> hints;
+  for (const ProfileLine& l : by_cuda_line(lines, m, k)) hints.push_back(hint_text(l, 0));
+  std::ofstream out(path);
+  out << profile_html(doc, hints, m, k);
+  out.flush();
+  if (!out) throw InputError(fmt::format("--html: cannot write '{}'", path));
+}
+
 // A [[launch]] pipeline (issue 15): one profile per launch, a table per launch and the total.
 void profile_pipeline(exec::Workload& w, const Arch& arch, const ProfileOptions& o) {
   TraceOutput trace(o.trace, fmt::format("{} pipeline of {} launches", w.name, w.pipeline.size()),
@@ -181,13 +194,13 @@ void profile_one(exec::Workload& w, const Arch& arch, const ProfileOptions& o) {
   const nlohmann::json cuda_lines =
       rows_json(by_cuda_line(lines, w.module, kernel), w.module, kernel);
   write_rows_csv(o.csv, o.by == "line" ? cuda_lines : rows);
+  nlohmann::json j = profile_json(w, s, arch, rows, lp.profiler.totals(), trace);
+  j["cuda_lines"] = cuda_lines;
+  if (!s.stats.tm_sites.empty()) j["transactions"] = json::tm_sites_json(s.stats, w.module, kernel);
+  if (o.timing) j["timing"] = timing::to_json(sim.stats, w.module, kernel);
+  if (!o.html.empty()) write_html(o.html, j, lines, w.module, kernel);
   print_arch_choice(o.launch);
   if (o.launch.json) {
-    nlohmann::json j = profile_json(w, s, arch, rows, lp.profiler.totals(), trace);
-    j["cuda_lines"] = cuda_lines;
-    if (!s.stats.tm_sites.empty())
-      j["transactions"] = json::tm_sites_json(s.stats, w.module, kernel);
-    if (o.timing) j["timing"] = timing::to_json(sim.stats, w.module, kernel);
     print_json(j);
   } else {
     fmt::print("{}", wrap(arch_summary(arch), o.width()));
@@ -198,6 +211,7 @@ void profile_one(exec::Workload& w, const Arch& arch, const ProfileOptions& o) {
     print_tx_sites(s.stats, w.module, kernel, o.width());
     if (o.timing) print_timing(sim.stats, arch, w.module, kernel, o.width());
     trace.print_note();
+    if (!o.html.empty()) fmt::print("wrote the source view to {}\n", o.html);
     if (w.module.files.empty() && !o.launch.target.starts_with("builtin:"))
       fmt::print("{}", wrap(fmt::format("note: {} has no line information: compile it with nvcc "
                                         "-lineinfo to see the CUDA line of each instruction",
@@ -224,6 +238,11 @@ void add_profile_command(CLI::App& app) {
   cmd->add_option("--emit-trace", o->trace,
                   "also write the shared-memory accesses as a smemsim-trace v1 (pc = PTX line)")
       ->check(non_empty_path());
+  cmd->add_option("--html", o->html,
+                  "also write the source view to FILE: one self-contained HTML page with the CUDA "
+                  "source coloured by each line's conflicts (and stalls, with --timing), degrees, "
+                  "hints, the PTX and the kernel's summary")
+      ->check(non_empty_path());
   cmd->add_flag("--timing", o->timing,
                 "run on the cycle-level model and attribute warp stall reasons to every PTX "
                 "and CUDA line (as Nsight Compute's source view)");
@@ -247,6 +266,7 @@ void add_profile_command(CLI::App& app) {
       "  smemsim profile builtin:histogram --replication 8 --bank-hash xor --json\n"
       "  smemsim profile builtin:atomic_bench --conflicts 16 --stride 256 --emit-trace a.trace\n"
       "  smemsim profile builtin:histogram --replication 32 --timing   # stall reasons per line\n"
+      "  smemsim profile builtin:transpose --timing --html transpose.html   # a source view\n"
       "  smemsim profile builtin:gemm --arch ampere-a100 --emit-trace g.trace   # 8-way ldmatrix\n"
       "  smemsim profile k.ptx --kernel k --grid 4 --block 128 --launch k.toml");
   cmd->callback([o, cmd] {
@@ -256,8 +276,8 @@ void add_profile_command(CLI::App& app) {
         if (cmd->count(opt))
           throw InputError(
               fmt::format("{} applies to the cycle-level model: give --timing (or use sim)", opt));
-    const std::vector<std::pair<std::string, std::string>> outs = {{"--csv", o->csv},
-                                                                   {"--emit-trace", o->trace}};
+    const std::vector<std::pair<std::string, std::string>> outs = {
+        {"--csv", o->csv}, {"--emit-trace", o->trace}, {"--html", o->html}};
     check_outputs(outs);
     exec::Workload w = prepare_workload(o->launch);
     check_outputs(outs, &w);
@@ -266,6 +286,11 @@ void add_profile_command(CLI::App& app) {
     const Arch arch = o->timing ? resolve_sim_arch(ao, o->sim) : resolve_arch(ao);
     const TargetWarning warn_target(o->launch, w, arch);
     if (w.pipeline.empty()) return profile_one(w, arch, *o);
+    if (!o->html.empty())
+      throw InputError(fmt::format(
+          "--html shows one launch; {} has {} launches (profile without "
+          "--html reports each)",
+          o->launch.launch.empty() ? o->launch.target : o->launch.launch, w.pipeline.size()));
     if (o->timing)
       throw InputError(
           fmt::format("profile --timing times one launch; {} has {} [[launch]] "

@@ -1,0 +1,251 @@
+#include "profile_html.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "smemsim/exec.hpp"
+
+namespace smemsim::cli {
+namespace {
+
+std::string esc(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (const char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+// A CUDA file's lines, found as cuda_source_text finds it: from the current folder, then from the
+// PTX file's folder (the shipped suite's "../transpose.cu"). Empty when unreadable.
+std::vector<std::string> source_lines(const ptx::Module& module, const std::string& file) {
+  std::filesystem::path path(file);
+  if (path.is_relative() && !std::filesystem::exists(path))
+    path = std::filesystem::path(module.filename).parent_path() / path;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return {};
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  return lines;
+}
+
+// The stall states of a warp (profile --timing's per-instruction warp_states) that are not issue.
+bool is_stall(const std::string& state) {
+  return state != "issued" && state != "not_selected" && state != "idle";
+}
+
+// What the page shows for one CUDA line.
+struct LineView {
+  const nlohmann::json* row = nullptr;  // its cuda_lines row, if it has shared accesses
+  std::string hint;
+  std::uint64_t stalls = 0;  // warp-cycles stalled at its instructions (--timing)
+  std::string top_stall;
+};
+
+// A background from white to `rgb` by share 0..1 (conflicts: vermilion; stalls: blue, from the
+// Okabe-Ito palette, distinct for colour-blind readers), at most `most` opaque (the source text's
+// cells stay lighter, to stay readable).
+std::string heat(double share, const char* rgb, double most = 0.9) {
+  if (share <= 0) return "";
+  return fmt::format(" style=\"background:rgba({},{:.2f})\"", rgb,
+                     0.12 + (most - 0.12) * std::min(1.0, share));
+}
+
+constexpr const char* kConflictRgb = "213,94,0";
+constexpr const char* kStallRgb = "0,114,178";
+
+const char* kStyle = R"(
+body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222;max-width:1400px}
+h1{font-size:20px;margin:0 0 .3em} h2{font-size:16px;margin:1.4em 0 .4em}
+.sum td{padding:1px 12px 1px 0} .sum td:first-child{color:#555}
+table.src{border-collapse:collapse;font:12.5px/1.35 ui-monospace,monospace;width:100%}
+table.src td{padding:0 6px;vertical-align:top;white-space:pre}
+table.src th{font:600 12px system-ui,sans-serif;text-align:right;padding:2px 6px;border-bottom:1px solid #999;position:sticky;top:0;background:#fff}
+td.n{color:#888;text-align:right} td.v{text-align:right;color:#333} table.src td.code{white-space:pre-wrap}
+td.code{white-space:pre-wrap;width:100%} tr.hint td{color:#8a3b00;font-style:italic;padding-bottom:3px;white-space:pre-wrap}
+tr.hot td.code{font-weight:600} .key span{display:inline-block;width:14px;height:10px;margin:0 4px 0 10px}
+details{margin-top:1.2em} summary{cursor:pointer;font-weight:600}
+)";
+
+}  // namespace
+
+std::string profile_html(const nlohmann::json& doc, const std::vector<std::string>& hints,
+                         const ptx::Module& module, const ptx::Kernel& kernel) {
+  const nlohmann::json& totals = doc.at("totals");
+  const nlohmann::json& rows = doc.at("cuda_lines");
+  const bool timing = doc.contains("timing");
+  const double all_conflicts = totals.value("bank_conflicts", 0.0);
+  // Per CUDA file and line: its row, hint and stalls.
+  std::map<std::string, std::map<std::uint32_t, LineView>> files;
+  std::vector<std::pair<std::size_t, const nlohmann::json*>> unplaced;  // rows without a line
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const nlohmann::json& c = rows[i].at("cuda");
+    if (c.is_null()) {
+      unplaced.push_back({i, &rows[i]});
+      continue;
+    }
+    LineView& v = files[c.at("file")][c.at("line")];
+    v.row = &rows[i];
+    v.hint = i < hints.size() ? hints[i] : "";
+  }
+  std::uint64_t all_stalls = 0;
+  if (timing)
+    for (const nlohmann::json& ins : doc["timing"].at("instructions")) {
+      std::uint64_t n = 0, top = 0;
+      std::string top_name;
+      for (const auto& [state, count] : ins.at("warp_states").items())
+        if (is_stall(state)) {
+          n += count.get<std::uint64_t>();
+          if (count.get<std::uint64_t>() > top) top = count, top_name = state;
+        }
+      all_stalls += n;
+      if (ins.at("cuda").is_null()) continue;
+      LineView& v = files[ins["cuda"].at("file")][ins["cuda"].at("line")];
+      v.stalls += n;
+      if (!top_name.empty()) v.top_stall = top_name;  // the line's last instruction's top reason
+    }
+
+  std::string h = "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>";
+  const std::string name = ptx::demangle(kernel.name);
+  h += esc("smemsim profile: " + name) + "</title><style>" + kStyle + "</style></head><body>";
+  h += "<h1>" + esc(name) + "</h1>";
+  h += "<p>" + esc(doc.value("description", "")) + "</p><table class=\"sum\">";
+  const auto row = [&](const std::string& k, const std::string& v) {
+    h += "<tr><td>" + esc(k) + "</td><td>" + esc(v) + "</td></tr>";
+  };
+  const nlohmann::json& arch = doc.at("arch");
+  row("arch", fmt::format("{}: {}", arch.value("name", ""), arch.value("description", "")));
+  if (arch.contains("memory"))
+    row("shared memory",
+        fmt::format("{} banks of {} bytes, bank hash {}", arch["memory"].value("banks", 0),
+                    arch["memory"].value("bank_width_bytes", 0),
+                    arch["memory"].value("bank_hash", std::string("mod"))));
+  row("launch",
+      fmt::format("grid {} x block {}, {} bytes of shared memory per block", doc.at("grid").dump(),
+                  doc.at("block").dump(), doc.at("shared_bytes").value("total", 0)));
+  const nlohmann::json& st = doc.at("stats");
+  row("executed", fmt::format("{} warp-instructions, {} shared-memory warp accesses",
+                              st.value("warp_instructions", 0), st.value("shared_accesses", 0)));
+  row("bank conflicts",
+      fmt::format("{} (mean bank degree {:.2f}, max {})", totals.value("bank_conflicts", 0),
+                  totals.value("bank_degree_mean", 0.0), totals.value("bank_degree_max", 0)));
+  if (timing)
+    row("cycles",
+        fmt::format("{} (IPC {:.3f}); {} stalled warp-cycles at the kernel's lines",
+                    doc["timing"].value("cycles", 0), doc["timing"].value("ipc", 0.0), all_stalls));
+  if (doc.contains("reference") && !doc["reference"].is_null()) {
+    const nlohmann::json& r = doc["reference"];
+    row("result", r.value("matches", false) ? "matches the CPU reference"
+                                            : "MISMATCH: " + r.value("details", std::string()));
+  }
+  h += "</table><p class=\"key\">Line colour:<span style=\"background:rgb(" +
+       std::string(kConflictRgb) + ")\"></span>share of the bank conflicts";
+  if (timing)
+    h += "<span style=\"background:rgb(" + std::string(kStallRgb) +
+         ")\"></span>share of the stalled warp-cycles (profile --timing)";
+  h += "</p>";
+
+  for (const auto& [file, lines] : files) {
+    std::vector<std::string> text = source_lines(module, file);
+    h += "<h2>" + esc(file) + (text.empty() ? " (source not found: its profiled lines only)" : "") +
+         "</h2><table class=\"src\"><tr><th>line</th><th>accesses</th><th>conflicts</th>"
+         "<th>share</th><th>degree</th>" +
+         std::string(timing ? "<th>stalls</th><th>reason</th>" : "") +
+         "<th style=\"text-align:left\">source</th></tr>";
+    const std::uint32_t last = text.empty() ? 0 : std::uint32_t(text.size());
+    std::vector<std::uint32_t> numbers;
+    for (std::uint32_t n = 1; n <= last; ++n) numbers.push_back(n);
+    for (const auto& [n, v] : lines)
+      if (n > last) numbers.push_back(n);
+    for (const std::uint32_t n : numbers) {
+      const auto it = lines.find(n);
+      const LineView* v = it == lines.end() ? nullptr : &it->second;
+      const nlohmann::json* r = v ? v->row : nullptr;
+      const double conflicts = r ? (*r).value("bank_conflicts", 0.0) : 0.0;
+      const double cshare = all_conflicts > 0 ? conflicts / all_conflicts : 0.0;
+      const double sshare = v && all_stalls ? double(v->stalls) / double(all_stalls) : 0.0;
+      const std::string code = n <= text.size() ? text[n - 1] : "";
+      h += fmt::format("<tr{} id=\"L{}\"><td class=\"n\">{}</td>",
+                       conflicts > 0 ? " class=\"hot\"" : "", n, n);
+      if (r)
+        h += fmt::format(
+            "<td class=\"v\">{}</td><td class=\"v\"{}>{}</td><td class=\"v\">{:.1f}%</td>"
+            "<td class=\"v\">{}</td>",
+            (*r).value("accesses", 0), heat(cshare, kConflictRgb), (*r).value("bank_conflicts", 0),
+            100 * cshare, (*r).value("bank_degree_max", 0));
+      else
+        h += "<td></td><td></td><td></td><td></td>";
+      if (timing)
+        h += v && v->stalls ? fmt::format("<td class=\"v\"{}>{:.1f}%</td><td class=\"v\">{}</td>",
+                                          heat(sshare, kStallRgb), 100 * sshare, esc(v->top_stall))
+                            : "<td></td><td></td>";
+      h += fmt::format("<td class=\"code\"{}>{}</td></tr>", heat(cshare, kConflictRgb, 0.4),
+                       esc(code));
+      if (v && !v->hint.empty())
+        h += fmt::format("<tr class=\"hint\"><td></td><td colspan=\"{}\"></td><td>{}</td></tr>",
+                         timing ? 6 : 4, esc(v->hint));
+    }
+    h += "</table>";
+  }
+  if (!unplaced.empty()) {
+    h += "<h2>Instructions without line information (compile with nvcc -lineinfo)</h2>"
+         "<table class=\"src\"><tr><th>PTX</th><th>accesses</th><th>conflicts</th><th>degree</th>"
+         "<th style=\"text-align:left\">instruction</th></tr>";
+    for (const auto& [i, r] : unplaced)
+      h += fmt::format(
+          "<tr><td class=\"n\">{}</td><td class=\"v\">{}</td><td class=\"v\">{}</td>"
+          "<td class=\"v\">{}</td><td class=\"code\">{}</td></tr>",
+          (*r)["ptx"].value("line", 0), (*r).value("accesses", 0), (*r).value("bank_conflicts", 0),
+          (*r).value("bank_degree_max", 0),
+          esc((*r).value("instruction", "")) + (hints[i].empty() ? "" : "  // " + esc(hints[i])));
+    h += "</table>";
+  }
+  // The PTX, folded: every instruction, its CUDA line, and its shared-memory row.
+  std::map<std::uint32_t, const nlohmann::json*> by_ptx;
+  for (const nlohmann::json& r : doc.at("rows")) by_ptx[r["ptx"].value("line", 0u)] = &r;
+  h += fmt::format(
+      "<details><summary>PTX of {} ({} instructions)</summary><table class=\"src\">"
+      "<tr><th>PTX</th><th>CUDA</th><th>accesses</th><th>conflicts</th><th>degree</th>"
+      "<th style=\"text-align:left\">instruction</th></tr>",
+      esc(name), kernel.code.size());
+  for (const ptx::Instruction& ins : kernel.code) {
+    const auto it = by_ptx.find(ins.ptx_line);
+    const nlohmann::json* r = it == by_ptx.end() ? nullptr : it->second;
+    const double c = r ? (*r).value("bank_conflicts", 0.0) : 0.0;
+    h += fmt::format("<tr><td class=\"n\">{}</td><td class=\"n\">{}</td>", ins.ptx_line,
+                     esc(exec::cuda_location(module, ins)));
+    h += r ? fmt::format("<td class=\"v\">{}</td><td class=\"v\"{}>{}</td><td class=\"v\">{}</td>",
+                         (*r).value("accesses", 0),
+                         heat(all_conflicts > 0 ? c / all_conflicts : 0, kConflictRgb),
+                         (*r).value("bank_conflicts", 0), (*r).value("bank_degree_max", 0))
+           : "<td></td><td></td><td></td>";
+    h += "<td class=\"code\">" + esc(ptx::to_string(kernel, ins)) + "</td></tr>";
+  }
+  h += "</table></details><p style=\"color:#777;margin-top:2em\">smemsim profile; degree: the "
+       "largest bank degree of the line's accesses; share: of the kernel's bank conflicts.</p>"
+       "</body></html>\n";
+  return h;
+}
+
+}  // namespace smemsim::cli

@@ -1,0 +1,111 @@
+// `smemsim profile --html` (issue 29 item 4): the source view's content, its bad input, and the
+// page as a real browser renders it (headless Chromium, Debian's package; skipped without it).
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "test_util.hpp"
+
+namespace smemsim::test {
+namespace {
+
+// The transpose's store phase (kernels/transpose.cu line 39) reads tile word 16 tx + ty of the
+// 16 x 16 float tile. A warp of a 16 x 16 block is lanes tx = 0..15 at ty = 2w and at ty = 2w + 1;
+// word 16 tx + ty is in bank ty (tx even) or 16 + ty (tx odd) of 32: four banks, each with 8
+// different words, an 8-way conflict (seed 002 §3.2.2). The default 64 x 64 matrix is 16 CTAs of 8
+// warps, one store each: 128 accesses x 7 extra passes = 896 conflicts. The load phase (line 32)
+// is conflict-free, so line 39 holds 100 % of them.
+std::string transpose_page(const std::string& name) {
+  // The pid before the extension: Chromium reads a file by its extension.
+  const std::string path =
+      ::testing::TempDir() + "smemsim_" + std::to_string(::getpid()) + "_" + name;
+  const auto r = cli("profile builtin:transpose --timing --html " + path);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("wrote the source view to " + path), std::string::npos) << r.out;
+  return path;
+}
+
+TEST(ProfileHtml, ThePageHasTheSourceConflictsStallsHintsAndSummary) {
+  const std::string path = transpose_page("page.html");
+  const std::string html = slurp(path);
+  EXPECT_TRUE(html.starts_with("<!DOCTYPE html>"));
+  // Self-contained: no script, no stylesheet or image fetched from anywhere.
+  for (const char* outside : {"<script", "src=", "href=", "@import", "url("})
+    EXPECT_EQ(html.find(outside), std::string::npos) << outside;
+  // The conflicting line: its source (escaped), 896 conflicts, 100 %, degree 8, and its hint.
+  const auto line = html.find("id=\"L39\"");
+  ASSERT_NE(line, std::string::npos);
+  const std::string row = html.substr(line, html.find("</tr>", line) - line);
+  EXPECT_NE(row.find(">896<"), std::string::npos) << row;
+  EXPECT_NE(row.find(">100.0%<"), std::string::npos) << row;
+  EXPECT_NE(row.find(">8<"), std::string::npos) << row;
+  EXPECT_NE(row.find("odata[index_out + i * height] = NAIVE_TILE(threadIdx.x, threadIdx.y + i);"),
+            std::string::npos)
+      << row;
+  EXPECT_NE(html.find("pad rows of 16 words to 18 (8-way -&gt; 1-way)"), std::string::npos);
+  // The load line (32) has accesses and no conflict; with --timing its global load stalls show.
+  const auto load = html.find("id=\"L32\"");
+  ASSERT_NE(load, std::string::npos);
+  EXPECT_NE(html.substr(load, 400).find("memory"), std::string::npos);
+  // The summary: the arch, the launch, the totals, the verdict; the PTX on demand.
+  for (const char* s : {"fermi-gtx580", "grid [4,4,1] x block [16,16,1]", "896 (mean bank degree",
+                        "matches the CPU reference", "<details><summary>PTX of transpose_naive"})
+    EXPECT_NE(html.find(s), std::string::npos) << s;
+  std::filesystem::remove(path);
+}
+
+TEST(ProfileHtml, BadPathsAndPipelinesAreOneLineErrors) {
+  const std::string dir = ::testing::TempDir();
+  const struct {
+    std::string args, msg;
+  } cases[] = {
+      {"profile builtin:transpose --html " + dir, "is a directory"},
+      {"profile builtin:transpose --html /nonexistent-dir/r.html", "--html: cannot write"},
+      {"profile builtin:lud --html " + dir + "lud.html", "--html shows one launch"},
+      {"profile builtin:transpose --html " + dir + "x.csv --csv " + dir + "x.csv", "--html"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.args);
+    const auto r = cli(c.args);
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+    EXPECT_NE(r.out.find(c.msg), std::string::npos) << r.out;
+  }
+}
+
+// Chromium parses and draws the page: its DOM has the rows, and the screenshot is a real image
+// (saved as smemsim-profile-transpose.png in the test's temporary folder; docs/img's copy is one).
+TEST(ProfileHtml, ChromiumRendersThePage) {
+  const char* chromium = "/usr/bin/chromium";
+  if (::access(chromium, X_OK) != 0)
+    GTEST_SKIP()
+        << "no headless Chromium (Debian package chromium; scripts/install-deps.sh --test)";
+  const std::string path = transpose_page("shown.html");
+  const std::string profile =
+      ::testing::TempDir() + "smemsim_chromium" + std::to_string(::getpid());
+  const std::string base = std::string(chromium) +
+                           " --headless --no-sandbox --disable-gpu --hide-scrollbars "
+                           "--user-data-dir=" +
+                           profile + " ";
+  const auto dom = shell(base + "--dump-dom file://" + path);
+  ASSERT_EQ(dom.exit_code, 0) << dom.out;
+  EXPECT_NE(dom.out.find("<tr class=\"hot\" id=\"L39\">"), std::string::npos);
+  EXPECT_NE(dom.out.find("<h1>transpose_naive</h1>"), std::string::npos);
+  const std::string png = ::testing::TempDir() + "smemsim-profile-transpose.png";
+  std::filesystem::remove(png);
+  const auto shot = shell(base + "--window-size=1300,1500 --screenshot=" + png + " file://" + path);
+  ASSERT_EQ(shot.exit_code, 0) << shot.out;
+  const std::string image = slurp(png);
+  ASSERT_GT(image.size(), 20'000u) << shot.out;  // a blank page is a few kilobytes
+  EXPECT_EQ(image.substr(1, 3), "PNG");
+  RecordProperty("screenshot", png);
+  std::filesystem::remove_all(profile);
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace smemsim::test
