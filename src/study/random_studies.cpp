@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "random_text.hpp"
 #include "smemsim/error.hpp"
 #include "studies.hpp"
 #include "util/rng.hpp"
@@ -144,10 +145,8 @@ class RandomPatterns : public Study {
     r.markdown += md_table({"size (words)", "mean latency", "lock/position penalty", "bank penalty",
                             "mean max lock degree", "mean max bank degree"},
                            rows);
-    r.markdown +=
-        "\nSeed 001 §3: the lock degree falls with the vote-space size up to 1,024 words (the "
-        "number of locks) and stays flat beyond, because addresses 1,024 words apart share a lock; "
-        "most of the latency is lock/position penalty even where the bank degree is higher.\n";
+    r.markdown += "\n";
+    r.markdown += random_patterns_text(t, cfg_.arch);
     r.figures.push_back(std::move(f));
     return r;
   }
@@ -229,10 +228,8 @@ class RandomReplication : public RandomPatterns {
     r.markdown += md_table({"size", "R", "latency R=1", "latency R", "lock degree R=1",
                             "lock degree R", "bank degree R"},
                            rows);
-    r.markdown +=
-        "\nSeed 001 §3 (Fig. 6): replication lowers the lock degree below 1,024 words (position "
-        "conflicts become bank conflicts) and has no effect from 1,024 words on, where copies "
-        "1,024 words apart alias the same locks.\n";
+    r.markdown += "\n";
+    r.markdown += random_replication_text(t, cfg_.arch);
     r.figures.push_back(std::move(f));
     return r;
   }
