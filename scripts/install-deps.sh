@@ -10,7 +10,7 @@ PKGS=(g++ cmake ninja-build pkg-config libcli11-dev libfmt-dev nlohmann-json3-de
 if [ "${1:-}" = "--test" ]; then
   PKGS+=(libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-14-dev)
   # The Python module and its pytest suite (docs/python.md), for Debian's /usr/bin/python3.
-  PKGS+=(pybind11-dev python3-dev python3-numpy python3-pandas python3-pytest)
+  PKGS+=(pybind11-dev python3-dev python3-numpy python3-pandas python3-pytest python3-matplotlib)
   # Headless Chromium renders profile --html's page in a test (skipped without it).
   PKGS+=(chromium fonts-dejavu-core)
 fi

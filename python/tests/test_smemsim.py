@@ -292,3 +292,32 @@ def test_a_note_is_a_warning():
                         buffers={"out": np.ones(n, dtype=np.float32),
                                  "in": np.ones(n, dtype=np.float32)})
     assert not r["buffers"]["out"].any()
+
+
+# docs/python.md's examples run as written, in order, in one namespace, from a folder with the
+# kernel suite and a swept study where the page expects them. The block that plots needs
+# matplotlib and is skipped without it (the rest still run).
+def test_the_docs_examples_run(tmp_path, monkeypatch):
+    import importlib.util
+    import re
+
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    with open(os.path.join(root, "docs", "python.md")) as f:
+        blocks = re.findall(r"```python\n(.*?)```", f.read(), re.S)
+    assert len(blocks) >= 7
+    os.symlink(os.path.abspath(os.path.join(root, "kernels")), tmp_path / "kernels")
+    subprocess.run([CLI, "study", "run", "random-patterns", "--quick", "--no-plots", "--sweep",
+                    "atomics.locks=256,1024", "--out", str(tmp_path / "out")], check=True,
+                   capture_output=True)
+    monkeypatch.chdir(tmp_path)
+    ns = {}
+    plotting = importlib.util.find_spec("matplotlib") is not None
+    for block in blocks:
+        if "matplotlib" in block and not plotting:
+            block = block[:block.index("import matplotlib")]
+        exec(compile(block, "docs/python.md", "exec"), ns)
+    assert (ns["r"]["buffers"]["odata"] == ns["x"].reshape(32, 64).T.ravel()).all()
+    assert ns["p"]["totals"]["bank_degree_max"] == 8
+    assert list(ns["curves"].columns) == [256, 1024]
+    if plotting:
+        assert (tmp_path / "locks.png").stat().st_size > 10_000
