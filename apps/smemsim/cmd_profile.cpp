@@ -111,11 +111,13 @@ void write_rows_csv(const std::string& path, const nlohmann::json& rows) {
   write_csv(path, csv_columns(), std::vector<nlohmann::json>(rows.begin(), rows.end()), "--csv");
 }
 
-// --html: the source view of the document (profile_html.hpp), with each CUDA line's hint.
+// --html: the source view of the document (profile_html.hpp), with the hint of each of its
+// cuda_lines (`by_line`, by_cuda_line's rows).
 void write_html(const std::string& path, const nlohmann::json& doc,
-                const std::vector<ProfileLine>& lines, const ptx::Module& m, const ptx::Kernel& k) {
+                const std::vector<ProfileLine>& by_line, const ptx::Module& m,
+                const ptx::Kernel& k) {
   std::vector<std::string> hints;
-  for (const ProfileLine& l : by_cuda_line(lines, m, k)) hints.push_back(hint_text(l, 0));
+  for (const ProfileLine& l : by_line) hints.push_back(hint_text(l, 0));
   std::ofstream out(path);
   out << profile_html(doc, hints, m, k);
   out.flush();
@@ -191,14 +193,19 @@ void profile_one(exec::Workload& w, const Arch& arch, const ProfileOptions& o) {
   trace.finish();
   const std::vector<ProfileLine> lines = profile_lines(lp.profiler, lp.sets.sets(), arch);
   const nlohmann::json rows = rows_json(lines, w.module, kernel);
-  const nlohmann::json cuda_lines =
-      rows_json(by_cuda_line(lines, w.module, kernel), w.module, kernel);
+  const std::vector<ProfileLine> by_line = by_cuda_line(lines, w.module, kernel);
+  const nlohmann::json cuda_lines = rows_json(by_line, w.module, kernel);
   write_rows_csv(o.csv, o.by == "line" ? cuda_lines : rows);
-  nlohmann::json j = profile_json(w, s, arch, rows, lp.profiler.totals(), trace);
-  j["cuda_lines"] = cuda_lines;
-  if (!s.stats.tm_sites.empty()) j["transactions"] = json::tm_sites_json(s.stats, w.module, kernel);
-  if (o.timing) j["timing"] = timing::to_json(sim.stats, w.module, kernel);
-  if (!o.html.empty()) write_html(o.html, j, lines, w.module, kernel);
+  // The document --json prints and --html draws.
+  nlohmann::json j;
+  if (o.launch.json || !o.html.empty()) {
+    j = profile_json(w, s, arch, rows, lp.profiler.totals(), trace);
+    j["cuda_lines"] = cuda_lines;
+    if (!s.stats.tm_sites.empty())
+      j["transactions"] = json::tm_sites_json(s.stats, w.module, kernel);
+    if (o.timing) j["timing"] = timing::to_json(sim.stats, w.module, kernel);
+  }
+  if (!o.html.empty()) write_html(o.html, j, by_line, w.module, kernel);
   print_arch_choice(o.launch);
   if (o.launch.json) {
     print_json(j);
@@ -206,7 +213,7 @@ void profile_one(exec::Workload& w, const Arch& arch, const ProfileOptions& o) {
     fmt::print("{}", wrap(arch_summary(arch), o.width()));
     print_run_header(w, s, o.width());
     print_verdict(w, s);
-    print_profile_table(shown(lines, o, w.module, kernel), lp.profiler.totals(), w.module, kernel,
+    print_profile_table(o.by == "line" ? by_line : lines, lp.profiler.totals(), w.module, kernel,
                         o.width());
     print_tx_sites(s.stats, w.module, kernel, o.width());
     if (o.timing) print_timing(sim.stats, arch, w.module, kernel, o.width());

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <fstream>
 #include <map>
 
@@ -36,14 +35,10 @@ std::string esc(const std::string& s) {
   return out;
 }
 
-// A CUDA file's lines, found as cuda_source_text finds it: from the current folder, then from the
-// PTX file's folder (the shipped suite's "../transpose.cu"). Empty when unreadable.
+// A CUDA file's lines (exec::cuda_source_path finds it); empty when unreadable.
 std::vector<std::string> source_lines(const ptx::Module& module, const std::string& file) {
-  std::filesystem::path path(file);
-  if (path.is_relative() && !std::filesystem::exists(path))
-    path = std::filesystem::path(module.filename).parent_path() / path;
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return {};
+  const std::string path = exec::cuda_source_path(module, file);
+  if (path.empty()) return {};
   std::ifstream in(path);
   std::vector<std::string> lines;
   for (std::string l; std::getline(in, l);) lines.push_back(l);

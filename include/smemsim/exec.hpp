@@ -301,6 +301,10 @@ class Executor {
 std::string cuda_location(const ptx::Module& module, const ptx::Instruction& ins);
 // The CUDA file (path as in the PTX's .file table) and line of that location; "" without one.
 std::string cuda_file(const ptx::Module& module, const ptx::Instruction& ins, std::uint32_t& line);
+// Where a .file path of the module is on this machine: the path itself, or a relative path (the
+// shipped suite PTX's "../histogram.cu") from the PTX file's folder when it is not found from the
+// current one; "" when neither is a regular file.
+std::string cuda_source_path(const ptx::Module& module, const std::string& file);
 // The text of that CUDA line, leading blanks removed; "" when the file cannot be read.
 std::string cuda_source_text(const ptx::Module& module, const ptx::Instruction& ins);
 // The line that called the inlined function the instruction belongs to (Instruction::call_site), as

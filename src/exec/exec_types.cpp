@@ -119,15 +119,20 @@ std::string cuda_file(const ptx::Module& module, const ptx::Instruction& ins, st
   return file;
 }
 
+std::string cuda_source_path(const ptx::Module& module, const std::string& file) {
+  std::filesystem::path path(file);
+  if (path.is_relative() && !std::filesystem::exists(path))
+    path = std::filesystem::path(module.filename).parent_path() / path;
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec) ? path.string() : std::string();
+}
+
 std::string cuda_source_text(const ptx::Module& module, const ptx::Instruction& ins) {
   std::uint32_t line = 0;
   const std::string file = cuda_file(module, ins, line);
   if (file.empty()) return {};
-  // A relative .file path (the shipped suite PTX's "../histogram.cu") is tried from the current
-  // folder, then from the PTX file's folder.
-  std::filesystem::path path(file);
-  if (path.is_relative() && !std::filesystem::exists(path))
-    path = std::filesystem::path(module.filename).parent_path() / path;
+  const std::string path = cuda_source_path(module, file);
+  if (path.empty()) return {};
   std::ifstream in(path);
   std::string text;
   for (std::uint32_t n = 1; n <= line && std::getline(in, text); ++n) {
