@@ -2,7 +2,6 @@
 
 #include "cli_common.hpp"
 #include "embed.hpp"
-#include "text_table.hpp"
 #include "util/file.hpp"
 
 #include <fmt/format.h>
@@ -10,16 +9,10 @@
 #include <exception>
 
 #include <algorithm>
-#include <chrono>
-#include <cstdio>
 #include <filesystem>
-#include <stdexcept>
-
-#include <unistd.h>
 
 #include "smemsim/error.hpp"
 #include "smemsim/ptx.hpp"
-#include "smemsim/timing.hpp"
 
 namespace smemsim::cli {
 
@@ -268,11 +261,6 @@ exec::Workload prepare_workload(const LaunchOptions& o) {
   return w;
 }
 
-void finish_workload(const exec::Workload& w) {
-  exec::write_outputs(w);
-  if (const Embedding* e = embedding(); e && e->finished) e->finished(w);
-}
-
 void arch_from_target(ArchOptions& a, LaunchOptions& o, const exec::Workload& w) {
   o.arch_note.clear();
   if (a.chosen() || o.target.starts_with("builtin:")) return;
@@ -310,132 +298,6 @@ void add_step_limit(CLI::App* cmd, LaunchOptions& o) {
                   "warp-instructions (a kernel that never finishes)")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 62))
       ->capture_default_str();
-}
-
-LaunchProgress::LaunchProgress()
-    : terminal_(::isatty(STDERR_FILENO) == 1),
-      start_(std::chrono::steady_clock::now()),
-      last_(start_) {}
-
-LaunchProgress::~LaunchProgress() {
-  if (drawn_) std::fprintf(stderr, "\r%60s\r", "");
-}
-
-void LaunchProgress::operator()(std::uint64_t done, std::uint64_t total) {
-  const auto now = std::chrono::steady_clock::now();
-  if (std::chrono::duration<double>(now - start_).count() < 1.0 ||
-      std::chrono::duration<double>(now - last_).count() < 0.1)
-    return;
-  last_ = now;
-  drawn_ = true;
-  std::fprintf(stderr, "\rblock %llu of %llu (%.1f%%)   ", static_cast<unsigned long long>(done),
-               static_cast<unsigned long long>(total),
-               total ? 100.0 * double(done) / double(total) : 100.0);
-  std::fflush(stderr);
-}
-
-std::function<void(std::uint64_t, std::uint64_t)> LaunchProgress::callback() {
-  if (!terminal_) return nullptr;
-  return [this](std::uint64_t d, std::uint64_t t) { (*this)(d, t); };
-}
-
-RunSummary run_workload(exec::Workload& w, const Arch& arch, exec::AccessConsumer* consumer,
-                        std::uint64_t max_steps) {
-  return run_workload(
-      w, arch, [consumer](std::size_t) { return consumer; }, max_steps);
-}
-
-RunSummary run_workload(exec::Workload& w, const Arch& arch,
-                        const std::function<exec::AccessConsumer*(std::size_t)>& consumer_for,
-                        std::uint64_t max_steps) {
-  RunSummary s;
-  set_activity(
-      fmt::format("running {}: try a smaller launch (fewer blocks, smaller buffers)", w.name));
-  std::vector<exec::Workload::Step> steps = w.pipeline;
-  if (steps.empty()) steps.push_back({w.kernel, w.launch, ""});
-  const auto t0 = std::chrono::steady_clock::now();
-  for (std::size_t i = 0; i < steps.size(); ++i) {
-    exec::Executor ex(w.module, exec::find_kernel(w.module, steps[i].kernel), arch, steps[i].launch,
-                      w.memory);
-    ex.set_consumer(consumer_for(i));
-    ex.set_max_steps(max_steps);
-    LaunchProgress progress;
-    ex.set_progress(progress.callback());
-    ex.run();
-    const exec::ExecStats& st = ex.stats();
-    s.stats.warp_instructions += st.warp_instructions;
-    s.stats.thread_instructions += st.thread_instructions;
-    s.stats.shared_accesses += st.shared_accesses;
-    s.stats.ctas += st.ctas;
-    if (steps.size() == 1) s.stats = st;  // with the transactional counts
-    s.shared = ex.shared_layout();
-    if (!w.pipeline.empty())
-      s.steps.push_back({steps[i].kernel, steps[i].launch, st, ex.shared_layout()});
-  }
-  s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (w.check) {
-    s.checked = true;
-    s.mismatch = w.check(w.memory);
-  }
-  finish_workload(w);
-  return s;
-}
-
-void print_run_header(const exec::Workload& w, const RunSummary& s, std::size_t width) {
-  fmt::print("{}", wrap(fmt::format("{}: {}", w.name, w.description), width));
-  const auto kernel_line = [&](const std::string& prefix, const std::string& kernel,
-                               const exec::Launch& l, const exec::SharedLayout& sh) {
-    fmt::print("{}", wrap(fmt::format("{}kernel {}: grid {} x block {}, shared memory {} bytes per "
-                                      "block ({} static + {} dynamic)",
-                                      prefix, ptx::demangle(kernel), exec::to_string(l.grid),
-                                      exec::to_string(l.block), sh.total_bytes, sh.static_bytes,
-                                      l.dynamic_shared_bytes),
-                          width));
-  };
-  if (s.steps.empty()) kernel_line("", w.kernel, w.launch, s.shared);
-  for (std::size_t i = 0; i < s.steps.size(); ++i) {
-    const RunSummary::Step& st = s.steps[i];
-    kernel_line(fmt::format("launch {}: ", i + 1), st.kernel, st.launch, st.shared);
-    fmt::print(
-        "{}", wrap(fmt::format("  {} warp-instructions in {} blocks; {} shared-memory warp "
-                               "accesses",
-                               st.stats.warp_instructions, st.stats.ctas, st.stats.shared_accesses),
-                   width));
-  }
-  fmt::print(
-      "{}",
-      wrap(fmt::format("executed {} warp-instructions ({} thread-instructions) in {} "
-                       "blocks; {} shared-memory warp accesses{}",
-                       s.stats.warp_instructions, s.stats.thread_instructions, s.stats.ctas,
-                       s.stats.shared_accesses,
-                       s.steps.empty() ? "" : fmt::format(" (all {} launches)", s.steps.size())),
-           width));
-  if (s.stats.tm.attempts) fmt::print("{}", wrap(timing::tm_summary(s.stats.tm), width));
-  for (const exec::Output& o : w.outputs) fmt::print("wrote buffer '{}' to {}\n", o.buffer, o.path);
-}
-
-void print_verdict(const exec::Workload& w, const RunSummary& s) {
-  if (w.report) fmt::print("{}\n", w.report(w.memory));
-  if (!s.checked) return;
-  if (s.mismatch.empty())
-    fmt::print("result: matches the CPU reference ({})\n",
-               w.tolerance.empty() ? "bit-exact" : w.tolerance);
-  else
-    fmt::print("result: MISMATCH against the CPU reference: {}\n", s.mismatch);
-}
-
-void print_speed(const RunSummary& s) {
-  const double t = s.seconds > 0 ? s.seconds : 1e-9;
-  std::fflush(stdout);
-  fmt::print(stderr,
-             "executed in {:.3f} s: {:.2f} M thread-instructions/s, {:.3f} M warp-instructions/s\n",
-             s.seconds, double(s.stats.thread_instructions) / t / 1e6,
-             double(s.stats.warp_instructions) / t / 1e6);
-}
-
-void fail_on_mismatch(const RunSummary& s) {
-  if (!s.mismatch.empty() && !embedding())
-    throw std::runtime_error("the result does not match the CPU reference");
 }
 
 }  // namespace smemsim::cli
