@@ -64,7 +64,9 @@ TEST(ProfileHtml, BadPathsAndPipelinesAreOneLineErrors) {
     std::string args, msg;
   } cases[] = {
       {"profile builtin:transpose --html " + dir, "is a directory"},
-      {"profile builtin:transpose --html /nonexistent-dir/r.html", "--html: cannot write"},
+      {"profile builtin:transpose --html /nonexistent-dir/r.html",
+       "--html: '/nonexistent-dir/r.html': the folder '/nonexistent-dir' does not exist"},
+      {"profile builtin:transpose --html /proc/r.html", "--html: cannot write '/proc/r.html'"},
       {"profile builtin:lud --html " + dir + "lud.html", "--html shows one launch"},
       {"profile builtin:transpose --html " + dir + "x.csv --csv " + dir + "x.csv", "--html"},
   };

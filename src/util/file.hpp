@@ -45,11 +45,17 @@ inline std::string special_file_kind(const std::string& path) {
 // Why an output path is refused ("" when it is not): one that exists as anything but a regular
 // file, since writing would go into a device or pipe and replacing it (write, then rename) would
 // remove a device node. The one message of every output option and a launch spec's `write`.
+// A path whose folder does not exist is refused too, before any work (the write would fail only
+// after a run).
 inline std::string output_path_problem(const std::string& path) {
   const std::string k = special_file_kind(path);
-  return k.empty()
-             ? k
-             : fmt::format("'{}' is {}, not a file: smemsim writes regular files only", path, k);
+  if (!k.empty())
+    return fmt::format("'{}' is {}, not a file: smemsim writes regular files only", path, k);
+  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (!folder.empty() && !std::filesystem::is_directory(folder, ec))
+    return fmt::format("'{}': the folder '{}' does not exist", path, folder.string());
+  return "";
 }
 
 // Whether two output paths name one file (issue 28: `--csv x --emit-trace x`, two buffers with the
