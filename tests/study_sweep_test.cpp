@@ -70,13 +70,16 @@ TEST(StudySweep, OneTableAndOneFigureWithBothValuesAndTheDerivedArch) {
   // (common random numbers): identical lock degrees.
   for (const auto& [size, row] : by["16"])
     EXPECT_EQ(row[col("lock_degree_mean")], by["32"][size][col("lock_degree_mean")]) << size;
-  // One figure with both values: its bars are labelled by configuration.
+  // One figure with both values: a panel per configuration, titled by it.
   std::size_t figures = 0;
   for (const auto& e : fs::directory_iterator(dir)) figures += e.path().extension() == ".dat";
   EXPECT_EQ(figures, 1u);
   const std::string dat = slurp(dir + "/fig5_random_patterns.dat");
-  EXPECT_NE(dat.find("\"32 [banks=16]\""), std::string::npos) << dat;
-  EXPECT_NE(dat.find("\"32 [banks=32]\""), std::string::npos) << dat;
+  EXPECT_NE(dat.find("# panel 0: banks=16\n"), std::string::npos) << dat;
+  EXPECT_NE(dat.find("# panel 1: banks=32\n"), std::string::npos) << dat;
+  const std::string gp = slurp(dir + "/fig5_random_patterns.gp");
+  EXPECT_NE(gp.find("set title \"banks=16\""), std::string::npos) << gp;
+  EXPECT_NE(gp.find("set title \"banks=32\""), std::string::npos) << gp;
   // report.md names the derived arch of each configuration.
   const std::string md = slurp(dir + "/report.md");
   EXPECT_NE(md.find("fermi-gtx580 derived (memory.banks=16), uncalibrated"), std::string::npos)

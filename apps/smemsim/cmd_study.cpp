@@ -146,7 +146,7 @@ void add_run(CLI::App* cmd) {
                 "worker threads (0: all cores; more than the cores are capped to them)")
       ->check(CLI::Range(0, 4096));
   r->add_option("--shard", ra.shard, "compute only the points with index % n == i (i/n)");
-  r->add_flag("--no-plots", ra.no_plots, "skip the gnuplot PNGs");
+  r->add_flag("--no-plots", ra.no_plots, "skip the figures (gnuplot PNG, SVG and PDF)");
   r->add_option("--stop-after", ra.stop_after,
                 "stop abruptly after N points of this run, as a crash or kill would (exit 75); "
                 "running again resumes (what the resume tests use)")

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <ostream>
@@ -83,6 +84,13 @@ struct Figure {
   std::vector<std::string> categories;  // stacked: one per bar
   std::vector<std::string> bar_labels;  // stacked: optional text above each bar
   std::vector<Series> series;
+  // A dashed reference line at this y (1.0 for speed-ups and ratios); the y axis then spans the
+  // data and the line, not zero, so differences around it show. NaN: none.
+  double ref_y = std::numeric_limits<double>::quiet_NaN();
+  std::string caption;  // a line under the figure (the runner adds the study and the arch)
+  // Small multiples: one panel per entry (its title, categories, bar_labels and series), drawn
+  // with shared axes and one legend; empty: the figure's own fields make its single panel.
+  std::vector<Figure> panels;
 };
 struct Report {
   std::string markdown;  // the body of report.md (figures are appended by the runner)

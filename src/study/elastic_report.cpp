@@ -123,6 +123,7 @@ void fig9_speedup(const Table& t, const std::vector<std::string>& benches, Repor
   Figure f9{"fig9_speedup", "Speed-up over the baseline GPU (seed 004 Fig. 9)", "",
             "speed-up (baseline cycles / cycles)"};
   f9.clustered = true;
+  f9.ref_y = 1.0;
   const char* cfgs[] = {"elastic", "bank-aware", "bank-aware-fill"};
   f9.series = {{"pure elastic"}, {"elastic + bank-aware"}, {"footnote 10 variant"}, {"theoretic"}};
   std::map<std::string, std::vector<double>> gains;
@@ -173,11 +174,13 @@ void fig10_fig11(const Table& t, const std::vector<std::string>& benches, Report
              "Fig. 10)",
              "", "performance relative to optimized code on the baseline"};
   f10.clustered = true;
+  f10.ref_y = 1.0;
   f10.series = {{"conflicting, baseline"}, {"conflicting, elastic + bank-aware"}};
   Figure f11{"fig11_nonconflicting",
              "Optimized (non-conflicting) code, baseline vs enhanced GPU (seed 004 Fig. 11)", "",
              "performance relative to the baseline"};
   f11.clustered = true;
+  f11.ref_y = 1.0;
   f11.series = {{"elastic + bank-aware"}};
   std::vector<std::vector<std::string>> rows10, rows11;
   std::vector<double> rel10, rel11;

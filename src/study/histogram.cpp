@@ -152,8 +152,8 @@ PointResult Histogram::run_point(std::size_t i) const {
     out.accesses += static_cast<std::uint64_t>(warps) * nv;
     Row row{Value(img.name), Value(std::int64_t{p.bins}), Value(std::string(p.layout->name)),
             Value(std::int64_t{r}), Value(warps)};
-    for (std::size_t v = 0; v < nv; ++v) row.push_back(Value(cycles[v]));
-    for (std::size_t v = 1; v < nv; ++v) row.push_back(Value(speedup(cycles[0], cycles[v])));
+    for (std::size_t v = 0; v < nv; ++v) row.emplace_back(std::int64_t{cycles[v]});
+    for (std::size_t v = 1; v < nv; ++v) row.emplace_back(double(speedup(cycles[0], cycles[v])));
     row.push_back(Value(double(lock) / double(warps)));
     row.push_back(Value(double(bank) / double(warps)));
     out.rows.push_back(std::move(row));

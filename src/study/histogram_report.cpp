@@ -265,6 +265,7 @@ Report Histogram::report(const Table& t) const {
         fmt::format("Histogram, {}: speed-up of the XOR hash over mod (seed 000 Fig. 7)", layout),
         "replication factor R", fmt::format("speed-up over mod ({})", metric)};
     fx.logx = true;
+    fx.ref_y = 1.0;
     Figure fc{fmt::format("fig9_cycles_{}", layout),
               fmt::format("Histogram, {}: {} with mod (seed 001 Fig. 9)", layout, metric),
               "replication factor R",

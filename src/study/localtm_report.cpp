@@ -59,6 +59,7 @@ void benchmark_report(const Table& t, const Paper& p, const std::vector<std::int
                   : "solutions",
       "speed-up (serialized cycles / cycles)"};
   fa.logx = true;
+  fa.ref_y = 1.0;
   fa.series = {{"GPU-LocalTM"}, {"perfect GPU-LocalTM"}};
   Figure fb{
       fmt::format("fig{}b_breakdown_{}", p.figure, B),

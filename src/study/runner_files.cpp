@@ -62,6 +62,13 @@ Output build_csv(const std::vector<std::string>& columns,
   return o;
 }
 
+namespace {
+bool has_pdf(const std::string& png) {
+  std::error_code ec;
+  return fs::is_regular_file(png.substr(0, png.size() - 4) + ".pdf", ec);
+}
+}  // namespace
+
 void finalize(const StudyInfo& info, const Study& study, const Arch& study_arch, const Table& table,
               const std::string& dir, const RunOptions& o, RunSummary& s) {
   Report rep = study.report(table);
@@ -72,11 +79,20 @@ void finalize(const StudyInfo& info, const Study& study, const Arch& study_arch,
       sources_summary(study_arch));
   md += rep.markdown;
   if (!rep.figures.empty()) md += "\n## Figures\n\n";
-  for (const Figure& f : rep.figures) {
+  for (Figure f : rep.figures) {
+    // The caption names what produced the figure: the study, the arch, and what the figure adds
+    // (a sweep's keys).
+    std::string caption =
+        fmt::format("smemsim study {}, arch {}", info.name, arch_label(study_arch));
+    if (!f.caption.empty()) caption += "; " + f.caption;
+    f.caption = std::move(caption);
     const std::string png = o.plots ? render_figure(f, dir, o.log) : std::string();
     if (!png.empty()) s.pngs.push_back(png);
-    md += fmt::format("### {}\n\n![{}]({}.png)\n\n(gnuplot script `{}.gp`, data `{}.dat`)\n\n",
-                      f.title, f.title, f.name, f.name, f.name);
+    md += fmt::format(
+        "### {}\n\n![{}]({}.png)\n\n(vector: `{}.svg`{}; gnuplot script `{}.gp`, data "
+        "`{}.dat`)\n\n",
+        f.title, f.title, f.name, f.name,
+        png.empty() || !has_pdf(png) ? "" : fmt::format(", `{}.pdf`", f.name), f.name, f.name);
   }
   write_atomic(dir + "/report.md", md);
   nlohmann::json summary = json::document("study-summary");

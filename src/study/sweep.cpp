@@ -3,7 +3,7 @@
 // points. Point indices run over the configurations in order, so resume, shards and merge work as
 // for any study; every row starts with the configuration's values (one column per swept key), and
 // the report puts the configurations side by side: one table per configuration naming its
-// (derived) arch, and each figure once, with every configuration's data in it.
+// (derived) arch, and each figure once, as small multiples (one panel per configuration).
 #include <algorithm>
 #include <charconv>
 #include <set>
@@ -161,52 +161,19 @@ Table SweepStudy::sub_table(const Table& t, std::size_t c) const {
   return s;
 }
 
-// One figure out of the configurations' versions of it: line series side by side, bars
-// interleaved per category (same categories) or one after another. Empty `name` when the
-// versions cannot share a figure (different series in a bar chart): each is kept apart.
+// One figure out of the configurations' versions of it: small multiples, one panel per
+// configuration titled by it, the figure's other fields from the first version.
 Figure merge_figure(const std::vector<const Figure*>& versions,
                     const std::vector<std::string>& labels) {
   Figure m = *versions.front();
   m.series.clear();
   m.categories.clear();
   m.bar_labels.clear();
-  // Every configuration's series, titled by configuration (lines; clustered bars).
-  const auto all_series = [&] {
-    for (std::size_t c = 0; c < versions.size(); ++c)
-      for (const Series& s : versions[c]->series) {
-        Series x = s;
-        x.title = labels[c] + ": " + s.title;
-        m.series.push_back(std::move(x));
-      }
-    return m;
-  };
-  if (!m.stacked && !m.clustered) return all_series();
-  bool same_categories = true, same_series = true;
-  for (const Figure* f : versions) {
-    same_categories &= f->categories == versions.front()->categories;
-    same_series &= f->series.size() == versions.front()->series.size();
-    for (std::size_t s = 0; same_series && s < f->series.size(); ++s)
-      same_series &= f->series[s].title == versions.front()->series[s].title;
-  }
-  if (m.clustered) {  // categories on the axis, one bar per configuration and series
-    if (!same_categories) return Figure{};
-    m.categories = versions.front()->categories;
-    return all_series();
-  }
-  if (!same_series) return Figure{};
-  for (const Series& s : versions.front()->series) m.series.push_back(Series{s.title});
-  const auto add_bar = [&](std::size_t c, std::size_t k) {
-    const Figure& f = *versions[c];
-    m.categories.push_back(f.categories[k] + " [" + labels[c] + "]");
-    m.bar_labels.push_back(k < f.bar_labels.size() ? f.bar_labels[k] : std::string());
-    for (std::size_t s = 0; s < f.series.size(); ++s) m.series[s].y.push_back(f.series[s].y[k]);
-  };
-  if (same_categories) {
-    for (std::size_t k = 0; k < versions.front()->categories.size(); ++k)
-      for (std::size_t c = 0; c < versions.size(); ++c) add_bar(c, k);
-  } else {
-    for (std::size_t c = 0; c < versions.size(); ++c)
-      for (std::size_t k = 0; k < versions[c]->categories.size(); ++k) add_bar(c, k);
+  for (std::size_t c = 0; c < versions.size(); ++c) {
+    Figure p = *versions[c];
+    p.panels.clear();
+    p.title = labels[c];
+    m.panels.push_back(std::move(p));
   }
   return m;
 }
@@ -223,9 +190,18 @@ Report SweepStudy::report(const Table& t) const {
   std::string axes;
   for (const SweepAxis& a : axes_)
     axes += fmt::format("{}`{}` = {}", axes.empty() ? "" : "; ", a.key, fmt::join(a.values, ", "));
+  std::string axes_caption;  // "banks = 16, 32 x locks = 256, 1024"; "seed = 1, 2, 3 ... 100"
+  for (const SweepAxis& a : axes_) {
+    const std::vector<std::string>& v = a.values;
+    const std::string values = v.size() <= 6 ? fmt::format("{}", fmt::join(v, ", "))
+                                             : fmt::format("{}, {}, {} \u2026 {} ({} values)", v[0],
+                                                           v[1], v[2], v.back(), v.size());
+    axes_caption += fmt::format("{}{} = {}", axes_caption.empty() ? "" : " \u00d7 ",
+                                a.key.substr(a.key.rfind('.') + 1), values);
+  }
   r.markdown = fmt::format(
       "Swept: {} ({} configurations). `points.csv` has one column per swept key; each "
-      "configuration's tables follow, and each figure shows every configuration.\n\n",
+      "configuration's tables follow, and each figure draws one panel per configuration.\n\n",
       axes, configs_.size());
   r.summary["sweep"] = nlohmann::json::array();
   for (const SweepAxis& a : axes_) {
@@ -254,16 +230,8 @@ Report SweepStudy::report(const Table& t) const {
         if (f.name == parts.front().figures[i].name) versions.push_back(&f);
     if (versions.size() != parts.size()) continue;
     Figure m = merge_figure(versions, short_labels);
-    if (!m.name.empty()) {
-      r.figures.push_back(std::move(m));
-      continue;
-    }
-    for (std::size_t c = 0; c < versions.size(); ++c) {  // apart, named by configuration
-      Figure f = *versions[c];
-      f.name += fmt::format("_cfg{}", c);
-      f.title += " [" + labels[c] + "]";
-      r.figures.push_back(std::move(f));
-    }
+    m.caption = fmt::format("one panel per configuration of {}", axes_caption);
+    r.figures.push_back(std::move(m));
   }
   return r;
 }

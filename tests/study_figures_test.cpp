@@ -1,0 +1,190 @@
+// Study figures (issue 29, item 1): sweeps drawn as small multiples with one legend, a caption
+// naming the study, the arch and the swept keys, speed-ups on a range near the data with a line
+// at 1.0, no legend for a single series, a colour-blind-safe palette with a distinct style per
+// series, SVG beside every PNG, and a hundred swept values condensed to sixteen panels, said so.
+// The pictures themselves were looked at (docs/studies.md shows them); these tests hold the
+// decisions that make them readable.
+#include <filesystem>
+#include <regex>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "study/plot_layout.hpp"
+#include "test_util.hpp"
+
+namespace smemsim::test {
+namespace {
+
+namespace fs = std::filesystem;
+using study::Figure;
+using study::lay_out;
+
+std::string fresh(const std::string& name) {
+  const std::string d = ::testing::TempDir() + "smemsim_figures_" + name;
+  fs::remove_all(d);
+  return d;
+}
+
+bool have_gnuplot() {
+  return shell("command -v gnuplot >/dev/null 2>&1").exit_code == 0;
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
+
+// Every study's quick run draws every figure without a gnuplot error, as PNG and SVG.
+TEST(StudyFigures, EveryStudyRendersEveryFigureAsPngAndSvg) {
+  if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed (scripts/install-deps.sh)";
+  const std::string out = fresh("all");
+  for (const char* s : {"random-patterns", "random-replication", "random-mapping", "histogram",
+                        "kmeans", "hough", "elastic", "localtm", "hash002"}) {
+    const CliResult r = cli(std::string("study run ") + s + " --quick --out " + out);
+    ASSERT_EQ(r.exit_code, 0) << s << "\n" << r.out;
+    EXPECT_EQ(r.out.find("gnuplot failed"), std::string::npos) << s << "\n" << r.out;
+    std::size_t figures = 0;
+    for (const auto& e : fs::directory_iterator(out + "/" + s)) {
+      if (e.path().extension() != ".gp") continue;
+      ++figures;
+      fs::path p = e.path();
+      EXPECT_GT(fs::file_size(p.replace_extension(".png")), 1000u) << p;
+      const std::string svg = slurp(p.replace_extension(".svg").string());
+      EXPECT_NE(svg.find("</svg>"), std::string::npos) << p;
+    }
+    EXPECT_GT(figures, 0u) << s;
+  }
+}
+
+// Two swept keys, six configurations: one figure of six panels titled by configuration, one
+// legend strip listing the three stacked series once, the caption naming study, arch and keys.
+TEST(StudyFigures, ASweepOfTwoKeysIsSixPanelsWithOneLegendAndACaption) {
+  const std::string out = fresh("two_keys");
+  const CliResult r =
+      cli("study run random-patterns --quick --set patterns=500 "
+          "--sweep memory.banks=16,32,64 --sweep atomics.locks=256,1024 --out " +
+          out);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const std::string dir = out + "/random-patterns";
+  std::size_t gp_files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) gp_files += e.path().extension() == ".gp";
+  EXPECT_EQ(gp_files, 1u);
+  const std::string gp = slurp(dir + "/fig5_random_patterns.gp");
+  // The script draws the page three times (PNG, SVG, PDF) or twice without cairo's PDF.
+  const std::size_t pages = count(gp, "\nset multiplot\n");
+  ASSERT_GE(pages, 2u) << gp;
+  for (const char* t : {"banks=16, locks=256", "banks=16, locks=1024", "banks=32, locks=256",
+                        "banks=32, locks=1024", "banks=64, locks=256", "banks=64, locks=1024"})
+    EXPECT_EQ(count(gp, std::string("set title \"") + t + "\""), pages) << t;
+  // Six panels and the legend strip per page; the legend's entries come from NaN plots.
+  EXPECT_EQ(count(gp, "set origin "), 7 * pages);
+  EXPECT_EQ(count(gp, "NaN with boxes"), 3 * pages);
+  EXPECT_NE(gp.find("smemsim study random-patterns, arch fermi-gtx580; one panel per "
+                    "configuration of banks = 16, 32, 64 \u00d7 locks = 256, 1024"),
+            std::string::npos)
+      << gp;
+  // Shared axes: every panel's y range is the same (latencies of 100-600 cycles).
+  std::set<std::string> ranges;
+  const std::regex yrange("set yrange (\\[[^\\]]*\\])");
+  for (auto it = std::sregex_iterator(gp.begin(), gp.end(), yrange); it != std::sregex_iterator();
+       ++it)
+    ranges.insert((*it)[1]);
+  ranges.erase("[0:1]");  // the legend strip's empty plot
+  EXPECT_EQ(ranges.size(), 1u);
+}
+
+// A hundred swept values: sixteen panels, the first and the last among them, and the caption
+// says how the figure was condensed.
+TEST(StudyFigures, AHundredSweptValuesAreCondensedAndTheCaptionSaysSo) {
+  Figure f{"f", "t", "x", "y"};
+  f.stacked = true;
+  for (int i = 1; i <= 100; ++i) {
+    Figure p;
+    p.title = "seed=" + std::to_string(i);
+    p.categories = {"a"};
+    p.series = {{"s"}};
+    p.series[0].y = {double(i)};
+    f.panels.push_back(p);
+  }
+  const auto l = lay_out(f);
+  ASSERT_EQ(l.panels.size(), study::kMaxPanels);
+  EXPECT_EQ(l.panels.front()->title, "seed=1");
+  EXPECT_EQ(l.panels.back()->title, "seed=100");
+  EXPECT_NE(l.condensed.find("16 of 100 panels drawn"), std::string::npos) << l.condensed;
+  bool in_caption = false;
+  for (const auto& t : l.text) in_caption |= t.text.find("16 of 100") != std::string::npos;
+  EXPECT_TRUE(in_caption);
+  // The y range spans the drawn panels and every one shares it: 0 to at least 16's value.
+  EXPECT_EQ(l.y.lo, 0);
+  EXPECT_GE(l.y.hi, 93.0);  // panel values 1..100 sampled evenly: the last drawn is 100
+}
+
+// Speed-ups around 1: the axis spans the data and the reference line, not zero.
+TEST(StudyFigures, SpeedUpsNearOneGetARangeNearTheDataAndTheLine) {
+  Figure f{"f", "speed-up", "", "speed-up"};
+  f.clustered = true;
+  f.ref_y = 1.0;
+  f.categories = {"a", "b"};
+  f.series = {{"x"}, {"y"}};
+  f.series[0].y = {1.02, 1.10};
+  f.series[1].y = {1.05, 1.18};
+  auto l = lay_out(f);
+  // Data and line span 1.00..1.18; 12% of that added on each side: 0.978..1.2016.
+  EXPECT_NEAR(l.y.lo, 1.0 - 0.12 * 0.18, 1e-9);
+  EXPECT_NEAR(l.y.hi, 1.18 + 0.12 * 0.18, 1e-9);
+  // Without the reference line the bars start at zero.
+  f.ref_y = std::numeric_limits<double>::quiet_NaN();
+  l = lay_out(f);
+  EXPECT_EQ(l.y.lo, 0.0);
+}
+
+// One series: no legend strip; eight categories of 16-character names fit flat on a wider page
+// rather than turning; 40 of them cannot, and turn.
+TEST(StudyFigures, LegendsOnlyForSeveralSeriesAndTickLabelsTurnOnlyWhenTheyCannotFit) {
+  Figure f{"f", "t", "", "y"};
+  f.stacked = true;
+  f.series = {{"only"}};
+  for (int i = 0; i < 8; ++i) {
+    f.categories.push_back("aes_encrypt enh" + std::to_string(i % 10));
+    f.series[0].y.push_back(i);
+  }
+  auto l = lay_out(f);
+  EXPECT_EQ(l.series_titles.size(), 1u);
+  EXPECT_EQ(l.legend_h, 0.0);
+  EXPECT_FALSE(l.rotate_xtics);
+  EXPECT_GT(l.width, 960);
+  EXPECT_LE(l.width, 2400);
+  for (int i = 8; i < 40; ++i) {
+    f.categories.push_back("aes_encrypt enh" + std::to_string(i % 10));
+    f.series[0].y.push_back(i);
+  }
+  l = lay_out(f);
+  EXPECT_TRUE(l.rotate_xtics);
+  EXPECT_GT(l.bmargin, 3);
+}
+
+// Sixteen series get sixteen distinct styles (palette colour x dash pattern) in the script.
+TEST(StudyFigures, SixteenSeriesGetSixteenDistinctStyles) {
+  if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
+  const std::string out = fresh("styles");
+  const CliResult r = cli("study run random-mapping --quick --set patterns=200 --out " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const std::string gp = slurp(out + "/random-mapping/fig7_cyclic.gp");
+  const std::regex entry("NaN with linespoints lw 2 lc rgb '(#[0-9A-F]{6})' dt ([0-9]+)");
+  std::set<std::pair<std::string, std::string>> styles;
+  std::size_t entries = 0;
+  const std::string page = gp.substr(0, gp.find("unset multiplot"));
+  for (auto it = std::sregex_iterator(page.begin(), page.end(), entry);
+       it != std::sregex_iterator(); ++it, ++entries)
+    styles.insert({(*it)[1], (*it)[2]});
+  EXPECT_EQ(entries, 16u) << page;  // 8 sizes, without and with padding
+  EXPECT_EQ(styles.size(), entries);
+  // Okabe-Ito's palette, none of gnuplot's defaults.
+  EXPECT_NE(page.find("#0072B2"), std::string::npos);
+  EXPECT_EQ(page.find("#9400D3"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace smemsim::test
