@@ -300,5 +300,18 @@ TEST(Hash002Study, TheReportSaysWhichHistogramInputsRan) {
       << report;
 }
 
+// 002's fixed configurations name a 5-bit bank index: another bank count is refused before any
+// point runs (it crashed on 2 threads, and failed on one naming a hash spec, not the cause).
+TEST(Hash002Study, ABankCountOtherThan32IsRefusedUpFront) {
+  for (const char* banks : {"16", "64"}) {
+    const auto r =
+        test::cli(std::string("study run hash002 --quick --no-plots --set memory.banks=") + banks +
+                  " --out " + ::testing::TempDir() + "smemsim_h002_banks");
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_NE(r.out.find(std::string("index 32 banks; this arch has ") + banks), std::string::npos)
+        << r.out;
+  }
+}
+
 }  // namespace
 }  // namespace smemsim::test

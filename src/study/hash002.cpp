@@ -67,6 +67,12 @@ class Hash002 : public Study {
       throw InputError(
           fmt::format("study parameter 'hist_accesses': '{}' is not kernel or vote", hist));
     in_.votes_only = hist == "vote";
+    // The fixed configurations of 002 Tables 5-6 (bvxor masks, bit lists) name 5 index bits.
+    if (const IndexGeometry g = target_geometry(cfg.arch, HashTarget::Bank); g.out_bits != 5)
+      throw InputError(fmt::format(
+          "study 'hash002': seed 002's hash configurations (Tables 5-6) index 32 banks; this arch "
+          "has {} (memory.banks = {})",
+          std::int64_t{1} << g.out_bits, cfg.arch.banks));
     if (cfg.backend != "analytic" && cfg.backend != "cycle")
       throw InputError(
           "study 'hash002': backend must be analytic (conflicts) or cycle (also "
