@@ -60,5 +60,37 @@ TEST(StudyReportText, TheReplicationSentenceFollowsTheLockCount) {
       << at1024;
 }
 
+// random-mapping (seed 001 Fig. 7). By the aliasing above, at sizes of L words or more every copy
+// of a word takes the original's lock, so replication (sorted or not) cannot lower the lock degree:
+// sorted cyclic mapping gains less than 10 % there, and the boundary moves with L.
+TEST(StudyReportText, TheMappingSentenceFollowsTheLockCount) {
+  const std::string at256 = report("random-mapping", "256");
+  EXPECT_NE(
+      at256.find("and less at 256, 512, 1,024, 2,048 and 4,096 words; the arch has 256 locks"),
+      std::string::npos)
+      << at256;
+  const std::string at1024 = report("random-mapping", "1024");
+  EXPECT_NE(at1024.find("and less at 1,024, 2,048 and 4,096 words; the arch has 1,024 locks"),
+            std::string::npos)
+      << at1024;
+  // The paper's sentence is kept, marked as the paper's.
+  EXPECT_NE(at256.find("Seed 001 §3 (Fig. 7) found"), std::string::npos);
+}
+
+// kmeans (seed 001 §4.1.1): k cluster counters replicated R times take R k words; copies within the
+// L locks take distinct locks and remove lock conflicts, copies beyond L alias the first ones'
+// locks and only add bank conflicts. So the best R is the largest with R k <= L, at least 1: with
+// L = 1,024, R = 8, 4, 2 for k = 128, 256, 512 (the paper's); with L = 256, R = 2, 1, 1.
+TEST(StudyReportText, TheKMeansSentenceFollowsTheLockCount) {
+  const std::string at256 = report("kmeans", "256");
+  EXPECT_NE(at256.find("the best R is 2, 1, 1 for k = 128, 256, 512"), std::string::npos) << at256;
+  EXPECT_NE(at256.find("fit in the arch's 256 locks, max(1, 256 / k), is 2, 1, 1"),
+            std::string::npos)
+      << at256;
+  const std::string at1024 = report("kmeans", "1024");
+  EXPECT_NE(at1024.find("the best R is 8, 4, 2 for k = 128, 256, 512"), std::string::npos)
+      << at1024;
+}
+
 }  // namespace
 }  // namespace smemsim::test

@@ -107,6 +107,7 @@ Report hash002_report(const Table& t, const StudyConfig& cfg) {
     (find_bench(b).conflict_free() ? cfree : table5).push_back(b);
   }
   const std::string arch = arch_label(cfg.arch);
+  const IndexGeometry geometry = target_geometry(cfg.arch, HashTarget::Bank);
   const std::string cmd = "smemsim study run hash002";
   const std::string cmd_cycle = cmd + " --set backend=cycle";
   std::vector<H002Claim> claims;
@@ -115,14 +116,15 @@ Report hash002_report(const Table& t, const StudyConfig& cfg) {
   rep.markdown += fmt::format(
       "### Bank conflicts removed per benchmark (seed 002 Fig. 8), {}\n\n"
       "Each benchmark's configured accesses (one kernel of LUD's and NW's pipelines; for the "
-      "histograms {}; all shared accesses otherwise), 32 banks, 14 address bits. `mod "
+      "histograms {}; all shared accesses otherwise), {} banks, {} address bits. `mod "
       "conflicts`: sum over transactions of (degree - 1). Histograms: configured on the first "
       "image, the share removed averaged over the others (002 §7.1). `sw`: the software hash of "
       "§7.2 (k1 = 0).\n\n",
       arch,
       cfg.params.at("hist_accesses") == "vote"
           ? "the vote (`hist_accesses = vote`)"
-          : "every shared access: initialization, vote, merge (`hist_accesses = kernel`)");
+          : "every shared access: initialization, vote, merge (`hist_accesses = kernel`)",
+      std::int64_t{1} << geometry.out_bits, geometry.addr_bits);
   const std::vector<std::string> shown = {"xor",        "bvxor",       "bits-gh", "bits-mih",
                                           "bitsxor-gh", "bitsxor-mih", "sw"};
   std::vector<std::vector<std::string>> rows;

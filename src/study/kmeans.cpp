@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 
 #include "kernel_runs.hpp"
+#include "random_text.hpp"
 #include "smemsim/error.hpp"
 #include "studies.hpp"
 #include "util/rng.hpp"
@@ -227,6 +228,57 @@ class KMeans : public Study {
   std::map<std::pair<std::int64_t, std::int64_t>, std::shared_ptr<Assignment>> cache_;
 };
 
+struct KMeansBest {
+  std::string mapping;
+  std::int64_t d = 0, k = 0;
+  int r = 0;
+  double cycles = 0, r1_cycles = 0;
+};
+
+// What this run found, in 001 §4.1.1's terms: cyclic mapping's best R per k beside the largest R
+// whose k-counter copies fit in the arch's locks (copies farther apart alias the same locks, so
+// they add bank conflicts without removing lock conflicts), and block mapping's gain over R = 1.
+std::string best_r_text(const std::vector<KMeansBest>& bests, const Arch& arch, std::uint32_t tpb) {
+  std::vector<std::string> ks, found, predicted;
+  std::size_t match = 0, cyclic = 0;
+  double block_gain = 0;
+  std::size_t block = 0;
+  for (const KMeansBest& b : bests) {
+    if (b.mapping == "block") {
+      ++block;
+      if (b.cycles > 0) block_gain = std::max(block_gain, b.r1_cycles / b.cycles - 1);
+      continue;
+    }
+    ++cyclic;
+    const int fit = arch.locks ? int(std::max<std::int64_t>(1, arch.locks / b.k)) : 0;
+    match += fit == b.r;
+    if (b.d == bests.front().d) {
+      ks.push_back(fmt::format("{}", b.k));
+      found.push_back(fmt::format("{}", b.r));
+      predicted.push_back(fmt::format("{}", fit));
+    }
+  }
+  std::string s = "As this run measured it: ";
+  if (cyclic) {
+    s += fmt::format("with cyclic mapping the best R is {} for k = {} (d = {})",
+                     fmt::join(found, ", "), fmt::join(ks, ", "), bests.front().d);
+    if (arch.locks)
+      s += fmt::format(
+          "; the largest R whose copies fit in the arch's {} locks, max(1, {} / k), is {}, the "
+          "best R at {} of the {} (d, k) pairs",
+          grouped(arch.locks), grouped(arch.locks), fmt::join(predicted, ", "), match, cyclic);
+    else
+      s += " (the arch has a lock per word, so no lock count bounds R)";
+    s += ".";
+  }
+  if (block)
+    s += fmt::format(
+        " With block mapping ({} threads a block) the best R is at most {:.1f} % faster than R = "
+        "1 over the {} (d, k) pairs.",
+        tpb, 100 * block_gain, block);
+  return s + "\n";
+}
+
 Report KMeans::report(const Table& t) const {
   Report rep;
   rep.markdown = kernel_ ? fmt::format(
@@ -239,6 +291,7 @@ Report KMeans::report(const Table& t) const {
                                "shared-memory atomic cycles of one centroid update (sum over "
                                "warps of the counter and component votes).\n\n",
                                objects_, blobs_, tpb_);
+  std::vector<KMeansBest> bests;
   for (const std::string mapping : {"cyclic", "block"}) {
     std::set<int> rset;
     for (std::size_t q = 0; q < t.rows.size(); ++q)
@@ -258,7 +311,7 @@ Report KMeans::report(const Table& t) const {
       for (auto k : ks_) {
         std::vector<std::string> row{fmt::format("{}", d), fmt::format("{}", k)};
         Series s{fmt::format("{} clusters", k)};
-        double best = -1;
+        double best = -1, r1 = 0;
         int best_r = 0;
         for (int r : rset) {
           bool found = false;
@@ -270,11 +323,13 @@ Report KMeans::report(const Table& t) const {
               s.x.push_back(r);
               s.y.push_back(c);
               if (best < 0 || c < best) best = c, best_r = r;
+              if (r == 1) r1 = c;
               found = true;
             }
           if (!found) row.push_back("-");
         }
         row.push_back(fmt::format("{}", best_r));
+        bests.push_back({mapping, d, k, best_r, best, r1});
         rep.summary["best_r"].push_back(
             {{"mapping", mapping}, {"dims", d}, {"k", k}, {"r", best_r}});
         rows.push_back(std::move(row));
@@ -286,10 +341,11 @@ Report KMeans::report(const Table& t) const {
     rep.markdown += md_table(header, rows) + "\n";
   }
   rep.markdown +=
-      "Seed 001 §4.1.1: with cyclic mapping the best replication factor keeps each vote space's "
-      "copies within 1,024 words (the number of locks): R = 8, 4, 2 for k = 128, 256, 512. Block "
-      "mapping with 1,024-thread blocks and R <= 32 puts a whole warp on one copy, so it never "
-      "removes intra-warp conflicts and stays at the R = 1 cost.\n";
+      "Seed 001 §4.1.1 found that with cyclic mapping the best replication factor keeps each vote "
+      "space's copies within 1,024 words (its 1,024 locks): R = 8, 4, 2 for k = 128, 256, 512; "
+      "and that block mapping with 1,024-thread blocks and R <= 32 puts a whole warp on one copy, "
+      "so it never removes intra-warp conflicts and stays at the R = 1 cost.\n\n";
+  rep.markdown += best_r_text(bests, cfg_.arch, tpb_);
   return rep;
 }
 
