@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <regex>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -55,6 +56,26 @@ TEST(ProfileHtml, ThePageHasTheSourceConflictsStallsHintsAndSummary) {
   for (const char* s : {"fermi-gtx580", "grid [4,4,1] x block [16,16,1]", "896 (mean bank degree",
                         "matches the CPU reference", "<details><summary>PTX of transpose_naive"})
     EXPECT_NE(html.find(s), std::string::npos) << s;
+  std::filesystem::remove(path);
+}
+
+// An atomic's degree cell also shows its position and lock degree. The blobs image has runs of
+// equal pixels, so lanes of a warp vote the same bin: position degree >= 2 on the atomicAdd line.
+// With 256 bins and 1,024 locks every bin has its own lock, and lanes on one address share its
+// lock: the lock degree is at least the position degree.
+TEST(ProfileHtml, AnAtomicsDegreeShowsItsPositionAndLockDegree) {
+  const std::string path =
+      ::testing::TempDir() + "smemsim_" + std::to_string(::getpid()) + "_atomics.html";
+  const auto r = cli("profile builtin:histogram --image blobs --html " + path);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const std::string html = slurp(path);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(html, m,
+                                std::regex("<td class=\"v\">([0-9]+) \u00b7 pos ([0-9]+) "
+                                           "\u00b7 lock ([0-9]+)</td>")))
+      << html.substr(0, 2000);
+  EXPECT_GE(std::stoi(m[2]), 2);
+  EXPECT_GE(std::stoi(m[3]), std::stoi(m[2]));
   std::filesystem::remove(path);
 }
 

@@ -11,6 +11,16 @@
 namespace smemsim::cli {
 namespace {
 
+// A line's degree cell: its largest bank degree; for an atomic with position or lock conflicts
+// (001 Algorithm 1) also those, the serializations the bank degree does not show.
+std::string degree_text(const nlohmann::json& r) {
+  const std::int64_t bank = r.value("bank_degree_max", std::int64_t{0}),
+                     position = r.value("position_degree_max", std::int64_t{0}),
+                     lock = r.value("lock_degree_max", std::int64_t{0});
+  if (position < 2 && lock < 2) return std::to_string(bank);
+  return fmt::format("{} \u00b7 pos {} \u00b7 lock {}", bank, position, lock);
+}
+
 std::string esc(const std::string& s) {
   std::string out;
   out.reserve(s.size());
@@ -188,7 +198,7 @@ std::string profile_html(const nlohmann::json& doc, const std::vector<std::strin
             "<td class=\"v\">{}</td><td class=\"v\"{}>{}</td><td class=\"v\">{:.1f}%</td>"
             "<td class=\"v\">{}</td>",
             (*r).value("accesses", 0), heat(cshare, kConflictRgb), (*r).value("bank_conflicts", 0),
-            100 * cshare, (*r).value("bank_degree_max", 0));
+            100 * cshare, degree_text(*r));
       else
         h += "<td></td><td></td><td></td><td></td>";
       if (timing)
@@ -212,7 +222,7 @@ std::string profile_html(const nlohmann::json& doc, const std::vector<std::strin
           "<tr><td class=\"n\">{}</td><td class=\"v\">{}</td><td class=\"v\">{}</td>"
           "<td class=\"v\">{}</td><td class=\"code\">{}</td></tr>",
           (*r)["ptx"].value("line", 0), (*r).value("accesses", 0), (*r).value("bank_conflicts", 0),
-          (*r).value("bank_degree_max", 0),
+          degree_text(*r),
           esc((*r).value("instruction", "")) + (hints[i].empty() ? "" : "  // " + esc(hints[i])));
     h += "</table>";
   }
@@ -233,12 +243,13 @@ std::string profile_html(const nlohmann::json& doc, const std::vector<std::strin
     h += r ? fmt::format("<td class=\"v\">{}</td><td class=\"v\"{}>{}</td><td class=\"v\">{}</td>",
                          (*r).value("accesses", 0),
                          heat(all_conflicts > 0 ? c / all_conflicts : 0, kConflictRgb),
-                         (*r).value("bank_conflicts", 0), (*r).value("bank_degree_max", 0))
+                         (*r).value("bank_conflicts", 0), degree_text(*r))
            : "<td></td><td></td><td></td>";
     h += "<td class=\"code\">" + esc(ptx::to_string(kernel, ins)) + "</td></tr>";
   }
   h += "</table></details><p style=\"color:#777;margin-top:2em\">smemsim profile; degree: the "
-       "largest bank degree of the line's accesses; share: of the kernel's bank conflicts.</p>"
+       "largest bank degree of the line's accesses (for atomics with position or lock conflicts, "
+       "also the largest position and lock degree); share: of the kernel's bank conflicts.</p>"
        "</body></html>\n";
   return h;
 }
