@@ -173,12 +173,12 @@ PlotLayout lay_out(const Figure& f) {
   // Wider, up to 2,400 pixels a page, before tick labels turn.
   if (bars(f) && categories > 0)
     panel_w =
-        std::max(panel_w, std::min(110 + double(categories) * double(cat_chars) * kCharPx / 0.92,
+        std::max(panel_w, std::min(110 + double(categories) * double(cat_chars) * kCharPx / 0.75,
                                    2400.0 / double(cols)));
   panel_w = std::min(panel_w, std::max(2400.0 / double(cols), 300.0));
   const double plot_w = panel_w - 110;
   const double per_cat = categories ? plot_w / double(categories) : plot_w;
-  l.rotate_xtics = bars(f) && double(cat_chars) * kCharPx > 0.92 * per_cat;
+  l.rotate_xtics = bars(f) && double(cat_chars) * kCharPx > 0.8 * per_cat;
   l.rotate_bar_labels = double(label_chars) * kSmallCharPx > 0.95 * per_cat;
   // A label turned by 40 degrees drops about 0.64 of its length (4.5 pixels a character).
   l.bmargin = l.rotate_xtics ? int(std::clamp(3.0 + double(cat_chars) * 0.3, 4.0, 14.0)) : 3;
