@@ -13,6 +13,8 @@ if [ "${1:-}" = "--test" ]; then
   PKGS+=(pybind11-dev python3-dev python3-numpy python3-pandas python3-pytest python3-matplotlib)
   # Headless Chromium renders profile --html's page in a test (skipped without it).
   PKGS+=(chromium fonts-dejavu-core)
+  # A single-node Slurm started by a test (tests/slurm_study_test.sh; skipped without it).
+  PKGS+=(slurm-wlm munge)
 fi
 missing=()
 for p in "${PKGS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
