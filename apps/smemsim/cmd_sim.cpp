@@ -84,6 +84,25 @@ void print_sim(const exec::Workload& w, const SimRun& run, const Arch& arch, con
       "cycle on {} SMs{}\n",
       s.cycles, arch.sm.pipeline, arch.sm.scheduler, arch.sm.barrel, s.ipc(), arch.sm.count,
       arch.sm.subcores > 1 ? fmt::format(" of {} sub-cores", arch.sm.subcores) : "");
+  if (s.sampling.on) {
+    const timing::SamplingStats& p = s.sampling;
+    if (p.ctas_timed < p.ctas_total)
+      fmt::print(
+          "sampled (--sample-ctas): {} of {} CTAs timed, to cycle {}; the other {} ran "
+          "functionally ({} with a timed CTA's instruction count, {} scaled by cycles per "
+          "instruction); estimate {} cycles, range {} to {} (every untimed CTA as its fastest and "
+          "slowest look-alike); timed CTAs took {:.0f} cycles each on average (min {:.0f}, max "
+          "{:.0f}, std dev {:.0f}); stalls and units below count the timed CTAs only\n",
+          p.ctas_timed, p.ctas_total, p.cycles_timed, p.ctas_total - p.ctas_timed, p.matched,
+          p.scaled, p.cycles_estimate, p.cycles_low, p.cycles_high, p.cta_cycles_mean,
+          p.cta_cycles_min, p.cta_cycles_max, p.cta_cycles_stddev);
+    else
+      fmt::print(
+          "sampled (--sample-ctas): all {} CTAs fit in the timed part (the first {} per SM, and "
+          "at least two residencies of the GPU's {} slots); the cycles are measured, not "
+          "estimated\n",
+          p.ctas_total, o.sample_ctas, p.slots);
+  }
   print_stalls(s, arch.sm.count, arch.sm.subcores);
   print_units(s.units);
   if (s.uses_tm)
@@ -165,6 +184,11 @@ void add_sim_command(CLI::App& app) {
   cmd->add_option("--pipeview-sm", o->sim.pipeview_sm, "the SM --pipeview shows")
       ->check(non_negative())
       ->capture_default_str();
+  cmd->add_option("--sample-ctas", o->sim.sample_ctas,
+                  "time only the first K CTAs per SM (at least a full residency) cycle by cycle, "
+                  "run the rest functionally and estimate their cycles from the timed CTAs "
+                  "(with a range); off by default")
+      ->check(CLI::Range(std::uint32_t{1}, std::uint32_t{1'000'000}));
   cmd->footer(
       "Examples:\n"
       "  smemsim sim builtin:histogram --bins 64 --replication 16        # GTX 580, lock loop\n"
@@ -173,6 +197,7 @@ void add_sim_command(CLI::App& app) {
       "  smemsim sim builtin:transpose --arch cf11 --pipeline split --pipeview 40\n"
       "  smemsim sim builtin:transpose --arch cf11 --pipeline elastic --scheduler bank-aware\n"
       "  smemsim sim builtin:reduction --stats --timeline red.json\n"
+      "  smemsim sim builtin:reduction --size 1048576 --arch volta-v100 --sample-ctas 2\n"
       "  smemsim sim builtin:lud     # a multi-launch builtin: each launch in order, and the sum\n"
       "  smemsim sim builtin:gemm --arch ampere-a100 --set sm.mio_queue=0   # no MIO queues\n"
       "  smemsim sim builtin:tm_hashtable --buckets 2 --arch southern-islands --set "
@@ -184,6 +209,10 @@ void add_sim_command(CLI::App& app) {
       throw InputError("--pipeview-sm chooses the SM of --pipeview N: give --pipeview too");
     if (cmd->count("--timeline-events") && o->sim.timeline.empty())
       throw InputError("--timeline-events caps --timeline FILE: give --timeline too");
+    if (o->sim.sample_ctas && (!o->sim.timeline.empty() || o->sim.pipeview))
+      throw InputError(
+          "--sample-ctas times only some CTAs: drop it for --timeline or --pipeview, which show "
+          "every cycle");
     exec::Workload w = prepare_workload(o->launch);
     check_outputs({{"--timeline", o->sim.timeline}}, &w);
     ArchOptions ao = o->arch;

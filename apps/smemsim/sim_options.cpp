@@ -57,6 +57,7 @@ SimRun simulate(exec::Workload& w, const ptx::Kernel& kernel, const Arch& arch, 
   to.regs_per_thread = o.regs;
   to.per_instruction = per_instruction;
   to.consumer = consumer;
+  to.sample_ctas = o.sample_ctas;
   LaunchProgress progress;
   to.progress = progress.callback();
   timing::ObserverFan fan;
@@ -115,6 +116,7 @@ SimPipeline simulate_pipeline(exec::Workload& w, const Arch& arch, const SimOpti
     timing::TimingOptions to;
     to.max_cycles = o.max_cycles;
     to.regs_per_thread = o.regs;
+    to.sample_ctas = o.sample_ctas;
     LaunchProgress progress;
     to.progress = progress.callback();
     set_activity(fmt::format("simulating launch {} of {} ({}): try a smaller launch", i + 1,

@@ -23,6 +23,7 @@ struct SimOptions {
   std::uint64_t timeline_events = 2'000'000;
   std::uint64_t pipeview = 0;
   std::uint32_t pipeview_sm = 0;
+  std::uint32_t sample_ctas = 0;  // --sample-ctas K (sim only; 0: off)
 };
 
 // --pipeline, --scheduler, --barrel, --max-cycles, --regs.

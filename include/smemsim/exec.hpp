@@ -276,6 +276,10 @@ class Executor {
   // CUDA line, instruction) when the launch issues more than max_steps warp-instructions, or when
   // every live warp of a CTA waits at a barrier that cannot open.
   void run();
+  // The same for CTAs [first, end) only, in slot 0 (the cycle model's --sample-ctas runs the CTAs
+  // it does not time this way); `done(cta)` after each.
+  void run_ctas(std::uint64_t first, std::uint64_t end,
+                const std::function<void(std::uint64_t)>& done = {});
   // The step limit of run() (default kDefaultMaxSteps; `run`/`profile --max-steps`).
   void set_max_steps(std::uint64_t steps);
   // Called by run() after each CTA with (CTAs done, CTAs in the grid): a progress display.

@@ -135,6 +135,34 @@ struct InstrStats {
   StallCounts warp_states;  // warp-cycles by reason while this was the warp's next instruction
 };
 
+// A CTA the cycle model timed: its grid index, the cycles of its dispatch and of its last warp's
+// retirement, and its warp instructions.
+struct CtaRecord {
+  std::uint64_t cta = 0, start = 0, end = 0, warp_instructions = 0;
+  std::uint64_t cycles() const { return end - start + 1; }
+};
+
+// What --sample-ctas measured and estimated (src/timing/sampling.cpp). `cycles_estimate` is
+// TimingStats::cycles; the range takes every untimed CTA at the steady CTAs' 10th and 90th
+// percentile cycles.
+struct SamplingStats {
+  bool on = false;
+  std::uint64_t ctas_timed = 0, ctas_total = 0;
+  std::uint64_t cycles_timed = 0;  // when the last timed CTA retired
+  // The steady CTAs: timed CTAs dispatched once the first had retired (into a full GPU); their
+  // mean cycles and 10th/90th percentiles, and the untimed CTAs in equivalents of them (their warp
+  // instructions over the steady CTAs' mean). steady_ctas < 4: the list model estimated.
+  std::uint64_t steady_ctas = 0;
+  double steady_cycles = 0, steady_p10 = 0, steady_p90 = 0, equivalents = 0;
+  std::uint64_t cycles_estimate = 0, cycles_low = 0, cycles_high = 0;
+  std::uint64_t slots = 0;  // CTAs resident at once over the GPU (sm.count x CTAs per SM)
+  // Untimed CTAs with the warp-instruction count of a timed one (estimated by those CTAs' cycles)
+  // and without (estimated by the timed CTAs' cycles per warp instruction).
+  std::uint64_t matched = 0, scaled = 0;
+  double cta_cycles_mean = 0, cta_cycles_min = 0, cta_cycles_max = 0, cta_cycles_stddev = 0;
+  std::vector<CtaRecord> timed;  // in retirement order
+};
+
 struct TimingStats {
   std::uint64_t cycles = 0;
   std::uint64_t warp_instructions = 0;
@@ -148,6 +176,7 @@ struct TimingStats {
   tm::TmStats tm_counts;
   std::vector<SmStats> sms;
   std::vector<InstrStats> instructions;  // one per Kernel::code entry when per_instruction
+  SamplingStats sampling;                // --sample-ctas
   double seconds = 0;                    // wall time of run()
   // Warp instructions per cycle of the whole GPU.
   double ipc() const { return cycles ? double(warp_instructions) / double(cycles) : 0.0; }
@@ -201,6 +230,11 @@ struct TimingOptions {
   exec::SharedRemap remap;  // relays out one shared array (`smemsim fix`; off by default)
   // Called every 65,536 cycles with (CTAs dispatched, CTAs in the grid): a progress display.
   std::function<void(std::uint64_t, std::uint64_t)> progress;
+  // Sampling (`sim --sample-ctas K`, off with 0): only the first K CTAs per SM (at least two
+  // residencies' worth) are simulated cycle by cycle; the others run functionally (outputs and
+  // instruction counts stay exact) and their cycles are estimated from the timed CTAs
+  // (TimingStats::sampling, src/timing/sampling.cpp).
+  std::uint32_t sample_ctas = 0;
 };
 
 // Hardware added per SM by the elastic pipeline (seed 004 Table 1) and by bank-conflict-aware

@@ -52,11 +52,17 @@ std::string Impl::where(std::uint32_t pc) const {
 }
 
 void Executor::run() {
+  run_ctas(0, impl_->launch.grid.count());
+}
+
+void Executor::run_ctas(std::uint64_t first, std::uint64_t end,
+                        const std::function<void(std::uint64_t)>& done) {
   Impl& im = *impl_;
-  const std::uint64_t n = im.launch.grid.count();
+  const std::uint64_t n = std::min(end, im.launch.grid.count());
   std::uint64_t steps = 0;
+  const bool spin_throws = im.spin_throws;
   im.spin_throws = true;
-  for (std::uint64_t c = 0; c < n; ++c) {
+  for (std::uint64_t c = first; c < n; ++c) {
     start_cta(0, c);
     Cta& cta = im.ctas[0];
     while (cta.live_warps) {
@@ -101,7 +107,9 @@ void Executor::run() {
             im.module.filename, cta.id.x, cta.id.y, cta.id.z, describe_warps(im, cta)));
     }
     if (im.progress) im.progress(c + 1, n);
+    if (done) done(c);
   }
+  im.spin_throws = spin_throws;
 }
 
 }  // namespace smemsim::exec

@@ -8,6 +8,7 @@
 
 #include "smemsim/error.hpp"
 #include "smemsim/timing.hpp"
+#include "timing/sampling.hpp"
 #include "timing/sm.hpp"
 
 namespace smemsim::timing {
@@ -199,9 +200,25 @@ const TimingStats& GpuSim::run() {
   if (im.ran) return im.stats;
   im.ran = true;
   const auto t0 = std::chrono::steady_clock::now();
-  const std::uint64_t total = im.launch.grid.count();
-  std::uint64_t next_cta = 0, age = 0;
+  const std::uint64_t grid_ctas = im.launch.grid.count();
   const std::size_t n = im.sms.size();
+  // --sample-ctas: the CTAs timed here (the first K per SM, at least one residency's worth); the
+  // rest run functionally after the loop and their cycles are estimated.
+  std::uint64_t total = grid_ctas;
+  SamplingStats& sampling = im.stats.sampling;
+  if (im.options.sample_ctas) {
+    // Two residencies at least: the second starts as the first retires, into a full GPU, as the
+    // untimed CTAs would (the steady CTAs the estimate uses).
+    const std::uint64_t per_sm =
+        std::max<std::uint64_t>(im.options.sample_ctas, 2 * std::uint64_t(im.ctx.ctas_per_sm));
+    total = std::min<std::uint64_t>(grid_ctas, per_sm * n);
+    sampling.on = true;
+    sampling.ctas_total = grid_ctas;
+    sampling.ctas_timed = total;
+    sampling.slots = std::uint64_t(im.ctx.ctas_per_sm) * n;
+    im.ctx.cta_log = &sampling.timed;
+  }
+  std::uint64_t next_cta = 0, age = 0;
   std::size_t start = 0;  // SM that gets the first look at the next CTA
   // Only awake SMs tick (issue 31): an SM with nothing resident and nothing in flight is asleep,
   // and a tick of it would only count its sub-cores' slots as idle; those are counted in one go
@@ -228,7 +245,7 @@ const TimingStats& GpuSim::run() {
         Sm& s = *im.sms[i];
         if (!s.can_take()) continue;
         if (!is_awake[i]) wake(i);
-        s.start_cta(next_cta++, age);
+        s.start_cta(next_cta++, age, im.cycle);
         age += im.ctx.warps_per_cta;
         start = (first + k + 1) % n;
         took = true;
@@ -286,7 +303,7 @@ const TimingStats& GpuSim::run() {
               next));
         im.ex->arm_spin_checks(kSpinMinIssued);
       }
-      if (im.options.progress) im.options.progress(next_cta, total);
+      if (im.options.progress) im.options.progress(next_cta, grid_ctas);
     }
     im.cycle = next;
     if (im.cycle >= im.options.max_cycles)
@@ -297,6 +314,22 @@ const TimingStats& GpuSim::run() {
     if (!is_awake[i]) im.sms[i]->add_idle(im.cycle - asleep_from[i], last_tick);
   TimingStats& st = im.stats;
   st.cycles = im.cycle;
+  if (sampling.on) {
+    sampling.cycles_timed = im.cycle;
+    // The untimed CTAs, functionally: outputs and instruction counts exact, their accesses to the
+    // caller's consumer (not to the SMs' collector), %clock frozen at the last timed cycle.
+    std::vector<std::uint64_t> counts;
+    im.ex->set_consumer(im.options.consumer);
+    std::uint64_t before = im.ex->stats().warp_instructions;
+    im.ex->run_ctas(total, grid_ctas, [&](std::uint64_t) {
+      counts.push_back(im.ex->stats().warp_instructions - before);
+      before = im.ex->stats().warp_instructions;
+    });
+    im.ex->set_consumer(&im.collector);
+    estimate_untimed(sampling, counts);
+    st.cycles = sampling.cycles_estimate;
+  }
+
   for (const auto& s : im.sms) {
     const SmStats& ss = s->stats();
     st.sms.push_back(ss);
@@ -306,6 +339,11 @@ const TimingStats& GpuSim::run() {
     st.issue.add(ss.issue);
     st.units.add(ss.units);
     st.tm.add(ss.tm);
+  }
+  if (sampling.on) {  // every CTA's instructions count (the executor's, exact); stalls are timed
+    st.warp_instructions = im.ex->stats().warp_instructions;  // CTAs' only
+    st.thread_instructions = im.ex->stats().thread_instructions;
+    st.ctas = grid_ctas;
   }
   st.uses_tm = im.ctx.uses_tm;
   if (st.uses_tm) st.tm_counts = im.ex->stats().tm;

@@ -170,6 +170,7 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
   const exec::IssueResult r = ctx_.ex->issue(wp.exec_slot, wp.exec_warp);
   const std::uint64_t lanes = std::uint64_t(std::popcount(r.active));
   ++stats_.warp_instructions;
+  ++ctas_[wp.cta].instructions;
   stats_.thread_instructions += lanes;
   const auto& code = ctx_.kernel->code;
   const bool past_end = r.index >= code.size();

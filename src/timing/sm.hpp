@@ -80,6 +80,7 @@ struct SimContext {
   std::uint32_t ctas_per_sm = 1;  // resident CTAs an SM can hold (executor slots per SM)
   bool uses_tm = false;           // the kernel has GPU-LocalTM transactions
   exec::Dim3 grid;
+  std::vector<CtaRecord>* cta_log = nullptr;  // --sample-ctas: every retired CTA, in SM order
 };
 
 class Sm final : public SchedulerView {
@@ -88,7 +89,8 @@ class Sm final : public SchedulerView {
 
   // Whether one more CTA fits (threads, warps, CTAs, registers, shared memory).
   bool can_take() const;
-  void start_cta(std::uint64_t cta, std::uint64_t age_base);
+  // `now`: the dispatch cycle (a timed CTA's start under --sample-ctas).
+  void start_cta(std::uint64_t cta, std::uint64_t age_base, std::uint64_t now = 0);
   // One cycle. Returns false when the SM issued nothing and has nothing in flight (nothing it
   // holds can change any more).
   bool tick(std::uint64_t now);
@@ -250,6 +252,7 @@ class Sm final : public SchedulerView {
     std::uint32_t live = 0;  // warps not yet finished and drained
     std::uint32_t bars_in_flight = 0;
     std::vector<std::uint32_t> warps;
+    std::uint64_t started = 0, instructions = 0;  // dispatch cycle, warp instructions issued
   };
 
   template <typename T>

@@ -137,6 +137,31 @@ nlohmann::json to_json(const TimingStats& s, const ptx::Module& module, const pt
                    {"units", units_json(m.units)}});
   }
   j["sms"] = sms;
+  if (s.sampling.on) {
+    const SamplingStats& p = s.sampling;
+    j["sampling"] = {{"ctas_timed", p.ctas_timed},
+                     {"ctas_total", p.ctas_total},
+                     {"cycles_timed", p.cycles_timed},
+                     {"cycles_estimate", p.cycles_estimate},
+                     {"cycles_low", p.cycles_low},
+                     {"cycles_high", p.cycles_high},
+                     {"slots", p.slots},
+                     {"untimed_matched", p.matched},
+                     {"untimed_scaled", p.scaled},
+                     {"steady_ctas", p.steady_ctas},
+                     {"steady_cycles",
+                      {{"mean", p.steady_cycles}, {"p10", p.steady_p10}, {"p90", p.steady_p90}}},
+                     {"equivalents", p.equivalents},
+                     {"cta_cycles",
+                      {{"mean", p.cta_cycles_mean},
+                       {"min", p.cta_cycles_min},
+                       {"max", p.cta_cycles_max},
+                       {"stddev", p.cta_cycles_stddev}}}};
+    nlohmann::json ctas =
+        nlohmann::json::array();  // [cta, dispatch cycle, end cycle, instructions]
+    for (const CtaRecord& r : p.timed) ctas.push_back({r.cta, r.start, r.end, r.warp_instructions});
+    j["sampling"]["timed"] = std::move(ctas);
+  }
   if (s.uses_tm) j["tm"] = tm_json(s.tm_counts, s.tm);
   if (!s.instructions.empty()) {
     nlohmann::json rows = nlohmann::json::array();
