@@ -90,8 +90,9 @@ void print_sim(const exec::Workload& w, const SimRun& run, const Arch& arch, con
       fmt::print(
           "sampled (--sample-ctas): {} of {} CTAs timed, to cycle {}; the other {} ran "
           "functionally ({} with a timed CTA's instruction count, {} scaled by cycles per "
-          "instruction); estimate {} cycles, range {} to {} (every untimed CTA as its fastest and "
-          "slowest look-alike); timed CTAs took {:.0f} cycles each on average (min {:.0f}, max "
+          "instruction); estimate {} cycles, range {} to {} (every untimed CTA at the steady CTAs' "
+          "10th and 90th percentile); timed CTAs took {:.0f} cycles each on average (min {:.0f}, "
+          "max "
           "{:.0f}, std dev {:.0f}); stalls and units below count the timed CTAs only\n",
           p.ctas_timed, p.ctas_total, p.cycles_timed, p.ctas_total - p.ctas_timed, p.matched,
           p.scaled, p.cycles_estimate, p.cycles_low, p.cycles_high, p.cta_cycles_mean,

@@ -153,6 +153,16 @@ SimPipeline simulate_pipeline(exec::Workload& w, const Arch& arch, const SimOpti
 void print_sim_speed(const timing::TimingStats& s) {
   const double t = s.seconds > 0 ? s.seconds : 1e-9;
   std::fflush(stdout);
+  if (s.sampling.on && s.sampling.ctas_timed < s.sampling.ctas_total) {
+    // Sampled: the cycles simulated are the timed part's; the instructions are every CTA's.
+    fmt::print(stderr,
+               "sampled: {} cycles simulated ({} estimated) and {} CTAs run functionally in "
+               "{:.3f} s: {:.0f} simulated cycles/s, {:.2f} M thread-instructions/s\n",
+               s.sampling.cycles_timed, s.cycles, s.sampling.ctas_total - s.sampling.ctas_timed,
+               s.seconds, double(s.sampling.cycles_timed) / t,
+               double(s.thread_instructions) / t / 1e6);
+    return;
+  }
   fmt::print(stderr,
              "simulated {} cycles in {:.3f} s: {:.0f} cycles/s, {:.2f} M thread-instructions/s, "
              "{:.3f} M warp-instructions/s\n",
