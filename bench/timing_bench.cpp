@@ -65,6 +65,16 @@ void BM_SimReductionVolta(benchmark::State& state) {
 }
 BENCHMARK(BM_SimReductionVolta)->Unit(benchmark::kMillisecond);
 
+// 2,048 elements, 8 CTAs on volta-v100's 80 SMs (issue 31: the cost per cycle follows the busy
+// SMs, not the preset's SM count). The GPU's construction is part of each iteration.
+void BM_SimReductionVolta8Ctas(benchmark::State& state) {
+  exec::BuiltinOptions o;
+  o.size = 2048;
+  o.variant = "interleaved";
+  run(state, "reduction", o, find_preset("volta-v100"));
+}
+BENCHMARK(BM_SimReductionVolta8Ctas)->Unit(benchmark::kMicrosecond);
+
 // 1024 x 1024 naive 16 x 16 tiles: 8-way shared-memory conflicts in the store phase.
 void BM_SimTranspose(benchmark::State& state) {
   exec::BuiltinOptions o;
