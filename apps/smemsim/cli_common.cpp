@@ -242,7 +242,7 @@ std::string explain_parse_error(const std::string& what, const CLI::App& app) {
   std::smatch m;
   static const std::regex kExtras("The following arguments? (?:was|were) not expected: (.*)");
   static const std::regex kAtMost("(\\S+): At Most 1 required but received (\\d+)");
-  static const std::regex kRange("(\\S+): Value (\\S+) not in range (\\S+) to (\\S+)");
+  static const std::regex kRange("(\\S+): Value (\\S*) not in range (\\S+) to (\\S+)");
   static const std::regex kMissing("(\\S+): \\d+ required .* missing");
   if (what == "A subcommand is required") {
     std::string names;
@@ -261,9 +261,15 @@ std::string explain_parse_error(const std::string& what, const CLI::App& app) {
   }
   if (std::regex_match(what, m, kAtMost))
     return fmt::format("{} is given {} times; it takes one value", m[1].str(), m[2].str());
-  if (std::regex_match(what, m, kRange))
+  if (std::regex_match(what, m, kRange)) {
+    // CLI11 says "not in range" for an empty or non-numeric value too.
+    static const std::regex kNumber("[-+]?[0-9]+(\\.[0-9]*)?([eE][-+]?[0-9]+)?");
+    if (!std::regex_match(m[2].str(), kNumber))
+      return fmt::format("{}: '{}' is not a number (give one between {} and {})", m[1].str(),
+                         printable(m[2].str()), m[3].str(), m[4].str());
     return fmt::format("{}: {} is not between {} and {}", m[1].str(), m[2].str(), m[3].str(),
                        m[4].str());
+  }
   if (std::regex_match(what, m, kMissing)) return fmt::format("{} needs a value", m[1].str());
   return explain_parse_error(what);
 }
