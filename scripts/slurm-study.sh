@@ -71,10 +71,11 @@ smemsim=$(realpath "$smemsim")
 
 # The study is checked before anything is queued (its run options are checked by each shard).
 studies=$("$smemsim" study list 2>/dev/null) || die "'$smemsim study list' failed"
-grep -q "^$study " <<<"$studies" || die "'$study' is not a study ($smemsim study list)"
+awk '/^[^ ]/ {print $1}' <<<"$studies" | grep -qxF -- "$study" ||
+  die "'$study' is not a study ($smemsim study list)"
 command -v sbatch >/dev/null || ((dry)) || die "sbatch not found: Slurm's client commands are not installed on this machine"
 
-mkdir -p "$out/shards" "$out/logs" || die "cannot create '$out/shards' and '$out/logs'"
+mkdir -p "$out/shards" "$out/logs" 2>/dev/null || die "cannot create '$out/shards' and '$out/logs'"
 out=$(realpath "$out")
 # Shell-quoted words, one space apart (nothing for no words).
 q() {
@@ -112,6 +113,10 @@ if ! mjob=$("${merge[@]}" --wrap "$merge_cmd" 2>&1); then
 fi
 mjob=${mjob%%;*}
 if ((wait)); then
+  # sbatch --wait returns 0 for a merge cancelled because a shard failed: ask for its state.
+  state=$(scontrol show job "$mjob" -o 2>/dev/null | grep -o 'JobState=[A-Z_]*' | cut -d= -f2)
+  [[ -z $state || $state == COMPLETED ]] ||
+    die "the merge job $mjob ended $state, a shard of job $job failed or was cancelled (see $out/logs)"
   echo "slurm-study.sh: merge job $mjob done; results in $out/$study"
 else
   echo "slurm-study.sh: merge submitted as job $mjob (after job $job succeeds); results in $out/$study"

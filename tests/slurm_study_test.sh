@@ -119,4 +119,14 @@ rc=$?
 [[ $(echo "$msg" | wc -l) == 1 && $msg == *"sbatch of the shards failed"*nosuch* ]] ||
   fail "a refused submission said: $msg"
 echo "refused: $msg"
+
+# Shards that fail (a study option only `study run` can check): the merge never runs, and --wait
+# says so in one line, exit 2, pointing at the logs.
+msg=$(timeout 120 "$root/scripts/slurm-study.sh" random-patterns --shards 2 --out "$tmp/failing" \
+  --smemsim "$smemsim" --wait -- --quick --set nosuch=1 2>&1)
+rc=$?
+last=$(echo "$msg" | tail -1)
+[[ $rc == 2 && $last == *"merge job"*"shard"*"failed"*logs* ]] || fail "failing shards: rc $rc: $msg"
+grep -q "nosuch" "$tmp/failing/logs/shard-0.out" || fail "the shard log does not name the option"
+echo "failing shards: $last"
 echo "PASSED"
