@@ -3,6 +3,8 @@
 // law (src/timing/sampling.cpp). The estimate's error on real kernels is measured by
 // scripts/sample-error.py (docs/timing.md); these tests hold the arithmetic on hand-made records,
 // what must stay exact (outputs, instruction counts, a grid the timed part covers) and the errors.
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include <gtest/gtest.h>
@@ -99,6 +101,41 @@ TEST(Sampling, BadUsesAreOneLineErrorsOrNotes) {
   const auto one = cli("sim builtin:reduction --size 256 --sample-ctas 4");
   EXPECT_EQ(one.exit_code, 0) << one.out;
   EXPECT_NE(one.out.find("all 1 CTAs fit in the timed part"), std::string::npos) << one.out;
+}
+
+// Blocks from 1,000 on spin on a flag nothing writes. The timed part (256 blocks on fermi-gtx580)
+// finishes; the untimed blocks run one at a time, and the first spinner ends the run at once with
+// run's error and a word on why --sample-ctas meets it.
+TEST(Sampling, AnUntimedBlockThatNeverEndsIsOneLine) {
+  const std::string ptx = test::temp_file("sample_late_spin.ptx", R"(.version 7.0
+.target sm_75
+.address_size 64
+.visible .entry late(.param .u64 flag)
+{
+  .reg .pred %p<3>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [flag];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r2, %ctaid.x;
+  setp.lt.u32 %p2, %r2, 1000;
+  @%p2 bra DONE;
+LOOP:
+  ld.volatile.global.u32 %r1, [%rd2];
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 bra LOOP;
+DONE:
+  ret;
+}
+)");
+  const std::string spec = test::temp_file(
+      "sample_late_spin.toml", "args = [\"flag\"]\n[buffers.flag]\ntype = \"u32\"\ncount = 1\n");
+  const auto r = cli("sim " + ptx + " --launch " + spec +
+                     " --grid 2000 --block 64 --arch fermi-gtx580 --sample-ctas 1");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  EXPECT_NE(r.out.find("warp 0 of block (1000,0,0) spins"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--sample-ctas runs the untimed CTAs"), std::string::npos) << r.out;
 }
 
 }  // namespace

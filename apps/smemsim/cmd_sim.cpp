@@ -145,9 +145,17 @@ void sim_pipeline(exec::Workload& w, const Arch& arch, const Options& o) {
     fmt::print("{}\n", arch_summary(arch));
     print_run_header(w, p.summary);
     print_verdict(w, p.summary);
-    for (std::size_t i = 0; i < p.steps.size(); ++i)
-      fmt::print("launch {} of {} ({}): {} cycles, IPC {:.3f}\n", i + 1, p.steps.size(),
-                 ptx::demangle(w.pipeline[i].kernel), p.steps[i].cycles, p.steps[i].ipc());
+    for (std::size_t i = 0; i < p.steps.size(); ++i) {
+      const timing::SamplingStats& sp = p.steps[i].sampling;
+      const bool estimated = sp.on && sp.ctas_timed < sp.ctas_total;
+      fmt::print("launch {} of {} ({}): {} cycles{}, IPC {:.3f}\n", i + 1, p.steps.size(),
+                 ptx::demangle(w.pipeline[i].kernel), p.steps[i].cycles,
+                 estimated
+                     ? fmt::format(" (estimated: {} of {} CTAs timed, range {} to {})",
+                                   sp.ctas_timed, sp.ctas_total, sp.cycles_low, sp.cycles_high)
+                     : "",
+                 p.steps[i].ipc());
+    }
     const timing::TimingStats& s = p.total;
     fmt::print(
         "cycles: {} in all, the {} launches one after the other on one GPU ({} pipeline, {} "

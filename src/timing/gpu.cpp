@@ -321,10 +321,17 @@ const TimingStats& GpuSim::run() {
     std::vector<std::uint64_t> counts;
     im.ex->set_consumer(im.options.consumer);
     std::uint64_t before = im.ex->stats().warp_instructions;
-    im.ex->run_ctas(total, grid_ctas, [&](std::uint64_t) {
-      counts.push_back(im.ex->stats().warp_instructions - before);
-      before = im.ex->stats().warp_instructions;
-    });
+    try {
+      im.ex->run_ctas(total, grid_ctas, [&](std::uint64_t) {
+        counts.push_back(im.ex->stats().warp_instructions - before);
+        before = im.ex->stats().warp_instructions;
+      });
+    } catch (const InputError& e) {  // the executor's words are run's: say where they apply
+      throw InputError(fmt::format(
+          "{} [--sample-ctas runs the untimed CTAs, from block {} on, like run: one block at a "
+          "time; without --sample-ctas sim times them all, interleaved]",
+          e.what(), total));
+    }
     im.ex->set_consumer(&im.collector);
     estimate_untimed(sampling, counts);
     st.cycles = sampling.cycles_estimate;
