@@ -20,6 +20,7 @@
 #include "smemsim/error.hpp"
 #include "smemsim/evaluate.hpp"
 #include "smemsim/hash_search.hpp"
+#include "smemsim/json.hpp"
 #include "smemsim/warp_access.hpp"
 #include "smemsim/workloads.hpp"
 
@@ -104,29 +105,21 @@ void each_access(const Arch& arch, const py::array_t<std::int64_t, py::array::c_
 // spec (usable as memory.bank_hash), the conflicts before and after, and its CUDA and CuTe text.
 py::dict hash_search(const Arch& arch, py::array_t<std::int64_t, py::array::c_style> addr,
                      const std::string& family, const std::string& heuristic) {
-  SearchResult r;
-  Emission cuda, cute;
+  std::string text;  // the CLI's JSON of the result (json::to_json, the one writer of its fields)
   {
     py::gil_scoped_release release;
     ReferenceSets sets(arch, HashTarget::Bank, target_geometry(arch, HashTarget::Bank));
     each_access(arch, addr, Op::Load, [&](std::size_t, const WarpAccess& wa) { sets.add(wa); });
     // Emitting needs a software hash that loses no data: bijective candidates only.
-    r = search_hash(sets, SearchOptions{family, heuristic, true});
-    cuda = emit_cuda(r.matrix, r.spec);
-    cute = emit_cute(r.matrix, r.spec);
+    const SearchResult r = search_hash(sets, SearchOptions{family, heuristic, true});
+    const Emission cuda = emit_cuda(r.matrix, r.spec), cute = emit_cute(r.matrix, r.spec);
+    nlohmann::json j = json::to_json(r, sets);
+    j["cuda"] = cuda.ok ? nlohmann::json(cuda.code) : nlohmann::json(nullptr);
+    j["cute"] = cute.ok ? nlohmann::json(cute.code) : nlohmann::json(nullptr);
+    j["cute_reason"] = cute.ok ? std::string() : cute.reason;
+    text = j.dump();
   }
-  py::dict out;
-  out["spec"] = r.spec;
-  out["family"] = r.family;
-  out["heuristic"] = r.heuristic;
-  out["baseline_conflicts"] = r.baseline_conflicts;
-  out["conflicts"] = r.conflicts;
-  out["reduction"] = r.reduction;
-  out["bijective"] = r.bijective;
-  out["cuda"] = cuda.ok ? py::object(py::str(cuda.code)) : py::object(py::none());
-  out["cute"] = cute.ok ? py::object(py::str(cute.code)) : py::object(py::none());
-  out["cute_reason"] = cute.ok ? std::string() : cute.reason;
-  return out;
+  return py::module_::import("json").attr("loads")(text).cast<py::dict>();
 }
 
 // The degrees and latency of each row of `addr` (n x lanes word addresses; a negative entry is an

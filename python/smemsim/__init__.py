@@ -139,7 +139,7 @@ def hash_search(layout, threads=32, elements=32, arch="ampere-a100", element_byt
     software swizzle are searched. Returns a dict: ``spec`` (usable as the arch's
     ``memory.bank_hash``), ``baseline_conflicts`` (under mod), ``conflicts``, ``reduction``,
     ``cuda`` (a ``__device__`` function) and ``cute`` (a ``cute::Swizzle``, or None with
-    ``cute_reason``).
+    ``cute_reason``), and the other fields of ``smemsim hash search --json`` (docs/json.md).
     """
     threads, elements = int(threads), int(elements)
     a = arch if isinstance(arch, Arch) else globals()["arch"](arch)
