@@ -15,14 +15,6 @@
 namespace smemsim::timing {
 namespace {
 
-// Two slots. {3, 3, 3}: two start at 0 and end at 3, the third takes the first free slot, 3 to 6.
-// {5, 1, 1, 1}: the 5 takes one slot; the three 1s follow each other on the other, ending at 3.
-TEST(Sampling, ListMakespanTakesTheFirstFreeSlot) {
-  EXPECT_DOUBLE_EQ(list_makespan({3, 3, 3}, 2), 6);
-  EXPECT_DOUBLE_EQ(list_makespan({5, 1, 1, 1}, 2), 5);
-  EXPECT_DOUBLE_EQ(list_makespan({}, 2), 0);
-}
-
 // Two slots; the first residency (CTAs 0, 1) runs cycles 0-99, the steady CTAs 2-5 run 100 cycles
 // each from cycle 100 on (two at a time), the timed part ends at 299. Ten untimed CTAs of the same
 // work keep two slots busy 10 x 100 / 2 = 500 cycles longer: 299 + 500 = 799. A CTA of twice the

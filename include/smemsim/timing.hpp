@@ -151,7 +151,7 @@ struct SamplingStats {
   std::uint64_t cycles_timed = 0;  // when the last timed CTA retired
   // The steady CTAs: timed CTAs dispatched once the first had retired (into a full GPU); their
   // mean cycles and 10th/90th percentiles, and the untimed CTAs in equivalents of them (their warp
-  // instructions over the steady CTAs' mean). steady_ctas < 4: the list model estimated.
+  // instructions over the steady CTAs' mean).
   std::uint64_t steady_ctas = 0;
   double steady_cycles = 0, steady_p10 = 0, steady_p90 = 0, equivalents = 0;
   std::uint64_t cycles_estimate = 0, cycles_low = 0, cycles_high = 0;

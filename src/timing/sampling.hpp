@@ -13,8 +13,4 @@ namespace smemsim::timing {
 // untimed CTAs with these warp-instruction counts (in grid order).
 void estimate_untimed(SamplingStats& s, const std::vector<std::uint64_t>& untimed_instructions);
 
-// The end of the last of `cycles` (in order) on `slots` slots, each taken by the first slot free
-// (the dispatcher's rule, as a model): the time those CTAs need once started.
-double list_makespan(const std::vector<double>& cycles, std::uint64_t slots);
-
 }  // namespace smemsim::timing
