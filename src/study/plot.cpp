@@ -212,18 +212,20 @@ std::string render_figure(const Figure& f, const std::string& dir, std::ostream*
        << f.name << ".png and " << f.name << ".svg"
        << (terminals().pdf.empty() ? "" : ", " + f.name + ".pdf") << ")\n";
     if (!l.condensed.empty()) gp << "# " << l.condensed << "\n";
-    gp << fmt::format("set terminal {} size {},{} font 'Sans,11'\nset output {}\n{}",
-                      terminals().png, l.width, l.height, gp_quote(f.name + ".png"), drawing);
+    // One drawing, once per format: a restyle edits one place.
+    const bool pdf = !terminals().pdf.empty();
+    gp << fmt::format("do for [format in \"png svg{}\"] {{\n", pdf ? " pdf" : "");
     gp << fmt::format(
-        "set terminal svg size {},{} font 'Sans,11' background '#ffffff'\n"
-        "set output {}\n{}",
-        l.width, l.height, gp_quote(f.name + ".svg"), drawing);
-    if (!terminals().pdf.empty())  // 72 points per inch: the PNG's proportions, in points
+        "if (format eq \"png\") {{ set terminal {} size {},{} font 'Sans,11' }}\n"
+        "if (format eq \"svg\") {{ set terminal svg size {},{} font 'Sans,11' background "
+        "'#ffffff' }}\n",
+        terminals().png, l.width, l.height, l.width, l.height);
+    if (pdf)  // 72 points per inch: the PNG's proportions, in points
       gp << fmt::format(
-          "set terminal pdfcairo size {:.3f}in,{:.3f}in font 'Sans,11'\n"
-          "set output {}\n{}",
-          l.width / 72.0, l.height / 72.0, gp_quote(f.name + ".pdf"), drawing);
-    gp << "set output\n";
+          "if (format eq \"pdf\") {{ set terminal pdfcairo size {:.3f}in,{:.3f}in font "
+          "'Sans,11' }}\n",
+          l.width / 72.0, l.height / 72.0);
+    gp << "set output " << gp_quote(f.name + ".") << ".format\n" << drawing << "}\nset output\n";
   }
   if (!have_gnuplot()) {
     if (log) *log << "smemsim: warning: gnuplot not found; wrote " << base << ".gp without a PNG\n";

@@ -194,7 +194,7 @@ PlotLayout lay_out(const Figure& f) {
   if (!l.condensed.empty()) caption_parts.push_back(l.condensed);
   std::string caption;
   for (const std::string& c : caption_parts) caption += (caption.empty() ? "" : "; ") + c;
-  const auto title_lines = wrap(f.title, std::size_t(double(l.width) / 8.5));
+  const auto title_lines = wrap(f.title, std::size_t(double(l.width) / 10.0));  // Sans 13: ~9 px
   const auto caption_lines = wrap(caption, std::size_t(double(l.width) / 6.6));
   const double title_h = 10 + 20.0 * double(title_lines.size());
   const double caption_h = caption_lines.empty() ? 6 : 8 + 14.0 * double(caption_lines.size());
