@@ -58,6 +58,19 @@ TEST(StudyFigures, EveryStudyRendersEveryFigureAsPngAndSvg) {
   }
 }
 
+// --no-plots draws nothing and report.md says so, rather than linking files that are not there.
+TEST(StudyFigures, NoPlotsWritesNoFigureAndSaysSo) {
+  const std::string out = fresh("no_plots");
+  const CliResult r =
+      cli("study run random-patterns --quick --set patterns=200 --no-plots --out " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  for (const auto& e : fs::directory_iterator(out + "/random-patterns"))
+    EXPECT_NE(e.path().extension(), ".gp") << e.path();
+  const std::string md = slurp(out + "/random-patterns/report.md");
+  EXPECT_NE(md.find("(not drawn: --no-plots)"), std::string::npos) << md;
+  EXPECT_EQ(md.find("fig5_random_patterns.png"), std::string::npos) << md;
+}
+
 // Two swept keys, six configurations: one figure of six panels titled by configuration, one
 // legend strip listing the three stacked series once, the caption naming study, arch and keys.
 TEST(StudyFigures, ASweepOfTwoKeysIsSixPanelsWithOneLegendAndACaption) {

@@ -88,11 +88,17 @@ void finalize(const StudyInfo& info, const Study& study, const Arch& study_arch,
     f.caption = std::move(caption);
     const std::string png = o.plots ? render_figure(f, dir, o.log) : std::string();
     if (!png.empty()) s.pngs.push_back(png);
-    md += fmt::format(
-        "### {}\n\n![{}]({}.png)\n\n(vector: `{}.svg`{}; gnuplot script `{}.gp`, data "
-        "`{}.dat`)\n\n",
-        f.title, f.title, f.name, f.name,
-        png.empty() || !has_pdf(png) ? "" : fmt::format(", `{}.pdf`", f.name), f.name, f.name);
+    md += fmt::format("### {}\n\n", f.title);
+    if (!o.plots)
+      md += "(not drawn: --no-plots)\n\n";
+    else if (png.empty())
+      md += fmt::format(
+          "(no picture: gnuplot is missing or failed; script `{0}.gp`, data `{0}.dat`)\n\n",
+          f.name);
+    else
+      md += fmt::format(
+          "![{0}]({1}.png)\n\n(vector: `{1}.svg`{2}; gnuplot script `{1}.gp`, data `{1}.dat`)\n\n",
+          f.title, f.name, has_pdf(png) ? fmt::format(", `{}.pdf`", f.name) : "");
   }
   write_atomic(dir + "/report.md", md);
   nlohmann::json summary = json::document("study-summary");
