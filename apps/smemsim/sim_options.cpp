@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <thread>
 
 #include "smemsim/error.hpp"
 #include "smemsim/timing_views.hpp"
@@ -29,6 +30,14 @@ void add_sim_options(CLI::App* cmd, SimOptions& o) {
                   "registers per thread, for the residency limit sm.registers (default: not "
                   "limited; ptxas reports the real count)")
       ->check(CLI::Range(0, 255));
+  cmd->add_option("--threads", o.threads,
+                  "threads the SMs are simulated on (results are the same for any count; default: "
+                  "the cores this process may use; more than the SMs or the cores are not used)")
+      ->check(CLI::Range(std::uint32_t{1}, timing::kMaxThreads));
+}
+
+std::uint32_t sim_threads(const SimOptions& o) {
+  return o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
 }
 
 Arch resolve_sim_arch(const ArchOptions& arch, const SimOptions& sim) {
@@ -58,6 +67,7 @@ SimRun simulate(exec::Workload& w, const ptx::Kernel& kernel, const Arch& arch, 
   to.per_instruction = per_instruction;
   to.consumer = consumer;
   to.sample_ctas = o.sample_ctas;
+  to.threads = sim_threads(o);
   LaunchProgress progress;
   to.progress = progress.callback();
   timing::ObserverFan fan;
@@ -117,6 +127,7 @@ SimPipeline simulate_pipeline(exec::Workload& w, const Arch& arch, const SimOpti
     to.max_cycles = o.max_cycles;
     to.regs_per_thread = o.regs;
     to.sample_ctas = o.sample_ctas;
+    to.threads = sim_threads(o);
     LaunchProgress progress;
     to.progress = progress.callback();
     set_activity(fmt::format("simulating launch {} of {} ({}): try a smaller launch", i + 1,
@@ -157,17 +168,18 @@ void print_sim_speed(const timing::TimingStats& s) {
     // Sampled: the cycles simulated are the timed part's; the instructions are every CTA's.
     fmt::print(stderr,
                "sampled: {} cycles simulated ({} estimated) and {} CTAs run functionally in "
-               "{:.3f} s: {:.0f} simulated cycles/s, {:.2f} M thread-instructions/s\n",
+               "{:.3f} s on {} thread{}: {:.0f} simulated cycles/s, {:.2f} M "
+               "thread-instructions/s\n",
                s.sampling.cycles_timed, s.cycles, s.sampling.ctas_total - s.sampling.ctas_timed,
-               s.seconds, double(s.sampling.cycles_timed) / t,
+               s.seconds, s.threads, s.threads == 1 ? "" : "s", double(s.sampling.cycles_timed) / t,
                double(s.thread_instructions) / t / 1e6);
     return;
   }
   fmt::print(stderr,
-             "simulated {} cycles in {:.3f} s: {:.0f} cycles/s, {:.2f} M thread-instructions/s, "
-             "{:.3f} M warp-instructions/s\n",
-             s.cycles, s.seconds, double(s.cycles) / t, double(s.thread_instructions) / t / 1e6,
-             double(s.warp_instructions) / t / 1e6);
+             "simulated {} cycles in {:.3f} s on {} thread{}: {:.0f} cycles/s, {:.2f} M "
+             "thread-instructions/s, {:.3f} M warp-instructions/s\n",
+             s.cycles, s.seconds, s.threads, s.threads == 1 ? "" : "s", double(s.cycles) / t,
+             double(s.thread_instructions) / t / 1e6, double(s.warp_instructions) / t / 1e6);
 }
 
 }  // namespace smemsim::cli

@@ -238,6 +238,10 @@ class Executor {
   Executor(const ptx::Module& module, const ptx::Kernel& kernel, const Arch& arch,
            const Launch& launch, GlobalMemory& memory, std::uint32_t slots = 1,
            const SharedRemap& remap = {});
+  // A sibling of `primary` with `slots` CTA slots of its own: the same kernel, launch and global
+  // memory, the module's variables shared with `primary` (which must outlive it), its own CTAs,
+  // statistics and consumer (the cycle model gives each SM one, issue 31).
+  Executor(const Executor& primary, std::uint32_t slots);
   ~Executor();
   Executor(const Executor&) = delete;
   Executor& operator=(const Executor&) = delete;
@@ -293,6 +297,20 @@ class Executor {
   // launch can never end (src/exec/spin.cpp).
   void arm_spin_checks(std::uint64_t min_issued);
   bool spin_stuck() const;
+  // The same over sibling executors that share global memory: every live warp of all of them.
+  static bool spin_stuck(const std::vector<const Executor*>& group);
+  // Instructions that wrote memory so far (the count spin detection compares); siblings share one
+  // count by adding their increments and setting it back (the cycle model, once per cycle).
+  std::uint64_t memory_writes() const;
+  void set_memory_writes(std::uint64_t n);
+
+  // Deferred global writes (issue 31): when on, a global store or atomic does not change global
+  // memory at issue; commit_global() applies the ones made since the last commit, in issue order
+  // (an atomic's old value reaches its destination register then). Loads read global memory as
+  // it was at the last commit. The cycle model commits every SM's writes at the end of each cycle,
+  // in SM order, so that SMs can execute on different threads and give the same results.
+  void set_defer_global(bool on);
+  void commit_global();
 
   const ExecStats& stats() const;
 

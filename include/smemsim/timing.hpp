@@ -178,6 +178,7 @@ struct TimingStats {
   std::vector<InstrStats> instructions;  // one per Kernel::code entry when per_instruction
   SamplingStats sampling;                // --sample-ctas
   double seconds = 0;                    // wall time of run()
+  std::uint32_t threads = 1;  // the SMs ticked on (stderr only: results do not depend on it)
   // Warp instructions per cycle of the whole GPU.
   double ipc() const { return cycles ? double(warp_instructions) / double(cycles) : 0.0; }
 };
@@ -235,7 +236,16 @@ struct TimingOptions {
   // instruction counts stay exact) and their cycles are estimated from the timed CTAs
   // (TimingStats::sampling, src/timing/sampling.cpp).
   std::uint32_t sample_ctas = 0;
+  // Threads the SMs tick on (`sim --threads`, 1..kMaxThreads; at most the SMs and the cores this
+  // process may use are used). Cycles, statistics, outputs and observer events are the same for
+  // every count: global writes reach memory at the end of each cycle, in SM order (docs/timing.md
+  // "Parallel SMs").
+  std::uint32_t threads = 1;
+  // Fewer awake SMs than this tick on the calling thread (handing a cycle of a few SMs to the
+  // workers costs about what ticking them does); the tests set 1 to run every cycle in parallel.
+  std::uint32_t parallel_min_sms = 16;
 };
+inline constexpr std::uint32_t kMaxThreads = 1024;
 
 // Hardware added per SM by the elastic pipeline (seed 004 Table 1) and by bank-conflict-aware
 // scheduling (Table 2), from the arch's keys.

@@ -171,6 +171,65 @@ struct Region {
   std::string name;
 };
 
+// The resident CTAs. A copy is empty: a sibling executor (Executor's sibling constructor) copies
+// the decoded kernel, not the CTAs.
+struct CtaSlots : std::vector<Cta> {
+  CtaSlots() = default;
+  CtaSlots(const CtaSlots&) : std::vector<Cta>() {}
+  CtaSlots(CtaSlots&&) = default;
+  CtaSlots& operator=(const CtaSlots&) = delete;
+  CtaSlots& operator=(CtaSlots&&) = default;
+};
+
+// Global writes held back until commit (Executor::set_defer_global; the cycle model's parallel
+// SMs, issue 31): a store's bytes wait in a staging arena, an atomic waits with its operands and
+// the register its old value goes to. commit() applies them in the order they were made.
+struct DeferredGlobal {
+  DeferredGlobal() = default;
+  DeferredGlobal(const DeferredGlobal&) {}  // a sibling starts with none
+  DeferredGlobal(DeferredGlobal&&) = default;
+  DeferredGlobal& operator=(const DeferredGlobal&) = delete;
+  DeferredGlobal& operator=(DeferredGlobal&&) = default;
+  struct Store {
+    std::uint8_t* to;
+    const std::uint8_t* from;
+    std::uint32_t bytes;
+  };
+  struct Atomic {
+    std::uint8_t* to;
+    std::uint64_t b, c;
+    std::uint64_t* dst;  // the destination register's lane (nullptr: red)
+    std::uint64_t dst_mask;
+    ptx::AtomOp op;
+    ptx::Type type;
+  };
+  // Entries in the order made: a store (index into stores) or an atomic (into atomics).
+  struct Entry {
+    bool atomic;
+    std::uint32_t index;
+  };
+  std::vector<Entry> order;
+  std::vector<Store> stores;
+  std::vector<Atomic> atomics;
+  // The staging arena: fixed-size chunks, so that a pointer handed out stays valid until commit.
+  static constexpr std::size_t kChunk = 64 * 1024;
+  std::vector<std::unique_ptr<std::uint8_t[]>> chunks;
+  std::size_t chunk = 0, used = 0;
+
+  std::uint8_t* stage(std::uint8_t* to, std::uint64_t bytes);
+  void atomic(const Atomic& a) {
+    order.push_back({true, std::uint32_t(atomics.size())});
+    atomics.push_back(a);
+  }
+  bool empty() const { return order.empty(); }
+  void clear() {
+    order.clear();
+    stores.clear();
+    atomics.clear();
+    chunk = used = 0;
+  }
+};
+
 struct Impl {
   Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, const Launch& l, GlobalMemory& g,
        const SharedRemap& r);
@@ -201,7 +260,7 @@ struct Impl {
   std::vector<std::uint8_t> params;
   std::vector<Region> regions;  // region id - 1
   std::vector<std::vector<std::uint8_t>> module_vars;
-  std::vector<Cta> ctas;
+  CtaSlots ctas;
   AccessConsumer* consumer = nullptr;
   WarpAccess wa;
   std::array<std::uint64_t, kMaxLanes> addr{};  // byte address per lane of the current access
@@ -227,6 +286,8 @@ struct Impl {
   std::uint64_t mbar_epoch = 0;
   bool spin_throws = false;  // run(): a spinning warp is an error at once
   LaneMask tm_conflicted = 0;
+  bool defer_global = false;  // Executor::set_defer_global
+  DeferredGlobal deferred;
 
   std::uint64_t* row(Warp& w, std::uint32_t r) {
     return r < local_rows ? w.regs + std::size_t(r) * lanes
@@ -252,6 +313,13 @@ struct Impl {
   void spin_arm(Warp& w);
   void spin_check(const Cta& cta, Warp& w);
   bool spin_stuck() const;
+  // What spin_stuck() looks at, over one or more executors: false as soon as a live warp neither
+  // spins nor waits at a barrier.
+  struct SpinScan {
+    bool any = false, at_barrier = false, passes_bar = false;
+    bool stuck() const { return any && !(at_barrier && passes_bar); }
+  };
+  bool spin_scan(SpinScan& s) const;
 
   // GPU-LocalTM (tm.cpp).
   void tx_begin(Cta& cta, Warp& w, std::uint32_t pc, IssueResult& r);
@@ -331,6 +399,8 @@ void emit_shared(Impl& im, const Warp& w, const Cta& cta, std::uint32_t pc, Op o
 // The distinct 32-byte sectors of the lanes in `m` whose global address was noted, `bytes` each.
 std::uint16_t count_sectors(Impl& im, LaneMask m, std::uint64_t bytes);
 // memory.cpp: returns the distinct global/local sectors touched (0 unless count_sectors).
+// Applies the deferred global writes in order (memory.cpp).
+void commit_deferred(Impl& im);
 std::uint16_t exec_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);
 void exec_cvta(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x, LaneMask m);
 // tex / tld4 (texture_exec.cpp): returns the distinct global sectors of the texels read (0 unless

@@ -296,7 +296,37 @@ Executor::Executor(const ptx::Module& module, const ptx::Kernel& kernel, const A
   impl_->ctas.resize(std::max(1u, slots));
 }
 
+Executor::Executor(const Executor& primary, std::uint32_t slots)
+    : impl_(std::make_unique<Impl>(*primary.impl_)) {
+  Impl& im = *impl_;
+  // The regions of the module's variables still point at the primary's copies: one copy for all.
+  im.module_vars.clear();
+  im.stats = {};
+  im.tm_done = {};
+  im.tm_sites.assign(im.tm_sites.size(), {});
+  im.clock = 0;
+  im.consumer = nullptr;
+  im.tx_observer = {};
+  im.progress = {};
+  im.deferred = {};
+  im.ctas.resize(std::max(1u, slots));
+}
+
 Executor::~Executor() = default;
+
+void Executor::set_defer_global(bool on) {
+  if (!on) commit_global();
+  impl_->defer_global = on;
+}
+void Executor::commit_global() {
+  if (!impl_->deferred.empty()) commit_deferred(*impl_);
+}
+std::uint64_t Executor::memory_writes() const {
+  return impl_->writes;
+}
+void Executor::set_memory_writes(std::uint64_t n) {
+  impl_->writes = n;
+}
 
 void Executor::set_consumer(AccessConsumer* consumer) {
   impl_->consumer = consumer;

@@ -46,6 +46,9 @@ struct Resolver {
   const ptx::Instruction& ins;
   std::uint64_t total;  // bytes per lane
   std::uint64_t align;  // required alignment
+  // With deferred global writes (Impl::defer_global): an atomic's global lanes are marked here and
+  // keep their real address; a store's lanes get a staging address instead (DeferredGlobal).
+  LaneMask* atomic_lanes = nullptr;
 
   [[noreturn]] void oob(int l, std::string_view space, std::uint64_t addr, std::uint64_t size,
                         std::string_view unit) const {
@@ -135,6 +138,10 @@ struct Resolver {
     if (off % align) misaligned(l, "global", addr);
     if (write && !r.writable)
       im.fail(cta, w, l, pc, fmt::format("write to the read-only variable '{}'", r.name));
+    if (write && im.defer_global) [[unlikely]] {
+      if (!atomic_lanes) return im.deferred.stage(r.data + off, total);
+      *atomic_lanes |= LaneMask{1} << l;
+    }
     return r.data + off;
   }
 };
@@ -419,15 +426,23 @@ void apply_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
       const std::uint64_t* b = im.row(w, x.row[red ? 1 : 2]);
       const std::uint64_t* c = !red && x.row[3] != kNoRow ? im.row(w, x.row[3]) : nullptr;
       std::uint8_t* ptrs[kMaxLanes];
+      LaneMask later = 0;  // global lanes whose operation waits for commit (defer_global)
+      Resolver ra = rs;
+      ra.atomic_lanes = &later;
       each_lane(m, [&](int l) {
         const std::uint64_t a = ((base ? (base[l] & x.mem_base_mask) : 0) + off) & x.mem_addr_mask;
-        ptrs[l] = resolve<Track>(rs, space, l, a, true, shared_mask);
+        ptrs[l] = resolve<Track>(ra, space, l, a, true, shared_mask);
       });
       emit_shared(im, w, cta, pc, Op::Atomic, shared_mask, 1);
       m &= ~tx_check(im, cta, w, shared_mask, words);
       std::uint64_t* d = red ? nullptr : im.row(w, x.row[0]);
       bool changed = false;
       each_lane(m, [&](int l) {
+        if ((later >> l) & 1) [[unlikely]] {
+          im.deferred.atomic(
+              {ptrs[l], b[l], c ? c[l] : 0, d ? d + l : nullptr, x.dst_mask, ins.atom, ins.type});
+          return;
+        }
         const std::uint64_t old =
             atomic_apply(ins.atom, ins.type, ptrs[l], b[l], c ? c[l] : 0, changed);
         if (d) d[l] = old & x.dst_mask;
@@ -439,6 +454,36 @@ void apply_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
 }
 
 }  // namespace
+
+std::uint8_t* DeferredGlobal::stage(std::uint8_t* to, std::uint64_t bytes) {
+  if (used + bytes > kChunk) {
+    ++chunk;
+    used = 0;
+  }
+  if (chunk == chunks.size()) chunks.push_back(std::make_unique<std::uint8_t[]>(kChunk));
+  std::uint8_t* p = chunks[chunk].get() + used;
+  used += bytes;
+  order.push_back({false, std::uint32_t(stores.size())});
+  stores.push_back({to, p, std::uint32_t(bytes)});
+  return p;
+}
+
+void commit_deferred(Impl& im) {
+  DeferredGlobal& d = im.deferred;
+  bool changed = false;
+  for (const DeferredGlobal::Entry& e : d.order) {
+    if (!e.atomic) {
+      const DeferredGlobal::Store& s = d.stores[e.index];
+      std::memcpy(s.to, s.from, s.bytes);
+      continue;
+    }
+    const DeferredGlobal::Atomic& a = d.atomics[e.index];
+    const std::uint64_t old = atomic_apply(a.op, a.type, a.to, a.b, a.c, changed);
+    if (a.dst) *a.dst = old & a.dst_mask;
+  }
+  if (changed) ++im.writes;
+  d.clear();
+}
 
 std::uint16_t exec_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
   if (!im.count_sectors) {

@@ -81,21 +81,32 @@ void Impl::spin_check(const Cta& cta, Warp& w) {
 
 // Every live warp spins (with still no write since it was armed) or waits at a barrier that none
 // of the spinning warps passed on its way round.
-bool Impl::spin_stuck() const {
+bool Impl::spin_scan(SpinScan& s) const {
   if (has_tx) return false;
-  bool any = false, at_barrier = false, spin_passes_bar = false;
   for (const Cta& cta : ctas)
     for (const Warp& w : cta.warps) {
       if (w.state == WarpState::Done) continue;
       if (w.state == WarpState::AtBarrier) {
-        at_barrier = true;
+        s.at_barrier = true;
         continue;
       }
       if (w.state != WarpState::Ready || !w.spinning || w.spin_writes != writes) return false;
-      any = true;
-      spin_passes_bar |= w.spin_bar;
+      s.any = true;
+      s.passes_bar |= w.spin_bar;
     }
-  return any && !(at_barrier && spin_passes_bar);
+  return true;
+}
+
+bool Impl::spin_stuck() const {
+  SpinScan s;
+  return spin_scan(s) && s.stuck();
+}
+
+bool Executor::spin_stuck(const std::vector<const Executor*>& group) {
+  Impl::SpinScan s;
+  for (const Executor* e : group)
+    if (!e->impl_->spin_scan(s)) return false;
+  return s.stuck();
 }
 
 void Executor::arm_spin_checks(std::uint64_t min_issued) {

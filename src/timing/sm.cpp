@@ -63,6 +63,16 @@ Sm::Sm(std::uint32_t id, const SimContext& ctx)
   if (ctx.atomics == AtomicMode::LockLoop) loop_lanes_.resize(arch_.sm.max_warps);
 }
 
+void Sm::attach(exec::Executor* ex, Outbox* out) {
+  ex_ = ex;
+  const TimingOptions& o = *ctx_.options;
+  collector_.forward = out && o.consumer ? &out->consumer : o.consumer;
+  ex_->set_consumer(&collector_);
+  obs_ = out && o.observer ? &out->observer : o.observer;
+  instr_ = out && ctx_.instr ? &out->instr : ctx_.instr;
+  cta_log_ = out && ctx_.cta_log ? &out->ctas : ctx_.cta_log;
+}
+
 // With MIO queues a shared access spends one EXE stage in its sub-core and the rest of its
 // latency after its passes (mio_tail_): the queue sits between the sub-core and the shared unit.
 std::uint32_t Sm::exe_stages(Unit u) const {
@@ -165,9 +175,9 @@ void Sm::push_next_sub(Subcore& sc, std::uint64_t now) {
 void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
   Warp& wp = warps_[w];
   if (wp.step) return issue_micro(w, now);
-  AccessCollector& col = *ctx_.collector;
+  AccessCollector& col = collector_;
   col.n = 0;
-  const exec::IssueResult r = ctx_.ex->issue(wp.exec_slot, wp.exec_warp);
+  const exec::IssueResult r = ex_->issue(wp.exec_slot, wp.exec_warp);
   const std::uint64_t lanes = std::uint64_t(std::popcount(r.active));
   ++stats_.warp_instructions;
   ++ctas_[wp.cta].instructions;
@@ -181,12 +191,12 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
     return i;
   }();
   const InstInfo& info = past_end ? kFellOff : (*ctx_.info)[r.index];
-  if (ctx_.instr && !past_end) {
-    InstrStats& is = (*ctx_.instr)[r.index];
+  if (instr_ && !past_end) {
+    InstrStats& is = (*instr_)[r.index];
     ++is.issued;
     is.thread_instructions += lanes;
   }
-  if (ctx_.options->observer) ctx_.options->observer->on_issue(id_, w, r.index, 0, now);
+  if (obs_) obs_->on_issue(id_, w, r.index, 0, now);
   if (r.state == exec::WarpState::Done) wp.finished = true;
   if (ctx_.uses_tm) account_tm(w, r, now);
 
@@ -324,13 +334,13 @@ void Sm::account_tm(std::uint32_t w, const exec::IssueResult& r, std::uint64_t n
     else
       stats_.tm.mem_overhead += r.tm_cycles;
   }
-  wp.in_tx = ctx_.ex->in_transaction(wp.exec_slot, wp.exec_warp);
+  wp.in_tx = ex_->in_transaction(wp.exec_slot, wp.exec_warp);
   if (r.state == exec::WarpState::TxWait) wp.tx_wait = true;
 }
 
 void Sm::attribute_warp_states(std::uint32_t k, int issued_warp, Stall blocked,
                                std::uint64_t weight) {
-  std::vector<InstrStats>& is = *ctx_.instr;
+  std::vector<InstrStats>& is = *instr_;
   const Subcore& sc = sub_[k];
   for (std::uint32_t w = k; w < warps_.size(); w += nsc_) {
     const Warp& wp = warps_[w];
@@ -365,10 +375,10 @@ Stall Sm::issue(std::uint32_t k, std::uint64_t now) {
       slot = Stall::Issued;
       push_next_sub(sc, now);
     }
-    if (ctx_.instr) attribute_warp_states(k, -1, slot);
+    if (instr_) attribute_warp_states(k, -1, slot);
   } else if (!pipe.can_issue()) {
     slot = pipe.block_cause();
-    if (ctx_.instr) attribute_warp_states(k, -1, slot);
+    if (instr_) attribute_warp_states(k, -1, slot);
   } else if (WarpMask pool = nsc_ == 1 ? eligible_ : eligible_ & sc.slots; pool.any()) {
     // 004 Fig. 7: within the safe distance of the last shared memory warp, memory warps are not
     // ready (footnote 10's variant lets them through when no other warp is).
@@ -384,7 +394,7 @@ Stall Sm::issue(std::uint32_t k, std::uint64_t now) {
     if (mio_.on()) mio_throttle(k, pool);
     if (pool.any()) {
       const std::uint32_t picked = sc.sched->pick(pool, *this);
-      if (ctx_.instr) attribute_warp_states(k, int(picked), Stall::Issued);
+      if (instr_) attribute_warp_states(k, int(picked), Stall::Issued);
       if (ready_ && next_class(picked) == NextClass::Shared) {
         next_key_ = history_key(picked);
         next_pred_ = std::int32_t(ready_->scheduled(next_key_, now));
@@ -395,11 +405,11 @@ Stall Sm::issue(std::uint32_t k, std::uint64_t now) {
       slot = Stall::Issued;
     } else {
       slot = masked ? Stall::SafeDistance : sc.throttled.any() ? sc.throttle : Stall::MioThrottle;
-      if (ctx_.instr) attribute_warp_states(k, -1, slot);
+      if (instr_) attribute_warp_states(k, -1, slot);
     }
   } else {
     slot = waiting_reason(k);
-    if (ctx_.instr) attribute_warp_states(k, -1, Stall::Issued);
+    if (instr_) attribute_warp_states(k, -1, Stall::Issued);
   }
   ++stats_.issue[slot];
   return slot;
@@ -423,13 +433,10 @@ void Sm::complete(std::uint32_t inflight, std::uint64_t now) {
   if (in.held) --wp.held;
   --wp.in_flight;
   if (!in.micro) {
-    if (ctx_.instr && in.index < ctx_.instr->size())
-      (*ctx_.instr)[in.index].latency += now + 1 - in.issued;
-    if (ctx_.options->observer)
-      ctx_.options->observer->on_complete(id_, w, in.index, 0, in.issued, now);
+    if (instr_ && in.index < instr_->size()) (*instr_)[in.index].latency += now + 1 - in.issued;
+    if (obs_) obs_->on_complete(id_, w, in.index, 0, in.issued, now);
   } else {
-    if (ctx_.options->observer)
-      ctx_.options->observer->on_complete(id_, w, in.index, in.micro, in.issued, now);
+    if (obs_) obs_->on_complete(id_, w, in.index, in.micro, in.issued, now);
     wp.step_busy = false;
     finish_step(w, now);
   }
@@ -447,7 +454,7 @@ bool Sm::tick(std::uint64_t now) {
   now_ = now;
   if (!ctas_used_ && !busy()) {  // nothing resident, nothing in flight
     stats_.issue[Stall::Idle] += nsc_;
-    issued_ = false;
+    issued_ = progressed_ = false;
     return false;
   }
   // The sub-cores in an order that rotates every cycle (the port and shared units go to the
@@ -471,7 +478,7 @@ bool Sm::tick(std::uint64_t now) {
         stalled = slot;
     }
   }
-  if (!issued_ && ctx_.options->observer) ctx_.options->observer->on_stall(id_, stalled, now);
+  if (!issued_ && obs_) obs_->on_stall(id_, stalled, now);
   auto apply = [&] {
     for (const std::uint32_t id : completed_) {
       const std::uint32_t in = ops_[id].inflight;
@@ -484,7 +491,7 @@ bool Sm::tick(std::uint64_t now) {
   gmem_.tick(now, [&](std::uint32_t id) { completed_.push_back(id); });
   apply();
   if (ctas_used_) ++stats_.busy_cycles;
-  Observer* obs = ctx_.options->observer;
+  Observer* obs = obs_;
   if (obs && obs->wants_stages(id_)) {
     cells_.clear();
     for (const Subcore& sc : sub_) {
@@ -499,7 +506,8 @@ bool Sm::tick(std::uint64_t now) {
     }
     obs->on_stages(id_, now, cells_);
   }
-  return issued_ || busy() || eligible_.any();
+  progressed_ = issued_ || busy() || eligible_.any();
+  return progressed_;
 }
 
 }  // namespace smemsim::timing

@@ -34,6 +34,7 @@
 #include "timing/bank_aware.hpp"
 #include "timing/global_mem.hpp"
 #include "timing/mio.hpp"
+#include "timing/outbox.hpp"
 #include "timing/pipeline.hpp"
 #include "timing/scheduler.hpp"
 #include "timing/smem_unit.hpp"
@@ -67,9 +68,7 @@ struct SimContext {
   const ptx::Module* module = nullptr;
   const ptx::Kernel* kernel = nullptr;
   const Arch* arch = nullptr;
-  exec::Executor* ex = nullptr;
   const std::vector<InstInfo>* info = nullptr;
-  AccessCollector* collector = nullptr;
   const TimingOptions* options = nullptr;
   std::vector<InstrStats>* instr = nullptr;  // per-instruction stats, or nullptr
   AtomicMode atomics = AtomicMode::LockLoop;
@@ -87,6 +86,13 @@ class Sm final : public SchedulerView {
  public:
   Sm(std::uint32_t id, const SimContext& ctx);
 
+  // The SM's own executor (a sibling of GpuSim's, issue 31), and where what it hands to the shared
+  // consumers goes: straight to them (`out` null: one thread ticks the SMs), or to its outbox.
+  // Before the first start_cta.
+  void attach(exec::Executor* ex, Outbox* out);
+  bool attached() const { return ex_ != nullptr; }
+  exec::Executor* executor() const { return ex_; }
+
   // Whether one more CTA fits (threads, warps, CTAs, registers, shared memory).
   bool can_take() const;
   // `now`: the dispatch cycle (a timed CTA's start under --sample-ctas).
@@ -96,7 +102,8 @@ class Sm final : public SchedulerView {
   bool tick(std::uint64_t now);
   bool idle() const { return ctas_used_ == 0; }
   std::uint32_t resident_ctas() const { return ctas_used_; }
-  bool issued() const { return issued_; }  // in the last tick
+  bool issued() const { return issued_; }          // in the last tick
+  bool progressed() const { return progressed_; }  // what the last tick returned
   // Nothing resident and nothing in flight: a tick only counts its sub-cores' slots as idle
   // (issue 31: GpuSim skips such SMs and counts their idle slots in one go).
   bool asleep() const { return ctas_used_ == 0 && !busy(); }
@@ -306,6 +313,11 @@ class Sm final : public SchedulerView {
 
   std::uint32_t id_;
   const SimContext& ctx_;
+  exec::Executor* ex_ = nullptr;
+  AccessCollector collector_;
+  Observer* obs_ = nullptr;                    // the caller's observer, its buffer, or none
+  std::vector<InstrStats>* instr_ = nullptr;   // per-instruction statistics, or nullptr
+  std::vector<CtaRecord>* cta_log_ = nullptr;  // --sample-ctas
   const Arch& arch_;
   std::uint32_t f_, m_;
   std::uint32_t nsub_;
@@ -354,7 +366,7 @@ class Sm final : public SchedulerView {
   std::uint64_t now_ = 0;
   std::vector<std::uint32_t> completed_;
   std::vector<StageCell> cells_, stage_cells_;
-  bool issued_ = false;
+  bool issued_ = false, progressed_ = false;
   SmStats stats_;
 };
 

@@ -36,13 +36,13 @@ void Sm::recompute(std::uint32_t w) {
   }
   if (wp.finished) return set_reason(wp, false, Stall::Idle);
   if (wp.at_bar) {
-    if (ctx_.ex->state(wp.exec_slot, wp.exec_warp) == exec::WarpState::AtBarrier ||
+    if (ex_->state(wp.exec_slot, wp.exec_warp) == exec::WarpState::AtBarrier ||
         ctas_[wp.cta].bars_in_flight)
       return set_reason(wp, false, Stall::Barrier);
     wp.at_bar = false;
   }
   if (wp.tx_wait) {
-    if (ctx_.ex->state(wp.exec_slot, wp.exec_warp) == exec::WarpState::TxWait)
+    if (ex_->state(wp.exec_slot, wp.exec_warp) == exec::WarpState::TxWait)
       return set_reason(wp, false, Stall::TxWait);
     wp.tx_wait = false;
   }
@@ -52,7 +52,7 @@ void Sm::recompute(std::uint32_t w) {
   if (!wp.async_left.empty() && wp.async_first < wp.async_until)
     return set_reason(wp, false, Stall::Memory);
   if ((strict_ && wp.in_flight) || wp.held) return set_reason(wp, false, Stall::Barrel);
-  wp.next = ctx_.ex->next_index(wp.exec_slot, wp.exec_warp);
+  wp.next = ex_->next_index(wp.exec_slot, wp.exec_warp);
   if (wp.next < ctx_.info->size()) {
     const InstInfo& in = (*ctx_.info)[wp.next];
     const std::size_t base = std::size_t(w) * ctx_.nregs;
@@ -95,7 +95,7 @@ void Sm::skip(std::uint64_t, std::uint64_t n) {
     const Pipeline& pipe = *sub_[k].pipe;
     const Stall slot = pipe.can_issue() ? waiting_reason(k) : pipe.block_cause();
     stats_.issue[slot] += n;
-    if (ctx_.instr) attribute_warp_states(k, -1, Stall::Issued, n);
+    if (instr_) attribute_warp_states(k, -1, Stall::Issued, n);
   }
   if (ctas_used_) stats_.busy_cycles += n;
 }

@@ -16,7 +16,7 @@ void Sm::issue_micro(std::uint32_t w, std::uint64_t now) {
   if (step == 1) {
     ++wp.iteration;
     ++stats_.units.lock_iterations;
-    if (ctx_.instr) ++(*ctx_.instr)[wp.next].lock_iterations;
+    if (instr_) ++(*instr_)[wp.next].lock_iterations;
   }
   const std::uint32_t id = new_inflight(w, wp.next, now);
   inflight_.items[id].micro = step;
@@ -26,7 +26,7 @@ void Sm::issue_micro(std::uint32_t w, std::uint64_t now) {
   static constexpr MemWork kMem[5] = {MemWork::None, MemWork::FsmRead, MemWork::None,
                                       MemWork::FsmWrite, MemWork::None};
   push_ops(id, kUnit[step], kMem[step], step == 1 || step == 3, 0, now);
-  if (ctx_.options->observer) ctx_.options->observer->on_issue(id_, w, wp.next, step, now);
+  if (obs_) obs_->on_issue(id_, w, wp.next, step, now);
   recompute(w);
 }
 
@@ -46,9 +46,9 @@ void Sm::finish_step(std::uint32_t w, std::uint64_t now) {
   wp.step = 0;
   const std::size_t base = std::size_t(w) * ctx_.nregs;
   for (std::uint8_t k = 0; k < wp.loop_ndst; ++k) --pending_[base + wp.loop_dst[k]];
-  if (ctx_.instr) (*ctx_.instr)[wp.next].latency += now + 1 - wp.loop_issued;
-  if (ctx_.options->observer)
-    ctx_.options->observer->on_complete(id_, w, wp.next, 0, wp.loop_issued, now);
+  if (instr_) (*instr_)[wp.next].latency += now + 1 - wp.loop_issued;
+  if (obs_)
+    obs_->on_complete(id_, w, wp.next, 0, wp.loop_issued, now);
 }
 
 // ---- MEM0 and the memory units ---------------------------------------------------------------
@@ -121,7 +121,7 @@ void Sm::mem0_plan(std::uint32_t id, std::uint64_t) {
   stats_.units.smem_passes += p.passes;
   const std::uint32_t extra = p.passes - p.phases;
   stats_.units.bank_conflict_passes += extra;
-  if (ctx_.instr) (*ctx_.instr)[in.index].bank_conflict_passes += extra;
+  if (instr_) (*instr_)[in.index].bank_conflict_passes += extra;
 }
 
 void Sm::mem0_done(std::uint32_t id, std::uint64_t) {

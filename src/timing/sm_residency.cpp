@@ -24,13 +24,13 @@ void Sm::start_cta(std::uint64_t cta, std::uint64_t age_base, std::uint64_t now)
   Cta& ct = ctas_[c];
   ct.used = true;
   ct.linear = cta;
-  ct.exec_slot = id_ * std::uint32_t(ctas_.size()) + c;
+  ct.exec_slot = c;  // the SM's own executor has a slot per resident CTA
   ct.live = ctx_.warps_per_cta;
   ct.bars_in_flight = 0;
   ct.warps.clear();
   ct.started = now;
   ct.instructions = 0;
-  ctx_.ex->start_cta(ct.exec_slot, cta, id_);
+  ex_->start_cta(ct.exec_slot, cta, id_);
   std::uint32_t slot = 0;
   for (std::uint32_t k = 0; k < ctx_.warps_per_cta; ++k) {
     while (warps_[slot].used) ++slot;
@@ -66,7 +66,7 @@ void Sm::retire_warp(std::uint32_t w) {
   std::fill_n(pending_global_.begin() + std::ptrdiff_t(std::size_t(w) * ctx_.nregs), ctx_.nregs, 0);
   Cta& ct = ctas_[wp.cta];
   if (--ct.live) return;
-  if (ctx_.cta_log) ctx_.cta_log->push_back({ct.linear, ct.started, now_, ct.instructions});
+  if (cta_log_) cta_log_->push_back({ct.linear, ct.started, now_, ct.instructions});
   ct.used = false;
   --ctas_used_;
   warps_used_ -= ctx_.warps_per_cta;
