@@ -16,7 +16,7 @@ namespace {
 using namespace smemsim;
 
 void run(benchmark::State& state, const std::string& name, const exec::BuiltinOptions& o,
-         const Arch& arch = default_arch()) {
+         const Arch& arch = default_arch(), std::uint32_t sim_threads = 1) {
   if (!std::filesystem::exists(std::string(SMEMSIM_PTX_DIR) + "/histogram.ptx")) {
     state.SkipWithError("no kernel suite PTX (nvcc not found at configure time)");
     return;
@@ -25,7 +25,9 @@ void run(benchmark::State& state, const std::string& name, const exec::BuiltinOp
   const ptx::Kernel& k = exec::find_kernel(w.module, w.kernel);
   std::uint64_t threads = 0, cycles = 0;
   for (auto _ : state) {
-    timing::GpuSim sim(w.module, k, arch, w.launch, w.memory, {});
+    timing::TimingOptions to;
+    to.threads = sim_threads;
+    timing::GpuSim sim(w.module, k, arch, w.launch, w.memory, to);
     const timing::TimingStats& s = sim.run();
     threads += s.thread_instructions;
     cycles += s.cycles;
@@ -74,6 +76,23 @@ void BM_SimReductionVolta8Ctas(benchmark::State& state) {
   run(state, "reduction", o, find_preset("volta-v100"));
 }
 BENCHMARK(BM_SimReductionVolta8Ctas)->Unit(benchmark::kMicrosecond);
+
+// Parallel SMs (issue 31 item 1): 2^18 elements, 1,024 CTAs on hopper-h100's 132 SMs (every SM
+// busy for most of the run), on 1, 2, 4, 8 and 16 threads (the argument; more than the cores
+// this process may use are not used).
+void BM_SimReductionHopperThreads(benchmark::State& state) {
+  exec::BuiltinOptions o;
+  o.size = 1 << 18;
+  run(state, "reduction", o, find_preset("hopper-h100"), std::uint32_t(state.range(0)));
+}
+BENCHMARK(BM_SimReductionHopperThreads)
+    ->Arg(1)
+    ->Arg(2)
+    ->Arg(4)
+    ->Arg(8)
+    ->Arg(16)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 // 1024 x 1024 naive 16 x 16 tiles: 8-way shared-memory conflicts in the store phase.
 void BM_SimTranspose(benchmark::State& state) {

@@ -159,6 +159,10 @@ struct TimedKernel {
     timing::TimingOptions o;
     o.observer = obs;
     o.per_instruction = per_instruction;
+    // Two threads, every cycle in parallel (issue 31): the exact-cycle cases on GPUs of several
+    // SMs hold there too (results do not depend on the thread count; one SM stays on one thread).
+    o.threads = 2;
+    o.parallel_min_sms = 1;
     timing::GpuSim sim(module, module.kernels.at(0), arch, launch, mem, o);
     return sim.run();
   }

@@ -17,6 +17,28 @@
 #include "timing/sampling.hpp"
 #include "timing/sm.hpp"
 
+// ThreadSanitizer does not see oneTBB's own synchronisation (libtbb is not instrumented): the
+// parallel phase tells it that the workers start after what the calling thread did before it
+// and that the calling thread goes on after what they did (tests/tsan.supp silences the reports
+// inside oneTBB itself; `cmake --preset tsan`).
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SMEMSIM_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define SMEMSIM_TSAN 1
+#endif
+#ifdef SMEMSIM_TSAN
+extern "C" void __tsan_acquire(void* addr);
+extern "C" void __tsan_release(void* addr);
+#define TSAN_ACQUIRE(p) __tsan_acquire(p)
+#define TSAN_RELEASE(p) __tsan_release(p)
+#else
+#define TSAN_ACQUIRE(p) (void)(p)
+#define TSAN_RELEASE(p) (void)(p)
+#endif
+
 namespace smemsim::timing {
 
 struct GpuSim::Impl {
@@ -176,7 +198,10 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
     instr.resize(kernel.code.size());
     ctx.instr = &instr;
   }
-  for (std::uint32_t s = 0; s < sm.count; ++s) sms.push_back(std::make_unique<Sm>(s, ctx));
+  // An SM is built when it first takes a CTA: most of a GPU's 80-132 SMs never do in a small launch
+  // (building one is a few microseconds; the 8-CTA reduction on volta-v100 spent a fifth of its
+  // time building the other 72).
+  sms.resize(sm.count);
   if (options.threads == 0 || options.threads > kMaxThreads)
     throw InputError(
         fmt::format("--threads {}: give between 1 and {}", options.threads, kMaxThreads));
@@ -186,9 +211,7 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
        std::uint32_t(std::max(1, tbb::this_task_arena::max_concurrency()))});
   if (threads > 1) {
     arena = std::make_unique<tbb::task_arena>(int(threads));
-    for (std::uint32_t s = 0; s < sm.count; ++s)
-      outboxes.push_back(std::make_unique<Outbox>(options.observer, options.consumer,
-                                                  options.per_instruction ? instr.size() : 0));
+    outboxes.resize(sm.count);  // made with the SM
   }
 }
 
@@ -200,7 +223,10 @@ void GpuSim::Impl::attach(std::uint32_t i) {
   e->set_count_sectors(true);
   e->set_defer_global(true);
   e->set_memory_writes(writes);
-  sms[i]->attach(e.get(), outboxes.empty() ? nullptr : outboxes[i].get());
+  if (arena)
+    outboxes[i] = std::make_unique<Outbox>(options.observer, options.consumer,
+                                           options.per_instruction ? instr.size() : 0);
+  sms[i]->attach(e.get(), arena ? outboxes[i].get() : nullptr);
 }
 
 // One cycle of the awake SMs: on the arena's threads when there are several (each SM touches
@@ -216,17 +242,22 @@ void GpuSim::Impl::tick_all(const std::vector<std::uint32_t>& awake) {
   }
   std::vector<std::exception_ptr> errors(awake.size());
   std::atomic<bool> failed{false};
+  int begin = 0, end = 0;  // TSAN_*'s synchronisation objects
+  TSAN_RELEASE(&begin);
   arena->execute([&] {
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, awake.size()),
                       [&](const tbb::blocked_range<std::size_t>& r) {
+                        TSAN_ACQUIRE(&begin);
                         for (std::size_t j = r.begin(); j < r.end(); ++j) try {
                             sms[awake[j]]->tick(cycle);
                           } catch (...) {
                             errors[j] = std::current_exception();
                             failed = true;
                           }
+                        TSAN_RELEASE(&end);
                       });
   });
+  TSAN_ACQUIRE(&end);
   if (failed)
     for (const std::exception_ptr& e : errors)
       if (e) std::rethrow_exception(e);
@@ -240,7 +271,7 @@ void GpuSim::Impl::commit(const std::vector<std::uint32_t>& awake) {
     exec::Executor& e = *exs[i];
     e.commit_global();
     added += e.memory_writes() - writes;
-    if (outboxes.empty()) continue;
+    if (!arena) continue;
     Outbox& o = *outboxes[i];
     if (options.observer) o.observer.flush();
     if (options.consumer) o.consumer.flush();
@@ -282,7 +313,8 @@ const exec::ExecStats& GpuSim::Impl::exec_stats() {
 
 void GpuSim::Impl::stuck(const std::string& why) const {
   std::vector<std::string> warps;
-  for (const auto& s : sms) s->describe_warps(warps);
+  for (const auto& s : sms)
+    if (s) s->describe_warps(warps);
   std::string list;
   const std::size_t shown = std::min<std::size_t>(warps.size(), 4);
   for (std::size_t i = 0; i < shown; ++i) list += (i ? "; " : "") + warps[i];
@@ -308,7 +340,8 @@ const exec::SharedLayout& GpuSim::shared_layout() const {
 }
 
 std::vector<std::string> GpuSim::stage_names() const {
-  return impl_->sms.front()->stage_names();
+  const auto& first = impl_->sms.front();
+  return first ? first->stage_names() : Sm(0, impl_->ctx).stage_names();
 }
 
 const TimingStats& GpuSim::run() {
@@ -347,7 +380,10 @@ const TimingStats& GpuSim::run() {
   std::uint64_t last_tick = 0;  // the cycle of the last ticks (an SM's clock between ticks)
   bool saturated = false;       // no SM could take a CTA, and none has retired one since
   auto wake = [&](std::uint32_t i) {
-    if (!im.sms[i]->attached()) im.attach(i);
+    if (!im.sms[i]) {
+      im.sms[i] = std::make_unique<Sm>(i, im.ctx);
+      im.attach(i);
+    }
     im.sms[i]->add_idle(im.cycle - asleep_from[i], last_tick);
     is_awake[i] = 1;
     awake.insert(std::lower_bound(awake.begin(), awake.end(), i), i);
@@ -360,10 +396,9 @@ const TimingStats& GpuSim::run() {
       bool took = false;
       for (std::size_t k = 0; k < n && next_cta < total; ++k) {
         const auto i = std::uint32_t((first + k) % n);
-        Sm& s = *im.sms[i];
-        if (!s.can_take()) continue;
+        if (im.sms[i] && !im.sms[i]->can_take()) continue;  // an SM not built yet is empty
         if (!is_awake[i]) wake(i);
-        s.start_cta(next_cta++, age, im.cycle);
+        im.sms[i]->start_cta(next_cta++, age, im.cycle);
         age += im.ctx.warps_per_cta;
         start = (first + k + 1) % n;
         took = true;
@@ -414,8 +449,8 @@ const TimingStats& GpuSim::run() {
     if ((next >> 16) != (im.cycle >> 16)) {
       // Every 65,536 cycles: a launch whose every live warp spins with nothing written since the
       // last look can never end, unless a CTA still waiting for a place could start (spin.cpp).
-      if (next_cta >= total ||
-          std::none_of(im.sms.begin(), im.sms.end(), [](const auto& s) { return s->can_take(); })) {
+      if (next_cta >= total || std::none_of(im.sms.begin(), im.sms.end(),
+                                            [](const auto& s) { return !s || s->can_take(); })) {
         if (exec::Executor::spin_stuck(im.executors()))
           im.stuck(fmt::format(
               "never ends: at cycle {} every live warp spins, back at the same instruction with "
@@ -433,7 +468,7 @@ const TimingStats& GpuSim::run() {
           fmt::format("did not finish within {} cycles (--max-cycles)", im.options.max_cycles));
   }
   for (std::uint32_t i = 0; i < n; ++i)
-    if (!is_awake[i]) im.sms[i]->add_idle(im.cycle - asleep_from[i], last_tick);
+    if (!is_awake[i] && im.sms[i]) im.sms[i]->add_idle(im.cycle - asleep_from[i], last_tick);
   TimingStats& st = im.stats;
   st.cycles = im.cycle;
   if (sampling.on) {
@@ -459,8 +494,15 @@ const TimingStats& GpuSim::run() {
     st.cycles = sampling.cycles_estimate;
   }
 
-  for (const auto& s : im.sms) {
-    const SmStats& ss = s->stats();
+  std::unique_ptr<Sm> never;  // the statistics of an SM that never took a CTA: a fresh one's
+  for (auto& s : im.sms) {
+    if (!s) {
+      if (!never) {
+        never = std::make_unique<Sm>(0, im.ctx);
+        never->add_idle(im.cycle, last_tick);
+      }
+    }
+    const SmStats& ss = (s ? s : never)->stats();
     st.sms.push_back(ss);
     st.warp_instructions += ss.warp_instructions;
     st.thread_instructions += ss.thread_instructions;
@@ -478,7 +520,7 @@ const TimingStats& GpuSim::run() {
   st.uses_tm = im.ctx.uses_tm;
   if (st.uses_tm) st.tm_counts = es.tm;
   for (const auto& o : im.outboxes)  // per-instruction statistics the SMs kept apart
-    for (std::size_t k = 0; k < o->instr.size() && k < im.instr.size(); ++k) {
+    for (std::size_t k = 0; o && k < o->instr.size() && k < im.instr.size(); ++k) {
       InstrStats& to = im.instr[k];
       const InstrStats& from = o->instr[k];
       to.issued += from.issued;
