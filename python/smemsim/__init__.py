@@ -310,7 +310,9 @@ def profile(target, launch=None, buffers=None, arch=None, **options):
 def sim(target, launch=None, buffers=None, arch=None, **options):
     """``smemsim sim`` in-process: :func:`run` on the cycle-level GPU model; the document's
     ``timing`` holds cycles, IPC, the issue-slot stalls and the units' counts. Options as the
-    command's: ``pipeline``, ``scheduler``, ``barrel``, ``max_cycles``, ``regs``, ``timeline``."""
+    command's: ``pipeline``, ``scheduler``, ``barrel``, ``max_cycles``, ``regs``, ``timeline``,
+    ``threads`` (the SMs tick on that many threads, default the cores; the document is the same
+    for any count)."""
     return _command("sim", target, launch, buffers, arch, options)
 
 

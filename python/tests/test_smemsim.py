@@ -192,6 +192,16 @@ def test_a_builtin_run_and_sim_give_the_clis_documents():
     assert (r["buffers"]["odata"] == transposed(r["buffers"]["idata"])).all()
 
 
+def test_sim_threads_give_the_same_document():
+    # 256 CTAs on hopper-h100's 132 SMs: most cycles tick the SMs on both threads.
+    one = smemsim.sim("builtin:reduction", arch="hopper-h100", size=65536, threads=1)
+    two = smemsim.sim("builtin:reduction", arch="hopper-h100", size=65536, threads=2)
+    for d in (one, two):
+        d.pop("buffers")
+    assert without_wall_times(one) == without_wall_times(two)
+    assert one["timing"]["cycles"] > 0
+
+
 def test_a_ptx_kernels_buffers_from_and_to_numpy_equal_the_clis(tmp_path):
     spec = tmp_path / "t.toml"
     spec.write_text(f"""kernel = "transpose_naive"
