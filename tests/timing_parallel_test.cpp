@@ -293,6 +293,46 @@ TEST(ExecDeferredGlobal, WritesWaitForCommitInOrder) {
   EXPECT_EQ(word(2), 10u);
 }
 
+// Blocks 37 and 41 store out of bounds in the same cycle, on SMs 37 and 41: the error is SM 37's,
+// the one a single thread meets first, on every thread count.
+const char* kOutOfBounds = R"(
+.visible .entry oob(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %ctaid.x;
+  setp.eq.u32 %p1, %r1, 37;
+  setp.eq.u32 %p0, %r1, 41;
+  or.pred %p1, %p1, %p0;
+  selp.u32 %r2, 100000, 0, %p1;
+  mul.wide.u32 %rd2, %r2, 4;
+  add.u64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r1;
+  ret;
+}
+)";
+
+TEST(TimingParallel, AnErrorIsTheLowestSmsOnAnyThreadCount) {
+  const Arch& volta = find_preset("volta-v100");
+  std::vector<std::string> messages;
+  for (const std::uint32_t threads : {1u, 3u}) {
+    TimedKernel k(kOutOfBounds, 32, 64, 64);
+    timing::GpuSim sim(k.module, k.module.kernels.at(0), volta, k.launch, k.mem,
+                       parallel_options(threads));
+    try {
+      sim.run();
+      ADD_FAILURE() << "no error";
+    } catch (const InputError& e) {
+      messages.push_back(e.what());
+    }
+  }
+  ASSERT_EQ(messages.size(), 2u);
+  EXPECT_NE(messages[0].find("block (37,0,0)"), std::string::npos) << messages[0];
+  EXPECT_EQ(messages[0], messages[1]);
+}
+
 TEST(TimingParallel, ThreadCountOutsideItsRangeIsAnInputError) {
   TimedKernel k(kChain, 32);
   for (const std::uint32_t bad : {0u, 100000u}) {
