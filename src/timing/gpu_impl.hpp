@@ -1,0 +1,51 @@
+// GpuSim's state (gpu.cpp: construction and the cycle loop; gpu_parallel.cpp: the SMs' executors
+// and the parallel tick and commit of each cycle, issue 31).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <tbb/task_arena.h>
+
+#include "smemsim/timing.hpp"
+#include "timing/sm.hpp"
+
+namespace smemsim::timing {
+
+struct GpuSim::Impl {
+  Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, const exec::Launch& l,
+       exec::GlobalMemory& mem, const TimingOptions& o);
+  const ptx::Module& module;
+  const ptx::Kernel& kernel;
+  Arch arch;
+  exec::Launch launch;
+  TimingOptions options;
+  std::vector<InstInfo> info;
+  // The executor that checked the launch: it owns the module's variables (its siblings, one per
+  // SM, share them) and runs --sample-ctas' untimed CTAs.
+  std::unique_ptr<exec::Executor> primary;
+  std::vector<std::unique_ptr<exec::Executor>> exs;  // per SM, made when it first takes a CTA
+  SimContext ctx;
+  std::vector<std::unique_ptr<Sm>> sms;
+  std::vector<InstrStats> instr;
+  std::uint64_t cycle = 0;
+  std::uint64_t writes = 0;  // memory writes of all executors, at the last commit (spin checks)
+  // More than one thread: the arena the SMs tick in, and per SM its outbox (outbox.hpp).
+  std::uint32_t threads = 1;
+  std::unique_ptr<tbb::task_arena> arena;
+  std::vector<std::unique_ptr<Outbox>> outboxes;
+  TimingStats stats;
+  exec::ExecStats merged;  // exec_stats()
+  bool ran = false;
+
+  void attach(std::uint32_t sm);
+  void tick_all(const std::vector<std::uint32_t>& awake);
+  void commit(const std::vector<std::uint32_t>& awake);
+  std::vector<const exec::Executor*> executors() const;
+  const exec::ExecStats& exec_stats();
+  [[noreturn]] void stuck(const std::string& why) const;
+};
+
+}  // namespace smemsim::timing
