@@ -171,6 +171,21 @@ struct Region {
   std::string name;
 };
 
+// The pre-decoded kernel: a copy shares it (sibling executors read one copy, not one each).
+class SharedCode {
+ public:
+  void resize(std::size_t n) {
+    v_ = std::make_shared<std::vector<XInst>>(n);
+    data_ = v_->data();
+  }
+  XInst& operator[](std::size_t i) { return data_[i]; }  // written only while it is prepared
+  const XInst& operator[](std::size_t i) const { return data_[i]; }
+
+ private:
+  std::shared_ptr<std::vector<XInst>> v_;
+  XInst* data_ = nullptr;
+};
+
 // The resident CTAs. A copy is empty: a sibling executor (Executor's sibling constructor) copies
 // the decoded kernel, not the CTAs.
 struct CtaSlots : std::vector<Cta> {
@@ -254,7 +269,7 @@ struct Impl {
   std::vector<CallInfo> calls;  // per Kernel::calls entry (prepare.cpp)  // the carry flag CC.CF
                                 // (add.cc, addc, ...): the last warp-local row
   std::vector<std::uint64_t> consts;  // constant rows, `lanes` values each
-  std::vector<XInst> xcode;
+  SharedCode xcode;  // shared with sibling executors (one copy in the cache for every SM)
   SharedLayout shared;
   std::uint64_t local_bytes = 0;  // per thread
   std::vector<std::uint8_t> params;

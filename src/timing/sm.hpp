@@ -314,7 +314,7 @@ class Sm final : public SchedulerView {
   std::uint32_t id_;
   const SimContext& ctx_;
   exec::Executor* ex_ = nullptr;
-  AccessCollector collector_;
+  exec::AccessConsumer* forward_ = nullptr;    // where the collector hands the accesses on
   Observer* obs_ = nullptr;                    // the caller's observer, its buffer, or none
   std::vector<InstrStats>* instr_ = nullptr;   // per-instruction statistics, or nullptr
   std::vector<CtaRecord>* cta_log_ = nullptr;  // --sample-ctas
