@@ -249,6 +249,44 @@ TEST(TimingParallel, GlobalAtomicsOfManySmsLoseNoUpdate) {
   EXPECT_EQ(outs[2], outs[0]);
 }
 
+// A module-scope variable (`__device__ unsigned counter;`) is one for the whole GPU, not one per
+// SM's executor: 64 CTAs on 64 SMs take tickets 0..63 from it, each once.
+const char* kModuleCounter = R"(
+.global .align 4 .u32 counter;
+.visible .entry counted(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra DONE;
+  mov.u64 %rd4, counter;
+  atom.global.add.u32 %r5, [%rd4], 1;
+  mov.u32 %r2, %ctaid.x;
+  mul.wide.u32 %rd2, %r2, 4;
+  add.u64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r5;
+DONE:
+  ret;
+}
+)";
+
+TEST(TimingParallel, AModuleVariableIsOneForAllSms) {
+  for (const std::uint32_t threads : {1u, 2u}) {
+    TimedKernel k(kModuleCounter, 32, 64, 64);
+    timing::GpuSim sim(k.module, k.module.kernels.at(0), find_preset("volta-v100"), k.launch, k.mem,
+                       parallel_options(threads));
+    sim.run();
+    std::vector<std::uint32_t> tickets = k.out();
+    std::sort(tickets.begin(), tickets.end());
+    std::vector<std::uint32_t> expected(64);
+    std::iota(expected.begin(), expected.end(), 0u);
+    EXPECT_EQ(tickets, expected) << threads << " threads";
+  }
+}
+
 // The executor's half of it: with deferred global writes a store and an atomic change nothing
 // until commit_global(), and the atomic's old value reaches its register then (a later store of
 // that register writes it).

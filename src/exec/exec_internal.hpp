@@ -274,7 +274,15 @@ struct Impl {
   std::uint64_t local_bytes = 0;  // per thread
   std::vector<std::uint8_t> params;
   std::vector<Region> regions;  // region id - 1
-  std::vector<std::vector<std::uint8_t>> module_vars;
+  // The module's variables: a copy is empty (a sibling's regions point at the primary's; a
+  // kernel's large __device__ array is not copied for every SM).
+  struct Vars : std::vector<std::vector<std::uint8_t>> {
+    Vars() = default;
+    Vars(const Vars&) : std::vector<std::vector<std::uint8_t>>() {}
+    Vars(Vars&&) = default;
+    Vars& operator=(const Vars&) = delete;
+    Vars& operator=(Vars&&) = default;
+  } module_vars;
   CtaSlots ctas;
   AccessConsumer* consumer = nullptr;
   WarpAccess wa;

@@ -299,8 +299,8 @@ Executor::Executor(const ptx::Module& module, const ptx::Kernel& kernel, const A
 Executor::Executor(const Executor& primary, std::uint32_t slots)
     : impl_(std::make_unique<Impl>(*primary.impl_)) {
   Impl& im = *impl_;
-  // The regions of the module's variables still point at the primary's copies: one copy for all.
-  im.module_vars.clear();
+  // The regions of the module's variables point at the primary's (the copy of module_vars is
+  // empty): one copy for all.
   im.stats = {};
   im.tm_done = {};
   im.tm_sites.assign(im.tm_sites.size(), {});
