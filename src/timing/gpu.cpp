@@ -282,7 +282,10 @@ const TimingStats& GpuSim::run() {
     if (im.options.skip_idle && !im.options.observer && !issued &&
         (next_cta >= total || saturated)) {
       std::uint64_t event = ~std::uint64_t{0};
-      for (const std::uint32_t i : awake) event = std::min(event, im.sms[i]->next_event(im.cycle));
+      for (const std::uint32_t i : awake) {  // no skip once one SM has work next cycle
+        event = std::min(event, im.sms[i]->next_event(im.cycle));
+        if (event <= next) break;
+      }
       event = std::min(event, im.options.max_cycles);
       if (event > next) {
         for (const std::uint32_t i : awake) im.sms[i]->skip(im.cycle, event - next);
