@@ -72,11 +72,7 @@ RunSummary run_workload(exec::Workload& w, const Arch& arch,
     ex.set_progress(progress.callback());
     ex.run();
     const exec::ExecStats& st = ex.stats();
-    s.stats.warp_instructions += st.warp_instructions;
-    s.stats.thread_instructions += st.thread_instructions;
-    s.stats.shared_accesses += st.shared_accesses;
-    s.stats.ctas += st.ctas;
-    if (steps.size() == 1) s.stats = st;  // with the transactional counts
+    s.stats.add(st);
     s.shared = ex.shared_layout();
     if (!w.pipeline.empty())
       s.steps.push_back({steps[i].kernel, steps[i].launch, st, ex.shared_layout()});

@@ -135,11 +135,7 @@ SimPipeline simulate_pipeline(exec::Workload& w, const Arch& arch, const SimOpti
     timing::GpuSim sim(w.module, kernel, arch, step.launch, w.memory, to);
     timing::TimingStats st = sim.run();
     const exec::ExecStats es = sim.exec_stats();
-    exec::ExecStats& sum = p.summary.stats;
-    sum.warp_instructions += es.warp_instructions;
-    sum.thread_instructions += es.thread_instructions;
-    sum.shared_accesses += es.shared_accesses;
-    sum.ctas += es.ctas;
+    p.summary.stats.add(es);
     p.summary.shared = sim.shared_layout();
     p.summary.steps.push_back({step.kernel, step.launch, es, sim.shared_layout()});
     timing::TimingStats& t = p.total;

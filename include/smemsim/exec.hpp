@@ -211,6 +211,8 @@ struct ExecStats {
   tm::TmStats tm;  // transactional counts (kernels with TX_BEGIN/TX_COMMIT)
   // The same per transaction site: (instruction index of its outermost TX.Begin, counts).
   std::vector<std::pair<std::uint32_t, tm::TmStats>> tm_sites;
+  // Adds another run's counts (a site of both: its counts summed; tm_sites stays in PC order).
+  void add(const ExecStats& o);
 };
 
 // Layout of a kernel's shared memory: static symbols in declaration order, then dynamic

@@ -133,6 +133,7 @@ struct InstrStats {
   std::uint64_t bank_conflict_passes = 0;
   std::uint64_t lock_iterations = 0;
   StallCounts warp_states;  // warp-cycles by reason while this was the warp's next instruction
+  void add(const InstrStats& o);
 };
 
 // A CTA the cycle model timed: its grid index, the cycles of its dispatch and of its last warp's

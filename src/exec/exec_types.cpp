@@ -1,6 +1,7 @@
 // Small value types of the executor: Dim3, element types, global memory, source locations.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 
 #include <charconv>
@@ -12,6 +13,20 @@
 #include "smemsim/workloads.hpp"
 
 namespace smemsim::exec {
+
+void ExecStats::add(const ExecStats& o) {
+  warp_instructions += o.warp_instructions;
+  thread_instructions += o.thread_instructions;
+  shared_accesses += o.shared_accesses;
+  ctas += o.ctas;
+  tm.add(o.tm);
+  for (const auto& [pc, t] : o.tm_sites) {
+    auto at = std::lower_bound(tm_sites.begin(), tm_sites.end(), pc,
+                               [](const auto& site, std::uint32_t p) { return site.first < p; });
+    if (at == tm_sites.end() || at->first != pc) at = tm_sites.insert(at, {pc, {}});
+    at->second.add(t);
+  }
+}
 
 Dim3 parse_dim3(const std::string& text, const std::string& what) {
   std::uint32_t v[3] = {1, 1, 1};

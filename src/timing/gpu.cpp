@@ -151,6 +151,7 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
   if (threads > 1) {
     arena = std::make_unique<tbb::task_arena>(int(threads));
     outboxes.resize(sm.count);  // made with the SM
+    errors.resize(sm.count);
   }
 }
 
@@ -366,16 +367,8 @@ const TimingStats& GpuSim::run() {
   st.uses_tm = im.ctx.uses_tm;
   if (st.uses_tm) st.tm_counts = es.tm;
   for (const auto& o : im.outboxes)  // per-instruction statistics the SMs kept apart
-    for (std::size_t k = 0; o && k < o->instr.size() && k < im.instr.size(); ++k) {
-      InstrStats& to = im.instr[k];
-      const InstrStats& from = o->instr[k];
-      to.issued += from.issued;
-      to.thread_instructions += from.thread_instructions;
-      to.latency += from.latency;
-      to.bank_conflict_passes += from.bank_conflict_passes;
-      to.lock_iterations += from.lock_iterations;
-      to.warp_states.add(from.warp_states);
-    }
+    for (std::size_t k = 0; o && k < o->instr.size() && k < im.instr.size(); ++k)
+      im.instr[k].add(o->instr[k]);
   st.instructions = std::move(im.instr);
   st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   st.threads = im.threads;

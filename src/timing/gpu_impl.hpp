@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,6 +37,7 @@ struct GpuSim::Impl {
   std::uint32_t threads = 1;
   std::unique_ptr<tbb::task_arena> arena;
   std::vector<std::unique_ptr<Outbox>> outboxes;
+  std::vector<std::exception_ptr> errors;  // per SM: what its tick threw in a parallel cycle
   TimingStats stats;
   exec::ExecStats merged;  // exec_stats()
   bool ran = false;

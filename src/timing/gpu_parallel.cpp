@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
-#include <map>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -59,7 +58,6 @@ void GpuSim::Impl::tick_all(const std::vector<std::uint32_t>& awake) {
     for (const std::uint32_t i : awake) sms[i]->tick(cycle);
     return;
   }
-  std::vector<std::exception_ptr> errors(awake.size());
   std::atomic<bool> failed{false};
   int begin = 0, end = 0;  // TSAN_*'s synchronisation objects
   TSAN_RELEASE(&begin);
@@ -70,7 +68,7 @@ void GpuSim::Impl::tick_all(const std::vector<std::uint32_t>& awake) {
                         for (std::size_t j = r.begin(); j < r.end(); ++j) try {
                             sms[awake[j]]->tick(cycle);
                           } catch (...) {
-                            errors[j] = std::current_exception();
+                            errors[awake[j]] = std::current_exception();
                             failed = true;
                           }
                         TSAN_RELEASE(&end);
@@ -78,8 +76,8 @@ void GpuSim::Impl::tick_all(const std::vector<std::uint32_t>& awake) {
   });
   TSAN_ACQUIRE(&end);
   if (failed)
-    for (const std::exception_ptr& e : errors)
-      if (e) std::rethrow_exception(e);
+    for (const std::uint32_t i : awake)
+      if (errors[i]) std::rethrow_exception(errors[i]);
 }
 
 // The end of a cycle, in SM order: each SM's global writes reach memory, its outbox goes to the
@@ -114,19 +112,8 @@ std::vector<const exec::Executor*> GpuSim::Impl::executors() const {
 
 const exec::ExecStats& GpuSim::Impl::exec_stats() {
   merged = primary->stats();
-  std::map<std::uint32_t, tm::TmStats> sites;
-  for (const auto& [pc, t] : merged.tm_sites) sites[pc].add(t);
-  for (const auto& e : exs) {
-    if (!e) continue;
-    const exec::ExecStats& s = e->stats();
-    merged.warp_instructions += s.warp_instructions;
-    merged.thread_instructions += s.thread_instructions;
-    merged.shared_accesses += s.shared_accesses;
-    merged.ctas += s.ctas;
-    merged.tm.add(s.tm);
-    for (const auto& [pc, t] : s.tm_sites) sites[pc].add(t);
-  }
-  merged.tm_sites.assign(sites.begin(), sites.end());
+  for (const auto& e : exs)
+    if (e) merged.add(e->stats());
   return merged;
 }
 

@@ -16,6 +16,15 @@ std::string_view stall_name(Stall s) {
   return kNames[static_cast<std::size_t>(s)];
 }
 
+void InstrStats::add(const InstrStats& o) {
+  issued += o.issued;
+  thread_instructions += o.thread_instructions;
+  latency += o.latency;
+  bank_conflict_passes += o.bank_conflict_passes;
+  lock_iterations += o.lock_iterations;
+  warp_states.add(o.warp_states);
+}
+
 void UnitCounts::add(const UnitCounts& o) {
   smem_accesses += o.smem_accesses;
   smem_passes += o.smem_passes;
