@@ -226,23 +226,28 @@ const char* kTicket = R"(
 }
 )";
 
+// 0, 1, ..., n - 1.
+std::vector<std::uint32_t> first_numbers(std::uint32_t n) {
+  std::vector<std::uint32_t> v(n);
+  std::iota(v.begin(), v.end(), 0u);
+  return v;
+}
+
+std::vector<std::uint32_t> sorted(std::vector<std::uint32_t> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
 TEST(TimingParallel, GlobalAtomicsOfManySmsLoseNoUpdate) {
-  const Arch& volta = find_preset("volta-v100");
   std::vector<std::vector<std::uint32_t>> outs;
   for (const std::uint32_t threads : {1u, 2u, 3u}) {
     TimedKernel k(kTicket, 64, 1 + 64 * 64, 64);
-    timing::TimingOptions o = parallel_options(threads);
-    timing::GpuSim sim(k.module, k.module.kernels.at(0), volta, k.launch, k.mem, o);
-    sim.run();
+    k.run(find_preset("volta-v100"), nullptr, false, threads);
     outs.push_back(k.out());
   }
   const std::vector<std::uint32_t>& v = outs[0];
   EXPECT_EQ(v[0], 4096u);
-  std::vector<std::uint32_t> tickets(v.begin() + 1, v.end());
-  std::sort(tickets.begin(), tickets.end());
-  std::vector<std::uint32_t> expected(4096);
-  std::iota(expected.begin(), expected.end(), 0u);
-  EXPECT_EQ(tickets, expected);
+  EXPECT_EQ(sorted({v.begin() + 1, v.end()}), first_numbers(4096));
   // Lanes of one warp take consecutive tickets, lowest lane first (one warp-wide atomic).
   EXPECT_EQ(v[2], v[1] + 1);
   EXPECT_EQ(outs[1], outs[0]);
@@ -276,14 +281,8 @@ DONE:
 TEST(TimingParallel, AModuleVariableIsOneForAllSms) {
   for (const std::uint32_t threads : {1u, 2u}) {
     TimedKernel k(kModuleCounter, 32, 64, 64);
-    timing::GpuSim sim(k.module, k.module.kernels.at(0), find_preset("volta-v100"), k.launch, k.mem,
-                       parallel_options(threads));
-    sim.run();
-    std::vector<std::uint32_t> tickets = k.out();
-    std::sort(tickets.begin(), tickets.end());
-    std::vector<std::uint32_t> expected(64);
-    std::iota(expected.begin(), expected.end(), 0u);
-    EXPECT_EQ(tickets, expected) << threads << " threads";
+    k.run(find_preset("volta-v100"), nullptr, false, threads);
+    EXPECT_EQ(sorted(k.out()), first_numbers(64)) << threads << " threads";
   }
 }
 
@@ -357,10 +356,8 @@ TEST(TimingParallel, AnErrorIsTheLowestSmsOnAnyThreadCount) {
   std::vector<std::string> messages;
   for (const std::uint32_t threads : {1u, 3u}) {
     TimedKernel k(kOutOfBounds, 32, 64, 64);
-    timing::GpuSim sim(k.module, k.module.kernels.at(0), volta, k.launch, k.mem,
-                       parallel_options(threads));
     try {
-      sim.run();
+      k.run(volta, nullptr, false, threads);
       ADD_FAILURE() << "no error";
     } catch (const InputError& e) {
       messages.push_back(e.what());

@@ -154,14 +154,15 @@ struct TimedKernel {
     std::memcpy(in.bytes.data(), v.data(), in.bytes.size());
     launch.args.at(arg) = exec::Arg::buf(mem.add(std::move(in)));
   }
+  // By default on two threads, every cycle in parallel (issue 31): the exact-cycle cases on GPUs
+  // of several SMs hold there too (results do not depend on the thread count; one SM stays on one
+  // thread).
   timing::TimingStats run(const Arch& arch, timing::Observer* obs = nullptr,
-                          bool per_instruction = false) {
+                          bool per_instruction = false, std::uint32_t threads = 2) {
     timing::TimingOptions o;
     o.observer = obs;
     o.per_instruction = per_instruction;
-    // Two threads, every cycle in parallel (issue 31): the exact-cycle cases on GPUs of several
-    // SMs hold there too (results do not depend on the thread count; one SM stays on one thread).
-    o.threads = 2;
+    o.threads = threads;
     o.parallel_min_sms = 1;
     timing::GpuSim sim(module, module.kernels.at(0), arch, launch, mem, o);
     return sim.run();
