@@ -207,6 +207,7 @@ void add_sim_command(CLI::App& app) {
       "  smemsim sim builtin:transpose --arch cf11 --pipeline elastic --scheduler bank-aware\n"
       "  smemsim sim builtin:reduction --stats --timeline red.json\n"
       "  smemsim sim builtin:reduction --size 1048576 --arch volta-v100 --sample-ctas 2\n"
+      "  smemsim sim builtin:reduction --size 1048576 --arch hopper-h100 --threads 2 --stats\n"
       "  smemsim sim builtin:lud     # a multi-launch builtin: each launch in order, and the sum\n"
       "  smemsim sim builtin:gemm --arch ampere-a100 --set sm.mio_queue=0   # no MIO queues\n"
       "  smemsim sim builtin:tm_hashtable --buckets 2 --arch southern-islands --set "
