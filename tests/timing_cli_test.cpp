@@ -196,6 +196,8 @@ TEST(TimingCli, OptionsThatDoNotApplyAreErrors) {
             "--max-cycles applies to the cycle-level model: give --timing (or use sim)"},
            {"profile builtin:reduction --pipeline split", "--pipeline applies to the cycle-level"},
            {"profile builtin:reduction --regs 32", "--regs applies to the cycle-level"},
+           {"profile builtin:reduction --threads 2", "--threads applies to the cycle-level"},
+           {"sim builtin:reduction --threads 0", "--threads: 0 is not between 1 and 1024"},
            {"sim builtin:reduction --pipeview-sm 1", "--pipeview-sm chooses the SM of --pipeview"},
            {"sim builtin:reduction --timeline-events 10", "--timeline-events caps --timeline"}}) {
     const CliResult r = cli(args);

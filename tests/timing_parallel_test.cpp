@@ -286,6 +286,46 @@ TEST(TimingParallel, AModuleVariableIsOneForAllSms) {
   }
 }
 
+// Blocks 0..62 spin on a global flag that block 63 sets after counting to 3,000: the store reaches
+// memory at the end of its cycle, the spinning warps see it in the next one, and spin detection
+// (whose count of memory writes the executors share at each commit) does not call it stuck. Same
+// cycles on one and two threads.
+const char* kFlag = R"(
+.visible .entry flag(.param .u64 out)
+{
+  .reg .pred %p<3>;
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r2, %ctaid.x;
+  setp.ne.u32 %p2, %r2, 63;
+  @%p2 bra WAIT;
+  mov.u32 %r3, 0;
+COUNT:
+  add.u32 %r3, %r3, 1;
+  setp.lt.u32 %p1, %r3, 3000;
+  @%p1 bra COUNT;
+  st.global.u32 [%rd1], 1;
+  ret;
+WAIT:
+  ld.volatile.global.u32 %r1, [%rd1];
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 bra WAIT;
+  ret;
+}
+)";
+
+TEST(TimingParallel, AFlagSetByAnotherSmEndsTheSpin) {
+  std::vector<std::uint64_t> cycles;
+  for (const std::uint32_t threads : {1u, 2u}) {
+    TimedKernel k(kFlag, 32, 1, 64);
+    cycles.push_back(k.run(find_preset("volta-v100"), nullptr, false, threads).cycles);
+    EXPECT_EQ(k.out()[0], 1u);
+  }
+  EXPECT_GT(cycles[0], 3000u);  // block 63 counts 3,000 iterations first
+  EXPECT_EQ(cycles[1], cycles[0]);
+}
+
 // The executor's half of it: with deferred global writes a store and an atomic change nothing
 // until commit_global(), and the atomic's old value reaches its register then (a later store of
 // that register writes it).
