@@ -102,6 +102,11 @@ struct SmConfig {
   // warp may commit out of order) or in-order (no more instructions of a warp while its shared
   // access is predicted to conflict).
   std::string relaxed_commit = "out-of-order";
+  // What the cycle model times (issue 42, src/lower/lower.hpp): the PTX as written ("none", the
+  // seeds' machines) or as ptxas would emit it, a comma list of the rules that make PTX
+  // instructions free: fma, imad, lea, addr, scaled, cvt, mov ("all": every one). The functional
+  // result never changes.
+  std::string lower = "none";
 
   // Front end + memory stages + one EXE stage + writeback: the shortest latency the pipeline has.
   std::uint32_t min_latency() const { return frontend_stages + mem_stages + 2; }

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "lower/rules.hpp"
 #include "smemsim/arch.hpp"
 #include "smemsim/conflict.hpp"
 #include "smemsim/error.hpp"
@@ -147,6 +148,7 @@ void validate(const Arch& a) {
     bad("sm.relaxed_commit",
         "in-order needs a bank-aware sm.scheduler: it holds a warp on the scheduler's conflict "
         "prediction (004 §6)");
+  lower::parse_rules(sm.lower);  // throws naming sm.lower
   // GPU-LocalTM (docs/tm.md): the named choices must exist (a typo would silently mean the
   // default).
   const TmConfig& tm = a.tm;

@@ -164,6 +164,12 @@ const std::vector<Key>& key_table() {
          "head one bank pass per cycle, and a warp whose access does not fit waits "
          "(mio_throttle); 0: no queue, the access holds MEM0 until the port serves it (the seeds' "
          "SMs)"),
+      sm_str("sm.lower", &SmConfig::lower,
+             "what the cycle model times: none (the PTX as written) or a comma list of the rules "
+             "that make PTX instructions free as ptxas would (fma: mul+add fused; imad: integer "
+             "mul+add; lea: shl+add; addr: an immediate offset in the address; scaled: a shared "
+             "index shifted by 2-4 plus a constant base, [R.X4+imm]; cvt: integer truncation; mov: "
+             "register copies), or all; docs/timing.md \"Lowering\""),
       sm("sm.lanes_alu", &SmConfig::lanes_alu, 1, 64,
          "lanes of the integer/logic unit: an op of sm.simd_width threads holds it "
          "ceil(simd_width / lanes) cycles (Volta-Ampere: 16 per sub-core)"),

@@ -222,6 +222,10 @@ std::vector<Arch> build() {
     // [NVF-MIO] NVIDIA's forum: each block sends its load/store instructions to a FIFO of its own
     // before the MIO scheduler the blocks share; the depth is not published: assumed 8.
     a.sm.mio_queue = 8;
+    // The code as ptxas emits it (issue 42, docs/timing.md "Lowering"): fused multiply-adds,
+    // addresses folded into the memory instructions' modes, free truncations and copies. Every
+    // rule's source is in src/lower/lower.hpp.
+    a.sm.lower = "all";
     a.sm.lat_alu = 4;                  // IADD3 -> dependent: 4 [NAK], [TV] 4.3, [CFG] 4
     a.sm.lat_fma = 4;                  // FFMA -> dependent: 4 [NAK], [TV] 4.1, [CFG] 4
     a.sm.lat_branch = 4;               // assumed: the pipeline's shortest (Accel-Sim's BRA unit: 4)

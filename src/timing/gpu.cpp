@@ -44,6 +44,7 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
     : module(m), kernel(k), arch(a), launch(l), options(o), info(decode_kernel(k)) {
   validate(arch);
   const SmConfig& sm = arch.sm;
+  absorbed = apply_lowering(kernel, info, lower::parse_rules(sm.lower));
   ctx.atomics = atomic_mode(arch);
   const Timing& t = arch.timing;
   auto& lat = ctx.latency;
@@ -130,6 +131,7 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
   ctx.kernel = &kernel;
   ctx.arch = &arch;
   ctx.info = &info;
+  ctx.absorbed = &absorbed;
   ctx.options = &options;
   ctx.nregs = static_cast<std::uint32_t>(kernel.regs.size());
   ctx.grid = launch.grid;
@@ -352,6 +354,7 @@ const TimingStats& GpuSim::run() {
     const SmStats& ss = (s ? s : never)->stats();
     st.sms.push_back(ss);
     st.warp_instructions += ss.warp_instructions;
+    st.absorbed += ss.absorbed;
     st.thread_instructions += ss.thread_instructions;
     st.ctas += ss.ctas;
     st.issue.add(ss.issue);
@@ -364,6 +367,7 @@ const TimingStats& GpuSim::run() {
     st.thread_instructions = es.thread_instructions;
     st.ctas = grid_ctas;
   }
+  st.lower = lower::to_string(lower::parse_rules(im.arch.sm.lower));
   st.uses_tm = im.ctx.uses_tm;
   if (st.uses_tm) st.tm_counts = es.tm;
   for (const auto& o : im.outboxes)  // per-instruction statistics the SMs kept apart

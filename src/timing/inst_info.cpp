@@ -229,4 +229,47 @@ std::vector<InstInfo> decode_kernel(const ptx::Kernel& kernel) {
   return out;
 }
 
+std::vector<std::uint32_t> apply_lowering(const ptx::Kernel& kernel, std::vector<InstInfo>& info,
+                                          const lower::Rules& rules) {
+  const std::size_t n = info.size();
+  std::vector<std::uint32_t> with(n, ptx::kNone);
+  if (!rules.any()) return with;
+  std::vector<lower::RegUse> uses(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    uses[i].reads.assign(info[i].src.begin(), info[i].src.begin() + info[i].nsrc);
+    uses[i].writes.assign(info[i].dst.begin(), info[i].dst.begin() + info[i].ndst);
+  }
+  const std::vector<lower::Lowered> low = lower::lower(kernel, uses, rules);
+  for (std::size_t i = 0; i < n; ++i)
+    if (low[i].imad && info[i].unit == Unit::Alu) info[i].unit = Unit::Fma;
+  // Backwards, so that a group's later members are merged before its first.
+  std::uint32_t next = std::uint32_t(n);  // the next instruction that issues
+  for (std::size_t i = n; i-- > 0;) {
+    if (low[i].absorbed == lower::Rule::None || next >= n) {
+      next = std::uint32_t(i);
+      continue;
+    }
+    const InstInfo& q = info[i + 1];  // the group from i + 1 on (itself when it issues)
+    InstInfo g = q;
+    bool fits = true;
+    auto add = [&](auto& set, std::uint8_t& count, std::uint32_t r) {
+      for (std::uint8_t k = 0; k < count; ++k)
+        if (set[k] == r) return;
+      if (count < set.size())
+        set[count++] = r;
+      else
+        fits = false;
+    };
+    for (std::uint8_t k = 0; k < info[i].nsrc; ++k) add(g.src, g.nsrc, info[i].src[k]);
+    for (std::uint8_t k = 0; k < info[i].ndst; ++k) add(g.dst, g.ndst, info[i].dst[k]);
+    if (!fits) {
+      next = std::uint32_t(i);
+      continue;
+    }
+    info[i] = g;
+    with[i] = next;
+  }
+  return with;
+}
+
 }  // namespace smemsim::timing

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "lower/lower.hpp"
 #include "smemsim/ptx.hpp"
 
 namespace smemsim::timing {
@@ -68,5 +69,14 @@ struct InstInfo {
 };
 
 std::vector<InstInfo> decode_kernel(const ptx::Kernel& kernel);
+
+// The lowering pass (src/lower/) over the decoded kernel: per instruction, the index of the
+// instruction an absorbed one issues with (ptx::kNone for the instructions that issue). An absorbed
+// instruction's InstInfo becomes its group's: the unit, memory space and flags of the instruction
+// it issues with, and the registers of every instruction from it to that one (what the
+// scoreboard checks before the group issues). An add that absorbed an integer multiply runs on
+// the FMA pipe (IMAD). A group whose registers do not fit InstInfo's sets is not absorbed.
+std::vector<std::uint32_t> apply_lowering(const ptx::Kernel& kernel, std::vector<InstInfo>& info,
+                                          const lower::Rules& rules);
 
 }  // namespace smemsim::timing

@@ -180,12 +180,33 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
   col.n = 0;
   col.forward = forward_;
   ex_->set_consumer(&col);
-  const exec::IssueResult r = ex_->issue(wp.exec_slot, wp.exec_warp);
-  const std::uint64_t lanes = std::uint64_t(std::popcount(r.active));
-  ++stats_.warp_instructions;
-  ++ctas_[wp.cta].instructions;
-  stats_.thread_instructions += lanes;
+  exec::IssueResult r = ex_->issue(wp.exec_slot, wp.exec_warp);
   const auto& code = ctx_.kernel->code;
+  auto count = [&] {
+    const std::uint64_t lanes = std::uint64_t(std::popcount(r.active));
+    ++stats_.warp_instructions;
+    ++ctas_[wp.cta].instructions;
+    stats_.thread_instructions += lanes;
+    if (instr_ && r.index < code.size()) {
+      InstrStats& is = (*instr_)[r.index];
+      ++is.issued;
+      is.thread_instructions += lanes;
+    }
+  };
+  // Instructions the lowering pass absorbed (sm.lower) are free: each executes and the warp goes
+  // on, in the same slot, to the instruction it issues with (the scoreboard checked the group's
+  // registers). Should the warp go elsewhere (it reconverged), the slot ends here.
+  if (const std::vector<std::uint32_t>* ab = ctx_.absorbed; ab && !ab->empty()) {
+    while (r.index < ab->size() && (*ab)[r.index] != ptx::kNone &&
+           r.state == exec::WarpState::Ready) {
+      count();
+      ++stats_.absorbed;
+      if (ctx_.uses_tm) account_tm(w, r, now);
+      if (ex_->next_index(wp.exec_slot, wp.exec_warp) != r.index + 1) return recompute(w);
+      r = ex_->issue(wp.exec_slot, wp.exec_warp);
+    }
+  }
+  count();
   const bool past_end = r.index >= code.size();
   static const InstInfo kFellOff = [] {
     InstInfo i;
@@ -194,11 +215,6 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
     return i;
   }();
   const InstInfo& info = past_end ? kFellOff : (*ctx_.info)[r.index];
-  if (instr_ && !past_end) {
-    InstrStats& is = (*instr_)[r.index];
-    ++is.issued;
-    is.thread_instructions += lanes;
-  }
   if (obs_) obs_->on_issue(id_, w, r.index, 0, now);
   if (r.state == exec::WarpState::Done) wp.finished = true;
   if (ctx_.uses_tm) account_tm(w, r, now);

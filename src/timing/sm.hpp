@@ -69,6 +69,9 @@ struct SimContext {
   const ptx::Kernel* kernel = nullptr;
   const Arch* arch = nullptr;
   const std::vector<InstInfo>* info = nullptr;
+  // Per instruction, the one an instruction the lowering pass absorbed issues with (ptx::kNone:
+  // it issues itself); nullptr or empty: no lowering.
+  const std::vector<std::uint32_t>* absorbed = nullptr;
   const TimingOptions* options = nullptr;
   std::vector<InstrStats>* instr = nullptr;  // per-instruction stats, or nullptr
   AtomicMode atomics = AtomicMode::LockLoop;

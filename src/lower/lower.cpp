@@ -1,0 +1,248 @@
+// The lowering pass (lower.hpp): which PTX instructions the GPU's instruction set makes free.
+#include "lower/lower.hpp"
+
+namespace smemsim::lower {
+namespace {
+
+using ptx::Opcode;
+using ptx::OperandKind;
+
+bool is_int(ptx::Type t) {
+  return t != ptx::Type::None && t != ptx::Type::Pred && !ptx::is_float(t);
+}
+
+// Instructions that end a block: control flow, and the synchronising ones (nothing is moved or
+// merged across a barrier or a fence).
+bool ends_block(Opcode op) {
+  switch (op) {
+    case Opcode::Bra:
+    case Opcode::Ret:
+    case Opcode::Exit:
+    case Opcode::Call:
+    case Opcode::TxBegin:
+    case Opcode::TxCommit:
+    case Opcode::Bar:
+    case Opcode::BarWarp:
+    case Opcode::Membar:
+    case Opcode::Mbarrier:
+    case Opcode::CpAsyncWait:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool has_memory_base(const ptx::Instruction& c, std::uint32_t reg) {
+  switch (c.op) {
+    case Opcode::Ld:
+    case Opcode::St:
+    case Opcode::Atom:
+    case Opcode::Red:
+    case Opcode::Ldmatrix:
+    case Opcode::Stmatrix:
+      break;
+    default:
+      return false;
+  }
+  for (std::size_t k = 0; k < c.num_ops; ++k)
+    if (c.ops[k].kind == OperandKind::Memory && c.ops[k].reg == reg) return true;
+  return false;
+}
+
+// A signed 24-bit immediate: the offset field of LDS/LDG/STS/STG/ATOM[S|G] on Volta and later.
+bool fits_offset(std::int64_t v) {
+  return v >= -(1 << 23) && v < (1 << 23);
+}
+
+struct Facts {
+  const ptx::Kernel& k;
+  const std::vector<RegUse>& uses;
+  std::vector<std::uint32_t> block;                  // block id per instruction
+  std::vector<std::uint32_t> nwrite, nread, writer;  // per register
+  std::vector<std::uint32_t> reader;                 // the last reader of each register
+
+  bool unguarded(std::uint32_t i) const { return k.code[i].guard == ptx::kNone; }
+  // Instruction i's only written register, if it writes exactly one (ptx::kNone otherwise).
+  std::uint32_t only_dst(std::uint32_t i) const {
+    return uses[i].writes.size() == 1 ? uses[i].writes[0] : ptx::kNone;
+  }
+  // The one reader of t, written only by i, in i's block after it; ptx::kNone otherwise.
+  std::uint32_t single_reader(std::uint32_t i, std::uint32_t t) const {
+    if (t == ptx::kNone || nwrite[t] != 1 || nread[t] != 1) return ptx::kNone;
+    const std::uint32_t c = reader[t];
+    return c > i && block[c] == block[i] ? c : ptx::kNone;
+  }
+  // An operand that is the same value on every lane for the whole kernel: an immediate, a
+  // symbol's address, or a register written once, by a mov of either.
+  bool constant(const ptx::Operand& o) const {
+    if (o.kind == OperandKind::ImmInt || o.kind == OperandKind::Symbol) return true;
+    if (o.kind != OperandKind::Reg || nwrite[o.reg] != 1) return false;
+    const ptx::Instruction& w = k.code[writer[o.reg]];
+    return w.op == Opcode::Mov && w.guard == ptx::kNone &&
+           (w.ops[1].kind == OperandKind::Symbol || w.ops[1].kind == OperandKind::ImmInt);
+  }
+};
+
+Facts facts_of(const ptx::Kernel& k, const std::vector<RegUse>& uses) {
+  Facts f{k, uses, {}, {}, {}, {}, {}};
+  const std::size_t n = k.code.size();
+  std::vector<std::uint8_t> leader(n + 1, 0);
+  leader[0] = 1;
+  for (std::size_t i = 0; i < n; ++i) {
+    const ptx::Instruction& ins = k.code[i];
+    for (std::size_t o = 0; o < ins.num_ops; ++o)
+      if (ins.ops[o].kind == OperandKind::Label && ins.ops[o].target < n)
+        leader[ins.ops[o].target] = 1;
+    if (ends_block(ins.op)) leader[i + 1] = 1;
+  }
+  for (const ptx::LinkedFunction& fn : k.functions) {
+    if (fn.entry < n) leader[fn.entry] = 1;
+    if (fn.end <= n) leader[fn.end] = 1;
+  }
+  f.block.resize(n);
+  std::uint32_t b = 0;
+  for (std::size_t i = 0; i < n; ++i) f.block[i] = b += leader[i] && i ? 1 : 0;
+  const std::size_t nregs = k.regs.size();
+  f.nwrite.assign(nregs, 0);
+  f.nread.assign(nregs, 0);
+  f.writer.assign(nregs, ptx::kNone);
+  f.reader.assign(nregs, ptx::kNone);
+  for (std::uint32_t i = 0; i < n && i < uses.size(); ++i) {
+    for (std::uint32_t r : uses[i].writes)
+      if (r < nregs) ++f.nwrite[r], f.writer[r] = i;
+    for (std::uint32_t r : uses[i].reads)
+      if (r < nregs) ++f.nread[r], f.reader[r] = i;
+  }
+  return f;
+}
+
+// A candidate: instruction i would be absorbed by `rule` into `into` (its consumer), or into any
+// reader of its result (into == kNone: cvt, mov).
+struct Candidate {
+  Rule rule = Rule::None;
+  std::uint32_t into = ptx::kNone;
+};
+
+}  // namespace
+
+std::vector<Lowered> lower(const ptx::Kernel& kernel, const std::vector<RegUse>& uses,
+                           const Rules& rules) {
+  const std::uint32_t n = std::uint32_t(kernel.code.size());
+  std::vector<Lowered> out(n);
+  if (!rules.any() || uses.size() < n) return out;
+  const Facts f = facts_of(kernel, uses);
+  const auto& code = kernel.code;
+  std::vector<Candidate> cand(n);
+  std::vector<std::uint8_t> products(n, 0);  // multiplies or shifts a consumer has taken in
+
+  // Addresses: the consumer is a memory instruction whose base register t one add computes.
+  for (std::uint32_t c = 0; c < n; ++c) {
+    for (std::size_t o = 0; o < code[c].num_ops; ++o) {
+      const ptx::Operand& m = code[c].ops[o];
+      if (m.kind != OperandKind::Memory || m.reg == ptx::kNone || m.reg >= f.nwrite.size())
+        continue;
+      if (!has_memory_base(code[c], m.reg) || f.nwrite[m.reg] != 1) continue;
+      const std::uint32_t a = f.writer[m.reg];
+      if (f.single_reader(a, m.reg) != c || !f.unguarded(a)) continue;
+      const ptx::Instruction& add = code[a];
+      if (add.op != Opcode::Add || !is_int(add.type) || add.has(ptx::kCc) || add.has(ptx::kCarryIn))
+        continue;
+      if (rules.scaled && code[c].space == ptx::Space::Shared && a > 0) {
+        // shl (a - 1) + add (a) of a constant: [R.Xk + base]
+        const std::uint32_t s = a - 1;
+        const ptx::Instruction& shl = code[s];
+        for (int side = 1; side <= 2; ++side) {
+          const ptx::Operand& idx = add.ops[std::size_t(side)];
+          const ptx::Operand& base = add.ops[std::size_t(3 - side)];
+          if (idx.kind != OperandKind::Reg || f.nwrite[idx.reg] != 1 || f.writer[idx.reg] != s)
+            continue;
+          if (shl.op != Opcode::Shl || !f.unguarded(s) || shl.ops[1].kind != OperandKind::Reg ||
+              shl.ops[2].kind != OperandKind::ImmInt || shl.ops[2].imm < 2 || shl.ops[2].imm > 4)
+            continue;
+          if (f.single_reader(s, idx.reg) != a || !f.constant(base)) continue;
+          cand[s] = {Rule::Scaled, a};
+          cand[a] = {Rule::Scaled, c};
+          break;
+        }
+        if (cand[a].rule != Rule::None) continue;
+      }
+      if (rules.addr) {
+        const bool imm1 = add.ops[1].kind == OperandKind::ImmInt && fits_offset(add.ops[1].imm);
+        const bool imm2 = add.ops[2].kind == OperandKind::ImmInt && fits_offset(add.ops[2].imm);
+        if (imm1 != imm2) cand[a] = {Rule::Addr, c};
+      }
+    }
+  }
+  // Products: a multiply or shift whose only reader is an add (one per add).
+  for (std::uint32_t p = 0; p < n; ++p) {
+    if (cand[p].rule != Rule::None || !f.unguarded(p)) continue;
+    const ptx::Instruction& mul = code[p];
+    const std::uint32_t c = f.single_reader(p, f.only_dst(p));
+    if (c == ptx::kNone || cand[c].rule != Rule::None || products[c]) continue;
+    const ptx::Instruction& add = code[c];
+    Rule rule = Rule::None;
+    if (rules.fma && mul.op == Opcode::Mul && ptx::is_float(mul.type) &&
+        mul.type != ptx::Type::TF32 && mul.rounding == ptx::Rounding::None &&
+        (add.op == Opcode::Add || add.op == Opcode::Sub) && add.type == mul.type &&
+        add.rounding == ptx::Rounding::None)
+      rule = Rule::Fma;
+    else if (rules.imad && mul.op == Opcode::Mul && is_int(mul.type) &&
+             (mul.mode == ptx::MulMode::Lo || mul.mode == ptx::MulMode::Wide) &&
+             add.op == Opcode::Add && is_int(add.type) && !add.has(ptx::kCc) &&
+             !add.has(ptx::kCarryIn))
+      rule = Rule::Imad;
+    else if (rules.lea && mul.op == Opcode::Shl && mul.ops[2].kind == OperandKind::ImmInt &&
+             add.op == Opcode::Add && is_int(add.type) && !add.has(ptx::kCc) &&
+             !add.has(ptx::kCarryIn))
+      rule = Rule::Lea;
+    if (rule == Rule::None) continue;
+    cand[p] = {rule, c};
+    products[c] = 1;
+  }
+  // Free moves: integer truncation and register copies, whatever reads them.
+  for (std::uint32_t p = 0; p < n; ++p) {
+    if (cand[p].rule != Rule::None || !f.unguarded(p) || f.only_dst(p) == ptx::kNone) continue;
+    const ptx::Instruction& ins = code[p];
+    if (ins.ops[1].kind != OperandKind::Reg) continue;
+    if (rules.cvt && ins.op == Opcode::Cvt && is_int(ins.type) && is_int(ins.type2) &&
+        ptx::type_bits(ins.type) <= ptx::type_bits(ins.type2) && !ins.has(ptx::kSat))
+      cand[p] = {Rule::Cvt, ptx::kNone};
+    else if (rules.mov && ins.op == Opcode::Mov && ins.type != ptx::Type::Pred &&
+             ins.type != ptx::Type::None && f.nwrite[ins.ops[1].reg] > 0 &&
+             ptx::type_bits(f.k.regs[ins.ops[1].reg].type) == ptx::type_bits(ins.type))
+      cand[p] = {Rule::Mov, ptx::kNone};
+  }
+
+  // Keep a candidate only when the instruction it would issue with is the one that consumes it
+  // (so that the consumer's wait for its registers is the wait the absorbed instruction adds).
+  // Backwards: the instructions after i are decided first.
+  std::vector<std::uint32_t> next_real(n + 1, n);
+  auto eff = [&](std::uint32_t c) { return out[c].absorbed != Rule::None ? out[c].issue_with : c; };
+  for (std::uint32_t i = n; i-- > 0;) {
+    const std::uint32_t q = i + 1 < n ? next_real[i + 1] : n;
+    const Candidate& cd = cand[i];
+    bool keep = false;
+    if (cd.rule != Rule::None && q < n && f.block[q] == f.block[i]) {
+      if (cd.into != ptx::kNone) {
+        keep = eff(cd.into) == q;
+      } else {
+        const std::uint32_t t = f.only_dst(i);
+        for (std::uint32_t r : uses[q].reads) keep |= r == t;
+        // ... or an absorbed instruction between them reads it on q's behalf
+        for (std::uint32_t j = i + 1; j < q && !keep; ++j)
+          for (std::uint32_t r : uses[j].reads) keep |= r == t;
+      }
+    }
+    if (keep) {
+      out[i].absorbed = cd.rule;
+      out[i].issue_with = q;
+      if (cd.rule == Rule::Imad) out[cd.into].imad = true;
+      next_real[i] = q;
+    } else {
+      next_real[i] = i;
+    }
+  }
+  return out;
+}
+
+}  // namespace smemsim::lower

@@ -1,0 +1,52 @@
+// The code as ptxas would run it (issue 42, DESIGN.md "Three programs, one kernel"): a pass over
+// the decoded kernel that marks the PTX instructions the GPU's own instruction set makes free. The
+// functional executor still executes every PTX instruction; the cycle model times the lowered
+// form, in which an absorbed instruction takes no issue slot, no unit and no latency: it issues
+// with the next instruction of its warp (its registers count in that instruction's scoreboard
+// check). docs/timing.md "Lowering" gives each rule's source.
+//
+// Rules (arch key sm.lower, a comma list; each can be left out to compare):
+//   fma   mul + add/sub of one float type, neither with a rounding modifier, the product used
+//         only by the add: one fused multiply-add (PTX ISA, mul/add: "mul/add sequences with no
+//         rounding modifiers may be optimized to use fused-multiply-add instructions").
+//   imad  integer mul.lo/mul.wide (or mad's add half) feeding only an add: one IMAD / IMAD.WIDE
+//         on the FMA pipe.
+//   lea   shl by an immediate feeding only an add: one LEA (ALU pipe).
+//   addr  add of an immediate whose sum is only a memory operand's base: [R+imm] (every
+//         load/store/atomic form from Fermi on has a signed immediate offset).
+//   scaled  shl by 2, 3 or 4 (of a register) + add of a constant base (an immediate, a symbol,
+//         or a register holding only a symbol's address) used only as a shared-memory address:
+//         [R.X4/.X8/.X16+imm] (Volta and later LDS/STS/ATOMS).
+//   cvt   cvt between integer types to the same or a narrower width, no saturation: the low
+//         register of a pair, no instruction.
+//   mov   mov of one register to another of the same width: removed by register coalescing.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "lower/rules.hpp"
+#include "smemsim/ptx.hpp"
+
+namespace smemsim::lower {
+
+// What the pass decided for one instruction.
+struct Lowered {
+  Rule absorbed = Rule::None;  // not None: the instruction is free, by this rule
+  // The instruction it issues with (the next one that is not absorbed; only when absorbed).
+  std::uint32_t issue_with = 0;
+  // It absorbed an integer multiply (imad): it runs on the FMA pipe as an IMAD.
+  bool imad = false;
+};
+
+// The registers an instruction reads and writes (each operand occurrence once), as the timing
+// model's scoreboard sees them.
+struct RegUse {
+  std::vector<std::uint32_t> reads, writes;
+};
+
+// One entry per instruction of kernel.code. `uses[i]` are instruction i's registers.
+std::vector<Lowered> lower(const ptx::Kernel& kernel, const std::vector<RegUse>& uses,
+                           const Rules& rules);
+
+}  // namespace smemsim::lower

@@ -1,0 +1,68 @@
+// Names and parsing of the lowering rules (rules.hpp).
+#include "lower/rules.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+
+#include "smemsim/error.hpp"
+
+namespace smemsim::lower {
+namespace {
+
+constexpr std::array<std::string_view, kRules> kNames = {"",     "fma",    "imad", "lea",
+                                                         "addr", "scaled", "cvt",  "mov"};
+
+}  // namespace
+
+std::string_view rule_name(Rule r) {
+  return kNames[std::size_t(r)];
+}
+
+Rules parse_rules(std::string_view spec, std::string_view key) {
+  Rules r;
+  if (spec.empty() || spec == "none") return r;
+  if (spec == "all") return parse_rules("fma,imad,lea,addr,scaled,cvt,mov", key);
+  std::size_t pos = 0;
+  while (pos <= spec.size()) {
+    const std::size_t comma = spec.find(',', pos);
+    const std::string_view name =
+        spec.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
+    bool* flag = name == "fma"      ? &r.fma
+                 : name == "imad"   ? &r.imad
+                 : name == "lea"    ? &r.lea
+                 : name == "addr"   ? &r.addr
+                 : name == "scaled" ? &r.scaled
+                 : name == "cvt"    ? &r.cvt
+                 : name == "mov"    ? &r.mov
+                                    : nullptr;
+    if (!flag)
+      throw InputError(fmt::format(
+          "arch key '{}': unknown lowering rule '{}' (give a comma list of fma, imad, lea, addr, "
+          "scaled, cvt, mov; or all, or none)",
+          key, name));
+    *flag = true;
+    if (comma == std::string_view::npos) break;
+    pos = comma + 1;
+  }
+  return r;
+}
+
+std::string to_string(const Rules& r) {
+  std::string s;
+  auto add = [&](bool on, std::string_view n) {
+    if (!on) return;
+    if (!s.empty()) s += ',';
+    s += n;
+  };
+  add(r.fma, "fma");
+  add(r.imad, "imad");
+  add(r.lea, "lea");
+  add(r.addr, "addr");
+  add(r.scaled, "scaled");
+  add(r.cvt, "cvt");
+  add(r.mov, "mov");
+  return s.empty() ? "none" : s;
+}
+
+}  // namespace smemsim::lower

@@ -1,0 +1,25 @@
+// The lowering rules' names and the parsing of arch key sm.lower (lower.hpp describes the rules).
+// Apart from the pass itself so that the arch's validation (the core library) can check the key.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace smemsim::lower {
+
+enum class Rule : std::uint8_t { None, Fma, Imad, Lea, Addr, Scaled, Cvt, Mov };
+inline constexpr std::size_t kRules = 8;
+std::string_view rule_name(Rule r);  // "fma", ... ("" for None)
+
+struct Rules {
+  bool fma = false, imad = false, lea = false, addr = false, scaled = false, cvt = false,
+       mov = false;
+  bool any() const { return fma || imad || lea || addr || scaled || cvt || mov; }
+};
+// "fma,imad,lea,addr,scaled,cvt,mov", "all" or "none" (""): throws InputError naming `key`.
+Rules parse_rules(std::string_view spec, std::string_view key = "sm.lower");
+std::string to_string(const Rules& r);  // the canonical comma list, "none" when empty
+
+}  // namespace smemsim::lower

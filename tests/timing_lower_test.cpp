@@ -1,0 +1,229 @@
+// The lowering pass (issue 42, src/lower/): the cycle model times the code as ptxas would emit
+// it, the executor still runs the PTX. Each rule is checked twice: which instructions the pass
+// marks (a hand-read kernel), and what it does to a chain's cycles against a derivation from the
+// keys, with the rule on and off.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "lower/lower.hpp"
+#include "smemsim/arch.hpp"
+#include "smemsim/error.hpp"
+#include "timing/inst_info.hpp"
+#include "timing_test_util.hpp"
+
+namespace smemsim::test {
+namespace {
+
+// One instruction per line, numbered in the comments (Kernel::code indices).
+const char* kMixed = R"(
+.visible .entry mixed(.param .u64 out)
+{
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<20>;
+  .reg .f32 %f<20>;
+  .shared .align 8 .b8 s[2048];
+  mov.u32 %r4, s;                 // 0  a symbol's address into a register: stays (read 3 apart)
+  mov.u32 %r1, %tid.x;            // 1  a special register: stays
+  cvt.u64.u32 %rd1, %r1;          // 2  widening: stays
+  cvt.u32.u64 %r2, %rd1;          // 3  cvt (truncation), issues with 6: shl (4) reads it for 6
+  shl.b32 %r3, %r2, 3;            // 4  scaled, with 6
+  add.s32 %r5, %r4, %r3;          // 5  scaled, with 6: [%r2.X8 + s]
+  ld.shared.u64 %rd2, [%r5];      // 6
+  mov.f32 %f1, 0f3F800000;        // 7  an immediate: stays
+  mul.f32 %f2, %f1, %f1;          // 8  fma, with 9
+  add.f32 %f3, %f2, %f1;          // 9
+  mul.rn.f32 %f4, %f3, %f3;       // 10 .rn: stays (PTX ISA: no contraction with a rounding mode)
+  add.f32 %f5, %f4, %f3;          // 11
+  mul.f32 %f6, %f5, %f5;          // 12 read twice by 13: stays
+  add.f32 %f7, %f6, %f6;          // 13
+  add.s64 %rd3, %rd2, 16;         // 14 addr, with 15: [%rd2 + 16]
+  ld.global.u32 %r6, [%rd3];      // 15
+  mul.wide.u32 %rd4, %r6, 4;      // 16 imad, with 17 (IMAD.WIDE on the FMA pipe)
+  add.s64 %rd5, %rd4, %rd2;       // 17
+  shl.b32 %r7, %r6, 2;            // 18 lea, with 19
+  add.s32 %r8, %r7, %r6;          // 19
+  mov.u32 %r9, %r8;               // 20 mov, with 21 (which reads %r9)
+  st.global.u32 [%rd5], %r9;      // 21
+  mul.f32 %f8, %f7, %f7;          // 22 fma candidate, but 23 comes first: stays
+  mov.u32 %r10, %clock;           // 23
+  add.f32 %f9, %f8, %f7;          // 24
+  st.global.f32 [%rd5+4], %f9;    // 25
+  ret;                            // 26
+}
+)";
+
+TEST(Lowering, MarksWhatPtxasMakesFree) {
+  const ptx::Module m = ptx::parse(std::string(kTimingHeader) + kMixed, "t.ptx");
+  const ptx::Kernel& k = m.kernels.at(0);
+  ASSERT_EQ(k.code.size(), 27u);
+  std::vector<timing::InstInfo> info = timing::decode_kernel(k);
+  const std::vector<std::uint32_t> with =
+      timing::apply_lowering(k, info, lower::parse_rules("all"));
+  const std::uint32_t no = ptx::kNone;
+  const std::vector<std::uint32_t> expected = {no, no, no, 6,  6,  6,  no, no, 9,
+                                               no, no, no, no, no, 15, no, 17, no,
+                                               19, no, 21, no, no, no, no, no, no};
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    EXPECT_EQ(with[i], expected[i]) << "instruction " << i;
+  // The IMAD runs on the FMA pipe; the LEA stays on the ALU.
+  EXPECT_EQ(info[17].unit, timing::Unit::Fma);
+  EXPECT_EQ(info[19].unit, timing::Unit::Alu);
+  // The group of 3..6 checks the cvt's source and the load's destination.
+  const auto& g = info[3];
+  EXPECT_EQ(g.space, timing::Space::Shared);
+  auto has = [](const auto& set, std::uint8_t n, std::uint32_t r) {
+    for (std::uint8_t i = 0; i < n; ++i)
+      if (set[i] == r) return true;
+    return false;
+  };
+  const std::vector<timing::InstInfo> plain = timing::decode_kernel(k);
+  EXPECT_TRUE(has(g.src, g.nsrc, plain[3].src[0]));  // %rd1
+  EXPECT_TRUE(has(g.dst, g.ndst, plain[6].dst[0]));  // %rd2
+  // Each rule alone marks only its own instructions. Alone, lea takes the shl of 4 (the scaled
+  // address's, when scaled is on) into its add.
+  const std::vector<std::pair<const char*, std::vector<std::uint32_t>>> alone = {
+      {"fma", {8}},       {"imad", {16}}, {"lea", {4, 18}}, {"addr", {14}},
+      {"scaled", {4, 5}}, {"cvt", {3}},   {"mov", {20}}};
+  for (const auto& [rule, marked] : alone) {
+    std::vector<timing::InstInfo> i1 = plain;
+    const auto w1 = timing::apply_lowering(k, i1, lower::parse_rules(rule));
+    std::vector<std::uint32_t> got;
+    for (std::uint32_t i = 0; i < w1.size(); ++i)
+      if (w1[i] != no) got.push_back(i);
+    EXPECT_EQ(got, marked) << rule;
+  }
+}
+
+TEST(Lowering, RulesParseAndRefuseTypos) {
+  EXPECT_EQ(lower::to_string(lower::parse_rules("all")), "fma,imad,lea,addr,scaled,cvt,mov");
+  EXPECT_EQ(lower::to_string(lower::parse_rules("none")), "none");
+  EXPECT_EQ(lower::to_string(lower::parse_rules("mov,fma")), "fma,mov");
+  try {
+    lower::parse_rules("fma,fmad");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'sm.lower': unknown lowering rule 'fmad'"),
+              std::string::npos)
+        << e.what();
+  }
+  Arch a = find_preset("volta-v100");
+  a.sm.lower = "fused";
+  EXPECT_THROW(validate(a), InputError);
+  // The seeds' machines time the PTX as written; the modern presets as ptxas emits it.
+  EXPECT_EQ(find_preset("fermi-gtx580").sm.lower, "none");
+  for (const char* p : {"volta-v100", "turing-t4", "ampere-a100", "hopper-h100"})
+    EXPECT_EQ(lower::to_string(lower::parse_rules(find_preset(p).sm.lower)),
+              "fma,imad,lea,addr,scaled,cvt,mov")
+        << p;
+}
+
+// t0 = clock, N links, t1 = clock; out[0] = t1 - t0, out[1] = the chain's value (lane 0).
+std::string clocked(const std::string& decl, const std::string& setup,
+                    const std::string& (*link)(int, std::string&), int n,
+                    const std::string& result) {
+  std::string body;
+  for (int k = 0; k < n; ++k) {
+    std::string s;
+    body += link(k, s);
+  }
+  return ".visible .entry clocked(.param .u64 out)\n{\n  .reg .b32 %r<400>;\n  .reg .b64 "
+         "%rd<400>;\n  .reg .f32 %f<400>;\n" +
+         decl + setup + "  mov.u32 %r390, %clock;\n" + body +
+         "  mov.u32 %r391, %clock;\n  sub.s32 %r392, %r391, %r390;\n"
+         "  ld.param.u64 %rd390, [out];\n  cvta.to.global.u64 %rd391, %rd390;\n"
+         "  st.global.u32 [%rd391], %r392;\n" +
+         result + "  ret;\n}\n";
+}
+
+// r = r * m + r as the PTX of a half2 or float chain writes it: mul then add (issue 42's half2
+// figure; here f32, whose pipe the presets time with sm.lat_fma).
+const std::string& fma_link(int k, std::string& s) {
+  s = fmt::format("  mul.f32 %f{0}, %f{1}, %f100;\n  add.f32 %f{2}, %f{0}, %f{1};\n", 2 * k + 200,
+                  k == 0 ? 1 : 2 * k + 199, 2 * k + 201);
+  return s;
+}
+
+// p = s[p] on a u64 array as nvcc writes it: the index truncated, scaled by 8, added to the
+// array's address, loaded (issue 42's shared-memory pointer chase).
+const std::string& chase_link(int k, std::string& s) {
+  s = fmt::format(
+      "  cvt.u32.u64 %r{0}, %rd{1};\n  shl.b32 %r{2}, %r{0}, 3;\n  add.s32 %r{3}, %r2, %r{2};\n"
+      "  ld.shared.u64 %rd{4}, [%r{3}];\n",
+      3 * k + 10, k + 1, 3 * k + 11, 3 * k + 12, k + 2);
+  return s;
+}
+
+std::string fma_kernel(int n) {
+  return clocked("", "  mov.f32 %f1, 0f3F800000;\n  mov.f32 %f100, 0f3F000000;\n", fma_link, n,
+                 fmt::format("  st.global.f32 [%rd391+4], %f{};\n", 2 * n + 199));
+}
+
+std::string chase_kernel(int n) {
+  return clocked(
+      "  .shared .align 8 .b8 s[256];\n",
+      "  mov.u32 %r1, %tid.x;\n  mov.u32 %r2, s;\n  shl.b32 %r3, %r1, 3;\n"
+      "  add.s32 %r4, %r2, %r3;\n  xor.b32 %r5, %r1, 1;\n  cvt.u64.u32 %rd1, %r5;\n"
+      "  st.shared.u64 [%r4], %rd1;\n  bar.sync 0;\n",
+      chase_link, n,
+      fmt::format("  cvt.u32.u64 %r393, %rd{};\n  st.global.u32 [%rd391+4], %r393;\n", n + 1));
+}
+
+struct ChainRun {
+  std::uint32_t cycles = 0, value = 0;
+  std::uint64_t warp_instructions = 0, absorbed = 0;
+};
+
+ChainRun run(const std::string& body, const std::string& rules, std::uint32_t threads = 1) {
+  Arch a = find_preset("volta-v100");
+  a.sm.count = 1;
+  a.sm.lower = rules;
+  TimedKernel k(body, threads, 2);
+  const timing::TimingStats s = k.run(a);
+  return {k.out()[0], k.out()[1], s.warp_instructions, s.absorbed};
+}
+
+// Each link is mul then add on the previous link's result. Off, both wait for their producer:
+// 2 x lat_fma a link. With fma the mul is free and issues with its add, which waits for the
+// previous add: lat_fma a link. The clock reads add a constant, so the difference of two chain
+// lengths gives the cost of a link exactly: (N2 - N1) x cost.
+TEST(Lowering, FusedMultiplyAddTakesOneLatencyALink) {
+  const std::uint32_t fma = find_preset("volta-v100").sm.lat_fma;  // 4
+  const ChainRun on8 = run(fma_kernel(8), "all"), on24 = run(fma_kernel(24), "all");
+  const ChainRun off8 = run(fma_kernel(8), "none"), off24 = run(fma_kernel(24), "none");
+  EXPECT_EQ(on24.cycles - on8.cycles, 16 * fma);
+  EXPECT_EQ(off24.cycles - off8.cycles, 16 * 2 * fma);
+  EXPECT_EQ(run(fma_kernel(24), "cvt,mov").cycles, off24.cycles);  // the other rules: no change
+  // The PTX still executes as written (x = x * 0.5 + x: 1.5^24), and every instruction counts.
+  EXPECT_EQ(on24.value, off24.value);
+  float v = 0;
+  std::memcpy(&v, &on24.value, 4);
+  EXPECT_FLOAT_EQ(v, 16834.112f);
+  EXPECT_EQ(on24.warp_instructions, off24.warp_instructions);
+  EXPECT_EQ(on24.absorbed, 24u);
+  EXPECT_EQ(off24.absorbed, 0u);
+}
+
+// Off, a hop is cvt, shl and add (lat_alu each, dependent) and the load (lat_shared_ld): 3 x 4 +
+// 27 = 39 on volta-v100. Lowered, the cvt is the low register, shl + add the address mode
+// [R.X8 + s]: a hop is the load's 27, the TITAN V's measured 27.0 (issue 42's first row). One
+// thread, so that the 64-bit load is one phase.
+TEST(Lowering, SharedChaseHopIsTheLoadAlone) {
+  const Arch v = find_preset("volta-v100");
+  const ChainRun on8 = run(chase_kernel(8), "all"), on24 = run(chase_kernel(24), "all");
+  const ChainRun off8 = run(chase_kernel(8), "none"), off24 = run(chase_kernel(24), "none");
+  EXPECT_EQ(off24.cycles - off8.cycles, 16 * (3 * v.sm.lat_alu + v.sm.lat_shared_ld));
+  EXPECT_EQ(on24.cycles - on8.cycles, 16 * v.sm.lat_shared_ld);
+  // One thread's chase: s[p] = p ^ 1 from p = 1: 24 hops end at 1.
+  EXPECT_EQ(on24.value, 1u);
+  EXPECT_EQ(on24.value, off24.value);
+  // Every hop's cvt, shl and add; the setup's shl (a LEA: its add is not right before the store,
+  // so the address mode does not take it); the result's truncation before its store.
+  EXPECT_EQ(on24.absorbed, 3u * 24u + 1u + 1u);
+  // Only the address mode: the cvt stays, one lat_alu a hop.
+  const ChainRun sc8 = run(chase_kernel(8), "scaled"), sc24 = run(chase_kernel(24), "scaled");
+  EXPECT_EQ(sc24.cycles - sc8.cycles, 16 * (v.sm.lat_alu + v.sm.lat_shared_ld));
+}
+
+}  // namespace
+}  // namespace smemsim::test
