@@ -62,6 +62,7 @@ void add_profile_command(CLI::App& app);
 void add_sim_command(CLI::App& app);
 void add_fix_command(CLI::App& app);  // cmd_fix.cpp
 void add_launch_command(CLI::App& app);
+void add_calibrate_command(CLI::App& app);  // cmd_calibrate.cpp
 
 // Option checks with short messages (CLI11's own number ranges print the double limits).
 // An output path must be given (an empty one would silently write nothing) and must not be a

@@ -31,6 +31,7 @@ void add_commands(CLI::App& app) {
   add_sim_command(app);
   add_fix_command(app);
   add_launch_command(app);
+  add_calibrate_command(app);
   check_numeric_options(app);
 }
 

@@ -254,7 +254,10 @@ std::vector<Arch> build() {
     // the LSU's path to MEM0 and the sector's transfer: 292 makes kernels/ubench.cu's chase
     // (ubench_ldg) take 313 in the model (tests/ubench_test.cpp).
     a.sm.global_latency = 292;
-    a.sm.global_atomic_latency = 244;  // [TV] atomicAdd 243.6
+    // [TV] atomicAdd chase 243.6 a hop, calibrated (issue 42, `smemsim calibrate
+    // calibration/titanv-accelsim.toml`): the hop is the atomic plus its address arithmetic (an
+    // IMAD.WIDE), so the key that makes the replica take 243.8 is 214, not the figure itself.
+    a.sm.global_atomic_latency = 214;
     a.sm.global_bytes_per_cycle = 7;   // [WP] 900 GB/s / (80 SMs x 1530 MHz) = 7.35
     // [WP] 8 tensor cores of 64 FP16 FMA/clock per SM: 128 per block. [TV] wmma m16n16k16
     // (4096 FMA, I = 32) takes 35.4 cycles: lat_tensor = 35 - 31 = 4.

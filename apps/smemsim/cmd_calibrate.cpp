@@ -1,0 +1,137 @@
+// smemsim calibrate MEASUREMENTS (issue 42, docs/calibration.md): runs every figure's replica
+// microbenchmark in the cycle model, solves the keys the figures constrain and prints the residual
+// table; -o writes the fitted keys as an arch file.
+#include <filesystem>
+#include <fstream>
+
+#include "calibrate/fit.hpp"
+#include "calibrate/replicas.hpp"
+#include "cli_common.hpp"
+#include "smemsim/workloads.hpp"
+
+namespace smemsim::cli {
+namespace {
+
+struct CalibrateOptions {
+  std::string file;
+  ArchOptions arch;
+  std::string out;
+  bool json = false, list = false;
+};
+
+nlohmann::json fit_json(const calibrate::Fit& f, const calibrate::Measurements& m) {
+  nlohmann::json j = json::document("calibrate");
+  j["measurements"] = {{"file", m.path}, {"gpu", m.gpu}, {"chip", m.chip}, {"title", m.title}};
+  nlohmann::json rows = nlohmann::json::array();
+  for (const calibrate::Row& r : f.rows)
+    rows.push_back({{"id", r.id},
+                    {"benchmark", r.benchmark},
+                    {"unit", r.unit},
+                    {"key", r.key},
+                    {"measured", r.measured},
+                    {"before", r.before},
+                    {"after", r.after},
+                    {"error", r.error()},
+                    {"status", r.status}});
+  j["figures"] = rows;
+  nlohmann::json keys = nlohmann::json::array();
+  for (const calibrate::KeyFit& k : f.keys)
+    keys.push_back({{"key", k.key},
+                    {"before", k.before},
+                    {"after", k.after},
+                    {"figures", k.figures},
+                    {"residual", k.residual}});
+  j["keys"] = keys;
+  j["arch"] = json::to_json(f.arch);
+  return j;
+}
+
+// The shipped measurement files: calibration/ beside kernels/ in the source tree, or
+// share/smemsim/calibration beside share/smemsim/ptx when installed.
+std::filesystem::path shipped_dir() {
+  namespace fs = std::filesystem;
+  const fs::path ptx = exec::suite_ptx_dir();
+  std::error_code ec;
+  for (const fs::path& d :
+       {ptx.parent_path().parent_path() / "calibration", ptx.parent_path() / "calibration"})
+    if (fs::is_directory(d, ec)) return d;
+  return {};
+}
+
+// A name without a folder or an extension ("titanv-accelsim") is a shipped file.
+std::string resolve_measurements(const std::string& arg) {
+  if (arg.find('/') != std::string::npos || arg.ends_with(".toml")) return arg;
+  const std::filesystem::path d = shipped_dir();
+  const std::filesystem::path p = d / (arg + ".toml");
+  std::error_code ec;
+  if (d.empty() || !std::filesystem::is_regular_file(p, ec))
+    throw InputError(fmt::format(
+        "calibrate: '{}' is no file path and no shipped measurement file (calibrate --list names "
+        "them)",
+        printable(arg)));
+  return p.string();
+}
+
+}  // namespace
+
+void add_calibrate_command(CLI::App& app) {
+  auto o = std::make_shared<CalibrateOptions>();
+  auto* cmd = app.add_subcommand(
+      "calibrate",
+      "fit a preset's timing keys to measured GPU figures by running each figure's replica "
+      "microbenchmark in the cycle model (docs/calibration.md)");
+  cmd->add_option(
+      "measurements", o->file,
+      "measurement file (TOML: [gpu], [source], [[figure]]; docs/calibration.md), or the name of a "
+      "shipped one (titanv-accelsim)");
+  add_arch_options(cmd, o->arch, false);
+  cmd->add_option("-o,--output", o->out, "write the fitted keys as an arch file (--arch-file)")
+      ->check(non_empty_path());
+  cmd->add_flag("--json", o->json, "machine-readable output on stdout");
+  cmd->add_flag("--list", o->list, "list the replica microbenchmarks a figure may name");
+  cmd->footer(
+      "The base arch is --arch (or --arch-file), else the file's [gpu] preset.\n\n"
+      "Examples:\n"
+      "  smemsim calibrate titanv-accelsim\n"
+      "  smemsim calibrate titanv-accelsim --arch volta-v100 -o fitted.toml\n"
+      "  smemsim sim builtin:reduction --arch volta-v100 --arch-file fitted.toml\n"
+      "  smemsim calibrate --list");
+  cmd->callback([o] {
+    if (o->list) {
+      fmt::print("shipped measurement files (give the name, or a path to your own):\n");
+      if (const auto d = shipped_dir(); !d.empty())
+        for (const auto& e : std::filesystem::directory_iterator(d))
+          if (e.path().extension() == ".toml") fmt::print("  {}\n", e.path().stem().string());
+      fmt::print("replicas (a figure's benchmark):\n");
+      for (const calibrate::Replica& r : calibrate::replicas())
+        fmt::print("  {:<22} {:<8} {}{}\n", r.name, r.unit, r.what,
+                   r.keys.empty() || r.keys[0].empty() ? "" : fmt::format(" [{}]", r.keys[0]));
+      return;
+    }
+    if (o->file.empty())
+      throw InputError("calibrate: give a measurement file (or --list; see --help)");
+    const calibrate::Measurements m = calibrate::load_measurements(resolve_measurements(o->file));
+    ArchOptions ao = o->arch;
+    if (!ao.chosen()) {
+      if (m.preset.empty())
+        throw InputError(fmt::format(
+            "{}: [gpu] names no preset: give --arch (the preset to calibrate)", m.path));
+      ao.name = m.preset;
+    }
+    const Arch base = resolve_arch(ao);
+    const calibrate::Fit f = calibrate::fit(m, base);
+    if (!o->out.empty()) {
+      const std::string toml = calibrate::fitted_toml(f, m);
+      std::ofstream out(o->out, std::ios::binary);
+      if (!(out << toml) || !out.flush())
+        throw InputError(fmt::format("-o: cannot write '{}'", o->out));
+    }
+    if (o->json) return print_json(fit_json(f, m));
+    fmt::print("{} ({}) against {}: {} figures\n", m.gpu, m.title, arch_label(base), f.rows.size());
+    fmt::print("{}", calibrate::residual_table(f));
+    if (!o->out.empty())
+      fmt::print("wrote {}: load it with --arch {} --arch-file {}\n", o->out, base.name, o->out);
+  });
+}
+
+}  // namespace smemsim::cli

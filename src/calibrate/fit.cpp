@@ -1,0 +1,166 @@
+// The fit by simulation (fit.hpp).
+#include "calibrate/fit.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+
+#include "calibrate/replicas.hpp"
+#include "smemsim/error.hpp"
+
+namespace smemsim::calibrate {
+namespace {
+
+std::int64_t key_value(const Arch& a, const std::string& key) {
+  std::int64_t out = -1;
+  visit_arch(a, [&](std::string_view k, const ArchValue& v) {
+    if (k == key)
+      if (const auto* i = std::get_if<std::int64_t>(&v)) out = *i;
+  });
+  if (out < 0) throw InputError(fmt::format("calibrate: arch key '{}' is not an integer key", key));
+  return out;
+}
+
+// A latency key is at least the pipeline's shortest latency (validate refuses less).
+std::pair<std::int64_t, std::int64_t> key_range(const std::string& key, const Arch& a) {
+  std::int64_t lo = 1, hi = 100000;
+  for (const ArchKeyInfo& k : arch_key_info())
+    if (k.name == key && (k.min || k.max)) lo = std::max<std::int64_t>(k.min, 1), hi = k.max;
+  if (key.starts_with("sm.lat_")) lo = std::max<std::int64_t>(lo, a.sm.min_latency());
+  return {lo, hi};
+}
+
+Arch with_key(const Arch& a, const std::string& key, std::int64_t v) {
+  Arch b = a;
+  apply_override(b, fmt::format("{}={}", key, v));
+  return b;
+}
+
+}  // namespace
+
+Fit fit(const Measurements& m, const Arch& base, const std::string& ptx_dir) {
+  Fit f;
+  f.arch = base;
+  validate(base);
+  // Figures per key, in the replicas' order (the order their keys depend on each other).
+  std::map<std::string, std::vector<const Figure*>> by_key;
+  std::vector<std::string> order;
+  for (const Replica& r : replicas()) {
+    if (!r.missing.empty() || r.keys.empty() || r.keys[0].empty()) continue;
+    const std::string key(r.keys[0]);
+    for (const Figure& fig : m.figures)
+      if (fig.benchmark == r.name) {
+        if (!by_key.count(key)) order.push_back(key);
+        by_key[key].push_back(&fig);
+      }
+  }
+  std::map<std::string, double> before;
+  for (const Figure& fig : m.figures)
+    before[fig.id] = run_replica(*find_replica(fig.benchmark), base, ptx_dir);
+  for (const std::string& key : order) {
+    const std::vector<const Figure*>& figs = by_key[key];
+    std::map<std::int64_t, double> cost;  // value -> sum of squared relative errors
+    std::map<std::int64_t, std::vector<double>> model;
+    auto eval = [&](std::int64_t v) {
+      if (auto it = cost.find(v); it != cost.end()) return it->second;
+      const Arch a = with_key(f.arch, key, v);
+      double c = 0;
+      for (const Figure* fig : figs) {
+        const double x = run_replica(*find_replica(fig->benchmark), a, ptx_dir);
+        model[v].push_back(x);
+        c += std::pow((x - fig->value) / fig->value, 2);
+      }
+      return cost[v] = c;
+    };
+    const auto [lo, hi] = key_range(key, f.arch);
+    std::int64_t v = key_value(f.arch, key);
+    // Newton steps on the figures' mean (each figure moves about one cycle per cycle of its
+    // key), then the integers around the landing point.
+    for (int step = 0; step < 4; ++step) {
+      eval(v);
+      const std::int64_t w = v + 1 <= hi ? v + 1 : v - 1;
+      eval(w);
+      double got = 0, got_w = 0, want = 0;
+      for (std::size_t i = 0; i < figs.size(); ++i) {
+        got += model[v][i];
+        got_w += model[w][i];
+        want += figs[i]->value;
+      }
+      const double slope = (got_w - got) / double(w - v);
+      if (std::abs(slope) < 1e-9) break;
+      const std::int64_t next =
+          std::clamp<std::int64_t>(std::llround(double(v) + (want - got) / slope), lo, hi);
+      if (next == v) break;
+      v = next;
+    }
+    std::int64_t best = v;
+    for (std::int64_t d = -2; d <= 2; ++d)
+      if (v + d >= lo && v + d <= hi && eval(v + d) < eval(best)) best = v + d;
+    KeyFit k;
+    k.key = key;
+    k.before = key_value(f.arch, key);
+    k.after = best;
+    for (const Figure* fig : figs) k.figures.push_back(fig->id);
+    f.arch = with_key(f.arch, key, best);
+    f.keys.push_back(k);
+  }
+  for (const Figure& fig : m.figures) {
+    const Replica& r = *find_replica(fig.benchmark);
+    Row row;
+    row.id = fig.id;
+    row.benchmark = fig.benchmark;
+    row.unit = fig.unit;
+    row.measured = fig.value;
+    row.before = before[fig.id];
+    row.after = run_replica(r, f.arch, ptx_dir);
+    if (!r.missing.empty()) {
+      row.status = fmt::format("not fitted: {}", r.missing);
+    } else if (!r.keys.empty() && !r.keys[0].empty()) {
+      row.key = std::string(r.keys[0]);
+      row.status = "fitted";
+    } else {
+      row.status = "checked";
+    }
+    for (KeyFit& k : f.keys)
+      if (k.key == row.key) k.residual = std::max(k.residual, std::abs(row.error()));
+    f.rows.push_back(row);
+  }
+  return f;
+}
+
+std::string residual_table(const Fit& f) {
+  std::string s = fmt::format("{:<24} {:<8} {:>10} {:>10} {:>10} {:>8}  {}\n", "figure", "unit",
+                              "measured", "before", "after", "error", "status");
+  for (const Row& r : f.rows)
+    s += fmt::format("{:<24} {:<8} {:>10.2f} {:>10.2f} {:>10.2f} {:>+7.1f}%  {}{}\n", r.id, r.unit,
+                     r.measured, r.before, r.after, 100 * r.error(), r.status,
+                     r.key.empty() ? "" : " (" + r.key + ")");
+  for (const KeyFit& k : f.keys)
+    s += fmt::format("{} = {} (was {}): from {}, residual {:.1f} %\n", k.key, k.after, k.before,
+                     fmt::join(k.figures, ", "), 100 * k.residual);
+  return s;
+}
+
+std::string fitted_toml(const Fit& f, const Measurements& m) {
+  const std::string source =
+      m.repository.empty() ? m.citation
+                           : fmt::format("{} {}{}", m.repository, m.source_path,
+                                         m.commit.empty() ? "" : " at " + m.commit.substr(0, 12));
+  std::string s = fmt::format(
+      "# smemsim calibrate: {} ({}) fitted to {}\n# measurement file: {}\n# load over the preset: "
+      "smemsim sim ... --arch {} --arch-file THIS\n",
+      m.gpu, m.chip.empty() ? "?" : m.chip, source, m.path, f.arch.name);
+  std::map<std::string, std::vector<const KeyFit*>> tables;
+  for (const KeyFit& k : f.keys) tables[k.key.substr(0, k.key.find('.'))].push_back(&k);
+  for (const auto& [table, keys] : tables) {
+    s += fmt::format("\n[{}]\n", table);
+    for (const KeyFit* k : keys)
+      s += fmt::format("# calibrated to {} ({}), residual {:.1f} %; the preset had {}\n{} = {}\n",
+                       source, fmt::join(k->figures, ", "), 100 * k->residual, k->before,
+                       k->key.substr(k->key.find('.') + 1), k->after);
+  }
+  return s;
+}
+
+}  // namespace smemsim::calibrate

@@ -1,0 +1,137 @@
+// smemsim calibrate (issue 42): the shipped TITAN V measurements are reproduced by the volta-v100
+// preset running each figure's replica (the same instruction sequence, timed the same way), the
+// fit moves a key only as far as its figure asks, and a malformed measurement file is one located
+// line with exit code 2.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "calibrate/fit.hpp"
+#include "calibrate/replicas.hpp"
+#include "smemsim/error.hpp"
+#include "test_util.hpp"
+
+namespace smemsim::test {
+namespace {
+
+const std::string kFile = std::string(SMEMSIM_SOURCE_DIR) + "/calibration/titanv-accelsim.toml";
+
+// Every shipped figure within 5 % on the preset as shipped (the issue's bar). The figures are the
+// log's; the model's numbers come from running the replicas, not from the keys.
+TEST(Calibrate, VoltaReproducesTheTitanVFiguresWithinFivePercent) {
+  const calibrate::Measurements m = calibrate::load_measurements(kFile);
+  ASSERT_EQ(m.preset, "volta-v100");
+  ASSERT_GE(m.figures.size(), 3u);
+  const Arch v = find_preset("volta-v100");
+  for (const calibrate::Figure& f : m.figures) {
+    const double x = calibrate::run_replica(*calibrate::find_replica(f.benchmark), v);
+    EXPECT_LT(std::abs(x - f.value) / f.value, 0.05) << f.id << ": " << x << " vs " << f.value;
+  }
+}
+
+// The shared chase is the issue's first row: 27.01 measured; the PTX hop is shl + add + ld.shared,
+// so the PTX as written takes lat_alu x 2 + lat_shared_ld = 35 a hop (the issue measured 35.07 on
+// the preset before lowering) and the lowered code 27.
+TEST(Calibrate, SharedChaseIsTheLoadOnceLowered) {
+  const calibrate::Replica& r = *calibrate::find_replica("shared_chase");
+  Arch v = find_preset("volta-v100");
+  EXPECT_NEAR(calibrate::run_replica(r, v), 27.0, 0.05);
+  v.sm.lower = "none";
+  EXPECT_NEAR(calibrate::run_replica(r, v), 2.0 * v.sm.lat_alu + v.sm.lat_shared_ld, 0.05);
+}
+
+// Fitting from a wrong start: the key returns to where its figure puts it. Without the lowering,
+// the half2 figure (6.18) cannot be reached: lat_fma stops at the pipeline's shortest latency and
+// the residual stays large, which the table shows rather than hides.
+TEST(Calibrate, FitSolvesEachKeyFromItsFigure) {
+  const calibrate::Measurements m = calibrate::load_measurements(kFile);
+  Arch v = find_preset("volta-v100");
+  v.sm.lat_shared_ld = 40;
+  v.sm.global_atomic_latency = 300;
+  const calibrate::Fit f = calibrate::fit(m, v);
+  EXPECT_EQ(f.arch.sm.lat_shared_ld, 27u);
+  EXPECT_EQ(f.arch.sm.global_atomic_latency, find_preset("volta-v100").sm.global_atomic_latency);
+  for (const calibrate::Row& r : f.rows) EXPECT_LT(std::abs(r.error()), 0.05) << r.id;
+  v = find_preset("volta-v100");
+  v.sm.lower = "none";
+  const calibrate::Fit g = calibrate::fit(m, v);
+  for (const calibrate::Row& r : g.rows)
+    if (r.id == "half2_fma_latency") EXPECT_GT(r.error(), 0.5);
+  const std::string toml = calibrate::fitted_toml(f, m);
+  EXPECT_NE(toml.find("lat_shared_ld = 27"), std::string::npos) << toml;
+  EXPECT_NE(toml.find("residual"), std::string::npos);
+  // The arch file loads over the preset.
+  const Arch loaded = parse_arch_toml(toml, "fitted.toml", find_preset("volta-v100"));
+  EXPECT_EQ(loaded.sm.lat_shared_ld, 27u);
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    calibrate::parse_measurements(text, "m.toml");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+const char* kHead = R"(format = 1
+[gpu]
+name = "G"
+[source]
+kind = "measured"
+title = "t"
+citation = "c"
+)";
+
+std::string figure(const std::string& benchmark, const std::string& unit,
+                   const std::string& extra = "") {
+  return std::string(kHead) + "[[figure]]\nid = \"f\"\nbenchmark = \"" + benchmark +
+         "\"\nvalue = 27.0\nunit = \"" + unit + "\"\nwhere = \"w\"\n" + extra +
+         "[figure.method]\nstep = \"s\"\nclock = \"c\"\n";
+}
+
+TEST(Calibrate, MalformedFilesNameFileLineAndField) {
+  EXPECT_EQ(error_of(figure("shared_chase", "cycles")), "no error");
+  EXPECT_EQ(
+      error_of(figure("shared_chsae", "cycles"))
+          .rfind("m.toml:10: figure 'f': field 'benchmark': no replica is named 'shared_chsae'", 0),
+      0u)
+      << error_of(figure("shared_chsae", "cycles"));
+  EXPECT_EQ(error_of(figure("shared_chase", "B/clk/SM")),
+            "m.toml:12: figure 'f': field 'unit': 'B/clk/SM' does not match replica "
+            "shared_chase's unit 'cycles'");
+  EXPECT_EQ(error_of(figure("shared_chase", "cyc"))
+                .rfind("m.toml:12: figure 'f': field 'unit': 'cyc' is not a unit", 0),
+            0u);
+  EXPECT_EQ(error_of(figure("shared_chase", "cycles", "colour = 3\n"))
+                .rfind("m.toml:14: figure 'f': field 'colour': unknown field in [[figure]]", 0),
+            0u)
+      << error_of(figure("shared_chase", "cycles", "colour = 3\n"));
+  EXPECT_EQ(error_of(std::string(kHead)),
+            "m.toml:1: no [[figure]]: a measurement file has at least one");
+  EXPECT_EQ(error_of("format = 2\n").rfind("m.toml:1: field 'format': 2 is not a format", 0), 0u);
+  EXPECT_NE(error_of("format = [\n").find("m.toml:1: TOML syntax error"), std::string::npos)
+      << error_of("format = [\n");
+  std::string neg = figure("shared_chase", "cycles");
+  neg.replace(neg.find("27.0"), 4, "-1");
+  EXPECT_EQ(error_of(neg).rfind("m.toml:11: figure 'f': field 'value': -1 is not between", 0), 0u)
+      << error_of(neg);
+}
+
+TEST(Calibrate, CliRefusesABadFileWithExitTwo) {
+  const std::string bad = temp_file("bad_meas.toml", figure("nope", "cycles"));
+  const CliResult r = cli("calibrate " + bad);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find(bad + ":10: figure 'f': field 'benchmark': no replica"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(cli("calibrate /dev/null").exit_code, 2);
+  EXPECT_EQ(cli("calibrate /tmp").exit_code, 2);
+  EXPECT_EQ(cli("calibrate").exit_code, 2);
+  const CliResult ok = cli("calibrate " + kFile);
+  EXPECT_EQ(ok.exit_code, 0) << ok.out;
+  EXPECT_NE(ok.out.find("shared_latency"), std::string::npos) << ok.out;
+}
+
+}  // namespace
+}  // namespace smemsim::test
