@@ -1,60 +1,157 @@
+// smemsim-arch: sm_75
 // Replicas of published GPU microbenchmarks (issue 42; src/calibrate/replicas.cpp), written by us
-// from each source's described method: the same per-step operation on the same types, timed with
-// clock() the same way, so that a figure measured on a GPU and the cycle model's answer for the
-// same code can be compared (smemsim calibrate). Unlike kernels/ubench.cu, whose chains are inline
-// PTX, these are plain CUDA: nvcc emits the address arithmetic, conversions and separate
-// multiply and add that the sources' kernels had, and the lowering pass (sm.lower) times them as
-// ptxas would. thread 0 writes out[0] = the cycles measured, out[1] = the chain's last value (so
-// that nothing is optimized away).
+// from each source's described method: the same per-step operation on the same types, the same
+// launch, timed with %clock the same way, so that a figure measured on a GPU and the cycle model's
+// answer for the same code can be compared (smemsim calibrate). The methods are those of Accel-Sim's
+// GPU_Microbenchmark, whose TITAN V log calibration/titanv-accelsim.toml cites (docs/calibration.md
+// gives each).
 //
-// Sources and methods: docs/calibration.md.
+// Every kernel writes each thread's clock before and after its timed loop to clk[2 t] and
+// clk[2 t + 1]; the runner takes thread 0's difference or the span over all threads, as the
+// source's host code did. out[t] keeps each thread's result, so that nothing is optimized away.
+// Where the source wrote a chain as an inline-PTX block of four dependent instructions, so does
+// the replica; plain C++ where it did. Loops the source left to nvcc are unrolled 4 times here
+// (nvcc's usual partial unroll; a full unroll would make the shipped PTX tens of thousands of
+// lines): the counter and branch issue in the shadow of each step's latency.
 
 #include <cuda_fp16.h>
 
-// Loops are unrolled 4 times (nvcc's usual choice for such a loop; a full unroll would make the
-// shipped PTX tens of thousands of lines): the loop counter and branch issue in the shadow of
-// each step's latency, on the GPU as in the model.
+__device__ __forceinline__ unsigned clock32() {
+  unsigned c;
+  asm volatile("mov.u32 %0, %%clock;" : "=r"(c));
+  return c;
+}
 
-// Shared-memory latency (Accel-Sim ubench/shd/shared_lat; TITAN V log line 457): one block of one
-// thread chases p = s[p] through a u64 array of 4,096 entries with s[i] = i + 1, 2,048 hops from
-// p = 0, timed with the 32-bit %clock. Per hop: cycles / 2,048.
-extern "C" __global__ void rep_shared_chase(unsigned* out) {
+__device__ __forceinline__ void stamp(unsigned* clk, unsigned t0, unsigned t1) {
+  clk[2 * threadIdx.x] = t0;
+  clk[2 * threadIdx.x + 1] = t1;
+}
+
+// shd/shared_lat (log line 457): 1 thread chases p = s[p] through u64 s[4096], s[i] = i + 1,
+// 2,048 hops from 0.
+extern "C" __global__ void rep_shared_chase(unsigned* clk, unsigned* out) {
   __shared__ unsigned long long s[4096];
   for (unsigned i = threadIdx.x; i < 4096; i += blockDim.x) s[i] = i + 1;
   __syncthreads();
   unsigned long long p = 0;
-  const unsigned t0 = clock();
+  const unsigned t0 = clock32();
 #pragma unroll 4
   for (int i = 0; i < 2048; ++i) p = s[p];
-  const unsigned t1 = clock();
-  out[0] = t1 - t0;
-  out[1] = static_cast<unsigned>(p);
+  const unsigned t1 = clock32();
+  stamp(clk, t0, t1);
+  out[threadIdx.x] = static_cast<unsigned>(p);
 }
 
-// Half-precision pair latency (ubench/core/lat_half; log line 367): one thread, 4,096 steps of
-// acc = acc * mult + acc on __half2, written with the operators (PTX: mul.f16x2, then add.f16x2).
-// Per step: cycles / 4,096.
-extern "C" __global__ void rep_hfma2_chain(unsigned* out, float seed) {
-  __half2 acc = __float2half2_rn(seed), mult = __float2half2_rn(0.999f);
-  const unsigned t0 = clock();
+// shd/shared_bw (line 449) and shared_bw_64 (line 453): 1,024 threads each chase t = s[t] from
+// t = tid through s[i] = (i + 1,024) % N (a warp reads consecutive words: conflict-free), 4,096
+// steps; the span over all threads.
+template <typename T, unsigned N>
+__device__ void shared_bw(unsigned* clk, unsigned* out) {
+  __shared__ T s[N];
+  for (unsigned i = threadIdx.x; i < N; i += blockDim.x) s[i] = (i + 1024) % N;
+  __syncthreads();
+  T t = threadIdx.x;
+  const unsigned t0 = clock32();
 #pragma unroll 4
-  for (int i = 0; i < 4096; ++i) acc = acc * mult + acc;
-  const unsigned t1 = clock();
-  out[0] = t1 - t0;
-  out[1] = __half_as_ushort(__low2half(acc));
+  for (int i = 0; i < 4096; ++i) t = s[t];
+  __syncthreads();
+  const unsigned t1 = clock32();
+  stamp(clk, t0, t1);
+  out[threadIdx.x] = static_cast<unsigned>(t);
+}
+extern "C" __global__ void rep_shared_bw32(unsigned* clk, unsigned* out) {
+  shared_bw<unsigned, 8192>(clk, out);
+}
+extern "C" __global__ void rep_shared_bw64(unsigned* clk, unsigned* out) {
+  shared_bw<unsigned long long, 4096>(clk, out);
 }
 
-// Global atomic latency (ubench/atomics/Atomic_add_lat; log line 32): one thread, a u32 array of
-// 1,024 entries with g[i] = (i + 1) % 1,024, 1,024 steps of p = atomicAdd(&g[p], 10) from p = 0
-// (each entry hit once). Per step: cycles / 1,024.
-extern "C" __global__ void rep_atomic_chase(unsigned* out, unsigned* g) {
+// core/lat_half (line 367) with 1 thread and 4,096 steps, core/MaxFlops_half (line 16) with
+// 1,024 threads and 1,024 steps: acc = acc * mult + acc on __half2 (PTX mul.f16x2, add.f16x2).
+extern "C" __global__ void rep_hfma2(unsigned* clk, unsigned* out, int steps) {
+  __half2 acc = __float2half2_rn(float(threadIdx.x)), mult = __float2half2_rn(0.999f);
+  __syncthreads();
+  const unsigned t0 = clock32();
+#pragma unroll 4
+  for (int i = 0; i < steps; ++i) acc = acc * mult + acc;
+  __syncthreads();
+  const unsigned t1 = clock32();
+  stamp(clk, t0, t1);
+  out[threadIdx.x] = __half_as_ushort(__low2half(acc));
+}
+
+// An inline-PTX block of 4 dependent OPs a step, as the sources write them (accumulator and
+// operands all read-write, so that nothing is hoisted): acc = OP(s1, s2, acc) for the
+// multiply-adds, acc = OP(acc) for the SFU. `steps` steps; one thread for a latency, 1,024 for a
+// throughput.
+#define STEP4(op, args) \
+  "{\n\t" op " " args ";\n\t" op " " args ";\n\t" op " " args ";\n\t" op " " args ";\n}"
+#define MAD_CHAIN(name, T, C, op, bits)                                                   \
+  extern "C" __global__ void name(unsigned* clk, unsigned* out, int steps) {             \
+    T acc = 0, s1 = T(threadIdx.x), s2 = T(threadIdx.x);                                  \
+    __syncthreads();                                                                      \
+    const unsigned t0 = clock32();                                                        \
+    for (int i = 0; i < steps; ++i)                                                       \
+      asm volatile(STEP4(op, "%0, %1, %2, %0") : "+" C(acc), "+" C(s1), "+" C(s2));       \
+    __syncthreads();                                                                      \
+    const unsigned t1 = clock32();                                                        \
+    stamp(clk, t0, t1);                                                                   \
+    out[threadIdx.x] = bits(acc);                                                         \
+  }
+#define SFU_CHAIN(name, start, op)                                   \
+  extern "C" __global__ void name(unsigned* clk, unsigned* out, int steps) { \
+    float acc = start + float(threadIdx.x);                          \
+    __syncthreads();                                                 \
+    const unsigned t0 = clock32();                                   \
+    for (int i = 0; i < steps; ++i) asm volatile(STEP4(op, "%0, %0") : "+f"(acc)); \
+    __syncthreads();                                                 \
+    const unsigned t1 = clock32();                                   \
+    stamp(clk, t0, t1);                                              \
+    out[threadIdx.x] = __float_as_uint(acc);                         \
+  }
+#define AS_BITS(x) static_cast<unsigned>(x)
+
+// core/lat_float (line 363) and MaxFlops_float (line 12); core/lat_double (359) and
+// MaxFlops_double (8); core/lat_int32 (371) and MaxFlops_int32 (20).
+MAD_CHAIN(rep_ffma, float, "f", "fma.rn.f32", __float_as_uint)
+MAD_CHAIN(rep_dfma, double, "d", "fma.rn.f64", AS_BITS)
+MAD_CHAIN(rep_imad, int, "r", "mad.lo.s32", AS_BITS)
+// core/sfu_lat_fsqrt (line 445; it times sin.approx, whatever its label says) and sfu_bw_fsqrt
+// (line 441: sqrt.approx).
+SFU_CHAIN(rep_sin, 10.124234521f, "sin.approx.ftz.f32")
+SFU_CHAIN(rep_sqrt, 987654321.789456f, "sqrt.approx.ftz.f32")
+
+// atomics/Atomic_add_lat (line 32): 1 thread, p = atomicAdd(&g[p], 10) through u32 g[1024],
+// g[i] = (i + 1) % 1,024, 1,024 steps from 0 (each entry hit once).
+extern "C" __global__ void rep_atomic_chase(unsigned* clk, unsigned* out, unsigned* g) {
   for (unsigned i = threadIdx.x; i < 1024; i += blockDim.x) g[i] = (i + 1) % 1024;
   __syncthreads();
   unsigned p = 0;
-  const unsigned t0 = clock();
+  const unsigned t0 = clock32();
 #pragma unroll 4
   for (int i = 0; i < 1024; ++i) p = atomicAdd(&g[p], 10u);
-  const unsigned t1 = clock();
-  out[0] = t1 - t0;
-  out[1] = p;
+  const unsigned t1 = clock32();
+  stamp(clk, t0, t1);
+  out[threadIdx.x] = p;
+}
+
+// l1_cache/l1_lat (line 267) and l2_cache/l2_lat (line 341): 1 thread builds a ring of 4,096
+// u64 pointers 8 bytes apart in global memory and chases it 32,768 times with ld.global.ca (L1)
+// or ld.global.cg (L2 only).
+extern "C" __global__ void rep_global_chase(unsigned* clk, unsigned* out,
+                                            unsigned long long* ring, int l2_only) {
+  for (unsigned i = 0; i < 4096; ++i)
+    ring[i] = reinterpret_cast<unsigned long long>(&ring[(i + 1) % 4096]);
+  unsigned long long p;
+  asm volatile("ld.global.ca.u64 %0, [%1];" : "=l"(p) : "l"(ring));
+  __syncthreads();
+  const unsigned t0 = clock32();
+  if (l2_only) {
+    for (int i = 0; i < 32768; ++i) asm volatile("ld.global.cg.u64 %0, [%0];" : "+l"(p));
+  } else {
+    for (int i = 0; i < 32768; ++i) asm volatile("ld.global.ca.u64 %0, [%0];" : "+l"(p));
+  }
+  const unsigned t1 = clock32();
+  stamp(clk, t0, t1);
+  out[threadIdx.x] = static_cast<unsigned>(p);
 }

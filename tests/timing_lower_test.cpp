@@ -107,6 +107,8 @@ TEST(Lowering, RulesParseAndRefuseTypos) {
               std::string::npos)
         << e.what();
   }
+  EXPECT_THROW(lower::parse_rules(""), InputError);
+  EXPECT_THROW(lower::parse_rules("fma,,mov"), InputError);
   Arch a = find_preset("volta-v100");
   a.sm.lower = "fused";
   EXPECT_THROW(validate(a), InputError);

@@ -105,12 +105,20 @@ void add_calibrate_command(CLI::App& app) {
       fmt::print("replicas (a figure's benchmark):\n");
       for (const calibrate::Replica& r : calibrate::replicas())
         fmt::print("  {:<22} {:<8} {}{}\n", r.name, r.unit, r.what,
-                   r.keys.empty() || r.keys[0].empty() ? "" : fmt::format(" [{}]", r.keys[0]));
+                   r.key.empty()
+                       ? (r.missing.empty() ? " [checks]"
+                                            : " [not fitted: " + std::string(r.missing) + "]")
+                       : fmt::format(" [{}]", r.key));
       return;
     }
     if (o->file.empty())
       throw InputError("calibrate: give a measurement file (or --list; see --help)");
-    const calibrate::Measurements m = calibrate::load_measurements(resolve_measurements(o->file));
+    const std::string path = resolve_measurements(o->file);
+    if (!o->out.empty() && same_output(o->out, path))
+      throw InputError(fmt::format(
+          "-o '{}' is the measurement file it reads: give the fitted arch file its own name",
+          o->out));
+    const calibrate::Measurements m = calibrate::load_measurements(path);
     ArchOptions ao = o->arch;
     if (!ao.chosen()) {
       if (m.preset.empty())

@@ -47,17 +47,18 @@ Fit fit(const Measurements& m, const Arch& base, const std::string& ptx_dir) {
   std::map<std::string, std::vector<const Figure*>> by_key;
   std::vector<std::string> order;
   for (const Replica& r : replicas()) {
-    if (!r.missing.empty() || r.keys.empty() || r.keys[0].empty()) continue;
-    const std::string key(r.keys[0]);
+    if (!r.missing.empty() || r.key.empty()) continue;
+    const std::string key(r.key);
     for (const Figure& fig : m.figures)
       if (fig.benchmark == r.name) {
         if (!by_key.count(key)) order.push_back(key);
         by_key[key].push_back(&fig);
       }
   }
+  const ptx::Module code = load_replicas(ptx_dir);
   std::map<std::string, double> before;
   for (const Figure& fig : m.figures)
-    before[fig.id] = run_replica(*find_replica(fig.benchmark), base, ptx_dir);
+    before[fig.id] = run_replica(*find_replica(fig.benchmark), base, code);
   for (const std::string& key : order) {
     const std::vector<const Figure*>& figs = by_key[key];
     std::map<std::int64_t, double> cost;  // value -> sum of squared relative errors
@@ -67,7 +68,7 @@ Fit fit(const Measurements& m, const Arch& base, const std::string& ptx_dir) {
       const Arch a = with_key(f.arch, key, v);
       double c = 0;
       for (const Figure* fig : figs) {
-        const double x = run_replica(*find_replica(fig->benchmark), a, ptx_dir);
+        const double x = run_replica(*find_replica(fig->benchmark), a, code);
         model[v].push_back(x);
         c += std::pow((x - fig->value) / fig->value, 2);
       }
@@ -113,11 +114,11 @@ Fit fit(const Measurements& m, const Arch& base, const std::string& ptx_dir) {
     row.unit = fig.unit;
     row.measured = fig.value;
     row.before = before[fig.id];
-    row.after = run_replica(r, f.arch, ptx_dir);
+    row.after = run_replica(r, f.arch, code);
     if (!r.missing.empty()) {
       row.status = fmt::format("not fitted: {}", r.missing);
-    } else if (!r.keys.empty() && !r.keys[0].empty()) {
-      row.key = std::string(r.keys[0]);
+    } else if (!r.key.empty()) {
+      row.key = std::string(r.key);
       row.status = "fitted";
     } else {
       row.status = "checked";

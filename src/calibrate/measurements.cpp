@@ -60,7 +60,7 @@ struct Reader {
     const auto v = n->value<double>();  // an integer converts
     if (!v) fail(*n, key, "must be a number");
     if (!(*v >= lo && *v <= hi))
-      fail(*n, key, fmt::format("{} is not between {} and {}", *v, lo, hi));
+      fail(*n, key, fmt::format("{:g} is not between {:g} and {:g}", *v, lo, hi));
     return *v;
   }
   std::uint64_t integer(const toml::table& t, std::string_view key, std::uint64_t line,

@@ -1,15 +1,17 @@
 // Replica microbenchmarks (issue 42): one per measured figure a measurement file may cite,
 // written by us from the source's described method (the same per-step instruction sequence, the
-// same clock, block, grid and iterations) in kernels/ubench_replicas.cu, whose PTX ships in
+// same clock, block and iterations) in kernels/ubench_replicas.cu, whose PTX ships in
 // kernels/ptx/ubench_replicas.ptx. Running a replica in the cycle model gives the figure the
 // model predicts, in the figure's unit.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "smemsim/arch.hpp"
+#include "smemsim/ptx.hpp"
 
 namespace smemsim::calibrate {
 
@@ -18,19 +20,33 @@ struct Replica {
   std::string_view kernel;  // in ubench_replicas.ptx
   std::string_view unit;
   std::string_view what;  // one line: the step and the figure
-  // The arch keys the figure constrains, first the one calibrate solves from it; a figure whose
-  // first key is "" has no key of its own (it checks the others, or names a missing mechanism).
-  std::vector<std::string_view> keys;
+  // The arch key calibrate solves from this figure; "" for a figure that checks the others (a
+  // throughput, decided by lanes and structure the sources give).
+  std::string_view key;
   // A mechanism the model lacks that decides this figure ("" when none): the figure is reported,
   // never fitted.
   std::string_view missing;
+  // The launch (one block) and the figure: threads, the kernel's `steps` argument (0: none), the
+  // timing (thread 0's clocks, or the span from the first start to the last stop over all
+  // threads), and either cycles / amount (a latency) or amount / cycles (a rate).
+  std::uint32_t threads = 1;
+  std::int32_t steps = 0;
+  bool span = false;
+  bool rate = false;
+  double amount = 1;
+  // The extra argument after clk and out: none, a u32 ring of 1,024 (global atomics), or a u64
+  // ring of 4,096 and the flag `arg` (global chases).
+  enum class Extra : std::uint8_t { None, AtomicRing, ChaseRing } extra = Extra::None;
+  std::int32_t arg = 0;
 };
 
 const std::vector<Replica>& replicas();
 const Replica* find_replica(std::string_view name);  // nullptr when none
 
-// The figure the cycle model gives for `r` on `arch`, in r.unit. `ptx_dir`: where
-// ubench_replicas.ptx is (exec::suite_ptx_dir() when empty).
-double run_replica(const Replica& r, const Arch& arch, const std::string& ptx_dir = "");
+// The replicas' PTX (ubench_replicas.ptx in `ptx_dir`, exec::suite_ptx_dir() when empty): load
+// it once for every run.
+ptx::Module load_replicas(const std::string& ptx_dir = "");
+// The figure the cycle model gives for `r` on `arch` (one SM), in r.unit.
+double run_replica(const Replica& r, const Arch& arch, const ptx::Module& replicas);
 
 }  // namespace smemsim::calibrate

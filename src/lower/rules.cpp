@@ -21,7 +21,12 @@ std::string_view rule_name(Rule r) {
 
 Rules parse_rules(std::string_view spec, std::string_view key) {
   Rules r;
-  if (spec.empty() || spec == "none") return r;
+  if (spec == "none") return r;
+  if (spec.empty())
+    throw InputError(fmt::format(
+        "arch key '{}': empty (give none, all, or a comma list of fma, imad, lea, addr, scaled, "
+        "cvt, mov)",
+        key));
   if (spec == "all") return parse_rules("fma,imad,lea,addr,scaled,cvt,mov", key);
   std::size_t pos = 0;
   while (pos <= spec.size()) {

@@ -18,7 +18,8 @@ struct Rules {
        mov = false;
   bool any() const { return fma || imad || lea || addr || scaled || cvt || mov; }
 };
-// "fma,imad,lea,addr,scaled,cvt,mov", "all" or "none" (""): throws InputError naming `key`.
+// "fma,imad,lea,addr,scaled,cvt,mov", "all" or "none": throws InputError naming `key` (an empty
+// spec or an empty name in the list is refused too).
 Rules parse_rules(std::string_view spec, std::string_view key = "sm.lower");
 std::string to_string(const Rules& r);  // the canonical comma list, "none" when empty
 

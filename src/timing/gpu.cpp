@@ -2,6 +2,7 @@
 // that cannot finish (docs/timing.md).
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -44,7 +45,8 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
     : module(m), kernel(k), arch(a), launch(l), options(o), info(decode_kernel(k)) {
   validate(arch);
   const SmConfig& sm = arch.sm;
-  absorbed = apply_lowering(kernel, info, lower::parse_rules(sm.lower));
+  rules = lower::parse_rules(sm.lower);
+  absorbed = apply_lowering(kernel, info, rules);
   ctx.atomics = atomic_mode(arch);
   const Timing& t = arch.timing;
   auto& lat = ctx.latency;
@@ -363,11 +365,16 @@ const TimingStats& GpuSim::run() {
   }
   const exec::ExecStats& es = im.exec_stats();
   if (sampling.on) {  // every CTA's instructions count (the executors', exact); stalls are timed
+    // Absorbed instructions are counted only in the timed CTAs: the untimed ones are estimated at
+    // the timed CTAs' share, like their cycles.
+    if (st.warp_instructions)
+      st.absorbed = std::uint64_t(std::llround(double(st.absorbed) * double(es.warp_instructions) /
+                                               double(st.warp_instructions)));
     st.warp_instructions = es.warp_instructions;
     st.thread_instructions = es.thread_instructions;
     st.ctas = grid_ctas;
   }
-  st.lower = lower::to_string(lower::parse_rules(im.arch.sm.lower));
+  st.lower = lower::to_string(im.rules);
   st.uses_tm = im.ctx.uses_tm;
   if (st.uses_tm) st.tm_counts = es.tm;
   for (const auto& o : im.outboxes)  // per-instruction statistics the SMs kept apart

@@ -24,6 +24,7 @@ struct GpuSim::Impl {
   exec::Launch launch;
   TimingOptions options;
   std::vector<InstInfo> info;
+  lower::Rules rules;                   // sm.lower, parsed
   std::vector<std::uint32_t> absorbed;  // apply_lowering: what each absorbed instruction issues with
   // The executor that checked the launch: it owns the module's variables (its siblings, one per
   // SM, share them) and runs --sample-ctas' untimed CTAs.

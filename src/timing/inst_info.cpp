@@ -231,9 +231,9 @@ std::vector<InstInfo> decode_kernel(const ptx::Kernel& kernel) {
 
 std::vector<std::uint32_t> apply_lowering(const ptx::Kernel& kernel, std::vector<InstInfo>& info,
                                           const lower::Rules& rules) {
+  if (!rules.any()) return {};
   const std::size_t n = info.size();
   std::vector<std::uint32_t> with(n, ptx::kNone);
-  if (!rules.any()) return with;
   std::vector<lower::RegUse> uses(n);
   for (std::size_t i = 0; i < n; ++i) {
     uses[i].reads.assign(info[i].src.begin(), info[i].src.begin() + info[i].nsrc);

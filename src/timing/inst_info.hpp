@@ -71,7 +71,8 @@ struct InstInfo {
 std::vector<InstInfo> decode_kernel(const ptx::Kernel& kernel);
 
 // The lowering pass (src/lower/) over the decoded kernel: per instruction, the index of the
-// instruction an absorbed one issues with (ptx::kNone for the instructions that issue). An absorbed
+// instruction an absorbed one issues with (ptx::kNone for the instructions that issue); empty
+// when `rules` has none. An absorbed
 // instruction's InstInfo becomes its group's: the unit, memory space and flags of the instruction
 // it issues with, and the registers of every instruction from it to that one (what the
 // scoreboard checks before the group issues). An add that absorbed an integer multiply runs on
