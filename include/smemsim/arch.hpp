@@ -104,8 +104,8 @@ struct SmConfig {
   std::string relaxed_commit = "out-of-order";
   // What the cycle model times (issue 42, src/lower/lower.hpp): the PTX as written ("none", the
   // seeds' machines) or as ptxas would emit it, a comma list of the rules that make PTX
-  // instructions free: fma, imad, lea, addr, scaled, cvt, mov ("all": every one). The functional
-  // result never changes.
+  // instructions free (fma, imad, lea, addr, scaled, cvt, mov) and `schedule`, the list scheduler
+  // ("all": every one). The functional result never changes.
   std::string lower = "none";
 
   // Front end + memory stages + one EXE stage + writeback: the shortest latency the pipeline has.

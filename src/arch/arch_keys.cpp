@@ -169,7 +169,8 @@ const std::vector<Key>& key_table() {
              "that make PTX instructions free as ptxas would (fma: mul+add fused; imad: integer "
              "mul+add; lea: shl+add; addr: an immediate offset in the address; scaled: a shared "
              "index shifted by 2-4 plus a constant base, [R.X4+imm]; cvt: integer truncation; mov: "
-             "register copies), or all; docs/timing.md \"Lowering\""),
+             "register copies) and schedule (each block reordered by a list scheduler, results "
+             "unchanged), or all; docs/timing.md \"Lowering\""),
       sm("sm.lanes_alu", &SmConfig::lanes_alu, 1, 64,
          "lanes of the integer/logic unit: an op of sm.simd_width threads holds it "
          "ceil(simd_width / lanes) cycles (Volta-Ampere: 16 per sub-core)"),

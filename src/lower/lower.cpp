@@ -11,27 +11,6 @@ bool is_int(ptx::Type t) {
   return t != ptx::Type::None && t != ptx::Type::Pred && !ptx::is_float(t);
 }
 
-// Instructions that end a block: control flow, and the synchronising ones (nothing is moved or
-// merged across a barrier or a fence).
-bool ends_block(Opcode op) {
-  switch (op) {
-    case Opcode::Bra:
-    case Opcode::Ret:
-    case Opcode::Exit:
-    case Opcode::Call:
-    case Opcode::TxBegin:
-    case Opcode::TxCommit:
-    case Opcode::Bar:
-    case Opcode::BarWarp:
-    case Opcode::Membar:
-    case Opcode::Mbarrier:
-    case Opcode::CpAsyncWait:
-      return true;
-    default:
-      return false;
-  }
-}
-
 bool has_memory_base(const ptx::Instruction& c, std::uint32_t reg) {
   switch (c.op) {
     case Opcode::Ld:
@@ -85,23 +64,8 @@ struct Facts {
 
 Facts facts_of(const ptx::Kernel& k, const std::vector<RegUse>& uses) {
   Facts f{k, uses, {}, {}, {}, {}, {}};
+  f.block = blocks(k);
   const std::size_t n = k.code.size();
-  std::vector<std::uint8_t> leader(n + 1, 0);
-  leader[0] = 1;
-  for (std::size_t i = 0; i < n; ++i) {
-    const ptx::Instruction& ins = k.code[i];
-    for (std::size_t o = 0; o < ins.num_ops; ++o)
-      if (ins.ops[o].kind == OperandKind::Label && ins.ops[o].target < n)
-        leader[ins.ops[o].target] = 1;
-    if (ends_block(ins.op)) leader[i + 1] = 1;
-  }
-  for (const ptx::LinkedFunction& fn : k.functions) {
-    if (fn.entry < n) leader[fn.entry] = 1;
-    if (fn.end <= n) leader[fn.end] = 1;
-  }
-  f.block.resize(n);
-  std::uint32_t b = 0;
-  for (std::size_t i = 0; i < n; ++i) f.block[i] = b += leader[i] && i ? 1 : 0;
   const std::size_t nregs = k.regs.size();
   f.nwrite.assign(nregs, 0);
   f.nread.assign(nregs, 0);
@@ -124,6 +88,46 @@ struct Candidate {
 };
 
 }  // namespace
+
+bool ends_block(ptx::Opcode op) {
+  switch (op) {
+    case ptx::Opcode::Bra:
+    case ptx::Opcode::Ret:
+    case ptx::Opcode::Exit:
+    case ptx::Opcode::Call:
+    case ptx::Opcode::TxBegin:
+    case ptx::Opcode::TxCommit:
+    case ptx::Opcode::Bar:
+    case ptx::Opcode::BarWarp:
+    case ptx::Opcode::Membar:
+    case ptx::Opcode::Mbarrier:
+    case ptx::Opcode::CpAsyncWait:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::vector<std::uint32_t> blocks(const ptx::Kernel& k) {
+  const std::size_t n = k.code.size();
+  std::vector<std::uint8_t> leader(n + 1, 0);
+  leader[0] = 1;
+  for (std::size_t i = 0; i < n; ++i) {
+    const ptx::Instruction& ins = k.code[i];
+    for (std::size_t o = 0; o < ins.num_ops; ++o)
+      if (ins.ops[o].kind == OperandKind::Label && ins.ops[o].target < n)
+        leader[ins.ops[o].target] = 1;
+    if (ends_block(ins.op)) leader[i + 1] = 1;
+  }
+  for (const ptx::LinkedFunction& fn : k.functions) {
+    if (fn.entry < n) leader[fn.entry] = 1;
+    if (fn.end <= n) leader[fn.end] = 1;
+  }
+  std::vector<std::uint32_t> block(n);
+  std::uint32_t b = 0;
+  for (std::size_t i = 0; i < n; ++i) block[i] = b += leader[i] && i ? 1 : 0;
+  return block;
+}
 
 std::vector<Lowered> lower(const ptx::Kernel& kernel, const std::vector<RegUse>& uses,
                            const Rules& rules) {

@@ -20,6 +20,7 @@
 //   cvt   cvt between integer types to the same or a narrower width, no saturation: the low
 //         register of a pair, no instruction.
 //   mov   mov of one register to another of the same width: removed by register coalescing.
+// and `schedule`, the list scheduler (schedule.hpp), which reorders rather than absorbs.
 #pragma once
 
 #include <cstdint>
@@ -44,6 +45,13 @@ struct Lowered {
 struct RegUse {
   std::vector<std::uint32_t> reads, writes;
 };
+
+// Instructions that end a basic block: control flow and the synchronising ones (bar, fences,
+// mbarrier, cp.async.wait_group, transactions): nothing is merged or moved across them.
+bool ends_block(ptx::Opcode op);
+// The basic block of each instruction (0, 1, ...): a block starts at a branch target, a linked
+// function's entry, and after an instruction that ends_block().
+std::vector<std::uint32_t> blocks(const ptx::Kernel& kernel);
 
 // One entry per instruction of kernel.code. `uses[i]` are instruction i's registers.
 std::vector<Lowered> lower(const ptx::Kernel& kernel, const std::vector<RegUse>& uses,

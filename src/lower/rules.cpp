@@ -25,26 +25,27 @@ Rules parse_rules(std::string_view spec, std::string_view key) {
   if (spec.empty())
     throw InputError(fmt::format(
         "arch key '{}': empty (give none, all, or a comma list of fma, imad, lea, addr, scaled, "
-        "cvt, mov)",
+        "cvt, mov, schedule)",
         key));
-  if (spec == "all") return parse_rules("fma,imad,lea,addr,scaled,cvt,mov", key);
+  if (spec == "all") return parse_rules("fma,imad,lea,addr,scaled,cvt,mov,schedule", key);
   std::size_t pos = 0;
   while (pos <= spec.size()) {
     const std::size_t comma = spec.find(',', pos);
     const std::string_view name =
         spec.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
-    bool* flag = name == "fma"      ? &r.fma
-                 : name == "imad"   ? &r.imad
-                 : name == "lea"    ? &r.lea
-                 : name == "addr"   ? &r.addr
-                 : name == "scaled" ? &r.scaled
-                 : name == "cvt"    ? &r.cvt
-                 : name == "mov"    ? &r.mov
-                                    : nullptr;
+    bool* flag = name == "fma"        ? &r.fma
+                 : name == "imad"     ? &r.imad
+                 : name == "lea"      ? &r.lea
+                 : name == "addr"     ? &r.addr
+                 : name == "scaled"   ? &r.scaled
+                 : name == "cvt"      ? &r.cvt
+                 : name == "mov"      ? &r.mov
+                 : name == "schedule" ? &r.schedule
+                                      : nullptr;
     if (!flag)
       throw InputError(fmt::format(
           "arch key '{}': unknown lowering rule '{}' (give a comma list of fma, imad, lea, addr, "
-          "scaled, cvt, mov; or all, or none)",
+          "scaled, cvt, mov, schedule; or all, or none)",
           key, name));
     *flag = true;
     if (comma == std::string_view::npos) break;
@@ -67,6 +68,7 @@ std::string to_string(const Rules& r) {
   add(r.scaled, "scaled");
   add(r.cvt, "cvt");
   add(r.mov, "mov");
+  add(r.schedule, "schedule");
   return s.empty() ? "none" : s;
 }
 

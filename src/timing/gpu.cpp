@@ -42,7 +42,7 @@ std::uint32_t checked_latency(const Arch& a, const char* key, std::int64_t v) {
 
 GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, const exec::Launch& l,
                    exec::GlobalMemory& mem, const TimingOptions& o)
-    : module(m), kernel(k), arch(a), launch(l), options(o), info(decode_kernel(k)) {
+    : module(m), kernel(k), arch(a), launch(l), options(o), code(&k), info(decode_kernel(k)) {
   validate(arch);
   const SmConfig& sm = arch.sm;
   rules = lower::parse_rules(sm.lower);
@@ -92,8 +92,9 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
     throw InputError("arch key 'timing.native_position': the cycle model needs >= 1");
   if (options.max_cycles == 0) throw InputError("--max-cycles must be at least 1");
 
+  if (rules.schedule) lower_code();
   // The executor checks the launch (block size, shared memory, arguments) first.
-  primary = std::make_unique<exec::Executor>(module, kernel, arch, launch, mem, 1, options.remap);
+  primary = std::make_unique<exec::Executor>(module, *code, arch, launch, mem, 1, options.remap);
   const exec::Executor& probe = *primary;
   ctx.warps_per_cta = probe.warps_per_cta();
   ctx.threads_per_cta = static_cast<std::uint32_t>(launch.block.count());
@@ -130,15 +131,15 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
   primary->set_count_sectors(true);
   exs.resize(sm.count);
   ctx.module = &module;
-  ctx.kernel = &kernel;
+  ctx.kernel = code;
   ctx.arch = &arch;
   ctx.info = &info;
   ctx.absorbed = &absorbed;
   ctx.options = &options;
-  ctx.nregs = static_cast<std::uint32_t>(kernel.regs.size());
+  ctx.nregs = static_cast<std::uint32_t>(code->regs.size());
   ctx.grid = launch.grid;
   if (options.per_instruction) {
-    instr.resize(kernel.code.size());
+    instr.resize(code->code.size());
     ctx.instr = &instr;
   }
   // An SM is built when it first takes a CTA: most of a GPU's 80-132 SMs never do in a small launch
@@ -380,7 +381,13 @@ const TimingStats& GpuSim::run() {
   for (const auto& o : im.outboxes)  // per-instruction statistics the SMs kept apart
     for (std::size_t k = 0; o && k < o->instr.size() && k < im.instr.size(); ++k)
       im.instr[k].add(o->instr[k]);
-  st.instructions = std::move(im.instr);
+  if (!im.order.empty() && !im.instr.empty()) {  // back to the caller's numbering
+    st.instructions.assign(im.instr.size(), InstrStats{});
+    for (std::size_t i = 0; i < im.order.size() && i < im.instr.size(); ++i)
+      st.instructions[im.order[i]] = im.instr[i];
+  } else {
+    st.instructions = std::move(im.instr);
+  }
   st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   st.threads = im.threads;
   return st;

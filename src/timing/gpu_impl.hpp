@@ -19,13 +19,21 @@ struct GpuSim::Impl {
   Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, const exec::Launch& l,
        exec::GlobalMemory& mem, const TimingOptions& o);
   const ptx::Module& module;
-  const ptx::Kernel& kernel;
+  const ptx::Kernel& kernel;  // the caller's
   Arch arch;
   exec::Launch launch;
   TimingOptions options;
+  lower::Rules rules;  // sm.lower, parsed
+  // The list scheduler (sm.lower's `schedule`): the kernel in its order (order[new] = old), which
+  // the executors run and the SMs time; none when it changed nothing. Indices leave GpuSim in the
+  // caller's kernel's numbering (per-instruction statistics, observer events).
+  std::vector<std::uint32_t> order;
+  std::unique_ptr<ptx::Kernel> scheduled;
+  const ptx::Kernel* code = nullptr;   // kernel or *scheduled
+  std::unique_ptr<Observer> renumber;  // the caller's observer behind an index map
   std::vector<InstInfo> info;
-  lower::Rules rules;                   // sm.lower, parsed
-  std::vector<std::uint32_t> absorbed;  // apply_lowering: what each absorbed instruction issues with
+  std::vector<std::uint32_t>
+      absorbed;  // apply_lowering: what each absorbed instruction issues with
   // The executor that checked the launch: it owns the module's variables (its siblings, one per
   // SM, share them) and runs --sample-ctas' untimed CTAs.
   std::unique_ptr<exec::Executor> primary;
@@ -50,6 +58,7 @@ struct GpuSim::Impl {
   std::vector<const exec::Executor*> executors() const;
   const exec::ExecStats& exec_stats();
   [[noreturn]] void stuck(const std::string& why) const;
+  void lower_code();
 };
 
 }  // namespace smemsim::timing

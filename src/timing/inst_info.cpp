@@ -229,17 +229,21 @@ std::vector<InstInfo> decode_kernel(const ptx::Kernel& kernel) {
   return out;
 }
 
+std::vector<lower::RegUse> reg_uses(const std::vector<InstInfo>& info) {
+  std::vector<lower::RegUse> uses(info.size());
+  for (std::size_t i = 0; i < info.size(); ++i) {
+    uses[i].reads.assign(info[i].src.begin(), info[i].src.begin() + info[i].nsrc);
+    uses[i].writes.assign(info[i].dst.begin(), info[i].dst.begin() + info[i].ndst);
+  }
+  return uses;
+}
+
 std::vector<std::uint32_t> apply_lowering(const ptx::Kernel& kernel, std::vector<InstInfo>& info,
                                           const lower::Rules& rules) {
   if (!rules.any()) return {};
   const std::size_t n = info.size();
   std::vector<std::uint32_t> with(n, ptx::kNone);
-  std::vector<lower::RegUse> uses(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    uses[i].reads.assign(info[i].src.begin(), info[i].src.begin() + info[i].nsrc);
-    uses[i].writes.assign(info[i].dst.begin(), info[i].dst.begin() + info[i].ndst);
-  }
-  const std::vector<lower::Lowered> low = lower::lower(kernel, uses, rules);
+  const std::vector<lower::Lowered> low = lower::lower(kernel, reg_uses(info), rules);
   for (std::size_t i = 0; i < n; ++i)
     if (low[i].imad && info[i].unit == Unit::Alu) info[i].unit = Unit::Fma;
   // Backwards, so that a group's later members are merged before its first.

@@ -77,6 +77,9 @@ std::vector<InstInfo> decode_kernel(const ptx::Kernel& kernel);
 // it issues with, and the registers of every instruction from it to that one (what the
 // scoreboard checks before the group issues). An add that absorbed an integer multiply runs on
 // the FMA pipe (IMAD). A group whose registers do not fit InstInfo's sets is not absorbed.
+// Each instruction's scoreboard registers, as the lowering pass and the scheduler read them.
+std::vector<lower::RegUse> reg_uses(const std::vector<InstInfo>& info);
+
 std::vector<std::uint32_t> apply_lowering(const ptx::Kernel& kernel, std::vector<InstInfo>& info,
                                           const lower::Rules& rules);
 

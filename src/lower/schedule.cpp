@@ -1,0 +1,196 @@
+// The list scheduler (schedule.hpp): within each run of movable instructions of a block, the
+// ready instruction with the longest latency path to the run's end issues first, one a cycle.
+#include "lower/schedule.hpp"
+
+#include <algorithm>
+#include <queue>
+#include <tuple>
+
+namespace smemsim::lower {
+namespace {
+
+using ptx::Opcode;
+
+// Instructions whose order among themselves is kept: memory, warp-level and other side effects.
+bool ordered(const ptx::Instruction& ins) {
+  switch (ins.op) {
+    case Opcode::Ld:
+    case Opcode::St:
+    case Opcode::Atom:
+    case Opcode::Red:
+    case Opcode::Ldmatrix:
+    case Opcode::Stmatrix:
+    case Opcode::CpAsync:
+    case Opcode::CpAsyncCommit:
+    case Opcode::Tex:
+    case Opcode::Tld4:
+    case Opcode::WmmaLoad:
+    case Opcode::WmmaStore:
+    case Opcode::Nanosleep:
+    case Opcode::Shfl:
+    case Opcode::Vote:
+    case Opcode::Match:
+    case Opcode::Redux:
+    case Opcode::Activemask:
+    case Opcode::Cvta:  // generic addresses: cheap, and kept beside their memory instructions
+      return true;
+    default:
+      return ins.has(ptx::kCc) || ins.has(ptx::kCarryIn);
+  }
+}
+
+// An instruction nothing moves across: it reads a clock.
+bool reads_clock(const ptx::Instruction& ins) {
+  for (std::size_t k = 0; k < ins.num_ops; ++k) {
+    const ptx::Operand& o = ins.ops[k];
+    if (o.kind != ptx::OperandKind::Special) continue;
+    switch (o.special) {
+      case ptx::Special::Clock:
+      case ptx::Special::Clock64:
+      case ptx::Special::ClockHi:
+      case ptx::Special::GlobalTimer:
+      case ptx::Special::GlobalTimerLo:
+      case ptx::Special::GlobalTimerHi:
+        return true;
+      default:
+        break;
+    }
+  }
+  return false;
+}
+
+// A node: instructions first..last (an absorbed run and the instruction it issues with).
+struct Node {
+  std::uint32_t first = 0, last = 0;
+  std::uint32_t height = 0, ready = 0, preds = 0;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> succ;  // (node, latency)
+};
+
+// Schedules nodes (in program order) and appends their instructions to `order`.
+void schedule_run(std::vector<Node>& nodes, const std::vector<RegUse>& uses,
+                  const std::vector<std::uint32_t>& latency, const ptx::Kernel& k,
+                  std::vector<std::uint32_t>& order) {
+  const std::size_t n = nodes.size();
+  if (n <= 1) {
+    for (const Node& d : nodes)
+      for (std::uint32_t i = d.first; i <= d.last; ++i) order.push_back(i);
+    return;
+  }
+  // Dependences: the last writer of each register, its readers since, the last ordered node.
+  std::vector<std::uint32_t> writer(k.regs.size(), ptx::kNone);
+  std::vector<std::vector<std::uint32_t>> readers(k.regs.size());
+  std::uint32_t last_ordered = ptx::kNone;
+  auto edge = [&](std::uint32_t from, std::uint32_t to, std::uint32_t lat) {
+    if (from == ptx::kNone || from == to) return;
+    nodes[from].succ.emplace_back(to, lat);
+    ++nodes[to].preds;
+  };
+  for (std::uint32_t d = 0; d < n; ++d) {
+    bool side = false;
+    for (std::uint32_t i = nodes[d].first; i <= nodes[d].last; ++i) {
+      for (std::uint32_t r : uses[i].reads)
+        if (r < writer.size() && writer[r] != d) {
+          if (writer[r] != ptx::kNone) edge(writer[r], d, latency[nodes[writer[r]].last]);
+          readers[r].push_back(d);
+        }
+      for (std::uint32_t r : uses[i].writes)
+        if (r < writer.size()) {
+          edge(writer[r], d, 0);
+          for (std::uint32_t rd : readers[r]) edge(rd, d, 0);
+          readers[r].clear();
+          writer[r] = d;
+        }
+      side |= ordered(k.code[i]);
+    }
+    if (side) {
+      edge(last_ordered, d, 0);
+      last_ordered = d;
+    }
+  }
+  // Heights: the longest latency path from a node to the run's end.
+  for (std::uint32_t d = std::uint32_t(n); d-- > 0;) {
+    std::uint32_t h = latency[nodes[d].last];
+    for (const auto& [s, lat] : nodes[d].succ) h = std::max(h, lat + nodes[s].height);
+    nodes[d].height = h;
+  }
+  // Cycle by cycle: among the nodes whose operands are ready, the highest first (then program
+  // order); when none is ready, time moves to the first that will be.
+  using Ready = std::tuple<std::uint32_t, std::int64_t>;  // (height, -index): max first
+  std::priority_queue<Ready> ready;
+  using Waiting = std::pair<std::uint32_t, std::uint32_t>;  // (ready cycle, index): min first
+  std::priority_queue<Waiting, std::vector<Waiting>, std::greater<>> waiting;
+  for (std::uint32_t d = 0; d < n; ++d)
+    if (!nodes[d].preds) waiting.emplace(0, d);
+  std::uint32_t cycle = 0;
+  for (std::size_t done = 0; done < n; ++done) {
+    if (ready.empty()) cycle = std::max(cycle, waiting.top().first);
+    while (!waiting.empty() && waiting.top().first <= cycle) {
+      ready.emplace(nodes[waiting.top().second].height, -std::int64_t(waiting.top().second));
+      waiting.pop();
+    }
+    const std::uint32_t d = std::uint32_t(-std::get<1>(ready.top()));
+    ready.pop();
+    for (std::uint32_t i = nodes[d].first; i <= nodes[d].last; ++i) order.push_back(i);
+    for (const auto& [s, lat] : nodes[d].succ) {
+      nodes[s].ready = std::max(nodes[s].ready, cycle + lat);
+      if (--nodes[s].preds == 0) waiting.emplace(nodes[s].ready, s);
+    }
+    ++cycle;
+  }
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> schedule(const ptx::Kernel& kernel, const std::vector<RegUse>& uses,
+                                    const std::vector<std::uint32_t>& latency,
+                                    const std::vector<std::uint32_t>& with) {
+  const std::uint32_t n = std::uint32_t(kernel.code.size());
+  if (uses.size() < n || latency.size() < n) return {};
+  const std::vector<std::uint32_t> block = blocks(kernel);
+  // Fixed: a block's ending instruction, clock reads, and what is absorbed into either.
+  std::vector<std::uint8_t> fixed(n, 0);
+  for (std::uint32_t i = n; i-- > 0;) {
+    const ptx::Instruction& ins = kernel.code[i];
+    const bool absorbed = !with.empty() && with[i] != ptx::kNone;
+    fixed[i] = absorbed ? (with[i] < n && fixed[with[i]]) : ends_block(ins.op) || reads_clock(ins);
+  }
+  std::vector<std::uint32_t> order;
+  order.reserve(n);
+  std::vector<Node> run;
+  auto flush = [&] {
+    schedule_run(run, uses, latency, kernel, order);
+    run.clear();
+  };
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (fixed[i] || (i && block[i] != block[i - 1])) flush();
+    if (fixed[i]) {
+      order.push_back(i);
+      continue;
+    }
+    const bool absorbed = !with.empty() && with[i] != ptx::kNone;
+    if (!run.empty() && run.back().last + 1 == i && run.back().last < n && !with.empty() &&
+        with[run.back().last] == i)
+      run.back().last = i;  // the instruction an absorbed run issues with joins its node
+    else if (!run.empty() && absorbed && run.back().last + 1 == i && !with.empty() &&
+             with[run.back().last] != ptx::kNone && with[run.back().last] == with[i])
+      run.back().last = i;  // the next member of an absorbed run
+    else {
+      Node d;
+      d.first = d.last = i;
+      run.push_back(std::move(d));
+    }
+  }
+  flush();
+  for (std::uint32_t i = 0; i < n; ++i)
+    if (order[i] != i) return order;
+  return {};
+}
+
+ptx::Kernel reordered(const ptx::Kernel& kernel, const std::vector<std::uint32_t>& order) {
+  ptx::Kernel k = kernel;
+  for (std::size_t i = 0; i < order.size() && i < k.code.size(); ++i)
+    k.code[i] = kernel.code[order[i]];
+  return k;
+}
+
+}  // namespace smemsim::lower

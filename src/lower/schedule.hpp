@@ -1,0 +1,35 @@
+// The list scheduler of the lowering pass (issue 42, sm.lower rule `schedule`): ptxas moves
+// independent instructions into the shadow of long latencies within a basic block (a chain's
+// loop counter costs the GPU nothing); the PTX as written puts them where the source did. The
+// scheduler reorders each block's instructions, keeping every dependence, so that the executor can
+// run the reordered kernel with the same results.
+//
+// Kept in place: a block's last instruction when it ends the block (branch, barrier, fence,
+// call, ...), and instructions that read the clock (nothing moves across them: a kernel timing
+// itself sees the code it timed). Kept in order: registers (read after write, write after read,
+// write after write), memory and warp-level instructions among themselves (loads, stores,
+// atomics, shuffles, votes, the carry flag), and an absorbed instruction with the one it issues
+// with (lower.hpp).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "lower/lower.hpp"
+#include "smemsim/ptx.hpp"
+
+namespace smemsim::lower {
+
+// The new order of kernel.code (order[new position] = old index), or an empty vector when the
+// scheduler changed nothing. `latency[i]`: cycles from instruction i's issue until a dependent
+// instruction may issue. `with[i]`: what an absorbed instruction issues with (kNone: it issues;
+// may be empty: nothing absorbed).
+std::vector<std::uint32_t> schedule(const ptx::Kernel& kernel, const std::vector<RegUse>& uses,
+                                    const std::vector<std::uint32_t>& latency,
+                                    const std::vector<std::uint32_t>& with);
+
+// kernel with its code in `order` (schedule's result); labels, calls and functions unchanged
+// (each block keeps its first and last positions).
+ptx::Kernel reordered(const ptx::Kernel& kernel, const std::vector<std::uint32_t>& order);
+
+}  // namespace smemsim::lower

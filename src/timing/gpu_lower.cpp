@@ -1,0 +1,77 @@
+// The list scheduler's side of the GPU (sm.lower's `schedule`, src/lower/schedule.hpp): the kernel
+// in the scheduled order, and the caller's numbering for what leaves GpuSim.
+#include "lower/schedule.hpp"
+#include "timing/gpu_impl.hpp"
+
+namespace smemsim::timing {
+
+namespace {
+
+// Forwards events with instruction indices in the caller's kernel's numbering.
+class Renumber final : public Observer {
+ public:
+  Renumber(Observer& target, const std::vector<std::uint32_t>& order)
+      : target_(target), order_(order) {}
+  void on_issue(std::uint32_t sm, std::uint32_t warp, std::uint32_t index, std::uint8_t micro,
+                std::uint64_t cycle) override {
+    target_.on_issue(sm, warp, at(index), micro, cycle);
+  }
+  void on_complete(std::uint32_t sm, std::uint32_t warp, std::uint32_t index, std::uint8_t micro,
+                   std::uint64_t issued, std::uint64_t cycle) override {
+    target_.on_complete(sm, warp, at(index), micro, issued, cycle);
+  }
+  void on_stall(std::uint32_t sm, Stall why, std::uint64_t cycle) override {
+    target_.on_stall(sm, why, cycle);
+  }
+  bool wants_stages(std::uint32_t sm) const override { return target_.wants_stages(sm); }
+  void on_stages(std::uint32_t sm, std::uint64_t cycle,
+                 const std::vector<StageCell>& cells) override {
+    cells_ = cells;
+    for (StageCell& c : cells_) c.index = at(c.index);
+    target_.on_stages(sm, cycle, cells_);
+  }
+
+ private:
+  std::uint32_t at(std::uint32_t i) const { return i < order_.size() ? order_[i] : i; }
+  Observer& target_;
+  const std::vector<std::uint32_t>& order_;
+  std::vector<StageCell> cells_;
+};
+
+}  // namespace
+
+// The list scheduler (src/lower/schedule.hpp): each instruction's latency to a dependent one, as
+// the SM will time it, then the kernel in the scheduled order, decoded and lowered again.
+void GpuSim::Impl::lower_code() {
+  const SmConfig& sm = arch.sm;
+  std::vector<std::uint32_t> latency(info.size());
+  for (std::size_t i = 0; i < info.size(); ++i) {
+    const InstInfo& in = info[i];
+    switch (in.space) {
+      case Space::Shared:
+        latency[i] = in.store ? sm.lat_shared_st : sm.lat_shared_ld;
+        break;
+      case Space::Global:
+      case Space::Generic:
+        latency[i] = sm.lat_shared_ld + sm.global_latency;
+        break;
+      case Space::Const:
+        latency[i] = sm.lat_const;
+        break;
+      default:
+        latency[i] = ctx.latency[std::size_t(in.unit)];
+    }
+  }
+  order = lower::schedule(kernel, reg_uses(info), latency, absorbed);
+  if (order.empty()) return;
+  scheduled = std::make_unique<ptx::Kernel>(lower::reordered(kernel, order));
+  code = scheduled.get();
+  info = decode_kernel(*code);
+  absorbed = apply_lowering(*code, info, rules);
+  if (options.observer) {
+    renumber = std::make_unique<Renumber>(*options.observer, order);
+    options.observer = renumber.get();
+  }
+}
+
+}  // namespace smemsim::timing
