@@ -240,7 +240,18 @@ GpgpuSimImport import_gpgpusim(std::string_view text, const std::string& origin,
 // Where a timing key's value comes from (issue 25, item 2; docs/sources.md): a seed's measurement,
 // a published microbenchmark, vendor data, a correlated simulator configuration, an assumption, or
 // a value the user set (a key changed from the preset).
-enum class SourceKind : std::uint8_t { Seed, Measured, Vendor, Config, Assumed, User, Untraced };
+// Calibrated: solved by `smemsim calibrate`, running the replica of the measurement it cites (issue
+// 42), with the residual it leaves.
+enum class SourceKind : std::uint8_t {
+  Seed,
+  Measured,
+  Calibrated,
+  Vendor,
+  Config,
+  Assumed,
+  User,
+  Untraced
+};
 std::string_view source_kind_name(SourceKind k);  // "seed", "measured", ..., "not traced"
 struct TimingKeySource {
   std::string key, value;
@@ -252,7 +263,8 @@ const std::vector<std::string>& timing_keys();
 // Each timing key that applies to `arch` (no lock-loop keys on a native-atomic GPU, ...) with its
 // source; presets without a per-key table give Untraced.
 std::vector<TimingKeySource> timing_sources(const Arch& arch);
-// "27 of 31 timing keys sourced, 11 measured" (seed and measured count as measured).
+// "27 of 31 timing keys sourced, 11 measured" (seed, measured and calibrated count as measured),
+// then ", 5 of them calibrated" when some are.
 std::string sources_summary(const Arch& arch);
 
 // "fermi-gtx580" or "fermi-gtx580 derived (memory.banks=16), uncalibrated": how results name it.
