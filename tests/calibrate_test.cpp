@@ -19,7 +19,7 @@ namespace {
 const std::string kFile = std::string(SMEMSIM_SOURCE_DIR) + "/calibration/titanv-accelsim.toml";
 
 // Every shipped figure within 5 % on the preset as shipped (the issue's bar), but for the misses
-// named below with their cause (11 of the 16 are within); those are pinned to where they stand so
+// named below with their cause (12 of the 16 are within); those are pinned to where they stand so
 // that a change that moves them is seen. The figures are the log's; the model's numbers come from
 // running the replicas, never from the keys.
 TEST(Calibrate, VoltaReproducesTheTitanVFigures) {
@@ -28,12 +28,12 @@ TEST(Calibrate, VoltaReproducesTheTitanVFigures) {
   ASSERT_EQ(m.figures.size(), 16u);
   // id -> the error it has today, and why it misses 5 %.
   const std::map<std::string, std::pair<double, const char*>> misses = {
-      // The model has one latency for the FMA pipe; the GPU's dependent HFMA2 takes 6.2 where its
-      // FFMA takes 4.1 (a per-type latency is the mechanism missing), and its IMAD 4.35.
-      {"half2_fma_latency", {-0.311, "one FMA-pipe latency for f32 and f16x2"}},
+      // HFMA2's 6 cycles beside the loop's 4-cycle ALU ops: both leave their units for the one
+      // MEM0 latch in the same cycle and one waits (seed 004's in-order structure). The GPU
+      // keeps its FMA pipe full; two results a cycle (Accel-Sim's reg_file_port_throughput 2) is
+      // the mechanism missing.
+      {"half2_throughput", {-0.128, "one op a cycle into MEM0"}},
       {"int32_mad_latency", {-0.063, "IMAD's latency is the FFMA's in the model"}},
-      // The scheduler's tail with 32 warps (issue 42: lrr gives 15.97).
-      {"sfu_throughput", {-0.071, "scheduler tail"}},
       // Missing mechanisms (issue 44): reported, never fitted.
       {"l1_latency", {8.427, "no L1"}},
       {"l2_latency", {0.507, "no L2"}},
@@ -54,22 +54,23 @@ TEST(Calibrate, VoltaReproducesTheTitanVFigures) {
 // so the PTX as written takes lat_alu x 2 + lat_shared_ld = 35 a hop (the issue measured 35.07 on
 // the preset before lowering) and the lowered code 27. The shared bandwidth row (126.5 B/clk
 // measured, 74.3 before lowering: the per-hop shl and add saturated the ALU lanes) lands within
-// 1 %.
+// 2 %.
 TEST(Calibrate, SharedChaseAndBandwidthOnceLowered) {
   const ptx::Module code = calibrate::load_replicas();
   const calibrate::Replica& r = *calibrate::find_replica("shared_chase");
   const calibrate::Replica& bw = *calibrate::find_replica("shared_bw32");
   Arch v = find_preset("volta-v100");
   EXPECT_NEAR(calibrate::run_replica(r, v, code), 27.0, 0.05);
-  EXPECT_NEAR(calibrate::run_replica(bw, v, code), 126.48, 1.3);
+  EXPECT_NEAR(calibrate::run_replica(bw, v, code), 126.48, 0.02 * 126.48);
   v.sm.lower = "none";
   EXPECT_NEAR(calibrate::run_replica(r, v, code), 2.0 * v.sm.lat_alu + v.sm.lat_shared_ld, 0.05);
   EXPECT_LT(calibrate::run_replica(bw, v, code), 100.0);
 }
 
 // Fitting from a wrong start: the key returns to where its figure puts it. Without the lowering,
-// the half2 figure (6.18) cannot be reached: lat_fma stops at the pipeline's shortest latency and
-// the residual stays large, which the table shows rather than hides.
+// the half2 figure (6.18) cannot be reached: the unfused mul.f16x2 + add.f16x2 take two latencies
+// a step, lat_fp16 stops at the pipeline's shortest (4, so 8 and more a step) and the residual
+// stays large, which the table shows rather than hides.
 TEST(Calibrate, FitSolvesEachKeyFromItsFigure) {
   const calibrate::Measurements m = calibrate::load_measurements(kFile);
   Arch v = find_preset("volta-v100");
@@ -85,7 +86,7 @@ TEST(Calibrate, FitSolvesEachKeyFromItsFigure) {
   v.sm.lower = "none";
   const calibrate::Fit g = calibrate::fit(m, v);
   for (const calibrate::Row& r : g.rows)
-    if (r.id == "half2_fma_latency") EXPECT_GT(r.error(), 0.5);
+    if (r.id == "half2_fma_latency") EXPECT_GT(r.error(), 0.25);
   const std::string toml = calibrate::fitted_toml(f, m);
   EXPECT_NE(toml.find("lat_shared_ld = 27"), std::string::npos) << toml;
   EXPECT_NE(toml.find("residual"), std::string::npos);
@@ -95,8 +96,8 @@ TEST(Calibrate, FitSolvesEachKeyFromItsFigure) {
 }
 
 // A key volta-v100 marks calibrated (arch show, docs/sources.md) is what the fit gives from the
-// shipped file: the preset is its own fit, and at least the five keys the TITAN V latencies solve
-// are marked so.
+// shipped file: the preset is its own fit, and the six keys the TITAN V latencies solve are
+// marked so.
 TEST(Calibrate, KeysMarkedCalibratedAreTheFit) {
   const calibrate::Measurements m = calibrate::load_measurements(kFile);
   const Arch v = find_preset("volta-v100");
@@ -113,9 +114,44 @@ TEST(Calibrate, KeysMarkedCalibratedAreTheFit) {
       }
     EXPECT_TRUE(fitted) << k.key << " is marked calibrated but no figure solves it";
   }
-  EXPECT_EQ(marked, 5u);
-  EXPECT_NE(sources_summary(v).find("5 of them calibrated"), std::string::npos)
+  EXPECT_EQ(marked, 6u);
+  EXPECT_NE(sources_summary(v).find("6 of them calibrated"), std::string::npos)
       << sources_summary(v);
+}
+
+// Half precision has its own latency on the FMA pipe's lanes. The half2 chain's step, lowered, is
+// one fused HFMA2 on the chain: with lat_fp16 = 0 it takes the FMA pipe's latency like FFMA (4 and
+// the loop's exposed 0.26: 4.26). A step can never be shorter than the HFMA2 it waits for, nor
+// longer than that plus the loop's exposed part at the shorter latency (a longer shadow hides
+// more of the loop). The lanes stay the FMA pipe's: with 1,024 threads the half2 rate is at
+// most 16 lanes x 4 sub-cores x 4 flops = 256 a cycle, never twice that.
+TEST(Calibrate, HalfPrecisionHasItsOwnLatencyOnTheFmaLanes) {
+  const ptx::Module code = calibrate::load_replicas();
+  const calibrate::Replica& chain = *calibrate::find_replica("hfma2_chain");
+  const calibrate::Replica& tput = *calibrate::find_replica("hfma2_tput");
+  Arch v = find_preset("volta-v100");
+  v.sm.lat_fp16 = 0;
+  const double base = calibrate::run_replica(chain, v, code);
+  v.sm.lat_fp16 = v.sm.lat_fma;
+  EXPECT_DOUBLE_EQ(calibrate::run_replica(chain, v, code), base);
+  const double loop = base - v.sm.lat_fma;
+  EXPECT_GT(loop, 0.0);
+  for (const std::uint32_t lat : {6u, 8u}) {
+    v.sm.lat_fp16 = lat;
+    const double x = calibrate::run_replica(chain, v, code);
+    EXPECT_GE(x, double(lat)) << lat;
+    EXPECT_LE(x, lat + loop + 1e-9) << lat;
+  }
+  for (const std::uint32_t lat : {0u, 6u, 8u}) {
+    v.sm.lat_fp16 = lat;
+    EXPECT_LE(calibrate::run_replica(tput, v, code), 256.0) << lat;
+  }
+  // The f32 chain does not see it.
+  const calibrate::Replica& f32 = *calibrate::find_replica("ffma_chain");
+  v.sm.lat_fp16 = 0;
+  const double f = calibrate::run_replica(f32, v, code);
+  v.sm.lat_fp16 = 9;
+  EXPECT_DOUBLE_EQ(calibrate::run_replica(f32, v, code), f);
 }
 
 std::string error_of(const std::string& text) {

@@ -70,6 +70,9 @@ struct SmConfig {
   // FP32 (and IMAD) pipe, FP64 pipe and tensor core; 0: sm.lat_alu (Fermi's CUDA cores run
   // integer and float alike). A tensor op's latency is lat_tensor + its initiation interval - 1.
   std::uint32_t lat_fma = 0, lat_fp64 = 0, lat_tensor = 0;
+  // Half-precision arithmetic (f16, f16x2, bf16, bf16x2 add/mul/fma/min/max): issued to the FMA
+  // pipe, with its own latency (Volta's HFMA2 takes 6 where FFMA takes 4); 0: sm.lat_fma's.
+  std::uint32_t lat_fp16 = 0;
   // Dense FP16 multiply-adds per cycle of one tensor unit (per sub-core); an mma of m x n x k
   // holds it ceil(m*n*k / tensor_fmas) cycles (TF32 at half, INT8 at twice, INT4 at 4x, b1 at
   // 16x, FP64 at 1/16 that rate: A100's ratios). 0: no tensor core, an mma issues like an ALU

@@ -103,8 +103,10 @@ void validate(const Arch& a) {
                            "sm.mem_stages + 2 = {}",
                            v, sm.min_latency()));
   // 0 stands for sm.lat_alu.
-  const std::pair<const char*, std::uint32_t> optional_lats[] = {
-      {"sm.lat_fma", sm.lat_fma}, {"sm.lat_fp64", sm.lat_fp64}, {"sm.lat_tensor", sm.lat_tensor}};
+  const std::pair<const char*, std::uint32_t> optional_lats[] = {{"sm.lat_fma", sm.lat_fma},
+                                                                 {"sm.lat_fp16", sm.lat_fp16},
+                                                                 {"sm.lat_fp64", sm.lat_fp64},
+                                                                 {"sm.lat_tensor", sm.lat_tensor}};
   for (const auto& [key, v] : optional_lats)
     if (v && v < sm.min_latency())
       bad(key, fmt::format("{} cycles is shorter than the pipeline: sm.frontend_stages + "

@@ -184,6 +184,9 @@ const std::vector<Key>& key_table() {
          "IADD: 18, seed 000 §III)"),
       sm("sm.lat_fma", &SmConfig::lat_fma, 0, 100000,
          "cycles, FP32 add/mul/fma/min/max and integer mul/mad (the FMA pipe); 0: sm.lat_alu"),
+      sm("sm.lat_fp16", &SmConfig::lat_fp16, 0, 100000,
+         "cycles, half-precision add/mul/fma/min/max (f16, f16x2, bf16, bf16x2) on the FMA pipe; "
+         "0: sm.lat_fma's"),
       sm("sm.lat_fp64", &SmConfig::lat_fp64, 0, 100000,
          "cycles, FP64 arithmetic (the FP64 pipe); 0: sm.lat_alu"),
       sm("sm.lat_tensor", &SmConfig::lat_tensor, 0, 100000,

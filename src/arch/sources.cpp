@@ -33,6 +33,9 @@ const std::vector<Row> kModernCommon = {
     {"sm.lanes_sfu", K::Vendor, "whitepaper / CUDA guide: 16 SFU results per clock per SM"},
     {"sm.frontend_stages", K::Assumed, "1, so the shortest latency is the measured ALU's 4"},
     {"sm.mem_stages", K::Assumed, "1, so the shortest latency is the measured ALU's 4"},
+    {"sm.scheduler", K::Assumed,
+     "gto; Accel-Sim's SM75_RTX2060 and SM86_RTX3070 configs say lrr, which puts ubench's "
+     "shared-load throughput 4-7 % off one pass a cycle here: no measurement decides yet"},
     {"sm.lat_shared_st", K::Assumed, "equal to the shared load: no source found"},
     {"sm.lat_shared_atom", K::Assumed, "no source found"},
     {"sm.lat_branch", K::Assumed, "the pipeline's shortest (Accel-Sim's BRA unit: 4)"},
@@ -56,8 +59,12 @@ const std::map<std::string, std::vector<Row>>& tables() {
            {"sm.lat_alu", K::Measured, "TITAN V (GV100) log, Accel-Sim output.file: 4.3"},
            {"sm.lat_fma", K::Calibrated,
             "TITAN V log (calibration/titanv-accelsim.toml): its FFMA chain's replica "
-            "4.07 against 4.13 (-1.5 %), IMAD 4.07 against 4.35 (-6.3 %), HFMA2 4.26 against 6.18 "
-            "(-31 %: one latency for the pipe's types)"},
+            "4.07 against 4.13 (-1.5 %), IMAD 4.07 against 4.35 (-6.3 %)"},
+           {"sm.scheduler", K::Config,
+            "Accel-Sim SM7_QV100 line 134: -gpgpu_scheduler lrr; the TITAN V log's SFU "
+            "throughput 15.99 against 15.98 (gto: 14.84)"},
+           {"sm.lat_fp16", K::Calibrated,
+            "TITAN V log: its half2 chain's replica (mul+add fused) 6.01 against 6.18 (-2.8 %)"},
            {"sm.lat_fp64", K::Calibrated,
             "TITAN V log: its DFMA chain's replica 8.00 against 8.08 (-0.9 %)"},
            {"sm.lat_sfu", K::Calibrated,
@@ -124,6 +131,7 @@ const std::map<std::string, std::vector<Row>>& tables() {
             "0 as in the seeds' pipeline (seed 004 §3.1, Fig. 4): an access holds MEM0 for its "
             "passes"},
            {"sm.lanes_alu", K::Assumed, "no lane limit beyond one warp per cycle"},
+           {"sm.scheduler", K::Config, "GPGPU-Sim's GTX 480 config: -gpgpu_scheduler gto"},
            {"sm.lanes_sfu", K::Assumed, "no lane limit beyond one warp per cycle"},
            {"sm.frontend_stages", K::Assumed, "our choice; the EXE depth makes up each latency"},
            {"sm.mem_stages", K::Assumed, "our choice; the EXE depth makes up each latency"},
@@ -179,6 +187,7 @@ bool applies(const Arch& a, std::string_view key) {
   const SmConfig& sm = a.sm;
   if (key == "sm.lat_fma" || key == "sm.lanes_fma") return sm.lat_fma != 0;
   if (key == "sm.lat_fp64" || key == "sm.lanes_fp64") return sm.lat_fp64 != 0;
+  if (key == "sm.lat_fp16") return sm.lat_fp16 != 0;
   if (key == "sm.lat_tensor" || key == "sm.tensor_fmas") return sm.tensor_fmas != 0;
   return true;
 }
@@ -227,6 +236,7 @@ const std::vector<std::string>& timing_keys() {
                                                 "sm.mem_stages",
                                                 "sm.lat_alu",
                                                 "sm.lat_fma",
+                                                "sm.lat_fp16",
                                                 "sm.lat_fp64",
                                                 "sm.lat_tensor",
                                                 "sm.lat_sfu",
@@ -238,6 +248,7 @@ const std::vector<std::string>& timing_keys() {
                                                 "sm.global_latency",
                                                 "sm.global_atomic_latency",
                                                 "sm.global_bytes_per_cycle",
+                                                "sm.scheduler",
                                                 "timing.t_base",
                                                 "timing.t_position",
                                                 "timing.t_bank",

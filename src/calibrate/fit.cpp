@@ -75,7 +75,8 @@ Fit fit(const Measurements& m, const Arch& base, const std::string& ptx_dir) {
       return cost[v] = c;
     };
     const auto [lo, hi] = key_range(key, f.arch);
-    std::int64_t v = key_value(f.arch, key);
+    // An optional latency at 0 (another pipe's) starts from the shortest the pipeline allows.
+    std::int64_t v = std::max(key_value(f.arch, key), lo);
     // Newton steps on the figures' mean (each figure moves about one cycle per cycle of its
     // key), then the integers around the landing point.
     for (int step = 0; step < 4; ++step) {

@@ -27,7 +27,7 @@ const std::vector<Replica>& replicas() {
       {"hfma2_chain", "rep_hfma2", "cycles",
        "acc = acc * mult + acc on half2 (mul.f16x2, add.f16x2), 1 thread, 4,096 steps: cycles a "
        "step",
-       "sm.lat_fma", "", 1, 4096, false, false, 4096},
+       "sm.lat_fp16", "", 1, 4096, false, false, 4096},
       {"ffma_chain", "rep_ffma", "cycles",
        "4 dependent fma.rn.f32 a step, 1 thread, 4,096 steps: cycles an fma", "sm.lat_fma", "", 1,
        4096, false, false, 4 * 4096},

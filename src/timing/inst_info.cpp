@@ -47,6 +47,9 @@ Unit unit_of(const ptx::Instruction& ins) {
     case Opcode::Min:
     case Opcode::Max:
       if (ins.type == ptx::Type::F64) return Unit::Fp64;
+      if (ins.type == ptx::Type::F16 || ins.type == ptx::Type::F16X2 ||
+          ins.type == ptx::Type::BF16 || ins.type == ptx::Type::BF16X2)
+        return Unit::Fp16;
       if (ptx::is_float(ins.type)) return Unit::Fma;
       // Integer multiply(-add): IMAD runs on the FMA pipe.
       return ins.op == Opcode::Mul || ins.op == Opcode::Mad ? Unit::Fma : Unit::Alu;

@@ -32,8 +32,11 @@ enum class Unit : std::uint8_t {
   Fma,
   Fp64,
   Tensor,
+  // Half-precision arithmetic: the FMA pipe's lanes with its own latency (sm.lat_fp16; 0: the
+  // FMA pipe's).
+  Fp16,
 };
-inline constexpr std::size_t kUnits = 15;
+inline constexpr std::size_t kUnits = 16;
 
 // The memory an instruction addresses, as far as the PTX says (generic: decided at run time).
 enum class Space : std::uint8_t { None, Shared, Global, Const, Generic };

@@ -42,6 +42,12 @@ Sm::Sm(std::uint32_t id, const SimContext& ctx)
   if (!sm.lat_fma) unit_map_[std::size_t(Unit::Fma)] = std::uint8_t(Unit::Alu);
   if (!sm.lat_fp64) unit_map_[std::size_t(Unit::Fp64)] = std::uint8_t(Unit::Alu);
   if (!sm.tensor_fmas) unit_map_[std::size_t(Unit::Tensor)] = std::uint8_t(Unit::Alu);
+  // Half-precision ops take the FMA pipe's lanes (pipe_map_) and, with their own latency, their own
+  // delay line (unit_map_).
+  unit_map_[std::size_t(Unit::Fp16)] =
+      sm.lat_fp16 ? std::uint8_t(Unit::Fp16) : unit_map_[std::size_t(Unit::Fma)];
+  pipe_map_ = unit_map_;
+  pipe_map_[std::size_t(Unit::Fp16)] = unit_map_[std::size_t(Unit::Fma)];
   lanes_[std::size_t(Unit::Alu)] = sm.lanes_alu;
   lanes_[std::size_t(Unit::Fma)] = sm.lanes_fma;
   lanes_[std::size_t(Unit::Fp64)] = sm.lanes_fp64;

@@ -331,7 +331,8 @@ class Sm final : public SchedulerView {
   // Units: the slot in units_ a unit uses, per unit its lanes (threads per cycle; tensor: FP16
   // multiply-adds per cycle) and what one op of it costs, per sub-core (unit_scope = subcore) or
   // one set for the SM (sm).
-  std::array<std::uint8_t, kUnits> unit_map_{};
+  std::array<std::uint8_t, kUnits> unit_map_{};  // the unit whose latency an op takes
+  std::array<std::uint8_t, kUnits> pipe_map_{};  // the unit whose lanes it holds
   std::array<std::uint64_t, kUnits> lanes_{};
   std::vector<std::array<UnitUse, kUnits>> units_;
   std::vector<std::uint64_t> units_busy_;  // per units_ set: the largest `until` (skip when idle)

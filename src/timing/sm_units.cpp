@@ -12,7 +12,7 @@ namespace smemsim::timing {
 // Lane-cycles an op of instruction `index` on unit `u` takes: simd_width threads, or a tensor
 // op's multiply-adds; 0 for a unit without a lane limit.
 std::uint64_t Sm::unit_cost(Unit u, std::uint32_t index) const {
-  const std::size_t m = unit_map_[std::size_t(u)];
+  const std::size_t m = pipe_map_[std::size_t(u)];
   if (!lanes_[m]) return 0;
   if (m == std::size_t(Unit::Tensor))
     return index < ctx_.info->size() ? (*ctx_.info)[index].tensor_work / nsub_ : 0;
@@ -23,14 +23,14 @@ std::uint64_t Sm::unit_cost(Unit u, std::uint32_t index) const {
 // taken: a 16-lane unit takes a 32-thread op every other cycle, a 64-lane unit two per cycle.
 bool Sm::unit_free(std::uint32_t k, Unit u, std::uint32_t index, std::uint64_t now) const {
   if (!unit_cost(u, index)) return true;
-  const std::size_t m = unit_map_[std::size_t(u)];
+  const std::size_t m = pipe_map_[std::size_t(u)];
   return units_[shared_units_ ? 0 : k][m].until < (now + 1) * lanes_[m];
 }
 
 void Sm::unit_take(std::uint32_t k, Unit u, std::uint32_t index, std::uint64_t now) {
   const std::uint64_t cost = unit_cost(u, index);
   if (!cost) return;
-  const std::size_t m = unit_map_[std::size_t(u)];
+  const std::size_t m = pipe_map_[std::size_t(u)];
   const std::size_t set = shared_units_ ? 0 : k;
   UnitUse& use = units_[set][m];
   use.until = std::max(use.until, now * lanes_[m]) + cost;
@@ -63,7 +63,7 @@ void Sm::throttle(std::uint32_t k, WarpMask& pool, std::uint64_t now) {
   if (!blocked) return;
   sc.throttle = Stall::MathPipeThrottle;
   pool.each([&](std::uint32_t w) {
-    const std::size_t m = unit_map_[std::size_t(unit_of_next(w))];
+    const std::size_t m = pipe_map_[std::size_t(unit_of_next(w))];
     if (!((blocked >> m) & 1)) return;
     pool.clear(w);
     sc.throttled.set(w);
