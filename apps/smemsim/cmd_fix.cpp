@@ -59,13 +59,30 @@ void print_layouts(const fix::FixReport& rep, const fix::ArrayFix& a) {
   t.add({"-", "as written", std::to_string(a.conflicts), std::to_string(rep.cycles), "1.00x",
          std::to_string(rep.shared_bytes), "-"});
   int k = 0;
+  bool estimates = false;
   for (const fix::Candidate& c : a.candidates) {
     if (!c.refused.empty()) continue;
+    estimates |= !c.applied;
     t.add({std::to_string(++k), c.description, std::to_string(c.conflicts()),
-           std::to_string(c.cycles), speedup(rep.cycles, c.cycles), std::to_string(c.shared_bytes),
-           "identical"});
+           std::to_string(c.cycles) + (c.applied ? "" : "*"), speedup(rep.cycles, c.cycles),
+           std::to_string(c.shared_bytes), "identical"});
   }
   fmt::print("{}", indented(t.render(0)));
+  fmt::print(
+      "  cycles: each layout written into the kernel's code as the CUDA below writes it, "
+      "and run{}\n",
+      estimates ? "; *: an estimate (the addresses relaid out under the kernel as written, "
+                  "its own index arithmetic left out)"
+                : "");
+  k = 0;
+  for (const fix::Candidate& c : a.candidates) {
+    if (!c.refused.empty()) continue;
+    ++k;
+    if (c.applied)
+      fmt::print("  #{} as code: {} (estimate {} cycles)\n", k, c.applied_form, c.estimate_cycles);
+    else
+      fmt::print("  #{} estimate only: not written as code: {}\n", k, c.not_applied);
+  }
   for (const fix::Candidate& c : a.candidates)
     if (!c.refused.empty()) fmt::print("  refused: {}: {}\n", c.description, c.refused);
   if (k == 0) return;
@@ -178,6 +195,11 @@ void print_report(const fix::FixReport& rep, const Arch& arch) {
                a.lines.size() == 1 ? "" : "s", a.conflicts);
     if (!a.note.empty()) fmt::print("  {}\n", a.note);
     if (!a.candidates.empty()) print_layouts(rep, a);
+    if (const fix::Candidate* c = a.best())
+      fmt::print("  recommended layout: {} ({} -> {} cycles, {})\n", c->description, rep.cycles,
+                 c->cycles, speedup(rep.cycles, c->cycles));
+    else if (!a.why_none().empty())
+      fmt::print("  {}\n", a.why_none());
     if (!a.replication.empty()) print_atomics(a);
     if (const fix::Replication* r = a.best_replication())
       fmt::print(
@@ -239,6 +261,11 @@ nlohmann::json report_json(const fix::FixReport& rep, const Arch& arch, bool cut
                            {"refused", c.refused},
                            {"identical", c.identical},
                            {"cycles", c.cycles},
+                           {"applied", c.applied},
+                           {"applied_form", c.applied_form},
+                           {"not_applied", c.not_applied},
+                           {"estimate_cycles", c.estimate_cycles},
+                           {"recommended", &c == a.best()},
                            {"conflicts", c.conflicts()},
                            {"shared_bytes", c.shared_bytes},
                            {"lines", nlohmann::json::array()},
@@ -329,13 +356,18 @@ void add_fix_command(CLI::App& app) {
       fmt::print(stderr, "fix: {} runs of the kernel on the cycle model in {:.3f} s\n", rep.runs,
                  t.count());
     }
-    print_arch_choice(o->launch);
     if (o->launch.json) return print_json(report_json(rep, arch, o->emit == "cute"));
     if (!o->emit.empty()) {
-      for (const fix::ArrayFix& a : rep.arrays)
+      // Code alone on stdout (a header one can include); what is not code goes to stderr.
+      if (!o->launch.arch_note.empty()) fmt::print(stderr, "{}\n", o->launch.arch_note);
+      for (const fix::ArrayFix& a : rep.arrays) {
         fmt::print("{}", array_code(a, arch, o->emit == "cute"));
+        if (!a.why_none().empty())
+          fmt::print(stderr, "{}: {}\n", array_name(rep, a.array), a.why_none());
+      }
       return;
     }
+    print_arch_choice(o->launch);
     print_report(rep, arch);
   });
 }

@@ -50,6 +50,13 @@ struct Candidate {
   std::int64_t predicted = 0;  // the array's conflicts the search predicted (swizzle; pad: -1)
   bool identical = false;      // the output buffers equal the baseline's
   std::string refused;         // why the candidate is not offered ("" when it is)
+  // Applied as code (issue 43, src/fix/fix_apply.hpp): the kernel's PTX rewritten as the emitted
+  // CUDA compiles, run, its outputs and every shared access's addresses checked against the
+  // remapped run. `cycles` are then the rewritten kernel's; otherwise they are the estimate.
+  bool applied = false;
+  std::string applied_form;           // how it was written ("row stride 132 bytes: ...")
+  std::string not_applied;            // why it could not be, when it was not
+  std::uint64_t estimate_cycles = 0;  // the remapped run's (the executor relays out addresses)
   std::uint64_t cycles = 0;
   std::uint32_t shared_bytes = 0;  // per block
   std::vector<LineResult> lines;   // the array's lines, in the baseline's order
@@ -81,9 +88,13 @@ struct ArrayFix {
   // atomics under the model with each warp's lanes on one word combined; the match and the
   // reduction's own instructions are not counted. Valid when the atomics are adds (or inc).
   std::int64_t aggregated_cycles = 0, aggregated_max_lock = 0;
-  std::string model;              // the atomic model's name
-  std::string note;               // why no layout candidate was tried, or ""
-  const Candidate* best() const;  // the first offered candidate with fewer cycles, or null
+  std::string model;                  // the atomic model's name
+  std::string note;                   // why no layout candidate was tried, or ""
+  std::uint64_t baseline_cycles = 0;  // the kernel as written
+  // The first offered candidate, applied as code, at least 1 % faster than the kernel as written;
+  // null when none is (why_none says why).
+  const Candidate* best() const;
+  std::string why_none() const;
   // R > 1 with the fewest simulated cycles where the builtin was simulated, else the fewest
   // predicted; null when none beats the kernel as written.
   const Replication* best_replication() const;

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <tuple>
 
+#include "fix/fix_apply.hpp"
 #include "fix/fix_internal.hpp"
 #include "smemsim/error.hpp"
 #include "smemsim/timing.hpp"
@@ -22,13 +23,40 @@ struct RunResult {
   std::vector<exec::Buffer> buffers;
   std::uint64_t blocks = 0;
   std::uint32_t grain = 4;  // exec::widest_shared_access of the kernel
+  ptx::Module module;       // what ran
+  std::string kernel;
 };
 
 // Runs `w` on the cycle model with `remap`. `arrays`, when given, learns the kernel's arrays once
 // the simulator has laid out its shared memory and then sees every access; a kernel without shared
 // memory is an error before anything runs.
+// An order-free digest of every shared access (instruction line, lanes, word addresses): two runs
+// with equal digests made the same accesses, whatever order their warps issued them in.
+class AccessDigest : public exec::AccessConsumer {
+ public:
+  void on_access(const WarpAccess& wa) override {
+    std::uint64_t h = mix(wa.pc * 0x9e3779b97f4a7c15ull ^ wa.active);
+    for (int l = 0; l < wa.lanes; ++l)
+      if (wa.is_active(l)) h = mix(h ^ (std::uint64_t(wa.addr[std::size_t(l)]) + l * 0x10001ull));
+    sum_ += h;
+    ++count_;
+  }
+  bool operator==(const AccessDigest& o) const { return sum_ == o.sum_ && count_ == o.count_; }
+
+ private:
+  static std::uint64_t mix(std::uint64_t x) {
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+  }
+  std::uint64_t sum_ = 0, count_ = 0;
+};
+
 RunResult run_once(exec::Workload w, const Arch& arch, const FixOptions& o,
-                   const exec::SharedRemap* remap, detail::ArrayConsumer* arrays) {
+                   const exec::SharedRemap* remap, detail::ArrayConsumer* arrays,
+                   exec::AccessConsumer* also = nullptr) {
   if (!w.pipeline.empty())
     throw InputError(fmt::format(
         "{}: smemsim fix takes one launch; this launch spec has a pipeline of {} ([[launch]])",
@@ -39,6 +67,7 @@ RunResult run_once(exec::Workload w, const Arch& arch, const FixOptions& o,
   exec::TeeConsumer tee;
   tee.add(&prof);
   tee.add(arrays);
+  tee.add(also);
   timing::TimingOptions to;
   to.max_cycles = o.max_cycles;
   to.regs_per_thread = o.regs;
@@ -58,6 +87,8 @@ RunResult run_once(exec::Workload w, const Arch& arch, const FixOptions& o,
   r.blocks = w.launch.grid.count();
   r.grain = exec::widest_shared_access(k);
   r.buffers = std::move(w.memory.buffers);
+  r.kernel = k.name;
+  r.module = std::move(w.module);
   return r;
 }
 
@@ -88,23 +119,64 @@ std::string first_difference(const std::vector<exec::Buffer>& a,
   return "";
 }
 
-// The candidate's run: refused when it fails or changes an output.
+std::vector<LineResult> lines_after(const RunResult& r, const ArrayFix& af) {
+  std::vector<LineResult> out;
+  for (const LineResult& before : af.lines) {
+    LineResult after = before;
+    after.accesses = 0, after.conflicts = 0, after.max_position = 0, after.max_lock = 0;
+    for (const exec::ProfileRow& row : r.rows)
+      if (row.ptx_line == before.ptx_line) after = line_result(row);
+    out.push_back(after);
+  }
+  return out;
+}
+
+// The candidate applied as code (src/fix/fix_apply.hpp) and run: its cycles replace the estimate
+// when it computes the same outputs and makes the remapped run's accesses.
+void apply(Candidate& c, const Target& t, const Arch& arch, const FixOptions& o,
+           const RunResult& base, const ArrayFix& af, const AccessDigest& remapped) {
+  std::vector<std::uint32_t> lines;
+  for (const LineResult& l : af.lines) lines.push_back(l.ptx_line);
+  detail::Applied a = detail::apply_remap(base.module, base.kernel, af.array, lines, c.remap);
+  if (!a.refused.empty()) {
+    c.not_applied = a.refused;
+    return;
+  }
+  try {
+    exec::Workload w = t.make();
+    w.module = std::move(a.module);
+    AccessDigest d;
+    RunResult r = run_once(std::move(w), arch, o, nullptr, nullptr, &d);
+    if (const std::string diff = first_difference(base.buffers, r.buffers); !diff.empty()) {
+      c.not_applied = "the rewritten kernel changes the output: " + diff;
+      return;
+    }
+    if (!(d == remapped)) {
+      c.not_applied = "the rewritten kernel's shared accesses are not the layout's";
+      return;
+    }
+    c.applied = true;
+    c.applied_form = a.form;
+    c.cycles = r.cycles;
+    c.lines = lines_after(r, af);
+  } catch (const InputError& e) {
+    c.not_applied = e.what();
+  }
+}
+
+// The candidate's run: refused when it fails or changes an output; then applied as code.
 void verify(Candidate& c, const Target& t, const Arch& arch, const FixOptions& o,
             const RunResult& base, const ArrayFix& af) {
   try {
-    RunResult r = run_once(t.make(), arch, o, &c.remap, nullptr);
-    c.cycles = r.cycles;
+    AccessDigest d;
+    RunResult r = run_once(t.make(), arch, o, &c.remap, nullptr, &d);
+    c.cycles = c.estimate_cycles = r.cycles;
     c.shared_bytes = r.layout.total_bytes;
     const std::string diff = first_difference(base.buffers, r.buffers);
     c.identical = diff.empty();
     if (!diff.empty()) c.refused = "the remapped run changes the output: " + diff;
-    for (const LineResult& before : af.lines) {
-      LineResult after = before;
-      after.accesses = 0, after.conflicts = 0, after.max_position = 0, after.max_lock = 0;
-      for (const exec::ProfileRow& row : r.rows)
-        if (row.ptx_line == before.ptx_line) after = line_result(row);
-      c.lines.push_back(after);
-    }
+    c.lines = lines_after(r, af);
+    if (c.refused.empty()) apply(c, t, arch, o, base, af, d);
   } catch (const InputError& e) {
     c.refused = e.what();
   }
@@ -125,7 +197,26 @@ bool Candidate::worse_line(const std::vector<LineResult>& before) const {
 }
 
 const Candidate* ArrayFix::best() const {
-  return !candidates.empty() && candidates[0].refused.empty() ? &candidates[0] : nullptr;
+  for (const Candidate& c : candidates)
+    if (c.refused.empty() && c.applied && c.cycles * 100 <= baseline_cycles * 99) return &c;
+  return nullptr;
+}
+
+std::string ArrayFix::why_none() const {
+  if (best() || candidates.empty()) return "";
+  const Candidate* fastest = nullptr;
+  for (const Candidate& c : candidates)
+    if (c.refused.empty() && c.applied && (!fastest || c.cycles < fastest->cycles)) fastest = &c;
+  if (!fastest) return "no layout change helps: no candidate could be applied as code and checked";
+  const std::int64_t left = fastest->conflicts();
+  return fmt::format(
+      "no layout change helps: the best, {}, removes {} of the {} conflicts but takes {} cycles "
+      "as written into the kernel against {} ({:+.1f} %){}",
+      fastest->description, conflicts - left, conflicts, fastest->cycles, baseline_cycles,
+      100.0 * (double(fastest->cycles) - double(baseline_cycles)) / double(baseline_cycles),
+      left == conflicts ? ""
+                        : ": its index arithmetic costs what the conflicts did, or the "
+                          "conflicts were not on the kernel's critical path");
 }
 
 const Replication* ArrayFix::best_replication() const {
@@ -168,6 +259,7 @@ FixReport find_fixes(exec::Workload as_written, const Target& target, const Arch
     af.array = p.array;
     af.grain = grain;
     af.model = arch.atomic_model;
+    af.baseline_cycles = base.cycles;
     std::vector<exec::ProfileRow> rows;
     for (const exec::ProfileRow& row : base.rows)
       if (p.lines.count(row.ptx_line)) {
@@ -208,16 +300,18 @@ FixReport find_fixes(exec::Workload as_written, const Target& target, const Arch
         c.description = remaps[i].describe();
         c.predicted = predicted[i];
         verify(c, target, arch, options, base, af);
-        ++rep.runs;
+        rep.runs += c.applied ? 2 : 1;
         if (c.refused.empty() && c.worse_line(af.lines) && c.conflicts() >= af.conflicts)
           c.refused = "it makes a line worse and removes no conflict in all";
         af.candidates.push_back(std::move(c));
       }
-      // Offered first, by cycles, then conflicts; the refused after, in the order tried.
+      // Offered first, those applied as code before the estimates, by cycles, then conflicts;
+      // the refused after, in the order tried.
       std::stable_sort(af.candidates.begin(), af.candidates.end(),
                        [](const Candidate& a, const Candidate& b) {
                          if (a.refused.empty() != b.refused.empty()) return a.refused.empty();
                          if (!a.refused.empty()) return false;
+                         if (a.applied != b.applied) return a.applied;
                          return std::tuple(a.cycles, a.conflicts(), a.shared_bytes) <
                                 std::tuple(b.cycles, b.conflicts(), b.shared_bytes);
                        });
