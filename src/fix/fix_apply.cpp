@@ -1,15 +1,17 @@
 // A fix candidate written into the kernel's PTX (src/fix/fix_apply.hpp).
 #include "fix/fix_apply.hpp"
 
+#include "timing/inst_info.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <bit>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace smemsim::fix::detail {
-namespace {
 
 using ptx::Instruction;
 using ptx::Opcode;
@@ -30,181 +32,37 @@ int memory_operand(const Instruction& in) {
   return -1;
 }
 
-// Definitions per register; a guarded definition counts twice (its value may come from before).
-std::vector<std::uint32_t> count_defs(const ptx::Kernel& k, std::vector<std::uint32_t>& def) {
-  std::vector<std::uint32_t> n(k.regs.size(), 0);
-  def.assign(k.regs.size(), kNone);
-  auto add = [&](std::uint32_t r, std::uint32_t i, bool guarded) {
-    if (r == kNone || r >= n.size()) return;
-    n[r] += guarded ? 2 : 1;
-    def[r] = i;
-  };
-  for (std::uint32_t i = 0; i < k.code.size(); ++i) {
-    const Instruction& in = k.code[i];
-    const bool g = in.guard != kNone;
-    const Operand& d = in.ops[0];
-    if (d.kind == OperandKind::Reg) add(d.reg, i, g);
-    if (d.kind == OperandKind::Vector)
-      for (int e = 0; e < d.count; ++e) add(d.vec[std::size_t(e)], i, g);
-    for (const int extra : {4, 5})
-      if (in.num_ops > extra && in.ops[std::size_t(extra)].kind == OperandKind::Reg &&
-          (in.op == Opcode::Setp || in.op == Opcode::Shfl))
-        add(in.ops[std::size_t(extra)].reg, i, g);
+RegisterFlow register_flow(const ptx::Kernel& k) {
+  RegisterFlow f;
+  f.ndef.assign(k.regs.size(), 0);
+  f.def.assign(k.regs.size(), kNone);
+  f.uses.resize(k.regs.size());
+  const std::vector<lower::RegUse> ru = timing::reg_uses(timing::decode_kernel(k));
+  for (std::uint32_t i = 0; i < ru.size(); ++i) {
+    for (const std::uint32_t r : ru[i].writes) {
+      if (r >= f.ndef.size()) continue;
+      f.ndef[r] += k.code[i].guard != kNone ? 2 : 1;  // a guarded write may keep the old value
+      f.def[r] = i;
+    }
+    for (const std::uint32_t r : ru[i].reads)
+      if (r < f.uses.size()) f.uses[r].push_back(i);
   }
-  return n;
+  return f;
 }
 
-// The linear form of a shared address: sum of terms, a symbol and a constant.
-struct Walk {
-  Walk(const ptx::Kernel& kernel, const std::vector<std::uint32_t>& n,
-       const std::vector<std::uint32_t>& d)
-      : k(kernel), ndef(n), def(d) {}
-  const ptx::Kernel& k;
-  const std::vector<std::uint32_t>& ndef;
-  const std::vector<std::uint32_t>& def;
-  std::uint64_t row_bytes = 0;
-  std::uint32_t sym = kNone;  // the array's symbol
-  // Results of one access's walk.
-  std::int64_t constant = 0;
-  int symbols = 0;  // times the array's symbol was found (must be 1, with coefficient 1)
-  std::string bad;
-  std::set<std::uint32_t> nodes;                   // instructions of the address tree
-  std::map<std::uint32_t, std::uint64_t> rows;     // row-term instruction -> its coefficient
-  std::map<std::uint32_t, std::uint64_t> descend;  // instructions walked through with a scale
-
-  static bool imm(const Operand& o) { return o.kind == OperandKind::ImmInt; }
-
-  void operand(const Operand& o, std::uint64_t scale, int depth) {
-    if (!bad.empty()) return;
-    switch (o.kind) {
-      case OperandKind::ImmInt:
-        constant += o.imm * std::int64_t(scale);
-        return;
-      case OperandKind::Symbol:
-        if (o.sym != sym) {
-          bad = fmt::format("an address of the array also names '{}'", k.symbols[o.sym].name);
-          return;
-        }
-        if (scale != 1) bad = "the array's address is scaled";
-        ++symbols;
-        constant += o.imm;
-        return;
-      case OperandKind::Reg:
-        return reg(o.reg, scale, depth);
-      case OperandKind::Special:  // %tid.x and the like: an index
-        return leaf(scale);
-      default:
-        bad = "an address operand of another kind";
-    }
-  }
-
-  void leaf(std::uint64_t scale) {
-    if (scale >= row_bytes)
-      bad = fmt::format(
-          "a term of the address whose coefficient is {} bytes is not a constant "
-          "multiply",
-          scale);
-  }
-
-  // A multiply by constant c of instruction i's operand `src` (shl, mul, mad's product).
-  void product(std::uint32_t i, const Operand& src, std::uint64_t c, std::uint64_t scale,
-               int depth) {
-    const std::uint64_t coef = c * scale;
-    if (coef % row_bytes == 0) {
-      rows[i] = coef;  // a row term: the stride changes here
-      return;
-    }
-    descend[i] = scale;
-    operand(src, coef, depth + 1);
-  }
-
-  void reg(std::uint32_t r, std::uint64_t scale, int depth) {
-    if (depth > 24 || r >= ndef.size() || ndef[r] != 1) return leaf(scale);
-    const std::uint32_t i = def[r];
-    const Instruction& in = k.code[i];
-    if (in.guard != kNone) return leaf(scale);
-    nodes.insert(i);
-    const Operand* o = in.ops.data();
-    switch (in.op) {
-      case Opcode::Mov:
-      case Opcode::Cvta:
-        descend[i] = scale;
-        return operand(o[1], scale, depth + 1);
-      case Opcode::Cvt:
-        if (in.rounding != ptx::Rounding::None || ptx::is_float(in.type) || ptx::is_float(in.type2))
-          return leaf(scale);
-        descend[i] = scale;
-        return operand(o[1], scale, depth + 1);
-      case Opcode::Add:
-        if (ptx::is_float(in.type)) return leaf(scale);
-        descend[i] = scale;
-        operand(o[1], scale, depth + 1);
-        return operand(o[2], scale, depth + 1);
-      case Opcode::Sub:
-        if (ptx::is_float(in.type) || !imm(o[2])) return leaf(scale);
-        descend[i] = scale;
-        constant -= o[2].imm * std::int64_t(scale);
-        return operand(o[1], scale, depth + 1);
-      case Opcode::Shl:
-        if (!imm(o[2]) || o[2].imm < 0 || o[2].imm > 31) return leaf(scale);
-        return product(i, o[1], std::uint64_t{1} << o[2].imm, scale, depth);
-      case Opcode::Mul:
-        if (ptx::is_float(in.type) || in.mode == ptx::MulMode::Hi) return leaf(scale);
-        if (imm(o[2]) && o[2].imm > 0)
-          return product(i, o[1], std::uint64_t(o[2].imm), scale, depth);
-        if (imm(o[1]) && o[1].imm > 0)
-          return product(i, o[2], std::uint64_t(o[1].imm), scale, depth);
-        return leaf(scale);
-      case Opcode::Mad:
-        if (ptx::is_float(in.type) || in.mode == ptx::MulMode::Hi || !imm(o[2]) || o[2].imm <= 0)
-          return leaf(scale);
-        // mad d, a, c, b: a * c, then b.
-        if ((std::uint64_t(o[2].imm) * scale) % row_bytes == 0) {
-          rows[i] = std::uint64_t(o[2].imm) * scale;
-        } else {
-          descend[i] = scale;
-          operand(o[1], std::uint64_t(o[2].imm) * scale, depth + 1);
-        }
-        return operand(o[3], scale, depth + 1);
-      default:
-        return leaf(scale);
-    }
-  }
-};
-
-// Uses of each register (instruction indices), sources only.
-std::vector<std::vector<std::uint32_t>> uses_of(const ptx::Kernel& k) {
-  std::vector<std::vector<std::uint32_t>> u(k.regs.size());
-  auto add = [&](std::uint32_t r, std::uint32_t i) {
-    if (r != kNone && r < u.size()) u[r].push_back(i);
-  };
-  for (std::uint32_t i = 0; i < k.code.size(); ++i) {
-    const Instruction& in = k.code[i];
-    add(in.guard, i);
-    for (int j = 0; j < in.num_ops; ++j) {
-      const Operand& o = in.ops[std::size_t(j)];
-      const bool dest = j == 0 && (o.kind == OperandKind::Reg || o.kind == OperandKind::Vector) &&
-                        in.op != Opcode::St && in.op != Opcode::Red;
-      if (o.kind == OperandKind::Memory) add(o.reg, i);
-      if (dest) continue;
-      if (o.kind == OperandKind::Reg) add(o.reg, i);
-      if (o.kind == OperandKind::Vector)
-        for (int e = 0; e < o.count; ++e) add(o.vec[std::size_t(e)], i);
-    }
-  }
-  return u;
+Operand imm_op(std::int64_t v) {
+  Operand o;
+  o.kind = OperandKind::ImmInt;
+  o.imm = v;
+  return o;
 }
+
+namespace {
 
 Operand reg_op(std::uint32_t r) {
   Operand o;
   o.kind = OperandKind::Reg;
   o.reg = r;
-  return o;
-}
-Operand imm_op(std::int64_t v) {
-  Operand o;
-  o.kind = OperandKind::ImmInt;
-  o.imm = v;
   return o;
 }
 Instruction make(Opcode op, Type t, std::initializer_list<Operand> ops, const Instruction& at) {
@@ -246,106 +104,6 @@ std::string accesses(const ptx::Kernel& k, const std::vector<std::uint32_t>& lin
   return "";
 }
 
-std::string grow_symbol(ptx::Kernel& k, std::uint32_t sym, std::uint32_t bytes) {
-  ptx::Symbol& s = k.symbols[sym];
-  const std::uint64_t elem = s.elements ? s.size_bytes() / s.elements : 0;
-  if (!elem || bytes % elem) return "the array's element size does not divide its padded size";
-  s.elements = bytes / elem;
-  return "";
-}
-
-// The stride form of a padding (src/fix/fix_apply.hpp).
-std::string pad_by_stride(ptx::Kernel& k, const std::vector<std::uint32_t>& acc,
-                          const exec::SharedLayout::Array& a, const exec::SharedRemap& r,
-                          std::uint32_t sym, Applied& out) {
-  std::vector<std::uint32_t> def;
-  const std::vector<std::uint32_t> ndef = count_defs(k, def);
-  const std::uint64_t row = std::uint64_t(r.row) * r.grain, pad = std::uint64_t(r.pad) * r.grain;
-  std::map<std::uint32_t, std::uint64_t> rows, descend;
-  std::set<std::uint32_t> nodes(acc.begin(), acc.end());
-  std::map<std::uint32_t, std::int64_t> delta;  // access -> immediate change
-  for (const std::uint32_t i : acc) {
-    Walk w(k, ndef, def);
-    w.row_bytes = row;
-    w.sym = sym;
-    const Operand& m = k.code[i].ops[std::size_t(memory_operand(k.code[i]))];
-    w.constant = m.imm;
-    if (m.sym != kNone) {
-      Operand named;
-      named.kind = OperandKind::Symbol;
-      named.sym = m.sym;
-      w.operand(named, 1, 0);
-    }
-    if (m.reg != kNone) w.reg(m.reg, 1, 0);
-    if (!w.bad.empty()) return w.bad;
-    if (w.symbols != 1) return "an address of the array is not its symbol plus an offset";
-    if (w.constant < 0) return "an address of the array has a negative constant offset";
-    const auto c = std::uint64_t(w.constant);
-    delta[i] = std::int64_t(c / row * pad);
-    for (const auto& [n, coef] : w.rows) {
-      if (descend.count(n) || (rows.count(n) && rows[n] != coef))
-        return "one instruction is a row term of one address and not of another";
-      rows[n] = coef;
-    }
-    for (const auto& [n, s] : w.descend) {
-      if (rows.count(n) || (descend.count(n) && descend[n] != s))
-        return "one instruction is a row term of one address and not of another";
-      descend[n] = s;
-    }
-    nodes.insert(w.nodes.begin(), w.nodes.end());
-  }
-  // What a changed multiply computes reaches the array's addresses only: its value, and every
-  // value computed from it, is used by instructions of the address trees alone.
-  const auto uses = uses_of(k);
-  std::vector<std::uint32_t> work;
-  for (const auto& [n, coef] : rows) work.push_back(n);
-  std::set<std::uint32_t> seen;
-  while (!work.empty()) {
-    const std::uint32_t n = work.back();
-    work.pop_back();
-    if (!seen.insert(n).second) continue;
-    const Operand& d = k.code[n].ops[0];
-    if (d.kind != OperandKind::Reg) continue;
-    for (const std::uint32_t u : uses[d.reg]) {
-      if (!nodes.count(u))
-        return fmt::format("PTX line {}: the row's multiply also feeds line {}", k.code[n].ptx_line,
-                           k.code[u].ptx_line);
-      if (std::find(acc.begin(), acc.end(), u) == acc.end()) work.push_back(u);
-    }
-  }
-  for (const auto& [n, coef] : rows) {
-    Instruction& in = k.code[n];
-    const std::uint64_t c = in.op == Opcode::Shl ? std::uint64_t{1} << in.ops[2].imm
-                            : in.op == Opcode::Mad || ptx::is_float(in.type) ? in.ops[2].imm
-                            : in.ops[2].kind == OperandKind::ImmInt          ? in.ops[2].imm
-                                                                             : in.ops[1].imm;
-    const std::uint64_t scale = coef / c;
-    const std::uint64_t want = coef / row * (row + pad);
-    if (want % scale) return "a row multiplier cannot take the padded stride exactly";
-    const std::int64_t c2 = std::int64_t(want / scale);
-    if (in.op == Opcode::Shl) {
-      in.op = Opcode::Mul;
-      in.mode = ptx::MulMode::Lo;
-      in.type = wide(in.type) ? Type::U64 : Type::U32;
-      in.ops[2] = imm_op(c2);
-    } else if (in.op == Opcode::Mad || in.ops[2].kind == OperandKind::ImmInt) {
-      in.ops[2].imm = c2;
-    } else {
-      in.ops[1].imm = c2;
-    }
-    ++out.changed;
-  }
-  for (const auto& [i, d] : delta) {
-    Instruction& in = k.code[i];
-    in.ops[std::size_t(memory_operand(in))].imm += d;
-  }
-  out.form = fmt::format(
-      "row stride {} bytes: {} multiplier{} changed, the declaration {} -> {} "
-      "bytes",
-      row + pad, out.changed, out.changed == 1 ? "" : "s", a.bytes, a.bytes + r.added_bytes());
-  return grow_symbol(k, sym, a.bytes + r.added_bytes());
-}
-
 // The inserted form: the emitted CUDA's index function before each access.
 std::string insert_index_function(ptx::Kernel& k, const std::vector<std::uint32_t>& acc,
                                   const exec::SharedLayout::Array& a, const exec::SharedRemap& r,
@@ -377,7 +135,13 @@ std::string insert_index_function(ptx::Kernel& k, const std::vector<std::uint32_
     }
     return base[key] = b;
   };
-  std::map<std::uint32_t, std::vector<Instruction>> before;
+  // The index function goes where the compiler computes it: once after the address's definition
+  // when the register has one (a loop-invariant address is not recomputed in the loop, as nvcc
+  // hoists it), else just before the access. Accesses of one address and offset share it.
+  const RegisterFlow flow = register_flow(k);
+  const std::vector<std::uint32_t>&ndef = flow.ndef, &def = flow.def;
+  std::map<std::uint32_t, std::vector<Instruction>> before, after;
+  std::map<std::pair<std::uint32_t, std::int64_t>, std::pair<std::uint32_t, std::int64_t>> done;
   std::uint32_t per = 0;
   for (const std::uint32_t i : acc) {
     Instruction& in = k.code[i];
@@ -388,6 +152,12 @@ std::string insert_index_function(ptx::Kernel& k, const std::vector<std::uint32_
       continue;
     }
     if (m.sym != kNone) return "an address of both a register and a symbol";
+    const auto key = std::pair(m.reg, m.imm);
+    if (const auto it = done.find(key); it != done.end()) {
+      std::tie(m.reg, m.imm) = it->second;
+      continue;
+    }
+    const bool hoist = ndef[m.reg] == 1 && def[m.reg] != i;
     const bool w = wide(k.regs[m.reg].type);
     const bool generic = in.space == ptx::Space::Generic;
     const Type u = w ? Type::U64 : Type::U32, s = w ? Type::S64 : Type::S32,
@@ -435,8 +205,9 @@ std::string insert_index_function(ptx::Kernel& k, const std::vector<std::uint32_
     }
     m.reg = addr;
     per = std::max<std::uint32_t>(per, std::uint32_t(code.size()));
-    out.inserted += std::uint32_t(code.size());
-    before[i] = std::move(code);
+    auto& at = hoist ? after[def[key.first]] : before[i];
+    at.insert(at.end(), code.begin(), code.end());
+    if (hoist) done[key] = {m.reg, m.imm};
   }
   // The new code and each old index's new place (a branch to an access runs its prefix).
   std::vector<Instruction> code = head;
@@ -446,6 +217,8 @@ std::string insert_index_function(ptx::Kernel& k, const std::vector<std::uint32_
     if (const auto it = before.find(i); it != before.end())
       code.insert(code.end(), it->second.begin(), it->second.end());
     code.push_back(k.code[i]);
+    if (const auto it = after.find(i); it != after.end())
+      code.insert(code.end(), it->second.begin(), it->second.end());
   }
   place[k.code.size()] = std::uint32_t(code.size());
   // A branch to the kernel's first instruction still runs the base's set-up: it is idempotent.
@@ -456,16 +229,23 @@ std::string insert_index_function(ptx::Kernel& k, const std::vector<std::uint32_
       if (o.kind == OperandKind::Label && o.target != kNone && o.target < place.size())
         o.target = place[o.target];
     }
-  out.inserted += std::uint32_t(head.size());
   k.code = std::move(code);
-  out.form = r.row ? fmt::format("i + (i / {}) * {} inserted before each access ({} instructions)",
+  out.form = r.row ? fmt::format("i + (i / {}) * {} inserted for each address ({} instructions)",
                                  r.row, r.pad, per)
-                   : fmt::format("the swizzle inserted before each access ({} instructions)", per);
+                   : fmt::format("the swizzle inserted for each address ({} instructions)", per);
   if (r.row) return grow_symbol(k, sym, a.bytes + r.added_bytes());
   return "";
 }
 
 }  // namespace
+
+std::string grow_symbol(ptx::Kernel& k, std::uint32_t sym, std::uint32_t bytes) {
+  ptx::Symbol& s = k.symbols[sym];
+  const std::uint64_t elem = s.elements ? s.size_bytes() / s.elements : 0;
+  if (!elem || bytes % elem) return "the array's element size does not divide its padded size";
+  s.elements = bytes / elem;
+  return "";
+}
 
 Applied apply_remap(const ptx::Module& module, const std::string& kernel,
                     const exec::SharedLayout::Array& array, const std::vector<std::uint32_t>& lines,
