@@ -310,19 +310,23 @@ void add_fix_command(CLI::App& app) {
                   "only)")
       ->check(CLI::Range(0u, 16u));
   cmd->add_option("--emit", o->emit,
-                  "print only the code of each array's best fix: cuda, or cute (CuTe's "
-                  "Swizzle<B,M,S> for a swizzle)")
+                  "print only the code of each array's recommended fixes on stdout (notes on "
+                  "stderr): cuda, or cute (CuTe's Swizzle<B,M,S> for a swizzle)")
       ->check(CLI::IsMember({"cuda", "cute"}));
   cmd->footer(
       "Each candidate layout runs the whole kernel again with that array relaid out (padding or "
       "a bijective XOR swizzle of its index): it is offered only when every output buffer is the "
-      "same, byte for byte, and it gives every line's conflicts and the whole-kernel cycles. "
-      "Atomic contention gets replication and warp aggregation, predicted with the arch's "
-      "atomic model (docs/fix.md).\n"
+      "same, byte for byte, and it gives every line's conflicts and an estimate of the cycles. "
+      "Then the layout is written into the kernel's code as the printed CUDA compiles (a padded "
+      "row stride, or the index function once per address) and run: those are the cycles shown "
+      "(* marks an estimate where it could not be), and a layout is recommended only when it is "
+      "at least 1 % faster so. Atomic contention gets replication and warp aggregation, "
+      "predicted with the arch's atomic model (docs/fix.md).\n"
       "Examples:\n"
       "  smemsim fix builtin:transpose --variant naive32   # swizzle or pad the tile: 32-way -> 0\n"
       "  smemsim fix builtin:histogram --bins 8            # replicate the bins or aggregate\n"
       "  smemsim fix builtin:gemm --arch ampere-a100 --emit cute\n"
+      "  smemsim fix builtin:transpose --variant naive32 --emit cuda > fix.cuh\n"
       "  smemsim fix k.ptx --kernel k --grid 64 --block 256 --launch k.toml --json");
   cmd->callback([o] {
     exec::Workload w = prepare_workload(o->launch);
