@@ -47,6 +47,10 @@ struct SmConfig {
   std::uint32_t frontend_stages = 2;  // fetch/decode/issue stages before EXE
   std::uint32_t mem_stages = 2;       // MEM0 (shared-memory banks) .. MEM(M-1)
   std::uint32_t smem_ports = 1;       // shared-memory ports: accesses per bank per pass
+  // Results a sub-core writes back per cycle (its result buses): with more than one, non-memory
+  // ops that finish their units in the same cycle commit together (docs/timing.md "Writeback
+  // ports"). The seeds' pipelines: 1.
+  std::uint32_t writeback_ports = 1;
   // Processing blocks (sub-partitions): each has its own warp scheduler, front end, execution
   // units and writeback port, over the warp slots w with w % subcores == its index; the
   // shared-memory port (MEM0's bank passes) and the global memory unit are the SM's, one pass per

@@ -151,6 +151,10 @@ const std::vector<Key>& key_table() {
          "memory stages MEM0..MEM(M-1); MEM0 accesses the banks (004 Fig. 4; Table 3: 4)"),
       sm("sm.smem_ports", &SmConfig::smem_ports, 1, 64,
          "shared-memory ports: a bank serves this many distinct words per pass (004 Eq. 1)"),
+      sm("sm.writeback_ports", &SmConfig::writeback_ports, 1, 8,
+         "results a sub-core writes back per cycle: beside MEM0 (or NONMEM), ports - 1 more "
+         "paths of sm.mem_stages take non-memory ops leaving EXE in the same cycle (seeds: 1; "
+         "Volta-Hopper: 2, Accel-Sim's EX_WB width per scheduler)"),
       sm("sm.subcores", &SmConfig::subcores, 1, 8,
          "processing blocks (sub-partitions) per SM, each with its own scheduler, front end, units "
          "and writeback; warp slot w runs on sub-core w % subcores; the shared-memory port is the "

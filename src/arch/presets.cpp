@@ -222,6 +222,11 @@ std::vector<Arch> build() {
     // [NVF-MIO] NVIDIA's forum: each block sends its load/store instructions to a FIFO of its own
     // before the MIO scheduler the blocks share; the depth is not published: assumed 8.
     a.sm.mio_queue = 8;
+    // Two results written back per cycle per block: Accel-Sim's SM7_QV100 (line 90), SM75_RTX2060
+    // and SM86_RTX3070 (line 44) give -gpgpu_pipeline_widths an EX_WB width of 8 over 4
+    // schedulers (lines 132, 79), two result buses each; no config of an H100 read: assumed
+    // the same. With one, the TITAN V's half2 throughput lands 13 % low (docs/calibration.md).
+    a.sm.writeback_ports = 2;
     // The code as ptxas emits it (issue 42, docs/timing.md "Lowering"): fused multiply-adds,
     // addresses folded into the memory instructions' modes, free truncations and copies. Every
     // rule's source is in src/lower/lower.hpp.

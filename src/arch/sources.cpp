@@ -33,6 +33,9 @@ const std::vector<Row> kModernCommon = {
     {"sm.lanes_sfu", K::Vendor, "whitepaper / CUDA guide: 16 SFU results per clock per SM"},
     {"sm.frontend_stages", K::Assumed, "1, so the shortest latency is the measured ALU's 4"},
     {"sm.mem_stages", K::Assumed, "1, so the shortest latency is the measured ALU's 4"},
+    {"sm.writeback_ports", K::Config,
+     "Accel-Sim SM7_QV100 line 90, SM75_RTX2060 and SM86_RTX3070 line 44: "
+     "-gpgpu_pipeline_widths' EX_WB 8 over 4 schedulers, two result buses each"},
     {"sm.scheduler", K::Assumed,
      "gto; Accel-Sim's SM75_RTX2060 and SM86_RTX3070 configs say lrr, which puts ubench's "
      "shared-load throughput 4-7 % off one pass a cycle here: no measurement decides yet"},
@@ -122,6 +125,8 @@ const std::map<std::string, std::vector<Row>>& tables() {
             "GPGPU-Sim SM90_H100: tensor latency 24, less its "
             "interval 4 + 1"},
            {"sm.lat_shared_ld", K::Config, "GPGPU-Sim SM90_H100: -gpgpu_smem_latency 29"},
+           {"sm.writeback_ports", K::Assumed,
+            "2, as Accel-Sim's Volta, Turing and Ampere configs have it; no H100 config read"},
            {"sm.global_bytes_per_cycle", K::Vendor, "3350 GB/s / (132 SMs x 1980 MHz) = 12.8"},
        }},
       {"fermi-gtx580",
@@ -135,6 +140,8 @@ const std::map<std::string, std::vector<Row>>& tables() {
            {"sm.lanes_sfu", K::Assumed, "no lane limit beyond one warp per cycle"},
            {"sm.frontend_stages", K::Assumed, "our choice; the EXE depth makes up each latency"},
            {"sm.mem_stages", K::Assumed, "our choice; the EXE depth makes up each latency"},
+           {"sm.writeback_ports", K::Seed,
+            "seed 004 §3.1, Fig. 4b: one writeback port (its writeback conflict)"},
            {"sm.lat_alu", K::Seed, "seed 000 §III: IADD 18 (asfermi)"},
            {"sm.lat_sfu", K::Assumed, "no source found"},
            {"sm.lat_branch", K::Seed, "seed 000 §III: BRA 32"},
@@ -234,6 +241,7 @@ const std::vector<std::string>& timing_keys() {
                                                 "sm.tensor_fmas",
                                                 "sm.frontend_stages",
                                                 "sm.mem_stages",
+                                                "sm.writeback_ports",
                                                 "sm.lat_alu",
                                                 "sm.lat_fma",
                                                 "sm.lat_fp16",

@@ -37,6 +37,14 @@
 // simd_width) - 1 entries (Eq. 3; sm.premem = none: 0) holds memory ops (a warp's later subwarps)
 // while MEM0 is busy; the MEM0 multiplexer takes a replay, else the queue's oldest entry, else the
 // op leaving EXE.
+//
+// sm.writeback_ports = P > 1 (Volta-Hopper: two result buses per sub-core) gives each sub-core
+// P - 1 more paths of M stages beside MEM0 (or NONMEM): in a cycle where MEM0 has taken its op, up
+// to P - 1 further non-memory ops leaving EXE take them, and up to P ops write back per cycle
+// (global data, the MEM path, NONMEM, then these paths, each in that order). Two results that reach
+// the end of their units in the same cycle (a 6-cycle HFMA2 and a 4-cycle IADD3 issued two cycles
+// later) then both commit, where a single port delays the younger and everything behind it. P = 1
+// is seed 004's machine exactly.
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -65,7 +73,8 @@ class InOrder final : public Pipeline {
         mio_(sm.mio_queue > 0),
         f_(sm.frontend_stages),
         m_(sm.mem_stages),
-        n_(premem) {
+        n_(premem),
+        ports_(std::max<std::uint32_t>(1, sm.writeback_ports)) {
     fe_.reset(f_);
     for (std::size_t u = 0; u < kUnits; ++u) {
       const std::uint32_t e = host.exe_stages(static_cast<Unit>(u));
@@ -74,6 +83,7 @@ class InOrder final : public Pipeline {
     }
     tail_.reset(std::max<std::uint32_t>(1, m_ - 1));
     nonmem_.reset(m_);
+    wide_.assign(ports_ - 1, DelayLine(m_));
     premem_.reset(std::max<std::uint32_t>(1, n_));
   }
 
@@ -88,6 +98,7 @@ class InOrder final : public Pipeline {
     mem0_in(now);
     if (elastic_ && n_) premem_in(now);
     if (split_) nonmem_in(now);
+    if (!wide_.empty()) wide_in(now);
     exe_out(now);
     exe_in(now);
   }
@@ -100,6 +111,8 @@ class InOrder final : public Pipeline {
     if (!fe_.empty() || exe0_ != kNone || mem0_ != kNone || !replay_.empty() || !tail_.empty() ||
         !nonmem_.empty() || !premem_.empty())
       return false;
+    for (const DelayLine& l : wide_)
+      if (!l.empty()) return false;
     return busy_units_ == 0;
   }
 
@@ -115,6 +128,7 @@ class InOrder final : public Pipeline {
     line(tail_);
     line(nonmem_);
     line(premem_);
+    for (const DelayLine& l : wide_) line(l);
     if (exe0_ != kNone) at(soon);
     if (mem0_ != kNone) at(pass_end_ + 1);
     for (const Replay& r : replay_) at(r.back);
@@ -134,6 +148,8 @@ class InOrder final : public Pipeline {
     if (split_)
       for (std::uint32_t k = 0; k < m_; ++k)
         n.push_back((elastic_ ? "NMQ" : "NM") + std::to_string(k));
+    for (std::uint32_t p = 0; p + 1 < ports_; ++p)
+      for (std::uint32_t k = 0; k < m_; ++k) n.push_back(fmt::format("WP{}.{}", p + 2, k));
     n.push_back("WB");
     return n;
   }
@@ -166,6 +182,10 @@ class InOrder final : public Pipeline {
       at += m_;
     } else if (split_) {
       nonmem_.each_stage(now, [&](std::uint32_t op, std::uint32_t s) { cell(cells[at + s], op); });
+      at += m_;
+    }
+    for (const DelayLine& l : wide_) {
+      l.each_stage(now, [&](std::uint32_t op, std::uint32_t s) { cell(cells[at + s], op); });
       at += m_;
     }
     if (wb_op_ != kNone) cell(cells[at], std::uint32_t(wb_op_));
@@ -216,31 +236,73 @@ class InOrder final : public Pipeline {
 
   // The elastic writeback multiplexer (Fig. 6): global data, the MEM path, the NONMEM queue's
   // oldest entry, the non-memory op leaving EXE.
-  void writeback_elastic(std::uint64_t now, bool used, int mem_c) {
+  // `left`: the ports global data left free.
+  void writeback_elastic(std::uint64_t now, std::uint32_t left, int mem_c) {
     if (mem_c != kNone) {
-      if (used) return mem_lost();
-      return mem_writeback(mem_c, now);
+      if (left == 0) return mem_lost();
+      mem_writeback(mem_c, now);
+      --left;
     }
-    if (used) return;
-    int c = kNone;
-    if (nonmem_.head_ready(now)) {
-      c = int(nonmem_.pop());
-    } else if (!fixed_) {
-      c = oldest_candidate(now, false);  // forwarded from EXE
-      if (c != kNone) take_candidate(c);
+    for (bool forwarded = false; left > 0; --left) {
+      int c = kNone;
+      if (nonmem_.head_ready(now)) {
+        c = int(nonmem_.pop());
+      } else if (!fixed_ && !forwarded) {
+        c = oldest_candidate(now, false);  // forwarded from EXE
+        if (c != kNone) take_candidate(c);
+        forwarded = true;
+      }
+      if (c == kNone) break;
+      h_.writeback(std::uint32_t(c), now);
+      wb_op_ = c;
     }
-    if (c == kNone) return;
-    h_.writeback(std::uint32_t(c), now);
-    wb_op_ = c;
+    wide_writeback(now, left);
+  }
+
+  // The extra paths' heads (sm.writeback_ports), oldest first, while ports are left.
+  void wide_writeback(std::uint64_t now, std::uint32_t left) {
+    for (;;) {
+      DelayLine* best = nullptr;
+      for (DelayLine& l : wide_)
+        if (l.head_ready(now) && (!best || op_(l.head()).seq < op_(best->head()).seq)) best = &l;
+      if (!best) return;
+      if (left == 0) {
+        for (DelayLine& l : wide_)
+          if (l.head_ready(now)) h_.writeback_conflict();
+        return;
+      }
+      const std::uint32_t c = best->pop();
+      h_.writeback(c, now);
+      wb_op_ = int(c);
+      --left;
+    }
+  }
+
+  // Non-memory ops leaving EXE that MEM0 and NONMEM did not take enter the extra paths.
+  void wide_in(std::uint64_t now) {
+    for (DelayLine& l : wide_) {
+      if (l.full()) continue;
+      int c = kNone;
+      if (exe0_ != kNone && leaves_exe0(op_(std::uint32_t(exe0_))) &&
+          !op_(std::uint32_t(exe0_)).memory)
+        c = exe0_;
+      each_busy_unit([&](std::size_t u) {
+        if (unit_[u].head_ready(now) && !op_(unit_[u].head()).memory)
+          c = older(c, int(unit_[u].head()));
+      });
+      if (c == kNone) return;
+      take_candidate(c);
+      l.push(std::uint32_t(c), now);
+    }
   }
 
   void writeback(std::uint64_t now) {
-    bool used = false;
+    std::uint32_t left = ports_;
     if (h_.global_return_ready(now)) {
       const std::uint32_t id = h_.global_return_pop();
       h_.writeback(id, now);
       wb_op_ = int(id);
-      used = true;
+      --left;
     }
     int mem_c = kNone;
     if (m_ > 1) {
@@ -248,14 +310,14 @@ class InOrder final : public Pipeline {
     } else if (mem0_finished(now)) {
       mem_c = mem0_;
     }
-    if (elastic_) return writeback_elastic(now, used, mem_c);
+    if (elastic_) return writeback_elastic(now, left, mem_c);
     const int non_c = split_ && nonmem_.head_ready(now) ? int(nonmem_.head()) : kNone;
     const int first = older(mem_c, non_c);
     const int second = first == mem_c ? non_c : mem_c;
     for (const int c : {first, second}) {
       if (c == kNone) continue;
       const bool from_mem = c == mem_c;
-      if (used) {
+      if (left == 0) {
         if (from_mem) {
           mem_lost();
         } else {
@@ -264,7 +326,7 @@ class InOrder final : public Pipeline {
         }
         continue;
       }
-      used = true;
+      --left;
       if (from_mem) {
         mem_writeback(c, now);
       } else {
@@ -273,6 +335,7 @@ class InOrder final : public Pipeline {
         wb_op_ = c;
       }
     }
+    if (!wide_.empty()) wide_writeback(now, left);
   }
 
   // What a further pass of `o` at MEM0 makes the issue stage wait for: a pass beyond the access's
@@ -482,6 +545,7 @@ class InOrder final : public Pipeline {
   bool shared_port_;  // sub-cores share the SM's shared-memory port (PipelineHost::port_take)
   bool mio_;          // shared accesses go to the MIO queues at MEM0 (sm.mio_queue > 0)
   std::uint32_t f_, m_, n_;  // n_: PREMEM entries (elastic)
+  std::uint32_t ports_;      // sm.writeback_ports
   DelayLine fe_;
   int exe0_ = kNone;
   std::array<DelayLine, kUnits> unit_;
@@ -495,6 +559,7 @@ class InOrder final : public Pipeline {
   DelayLine tail_;
   DelayLine nonmem_;  // split: the NONMEM stages; elastic: the NONMEM queue
   DelayLine premem_;
+  std::vector<DelayLine> wide_;  // the paths of the writeback ports beyond the first
   int wb_op_ = kNone;
   // Why each blocking point last refused (propagated upstream to the issue slot).
   Stall mem0_refuse_ = Stall::FrontEnd, nonmem_refuse_ = Stall::FrontEnd;
