@@ -84,9 +84,10 @@ TEST(Lowering, MarksWhatPtxasMakesFree) {
   EXPECT_TRUE(has(g.src, g.nsrc, plain[3].src[0]));  // %rd1
   EXPECT_TRUE(has(g.dst, g.ndst, plain[6].dst[0]));  // %rd2
   // Each rule alone marks only its own instructions. Alone, lea takes the shl of 4 (the scaled
-  // address's, when scaled is on) into its add.
+  // address's, when scaled is on) into its add, and addr the add of 5 into the shared load (its
+  // other operand is the symbol's address, an immediate in the shared window: [%r3 + s]).
   const std::vector<std::pair<const char*, std::vector<std::uint32_t>>> alone = {
-      {"fma", {8}},       {"imad", {16}}, {"lea", {4, 18}}, {"addr", {14}},
+      {"fma", {8}},       {"imad", {16}}, {"lea", {4, 18}}, {"addr", {5, 14}},
       {"scaled", {4, 5}}, {"cvt", {3}},   {"mov", {20}}};
   for (const auto& [rule, marked] : alone) {
     std::vector<timing::InstInfo> i1 = plain;

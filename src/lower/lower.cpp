@@ -171,9 +171,13 @@ std::vector<Lowered> lower(const ptx::Kernel& kernel, const std::vector<RegUse>&
         if (cand[a].rule != Rule::None) continue;
       }
       if (rules.addr) {
-        const bool imm1 = add.ops[1].kind == OperandKind::ImmInt && fits_offset(add.ops[1].imm);
-        const bool imm2 = add.ops[2].kind == OperandKind::ImmInt && fits_offset(add.ops[2].imm);
-        if (imm1 != imm2) cand[a] = {Rule::Addr, c};
+        // An immediate; for a shared address also a symbol's address (the shared window's
+        // offsets are immediates in SASS: LDS R, [R+0x...]).
+        const bool shared = code[c].space == ptx::Space::Shared;
+        auto folds = [&](const ptx::Operand& o) {
+          return o.kind == OperandKind::ImmInt ? fits_offset(o.imm) : shared && f.constant(o);
+        };
+        if (folds(add.ops[1]) != folds(add.ops[2])) cand[a] = {Rule::Addr, c};
       }
     }
   }

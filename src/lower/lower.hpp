@@ -13,7 +13,9 @@
 //         on the FMA pipe.
 //   lea   shl by an immediate feeding only an add: one LEA (ALU pipe).
 //   addr  add of an immediate whose sum is only a memory operand's base: [R+imm] (every
-//         load/store/atomic form from Fermi on has a signed immediate offset).
+//         load/store/atomic form from Fermi on has a signed immediate offset); for a shared
+//         address also of a constant base (a symbol, or a register holding only a symbol's
+//         address: a shared variable's address is an immediate offset in the shared window).
 //   scaled  shl by 2, 3 or 4 (of a register) + add of a constant base (an immediate, a symbol,
 //         or a register holding only a symbol's address) used only as a shared-memory address:
 //         [R.X4/.X8/.X16+imm] (Volta and later LDS/STS/ATOMS).
