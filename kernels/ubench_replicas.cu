@@ -42,6 +42,25 @@ extern "C" __global__ void rep_shared_chase(unsigned* clk, unsigned* out) {
   out[threadIdx.x] = static_cast<unsigned>(p);
 }
 
+// The published pointer chases of a shared-memory load's own latency (Jia et al. 2019, Table 3.1,
+// "no-conflict latency"): each load's result is the next load's address, with no arithmetic
+// between, as hand-written SASS chains LDS on LDS. In CUDA: a u32 array of byte offsets,
+// p = *(s + p) on bytes (PTX: add.s32 + ld.shared, the add folded into the address as the
+// base's immediate), s[i] = the byte offset of s[(i + 1) % 4,096], 2,048 hops from 0.
+extern "C" __global__ void rep_shared_chase_direct(unsigned* clk, unsigned* out) {
+  __shared__ unsigned s[4096];
+  for (unsigned i = threadIdx.x; i < 4096; i += blockDim.x) s[i] = ((i + 1) % 4096) * 4;
+  __syncthreads();
+  unsigned p = 0;
+  const char* base = reinterpret_cast<const char*>(s);
+  const unsigned t0 = clock32();
+#pragma unroll 4
+  for (int i = 0; i < 2048; ++i) p = *reinterpret_cast<const unsigned*>(base + p);
+  const unsigned t1 = clock32();
+  stamp(clk, t0, t1);
+  out[threadIdx.x] = p;
+}
+
 // shd/shared_bw (line 449) and shared_bw_64 (line 453): 1,024 threads each chase t = s[t] from
 // t = tid through s[i] = (i + 1,024) % N (a warp reads consecutive words: conflict-free), 4,096
 // steps; the span over all threads.

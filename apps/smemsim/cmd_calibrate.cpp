@@ -1,6 +1,7 @@
 // smemsim calibrate MEASUREMENTS (issue 42, docs/calibration.md): runs every figure's replica
 // microbenchmark in the cycle model, solves the keys the figures constrain and prints the residual
 // table; -o writes the fitted keys as an arch file.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -99,9 +100,16 @@ void add_calibrate_command(CLI::App& app) {
   cmd->callback([o] {
     if (o->list) {
       fmt::print("shipped measurement files (give the name, or a path to your own):\n");
+      std::vector<std::filesystem::path> files;  // sorted: the listing is the same everywhere
       if (const auto d = shipped_dir(); !d.empty())
         for (const auto& e : std::filesystem::directory_iterator(d))
-          if (e.path().extension() == ".toml") fmt::print("  {}\n", e.path().stem().string());
+          if (e.path().extension() == ".toml") files.push_back(e.path());
+      std::sort(files.begin(), files.end());
+      for (const auto& f : files) {
+        const calibrate::Measurements m = calibrate::load_measurements(f.string());
+        fmt::print("  {:<22} {} ({}), {} figures\n", f.stem().string(), m.gpu, m.preset,
+                   m.figures.size());
+      }
       fmt::print("replicas (a figure's benchmark):\n");
       for (const calibrate::Replica& r : calibrate::replicas())
         fmt::print("  {:<22} {:<8} {}{}\n", r.name, r.unit, r.what,

@@ -290,7 +290,13 @@ std::vector<Arch> build() {
     // [WP] 2 FP64 units per SM, 0.5 per block: one lane per block is the nearest a whole lane
     // count gets (FP64 twice as fast as the T4's).
     a.sm.lanes_fp64 = 1;
-    a.sm.lat_fp64 = 8;                // DFMA -> FP64 reader: 8 [NAK]
+    // [JIA19] Table 4.1, T4: DFMA ~54 dependent, calibrated (its replica, a DFMA chain: 54.0).
+    // NAK's DFMA 8 is the compiler's table; with it the chain takes the lane's interval, 32
+    // (-41 %; calibration/t4-jia2019.toml).
+    a.sm.lat_fp64 = 54;
+    // [JIA19] Table 4.1, T4: HADD2/HMUL2/HFMA2 6, calibrated (the half2 chain, fused: 6.01);
+    // the FMA pipe's 4 gave 4.26 (-29 %).
+    a.sm.lat_fp16 = 6;
     a.sm.lat_sfu = 21;                // [CFG] RTX2060 -ptx_opcode_latency_sfu 21
     a.sm.lat_shared_ld = 30;          // [CFG] RTX2060 -gpgpu_smem_latency 30
     a.sm.lat_shared_st = 30;          // assumed equal to the load

@@ -93,7 +93,12 @@ const std::map<std::string, std::vector<Row>>& tables() {
            {"sm.tensor_fmas", K::Vendor, "Turing whitepaper: 512 FP16 FMA/clk/SM"},
            {"sm.lat_alu", K::Vendor, "NAK sm75 table: IADD3 4"},
            {"sm.lat_fma", K::Vendor, "NAK sm75 table: FFMA 4"},
-           {"sm.lat_fp64", K::Vendor, "NAK sm75 table: DFMA 8"},
+           {"sm.lat_fp64", K::Calibrated,
+            "Jia et al. 2019 Table 4.1 (calibration/t4-jia2019.toml): DFMA ~54; its replica, a "
+            "DFMA chain, 54.0 (NAK's 8 left it at the lane's interval, 32: -41 %)"},
+           {"sm.lat_fp16", K::Calibrated,
+            "Jia et al. 2019 Table 4.1: HFMA2 6; the half2 chain's replica, fused, 6.01 (the FMA "
+            "pipe's 4: 4.26, -29 %)"},
            {"sm.lat_sfu", K::Config, "GPGPU-Sim SM75_RTX2060: -ptx_opcode_latency_sfu 21"},
            {"sm.lat_tensor", K::Vendor, "NAK sm75 table: HMMA.1688 14, less its interval 8 + 1"},
            {"sm.lat_shared_ld", K::Config, "GPGPU-Sim SM75_RTX2060: -gpgpu_smem_latency 30"},

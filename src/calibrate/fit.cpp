@@ -90,7 +90,20 @@ Fit fit(const Measurements& m, const Arch& base, const std::string& ptx_dir) {
         want += figs[i]->value;
       }
       const double slope = (got_w - got) / double(w - v);
-      if (std::abs(slope) < 1e-9) break;
+      if (std::abs(slope) < 1e-9) {
+        // Flat here: another limit sets the figures (a unit's interval above a short latency,
+        // T4's DFMA on one FP64 lane). Probe where the key would be the figure itself, and the
+        // step of one cycle per cycle; keep whichever lowers the error.
+        const double n = double(figs.size());
+        std::int64_t next = v;
+        for (const double u : {want / n, double(v) + (want - got) / n}) {
+          const std::int64_t c = std::clamp<std::int64_t>(std::llround(u), lo, hi);
+          if (eval(c) < eval(next)) next = c;
+        }
+        if (next == v) break;
+        v = next;
+        continue;
+      }
       const std::int64_t next =
           std::clamp<std::int64_t>(std::llround(double(v) + (want - got) / slope), lo, hi);
       if (next == v) break;

@@ -24,6 +24,13 @@ const std::vector<Replica>& replicas() {
       {"shared_chase", "rep_shared_chase", "cycles",
        "p = s[p], u64 s[4096], 1 thread, 2,048 hops: cycles a hop", "sm.lat_shared_ld", "", 1, 0,
        false, false, 2048},
+      {"shared_chase32", "rep_shared_bw32", "cycles",
+       "t = s[t], u32 s[8192], s[i] = (i + 1,024) % 8,192, 1 thread, 4,096 hops: cycles a hop",
+       "sm.lat_shared_ld", "", 1, 0, false, false, 4096},
+      {"shared_chase_direct", "rep_shared_chase_direct", "cycles",
+       "p = *(s + p) on bytes, u32 s[4096] of byte offsets, 1 thread, 2,048 hops: cycles a hop "
+       "(each load's result is the next one's address)",
+       "sm.lat_shared_ld", "", 1, 0, false, false, 2048},
       {"hfma2_chain", "rep_hfma2", "cycles",
        "acc = acc * mult + acc on half2 (mul.f16x2, add.f16x2), 1 thread, 4,096 steps: cycles a "
        "step",
@@ -39,6 +46,9 @@ const std::vector<Replica>& replicas() {
        4096, false, false, 4 * 4096},
       {"sin_chain", "rep_sin", "cycles",
        "4 dependent sin.approx.ftz.f32 a step, 1 thread, 1,024 steps: cycles a sin", "sm.lat_sfu",
+       "", 1, 1024, false, false, 4 * kK},
+      {"sqrt_chain", "rep_sqrt", "cycles",
+       "4 dependent sqrt.approx.ftz.f32 a step, 1 thread, 1,024 steps: cycles a sqrt", "sm.lat_sfu",
        "", 1, 1024, false, false, 4 * kK},
       {"global_atomic_chase", "rep_atomic_chase", "cycles",
        "p = atomicAdd(&g[p], 10), u32 g[1024], 1 thread, 1,024 hops: cycles a hop",

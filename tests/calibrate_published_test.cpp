@@ -1,0 +1,105 @@
+// The published measurement files (issue 42: Jia et al. 2019, Abdelkhalik et al. 2022, Luo et al.
+// 2024): each figure's replica run on the file's preset as shipped. Every figure lands within 5 %
+// but the misses named here, each pinned to where it stands with its cause, so that a change that
+// moves one is seen. The figures are the papers'; the model's numbers come from running the
+// replicas (kernels/ubench_replicas.cu), never from the keys. docs/sources.md "Published
+// measurements" gives the tables.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+
+#include "calibrate/fit.hpp"
+#include "calibrate/replicas.hpp"
+#include "test_util.hpp"
+
+namespace smemsim::test {
+namespace {
+
+struct Miss {
+  double error;  // (model - published) / published, the preset as shipped
+  const char* cause;
+};
+
+void check_file(const std::string& name, const std::map<std::string, Miss>& misses) {
+  const calibrate::Measurements m =
+      calibrate::load_measurements(std::string(SMEMSIM_SOURCE_DIR) + "/calibration/" + name);
+  const Arch a = find_preset(m.preset);
+  static const ptx::Module code = calibrate::load_replicas();
+  std::size_t seen = 0;
+  for (const calibrate::Figure& f : m.figures) {
+    const double x = calibrate::run_replica(*calibrate::find_replica(f.benchmark), a, code);
+    const double err = (x - f.value) / f.value;
+    if (const auto it = misses.find(f.id); it != misses.end()) {
+      ++seen;
+      EXPECT_NEAR(err, it->second.error, 0.01)
+          << name << " " << f.id << " (" << it->second.cause << "): " << x;
+    } else {
+      EXPECT_LT(std::abs(err), 0.05) << name << " " << f.id << ": " << x << " vs " << f.value;
+    }
+  }
+  EXPECT_EQ(seen, misses.size()) << name << ": a named miss is not in the file";
+}
+
+// The no-cache misses of every file (issue 44): the chase goes to DRAM, global_latency plus the
+// path (volta-v100 318 cycles a hop; the others' assumed 500 give 527-529).
+constexpr const char* kNoL1 = "no L1 cache";
+constexpr const char* kNoL2 = "no L2 cache";
+
+// Jia 2019's V100 column. Its instruction latencies are SASS stall counts; its shared latency, 19,
+// is a chain of loads on their own results, which the model times as the TITAN V log's u64 chase
+// (27.0 on the same SM): one LDS a hop in both once the lowering folds the address. The two
+// measurements cannot both hold in the model (docs/sources.md). IMAD measures 5 (the TITAN V's
+// chain 4.35) where the model runs it at the FMA pipe's 4; MUFU 14 where the SFU key is the TITAN
+// V's sin.approx chain, 21 (an FMUL before the MUFU on the GPU).
+TEST(CalibratePublished, V100Jia2019) {
+  check_file("v100-jia2019.toml", {{"shared_latency", {27.0 / 19 - 1, "TITAN V chase 27"}},
+                                   {"imad_latency", {4.07 / 5 - 1, "IMAD at FFMA's latency"}},
+                                   {"mufu_latency", {21.0 / 14 - 1, "SFU key from sin.approx"}},
+                                   {"l1_latency", {318.0 / 28 - 1, kNoL1}},
+                                   {"l2_latency", {318.0 / 193 - 1, kNoL2}}});
+}
+
+// The T4 column: lat_fp16 and lat_fp64 are calibrated to it (6.01 and 54.0). The shared latency
+// (the preset's 30 from the RTX 2060 config), IMAD and MUFU miss as on the V100.
+TEST(CalibratePublished, T4Jia2019) {
+  check_file("t4-jia2019.toml", {{"shared_latency", {30.0 / 19 - 1, "config's 30, SASS 19"}},
+                                 {"imad_latency", {4.07 / 5 - 1, "IMAD at FFMA's latency"}},
+                                 {"mufu_latency", {21.0 / 15 - 1, "config's SFU 21"}},
+                                 {"l1_latency", {529.0 / 32 - 1, kNoL1}},
+                                 {"l2_latency", {529.0 / 188 - 1, kNoL2}}});
+}
+
+// Abdelkhalik 2022 measure the A100's shared load at 23 where Luo 2024 measure 29 on the same
+// GPU; the preset's 28 (the A100 config) is within 5 % of Luo's.
+TEST(CalibratePublished, A100Abdelkhalik2022) {
+  check_file("a100-abdelkhalik2022.toml",
+             {{"shared_latency", {28.0 / 23 - 1, "Luo 2024 measure 29"}},
+              {"l1_latency", {527.0 / 33 - 1, kNoL1}},
+              {"l2_latency", {527.0 / 200 - 1, kNoL2}}});
+}
+
+TEST(CalibratePublished, A100Luo2024) {
+  check_file("a100-luo2024.toml", {{"l1_latency", {527.0 / 37.9 - 1, kNoL1}},
+                                   {"l2_latency", {527.0 / 261.5 - 1, kNoL2}}});
+}
+
+TEST(CalibratePublished, H800Luo2024) {
+  check_file("h800-luo2024.toml",
+             {{"l1_latency", {528.0 / 40.7 - 1, kNoL1}}, {"l2_latency", {528.0 / 263 - 1, kNoL2}}});
+}
+
+// The fit reaches a latency hidden behind a unit's interval: T4's DFMA chain takes the one FP64
+// lane's 32 cycles while lat_fp64 is below 32 (flat: Newton's step has no slope there); from 8 it
+// still lands on the published 54.
+TEST(CalibratePublished, FitLeavesAFlatRegion) {
+  const calibrate::Measurements m = calibrate::load_measurements(std::string(SMEMSIM_SOURCE_DIR) +
+                                                                 "/calibration/t4-jia2019.toml");
+  Arch t4 = find_preset("turing-t4");
+  t4.sm.lat_fp64 = 8;
+  const calibrate::Fit f = calibrate::fit(m, t4);
+  EXPECT_EQ(f.arch.sm.lat_fp64, 54u);
+}
+
+}  // namespace
+}  // namespace smemsim::test
