@@ -14,9 +14,12 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <fstream>
 
 #include <fmt/format.h>
 
+#include "calibrate/measurements.hpp"
+#include "calibrate/replicas.hpp"
 #include "kernel_test_util.hpp"
 #include "smemsim/arch.hpp"
 #include "smemsim/exec.hpp"
@@ -141,23 +144,31 @@ TEST(Ubench, ModernPresetsReproduceTheirKeysWithinFivePercent) {
 }
 
 #ifdef SMEMSIM_NVCC
-// scripts/calibrate's host program compiles for Turing and Ampere (the mma chains a GPU lacks are
-// compiled out), and on a machine without a GPU it stops with one line and exit code 2; with one
-// it prints the measured keys.
+// scripts/calibrate's two host programs compile for Turing and Ampere (the mma chains a GPU lacks
+// are compiled out), and on a machine without a GPU each stops with one line and exit code 2. With
+// a GPU, --keys prints the measured keys and the default a measurement file that smemsim
+// calibrate reads: one figure per replica, each benchmark a replica's name.
 TEST(Ubench, CalibrateCompilesAndReportsAMissingGpuClearly) {
-  const std::string bin = ::testing::TempDir() + "/smemsim_calibrate";
-  for (const char* arch : {"sm_75", "sm_80"}) {
-    const auto c = shell(fmt::format("{} -O2 -arch={} -o {} {}/scripts/calibrate.cu", SMEMSIM_NVCC,
-                                     arch, bin, SMEMSIM_SOURCE_DIR));
-    ASSERT_EQ(c.exit_code, 0) << arch << "\n" << c.out;
-  }
-  const auto r = shell(bin);
-  if (r.exit_code == 0) {
-    EXPECT_NE(r.out.find("lat_shared_ld = "), std::string::npos) << r.out;
-  } else {
-    EXPECT_EQ(r.exit_code, 2) << r.out;
-    EXPECT_TRUE(r.out.starts_with("calibrate: ")) << r.out;
-    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  for (const char* program : {"calibrate", "calibrate_measure"}) {
+    const std::string bin = ::testing::TempDir() + "/smemsim_" + program;
+    for (const char* arch : {"sm_75", "sm_80"}) {
+      const auto c = shell(fmt::format("{} -O2 -arch={} -o {} {}/scripts/{}.cu", SMEMSIM_NVCC, arch,
+                                       bin, SMEMSIM_SOURCE_DIR, program));
+      ASSERT_EQ(c.exit_code, 0) << program << " " << arch << "\n" << c.out;
+    }
+    const auto r = shell(bin);
+    if (r.exit_code != 0) {
+      EXPECT_EQ(r.exit_code, 2) << r.out;
+      EXPECT_TRUE(r.out.starts_with("calibrate: ")) << r.out;
+      EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+    } else if (std::string(program) == "calibrate") {
+      EXPECT_NE(r.out.find("lat_shared_ld = "), std::string::npos) << r.out;
+    } else {
+      const std::string file = bin + ".toml";
+      std::ofstream(file) << r.out;
+      const calibrate::Measurements m = calibrate::load_measurements(file);
+      EXPECT_EQ(m.figures.size(), calibrate::replicas().size());
+    }
   }
 }
 #endif

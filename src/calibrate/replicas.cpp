@@ -19,70 +19,13 @@ using Extra = Replica::Extra;
 
 const std::vector<Replica>& replicas() {
   constexpr double kK = 1024;
-  // {name, kernel, unit, what, key, missing, threads, steps, span, rate, amount, extra, arg}
+#define SMEMSIM_REPLICA(name, kernel, unit, what, key, missing, threads, steps, span, rate, \
+                        amount, extra, arg)                                                 \
+  {name, #kernel, unit, what, key, missing, threads, steps, span, rate, amount, Extra::extra, arg},
   static const std::vector<Replica> r = {
-      {"shared_chase", "rep_shared_chase", "cycles",
-       "p = s[p], u64 s[4096], 1 thread, 2,048 hops: cycles a hop", "sm.lat_shared_ld", "", 1, 0,
-       false, false, 2048},
-      {"shared_chase32", "rep_shared_bw32", "cycles",
-       "t = s[t], u32 s[8192], s[i] = (i + 1,024) % 8,192, 1 thread, 4,096 hops: cycles a hop",
-       "sm.lat_shared_ld", "", 1, 0, false, false, 4096},
-      {"shared_chase_direct", "rep_shared_chase_direct", "cycles",
-       "p = *(s + p) on bytes, u32 s[4096] of byte offsets, 1 thread, 2,048 hops: cycles a hop "
-       "(each load's result is the next one's address)",
-       "sm.lat_shared_ld", "", 1, 0, false, false, 2048},
-      {"hfma2_chain", "rep_hfma2", "cycles",
-       "acc = acc * mult + acc on half2 (mul.f16x2, add.f16x2), 1 thread, 4,096 steps: cycles a "
-       "step",
-       "sm.lat_fp16", "", 1, 4096, false, false, 4096},
-      {"ffma_chain", "rep_ffma", "cycles",
-       "4 dependent fma.rn.f32 a step, 1 thread, 4,096 steps: cycles an fma", "sm.lat_fma", "", 1,
-       4096, false, false, 4 * 4096},
-      {"imad_chain", "rep_imad", "cycles",
-       "4 dependent mad.lo.s32 a step, 1 thread, 1,024 steps: cycles a mad", "sm.lat_fma", "", 1,
-       1024, false, false, 4 * kK},
-      {"dfma_chain", "rep_dfma", "cycles",
-       "4 dependent fma.rn.f64 a step, 1 thread, 4,096 steps: cycles an fma", "sm.lat_fp64", "", 1,
-       4096, false, false, 4 * 4096},
-      {"sin_chain", "rep_sin", "cycles",
-       "4 dependent sin.approx.ftz.f32 a step, 1 thread, 1,024 steps: cycles a sin", "sm.lat_sfu",
-       "", 1, 1024, false, false, 4 * kK},
-      {"sqrt_chain", "rep_sqrt", "cycles",
-       "4 dependent sqrt.approx.ftz.f32 a step, 1 thread, 1,024 steps: cycles a sqrt", "sm.lat_sfu",
-       "", 1, 1024, false, false, 4 * kK},
-      {"global_atomic_chase", "rep_atomic_chase", "cycles",
-       "p = atomicAdd(&g[p], 10), u32 g[1024], 1 thread, 1,024 hops: cycles a hop",
-       "sm.global_atomic_latency", "", 1, 0, false, false, kK, Extra::AtomicRing},
-      {"shared_bw32", "rep_shared_bw32", "B/clk/SM",
-       "t = s[t], u32 s[8192], 1,024 threads, 4,096 steps, span: bytes a cycle", "", "", 1024, 0,
-       true, true, 4096 * kK * 4},
-      {"shared_bw64", "rep_shared_bw64", "B/clk/SM",
-       "t = s[t], u64 s[4096], 1,024 threads, 4,096 steps, span: bytes a cycle", "", "", 1024, 0,
-       true, true, 4096 * kK * 8},
-      {"hfma2_tput", "rep_hfma2", "flop/clk/SM",
-       "acc = acc * mult + acc on half2, 1,024 threads, 1,024 steps, thread 0: flops a cycle", "",
-       "", 1024, 1024, false, true, kK * kK * 4},
-      {"ffma_tput", "rep_ffma", "flop/clk/SM",
-       "4 dependent fma.rn.f32 a step, 1,024 threads, 1,024 steps, thread 0: flops a cycle", "", "",
-       1024, 1024, false, true, kK * kK * 8},
-      {"dfma_tput", "rep_dfma", "flop/clk/SM",
-       "4 dependent fma.rn.f64 a step, 1,024 threads, 4,096 steps, thread 0: flops a cycle", "", "",
-       1024, 4096, false, true, 4096 * kK * 8},
-      {"imad_tput", "rep_imad", "flop/clk/SM",
-       "4 dependent mad.lo.s32 a step, 1,024 threads, 1,024 steps, thread 0: 2 ops a mad", "", "",
-       1024, 1024, false, true, kK * kK * 8},
-      {"sqrt_tput", "rep_sqrt", "ops/clk/SM",
-       "4 dependent sqrt.approx.ftz.f32 a step, 1,024 threads, 1,024 steps, thread 0: ops a cycle",
-       "", "", 1024, 1024, false, true, kK * kK * 4},
-      {"l1_chase", "rep_global_chase", "cycles",
-       "p = ld.global.ca [p], a ring of 4,096 u64 8 bytes apart, 1 thread, 32,768 hops", "",
-       "no L1 cache (issue 44): every load goes to DRAM", 1, 0, false, false, 32768,
-       Extra::ChaseRing, 0},
-      {"l2_chase", "rep_global_chase", "cycles",
-       "p = ld.global.cg [p], a ring of 4,096 u64 8 bytes apart, 1 thread, 32,768 hops", "",
-       "no L2 cache (issue 44): every load goes to DRAM", 1, 0, false, false, 32768,
-       Extra::ChaseRing, 1},
+#include "calibrate/replica_table.inc"
   };
+#undef SMEMSIM_REPLICA
   return r;
 }
 
