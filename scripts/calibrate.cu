@@ -12,37 +12,23 @@
 #include <cstring>
 
 #include "../kernels/ubench.cu"
+#include "calibrate_common.cuh"
 
 namespace {
-
-void check(cudaError_t e, const char* what) {
-  if (e == cudaSuccess) return;
-  std::fprintf(stderr, "calibrate: %s: %s\n", what, cudaGetErrorString(e));
-  std::exit(2);
-}
 
 // Cycles per link of one chain (the median of 5 runs, after a warm-up run).
 // `threads`, `links`: ubench_lds_tput runs 8 warps of 4 x STEPS loads.
 template <typename Kernel, typename Arg>
 double per_link(Kernel kernel, Arg arg, unsigned* out, unsigned threads = 32,
                 unsigned links = STEPS) {
-  unsigned host[2];
-  double runs[5];
-  for (int r = -1; r < 5; ++r) {
+  return median_of_five([&] {
+    unsigned host[2];
     kernel<<<1, threads>>>(out, arg);
     check(cudaGetLastError(), "launch");
     check(cudaDeviceSynchronize(), "run");
     check(cudaMemcpy(host, out, sizeof host, cudaMemcpyDeviceToHost), "copy");
-    if (r >= 0) runs[r] = double(host[0]) / links;
-  }
-  for (int i = 0; i < 5; ++i)  // sort the five
-    for (int j = i + 1; j < 5; ++j)
-      if (runs[j] < runs[i]) {
-        const double t = runs[i];
-        runs[i] = runs[j];
-        runs[j] = t;
-      }
-  return runs[2];
+    return double(host[0]) / links;
+  });
 }
 
 }  // namespace

@@ -10,14 +10,9 @@
 #include <vector>
 
 #include "../kernels/ubench_replicas.cu"
+#include "calibrate_common.cuh"
 
 namespace {
-
-void check(cudaError_t e, const char* what) {
-  if (e == cudaSuccess) return;
-  std::fprintf(stderr, "calibrate: %s: %s\n", what, cudaGetErrorString(e));
-  std::exit(2);
-}
 
 enum class Extra { None, AtomicRing, ChaseRing };
 
@@ -67,23 +62,14 @@ double figure(const Row& r, const std::vector<unsigned>& c) {
 template <typename Kernel>
 double measure(Kernel k, const Row& r, const Buffers& b) {
   std::vector<unsigned> c(2 * r.threads);
-  double runs[5];
-  for (int i = -1; i < 5; ++i) {
+  return median_of_five([&] {
     launch(k, r, b);
     check(cudaGetLastError(), r.name);
     check(cudaDeviceSynchronize(), r.name);
     check(cudaMemcpy(c.data(), b.clk, c.size() * sizeof(unsigned), cudaMemcpyDeviceToHost),
           "copy");
-    if (i >= 0) runs[i] = figure(r, c);
-  }
-  for (int i = 0; i < 5; ++i)
-    for (int j = i + 1; j < 5; ++j)
-      if (runs[j] < runs[i]) {
-        const double t = runs[i];
-        runs[i] = runs[j];
-        runs[j] = t;
-      }
-  return runs[2];
+    return figure(r, c);
+  });
 }
 
 const char* preset_of(int major, int minor) {
