@@ -89,14 +89,18 @@ void add_calibrate_command(CLI::App& app) {
   cmd->add_option("-o,--output", o->out, "write the fitted keys as an arch file (--arch-file)")
       ->check(non_empty_path());
   cmd->add_flag("--json", o->json, "machine-readable output on stdout");
-  cmd->add_flag("--list", o->list, "list the replica microbenchmarks a figure may name");
+  cmd->add_flag(
+      "--list", o->list,
+      "list the shipped measurement files and the replica microbenchmarks a figure may name");
   cmd->footer(
       "The base arch is --arch (or --arch-file), else the file's [gpu] preset.\n\n"
       "Examples:\n"
       "  smemsim calibrate titanv-accelsim\n"
       "  smemsim calibrate titanv-accelsim --arch volta-v100 -o fitted.toml\n"
       "  smemsim sim builtin:reduction --arch volta-v100 --arch-file fitted.toml\n"
-      "  smemsim calibrate --list");
+      "  smemsim calibrate t4-jia2019                  # a published table (docs/sources.md)\n"
+      "  smemsim calibrate --list\n"
+      "  scripts/calibrate -o mygpu.toml && smemsim calibrate mygpu.toml   # your GPU (nvcc)");
   cmd->callback([o] {
     if (o->list) {
       fmt::print("shipped measurement files (give the name, or a path to your own):\n");
