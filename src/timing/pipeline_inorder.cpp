@@ -282,14 +282,7 @@ class InOrder final : public Pipeline {
   void wide_in(std::uint64_t now) {
     for (DelayLine& l : wide_) {
       if (l.full()) continue;
-      int c = kNone;
-      if (exe0_ != kNone && leaves_exe0(op_(std::uint32_t(exe0_))) &&
-          !op_(std::uint32_t(exe0_)).memory)
-        c = exe0_;
-      each_busy_unit([&](std::size_t u) {
-        if (unit_[u].head_ready(now) && !op_(unit_[u].head()).memory)
-          c = older(c, int(unit_[u].head()));
-      });
+      const int c = oldest_where(now, [](const Op& o) { return !o.memory; });
       if (c == kNone) return;
       take_candidate(c);
       l.push(std::uint32_t(c), now);
@@ -472,12 +465,16 @@ class InOrder final : public Pipeline {
   // The oldest op ready to leave EXE (the EXE latch of a one-stage unit, or a unit's last stage)
   // for MEM0 (to_mem0) or NONMEM; the others stay and record why.
   int oldest_candidate(std::uint64_t now, bool to_mem0) {
+    return oldest_where(now, [&](const Op& o) { return to_mem(o) == to_mem0; });
+  }
+  // The oldest op ready to leave EXE for which `want(op)` holds.
+  template <typename Want>
+  int oldest_where(std::uint64_t now, Want&& want) const {
     int best = kNone;
-    if (exe0_ != kNone && leaves_exe0(op_(std::uint32_t(exe0_))) &&
-        to_mem(op_(std::uint32_t(exe0_))) == to_mem0)
+    if (exe0_ != kNone && leaves_exe0(op_(std::uint32_t(exe0_))) && want(op_(std::uint32_t(exe0_))))
       best = exe0_;
     each_busy_unit([&](std::size_t u) {
-      if (unit_[u].head_ready(now) && to_mem(op_(unit_[u].head())) == to_mem0)
+      if (unit_[u].head_ready(now) && want(op_(unit_[u].head())))
         best = older(best, int(unit_[u].head()));
     });
     return best;
