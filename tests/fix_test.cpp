@@ -226,7 +226,9 @@ LOOP:
 // 8 bins of a gradient image: every lane of a warp votes on one word (position degree 32, seed
 // 001 §2.1.3). With R copies interleaved by lane, lanes l and l' share a copy only when
 // l = l' mod R: at most 32 / R lanes on one word. The builtin's own --replication R runs too, and
-// its whole-kernel cycles must fall below the kernel as written.
+// its whole-kernel cycles must fall below the kernel as written. Its bins are an extern array:
+// written into the kernel, the replication grows the launch's dynamic shared memory R times, and
+// aggregation needs no more; both are applied and recommended.
 TEST(Fix, HistogramGetsReplicationAndAggregation) {
   const nlohmann::json j = fix_json("builtin:histogram --bins 8");
   ASSERT_EQ(j["arrays"].size(), 1u);
@@ -237,14 +239,18 @@ TEST(Fix, HistogramGetsReplicationAndAggregation) {
     EXPECT_EQ(r["max_position"], 32 / r["copies"].get<int>()) << r.dump();
     EXPECT_EQ(r["shared_bytes"], 32 * r["copies"].get<int>());
     ASSERT_TRUE(r.contains("simulated_cycles"));
+    ASSERT_TRUE(r.contains("applied_cycles")) << r["not_applied"];
   }
+  EXPECT_EQ(a["replication"][0]["applied_cycles"], j["cycles"]);
+  EXPECT_LT(a["replication"][3]["applied_cycles"], j["cycles"]);  // R = 8, as code
+  EXPECT_TRUE(a["aggregation_recommended"]) << a["aggregation_not_applied"];
   EXPECT_EQ(a["replication"][0]["simulated_cycles"], j["cycles"]);
   EXPECT_LT(a["replication"][3]["simulated_cycles"], j["cycles"]);  // R = 8
   EXPECT_LT(a["replication"][3]["atomic_cycles"], a["replication"][0]["atomic_cycles"]);
   EXPECT_EQ(a["aggregated_max_lock"], 1);  // one lane per distinct word: 8 bins, 8 locks
   const std::string code = a["code"];
   EXPECT_NE(code.find("__match_any_sync"), std::string::npos) << code;
-  EXPECT_NE(code.find("threadIdx.x % 32"), std::string::npos) << code;
+  EXPECT_NE(code.find("smemsim_sub_hist_copy()"), std::string::npos) << code;
 }
 
 // The replication prediction against the kernel that does replicate: k-means' vote spaces (seed 001

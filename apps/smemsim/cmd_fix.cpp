@@ -123,59 +123,112 @@ void print_layouts(const fix::FixReport& rep, const fix::ArrayFix& a) {
   }
 }
 
+// "1234 cycles (1.52x)" against the kernel as written, or "-".
+std::string applied_text(const std::optional<std::uint64_t>& cycles, std::uint64_t baseline) {
+  return cycles ? fmt::format("{} ({})", *cycles, speedup(baseline, *cycles)) : "-";
+}
+
 void print_atomics(const fix::ArrayFix& a) {
   fmt::print(
       "  atomics: up to {} lanes of a warp on one word (position), {} on one lock; model {}\n",
       a.max_position, a.max_lock, a.model);
-  TextTable t({{"copies"},
-               {"shared B"},
-               {"atomic cycles"},
-               {"merge cycles"},
-               {"predicted"},
-               {"pos max"},
-               {"lock max"},
-               {"simulated", true}});
+  const bool simulated =
+      std::any_of(a.replication.begin(), a.replication.end(),
+                  [](const fix::Replication& r) { return r.copies > 1 && r.simulated_cycles; });
+  std::vector<TextTable::Column> cols{
+      {"copies"},    {"shared B"}, {"atomic cycles"}, {"merge cycles"},
+      {"predicted"}, {"pos max"},  {"lock max"},      {"as code, cycles", true}};
+  if (simulated) cols.push_back({"builtin --replication", true});
+  TextTable t(cols);
   const std::int64_t base = a.replication.empty() ? 0 : a.replication[0].atomic_cycles;
+  std::vector<std::string> why;
   for (const fix::Replication& r : a.replication) {
     const std::int64_t total = r.atomic_cycles + r.merge_cycles;
-    t.add({std::to_string(r.copies), std::to_string(r.shared_bytes),
-           std::to_string(r.atomic_cycles), std::to_string(r.merge_cycles),
-           fmt::format(
-               "{} ({})", total,
-               total ? fmt::format("{:.2f}x", double(base) / double(total)) : std::string("-")),
-           std::to_string(r.max_position), std::to_string(r.max_lock),
-           r.simulated_cycles ? fmt::format("{} cycles", *r.simulated_cycles) : "-"});
+    std::vector<std::string> row{
+        std::to_string(r.copies),
+        std::to_string(r.shared_bytes),
+        std::to_string(r.atomic_cycles),
+        std::to_string(r.merge_cycles),
+        fmt::format(
+            "{} ({})", total,
+            total ? fmt::format("{:.2f}x", double(base) / double(total)) : std::string("-")),
+        std::to_string(r.max_position),
+        std::to_string(r.max_lock),
+        applied_text(r.applied_cycles, a.baseline_cycles)};
+    if (simulated) row.push_back(r.simulated_cycles ? fmt::format("{}", *r.simulated_cycles) : "-");
+    t.add(row);
+    if (!r.not_applied.empty() && std::find(why.begin(), why.end(), r.not_applied) == why.end())
+      why.push_back(r.not_applied);
   }
   if (!a.replication.empty()) {
     fmt::print(
-        "  replication (seed 001 §2.2: R copies interleaved by lane, lane l updates copy l % R; "
-        "cycles are the model's access latencies summed; simulated: the builtin's own "
-        "--replication R, whole kernel):\n");
+        "  replication (seed 001 §2.2: R copies interleaved by lane, lane l updates copy l % R). "
+        "predicted: the model's access latencies of the atomics and the merge, summed; as code: "
+        "the copies, the lane's copy and the merge written into the kernel, whole kernel{}:\n",
+        simulated ? "; builtin: the builtin's own --replication R" : "");
     fmt::print("{}", indented(t.render(0)));
+    for (const std::string& w : why) fmt::print("    not applied as code: {}\n", w);
   }
   fmt::print(
-      "  warp aggregation (lanes on one word combined before the atomic): atomic cycles {} "
-      "({}), lock max {}; the match and reduction instructions not counted\n",
+      "  warp aggregation (lanes on one word combined before the atomic): predicted atomic "
+      "cycles {} ({}), lock max {}; as code ({}): {}\n",
       a.aggregated_cycles,
       a.aggregated_cycles ? fmt::format("{:.2f}x", double(base) / double(a.aggregated_cycles))
                           : std::string("-"),
-      a.aggregated_max_lock);
+      a.aggregated_max_lock,
+      a.aggregation_form.empty() ? "match.any, the lowest peer adds" : a.aggregation_form,
+      a.aggregation_applied_cycles
+          ? applied_text(a.aggregation_applied_cycles, a.baseline_cycles) + " cycles"
+          : "not applied: " + a.aggregation_not_applied);
 }
 
 // What to paste for the array's recommended fixes.
 std::string array_code(const fix::ArrayFix& a, const Arch& arch, bool cute) {
   std::string s;
   if (const fix::Candidate* c = a.best()) s += fix::candidate_code(a, *c, arch, cute);
-  // Both atomic fixes, the one the model predicts faster first: aggregation's match and
-  // reduction instructions are not in the model, so it does not decide alone.
-  if (const fix::Replication* r = a.best_replication()) {
-    const std::int64_t agg = a.aggregated_cycles;
-    if (agg && agg < r->atomic_cycles + r->merge_cycles)
-      s += fix::aggregation_code(a) + fix::replication_code(a, *r);
-    else
-      s += fix::replication_code(a, *r) + fix::aggregation_code(a);
-  }
+  // The atomic fixes recommended, the faster as code first.
+  const fix::Replication* r = a.best_replication();
+  const bool agg = a.aggregation_recommended();
+  if (r && agg && *a.aggregation_applied_cycles < r->applied_cycles.value_or(~0ull))
+    s += fix::aggregation_code(a) + fix::replication_code(a, *r);
+  else if (r)
+    s += fix::replication_code(a, *r) + (agg ? fix::aggregation_code(a) : "");
+  else if (agg)
+    s += fix::aggregation_code(a);
   return s;
+}
+
+void print_recommended_atomics(const fix::ArrayFix& a) {
+  std::vector<std::string> fixes;
+  if (const fix::Replication* r = a.best_replication())
+    fixes.push_back(
+        r->applied_cycles
+            ? fmt::format("replicate x{} ({} bytes; {} -> {} cycles as code, {})", r->copies,
+                          r->shared_bytes, a.baseline_cycles, *r->applied_cycles,
+                          speedup(a.baseline_cycles, *r->applied_cycles))
+        : r->simulated_cycles
+            ? fmt::format("replicate x{} ({} bytes; the builtin's --replication {}: {} cycles, an "
+                          "estimate: not applied as code)",
+                          r->copies, r->shared_bytes, r->copies, *r->simulated_cycles)
+            : fmt::format("replicate x{} ({} bytes; predicted {:.2f}x fewer atomic and merge "
+                          "cycles, an estimate: not applied as code)",
+                          r->copies, r->shared_bytes,
+                          double(a.replication[0].atomic_cycles) /
+                              double(r->atomic_cycles + r->merge_cycles)));
+  if (a.aggregation_recommended())
+    fixes.push_back(fmt::format("aggregate per warp ({} -> {} cycles as code, {})",
+                                a.baseline_cycles, *a.aggregation_applied_cycles,
+                                speedup(a.baseline_cycles, *a.aggregation_applied_cycles)));
+  if (fixes.size() == 2 && a.best_replication()->applied_cycles &&
+      *a.aggregation_applied_cycles < *a.best_replication()->applied_cycles)
+    std::swap(fixes[0], fixes[1]);
+  if (fixes.empty())
+    fmt::print(
+        "  no atomic fix helps: neither replication nor aggregation, written into the kernel, "
+        "is 1 % faster than the kernel as written ({} cycles)\n",
+        a.baseline_cycles);
+  else
+    fmt::print("  recommended for the atomics: {}\n", fmt::join(fixes, "; or "));
 }
 
 void print_report(const fix::FixReport& rep, const Arch& arch) {
@@ -194,6 +247,7 @@ void print_report(const fix::FixReport& rep, const Arch& arch) {
                array_name(rep, a.array), a.array.offset, a.array.bytes, a.lines.size(),
                a.lines.size() == 1 ? "" : "s", a.conflicts);
     if (!a.note.empty()) fmt::print("  {}\n", a.note);
+    if (!a.cause.empty() && a.best()) fmt::print("  the cause: {}\n", a.cause);
     if (!a.candidates.empty()) print_layouts(rep, a);
     if (const fix::Candidate* c = a.best())
       fmt::print("  recommended layout: {} ({} -> {} cycles, {})\n", c->description, rep.cycles,
@@ -201,21 +255,7 @@ void print_report(const fix::FixReport& rep, const Arch& arch) {
     else if (!a.why_none().empty())
       fmt::print("  {}\n", a.why_none());
     if (!a.replication.empty()) print_atomics(a);
-    if (const fix::Replication* r = a.best_replication())
-      fmt::print(
-          "  recommended for the atomics: replicate x{} ({}; {} bytes) or aggregate per warp "
-          "(predicted {:.2f}x fewer atomic cycles, before its own instructions)\n",
-          r->copies,
-          r->simulated_cycles
-              ? fmt::format(
-                    "simulated {} cycles, {:.2f}x fewer than as written", *r->simulated_cycles,
-                    double(*a.replication[0].simulated_cycles) / double(*r->simulated_cycles))
-              : fmt::format("predicted {:.2f}x fewer atomic and merge cycles",
-                            double(a.replication[0].atomic_cycles) /
-                                double(r->atomic_cycles + r->merge_cycles)),
-          r->shared_bytes,
-          a.aggregated_cycles ? double(a.replication[0].atomic_cycles) / double(a.aggregated_cycles)
-                              : 0.0);
+    if (!a.replication.empty()) print_recommended_atomics(a);
     const std::string code = array_code(a, arch, false);
     if (!code.empty()) fmt::print("  CUDA for the recommended fixes:\n{}", indented(code, 4));
   }
@@ -249,6 +289,8 @@ nlohmann::json report_json(const fix::FixReport& rep, const Arch& arch, bool cut
                          {"max_position", a.max_position},
                          {"max_lock", a.max_lock},
                          {"note", a.note},
+                         {"cause", a.cause},
+                         {"why_none", a.why_none()},
                          {"lines", nlohmann::json::array()},
                          {"candidates", nlohmann::json::array()},
                          {"replication", nlohmann::json::array()},
@@ -282,12 +324,21 @@ nlohmann::json report_json(const fix::FixReport& rep, const Arch& arch, bool cut
                            {"max_position", r.max_position},
                            {"max_lock", r.max_lock}};
       if (r.simulated_cycles) jr["simulated_cycles"] = *r.simulated_cycles;
+      if (r.applied_cycles) jr["applied_cycles"] = *r.applied_cycles;
+      jr["applied_form"] = r.applied_form;
+      jr["not_applied"] = r.not_applied;
+      jr["recommended"] = &r == a.best_replication();
       ja["replication"].push_back(std::move(jr));
     }
     if (!a.replication.empty()) {
       ja["model"] = a.model;
       ja["aggregated_cycles"] = a.aggregated_cycles;
       ja["aggregated_max_lock"] = a.aggregated_max_lock;
+      if (a.aggregation_applied_cycles)
+        ja["aggregation_applied_cycles"] = *a.aggregation_applied_cycles;
+      ja["aggregation_form"] = a.aggregation_form;
+      ja["aggregation_not_applied"] = a.aggregation_not_applied;
+      ja["aggregation_recommended"] = a.aggregation_recommended();
     }
     j["arrays"].push_back(std::move(ja));
   }
@@ -321,7 +372,10 @@ void add_fix_command(CLI::App& app) {
       "row stride, or the index function once per address) and run: those are the cycles shown "
       "(* marks an estimate where it could not be), and a layout is recommended only when it is "
       "at least 1 % faster so. Atomic contention gets replication and warp aggregation, "
-      "predicted with the arch's atomic model (docs/fix.md).\n"
+      "predicted with the arch's atomic model, then written into the kernel (the copies and "
+      "their merge; the match and the leader's add) and timed whole, recommended on the same "
+      "terms. Where no layout helps and a warp reads rows of a tile side by side, the row width "
+      "or block shape that would is named (docs/fix.md).\n"
       "Examples:\n"
       "  smemsim fix builtin:transpose --variant naive32   # swizzle or pad the tile: 32-way -> 0\n"
       "  smemsim fix builtin:histogram --bins 8            # replicate the bins or aggregate\n"

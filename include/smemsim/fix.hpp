@@ -74,6 +74,11 @@ struct Replication {
   std::int64_t max_position = 0, max_lock = 0;
   // A builtin run with --replication R, whole-kernel cycles (R = 1: the baseline's).
   std::optional<std::uint64_t> simulated_cycles;
+  // Applied as code (issue 43, src/fix/fix_apply.hpp): the copies, the lane's copy in every
+  // atomic and the merge in every load written into the kernel, its outputs checked; the whole
+  // kernel's cycles. R = 1: the baseline's.
+  std::optional<std::uint64_t> applied_cycles;
+  std::string applied_form, not_applied;
 };
 
 struct ArrayFix {
@@ -88,16 +93,26 @@ struct ArrayFix {
   // atomics under the model with each warp's lanes on one word combined; the match and the
   // reduction's own instructions are not counted. Valid when the atomics are adds (or inc).
   std::int64_t aggregated_cycles = 0, aggregated_max_lock = 0;
-  std::string model;                  // the atomic model's name
-  std::string note;                   // why no layout candidate was tried, or ""
+  // Aggregation applied as code (match.any, the leader's add; src/fix/fix_apply.hpp), its outputs
+  // checked: the whole kernel's cycles.
+  std::optional<std::uint64_t> aggregation_applied_cycles;
+  std::string aggregation_form, aggregation_not_applied;
+  std::string model;  // the atomic model's name
+  std::string note;   // why no layout candidate was tried, or ""
+  // Why its worst line conflicts, when a warp reads rows of a tile side by side, and the row
+  // width or block shape that would remove it (a change of the kernel's structure); or "".
+  std::string cause;
   std::uint64_t baseline_cycles = 0;  // the kernel as written
   // The first offered candidate, applied as code, at least 1 % faster than the kernel as written;
   // null when none is (why_none says why).
   const Candidate* best() const;
   std::string why_none() const;
-  // R > 1 with the fewest simulated cycles where the builtin was simulated, else the fewest
+  // R > 1 applied as code with the fewest cycles, when at least 1 % fewer than the kernel as
+  // written; where no R could be applied, the fewest simulated (a builtin's --replication), else
   // predicted; null when none beats the kernel as written.
   const Replication* best_replication() const;
+  // Aggregation applied as code and at least 1 % faster than the kernel as written.
+  bool aggregation_recommended() const;
 };
 
 struct FixReport {

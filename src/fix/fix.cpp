@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <tuple>
 
 #include "fix/fix_apply.hpp"
@@ -131,6 +132,31 @@ std::vector<LineResult> lines_after(const RunResult& r, const ArrayFix& af) {
   return out;
 }
 
+// Runs a rewritten kernel: its cycles, or nullopt with `why` set when it fails or computes
+// other outputs than the kernel as written.
+std::optional<RunResult> run_applied(detail::Applied a, const Target& t, const Arch& arch,
+                                     const FixOptions& o, const RunResult& base, std::string& why,
+                                     exec::AccessConsumer* also = nullptr) {
+  if (!a.refused.empty()) {
+    why = a.refused;
+    return std::nullopt;
+  }
+  try {
+    exec::Workload w = t.make();
+    w.module = std::move(a.module);
+    w.launch.dynamic_shared_bytes += a.dynamic_growth;
+    RunResult r = run_once(std::move(w), arch, o, nullptr, nullptr, also);
+    if (const std::string diff = first_difference(base.buffers, r.buffers); !diff.empty()) {
+      why = "the rewritten kernel changes the output: " + diff;
+      return std::nullopt;
+    }
+    return r;
+  } catch (const InputError& e) {
+    why = e.what();
+    return std::nullopt;
+  }
+}
+
 // The candidate applied as code (src/fix/fix_apply.hpp) and run: its cycles replace the estimate
 // when it computes the same outputs and makes the remapped run's accesses.
 void apply(Candidate& c, const Target& t, const Arch& arch, const FixOptions& o,
@@ -138,30 +164,18 @@ void apply(Candidate& c, const Target& t, const Arch& arch, const FixOptions& o,
   std::vector<std::uint32_t> lines;
   for (const LineResult& l : af.lines) lines.push_back(l.ptx_line);
   detail::Applied a = detail::apply_remap(base.module, base.kernel, af.array, lines, c.remap);
-  if (!a.refused.empty()) {
-    c.not_applied = a.refused;
+  const std::string form = a.form;
+  AccessDigest d;
+  std::optional<RunResult> r = run_applied(std::move(a), t, arch, o, base, c.not_applied, &d);
+  if (!r) return;
+  if (!(d == remapped)) {
+    c.not_applied = "the rewritten kernel's shared accesses are not the layout's";
     return;
   }
-  try {
-    exec::Workload w = t.make();
-    w.module = std::move(a.module);
-    AccessDigest d;
-    RunResult r = run_once(std::move(w), arch, o, nullptr, nullptr, &d);
-    if (const std::string diff = first_difference(base.buffers, r.buffers); !diff.empty()) {
-      c.not_applied = "the rewritten kernel changes the output: " + diff;
-      return;
-    }
-    if (!(d == remapped)) {
-      c.not_applied = "the rewritten kernel's shared accesses are not the layout's";
-      return;
-    }
-    c.applied = true;
-    c.applied_form = a.form;
-    c.cycles = r.cycles;
-    c.lines = lines_after(r, af);
-  } catch (const InputError& e) {
-    c.not_applied = e.what();
-  }
+  c.applied = true;
+  c.applied_form = form;
+  c.cycles = r->cycles;
+  c.lines = lines_after(*r, af);
 }
 
 // The candidate's run: refused when it fails or changes an output; then applied as code.
@@ -207,20 +221,38 @@ std::string ArrayFix::why_none() const {
   const Candidate* fastest = nullptr;
   for (const Candidate& c : candidates)
     if (c.refused.empty() && c.applied && (!fastest || c.cycles < fastest->cycles)) fastest = &c;
-  if (!fastest) return "no layout change helps: no candidate could be applied as code and checked";
+  const std::string cause = this->cause.empty() ? "" : "; the cause: " + this->cause;
+  if (!fastest)
+    return "no layout change helps: no candidate could be applied as code and checked" + cause;
   const std::int64_t left = fastest->conflicts();
   return fmt::format(
-      "no layout change helps: the best, {}, removes {} of the {} conflicts but takes {} cycles "
-      "as written into the kernel against {} ({:+.1f} %){}",
-      fastest->description, conflicts - left, conflicts, fastest->cycles, baseline_cycles,
-      100.0 * (double(fastest->cycles) - double(baseline_cycles)) / double(baseline_cycles),
-      left == conflicts ? ""
-                        : ": its index arithmetic costs what the conflicts did, or the "
-                          "conflicts were not on the kernel's critical path");
+             "no layout change helps: the best, {}, removes {} of the {} conflicts but takes {} "
+             "cycles "
+             "as written into the kernel against {} ({:+.1f} %){}",
+             fastest->description, conflicts - left, conflicts, fastest->cycles, baseline_cycles,
+             100.0 * (double(fastest->cycles) - double(baseline_cycles)) / double(baseline_cycles),
+             left == conflicts ? ""
+                               : ": its index arithmetic costs what the conflicts did, or the "
+                                 "conflicts were not on the kernel's critical path") +
+         cause;
+}
+
+bool ArrayFix::aggregation_recommended() const {
+  return aggregation_applied_cycles && *aggregation_applied_cycles * 100 <= baseline_cycles * 99;
 }
 
 const Replication* ArrayFix::best_replication() const {
   const Replication* best = nullptr;
+  const bool applied =
+      std::any_of(replication.begin(), replication.end(),
+                  [](const Replication& r) { return r.copies > 1 && r.applied_cycles; });
+  if (applied) {
+    for (const Replication& r : replication)
+      if (r.copies > 1 && r.applied_cycles && *r.applied_cycles * 100 <= baseline_cycles * 99 &&
+          (!best || *r.applied_cycles < *best->applied_cycles))
+        best = &r;
+    return best;
+  }
   // Simulated whole-kernel cycles decide where they exist: the model sees the atomics and the
   // merge's loads, not the occupancy the copies cost or the rest of the kernel.
   if (!replication.empty() && replication[0].simulated_cycles) {
@@ -275,6 +307,10 @@ FixReport find_fixes(exec::Workload as_written, const Target& target, const Arch
     if (af.conflicts == 0 && !contended) continue;
 
     if (af.conflicts > 0) {
+      const exec::ProfileRow* worst = nullptr;
+      for (const exec::ProfileRow& row : rows)
+        if (!worst || row.totals.bank_conflicts > worst->totals.bank_conflicts) worst = &row;
+      af.cause = detail::tile_cause(worst->worst, worst->totals.max_bank_degree, arch);
       std::vector<exec::SharedRemap> remaps;
       std::vector<std::int64_t> predicted;
       if (p.array.offset % grain || p.array.bytes % grain) {
@@ -320,6 +356,15 @@ FixReport find_fixes(exec::Workload as_written, const Target& target, const Arch
     if (contended && p.atomics > 0) {
       af.aggregated_cycles = p.aggregated.total_latency;
       af.aggregated_max_lock = p.aggregated.max_lock_degree;
+      std::vector<std::uint32_t> lines;
+      for (const LineResult& l : af.lines) lines.push_back(l.ptx_line);
+      detail::Applied agg = detail::apply_aggregation(base.module, base.kernel, p.array, lines);
+      af.aggregation_form = agg.form;
+      if (std::optional<RunResult> run = run_applied(std::move(agg), target, arch, options, base,
+                                                     af.aggregation_not_applied)) {
+        af.aggregation_applied_cycles = run->cycles;
+        ++rep.runs;
+      }
       const std::uint32_t other = base.layout.total_bytes - p.array.bytes;
       for (std::size_t k = 0; k < detail::kCopies.size(); ++k) {
         const std::uint32_t r = detail::kCopies[k];
@@ -333,6 +378,17 @@ FixReport find_fixes(exec::Workload as_written, const Target& target, const Arch
         rp.max_position = p.replicated[k].max_position_degree;
         rp.max_lock = p.replicated[k].max_lock_degree;
         rp.merge_cycles = detail::merge_cycles(arch, p.array.bytes / 4, r, base.blocks);
+        if (r == 1) rp.applied_cycles = base.cycles;
+        if (r > 1) {
+          detail::Applied ap =
+              detail::apply_replication(base.module, base.kernel, p.array, lines, r);
+          rp.applied_form = ap.form;
+          if (std::optional<RunResult> run =
+                  run_applied(std::move(ap), target, arch, options, base, rp.not_applied)) {
+            rp.applied_cycles = run->cycles;
+            ++rep.runs;
+          }
+        }
         if (r == 1 && target.replicated) rp.simulated_cycles = base.cycles;
         if (r > 1 && target.replicated) {
           try {

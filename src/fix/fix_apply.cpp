@@ -19,8 +19,6 @@ using ptx::Operand;
 using ptx::OperandKind;
 using ptx::Type;
 
-constexpr std::uint32_t kNone = ptx::kNone;
-
 bool wide(Type t) {
   return t == Type::B64 || t == Type::U64 || t == Type::S64;
 }
@@ -37,12 +35,14 @@ RegisterFlow register_flow(const ptx::Kernel& k) {
   f.ndef.assign(k.regs.size(), 0);
   f.def.assign(k.regs.size(), kNone);
   f.uses.resize(k.regs.size());
+  f.defs.resize(k.regs.size());
   const std::vector<lower::RegUse> ru = timing::reg_uses(timing::decode_kernel(k));
   for (std::uint32_t i = 0; i < ru.size(); ++i) {
     for (const std::uint32_t r : ru[i].writes) {
       if (r >= f.ndef.size()) continue;
       f.ndef[r] += k.code[i].guard != kNone ? 2 : 1;  // a guarded write may keep the old value
       f.def[r] = i;
+      f.defs[r].push_back(i);
     }
     for (const std::uint32_t r : ru[i].reads)
       if (r < f.uses.size()) f.uses[r].push_back(i);
@@ -56,8 +56,6 @@ Operand imm_op(std::int64_t v) {
   o.imm = v;
   return o;
 }
-
-namespace {
 
 Operand reg_op(std::uint32_t r) {
   Operand o;
@@ -104,6 +102,8 @@ std::string accesses(const ptx::Kernel& k, const std::vector<std::uint32_t>& lin
   return "";
 }
 
+namespace {
+
 // The inserted form: the emitted CUDA's index function before each access.
 std::string insert_index_function(ptx::Kernel& k, const std::vector<std::uint32_t>& acc,
                                   const exec::SharedLayout::Array& a, const exec::SharedRemap& r,
@@ -112,10 +112,7 @@ std::string insert_index_function(ptx::Kernel& k, const std::vector<std::uint32_
   const int lg = std::countr_zero(r.grain);
   const std::uint64_t row = std::uint64_t(r.row) * r.grain, pad = std::uint64_t(r.pad) * r.grain;
   if (r.row && !std::has_single_bit(row)) return "a row width that is not a power of two";
-  auto new_reg = [&](bool w) {
-    k.regs.push_back({fmt::format("%smemsim_fix{}", k.regs.size()), w ? Type::B64 : Type::B32});
-    return std::uint32_t(k.regs.size() - 1);
-  };
+  auto fresh = [&](bool w) { return new_reg(k, w ? Type::B64 : Type::B32); };
   // The array's base, once at the kernel's start, per address width and space.
   std::map<std::pair<bool, bool>, std::uint32_t> base;  // (wide, generic) -> register
   std::vector<Instruction> head;
@@ -123,7 +120,7 @@ std::string insert_index_function(ptx::Kernel& k, const std::vector<std::uint32_
   auto base_reg = [&](bool w, bool generic) {
     const auto key = std::pair(w, generic);
     if (const auto it = base.find(key); it != base.end()) return it->second;
-    const std::uint32_t b = new_reg(w);
+    const std::uint32_t b = fresh(w);
     Operand s;
     s.kind = OperandKind::Symbol;
     s.sym = sym;
@@ -140,7 +137,7 @@ std::string insert_index_function(ptx::Kernel& k, const std::vector<std::uint32_
   // hoists it), else just before the access. Accesses of one address and offset share it.
   const RegisterFlow flow = register_flow(k);
   const std::vector<std::uint32_t>&ndef = flow.ndef, &def = flow.def;
-  std::map<std::uint32_t, std::vector<Instruction>> before, after;
+  Insertions before, after;
   std::map<std::pair<std::uint32_t, std::int64_t>, std::pair<std::uint32_t, std::int64_t>> done;
   std::uint32_t per = 0;
   for (const std::uint32_t i : acc) {
@@ -163,7 +160,7 @@ std::string insert_index_function(ptx::Kernel& k, const std::vector<std::uint32_
     const Type u = w ? Type::U64 : Type::U32, s = w ? Type::S64 : Type::S32,
                b = w ? Type::B64 : Type::B32;
     std::vector<Instruction> code;
-    const std::uint32_t off = new_reg(w), addr = new_reg(w);
+    const std::uint32_t off = fresh(w), addr = fresh(w);
     // A swizzle whose bits lie below the base's alignment works on the address itself: the
     // base's bits pass through the XOR unchanged (the emitted CUDA's index function, without
     // the subtraction the compiler folds into the array's address).
@@ -182,7 +179,7 @@ std::string insert_index_function(ptx::Kernel& k, const std::vector<std::uint32_
       from = off;
     }
     if (r.row) {
-      const std::uint32_t q = new_reg(w);
+      const std::uint32_t q = fresh(w);
       code.push_back(
           make(Opcode::Shr, u, {reg_op(q), reg_op(from), imm_op(std::countr_zero(row))}, in));
       Instruction mad = make(
@@ -190,7 +187,7 @@ std::string insert_index_function(ptx::Kernel& k, const std::vector<std::uint32_
       mad.mode = ptx::MulMode::Lo;
       code.push_back(mad);
     } else {
-      const std::uint32_t t = new_reg(w);
+      const std::uint32_t t = fresh(w);
       code.push_back(make(Opcode::Shr, u, {reg_op(t), reg_op(from), imm_op(r.xor_shift)}, in));
       code.push_back(
           make(Opcode::And, b, {reg_op(t), reg_op(t), imm_op(std::int64_t(r.xor_mask) << lg)}, in));
@@ -209,8 +206,19 @@ std::string insert_index_function(ptx::Kernel& k, const std::vector<std::uint32_
     at.insert(at.end(), code.begin(), code.end());
     if (hoist) done[key] = {m.reg, m.imm};
   }
-  // The new code and each old index's new place (a branch to an access runs its prefix).
-  std::vector<Instruction> code = head;
+  splice(k, std::move(head), before, after);
+  out.form = r.row ? fmt::format("i + (i / {}) * {} inserted for each address ({} instructions)",
+                                 r.row, r.pad, per)
+                   : fmt::format("the swizzle inserted for each address ({} instructions)", per);
+  if (r.row) return grow_symbol(k, sym, a.bytes + r.added_bytes());
+  return "";
+}
+
+}  // namespace
+
+void splice(ptx::Kernel& k, std::vector<Instruction> head, const Insertions& before,
+            const Insertions& after) {
+  std::vector<Instruction> code = std::move(head);
   std::vector<std::uint32_t> place(k.code.size() + 1);
   for (std::uint32_t i = 0; i < k.code.size(); ++i) {
     place[i] = std::uint32_t(code.size());
@@ -221,7 +229,7 @@ std::string insert_index_function(ptx::Kernel& k, const std::vector<std::uint32_
       code.insert(code.end(), it->second.begin(), it->second.end());
   }
   place[k.code.size()] = std::uint32_t(code.size());
-  // A branch to the kernel's first instruction still runs the base's set-up: it is idempotent.
+  // A branch to the kernel's first instruction still runs the head's set-up: it is idempotent.
   place[0] = 0;
   for (Instruction& in : code)
     for (int j = 0; j < in.num_ops; ++j) {
@@ -230,14 +238,12 @@ std::string insert_index_function(ptx::Kernel& k, const std::vector<std::uint32_
         o.target = place[o.target];
     }
   k.code = std::move(code);
-  out.form = r.row ? fmt::format("i + (i / {}) * {} inserted for each address ({} instructions)",
-                                 r.row, r.pad, per)
-                   : fmt::format("the swizzle inserted for each address ({} instructions)", per);
-  if (r.row) return grow_symbol(k, sym, a.bytes + r.added_bytes());
-  return "";
 }
 
-}  // namespace
+std::uint32_t new_reg(ptx::Kernel& k, Type t) {
+  k.regs.push_back({fmt::format("%smemsim_fix{}", k.regs.size()), t});
+  return std::uint32_t(k.regs.size() - 1);
+}
 
 std::string grow_symbol(ptx::Kernel& k, std::uint32_t sym, std::uint32_t bytes) {
   ptx::Symbol& s = k.symbols[sym];
@@ -247,27 +253,36 @@ std::string grow_symbol(ptx::Kernel& k, std::uint32_t sym, std::uint32_t bytes) 
   return "";
 }
 
-Applied apply_remap(const ptx::Module& module, const std::string& kernel,
-                    const exec::SharedLayout::Array& array, const std::vector<std::uint32_t>& lines,
-                    const exec::SharedRemap& remap) {
-  Applied out;
-  out.module = module;
+ptx::Kernel* kernel_to_rewrite(Applied& out, const std::string& kernel,
+                               const exec::SharedLayout::Array& array, std::uint32_t& sym,
+                               bool dynamic_ok) {
   ptx::Kernel* k = nullptr;
   for (ptx::Kernel& c : out.module.kernels)
     if (c.name == kernel) k = &c;
   if (!k || k->code.empty()) {
     out.refused = "the kernel has no code to rewrite";
-    return out;
+    return nullptr;
   }
-  if (array.dynamic) {
+  if (array.dynamic && !dynamic_ok) {
     out.refused = "a dynamic (extern) array: its size is the launch's, not the code's";
-    return out;
+    return nullptr;
   }
-  const std::uint32_t sym = k->find_symbol(array.name);
+  sym = k->find_symbol(array.name);
   if (sym == kNone || k->symbols[sym].space != ptx::Space::Shared) {
     out.refused = fmt::format("'{}' is not a shared variable of the kernel", array.name);
-    return out;
+    return nullptr;
   }
+  return k;
+}
+
+Applied apply_remap(const ptx::Module& module, const std::string& kernel,
+                    const exec::SharedLayout::Array& array, const std::vector<std::uint32_t>& lines,
+                    const exec::SharedRemap& remap) {
+  Applied out;
+  out.module = module;
+  std::uint32_t sym = kNone;
+  ptx::Kernel* k = kernel_to_rewrite(out, kernel, array, sym);
+  if (!k) return out;
   std::vector<std::uint32_t> acc;
   if (out.refused = accesses(*k, lines, acc); !out.refused.empty()) return out;
   if (remap.row) {

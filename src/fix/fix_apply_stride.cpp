@@ -19,10 +19,12 @@ using ptx::Type;
 
 // The linear form of a shared address: sum of terms, a symbol and a constant.
 struct Walk {
-  Walk(const ptx::Kernel& kernel, const RegisterFlow& f) : k(kernel), ndef(f.ndef), def(f.def) {}
+  Walk(const ptx::Kernel& kernel, const RegisterFlow& f)
+      : k(kernel), ndef(f.ndef), def(f.def), defs(f.defs) {}
   const ptx::Kernel& k;
   const std::vector<std::uint32_t>& ndef;
   const std::vector<std::uint32_t>& def;
+  const std::vector<std::vector<std::uint32_t>>& defs;
   std::uint64_t row_bytes = 0;
   std::uint32_t sym = ptx::kNone;  // the array's symbol
   // Results of one access's walk.
@@ -80,8 +82,32 @@ struct Walk {
   }
 
   void reg(std::uint32_t r, std::uint64_t scale, int depth) {
-    if (depth > 24 || r >= ndef.size() || ndef[r] != 1) return leaf(scale);
-    const std::uint32_t i = def[r];
+    if (depth > 24 || r >= ndef.size()) return leaf(scale);
+    if (ndef[r] == 2 && defs[r].size() == 2) return induction(r, scale, depth);
+    if (ndef[r] != 1) return leaf(scale);
+    walk_def(def[r], scale, depth);
+  }
+
+  // A pointer stepped through a row in a loop (r = init; ...; r = r + step): the step, a
+  // constant smaller than a row, is a column's and stays; the initial value is walked.
+  void induction(std::uint32_t r, std::uint64_t scale, int depth) {
+    for (int j = 0; j < 2; ++j) {
+      const std::uint32_t step = defs[r][std::size_t(j)], init = defs[r][std::size_t(1 - j)];
+      const Instruction& in = k.code[step];
+      if (in.op != Opcode::Add || ptx::is_float(in.type) || in.guard != ptx::kNone ||
+          k.code[init].guard != ptx::kNone || in.ops[1].kind != OperandKind::Reg ||
+          in.ops[1].reg != r || !imm(in.ops[2]))
+        continue;
+      const std::int64_t by = in.ops[2].imm * std::int64_t(scale);
+      if (by >= std::int64_t(row_bytes) || -by >= std::int64_t(row_bytes)) continue;
+      nodes.insert(step);
+      descend[step] = scale;
+      return walk_def(init, scale, depth);
+    }
+    leaf(scale);
+  }
+
+  void walk_def(std::uint32_t i, std::uint64_t scale, int depth) {
     const Instruction& in = k.code[i];
     if (in.guard != ptx::kNone) return leaf(scale);
     nodes.insert(i);
@@ -174,27 +200,69 @@ std::string pad_by_stride(ptx::Kernel& k, const std::vector<std::uint32_t>& acc,
     }
     nodes.insert(w.nodes.begin(), w.nodes.end());
   }
-  // What a changed multiply computes reaches the array's addresses only: its value, and every
-  // value computed from it, is used by instructions of the address trees alone.
-  const auto& uses = flow.uses;
+  // Where a value on the way from a row term to the array's addresses also feeds other code (the
+  // index of another array, a global address), that part of the tree is computed twice, as the
+  // compiler does for a declaration with another stride: a copy takes the padded stride, the
+  // original keeps serving the rest. Impure: a tree instruction with a user outside the array's
+  // address trees, or an impure one; tainted: one whose value depends on a row term.
+  const std::set<std::uint32_t> accs(acc.begin(), acc.end());
+  auto dest = [&](std::uint32_t n) {
+    const Operand& d = k.code[n].ops[0];
+    return d.kind == OperandKind::Reg ? d.reg : ptx::kNone;
+  };
+  std::set<std::uint32_t> impure;
+  for (bool more = true; more;) {
+    more = false;
+    for (const std::uint32_t n : nodes) {
+      const std::uint32_t d = dest(n);
+      if (accs.count(n) || impure.count(n) || d == ptx::kNone) continue;
+      for (const std::uint32_t u : flow.uses[d])
+        if (!accs.count(u) && (!nodes.count(u) || impure.count(u))) {
+          impure.insert(n);
+          more = true;
+          break;
+        }
+    }
+  }
+  std::set<std::uint32_t> tainted;
   std::vector<std::uint32_t> work;
   for (const auto& [n, coef] : rows) work.push_back(n);
-  std::set<std::uint32_t> seen;
   while (!work.empty()) {
     const std::uint32_t n = work.back();
     work.pop_back();
-    if (!seen.insert(n).second) continue;
-    const Operand& d = k.code[n].ops[0];
-    if (d.kind != OperandKind::Reg) continue;
-    for (const std::uint32_t u : uses[d.reg]) {
-      if (!nodes.count(u))
-        return fmt::format("PTX line {}: the row's multiply also feeds line {}", k.code[n].ptx_line,
-                           k.code[u].ptx_line);
-      if (std::find(acc.begin(), acc.end(), u) == acc.end()) work.push_back(u);
-    }
+    if (!tainted.insert(n).second || dest(n) == ptx::kNone) continue;
+    for (const std::uint32_t u : flow.uses[dest(n)])
+      if (nodes.count(u) && !accs.count(u)) work.push_back(u);
   }
+  std::map<std::uint32_t, std::uint32_t> copy_of;  // instruction -> its copy's index in `copies`
+  std::map<std::uint32_t, std::uint32_t> renamed;  // register -> the copy's register
+  std::vector<Instruction> copies;
+  for (const std::uint32_t n : tainted) {
+    if (!impure.count(n)) continue;
+    const std::uint32_t d = dest(n);
+    if (d == ptx::kNone || flow.ndef[d] != 1)
+      return fmt::format("PTX line {}: a loop's pointer into the array also feeds other code",
+                         k.code[n].ptx_line);
+    copy_of[n] = std::uint32_t(copies.size());
+    copies.push_back(k.code[n]);
+    renamed[d] = new_reg(k, k.regs[d].type);
+    copies.back().ops[0].reg = renamed[d];
+  }
+  // The copies, the array's pure tree instructions and its accesses read the copies' registers.
+  auto rename = [&](Instruction& in, bool access) {
+    for (int j = access ? 0 : 1; j < in.num_ops; ++j) {
+      Operand& o = in.ops[std::size_t(j)];
+      if (access && o.kind != OperandKind::Memory) continue;
+      if ((o.kind == OperandKind::Reg || o.kind == OperandKind::Memory) && renamed.count(o.reg))
+        o.reg = renamed[o.reg];
+    }
+  };
+  for (Instruction& c : copies) rename(c, false);
+  for (const std::uint32_t n : nodes)
+    if (!impure.count(n) && !accs.count(n)) rename(k.code[n], false);
+  for (const std::uint32_t i : acc) rename(k.code[i], true);
   for (const auto& [n, coef] : rows) {
-    Instruction& in = k.code[n];
+    Instruction& in = copy_of.count(n) ? copies[copy_of[n]] : k.code[n];
     const std::uint64_t c = in.op == Opcode::Shl ? std::uint64_t{1} << in.ops[2].imm
                             : in.op == Opcode::Mad || ptx::is_float(in.type) ? in.ops[2].imm
                             : in.ops[2].kind == OperandKind::ImmInt          ? in.ops[2].imm
@@ -219,10 +287,17 @@ std::string pad_by_stride(ptx::Kernel& k, const std::vector<std::uint32_t>& acc,
     Instruction& in = k.code[i];
     in.ops[std::size_t(memory_operand(in))].imm += d;
   }
+  Insertions after;
+  for (const auto& [n, c] : copy_of) after[n].push_back(copies[c]);
+  splice(k, {}, {}, after);
   out.form = fmt::format(
-      "row stride {} bytes: {} multiplier{} changed, the declaration {} -> {} "
-      "bytes",
-      row + pad, out.changed, out.changed == 1 ? "" : "s", a.bytes, a.bytes + r.added_bytes());
+      "row stride {} bytes: {} multiplier{} changed{}, the declaration {} -> {} bytes", row + pad,
+      out.changed, out.changed == 1 ? "" : "s",
+      copies.empty() ? ""
+                     : fmt::format(" ({} instruction{} computed twice: other code uses the "
+                                   "unpadded value)",
+                                   copies.size(), copies.size() == 1 ? "" : "s"),
+      a.bytes, a.bytes + r.added_bytes());
   return grow_symbol(k, sym, a.bytes + r.added_bytes());
 }
 

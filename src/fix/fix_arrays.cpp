@@ -75,6 +75,21 @@ std::vector<exec::SharedRemap> padding_candidates(const exec::SharedLayout::Arra
   const std::uint32_t n = a.bytes / grain;
   for (const exec::ProfileRow& row : rows) {
     if (row.totals.bank_conflicts == 0) continue;
+    // Rows of a tile read side by side (a 16 x 16 block on an 18-word halo tile): the padding
+    // that spaces them by the width the warp's rows need (fix_cause.cpp).
+    if (const auto t = warp_rows(row.worst); t && grain == 4) {
+      const std::uint32_t w = conflict_free_width(*t, arch.banks, t->stride + 1);
+      exec::SharedRemap r;
+      r.base = a.offset;
+      r.bytes = a.bytes;
+      r.grain = grain;
+      r.row = t->stride;
+      r.pad = w - t->stride;
+      const bool seen = std::any_of(out.begin(), out.end(), [&](const exec::SharedRemap& o) {
+        return o.row == r.row && o.pad == r.pad;
+      });
+      if (w && r.row < n && !seen) out.push_back(r);
+    }
     const auto hint = exec::padding_hint(row.worst, arch);
     if (!hint || (hint->row_words * 4) % grain) continue;
     exec::SharedRemap r;

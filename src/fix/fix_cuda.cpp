@@ -76,28 +76,55 @@ std::string replication_code(const ArrayFix& a, const Replication& rp) {
   const std::string name = short_name(a.array.name);
   const std::uint32_t words = a.array.bytes / 4;
   const std::uint32_t R = rp.copies;
+  // The form src/fix/fix_apply_atomic.cpp writes into the kernel (what `fix` timed), as functions
+  // so that the header compiles where it is included.
   return fmt::format(
-      "// {0}: {1} copies interleaved by lane ({2} -> {3} bytes); word i of copy r at i * {1} + r\n"
-      "__shared__ unsigned {0}_r[{4} * {1}];\n"
-      "// zero it as {0} was; each update of {0}[i] becomes\n"
-      "//   atomicAdd(&{0}_r[i * {1} + threadIdx.x % {1}], v);\n"
-      "// merge, after __syncthreads(): a rotated loop, so that a warp's lanes read other banks\n"
-      "for (unsigned i = threadIdx.x; i < {4}; i += blockDim.x) {{\n"
+      "// {0}: {1} copies interleaved by lane ({2} -> {3} bytes): word i of copy k at i * {1} + "
+      "k.\n"
+      "// Declare in the kernel  __shared__ unsigned {0}_r[{4} * {1}];  in place of {0}, then\n"
+      "//   a store {0}[i] = v:       for (unsigned k = 0; k < {1}; ++k) {0}_r[i * {1} + k] = k == "
+      "0 "
+      "? v : 0;\n"
+      "//   an update of {0}[i] by v: atomicAdd(&{0}_r[i * {1} + smemsim_{0}_copy()], v);\n"
+      "//   a read of {0}[i]:         smemsim_{0}_sum({0}_r, i)\n"
+      "// (atomicMin, atomicMax, atomicAnd: v into every copy, the copies combined by the same "
+      "operation)\n"
+      "__device__ __forceinline__ unsigned smemsim_{0}_copy() {{ return threadIdx.x % {1}u; }}\n"
+      "__device__ __forceinline__ unsigned smemsim_{0}_sum(const unsigned* {0}_r, unsigned i) {{\n"
+      "  const unsigned c = smemsim_{0}_copy();  // each lane from its own copy: other banks\n"
       "  unsigned sum = 0;\n"
-      "  for (unsigned c = 0; c < {1}; ++c) sum += {0}_r[i * {1} + (c + i) % {1}];\n"
-      "  // use sum where the kernel read {0}[i]\n"
+      "  for (unsigned k = 0; k < {1}u; ++k) sum += {0}_r[i * {1}u + (c + k) % {1}u];\n"
+      "  return sum;\n"
       "}}\n",
       name, R, a.array.bytes, rp.shared_bytes, words);
 }
 
 std::string aggregation_code(const ArrayFix& a) {
   const std::string name = short_name(a.array.name);
+  // The form src/fix/fix_apply_atomic.cpp writes into the kernel (what `fix` timed).
   return fmt::format(
-      "// {0}: aggregate the lanes of a warp that update one word (sm_70+; __reduce_add_sync "
-      "sm_80+)\n"
-      "unsigned peers = __match_any_sync(__activemask(), i);  // lanes with the same index i\n"
-      "unsigned v_sum = __reduce_add_sync(peers, v);          // or __popc(peers) for v == 1\n"
-      "if ((threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd(&{0}[i], v_sum);\n",
+      "// {0}: aggregate the lanes of a warp that add to one word (sm_70+): each\n"
+      "// atomicAdd(&{0}[i], v) becomes smemsim_{0}_add({0}, i, v), or smemsim_{0}_add_any "
+      "(sm_80+)\n"
+      "// where v differs between lanes\n"
+      "__device__ __forceinline__ unsigned smemsim_{0}_leader(unsigned peers) {{\n"
+      "  unsigned lower;  // the lanes below this one\n"
+      "  asm(\"mov.u32 %0, %%lanemask_lt;\" : \"=r\"(lower));\n"
+      "  return (peers & lower) == 0;  // the lowest of its peers\n"
+      "}}\n"
+      "__device__ __forceinline__ void smemsim_{0}_add(unsigned* {0}, unsigned i, unsigned v) {{\n"
+      "  const unsigned peers = __match_any_sync(__activemask(), i);  // v: the same on every "
+      "lane\n"
+      "  if (smemsim_{0}_leader(peers)) atomicAdd(&{0}[i], __popc(peers) * v);\n"
+      "}}\n"
+      "#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800\n"
+      "__device__ __forceinline__ void smemsim_{0}_add_any(unsigned* {0}, unsigned i, unsigned v) "
+      "{{\n"
+      "  const unsigned peers = __match_any_sync(__activemask(), i);\n"
+      "  const unsigned sum = __reduce_add_sync(peers, v);\n"
+      "  if (smemsim_{0}_leader(peers)) atomicAdd(&{0}[i], sum);\n"
+      "}}\n"
+      "#endif\n",
       name);
 }
 

@@ -4,7 +4,9 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "smemsim/evaluate.hpp"
@@ -61,6 +63,19 @@ std::vector<exec::SharedRemap> swizzle_candidates(const exec::SharedLayout::Arra
                                                   std::uint32_t grain, const ReferenceSets& sets,
                                                   std::uint32_t count,
                                                   std::vector<std::int64_t>& predicted);
+
+// A warp's access read as rows of a 2-D tile (fix_cause.cpp): `rows` runs of `width` lanes on
+// consecutive words (the last may be shorter), each `stride` words after the one before.
+struct WarpRows {
+  std::uint32_t rows = 0, width = 0, stride = 0;
+};
+std::optional<WarpRows> warp_rows(const WarpAccess& wa);
+// The smallest row distance W >= at_least whose rows fall on disjoint banks (W = width mod
+// banks), 0 when the warp's rows need more banks than there are.
+std::uint32_t conflict_free_width(const WarpRows& r, std::uint32_t banks, std::uint32_t at_least);
+// The cause of `worst`'s conflict (bank degree `degree`) when it reads rows of a tile, and the
+// row widths and block shape that would remove it; "" for another pattern.
+std::string tile_cause(const WarpAccess& worst, std::int64_t degree, const Arch& arch);
 
 // The merge of an array replicated R times, under the arch's model: consecutive lanes take
 // consecutive words and sum their R copies, copy (c + i) % R of word i at step c (a rotated loop,
