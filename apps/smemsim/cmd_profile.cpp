@@ -83,8 +83,8 @@ struct LaunchProfile {
 
 // The rows the table and --csv show: per CUDA line (the default) or per instruction.
 std::vector<ProfileLine> shown(const std::vector<ProfileLine>& lines, const ProfileOptions& o,
-                               const ptx::Module& m, const ptx::Kernel& k) {
-  return o.by == "line" ? by_cuda_line(lines, m, k) : lines;
+                               const ptx::Module& m, const ptx::Kernel& k, const LineSets& sets) {
+  return o.by == "line" ? by_cuda_line(lines, m, k, &sets) : lines;
 }
 
 nlohmann::json rows_json(const std::vector<ProfileLine>& lines, const ptx::Module& m,
@@ -144,8 +144,8 @@ void profile_pipeline(exec::Workload& w, const Arch& arch, const ProfileOptions&
     all.merge(l->profiler.totals());
     lines.push_back(profile_lines(l->profiler, l->sets.sets(), arch));
     for (const auto& r : rows_json(lines.back(), w.module, l->kernel)) every_row.push_back(r);
-    for (const auto& r :
-         rows_json(by_cuda_line(lines.back(), w.module, l->kernel), w.module, l->kernel))
+    for (const auto& r : rows_json(by_cuda_line(lines.back(), w.module, l->kernel, &l->sets.sets()),
+                                   w.module, l->kernel))
       every_line.push_back(r);
   }
   write_rows_csv(o.csv, o.by == "line" ? every_line : every_row);
@@ -166,8 +166,9 @@ void profile_pipeline(exec::Workload& w, const Arch& arch, const ProfileOptions&
       fmt::print("\n{}", wrap(fmt::format("launch {} of {}: {}", i + 1, launches.size(),
                                           ptx::demangle(launches[i]->kernel.name)),
                               o.width()));
-      print_profile_table(shown(lines[i], o, w.module, launches[i]->kernel),
-                          launches[i]->profiler.totals(), w.module, launches[i]->kernel, o.width());
+      print_profile_table(
+          shown(lines[i], o, w.module, launches[i]->kernel, launches[i]->sets.sets()),
+          launches[i]->profiler.totals(), w.module, launches[i]->kernel, o.width());
     }
     fmt::print(
         "\npipeline: {} shared-memory warp accesses, {} bank conflicts, access latencies "
@@ -193,7 +194,7 @@ void profile_one(exec::Workload& w, const Arch& arch, const ProfileOptions& o) {
   trace.finish();
   const std::vector<ProfileLine> lines = profile_lines(lp.profiler, lp.sets.sets(), arch);
   const nlohmann::json rows = rows_json(lines, w.module, kernel);
-  const std::vector<ProfileLine> by_line = by_cuda_line(lines, w.module, kernel);
+  const std::vector<ProfileLine> by_line = by_cuda_line(lines, w.module, kernel, &lp.sets.sets());
   const nlohmann::json cuda_lines = rows_json(by_line, w.module, kernel);
   write_rows_csv(o.csv, o.by == "line" ? cuda_lines : rows);
   // The document --json prints and --html draws.
@@ -215,6 +216,7 @@ void profile_one(exec::Workload& w, const Arch& arch, const ProfileOptions& o) {
     print_verdict(w, s);
     print_profile_table(o.by == "line" ? by_line : lines, lp.profiler.totals(), w.module, kernel,
                         o.width());
+    print_hint_commands(o.by == "line" ? by_line : lines, o.trace, arch.name);
     print_tx_sites(s.stats, w.module, kernel, o.width());
     if (o.timing) print_timing(sim.stats, arch, w.module, kernel, o.width());
     trace.print_note();

@@ -51,7 +51,8 @@ std::map<std::string, std::set<std::string>> callers_of(const std::vector<Profil
 }  // namespace
 
 std::vector<ProfileLine> by_cuda_line(const std::vector<ProfileLine>& lines,
-                                      const ptx::Module& module, const ptx::Kernel& kernel) {
+                                      const ptx::Module& module, const ptx::Kernel& kernel,
+                                      const LineSets* sets) {
   const auto callers = callers_of(lines, module, kernel);
   std::vector<ProfileLine> out;
   std::map<std::string, std::size_t> row_of;  // key -> index in out
@@ -85,8 +86,10 @@ std::vector<ProfileLine> by_cuda_line(const std::vector<ProfileLine>& lines,
     if (r.op == Op::Atomic) g.row.op = Op::Atomic;
   }
   for (ProfileLine& g : out)
-    if (g.ptx_lines.size() > 1)
+    if (g.ptx_lines.size() > 1) {
       g.row.text = fmt::format("{} instructions: {}", g.ptx_lines.size(), g.row.text);
+      if (sets && g.swizzle) total_over(*g.swizzle, *sets, g.ptx_lines);
+    }
   return out;
 }
 
@@ -131,6 +134,30 @@ std::string atomic_hint(const ProfileLine& l) {
 
 }  // namespace
 
+namespace {
+
+// The row's instructions as `hash search --pc` takes them: 85 or 85,90,95,98.
+std::string pc_list(const ProfileLine& l) {
+  if (l.ptx_lines.empty()) return std::to_string(l.row.ptx_line);
+  return fmt::format("{}", fmt::join(l.ptx_lines, ","));
+}
+
+}  // namespace
+
+void print_hint_commands(const std::vector<ProfileLine>& lines, const std::string& trace,
+                         const std::string& arch) {
+  std::vector<const ProfileLine*> hinted;
+  for (const ProfileLine& l : lines)
+    if (l.swizzle) hinted.push_back(&l);
+  if (hinted.empty()) return;
+  const std::string t = trace.empty() ? "t.trace" : trace;
+  fmt::print("the hints' swizzle searches{}:\n",
+             trace.empty() ? " (t.trace: add --emit-trace t.trace to this command)" : "");
+  for (const ProfileLine* l : hinted)
+    fmt::print("  smemsim hash search --family bvxor --arch {} --trace {} --pc {} --emit cuda{}\n",
+               arch, t, pc_list(*l), l->row.cuda.empty() ? "" : "   # " + l->row.cuda);
+}
+
 std::string hint_text(const ProfileLine& l, std::size_t width) {
   // Each hint in a full and a short form; the line takes the fullest that fits.
   std::string pad_full, pad_short, swz_full, swz_short;
@@ -146,8 +173,8 @@ std::string hint_text(const ProfileLine& l, std::size_t width) {
         (s.kernel_after - s.conflicts_after) - (s.kernel_before - s.conflicts_before);
     const std::string worse = others > 0 ? fmt::format(", other lines +{}", others) : "";
     swz_full = fmt::format("swizzle {} ({} -> {} conflicts{}, hash search --pc {})", s.spec,
-                           s.conflicts_before, s.conflicts_after, worse, l.row.ptx_line);
-    swz_short = fmt::format("swizzle {} (hash search --pc {}{})", s.spec, l.row.ptx_line, worse);
+                           s.conflicts_before, s.conflicts_after, worse, pc_list(l));
+    swz_short = fmt::format("swizzle {} (hash search --pc {}{})", s.spec, pc_list(l), worse);
   }
   if (pad_full.empty() && swz_full.empty()) return atomic_hint(l);
   // The padding first when it leaves the worst execution conflict-free, else the swizzle.

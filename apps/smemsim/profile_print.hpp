@@ -45,8 +45,10 @@ std::vector<ProfileLine> profile_lines(const exec::Profiler& p, const LineSets& 
 // line (its unrolled copies, an inlined helper's body at that call) summed; the hints are those of
 // its instruction with the most bank conflicts. An inlined helper's line used from several lines
 // gives a row per calling line; instructions without line information keep their own rows.
+// With `sets`, a grouped row's swizzle hint counts the conflicts of all its instructions.
 std::vector<ProfileLine> by_cuda_line(const std::vector<ProfileLine>& lines,
-                                      const ptx::Module& module, const ptx::Kernel& kernel);
+                                      const ptx::Module& module, const ptx::Kernel& kernel,
+                                      const LineSets* sets = nullptr);
 // A row's JSON form (json::to_json of the row) with "hints": {"padding", "swizzle"}.
 nlohmann::json line_json(const ProfileLine& l, const ptx::Module& m, const ptx::Kernel& k);
 // The CSV columns of --csv: --json's row fields, locations as ptx.file, ptx.line, cuda.file, ...
@@ -58,6 +60,10 @@ std::string hint_text(const ProfileLine& l, std::size_t width);
 // lines, and the totals; `width` 0: no limit.
 void print_profile_table(const std::vector<ProfileLine>& lines, const Totals& all,
                          const ptx::Module& module, const ptx::Kernel& kernel, std::size_t width);
+// After the table: each swizzle hint's search as a command that runs as printed (on the trace
+// `trace` that this profile wrote, or, without --emit-trace, the note to write one).
+void print_hint_commands(const std::vector<ProfileLine>& lines, const std::string& trace,
+                         const std::string& arch);
 // GPU-LocalTM transaction sites, when the kernel has transactions.
 void print_tx_sites(const exec::ExecStats& s, const ptx::Module& m, const ptx::Kernel& k,
                     std::size_t width);

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "smemsim/arch.hpp"
 #include "smemsim/hash_search.hpp"
@@ -42,5 +43,8 @@ struct SwizzleHint {
 
 // The swizzle for line `pc`; nothing when the line has no conflict or no swizzle lowers it.
 std::optional<SwizzleHint> swizzle_hint(const LineSets& lines, std::uint32_t pc);
+// The hint's conflicts_before and conflicts_after summed over the instructions `pcs` (a CUDA
+// line's unrolled copies), the swizzle unchanged.
+void total_over(SwizzleHint& h, const LineSets& lines, const std::vector<std::uint32_t>& pcs);
 
 }  // namespace smemsim

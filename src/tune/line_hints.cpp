@@ -38,4 +38,14 @@ std::optional<SwizzleHint> swizzle_hint(const LineSets& lines, std::uint32_t pc)
   return h;
 }
 
+void total_over(SwizzleHint& h, const LineSets& lines, const std::vector<std::uint32_t>& pcs) {
+  h.conflicts_before = h.conflicts_after = 0;
+  for (const std::uint32_t pc : pcs) {
+    const ReferenceSets* sets = lines.find(pc);
+    if (!sets) continue;
+    h.conflicts_before += total_conflicts(*sets, bvxor_matrix(0, 0, 0, sets->geometry()));
+    h.conflicts_after += total_conflicts(*sets, h.matrix);
+  }
+}
+
 }  // namespace smemsim
