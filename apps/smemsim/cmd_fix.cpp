@@ -200,35 +200,34 @@ std::string array_code(const fix::ArrayFix& a, const Arch& arch, bool cute) {
 
 void print_recommended_atomics(const fix::ArrayFix& a) {
   std::vector<std::string> fixes;
-  if (const fix::Replication* r = a.best_replication())
-    fixes.push_back(
-        r->applied_cycles
-            ? fmt::format("replicate x{} ({} bytes; {} -> {} cycles as code, {})", r->copies,
-                          r->shared_bytes, a.baseline_cycles, *r->applied_cycles,
-                          speedup(a.baseline_cycles, *r->applied_cycles))
-        : r->simulated_cycles
-            ? fmt::format("replicate x{} ({} bytes; the builtin's --replication {}: {} cycles, an "
-                          "estimate: not applied as code)",
-                          r->copies, r->shared_bytes, r->copies, *r->simulated_cycles)
-            : fmt::format("replicate x{} ({} bytes; predicted {:.2f}x fewer atomic and merge "
-                          "cycles, an estimate: not applied as code)",
-                          r->copies, r->shared_bytes,
-                          double(a.replication[0].atomic_cycles) /
-                              double(r->atomic_cycles + r->merge_cycles)));
+  const fix::Replication* r = a.best_replication();
+  if (r)
+    fixes.push_back(fmt::format("replicate x{} ({} bytes; {} -> {} cycles as code, {})", r->copies,
+                                r->shared_bytes, a.baseline_cycles, *r->applied_cycles,
+                                speedup(a.baseline_cycles, *r->applied_cycles)));
   if (a.aggregation_recommended())
     fixes.push_back(fmt::format("aggregate per warp ({} -> {} cycles as code, {})",
                                 a.baseline_cycles, *a.aggregation_applied_cycles,
                                 speedup(a.baseline_cycles, *a.aggregation_applied_cycles)));
-  if (fixes.size() == 2 && a.best_replication()->applied_cycles &&
-      *a.aggregation_applied_cycles < *a.best_replication()->applied_cycles)
+  if (fixes.size() == 2 && *a.aggregation_applied_cycles < *r->applied_cycles)
     std::swap(fixes[0], fixes[1]);
-  if (fixes.empty())
+  if (!fixes.empty()) {
+    fmt::print("  recommended for the atomics: {}\n", fmt::join(fixes, "; or "));
+    return;
+  }
+  const bool applied =
+      a.aggregation_applied_cycles ||
+      std::any_of(a.replication.begin(), a.replication.end(),
+                  [](const fix::Replication& x) { return x.copies > 1 && x.applied_cycles; });
+  if (applied)
     fmt::print(
         "  no atomic fix helps: neither replication nor aggregation, written into the kernel, "
         "is 1 % faster than the kernel as written ({} cycles)\n",
         a.baseline_cycles);
   else
-    fmt::print("  recommended for the atomics: {}\n", fmt::join(fixes, "; or "));
+    fmt::print(
+        "  no atomic fix recommended: neither could be written into the kernel and checked (the "
+        "predictions above are not timed as code)\n");
 }
 
 void print_report(const fix::FixReport& rep, const Arch& arch) {

@@ -108,8 +108,7 @@ struct ArrayFix {
   const Candidate* best() const;
   std::string why_none() const;
   // R > 1 applied as code with the fewest cycles, when at least 1 % fewer than the kernel as
-  // written; where no R could be applied, the fewest simulated (a builtin's --replication), else
-  // predicted; null when none beats the kernel as written.
+  // written; null otherwise (predictions are never recommended).
   const Replication* best_replication() const;
   // Aggregation applied as code and at least 1 % faster than the kernel as written.
   bool aggregation_recommended() const;

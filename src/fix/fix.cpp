@@ -242,30 +242,12 @@ bool ArrayFix::aggregation_recommended() const {
 }
 
 const Replication* ArrayFix::best_replication() const {
+  // Only what ran as code counts (issue 43): a prediction or a builtin's own --replication stays
+  // in the table, never recommended (its kernel is not the one the author would write).
   const Replication* best = nullptr;
-  const bool applied =
-      std::any_of(replication.begin(), replication.end(),
-                  [](const Replication& r) { return r.copies > 1 && r.applied_cycles; });
-  if (applied) {
-    for (const Replication& r : replication)
-      if (r.copies > 1 && r.applied_cycles && *r.applied_cycles * 100 <= baseline_cycles * 99 &&
-          (!best || *r.applied_cycles < *best->applied_cycles))
-        best = &r;
-    return best;
-  }
-  // Simulated whole-kernel cycles decide where they exist: the model sees the atomics and the
-  // merge's loads, not the occupancy the copies cost or the rest of the kernel.
-  if (!replication.empty() && replication[0].simulated_cycles) {
-    for (const Replication& r : replication)
-      if (r.copies > 1 && r.simulated_cycles &&
-          *r.simulated_cycles < (best ? *best->simulated_cycles : *replication[0].simulated_cycles))
-        best = &r;
-    return best;
-  }
   for (const Replication& r : replication)
-    if (r.copies > 1 &&
-        r.atomic_cycles + r.merge_cycles <
-            (best ? best->atomic_cycles + best->merge_cycles : replication[0].atomic_cycles))
+    if (r.copies > 1 && r.applied_cycles && *r.applied_cycles * 100 <= baseline_cycles * 99 &&
+        (!best || *r.applied_cycles < *best->applied_cycles))
       best = &r;
   return best;
 }
