@@ -114,24 +114,9 @@ std::string insert_index_function(ptx::Kernel& k, const std::vector<std::uint32_
   if (r.row && !std::has_single_bit(row)) return "a row width that is not a power of two";
   auto fresh = [&](bool w) { return new_reg(k, w ? Type::B64 : Type::B32); };
   // The array's base, once at the kernel's start, per address width and space.
-  std::map<std::pair<bool, bool>, std::uint32_t> base;  // (wide, generic) -> register
   std::vector<Instruction> head;
-  const Instruction& first = k.code.front();
-  auto base_reg = [&](bool w, bool generic) {
-    const auto key = std::pair(w, generic);
-    if (const auto it = base.find(key); it != base.end()) return it->second;
-    const std::uint32_t b = fresh(w);
-    Operand s;
-    s.kind = OperandKind::Symbol;
-    s.sym = sym;
-    head.push_back(make(Opcode::Mov, w ? Type::U64 : Type::U32, {reg_op(b), s}, first));
-    if (generic) {
-      Instruction c = make(Opcode::Cvta, Type::U64, {reg_op(b), reg_op(b)}, first);
-      c.space = ptx::Space::Shared;
-      head.push_back(c);
-    }
-    return base[key] = b;
-  };
+  Bases bases(k, sym, head);
+  auto base_reg = [&](bool w, bool generic) { return bases.base(w, generic); };
   // The index function goes where the compiler computes it: once after the address's definition
   // when the register has one (a loop-invariant address is not recomputed in the loop, as nvcc
   // hoists it), else just before the access. Accesses of one address and offset share it.
@@ -238,6 +223,43 @@ void splice(ptx::Kernel& k, std::vector<Instruction> head, const Insertions& bef
         o.target = place[o.target];
     }
   k.code = std::move(code);
+}
+
+std::uint32_t Bases::base(bool w, bool generic) {
+  std::uint32_t& b = base_[w][generic];
+  if (b != kNone) return b;
+  b = new_reg(k_, w ? Type::B64 : Type::B32);
+  Operand s;
+  s.kind = OperandKind::Symbol;
+  s.sym = sym_;
+  head_.push_back(make(Opcode::Mov, w ? Type::U64 : Type::U32, {reg_op(b), s}, first()));
+  if (generic) {
+    Instruction c = make(Opcode::Cvta, Type::U64, {reg_op(b), reg_op(b)}, first());
+    c.space = ptx::Space::Shared;
+    head_.push_back(c);
+  }
+  return b;
+}
+
+std::uint32_t Bases::copy_offset(bool w) {
+  if (!w) return c4_;
+  if (c64_ == kNone) {
+    c64_ = new_reg(k_, Type::B64);
+    Instruction c = make(Opcode::Cvt, Type::U64, {reg_op(c64_), reg_op(c4_)}, first());
+    c.type2 = Type::U32;
+    head_.push_back(c);
+  }
+  return c64_;
+}
+
+std::uint32_t Bases::lane_base(bool w, bool generic) {
+  std::uint32_t& b = lane_[w][generic];
+  if (b != kNone) return b;
+  const std::uint32_t from = base(w, generic), off = copy_offset(w);
+  b = new_reg(k_, w ? Type::B64 : Type::B32);
+  head_.push_back(make(Opcode::Add, w ? Type::S64 : Type::S32,
+                       {reg_op(b), reg_op(from), reg_op(off)}, first()));
+  return b;
 }
 
 std::uint32_t new_reg(ptx::Kernel& k, Type t) {

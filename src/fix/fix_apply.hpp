@@ -69,6 +69,27 @@ using Insertions = std::map<std::uint32_t, std::vector<ptx::Instruction>>;
 void splice(ptx::Kernel& k, std::vector<ptx::Instruction> head, const Insertions& before,
             const Insertions& after);
 std::uint32_t new_reg(ptx::Kernel& k, ptx::Type t);
+// The array's base address per address width and space (a mov of its symbol, then cvta for a
+// generic address), and that plus a lane's byte offset `c4` (a 32-bit register; kNone when
+// unused), each set up once in `head` (the kernel's first instructions).
+class Bases {
+ public:
+  Bases(ptx::Kernel& k, std::uint32_t sym, std::vector<ptx::Instruction>& head,
+        std::uint32_t c4 = kNone)
+      : k_(k), sym_(sym), head_(head), c4_(c4) {}
+  std::uint32_t base(bool wide, bool generic);
+  std::uint32_t copy_offset(bool wide);              // c4, in the address's width
+  std::uint32_t lane_base(bool wide, bool generic);  // base + c4
+
+ private:
+  const ptx::Instruction& first() const { return k_.code.front(); }
+  ptx::Kernel& k_;
+  std::uint32_t sym_;
+  std::vector<ptx::Instruction>& head_;
+  std::uint32_t c4_, c64_ = kNone;
+  std::uint32_t base_[2][2] = {{kNone, kNone}, {kNone, kNone}};
+  std::uint32_t lane_[2][2] = {{kNone, kNone}, {kNone, kNone}};
+};
 ptx::Operand reg_op(std::uint32_t r);
 // An instruction at `at`'s place in the source (its lines), unguarded.
 ptx::Instruction make(ptx::Opcode op, ptx::Type t, std::initializer_list<ptx::Operand> ops,

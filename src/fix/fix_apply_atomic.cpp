@@ -79,59 +79,6 @@ Instruction combine(AtomOp op, Type t, std::uint32_t d, std::uint32_t x, const I
   return in;
 }
 
-// The array's base address (and that plus the lane's copy offset) per address width and space,
-// set up once at the kernel's start.
-class Bases {
- public:
-  Bases(ptx::Kernel& k, std::uint32_t sym, std::vector<Instruction>& head, std::uint32_t c4)
-      : k_(k), sym_(sym), head_(head), c4_(c4) {}
-  std::uint32_t base(bool w, bool generic) {
-    std::uint32_t& b = base_[w][generic];
-    if (b != kNone) return b;
-    b = new_reg(k_, w ? Type::B64 : Type::B32);
-    Operand s;
-    s.kind = OperandKind::Symbol;
-    s.sym = sym_;
-    head_.push_back(make(Opcode::Mov, w ? Type::U64 : Type::U32, {reg_op(b), s}, first()));
-    if (generic) {
-      Instruction c = make(Opcode::Cvta, Type::U64, {reg_op(b), reg_op(b)}, first());
-      c.space = ptx::Space::Shared;
-      head_.push_back(c);
-    }
-    return b;
-  }
-  // The lane's copy offset in the address's width.
-  std::uint32_t copy_offset(bool w) {
-    if (!w) return c4_;
-    if (c64_ == kNone) {
-      c64_ = new_reg(k_, Type::B64);
-      Instruction c = make(Opcode::Cvt, Type::U64, {reg_op(c64_), reg_op(c4_)}, first());
-      c.type2 = Type::U32;
-      head_.push_back(c);
-    }
-    return c64_;
-  }
-  // base + the lane's copy offset.
-  std::uint32_t lane_base(bool w, bool generic) {
-    std::uint32_t& b = lane_[w][generic];
-    if (b != kNone) return b;
-    const std::uint32_t from = base(w, generic), off = copy_offset(w);
-    b = new_reg(k_, w ? Type::B64 : Type::B32);
-    head_.push_back(make(Opcode::Add, w ? Type::S64 : Type::S32,
-                         {reg_op(b), reg_op(from), reg_op(off)}, first()));
-    return b;
-  }
-
- private:
-  const Instruction& first() const { return k_.code.front(); }
-  ptx::Kernel& k_;
-  std::uint32_t sym_;
-  std::vector<Instruction>& head_;
-  std::uint32_t c4_, c64_ = kNone;
-  std::uint32_t base_[2][2] = {{kNone, kNone}, {kNone, kNone}};
-  std::uint32_t lane_[2][2] = {{kNone, kNone}, {kNone, kNone}};
-};
-
 // Checks every access of the array for replication; the atomics' operation and type.
 std::string replicable(const ptx::Kernel& k, const std::vector<std::uint32_t>& acc,
                        const RegisterFlow& flow, AtomOp& op, Type& type) {
