@@ -125,6 +125,10 @@ TEST(FixCorpus, QkTilePaddedAsTheHandPaddedKernel) {
               std::string::npos)
         << (*pad)["applied_form"];
     EXPECT_TRUE((*pad)["recommended"]);
+    // The code to paste carries the cycles it measured.
+    const std::string measured = "// measured as code: " + std::to_string(j["cycles"].get<long>()) +
+                                 " -> " + std::to_string((*pad)["cycles"].get<long>()) + " cycles";
+    EXPECT_NE((*q)["code"].get<std::string>().find(measured), std::string::npos) << (*q)["code"];
     const double claimed = (*pad)["cycles"];
     const double hand = hand_cycles("qk_tile_pad", "qk.toml", arch);
     EXPECT_NEAR(claimed, hand, 0.02 * hand);

@@ -184,17 +184,24 @@ void print_atomics(const fix::ArrayFix& a) {
 
 // What to paste for the array's recommended fixes.
 std::string array_code(const fix::ArrayFix& a, const Arch& arch, bool cute) {
+  // Each fix's code under the cycles it measured, written into the kernel.
+  const auto timed = [&](std::uint64_t cycles, const std::string& code) {
+    return fmt::format("// measured as code: {} -> {} cycles ({})\n{}", a.baseline_cycles, cycles,
+                       speedup(a.baseline_cycles, cycles), code);
+  };
   std::string s;
-  if (const fix::Candidate* c = a.best()) s += fix::candidate_code(a, *c, arch, cute);
+  if (const fix::Candidate* c = a.best())
+    s += timed(c->cycles, fix::candidate_code(a, *c, arch, cute));
   // The atomic fixes recommended, the faster as code first.
   const fix::Replication* r = a.best_replication();
-  const bool agg = a.aggregation_recommended();
-  if (r && agg && *a.aggregation_applied_cycles < r->applied_cycles.value_or(~0ull))
-    s += fix::aggregation_code(a) + fix::replication_code(a, *r);
-  else if (r)
-    s += fix::replication_code(a, *r) + (agg ? fix::aggregation_code(a) : "");
-  else if (agg)
-    s += fix::aggregation_code(a);
+  const std::string rep = r ? timed(*r->applied_cycles, fix::replication_code(a, *r)) : "";
+  const std::string agg = a.aggregation_recommended()
+                              ? timed(*a.aggregation_applied_cycles, fix::aggregation_code(a))
+                              : "";
+  if (r && !agg.empty() && *a.aggregation_applied_cycles < *r->applied_cycles)
+    s += agg + rep;
+  else
+    s += rep + agg;
   return s;
 }
 
