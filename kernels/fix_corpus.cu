@@ -16,6 +16,10 @@
 // qk_tile: S = Q K^T for a 32 x 64 tile of Q and of K as minimal flash-attention kernels write it:
 // thread t loads and reads row t of Q (q[t * 64 + x]: 32 lanes on one bank).
 //   qk_tile_pad: the same with the rows of q padded to 65 words.
+// tr_rows: a 32 x 32 transpose through a shared tile as the CUDA samples write it, a 32 x 8 block
+// looping over every 8th row (nvcc keeps a pointer into the tile and steps it by 8 rows, 1,024
+// bytes); the read is by column: 32-way.
+//   tr_rows_pad: the tile declared [32][33].
 
 #define BINS 64
 
@@ -111,3 +115,14 @@ extern "C" __global__ void qk_tile(const float* Q, const float* K, float* S) {
 extern "C" __global__ void qk_tile_pad(const float* Q, const float* K, float* S) {
   qk<QK_D + 1>(Q, K, S);
 }
+
+template <int W>
+__device__ void tr_rows(float* out, const float* in) {
+  __shared__ float tile[32][W];
+  const unsigned x = threadIdx.x, b = blockIdx.x * 1024;
+  for (unsigned r = threadIdx.y; r < 32; r += 8) tile[r][x] = in[b + r * 32 + x];
+  __syncthreads();
+  for (unsigned r = threadIdx.y; r < 32; r += 8) out[b + r * 32 + x] = tile[x][r];
+}
+extern "C" __global__ void tr_rows(float* out, const float* in) { tr_rows<32>(out, in); }
+extern "C" __global__ void tr_rows_pad(float* out, const float* in) { tr_rows<33>(out, in); }

@@ -132,6 +132,16 @@ TEST(FixApplied, EmitWritesOnlyCodeOnStdout) {
     ++code;
   }
   EXPECT_GT(code, 2);
+  // The recommended padding first, under its plain name; then each other fix that ran as code
+  // (the two swizzles), its function suffixed so that the header defines no name twice.
+  const auto first = r.out.find("// measured as code: ");
+  const auto pad = r.out.find("smemsim_pad_tile32(unsigned i)");
+  const auto alt1 = r.out.find("// also measured as code: swizzle ");
+  EXPECT_EQ(first, 0u) << r.out;
+  EXPECT_LT(pad, alt1) << r.out;
+  EXPECT_NE(r.out.find("smemsim_swizzle_tile32_alt1(unsigned i)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("smemsim_swizzle_tile32_alt2(unsigned i)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("smemsim_swizzle_tile32(unsigned i)"), std::string::npos) << r.out;
 }
 
 // Every lane adds 1 to one word and stores the old value it got back (a ticket): 32 lanes on one

@@ -205,6 +205,33 @@ std::string array_code(const fix::ArrayFix& a, const Arch& arch, bool cute) {
   return s;
 }
 
+// The code of every other fix of the array that ran as code (issue 43), each under its measured
+// cycles, its names suffixed _alt1, _alt2, ... so that it can be pasted beside the recommended.
+std::string alternatives_code(const fix::ArrayFix& a, const Arch& arch, bool cute) {
+  std::string s;
+  int n = 0;
+  const auto add = [&](std::uint64_t cycles, const std::string& what, const auto& code) {
+    const std::string suffix = fmt::format("_alt{}", ++n);
+    const bool faster = cycles * 100 <= a.baseline_cycles * 99;
+    s += fmt::format("// also measured as code: {}: {} -> {} cycles ({}{})\n{}", what,
+                     a.baseline_cycles, cycles, speedup(a.baseline_cycles, cycles),
+                     faster ? "" : "; not 1 % faster: not recommended", code(suffix));
+  };
+  for (const fix::Candidate& c : a.candidates)
+    if (&c != a.best() && c.applied && c.refused.empty())
+      add(c.cycles, c.description,
+          [&](const std::string& x) { return fix::candidate_code(a, c, arch, cute, x); });
+  const fix::Replication* best = a.best_replication();
+  for (const fix::Replication& r : a.replication)
+    if (&r != best && r.copies > 1 && r.applied_cycles)
+      add(*r.applied_cycles, fmt::format("replicate x{}", r.copies),
+          [&](const std::string& x) { return fix::replication_code(a, r, x); });
+  if (a.aggregation_applied_cycles && !a.aggregation_recommended())
+    add(*a.aggregation_applied_cycles, "aggregate per warp",
+        [&](const std::string& x) { return fix::aggregation_code(a, x); });
+  return s;
+}
+
 void print_recommended_atomics(const fix::ArrayFix& a) {
   std::vector<std::string> fixes;
   const fix::Replication* r = a.best_replication();
@@ -367,8 +394,9 @@ void add_fix_command(CLI::App& app) {
                   "only)")
       ->check(CLI::Range(0u, 16u));
   cmd->add_option("--emit", o->emit,
-                  "print only the code of each array's recommended fixes on stdout (notes on "
-                  "stderr): cuda, or cute (CuTe's Swizzle<B,M,S> for a swizzle)")
+                  "print only code on stdout (notes on stderr): each array's recommended fixes, "
+                  "then every other fix that ran as code, named _alt1, _alt2, ..., each under its "
+                  "measured cycles: cuda, or cute (CuTe's Swizzle<B,M,S> for a swizzle)")
       ->check(CLI::IsMember({"cuda", "cute"}));
   cmd->footer(
       "Each candidate layout runs the whole kernel again with that array relaid out (padding or "
@@ -426,6 +454,7 @@ void add_fix_command(CLI::App& app) {
       if (!o->launch.arch_note.empty()) fmt::print(stderr, "{}\n", o->launch.arch_note);
       for (const fix::ArrayFix& a : rep.arrays) {
         fmt::print("{}", array_code(a, arch, o->emit == "cute"));
+        fmt::print("{}", alternatives_code(a, arch, o->emit == "cute"));
         if (!a.why_none().empty())
           fmt::print(stderr, "{}: {}\n", array_name(rep, a.array), a.why_none());
       }

@@ -141,9 +141,14 @@ FixReport find_fixes(exec::Workload as_written, const Target& target, const Arch
 // The code to paste (src/fix/fix_cuda.cpp). short_name: the array's CUDA name ("tile" for
 // _ZZ9transposePfS_E4tile) as an identifier. candidate_code: a padded declaration and index
 // function, or the swizzle function (`cute`: CuTe's Swizzle<B,M,S> where it has that form).
+// `suffix` is appended to the names the code defines (functions, CuTe aliases), so that several
+// candidates of one array can be pasted together.
 std::string short_name(const std::string& array);
-std::string candidate_code(const ArrayFix& a, const Candidate& c, const Arch& arch, bool cute);
-std::string replication_code(const ArrayFix& a, const Replication& r);  // the skeleton and merge
-std::string aggregation_code(const ArrayFix& a);  // __match_any_sync / __reduce_add_sync
+std::string candidate_code(const ArrayFix& a, const Candidate& c, const Arch& arch, bool cute,
+                           const std::string& suffix = "");
+// The skeleton and merge of a replication; warp aggregation (__match_any_sync, __reduce_add_sync).
+std::string replication_code(const ArrayFix& a, const Replication& r,
+                             const std::string& suffix = "");
+std::string aggregation_code(const ArrayFix& a, const std::string& suffix = "");
 
 }  // namespace smemsim::fix

@@ -88,8 +88,9 @@ struct Walk {
     walk_def(def[r], scale, depth);
   }
 
-  // A pointer stepped through a row in a loop (r = init; ...; r = r + step): the step, a
-  // constant smaller than a row, is a column's and stays; the initial value is walked.
+  // A pointer stepped in a loop (r = init; ...; r = r + step): a step smaller than a row is a
+  // column's and stays; one of whole rows (a loop over every 8th row: + 8 x 128 bytes) is a row
+  // term, its immediate taking the padded stride; the initial value is walked.
   void induction(std::uint32_t r, std::uint64_t scale, int depth) {
     for (int j = 0; j < 2; ++j) {
       const std::uint32_t step = defs[r][std::size_t(j)], init = defs[r][std::size_t(1 - j)];
@@ -99,6 +100,11 @@ struct Walk {
           in.ops[1].reg != r || !imm(in.ops[2]))
         continue;
       const std::int64_t by = in.ops[2].imm * std::int64_t(scale);
+      if (by > 0 && std::uint64_t(by) % row_bytes == 0) {
+        nodes.insert(step);
+        rows[step] = std::uint64_t(by);
+        return walk_def(init, scale, depth);
+      }
       if (by >= std::int64_t(row_bytes) || -by >= std::int64_t(row_bytes)) continue;
       nodes.insert(step);
       descend[step] = scale;

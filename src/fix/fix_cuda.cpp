@@ -34,8 +34,9 @@ std::string short_name(const std::string& array) {
   return id.empty() ? "array" : id;
 }
 
-std::string candidate_code(const ArrayFix& a, const Candidate& c, const Arch& arch, bool cute) {
-  const std::string name = short_name(a.array.name);
+std::string candidate_code(const ArrayFix& a, const Candidate& c, const Arch& arch, bool cute,
+                           const std::string& suffix) {
+  const std::string name = short_name(a.array.name), fn = name + suffix;
   const exec::SharedRemap& r = c.remap;
   const std::uint32_t n = a.array.bytes / r.grain;
   if (r.row) {
@@ -47,7 +48,7 @@ std::string candidate_code(const ArrayFix& a, const Candidate& c, const Arch& ar
         "  return i + (i / {}u) * {}u;  // i counts {}s from the array's start\n"
         "}}\n",
         name, r.row, unit_of(r.grain), r.pad, a.array.bytes, a.array.bytes + r.added_bytes(), name,
-        rows, r.row, r.pad, rows, r.row, name, r.row, r.pad, unit_of(r.grain));
+        rows, r.row, r.pad, rows, r.row, fn, r.row, r.pad, unit_of(r.grain));
   }
   const XorMatrix x = word_matrix(r, arch);
   const std::string spec =
@@ -56,24 +57,33 @@ std::string candidate_code(const ArrayFix& a, const Candidate& c, const Arch& ar
     Emission e = emit_cute(x, spec);
     // One alias per array, so that two arrays' swizzles can be pasted together.
     for (std::size_t p = 0; (p = e.code.find("SmemSwizzle", p)) != std::string::npos;) {
-      e.code.insert(p + 11, "_" + name);
-      p += 12 + name.size();
+      e.code.insert(p + 11, "_" + fn);
+      p += 12 + fn.size();
     }
     return e.ok ? fmt::format("// {}: {}\n{}", name, c.description, e.code)
                 : fmt::format("// {}: {}: no CuTe Swizzle<B,M,S> form ({})\n", name, c.description,
                               e.reason);
   }
-  const Emission e = emit_cuda(x, spec, "smemsim_swizzle_" + name);
+  const Emission e = emit_cuda(x, spec, "smemsim_swizzle_" + fn);
   if (!e.ok) return fmt::format("// {}: {}: {}\n", name, c.description, e.reason);
-  return fmt::format(
+  std::string s = fmt::format(
       "// {}: {} (same {} bytes)\n{}// every index i of {} (in 4-byte words from its start) "
-      "becomes "
-      "smemsim_swizzle_{}(i)\n",
-      name, c.description, a.array.bytes, e.code, name, name);
+      "becomes smemsim_swizzle_{}(i)\n",
+      name, c.description, a.array.bytes, e.code, name, fn);
+  // The column-only form (issue 43): i ^ ((i >> k) & m) with m below 2^k leaves the row r = i >> k
+  // and XORs the column c = i & (2^k - 1) with r & m, so on the array viewed as rows of 2^k
+  // elements it is one XOR of the column index.
+  const std::uint32_t width = 1u << r.xor_shift;
+  if (r.xor_shift > 0 && r.xor_shift < 16 && r.xor_mask < width && n % width == 0)
+    s += fmt::format(
+        "// or, on {} as T {}[{}][{}] (row r, column c, in {}s): {}[r][c ^ (r & {}u)], the "
+        "column alone\n",
+        name, name, n / width, width, unit_of(r.grain), name, r.xor_mask);
+  return s;
 }
 
-std::string replication_code(const ArrayFix& a, const Replication& rp) {
-  const std::string name = short_name(a.array.name);
+std::string replication_code(const ArrayFix& a, const Replication& rp, const std::string& suffix) {
+  const std::string name = short_name(a.array.name), fn = name + suffix;
   const std::uint32_t words = a.array.bytes / 4;
   const std::uint32_t R = rp.copies;
   // The form src/fix/fix_apply_atomic.cpp writes into the kernel (what `fix` timed), as functions
@@ -85,47 +95,47 @@ std::string replication_code(const ArrayFix& a, const Replication& rp) {
       "//   a store {0}[i] = v:       for (unsigned k = 0; k < {1}; ++k) {0}_r[i * {1} + k] = k == "
       "0 "
       "? v : 0;\n"
-      "//   an update of {0}[i] by v: atomicAdd(&{0}_r[i * {1} + smemsim_{0}_copy()], v);\n"
-      "//   a read of {0}[i]:         smemsim_{0}_sum({0}_r, i)\n"
+      "//   an update of {0}[i] by v: atomicAdd(&{0}_r[i * {1} + smemsim_{5}_copy()], v);\n"
+      "//   a read of {0}[i]:         smemsim_{5}_sum({0}_r, i)\n"
       "// (atomicMin, atomicMax, atomicAnd: v into every copy, the copies combined by the same "
       "operation)\n"
-      "__device__ __forceinline__ unsigned smemsim_{0}_copy() {{ return threadIdx.x % {1}u; }}\n"
-      "__device__ __forceinline__ unsigned smemsim_{0}_sum(const unsigned* {0}_r, unsigned i) {{\n"
-      "  const unsigned c = smemsim_{0}_copy();  // each lane from its own copy: other banks\n"
+      "__device__ __forceinline__ unsigned smemsim_{5}_copy() {{ return threadIdx.x % {1}u; }}\n"
+      "__device__ __forceinline__ unsigned smemsim_{5}_sum(const unsigned* {0}_r, unsigned i) {{\n"
+      "  const unsigned c = smemsim_{5}_copy();  // each lane from its own copy: other banks\n"
       "  unsigned sum = 0;\n"
       "  for (unsigned k = 0; k < {1}u; ++k) sum += {0}_r[i * {1}u + (c + k) % {1}u];\n"
       "  return sum;\n"
       "}}\n",
-      name, R, a.array.bytes, rp.shared_bytes, words);
+      name, R, a.array.bytes, rp.shared_bytes, words, fn);
 }
 
-std::string aggregation_code(const ArrayFix& a) {
-  const std::string name = short_name(a.array.name);
+std::string aggregation_code(const ArrayFix& a, const std::string& suffix) {
+  const std::string name = short_name(a.array.name), fn = name + suffix;
   // The form src/fix/fix_apply_atomic.cpp writes into the kernel (what `fix` timed).
   return fmt::format(
       "// {0}: aggregate the lanes of a warp that add to one word (sm_70+): each\n"
-      "// atomicAdd(&{0}[i], v) becomes smemsim_{0}_add({0}, i, v), or smemsim_{0}_add_any "
+      "// atomicAdd(&{0}[i], v) becomes smemsim_{1}_add({0}, i, v), or smemsim_{1}_add_any "
       "(sm_80+)\n"
       "// where v differs between lanes\n"
-      "__device__ __forceinline__ unsigned smemsim_{0}_leader(unsigned peers) {{\n"
+      "__device__ __forceinline__ unsigned smemsim_{1}_leader(unsigned peers) {{\n"
       "  unsigned lower;  // the lanes below this one\n"
       "  asm(\"mov.u32 %0, %%lanemask_lt;\" : \"=r\"(lower));\n"
       "  return (peers & lower) == 0;  // the lowest of its peers\n"
       "}}\n"
-      "__device__ __forceinline__ void smemsim_{0}_add(unsigned* {0}, unsigned i, unsigned v) {{\n"
+      "__device__ __forceinline__ void smemsim_{1}_add(unsigned* {0}, unsigned i, unsigned v) {{\n"
       "  const unsigned peers = __match_any_sync(__activemask(), i);  // v: the same on every "
       "lane\n"
-      "  if (smemsim_{0}_leader(peers)) atomicAdd(&{0}[i], __popc(peers) * v);\n"
+      "  if (smemsim_{1}_leader(peers)) atomicAdd(&{0}[i], __popc(peers) * v);\n"
       "}}\n"
       "#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800\n"
-      "__device__ __forceinline__ void smemsim_{0}_add_any(unsigned* {0}, unsigned i, unsigned v) "
+      "__device__ __forceinline__ void smemsim_{1}_add_any(unsigned* {0}, unsigned i, unsigned v) "
       "{{\n"
       "  const unsigned peers = __match_any_sync(__activemask(), i);\n"
       "  const unsigned sum = __reduce_add_sync(peers, v);\n"
-      "  if (smemsim_{0}_leader(peers)) atomicAdd(&{0}[i], sum);\n"
+      "  if (smemsim_{1}_leader(peers)) atomicAdd(&{0}[i], sum);\n"
       "}}\n"
       "#endif\n",
-      name);
+      name, fn);
 }
 
 }  // namespace smemsim::fix
