@@ -144,6 +144,59 @@ TEST(FixApplied, EmitWritesOnlyCodeOnStdout) {
   EXPECT_EQ(r.out.find("smemsim_swizzle_tile32(unsigned i)"), std::string::npos) << r.out;
 }
 
+// Two instances of a template, each with its own `__shared__ float smem[1024]`: the arrays are
+// _ZZ1fILi1EEvvE4smem and _ZZ1fILi2EEvvE4smem, "void f<1>()::smem" and "void f<2>()::smem"
+// demangled. Each lane stores to word 32 l of both (32-way). The report names each by what
+// tells them apart, not by "smem" twice, and not by the whole signature.
+TEST(FixApplied, ArraysOfOneNameAreToldApartByTheirFunction) {
+  const std::string ptx = temp_file("fix_names.ptx", R"(.version 7.0
+.target sm_70
+.address_size 64
+.shared .align 4 .b8 _ZZ1fILi1EEvvE4smem[4096];
+.shared .align 4 .b8 _ZZ1fILi2EEvvE4smem[4096];
+.visible .entry twice(.param .u64 out)
+{
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<4>;
+  .reg .f32 %f<4>;
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 7;
+  mov.u32 %r3, _ZZ1fILi1EEvvE4smem;
+  add.s32 %r4, %r3, %r2;
+  mov.u32 %r5, _ZZ1fILi2EEvvE4smem;
+  add.s32 %r6, %r5, %r2;
+  cvt.rn.f32.u32 %f1, %r1;
+  st.shared.f32 [%r4], %f1;
+  st.shared.f32 [%r6], %f1;
+  bar.sync 0;
+  ld.shared.f32 %f2, [%r4];
+  ld.shared.f32 %f3, [%r6];
+  add.f32 %f2, %f2, %f3;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd2, %rd2, %rd3;
+  st.global.f32 [%rd2], %f2;
+  ret;
+}
+)");
+  const std::string spec =
+      temp_file("fix_names.toml", "args = [\"out\"]\n[buffers.out]\ntype = \"f32\"\ncount = 32\n");
+  const CliResult r = shell(std::string(SMEMSIM_CLI) + " fix " + ptx +
+                            " --kernel twice --grid 1 --block 32 --arch volta-v100 --launch " +
+                            spec + " 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("array f<1>::smem (offset 0,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("array f<2>::smem (offset 4096,"), std::string::npos) << r.out;
+  // The code of the two arrays' fixes goes in one header: their functions' names differ.
+  const CliResult e = shell(std::string(SMEMSIM_CLI) + " fix " + ptx +
+                            " --kernel twice --grid 1 --block 32 --arch volta-v100 --launch " +
+                            spec + " --emit cuda 2>/dev/null");
+  ASSERT_EQ(e.exit_code, 0) << e.out;
+  EXPECT_NE(e.out.find("smemsim_pad_f_1_smem(unsigned i)"), std::string::npos) << e.out;
+  EXPECT_NE(e.out.find("smemsim_pad_f_2_smem(unsigned i)"), std::string::npos) << e.out;
+}
+
 // Every lane adds 1 to one word and stores the old value it got back (a ticket): 32 lanes on one
 // word. Replicated, a lane would get its copy's count; aggregated, only the leader would get one:
 // neither is the same kernel, so neither is written, and nothing is recommended, however much the

@@ -38,10 +38,7 @@ std::string indented(const std::string& text, std::size_t by = 2) {
 
 // The array's CUDA name; the whole qualified one when two arrays share it.
 std::string array_name(const fix::FixReport& rep, const exec::SharedLayout::Array& a) {
-  const std::string s = fix::short_name(a.name);
-  int same = 0;
-  for (const auto& b : rep.all_arrays) same += fix::short_name(b.name) == s;
-  return same > 1 ? ptx::demangle(a.name) : s;
+  return fix::unique_name(rep.all_arrays, a);
 }
 
 std::string speedup(std::uint64_t before, std::uint64_t after) {

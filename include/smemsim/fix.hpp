@@ -83,6 +83,7 @@ struct Replication {
 
 struct ArrayFix {
   exec::SharedLayout::Array array;
+  std::string name;  // its CUDA name, told apart from the kernel's other arrays (unique_name)
   std::uint32_t grain = 4;
   std::vector<LineResult> lines;                // baseline, every line that touched the array
   std::int64_t conflicts = 0;                   // baseline bank conflicts of those lines
@@ -144,6 +145,11 @@ FixReport find_fixes(exec::Workload as_written, const Target& target, const Arch
 // `suffix` is appended to the names the code defines (functions, CuTe aliases), so that several
 // candidates of one array can be pasted together.
 std::string short_name(const std::string& array);
+// The array's short name where no other array of `all` has it; else with its function's name
+// ("f::smem"), then the template's arguments ("f<1>::smem"), then the whole demangled name.
+std::string unique_name(const std::vector<exec::SharedLayout::Array>& all,
+                        const exec::SharedLayout::Array& a);
+std::string identifier(const std::string& name);  // "f<1>::smem" -> "f_1_smem"
 std::string candidate_code(const ArrayFix& a, const Candidate& c, const Arch& arch, bool cute,
                            const std::string& suffix = "");
 // The skeleton and merge of a replication; warp aggregation (__match_any_sync, __reduce_add_sync).

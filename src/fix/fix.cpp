@@ -271,6 +271,7 @@ FixReport find_fixes(exec::Workload as_written, const Target& target, const Arch
   for (detail::ArrayConsumer::Per& p : arrays.arrays()) {
     ArrayFix af;
     af.array = p.array;
+    af.name = unique_name(rep.all_arrays, af.array);
     af.grain = grain;
     af.model = arch.atomic_model;
     af.baseline_cycles = base.cycles;

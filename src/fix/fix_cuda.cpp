@@ -24,7 +24,51 @@ XorMatrix word_matrix(const exec::SharedRemap& r, const Arch& arch) {
   return bvxor_matrix(0, int(r.xor_shift), r.xor_mask << lg, g);
 }
 
+// A demangled name without its parameter lists and return type (and its template arguments unless
+// `templates`), and only its last two components: "void ns::f<cute::X<1>>(float*)::smem" ->
+// "f::smem", or "f<cute::X<1>>::smem".
+std::string function_and_name(const std::string& demangled, bool templates) {
+  std::string flat;
+  int angle = 0, paren = 0;
+  for (const char c : demangled) {
+    angle += c == '<';
+    paren += c == '(';
+    if (paren == 0 && (angle == 0 || templates)) flat += c;
+    angle -= c == '>' && angle > 0;
+    paren -= c == ')' && paren > 0;
+  }
+  if (const auto sp = flat.rfind(' ', flat.find('<')); sp != std::string::npos)
+    flat = flat.substr(sp + 1);
+  const auto last = flat.rfind("::");
+  if (last == std::string::npos || last == 0) return flat;
+  int depth = 0;  // the "::" before the function's name, outside its template arguments
+  for (std::size_t i = last; i-- > 1;) {
+    depth += flat[i] == '>';
+    depth -= flat[i] == '<';
+    if (depth == 0 && flat[i] == ':' && flat[i - 1] == ':') return flat.substr(i + 1);
+  }
+  return flat;
+}
+
 }  // namespace
+
+// The array's CUDA name; where two arrays share it (the same name in two functions, or in two
+// instances of a template), with its function's name, then with the template's arguments, and
+// where that is not enough, the whole demangled name.
+std::string unique_name(const std::vector<exec::SharedLayout::Array>& all,
+                        const exec::SharedLayout::Array& a) {
+  const auto unique = [&](const auto& name) {
+    int same = 0;
+    for (const auto& b : all) same += name(b.name) == name(a.name);
+    return same <= 1;
+  };
+  if (unique([](const std::string& n) { return short_name(n); })) return short_name(a.name);
+  for (const bool templates : {false, true})
+    if (unique(
+            [&](const std::string& n) { return function_and_name(ptx::demangle(n), templates); }))
+      return function_and_name(ptx::demangle(a.name), templates);
+  return ptx::demangle(a.name);
+}
 
 std::string short_name(const std::string& array) {
   std::string d = ptx::demangle(array);
@@ -34,9 +78,27 @@ std::string short_name(const std::string& array) {
   return id.empty() ? "array" : id;
 }
 
+std::string identifier(const std::string& name) {
+  std::string id;
+  for (const char c : name) {
+    const bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    if (ok)
+      id += c;
+    else if (!id.empty() && id.back() != '_')
+      id += '_';
+  }
+  while (!id.empty() && id.back() == '_') id.pop_back();
+  return id.empty() ? "array" : id;
+}
+
+// The array's name in the code: its name in the report as an identifier.
+static std::string code_name(const ArrayFix& a) {
+  return a.name.empty() ? short_name(a.array.name) : identifier(a.name);
+}
+
 std::string candidate_code(const ArrayFix& a, const Candidate& c, const Arch& arch, bool cute,
                            const std::string& suffix) {
-  const std::string name = short_name(a.array.name), fn = name + suffix;
+  const std::string name = code_name(a), fn = name + suffix;
   const exec::SharedRemap& r = c.remap;
   const std::uint32_t n = a.array.bytes / r.grain;
   if (r.row) {
@@ -83,7 +145,7 @@ std::string candidate_code(const ArrayFix& a, const Candidate& c, const Arch& ar
 }
 
 std::string replication_code(const ArrayFix& a, const Replication& rp, const std::string& suffix) {
-  const std::string name = short_name(a.array.name), fn = name + suffix;
+  const std::string name = code_name(a), fn = name + suffix;
   const std::uint32_t words = a.array.bytes / 4;
   const std::uint32_t R = rp.copies;
   // The form src/fix/fix_apply_atomic.cpp writes into the kernel (what `fix` timed), as functions
@@ -110,7 +172,7 @@ std::string replication_code(const ArrayFix& a, const Replication& rp, const std
 }
 
 std::string aggregation_code(const ArrayFix& a, const std::string& suffix) {
-  const std::string name = short_name(a.array.name), fn = name + suffix;
+  const std::string name = code_name(a), fn = name + suffix;
   // The form src/fix/fix_apply_atomic.cpp writes into the kernel (what `fix` timed).
   return fmt::format(
       "// {0}: aggregate the lanes of a warp that add to one word (sm_70+): each\n"
