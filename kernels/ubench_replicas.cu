@@ -154,6 +154,33 @@ extern "C" __global__ void rep_atomic_chase(unsigned* clk, unsigned* out, unsign
   out[threadIdx.x] = p;
 }
 
+// Jia et al. 2018 (Volta) and 2019 (Turing), Table 4.2, shared memory: the latency of an atomic
+// under contention, measured as the time of the atomic followed by a load of the same location
+// (which waits for it), less the load's own. Here the block's N threads (one warp, N of its lanes
+// active: "N threads" of contention, none = 1) chase p = s[p] on a word that points to itself,
+// 1,024 steps, first alone, then with atomicAdd(&s[p], 0) before each load; thread 0's figure is
+// the difference a step. clk[0] = 0 and clk[1] = that difference in cycles, so that the runner's
+// clk[1] - clk[0] is it.
+extern "C" __global__ void rep_shared_atomic_contention(unsigned* clk, unsigned* out) {
+  __shared__ unsigned s[32];
+  if (threadIdx.x == 0) s[0] = 0;
+  __syncthreads();
+  volatile unsigned* v = s;
+  unsigned p = 0;
+  const unsigned t0 = clock32();
+#pragma unroll 4
+  for (int i = 0; i < 1024; ++i) p = v[p];
+  const unsigned t1 = clock32();
+#pragma unroll 4
+  for (int i = 0; i < 1024; ++i) {
+    atomicAdd(&s[p], 0u);
+    p = v[p];
+  }
+  const unsigned t2 = clock32();
+  stamp(clk, 0, (t2 - t1) - (t1 - t0));
+  out[threadIdx.x] = p;
+}
+
 // l1_cache/l1_lat (line 267) and l2_cache/l2_lat (line 341): 1 thread builds a ring of 4,096
 // u64 pointers 8 bytes apart in global memory and chases it 32,768 times with ld.global.ca (L1)
 // or ld.global.cg (L2 only).

@@ -106,26 +106,35 @@ TEST(Calibrate, FitSolvesEachKeyFromItsFigure) {
 }
 
 // A key volta-v100 marks calibrated (arch show, docs/sources.md) is what the fit gives from the
-// shipped file: the preset is its own fit, and the six keys the TITAN V latencies solve are
-// marked so.
+// shipped files: the preset is its own fit. Six keys are the TITAN V latencies'; two are Jia et al.
+// 2019's shared atomics (Table 4.2, the V100 column), fitted on the preset's shared-load latency
+// (the file's own shared_latency, 19, is the chase the TITAN V's 27 contradicts: docs/sources.md),
+// so with that figure left out.
 TEST(Calibrate, KeysMarkedCalibratedAreTheFit) {
-  const calibrate::Measurements m = calibrate::load_measurements(kFile);
   const Arch v = find_preset("volta-v100");
-  const calibrate::Fit f = calibrate::fit(m, v);
+  const calibrate::Fit f = calibrate::fit(calibrate::load_measurements(kFile), v);
+  calibrate::Measurements jia = calibrate::load_measurements(std::string(SMEMSIM_SOURCE_DIR) +
+                                                             "/calibration/v100-jia2019.toml");
+  std::erase_if(jia.figures, [](const calibrate::Figure& x) {
+    return !x.benchmark.starts_with("shared_atomic");
+  });
+  ASSERT_EQ(jia.figures.size(), 6u);
+  const calibrate::Fit g = calibrate::fit(jia, v);
   std::size_t marked = 0;
   for (const TimingKeySource& k : timing_sources(v)) {
     if (k.kind != SourceKind::Calibrated) continue;
     ++marked;
     bool fitted = false;
-    for (const calibrate::KeyFit& kf : f.keys)
-      if (kf.key == k.key) {
-        fitted = true;
-        EXPECT_EQ(kf.after, kf.before) << k.key;
-      }
+    for (const calibrate::Fit* x : {&f, &g})
+      for (const calibrate::KeyFit& kf : x->keys)
+        if (kf.key == k.key) {
+          fitted = true;
+          EXPECT_EQ(kf.after, kf.before) << k.key;
+        }
     EXPECT_TRUE(fitted) << k.key << " is marked calibrated but no figure solves it";
   }
-  EXPECT_EQ(marked, 6u);
-  EXPECT_NE(sources_summary(v).find("6 of them calibrated"), std::string::npos)
+  EXPECT_EQ(marked, 8u);
+  EXPECT_NE(sources_summary(v).find("8 of them calibrated"), std::string::npos)
       << sources_summary(v);
 }
 

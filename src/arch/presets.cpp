@@ -204,6 +204,8 @@ std::vector<Arch> build() {
     a.timing.st_base = 30;
     a.timing.t_bank = 2;
     a.timing.native_base = 40;
+    // Each extra lane on one word of a native shared atomic: 2 cycles, calibrated on the T4
+    // (JIA19 Table 4.2: 2 to 32 lanes within 2.6 %; calibration/t4-jia2019.toml) and the V100.
     a.timing.native_position = 2;
     // 64 warps / 2048 threads / 32 CTAs / 65536 registers per SM (CUDA guide, cc 7.0-9.0).
     a.sm.max_threads = 2048;
@@ -231,11 +233,14 @@ std::vector<Arch> build() {
     // addresses folded into the memory instructions' modes, free truncations and copies. Every
     // rule's source is in src/lower/lower.hpp.
     a.sm.lower = "all";
-    a.sm.lat_alu = 4;                  // IADD3 -> dependent: 4 [NAK], [TV] 4.3, [CFG] 4
-    a.sm.lat_fma = 4;                  // FFMA -> dependent: 4 [NAK], [TV] 4.1, [CFG] 4
-    a.sm.lat_branch = 4;               // assumed: the pipeline's shortest (Accel-Sim's BRA unit: 4)
-    a.sm.lat_const = 8;                // assumed: no source found
-    a.sm.lat_shared_atom = 40;         // assumed: no source found (= timing.native_base)
+    a.sm.lat_alu = 4;     // IADD3 -> dependent: 4 [NAK], [TV] 4.3, [CFG] 4
+    a.sm.lat_fma = 4;     // FFMA -> dependent: 4 [NAK], [TV] 4.1, [CFG] 4
+    a.sm.lat_branch = 4;  // assumed: the pipeline's shortest (Accel-Sim's BRA unit: 4)
+    a.sm.lat_const = 8;   // assumed: no source found
+    // A shared atomic's latency and each extra lane on its word (timing.native_position, above):
+    // calibrated on the V100 and T4 (JIA19 Table 4.2, per preset below); the A100 and H100 take
+    // the T4's gap over the shared load, 3, and its 2 a lane (assumed: no measurement of theirs).
+    a.sm.lat_shared_atom = 40;
     a.sm.global_atomic_latency = 600;  // assumed
     a.sm.global_latency = 500;         // assumed
     a.source =
@@ -262,6 +267,9 @@ std::vector<Arch> build() {
     a.sm.lat_sfu = 21;        // [TV] sqrt.approx 21.1
     a.sm.lat_shared_ld = 27;  // [TV] shared-memory pointer chase 27.0 ([CFG] QV100: 20)
     a.sm.lat_shared_st = 27;  // assumed equal to the load
+    // [JIA19] Table 4.2, V100: an atomic on a shared word then a load of it take 6 more than the
+    // load; its replica gives 6.01 with 28 (one more than the load's 27).
+    a.sm.lat_shared_atom = 28;
     // [TV] DRAM pointer chase 313 cycles a link; our key is request to return, so it is that less
     // the LSU's path to MEM0 and the sector's transfer: 292 makes kernels/ubench.cu's chase
     // (ubench_ldg) take 313 in the model (tests/ubench_test.cpp).
@@ -297,9 +305,11 @@ std::vector<Arch> build() {
     // [JIA19] Table 4.1, T4: HADD2/HMUL2/HFMA2 6, calibrated (the half2 chain, fused: 6.01);
     // the FMA pipe's 4 gave 4.26 (-29 %).
     a.sm.lat_fp16 = 6;
-    a.sm.lat_sfu = 21;                // [CFG] RTX2060 -ptx_opcode_latency_sfu 21
-    a.sm.lat_shared_ld = 30;          // [CFG] RTX2060 -gpgpu_smem_latency 30
-    a.sm.lat_shared_st = 30;          // assumed equal to the load
+    a.sm.lat_sfu = 21;        // [CFG] RTX2060 -ptx_opcode_latency_sfu 21
+    a.sm.lat_shared_ld = 30;  // [CFG] RTX2060 -gpgpu_smem_latency 30
+    a.sm.lat_shared_st = 30;  // assumed equal to the load
+    // [JIA19] Table 4.2, T4: the atomic before the load costs 8; its replica gives 8.01 with 33.
+    a.sm.lat_shared_atom = 33;
     a.sm.global_bytes_per_cycle = 5;  // [WP] 320 GB/s / (40 SMs x 1590 MHz) = 5.03
     // [WP] 512 FP16 FMA/clock per SM: 128 per block. [NAK] HMMA.1688 (m16n8k8, 1024 FMA, I = 8)
     // 14: lat_tensor = 14 - 7 = 7; then m16n8k16 (I = 16) takes 22, [NAK]'s HMMA.16816: 22.
@@ -317,6 +327,7 @@ std::vector<Arch> build() {
     a.sm.lat_sfu = 23;                 // [CFG] A100 -ptx_opcode_latency_sfu 23
     a.sm.lat_shared_ld = 28;           // [CFG] A100 -gpgpu_smem_latency 28
     a.sm.lat_shared_st = 28;           // assumed equal to the load
+    a.sm.lat_shared_atom = 31;         // assumed: the load's 28 + the T4's calibrated gap, 3
     a.sm.global_bytes_per_cycle = 10;  // [WP] 1555 GB/s / (108 SMs x 1410 MHz) = 10.2
     // [WP] 1024 FP16 FMA/clock per SM: 256 per block. [NAK] HMMA.16816 (2048 FMA, I = 8) 17:
     // lat_tensor = 17 - 7 = 10; then m16n8k8 (I = 4) takes 13, [NAK]'s HMMA.1688: 13.
@@ -334,6 +345,7 @@ std::vector<Arch> build() {
     a.sm.lat_sfu = 23;                 // [CFG] SM90_H100 -ptx_opcode_latency_sfu 23
     a.sm.lat_shared_ld = 29;           // [CFG] SM90_H100 -gpgpu_smem_latency 29
     a.sm.lat_shared_st = 29;           // assumed equal to the load
+    a.sm.lat_shared_atom = 32;         // assumed: the load's 29 + the T4's calibrated gap, 3
     a.sm.global_bytes_per_cycle = 13;  // [WP] 3350 GB/s / (132 SMs x 1980 MHz) = 12.8
     // [WP] 2048 FP16 FMA/clock per SM: 512 per block. [CFG] SM90_H100 tensor latency 24 for its
     // mma (m16n8k16: 2048 FMA, I = 4): lat_tensor = 24 - 3 = 21. (The config's interval, 8,

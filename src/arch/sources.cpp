@@ -40,7 +40,9 @@ const std::vector<Row> kModernCommon = {
      "gto; Accel-Sim's SM75_RTX2060 and SM86_RTX3070 configs say lrr, which puts ubench's "
      "shared-load throughput 4-7 % off one pass a cycle here: no measurement decides yet"},
     {"sm.lat_shared_st", K::Assumed, "equal to the shared load: no source found"},
-    {"sm.lat_shared_atom", K::Assumed, "no source found"},
+    {"sm.lat_shared_atom", K::Assumed,
+     "the shared load's latency + 3, the T4's calibrated gap (JIA19 Table 4.2): no measurement "
+     "of this GPU"},
     {"sm.lat_branch", K::Assumed, "the pipeline's shortest (Accel-Sim's BRA unit: 4)"},
     {"sm.lat_const", K::Assumed, "no source found"},
     {"sm.global_latency", K::Assumed, "no source found"},
@@ -49,7 +51,9 @@ const std::vector<Row> kModernCommon = {
     {"timing.st_base", K::Assumed, kAssumedTiming},
     {"timing.t_bank", K::Assumed, kAssumedTiming},
     {"timing.native_base", K::Assumed, kAssumedTiming},
-    {"timing.native_position", K::Assumed, kAssumedTiming},
+    {"timing.native_position", K::Assumed,
+     "2, the T4's calibrated cost of each extra lane on a word (JIA19 Table 4.2): no measurement "
+     "of this GPU"},
 };
 
 const std::map<std::string, std::vector<Row>>& tables() {
@@ -83,6 +87,13 @@ const std::map<std::string, std::vector<Row>>& tables() {
             "TITAN V log: atomicAdd chase 243.6 a hop; its replica 243.8 with 214 (the hop "
             "includes its address arithmetic)"},
            {"sm.global_bytes_per_cycle", K::Vendor, "900 GB/s / (80 SMs x 1530 MHz) = 7.35"},
+           {"sm.lat_shared_atom", K::Calibrated,
+            "Jia et al. 2019 Table 4.2 (calibration/v100-jia2019.toml): a shared atomic before a "
+            "load of its word costs 6; its replica 6.01 with the preset's load latency"},
+           {"timing.native_position", K::Calibrated,
+            "Jia et al. 2019 Table 4.2: 2 to 32 lanes on one word; its replica within 14 % but "
+            "at 16 lanes (36 against 24: the V100's 16-lane figure is below a per-lane cost's "
+            "line)"},
        }},
       {"turing-t4",
        {
@@ -103,6 +114,12 @@ const std::map<std::string, std::vector<Row>>& tables() {
            {"sm.lat_tensor", K::Vendor, "NAK sm75 table: HMMA.1688 14, less its interval 8 + 1"},
            {"sm.lat_shared_ld", K::Config, "GPGPU-Sim SM75_RTX2060: -gpgpu_smem_latency 30"},
            {"sm.global_bytes_per_cycle", K::Vendor, "320 GB/s / (40 SMs x 1590 MHz) = 5.03"},
+           {"sm.lat_shared_atom", K::Calibrated,
+            "Jia et al. 2019 Table 4.2 (calibration/t4-jia2019.toml): a shared atomic before a "
+            "load of its word costs 8; its replica 8.01 with the preset's load latency"},
+           {"timing.native_position", K::Calibrated,
+            "Jia et al. 2019 Table 4.2: 2 to 32 lanes on one word cost 10 to 69; the replica "
+            "within 2.6 % with 2 a lane"},
        }},
       {"ampere-a100",
        {
