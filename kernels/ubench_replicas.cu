@@ -15,6 +15,7 @@
 // lines): the counter and branch issue in the shadow of each step's latency.
 
 #include <cuda_fp16.h>
+#include <mma.h>
 
 __device__ __forceinline__ unsigned clock32() {
   unsigned c;
@@ -152,6 +153,38 @@ extern "C" __global__ void rep_atomic_chase(unsigned* clk, unsigned* out, unsign
   const unsigned t1 = clock32();
   stamp(clk, t0, t1);
   out[threadIdx.x] = p;
+}
+
+// core/tensor_lat_half (log lines 499-507) and tensor_bw_half (486-497): c = a b + c with wmma
+// m16n16k16, f16 operands, an f32 or f16 accumulator, `steps` times in a loop. The latency: one
+// warp, 4,096 steps, thread 0's clocks (the source launches one thread, which a .sync.aligned op
+// does not allow; the tensor unit takes a warp's mma whole either way); the bandwidth: 1,024 threads
+// (32 warps), 2,048 steps, the span over all threads. The source loads a and b from global
+// memory before the clock; their values do not change the timing, so they are filled here.
+template <typename Acc>
+__device__ void wmma_loop(unsigned* clk, unsigned* out, int steps) {
+  using namespace nvcuda;
+  __shared__ Acc res[32][16 * 16];
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> a;
+  wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> b;
+  wmma::fragment<wmma::accumulator, 16, 16, 16, Acc> c;
+  wmma::fill_fragment(a, __float2half(0.5f));
+  wmma::fill_fragment(b, __float2half(0.25f));
+  wmma::fill_fragment(c, static_cast<Acc>(0.0f));
+  __syncthreads();
+  const unsigned t0 = clock32();
+  for (int j = 0; j < steps; ++j) wmma::mma_sync(c, a, b, c);
+  __syncthreads();
+  const unsigned t1 = clock32();
+  stamp(clk, t0, t1);
+  wmma::store_matrix_sync(res[threadIdx.x / 32], c, 16, wmma::mem_row_major);
+  out[threadIdx.x] = static_cast<unsigned>(static_cast<float>(res[threadIdx.x / 32][0]));
+}
+extern "C" __global__ void rep_wmma_f32acc(unsigned* clk, unsigned* out, int steps) {
+  wmma_loop<float>(clk, out, steps);
+}
+extern "C" __global__ void rep_wmma_f16acc(unsigned* clk, unsigned* out, int steps) {
+  wmma_loop<__half>(clk, out, steps);
 }
 
 // Jia et al. 2018 (Volta) and 2019 (Turing), Table 4.2, shared memory: the latency of an atomic

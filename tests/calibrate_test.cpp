@@ -19,16 +19,22 @@ namespace {
 const std::string kFile = std::string(SMEMSIM_SOURCE_DIR) + "/calibration/titanv-accelsim.toml";
 
 // Every shipped figure within 5 % on the preset as shipped (the issue's bar), but for the misses
-// named below with their cause (13 of the 16 are within); those are pinned to where they stand so
+// named below with their cause (15 of the 20 are within); those are pinned to where they stand so
 // that a change that moves them is seen. The figures are the log's; the model's numbers come from
 // running the replicas, never from the keys.
 TEST(Calibrate, VoltaReproducesTheTitanVFigures) {
   const calibrate::Measurements m = calibrate::load_measurements(kFile);
   ASSERT_EQ(m.preset, "volta-v100");
-  ASSERT_EQ(m.figures.size(), 16u);
+  ASSERT_EQ(m.figures.size(), 20u);
   // id -> the error it has today, and why it misses 5 %.
   const std::map<std::string, std::pair<double, const char*>> misses = {
       {"int32_mad_latency", {-0.063, "IMAD's latency is the FFMA's in the model"}},
+      // Volta runs a wmma m16n16k16 as 8 HMMA.884 steps with an f16 accumulator and 16 with an
+      // f32 one (the benchmark's own SASS listings); the model times one tensor op of the shape
+      // for both, so it has the f32 latency (35.35) and the f16 throughput (509) but not the
+      // other two: the f16 mma is 2.4 cycles quicker, the f32 one 6 % slower in bulk.
+      {"wmma_f16acc_latency", {0.061, "f16 accumulator: 8 HMMA steps, not 16"}},
+      {"wmma_f32acc_throughput", {0.069, "f32 accumulator: 16 HMMA steps"}},
       // Missing mechanisms (issue 44): reported, never fitted.
       {"l1_latency", {8.427, "no L1"}},
       {"l2_latency", {0.507, "no L2"}},
@@ -106,10 +112,10 @@ TEST(Calibrate, FitSolvesEachKeyFromItsFigure) {
 }
 
 // A key volta-v100 marks calibrated (arch show, docs/sources.md) is what the fit gives from the
-// shipped files: the preset is its own fit. Six keys are the TITAN V latencies'; two are Jia et al.
-// 2019's shared atomics (Table 4.2, the V100 column), fitted on the preset's shared-load latency
-// (the file's own shared_latency, 19, is the chase the TITAN V's 27 contradicts: docs/sources.md),
-// so with that figure left out.
+// shipped files: the preset is its own fit. Seven keys are the TITAN V latencies'; two are Jia et
+// al. 2019's shared atomics (Table 4.2, the V100 column), fitted on the preset's shared-load
+// latency (the file's own shared_latency, 19, is the chase the TITAN V's 27 contradicts:
+// docs/sources.md), so with that figure left out.
 TEST(Calibrate, KeysMarkedCalibratedAreTheFit) {
   const Arch v = find_preset("volta-v100");
   const calibrate::Fit f = calibrate::fit(calibrate::load_measurements(kFile), v);
@@ -133,8 +139,8 @@ TEST(Calibrate, KeysMarkedCalibratedAreTheFit) {
         }
     EXPECT_TRUE(fitted) << k.key << " is marked calibrated but no figure solves it";
   }
-  EXPECT_EQ(marked, 8u);
-  EXPECT_NE(sources_summary(v).find("8 of them calibrated"), std::string::npos)
+  EXPECT_EQ(marked, 9u);
+  EXPECT_NE(sources_summary(v).find("9 of them calibrated"), std::string::npos)
       << sources_summary(v);
 }
 

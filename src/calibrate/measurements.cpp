@@ -86,8 +86,8 @@ struct Reader {
 }  // namespace
 
 const std::vector<std::string_view>& units() {
-  static const std::vector<std::string_view> u = {"cycles", "B/clk/SM", "B/clk", "flop/clk/SM",
-                                                  "ops/clk/SM"};
+  static const std::vector<std::string_view> u = {"cycles",      "B/clk/SM",   "B/clk",
+                                                  "flop/clk/SM", "ops/clk/SM", "FMA/clk/SM"};
   return u;
 }
 
