@@ -254,6 +254,10 @@ class Executor {
   void set_clock_source(const std::uint64_t* cycles);
   // Count IssueResult::global_sectors (off by default: the functional run does not pay for it).
   void set_count_sectors(bool on);
+  // The distinct 32-byte sectors (byte address / 32, ascending) of the last issue() whose
+  // global_sectors is non-zero: its first global_sectors entries (a local address is a per-thread
+  // key in a window of its own).
+  const std::uint64_t* sectors() const;
   // Receives every transactional event (nullptr: none).
   void set_tx_observer(std::function<void(const TxEvent&)> observer);
   // The kernel has TX.Begin: its shared accesses are transactional inside transactions.

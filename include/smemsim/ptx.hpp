@@ -73,6 +73,9 @@ enum class Type : std::uint8_t {
 
 // State space. Generic is an ld/st/atom without a space (a generic address).
 enum class Space : std::uint8_t { None, Generic, Param, Global, Shared, Local, Const };
+// The cache operator of a ld/st (PTX ISA "Cache Operators"): none written, then .ca .cg .cs .lu
+// .cv (loads) and .wb .wt (stores), in kCache's order (src/ptx/decode.cpp).
+enum class CacheOp : std::uint8_t { None, Ca, Cg, Cs, Lu, Cv, Wb, Wt };
 
 // clang-format off
 enum class CmpOp : std::uint8_t {
@@ -232,10 +235,11 @@ struct Instruction {
   // tld4: the component gathered (r g b a = 0..3); prmt: the mode (0 default, then f4e b4e rc8
   // ecl ecr rc16 = 1..6); wmma.load: the matrix (a b c = 0..2); mbarrier: its MbarOp.
   std::uint8_t comp = 0;
-  std::uint8_t vec = 1;         // .v2/.v4 width of ld/st
-  std::uint32_t flags = 0;      // Flag bits
-  std::uint32_t guard = kNone;  // guard predicate register (@%p), kNone if unguarded
-  bool guard_negated = false;   // @!%p
+  std::uint8_t vec = 1;           // .v2/.v4 width of ld/st
+  CacheOp cache = CacheOp::None;  // ld/st: the cache operator written (the timing's caches)
+  std::uint32_t flags = 0;        // Flag bits
+  std::uint32_t guard = kNone;    // guard predicate register (@%p), kNone if unguarded
+  bool guard_negated = false;     // @!%p
   std::uint8_t num_ops = 0;
   std::array<Operand, 6> ops{};
   std::uint32_t ptx_line = 0;  // line in the PTX text

@@ -295,6 +295,9 @@ struct Impl {
   bool count_sectors = false;
   std::uint64_t max_steps = 1'000'000'000;  // Executor::kDefaultMaxSteps
   std::array<std::uint64_t, kMaxLanes> gaddr{};
+  // The last count_sectors' distinct sectors (byte address / 32), ascending (Executor::sectors).
+  std::array<std::uint64_t, 2 * kMaxLanes> sectors{};
+  std::uint16_t nsectors = 0;
   // GPU-LocalTM: the kernel has TX.Begin; counts of finished CTAs; the event observer.
   bool has_tx = false;
   tm::TmStats tm_done;

@@ -334,6 +334,10 @@ void Executor::set_consumer(AccessConsumer* consumer) {
 void Executor::set_clock_source(const std::uint64_t* cycles) {
   impl_->clock_source = cycles;
 }
+const std::uint64_t* Executor::sectors() const {
+  return impl_->sectors.data();
+}
+
 void Executor::set_count_sectors(bool on) {
   impl_->count_sectors = on;
   impl_->gaddr.fill(kNoSector);

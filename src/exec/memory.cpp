@@ -346,7 +346,7 @@ std::uint64_t atomic_apply(AtomOp op, Type t, std::uint8_t* p, std::uint64_t b, 
 // Distinct 32-byte sectors of the lanes in `m` whose gaddr was noted, each lane covering
 // [gaddr, gaddr + bytes). Resets gaddr of those lanes.
 std::uint16_t count_sectors(Impl& im, LaneMask m, std::uint64_t bytes) {
-  std::array<std::uint64_t, 2 * kMaxLanes> sec;
+  std::array<std::uint64_t, 2 * kMaxLanes>& sec = im.sectors;
   int n = 0;
   each_lane(m, [&](int l) {
     std::uint64_t& a = im.gaddr[std::size_t(l)];
@@ -356,7 +356,8 @@ std::uint16_t count_sectors(Impl& im, LaneMask m, std::uint64_t bytes) {
     a = kNoSector;
   });
   std::sort(sec.begin(), sec.begin() + n);
-  return static_cast<std::uint16_t>(std::unique(sec.begin(), sec.begin() + n) - sec.begin());
+  im.nsectors = static_cast<std::uint16_t>(std::unique(sec.begin(), sec.begin() + n) - sec.begin());
+  return im.nsectors;
 }
 
 namespace {

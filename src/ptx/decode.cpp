@@ -87,11 +87,11 @@ constexpr OpInfo kBarRedOp{"bar.red", Opcode::Bar, aBar | aType, 1, 3, 4};
 constexpr std::string_view kWarpModes[] = {"",    "up",  "down", "bfly",  "idx",
                                            "all", "any", "uni",  "ballot"};
 
-// Decoder-only modifiers: state spaces from Generic (enum value 1) on, and the cache, semantics and
-// scope qualifiers that are accepted and ignored.
+// Decoder-only modifiers: state spaces from Generic (enum value 1) on, the cache operators (kept
+// in Instruction::cache), and the semantics and scope qualifiers that are accepted and ignored.
 constexpr std::string_view kSpace[] = {"",       "generic", "param", "global",
                                        "shared", "local",   "const"};
-constexpr std::string_view kCache[] = {"ca", "cg", "cs", "lu", "cv", "wb", "wt"};
+constexpr std::string_view kCache[] = {"", "ca", "cg", "cs", "lu", "cv", "wb", "wt"};  // CacheOp
 constexpr std::string_view kSem[] = {"relaxed", "acquire", "release", "acq_rel", "sc", "weak"};
 constexpr std::string_view kScope[] = {"cta", "gpu", "sys", "gl"};
 
@@ -218,9 +218,10 @@ void Decoder::modifier(const OpInfo& info, std::string_view mod, int& types) {
       return;
     }
   }
+  if ((a & aCache) && ins_.cache == CacheOp::None && lookup(mod, kCache, ins_.cache, 1))
+    return;  // recorded for the timing's caches; the functional result is the same
   std::uint8_t dummy;
-  if (((a & aCache) && lookup(mod, kCache, dummy, 0)) ||
-      ((a & aSem) && lookup(mod, kSem, dummy, 0)) ||
+  if (((a & aSem) && lookup(mod, kSem, dummy, 0)) ||
       ((a & aScope) && lookup(mod, kScope, dummy, 0))) {
     return;  // cache, memory-order and scope qualifiers do not change the functional result
   }

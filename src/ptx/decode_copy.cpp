@@ -71,6 +71,7 @@ Instruction Decoder::async_copy() {
       malformed(fmt::format("'{}' needs .ca or .cg, then .shared.global", text));
     ins_.space = Space::Shared;
     ins_.flags |= ca ? 0u : kNc;  // .cg: bypass L1 (kept for the printer)
+    ins_.cache = ca ? CacheOp::Ca : CacheOp::Cg;
     read_list({0, 1});
     expect_count(3, hint ? 5 : 4);
     if (hint) --ins_.num_ops;  // the cache policy operand: no functional effect
