@@ -58,7 +58,8 @@ extern "C" __global__ void ubench_atom(unsigned* out, unsigned mode) {
 }
 
 // Global-memory load latency: a pointer chase through `ring` (4096 words; 64-bit addresses 4 KiB
-// apart so that every load is a new line), one lane.
+// apart so that every load is a new line), one lane. ld.global.cv reads memory again past the L1
+// and L2 (as Accel-Sim's mem_lat does): the DRAM's latency, where the stores left the data in L2.
 extern "C" __global__ void ubench_ldg(unsigned* out, unsigned long long* ring) {
   // The chase visits 8 words 4 KiB apart (512 x 8 bytes): only they are written, so that no store
   // is still in flight when the clock starts.
@@ -71,7 +72,7 @@ extern "C" __global__ void ubench_ldg(unsigned* out, unsigned long long* ring) {
   unsigned long long p = reinterpret_cast<unsigned long long>(ring);
   const unsigned t0 = clock();
 #pragma unroll
-  for (int i = 0; i < STEPS; ++i) asm volatile("ld.global.cg.u64 %0, [%0];" : "+l"(p));
+  for (int i = 0; i < STEPS; ++i) asm volatile("ld.global.cv.u64 %0, [%0];" : "+l"(p));
   const unsigned t1 = clock();
   out[0] = t1 - t0;
   out[1] = static_cast<unsigned>(p);

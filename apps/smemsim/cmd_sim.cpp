@@ -69,8 +69,11 @@ void print_units(const timing::UnitCounts& u) {
       "shared memory: {} accesses, {} bank passes ({} for bank conflicts); lock loop: {} "
       "iterations, {} lanes found their lock taken\n",
       u.smem_accesses, u.smem_passes, u.bank_conflict_passes, u.lock_iterations, u.lock_failures);
-  fmt::print("writeback conflicts: {}; global memory: {} requests, {} sectors of 32 bytes\n",
+  fmt::print("writeback conflicts: {}; global memory: {} requests, {} sectors of 32 bytes",
              u.writeback_conflicts, u.global_requests, u.global_sectors);
+  if (u.l1_hit_sectors || u.l2_hit_sectors)
+    fmt::print(" ({} from the L1, {} from the L2)", u.l1_hit_sectors, u.l2_hit_sectors);
+  fmt::print("\n");
 }
 
 // The report for people: the run, cycles and IPC, stalls, units, TM and elastic counts, views.

@@ -90,9 +90,24 @@ struct SmConfig {
   std::uint32_t global_latency = 400;        // global/local load: request to data return
   std::uint32_t global_bytes_per_cycle = 8;  // per SM
   std::uint32_t global_atomic_latency = 600;
-  std::string pipeline = "unified";  // unified | split | elastic (004 Fig. 4a/4b, Figs. 5-6)
-  std::string scheduler = "gto";     // lrr | gto | bank-aware | bank-aware-fill (004 §4)
-  std::string barrel = "relaxed";    // strict: one instruction per warp in flight (004 §6)
+  // Caches of global and local memory (issue 44, docs/timing.md "Caches"): a sectored L1 per SM
+  // in the SRAM shared memory leaves it, and each SM's share of the L2. 0 bytes: no such cache
+  // (the seeds' GPUs: every global access takes sm.global_latency).
+  std::uint32_t l1_unified_bytes = 0;  // the SRAM L1 and shared memory share, per SM
+  // The shared-memory carve-outs the SRAM can be split at, KiB, ascending ("0,8,16,32,64,96"):
+  // the launch takes the smallest that holds its resident CTAs' shared memory, L1 the rest;
+  // "": the carve-out is memory.size_bytes.
+  std::string carveouts;
+  std::uint32_t l1_sets = 4;             // 128-byte lines of four sectors; ways: the rest
+  std::uint32_t l1_latency = 0;          // an L1 hit: request to data return
+  std::uint32_t l1_bytes_per_cycle = 0;  // L1 hits' sectors per SM (0: no limit)
+  std::uint32_t l2_bytes = 0;            // the whole L2; each SM models sm.count's share
+  std::uint32_t l2_ways = 16;
+  std::uint32_t l2_latency = 0;          // an L1 miss that hits in L2: request to data return
+  std::uint32_t l2_bytes_per_cycle = 0;  // L2 hits' sectors per SM (0: no limit)
+  std::string pipeline = "unified";      // unified | split | elastic (004 Fig. 4a/4b, Figs. 5-6)
+  std::string scheduler = "gto";         // lrr | gto | bank-aware | bank-aware-fill (004 §4)
+  std::string barrel = "relaxed";        // strict: one instruction per warp in flight (004 §6)
   // The elastic pipeline (004 §3.2): the PREMEM queue of Eq. 3, or none.
   std::string premem = "eq3";  // eq3 | none
   // When a non-memory op may write back in the elastic pipeline: from the cycle after EXE (`exe`,
@@ -194,6 +209,11 @@ struct Arch {
 
 // Throws InputError naming the key when a value is impossible.
 void validate(const Arch& arch);
+// sm.carveouts as KiB (InputError naming the key when malformed); the L1 a launch whose resident
+// CTAs use `shared_in_use` bytes of shared memory per SM gets: sm.l1_unified_bytes less the
+// smallest carve-out holding them (memory.size_bytes where none is listed), 0 without an L1.
+std::vector<std::uint32_t> carveout_list(const Arch& arch);
+std::uint64_t l1_capacity(const Arch& arch, std::uint64_t shared_in_use);
 
 // Presets (src/arch/presets.cpp). The first is the default.
 const std::vector<Arch>& arch_presets();

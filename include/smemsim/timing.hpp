@@ -85,6 +85,9 @@ struct UnitCounts {
   std::uint64_t writeback_conflicts = 0;   // cycles with more candidates than the writeback port
   std::uint64_t global_requests = 0;
   std::uint64_t global_sectors = 0;
+  // Of the global loads' sectors, those found in the L1 and in the L2 (issue 44; 0 without them).
+  std::uint64_t l1_hit_sectors = 0;
+  std::uint64_t l2_hit_sectors = 0;
   // Bank-conflict-aware scheduling (004 §4.2): shared warp instructions whose conflict was
   // predicted right, too low or too high by the history cache, and its hits and misses.
   std::uint64_t predictions_correct = 0;
@@ -120,8 +123,8 @@ struct SmStats {
   std::uint64_t thread_instructions = 0;  // their active lanes
   // ... of them, absorbed by the lowering pass (sm.lower): free, issued with the next one
   std::uint64_t absorbed = 0;
-  std::uint64_t busy_cycles = 0;          // cycles with a resident warp
-  StallCounts issue;                      // one reason per cycle: the issue slot's
+  std::uint64_t busy_cycles = 0;  // cycles with a resident warp
+  StallCounts issue;              // one reason per cycle: the issue slot's
   UnitCounts units;
   TmCycles tm;
 };

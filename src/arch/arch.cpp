@@ -1,5 +1,6 @@
 // Arch helpers and validation (DESIGN.md principle 2: configuration is checked once).
 #include <bit>
+#include <charconv>
 
 #include <fmt/format.h>
 
@@ -34,6 +35,40 @@ int Arch::bank_addr_bits() const {
 }
 int Arch::word_addr_bits() const {
   return ceil_log2(memory_words());
+}
+
+std::vector<std::uint32_t> carveout_list(const Arch& a) {
+  std::vector<std::uint32_t> kib;
+  const std::string& s = a.sm.carveouts;
+  std::size_t at = 0;
+  while (at < s.size()) {
+    const std::size_t comma = std::min(s.find(',', at), s.size());
+    const std::string item = s.substr(at, comma - at);
+    std::uint32_t v = 0;
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (item.empty() || ec != std::errc{} || end != item.data() + item.size() || v > (1u << 20))
+      bad("sm.carveouts", fmt::format("'{}' is not a list of KiB such as 0,8,16,32,64,96", s));
+    if (!kib.empty() && v <= kib.back())
+      bad("sm.carveouts", fmt::format("'{}' is not ascending", s));
+    kib.push_back(v);
+    at = comma + 1;
+  }
+  for (const std::uint32_t v : kib)
+    if (a.sm.l1_unified_bytes && std::uint64_t(v) * 1024 > a.sm.l1_unified_bytes)
+      bad("sm.carveouts",
+          fmt::format("{} KiB is more than sm.l1_unified_bytes = {}", v, a.sm.l1_unified_bytes));
+  return kib;
+}
+
+std::uint64_t l1_capacity(const Arch& a, std::uint64_t shared_in_use) {
+  if (!a.sm.l1_unified_bytes) return 0;
+  std::uint64_t carve = a.memory_bytes;
+  for (const std::uint32_t kib : carveout_list(a))
+    if (std::uint64_t(kib) * 1024 >= shared_in_use) {
+      carve = std::uint64_t(kib) * 1024;
+      break;
+    }
+  return a.sm.l1_unified_bytes > carve ? a.sm.l1_unified_bytes - carve : 0;
 }
 
 void validate(const Arch& a) {
@@ -112,6 +147,11 @@ void validate(const Arch& a) {
       bad(key, fmt::format("{} cycles is shorter than the pipeline: sm.frontend_stages + "
                            "sm.mem_stages + 2 = {}",
                            v, sm.min_latency()));
+  if (sm.l1_unified_bytes && !sm.l1_latency)
+    bad("sm.l1_latency", "an L1 (sm.l1_unified_bytes) needs a hit latency of 1 or more");
+  if (sm.l2_bytes && !sm.l2_latency)
+    bad("sm.l2_latency", "an L2 (sm.l2_bytes) needs a hit latency of 1 or more");
+  (void)carveout_list(a);  // names the key when the list is malformed
   if (sm.max_warps % sm.subcores != 0)
     bad("sm.subcores", fmt::format("{} does not divide sm.max_warps = {}: every sub-core needs "
                                    "the same number of warp slots",

@@ -221,6 +221,30 @@ const std::vector<Key>& key_table() {
          "bytes per cycle one SM's global requests may move, counted in 32-byte sectors"),
       sm("sm.global_atomic_latency", &SmConfig::global_atomic_latency, 1, 100000,
          "cycles, global atomic (a fixed cost; no DRAM model)"),
+      sm("sm.l1_unified_bytes", &SmConfig::l1_unified_bytes, 0, 1u << 24,
+         "bytes of SRAM L1 and shared memory share per SM; what the launch's carve-out leaves is "
+         "the L1 of global and local loads (0: no L1)"),
+      sm_str("sm.carveouts", &SmConfig::carveouts,
+             "shared-memory carve-outs of that SRAM, KiB, ascending (\"0,8,16,32,64,96\"): the "
+             "launch takes the smallest holding its resident CTAs' shared memory; \"\": "
+             "memory.size_bytes"),
+      sm("sm.l1_sets", &SmConfig::l1_sets, 1, 65536,
+         "sets of the L1 (128-byte lines of four 32-byte sectors, LRU); its ways are its "
+         "capacity's"),
+      sm("sm.l1_latency", &SmConfig::l1_latency, 0, 100000,
+         "cycles an L1 hit's data takes to return after its request, beyond the LSU's path "
+         "(sm.lat_shared_ld), as sm.global_latency for DRAM"),
+      sm("sm.l1_bytes_per_cycle", &SmConfig::l1_bytes_per_cycle, 0, 65536,
+         "bytes per cycle of L1 hits one SM's requests may move (0: no limit)"),
+      sm("sm.l2_bytes", &SmConfig::l2_bytes, 0, 1u << 31,
+         "bytes of L2 on the GPU; each SM models its share, l2_bytes / sm.count (0: no L2)"),
+      sm("sm.l2_ways", &SmConfig::l2_ways, 1, 1024,
+         "ways of the L2 (128-byte sectored lines, LRU)"),
+      sm("sm.l2_latency", &SmConfig::l2_latency, 0, 100000,
+         "cycles an L2 hit's data (an L1 miss) takes to return after its request, beyond the "
+         "LSU's path (sm.lat_shared_ld)"),
+      sm("sm.l2_bytes_per_cycle", &SmConfig::l2_bytes_per_cycle, 0, 65536,
+         "bytes per cycle of L2 hits one SM's requests may move (0: no limit)"),
       sm_str("sm.pipeline", &SmConfig::pipeline,
              "pipeline: unified (004 Fig. 4a), split (004 Fig. 4b) or elastic (004 §3.2, Figs. "
              "5-6)"),

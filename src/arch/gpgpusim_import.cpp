@@ -160,7 +160,9 @@ const char* unmodeled_reason(const std::string& opt) {
       {"-gpgpu_pipeline_widths",
        "one latch per stage: the widths of GPGPU-Sim's operand "
        "collector stages are not modeled"},
-      {"-gpgpu_l1_latency", "no L1 cache model: global accesses take sm.global_latency"},
+      {"-gpgpu_l1_latency",
+       "not imported: sm.l1_latency is what an L1 hit adds to the shared load's path, calibrated "
+       "from a chase (docs/timing.md \"Caches\"), not the L1's own pipeline"},
       {"-gpgpu_clock_domains", "smemsim counts SM cycles; clock domains are not modeled"},
   };
   for (const auto& [o, why] : kReasons)

@@ -242,7 +242,16 @@ std::vector<Arch> build() {
     // the T4's gap over the shared load, 3, and its 2 a lane (assumed: no measurement of theirs).
     a.sm.lat_shared_atom = 40;
     a.sm.global_atomic_latency = 600;  // assumed
-    a.sm.global_latency = 500;         // assumed
+    // Caches (issue 44, docs/timing.md "Caches"): the L1 in the SRAM shared memory leaves, 4 sets
+    // of 128-byte lines ([CFG] -gpgpu_cache:dl1 S:4:128:...), its hits' data path 128 B/clk
+    // (assumed: 4 sectors a cycle; the TITAN V log measures 113.9 B/clk/SM). The sizes, the
+    // carve-outs, the L2's ways and the latencies are per preset below. A hit's latency key is
+    // what it adds to the LSU's path (sm.lat_shared_ld, as sm.global_latency does), solved by
+    // running the measuring chase (calibrate).
+    a.sm.l1_sets = 4;
+    a.sm.l1_bytes_per_cycle = 128;
+    a.sm.l2_ways = 16;
+    a.sm.global_latency = 500;  // assumed
     a.source =
         "CUDA guide (geometry); NVIDIA whitepapers (processing blocks, lanes, tensor rate); "
         "NVIDIA-provided latency tables in Mesa NAK, GPGPU-Sim/Accel-Sim tested configs and a "
@@ -279,6 +288,17 @@ std::vector<Arch> build() {
     // IMAD.WIDE), so the key that makes the replica take 243.8 is 214, not the figure itself.
     a.sm.global_atomic_latency = 214;
     a.sm.global_bytes_per_cycle = 7;  // [WP] 900 GB/s / (80 SMs x 1530 MHz) = 7.35
+    // [GUIDE] cc 7.0: 128 KB of L1 and shared memory per SM, shared carve-outs 0, 8, 16, 32, 64 or
+    // 96 KB ([CFG] -gpgpu_shmem_option 0,8,16,32,64,96, -gpgpu_unified_l1d_size 128). [WP] 6 MB of
+    // L2, 24-way ([CFG] -gpgpu_cache:dl2 S:32:128:24). [TV] L2 bandwidth 1,365.7 B/clk over 80
+    // SMs: 17 each. Latencies calibrated: [TV] L1 chase 33.7, L2 (.cg) chase 211.1 a hop.
+    a.sm.l1_unified_bytes = 128 * 1024;
+    a.sm.carveouts = "0,8,16,32,64,96";
+    a.sm.l2_bytes = 6 * 1024 * 1024;
+    a.sm.l2_ways = 24;
+    a.sm.l2_bytes_per_cycle = 17;
+    a.sm.l1_latency = 2;
+    a.sm.l2_latency = 185;
     // [WP] 8 tensor cores of 64 FP16 FMA/clock per SM: 128 per block. [TV] wmma m16n16k16
     // (4096 FMA, I = 32) takes 35.4 cycles: lat_tensor = 35 - 31 = 4.
     a.sm.tensor_fmas = 128;
@@ -305,12 +325,25 @@ std::vector<Arch> build() {
     // [JIA19] Table 4.1, T4: HADD2/HMUL2/HFMA2 6, calibrated (the half2 chain, fused: 6.01);
     // the FMA pipe's 4 gave 4.26 (-29 %).
     a.sm.lat_fp16 = 6;
-    a.sm.lat_sfu = 21;        // [CFG] RTX2060 -ptx_opcode_latency_sfu 21
-    a.sm.lat_shared_ld = 30;  // [CFG] RTX2060 -gpgpu_smem_latency 30
-    a.sm.lat_shared_st = 30;  // assumed equal to the load
-    // [JIA19] Table 4.2, T4: the atomic before the load costs 8; its replica gives 8.01 with 33.
-    a.sm.lat_shared_atom = 33;
+    a.sm.lat_sfu = 21;  // [CFG] RTX2060 -ptx_opcode_latency_sfu 21
+    // [JIA19] Table 3.1, T4: shared memory 19, calibrated (its replica, the chase of loads on
+    // their own results, 19.00). The RTX 2060 config's 30 ([CFG] -gpgpu_smem_latency) left the
+    // T4's L1 hit (32 in the same table) out of reach: a global load's path is the shared load's
+    // plus the L1's, and 30 + 1 already gives 35 (issue 44).
+    a.sm.lat_shared_ld = 19;
+    a.sm.lat_shared_st = 19;  // assumed equal to the load
+    // [JIA19] Table 4.2, T4: the atomic before the load costs 8; its replica gives 8.01 with 22.
+    a.sm.lat_shared_atom = 22;
     a.sm.global_bytes_per_cycle = 5;  // [WP] 320 GB/s / (40 SMs x 1590 MHz) = 5.03
+    // [GUIDE] cc 7.5: 96 KB of L1 and shared memory, carve-outs 32 or 64 KB ([CFG] RTX2060
+    // -gpgpu_shmem_option 32,64). [WP] T4: 4 MB of L2; 16 ways ([CFG] RTX2060 dl2 S:64:128:16).
+    // L2 bandwidth per SM assumed the V100's 17. Latencies calibrated: [JIA19] T4 L1 32, L2 188.
+    a.sm.l1_unified_bytes = 96 * 1024;
+    a.sm.carveouts = "32,64";
+    a.sm.l2_bytes = 4 * 1024 * 1024;
+    a.sm.l2_bytes_per_cycle = 17;
+    a.sm.l1_latency = 9;
+    a.sm.l2_latency = 170;
     // [WP] 512 FP16 FMA/clock per SM: 128 per block. [NAK] HMMA.1688 (m16n8k8, 1024 FMA, I = 8)
     // 14: lat_tensor = 14 - 7 = 7; then m16n8k16 (I = 16) takes 22, [NAK]'s HMMA.16816: 22.
     a.sm.tensor_fmas = 128;
@@ -329,6 +362,15 @@ std::vector<Arch> build() {
     a.sm.lat_shared_st = 28;           // assumed equal to the load
     a.sm.lat_shared_atom = 31;         // assumed: the load's 28 + the T4's calibrated gap, 3
     a.sm.global_bytes_per_cycle = 10;  // [WP] 1555 GB/s / (108 SMs x 1410 MHz) = 10.2
+    // [GUIDE] cc 8.0: 192 KB of L1 and shared memory, carve-outs 0, 8, 16, 32, 64, 100, 132 or
+    // 164 KB. [WP] 40 MB of L2; 16 ways assumed ([CFG] RTX3070's). L2 bandwidth per SM assumed the
+    // V100's 17. Latencies calibrated: [LUO24] A100 L1 37.9, L2 261.5 (ABD22: 33, 200).
+    a.sm.l1_unified_bytes = 192 * 1024;
+    a.sm.carveouts = "0,8,16,32,64,100,132,164";
+    a.sm.l2_bytes = 40 * 1024 * 1024;
+    a.sm.l2_bytes_per_cycle = 17;
+    a.sm.l1_latency = 3;
+    a.sm.l2_latency = 234;
     // [WP] 1024 FP16 FMA/clock per SM: 256 per block. [NAK] HMMA.16816 (2048 FMA, I = 8) 17:
     // lat_tensor = 17 - 7 = 10; then m16n8k8 (I = 4) takes 13, [NAK]'s HMMA.1688: 13.
     a.sm.tensor_fmas = 256;
@@ -347,6 +389,15 @@ std::vector<Arch> build() {
     a.sm.lat_shared_st = 29;           // assumed equal to the load
     a.sm.lat_shared_atom = 32;         // assumed: the load's 29 + the T4's calibrated gap, 3
     a.sm.global_bytes_per_cycle = 13;  // [WP] 3350 GB/s / (132 SMs x 1980 MHz) = 12.8
+    // [GUIDE] cc 9.0: 256 KB of L1 and shared memory, carve-outs 0, 8, 16, 32, 64, 100, 132, 164,
+    // 196 or 228 KB. [WP] 50 MB of L2; 16 ways assumed. L2 bandwidth per SM assumed the V100's
+    // 17. Latencies calibrated: [LUO24] H800 (the H100's SM) L1 40.7, L2 263.0.
+    a.sm.l1_unified_bytes = 256 * 1024;
+    a.sm.carveouts = "0,8,16,32,64,100,132,164,196,228";
+    a.sm.l2_bytes = 50 * 1024 * 1024;
+    a.sm.l2_bytes_per_cycle = 17;
+    a.sm.l1_latency = 5;
+    a.sm.l2_latency = 235;
     // [WP] 2048 FP16 FMA/clock per SM: 512 per block. [CFG] SM90_H100 tensor latency 24 for its
     // mma (m16n8k16: 2048 FMA, I = 4): lat_tensor = 24 - 3 = 21. (The config's interval, 8,
     // is twice the whitepaper rate's 4; we take the whitepaper's.)

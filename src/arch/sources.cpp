@@ -47,6 +47,10 @@ const std::vector<Row> kModernCommon = {
     {"sm.lat_const", K::Assumed, "no source found"},
     {"sm.global_latency", K::Assumed, "no source found"},
     {"sm.global_atomic_latency", K::Assumed, "no source found"},
+    {"sm.l1_bytes_per_cycle", K::Assumed,
+     "128: four sectors a cycle (the TITAN V log measures 113.9 B/clk/SM of L1 hits)"},
+    {"sm.l2_bytes_per_cycle", K::Assumed,
+     "17, the V100's (the TITAN V log's 1,365.7 B/clk over 80 SMs): no measurement of this GPU"},
     {"timing.ld_base", K::Assumed, kAssumedTiming},
     {"timing.st_base", K::Assumed, kAssumedTiming},
     {"timing.t_bank", K::Assumed, kAssumedTiming},
@@ -60,6 +64,18 @@ const std::map<std::string, std::vector<Row>>& tables() {
   static const std::map<std::string, std::vector<Row>> t = {
       {"volta-v100",
        {
+           {"sm.l1_unified_bytes", K::Vendor,
+            "CUDA guide, cc 7.0: 128 KB of L1 and shared memory per SM"},
+           {"sm.carveouts", K::Vendor,
+            "CUDA guide, cc 7.0: shared memory 0, 8, 16, 32, 64 or 96 KB (Accel-Sim SM7_QV100 "
+            "-gpgpu_shmem_option)"},
+           {"sm.l2_bytes", K::Vendor, "V100 whitepaper: 6 MB"},
+           {"sm.l1_latency", K::Calibrated,
+            "TITAN V log: L1 chase (ld.global.ca) 33.73 a hop; its replica 33.73"},
+           {"sm.l2_latency", K::Calibrated,
+            "TITAN V log: L2 chase (ld.global.cg) 211.07 a hop; its replica 211.01"},
+           {"sm.l2_bytes_per_cycle", K::Measured,
+            "TITAN V log: L2 bandwidth 1,365.7 B/clk over 80 SMs (its peak: 48 banks x 32 B)"},
            {"sm.lanes_fma", K::Vendor, "V100 whitepaper: 16 FP32 lanes per block"},
            {"sm.lanes_fp64", K::Vendor, "V100 whitepaper: 8 FP64 lanes per block"},
            {"sm.tensor_fmas", K::Vendor, "V100 whitepaper: 8 tensor cores x 64 FP16 FMA/clk/SM"},
@@ -99,6 +115,17 @@ const std::map<std::string, std::vector<Row>>& tables() {
        }},
       {"turing-t4",
        {
+           {"sm.l1_unified_bytes", K::Vendor,
+            "CUDA guide, cc 7.5: 96 KB of L1 and shared memory per SM"},
+           {"sm.carveouts", K::Vendor,
+            "CUDA guide, cc 7.5: shared memory 32 or 64 KB (Accel-Sim SM75_RTX2060 "
+            "-gpgpu_shmem_option 32,64)"},
+           {"sm.l2_bytes", K::Vendor, "T4: 4 MB of L2"},
+           {"sm.l1_latency", K::Calibrated,
+            "Jia et al. 2019 Table 3.1 (calibration/t4-jia2019.toml): L1 hit 32; its replica "
+            "32.04"},
+           {"sm.l2_latency", K::Calibrated,
+            "Jia et al. 2019 Table 3.1: L2 hit 188; its replica 188.01"},
            {"sm.lanes_fma", K::Vendor, "Turing whitepaper: 16 FP32 lanes per block"},
            {"sm.lanes_fp64", K::Vendor,
             "Turing whitepaper: 2 FP64 units per SM (0.5 per block, "
@@ -114,7 +141,9 @@ const std::map<std::string, std::vector<Row>>& tables() {
             "pipe's 4: 4.26, -29 %)"},
            {"sm.lat_sfu", K::Config, "GPGPU-Sim SM75_RTX2060: -ptx_opcode_latency_sfu 21"},
            {"sm.lat_tensor", K::Vendor, "NAK sm75 table: HMMA.1688 14, less its interval 8 + 1"},
-           {"sm.lat_shared_ld", K::Config, "GPGPU-Sim SM75_RTX2060: -gpgpu_smem_latency 30"},
+           {"sm.lat_shared_ld", K::Calibrated,
+            "Jia et al. 2019 Table 3.1: shared memory 19; its replica 19.00 (the RTX 2060 "
+            "config's 30 put the T4's L1 hit, 32, out of reach)"},
            {"sm.global_bytes_per_cycle", K::Vendor, "320 GB/s / (40 SMs x 1590 MHz) = 5.03"},
            {"sm.lat_shared_atom", K::Calibrated,
             "Jia et al. 2019 Table 4.2 (calibration/t4-jia2019.toml): a shared atomic before a "
@@ -125,6 +154,16 @@ const std::map<std::string, std::vector<Row>>& tables() {
        }},
       {"ampere-a100",
        {
+           {"sm.l1_unified_bytes", K::Vendor,
+            "CUDA guide, cc 8.0: 192 KB of L1 and shared memory per SM"},
+           {"sm.carveouts", K::Vendor,
+            "CUDA guide, cc 8.0: shared memory 0, 8, 16, 32, 64, 100, 132 or 164 KB"},
+           {"sm.l2_bytes", K::Vendor, "A100 whitepaper: 40 MB"},
+           {"sm.l1_latency", K::Calibrated,
+            "Luo et al. 2024 (calibration/a100-luo2024.toml): L1 37.9; its replica 37.22 "
+            "(Abdelkhalik et al. 2022: 33)"},
+           {"sm.l2_latency", K::Calibrated,
+            "Luo et al. 2024: L2 261.5; its replica 261.0 (Abdelkhalik et al. 2022: 200)"},
            {"sm.lanes_fma", K::Vendor, "A100 whitepaper: 16 FP32 lanes per block"},
            {"sm.lanes_fp64", K::Vendor, "A100 whitepaper: 8 FP64 lanes per block"},
            {"sm.tensor_fmas", K::Vendor, "A100 whitepaper: 1024 FP16 FMA/clk/SM"},
@@ -138,6 +177,15 @@ const std::map<std::string, std::vector<Row>>& tables() {
        }},
       {"hopper-h100",
        {
+           {"sm.l1_unified_bytes", K::Vendor,
+            "CUDA guide, cc 9.0: 256 KB of L1 and shared memory per SM"},
+           {"sm.carveouts", K::Vendor,
+            "CUDA guide, cc 9.0: shared memory 0, 8, 16, 32, 64, 100, 132, 164, 196 or 228 KB"},
+           {"sm.l2_bytes", K::Vendor, "H100 whitepaper: 50 MB"},
+           {"sm.l1_latency", K::Calibrated,
+            "Luo et al. 2024 (calibration/h800-luo2024.toml), the H800's (the H100's SM): L1 "
+            "40.7; its replica 40.19"},
+           {"sm.l2_latency", K::Calibrated, "Luo et al. 2024, H800: L2 263.0; its replica 263.0"},
            {"sm.lanes_fma", K::Vendor, "H100 whitepaper: 32 FP32 lanes per block"},
            {"sm.lanes_fp64", K::Vendor, "H100 whitepaper: 16 FP64 lanes per block"},
            {"sm.tensor_fmas", K::Vendor, "H100 whitepaper: 2048 FP16 FMA/clk/SM"},
@@ -220,6 +268,8 @@ bool applies(const Arch& a, std::string_view key) {
   if (key == "sm.lat_fp64" || key == "sm.lanes_fp64") return sm.lat_fp64 != 0;
   if (key == "sm.lat_fp16") return sm.lat_fp16 != 0;
   if (key == "sm.lat_tensor" || key == "sm.tensor_fmas") return sm.tensor_fmas != 0;
+  if (key.starts_with("sm.l1_") || key == "sm.carveouts") return sm.l1_unified_bytes != 0;
+  if (key.starts_with("sm.l2_")) return sm.l2_bytes != 0;
   return true;
 }
 
@@ -280,6 +330,13 @@ const std::vector<std::string>& timing_keys() {
                                                 "sm.global_latency",
                                                 "sm.global_atomic_latency",
                                                 "sm.global_bytes_per_cycle",
+                                                "sm.l1_unified_bytes",
+                                                "sm.carveouts",
+                                                "sm.l1_latency",
+                                                "sm.l1_bytes_per_cycle",
+                                                "sm.l2_bytes",
+                                                "sm.l2_latency",
+                                                "sm.l2_bytes_per_cycle",
                                                 "sm.scheduler",
                                                 "timing.t_base",
                                                 "timing.t_position",

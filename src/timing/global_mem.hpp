@@ -1,10 +1,14 @@
-// Global memory of one SM, deliberately simple (docs/timing.md "Global memory"): an instruction's
-// lanes are coalesced into 32-byte sectors (exec::IssueResult::global_sectors); the SM's requests
-// queue (32 entries) and leave at sm.global_bytes_per_cycle; a load's data returns
-// sm.global_latency cycles after its last sector left, an atomic's after sm.global_atomic_latency,
-// and competes for writeback; a store is done when its last sector left. No caches, no DRAM banks,
-// no interconnect contention between SMs. Returning data goes to the writeback port of the sub-core
-// that sent the request (sm.subcores): one return queue per sub-core.
+// Global memory of one SM (docs/timing.md "Global memory", "Caches"): an instruction's lanes are
+// coalesced into 32-byte sectors (exec::IssueResult::global_sectors, their addresses
+// exec::Executor::sectors); where the arch has caches each sector is looked up at issue, in issue
+// order, in the SM's L1 and its share of the L2 (classify). The SM's requests queue (32 entries)
+// and leave as their sectors find bandwidth: L1 hits at sm.l1_bytes_per_cycle, L2 hits at
+// sm.l2_bytes_per_cycle, the rest (and every store and atomic) at sm.global_bytes_per_cycle. A
+// load's data returns the latency of the farthest level one of its sectors came from after its
+// last sector left (sm.l1_latency, sm.l2_latency or sm.global_latency), an atomic's after
+// sm.global_atomic_latency, and competes for writeback; a store is done when its last sector left.
+// No DRAM banks, no interconnect contention between SMs. Returning data goes to the writeback
+// port of the sub-core that sent the request (sm.subcores): one return queue per sub-core.
 #pragma once
 
 #include <algorithm>
@@ -13,6 +17,8 @@
 #include <vector>
 
 #include "smemsim/arch.hpp"
+#include "smemsim/ptx.hpp"
+#include "timing/cache.hpp"
 
 namespace smemsim::timing {
 
@@ -21,37 +27,95 @@ class GlobalMemoryUnit {
   enum class Kind : std::uint8_t { Load, Store, Atomic };
   static constexpr std::size_t kQueue = 32;
 
-  explicit GlobalMemoryUnit(const SmConfig& sm)
-      : bytes_(sm.global_bytes_per_cycle),
+  // Where a request's sectors were found: the rest of them come from DRAM.
+  struct Split {
+    std::uint16_t l1, l2;
+  };
+
+  // `l1_bytes`: the L1 the launch's carve-out leaves (arch l1_capacity); the L2 share is
+  // sm.l2_bytes / sm.count.
+  GlobalMemoryUnit(const SmConfig& sm, std::uint64_t l1_bytes)
+      : dram_(sm.global_bytes_per_cycle),
+        l1_bw_(sm.l1_bytes_per_cycle),
+        l2_bw_(sm.l2_bytes_per_cycle),
         load_latency_(sm.global_latency),
         atomic_latency_(sm.global_atomic_latency),
-        returns_(sm.subcores) {}
+        l1_latency_(sm.l1_latency),
+        l2_latency_(sm.l2_latency),
+        returns_(sm.subcores) {
+    l1_.configure(l1_bytes, sm.l1_sets);
+    l2_.configure_ways(sm.count ? sm.l2_bytes / sm.count : 0, sm.l2_ways);
+  }
+  bool caches() const { return l1_.on() || l2_.on(); }
+  std::uint64_t l1_bytes() const { return l1_.on() ? l1_.bytes() : 0; }
+
+  // Looks the sectors of one instruction up (issue order) and updates the caches: loads allocate
+  // in the L2 and, unless .cg, .cv or .volatile (`strong`: the L1 is not coherent, so a volatile
+  // load reads the L2, as ptxas makes it LDG.E.STRONG), in the L1; .cv reads memory again; a
+  // global store writes through the L1 (a valid sector stays, nothing is allocated) into the L2;
+  // local memory is written back in the L1 (allocated there); an atomic invalidates its L1
+  // sectors and is done at the L2. Only loads' hits are returned: stores and atomics move their
+  // sectors at the DRAM's rate, as without caches.
+  Split classify(const std::uint64_t* sec, std::uint32_t n, Kind kind, ptx::CacheOp op, bool local,
+                 bool strong) {
+    Split s{0, 0};
+    if (!caches()) return s;
+    const bool l1_ok = l1_.on() && !strong && op != ptx::CacheOp::Cg && op != ptx::CacheOp::Cv;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const std::uint64_t x = sec[i];
+      if (kind == Kind::Load) {
+        if (l1_ok && l1_.access(x, true)) {
+          ++s.l1;
+          continue;
+        }
+        if (l2_.on()) {
+          if (op == ptx::CacheOp::Cv)
+            l2_.invalidate(x);
+          else if (l2_.access(x, true))
+            ++s.l2;
+        }
+      } else if (kind == Kind::Store) {
+        if (local)
+          l1_.access(x, true);
+        else
+          l1_.touch(x);
+        l2_.access(x, true);
+      } else {
+        l1_.invalidate(x);
+        l2_.access(x, true);
+      }
+    }
+    return s;
+  }
 
   bool can_send() const { return queue_.size() < kQueue; }
-  // `sub`: the sub-core whose writeback port takes the returning data.
-  void send(std::uint32_t op, std::uint32_t sectors, Kind kind, std::uint32_t sub = 0) {
-    queue_.push_back({op, sectors, kind, sub});
+  // `sub`: the sub-core whose writeback port takes the returning data; `found`: the sectors the
+  // caches hold (classify).
+  void send(std::uint32_t op, std::uint32_t sectors, Kind kind, std::uint32_t sub = 0,
+            Split found = {0, 0}) {
+    queue_.push_back({op, sectors, found.l1, found.l2, kind, sub, latency(kind, sectors, found)});
   }
   // Moves this cycle's bytes; calls stored(op) for every store whose last sector left.
   template <typename F>
   void tick(std::uint64_t now, F&& stored) {
     // Bytes accrue every cycle, also the ones the GPU skipped, up to one sector's worth of slack.
-    const std::uint64_t elapsed = now - last_;
+    const std::uint64_t elapsed = std::min<std::uint64_t>(now - last_, 64);
     last_ = now;
-    credit_ = std::min<std::uint64_t>(credit_ + bytes_ * std::min<std::uint64_t>(elapsed, 64),
-                                      bytes_ + 32);
+    dram_.accrue(elapsed);
+    l1_bw_.accrue(elapsed);
+    l2_bw_.accrue(elapsed);
     while (!queue_.empty()) {
       Request& r = queue_.front();
-      while (r.sectors && credit_ >= 32) {
-        credit_ -= 32;
-        --r.sectors;
-      }
+      l1_bw_.take(r.l1, r.sectors);
+      l2_bw_.take(r.l2, r.sectors);
+      std::uint32_t dram = r.sectors - r.l1 - r.l2;
+      dram_.take(dram, r.sectors);
       if (r.sectors) break;
       if (r.kind == Kind::Store)
         stored(r.op);
       else
         (r.kind == Kind::Load ? returns_[r.sub].loads : returns_[r.sub].atomics)
-            .push_back({r.op, now + (r.kind == Kind::Load ? load_latency_ : atomic_latency_)});
+            .push_back({r.op, now + r.latency});
       queue_.pop_front();
     }
   }
@@ -91,17 +155,42 @@ class GlobalMemoryUnit {
  private:
   struct Request {
     std::uint32_t op;
-    std::uint32_t sectors;
+    std::uint32_t sectors;  // left to move (l1 and l2 of them from the caches)
+    std::uint32_t l1, l2;
     Kind kind;
     std::uint32_t sub;
+    std::uint64_t latency;  // from its last sector leaving to its data's return
   };
   struct Return {
     std::uint32_t op;
     std::uint64_t at;
   };
-  std::uint64_t bytes_;
-  std::uint64_t load_latency_, atomic_latency_;
-  std::uint64_t credit_ = 0;
+  // Bytes a path may move: `rate` a cycle (0: unlimited), up to one sector's worth of slack.
+  struct Path {
+    explicit Path(std::uint64_t r) : rate(r) {}
+    void accrue(std::uint64_t cycles) {
+      if (rate) credit = std::min<std::uint64_t>(credit + rate * cycles, rate + 32);
+    }
+    // Moves what it can of `left` of the request's sectors on this path (`total` counts down
+    // with them).
+    void take(std::uint32_t& left, std::uint32_t& total) {
+      while (left && (!rate || credit >= 32)) {
+        if (rate) credit -= 32;
+        --left;
+        --total;
+      }
+    }
+    std::uint64_t rate, credit = 0;
+  };
+  std::uint64_t latency(Kind kind, std::uint32_t sectors, Split f) const {
+    if (kind == Kind::Atomic) return atomic_latency_;
+    if (kind == Kind::Store || !sectors || std::uint32_t(f.l1) + f.l2 < sectors)
+      return load_latency_;
+    return f.l2 ? l2_latency_ : l1_latency_;
+  }
+  Path dram_, l1_bw_, l2_bw_;
+  std::uint64_t load_latency_, atomic_latency_, l1_latency_, l2_latency_;
+  SectorCache l1_, l2_;
   std::uint64_t last_ = ~std::uint64_t{0};  // cycle of the last tick (the first adds one cycle)
   struct Returns {
     std::deque<Return> loads, atomics;

@@ -127,6 +127,8 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
     fit = std::min(fit, n);
   }
   ctx.ctas_per_sm = static_cast<std::uint32_t>(std::min<std::uint64_t>(fit, sm.max_ctas));
+  // The L1 is the SRAM the carve-out for the resident CTAs' shared memory leaves (issue 44).
+  ctx.l1_bytes = l1_capacity(arch, ctx.shared_per_cta * ctx.ctas_per_sm);
 
   primary->set_clock_source(&cycle);
   primary->set_count_sectors(true);

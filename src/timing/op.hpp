@@ -50,9 +50,10 @@ struct Op {
   std::uint16_t phases = 1;
   std::uint32_t replay = 1;  // cycles from one bank pass to the next (1: MEM0 holds the op)
   std::uint32_t replay2 = 1;
-  std::uint16_t sectors = 0;  // global: 32-byte sectors
-  std::uint16_t extra = 0;    // cycles beyond its unit's latency (a tensor op's interval - 1)
-  std::uint64_t seq = 0;      // issue order: older ops win arbitration
+  std::uint16_t sectors = 0;     // global: 32-byte sectors
+  std::uint16_t l1 = 0, l2 = 0;  // global loads: of them, those the L1 and the L2 hold
+  std::uint16_t extra = 0;       // cycles beyond its unit's latency (a tensor op's interval - 1)
+  std::uint64_t seq = 0;         // issue order: older ops win arbitration
 };
 
 class PipelineHost {

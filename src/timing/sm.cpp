@@ -21,7 +21,7 @@ Sm::Sm(std::uint32_t id, const SimContext& ctx)
       phased_(ctx.arch->wide_access != "words"),
       nsc_(ctx.arch->sm.subcores),
       smu_(*ctx.arch),
-      gmem_(ctx.arch->sm),
+      gmem_(ctx.arch->sm, ctx.l1_bytes),
       mio_(ctx.arch->sm.subcores, ctx.arch->sm.mio_queue) {
   const SmConfig& sm = arch_.sm;
   for (std::size_t u = 0; u < kUnits; ++u) {
@@ -125,7 +125,7 @@ std::uint32_t Sm::new_inflight(std::uint32_t w, std::uint32_t index, std::uint64
 }
 
 void Sm::push_ops(std::uint32_t inflight, Unit unit, MemWork mem, bool memory,
-                  std::uint32_t sectors, std::uint64_t now) {
+                  std::uint32_t sectors, std::uint64_t now, GlobalMemoryUnit::Split found) {
   Inflight& in = inflight_.items[inflight];
   in.subs_left = static_cast<std::uint8_t>(nsub_);
   const std::uint32_t k = warps_[in.warp].sub;
@@ -155,7 +155,12 @@ void Sm::push_ops(std::uint32_t inflight, Unit unit, MemWork mem, bool memory,
     o.unit = unit;
     o.mem = mem;
     o.memory = memory;
-    o.sectors = static_cast<std::uint16_t>(sectors / nsub_ + (s < sectors % nsub_ ? 1 : 0));
+    const auto share = [&](std::uint32_t n) {
+      return static_cast<std::uint16_t>(n / nsub_ + (s < n % nsub_ ? 1 : 0));
+    };
+    o.sectors = share(sectors);
+    o.l1 = share(found.l1);
+    o.l2 = std::min<std::uint16_t>(share(found.l2), std::uint16_t(o.sectors - o.l1));
     o.seq = seq_++;
     o.extra = extra;
     if (mio_.on() && mio_work(mem)) mio_.reserve(k);
@@ -257,6 +262,7 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
   MemWork mem = MemWork::None;
   bool memory = info.space != Space::None;
   std::uint32_t sectors = 0;
+  GlobalMemoryUnit::Split found{0, 0};
   if (memory) {
     if (r.shared_accesses && !info.async_copy) {
       mem = MemWork::Shared;
@@ -282,6 +288,14 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
       unit = Unit::Global;
       sectors = r.global_sectors;
       in.global_load = !info.store;
+      if (gmem_.caches() && sectors) {
+        const auto kind = info.atomic                      ? GlobalMemoryUnit::Kind::Atomic
+                          : info.store && !info.async_copy ? GlobalMemoryUnit::Kind::Store
+                                                           : GlobalMemoryUnit::Kind::Load;
+        const ptx::Instruction& ins = ctx_.kernel->code[r.index];
+        found = gmem_.classify(ex_->sectors(), sectors, kind, ins.cache,
+                               ins.space == ptx::Space::Local, ins.has(ptx::kVolatile));
+      }
     } else if (info.space == Space::Const) {
       unit = Unit::Const;
     } else {  // a shared access whose lanes were all off
@@ -310,7 +324,7 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
     wp.at_bar |= info.barrier;
     ++ctas_[wp.cta].bars_in_flight;
   }
-  push_ops(id, unit, mem, memory, sectors, now);
+  push_ops(id, unit, mem, memory, sectors, now, found);
   // A barrier arrival or an exit can release the CTA's other warps; a transactional instruction can
   // abort them (work-group serialization) or let them through TX.Begin.
   if (info.barrier || info.arrive || wp.finished || r.in_tx)

@@ -80,6 +80,7 @@ struct SimContext {
   std::uint64_t regs_per_cta = 0, shared_per_cta = 0;
   std::uint32_t nregs = 0;        // PTX registers of the kernel (scoreboard size)
   std::uint32_t ctas_per_sm = 1;  // resident CTAs an SM can hold (executor slots per SM)
+  std::uint64_t l1_bytes = 0;     // the L1 the launch's shared-memory carve-out leaves per SM
   bool uses_tm = false;           // the kernel has GPU-LocalTM transactions
   exec::Dim3 grid;
   std::vector<CtaRecord>* cta_log = nullptr;  // --sample-ctas: every retired CTA, in SM order
@@ -298,7 +299,7 @@ class Sm final : public SchedulerView {
   void issue_micro(std::uint32_t w, std::uint64_t now);
   std::uint32_t new_inflight(std::uint32_t w, std::uint32_t index, std::uint64_t now);
   void push_ops(std::uint32_t inflight, Unit unit, MemWork mem, bool memory, std::uint32_t sectors,
-                std::uint64_t now);
+                std::uint64_t now, GlobalMemoryUnit::Split found = {0, 0});
   void push_next_sub(Subcore& sc, std::uint64_t now);
   void complete(std::uint32_t inflight, std::uint64_t now);
   void finish_step(std::uint32_t w, std::uint64_t now);

@@ -47,8 +47,7 @@ void Sm::finish_step(std::uint32_t w, std::uint64_t now) {
   const std::size_t base = std::size_t(w) * ctx_.nregs;
   for (std::uint8_t k = 0; k < wp.loop_ndst; ++k) --pending_[base + wp.loop_dst[k]];
   if (instr_) (*instr_)[wp.next].latency += now + 1 - wp.loop_issued;
-  if (obs_)
-    obs_->on_complete(id_, w, wp.next, 0, wp.loop_issued, now);
+  if (obs_) obs_->on_complete(id_, w, wp.next, 0, wp.loop_issued, now);
 }
 
 // ---- MEM0 and the memory units ---------------------------------------------------------------
@@ -146,9 +145,11 @@ bool Sm::global_send(std::uint32_t id, std::uint64_t, std::uint32_t sub) {
   const auto kind = info.atomic                      ? GlobalMemoryUnit::Kind::Atomic
                     : info.store && !info.async_copy ? GlobalMemoryUnit::Kind::Store
                                                      : GlobalMemoryUnit::Kind::Load;
-  gmem_.send(id, o.sectors, kind, sub);
+  gmem_.send(id, o.sectors, kind, sub, {o.l1, o.l2});
   ++stats_.units.global_requests;
   stats_.units.global_sectors += o.sectors;
+  stats_.units.l1_hit_sectors += o.l1;
+  stats_.units.l2_hit_sectors += o.l2;
   return true;
 }
 

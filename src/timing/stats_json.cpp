@@ -34,6 +34,8 @@ void UnitCounts::add(const UnitCounts& o) {
   writeback_conflicts += o.writeback_conflicts;
   global_requests += o.global_requests;
   global_sectors += o.global_sectors;
+  l1_hit_sectors += o.l1_hit_sectors;
+  l2_hit_sectors += o.l2_hit_sectors;
   predictions_correct += o.predictions_correct;
   predictions_low += o.predictions_low;
   predictions_high += o.predictions_high;
@@ -95,6 +97,8 @@ nlohmann::json units_json(const UnitCounts& u) {
           {"writeback_conflicts", u.writeback_conflicts},
           {"global_requests", u.global_requests},
           {"global_sectors", u.global_sectors},
+          {"l1_hit_sectors", u.l1_hit_sectors},
+          {"l2_hit_sectors", u.l2_hit_sectors},
           {"predictions_correct", u.predictions_correct},
           {"predictions_low", u.predictions_low},
           {"predictions_high", u.predictions_high},

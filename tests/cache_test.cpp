@@ -1,0 +1,195 @@
+// The L1 and L2 of global and local memory (issue 44, src/timing/cache.hpp, docs/timing.md
+// "Caches"), checked on kernels whose every access's level is known by hand.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstring>
+
+#include "smemsim/arch.hpp"
+#include "smemsim/error.hpp"
+#include "test_util.hpp"
+
+namespace smemsim::test {
+namespace {
+
+// One thread chases a ring of 16 u64 pointers (128 bytes: one line) it wrote itself: a warm lap
+// of 16 hops, then 512 timed hops, with the cache operator OP. out[0] is the timed cycles.
+std::string chase_kernel(const std::string& name, const std::string& op) {
+  return ".visible .entry " + name + R"((.param .u64 ring, .param .u64 out)
+{
+  .reg .pred %p<3>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<12>;
+  ld.param.u64 %rd1, [ring];
+  cvta.to.global.u64 %rd1, %rd1;
+  mov.u32 %r1, 0;
+INIT:
+  add.u32 %r2, %r1, 1;
+  and.b32 %r2, %r2, 15;
+  mul.wide.u32 %rd2, %r2, 8;
+  add.s64 %rd3, %rd1, %rd2;
+  mul.wide.u32 %rd4, %r1, 8;
+  add.s64 %rd5, %rd1, %rd4;
+  st.global.u64 [%rd5], %rd3;
+  add.u32 %r1, %r1, 1;
+  setp.lt.u32 %p1, %r1, 16;
+  @%p1 bra INIT;
+  membar.gl;
+  mov.u64 %rd6, %rd1;
+  mov.u32 %r1, 0;
+WARM:
+  ld.global)" +
+         op + R"(.u64 %rd6, [%rd6];
+  add.u32 %r1, %r1, 1;
+  setp.lt.u32 %p1, %r1, 16;
+  @%p1 bra WARM;
+  mov.u32 %r3, %clock;
+  mov.u32 %r1, 0;
+HOP:
+  ld.global)" +
+         op + R"(.u64 %rd6, [%rd6];
+  add.u32 %r1, %r1, 1;
+  setp.lt.u32 %p2, %r1, 512;
+  @%p2 bra HOP;
+  mov.u32 %r4, %clock;
+  sub.u32 %r5, %r4, %r3;
+  ld.param.u64 %rd7, [out];
+  cvta.to.global.u64 %rd7, %rd7;
+  cvt.u32.u64 %r6, %rd6;
+  st.global.u32 [%rd7], %r5;
+  st.global.u32 [%rd7+4], %r6;
+  ret;
+}
+)";
+}
+
+// Cycles a hop of the chase with `op` on `arch`.
+double hop(const std::string& op, const std::string& name, const std::string& arch) {
+  const std::string ptx =
+      temp_file("cache_" + name + ".ptx",
+                ".version 7.0\n.target sm_70\n.address_size 64\n" + chase_kernel(name, op));
+  const std::string bin = ::testing::TempDir() + "smemsim_cache_" + name + ".bin";
+  const std::string spec =
+      temp_file("cache_" + name + ".toml",
+                "args = [\"ring\", \"out\"]\n[buffers.ring]\ntype = \"u64\"\ncount = 16\n"
+                "[buffers.out]\ntype = \"u32\"\ncount = 2\nwrite = \"" +
+                    bin + "\"\n");
+  const CliResult r = cli("sim " + ptx + " --kernel " + name + " --grid 1 --block 1 --arch " +
+                          arch + " --launch " + spec);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  const std::string out = slurp(bin);
+  if (out.size() < 4) return 0;
+  std::uint32_t cycles = 0;
+  std::memcpy(&cycles, out.data(), 4);
+  return cycles / 512.0;
+}
+
+// The ring is one line the kernel wrote: its stores allocate it in the L2 (write-back), not in
+// the L1 (written through). The warm lap then leaves it in the L1 for .ca. So every timed hop of
+// .ca is an L1 hit, of .cg (past the L1) an L2 hit, of .cv (read again from memory) a DRAM
+// access: the same instructions and the same path through the LSU, so the hops differ by the
+// levels' latency keys alone, to the cycle.
+TEST(Cache, EachLevelsLatencyIsWhatAHopOfItsChaseAdds) {
+  for (const char* arch : {"volta-v100", "turing-t4", "ampere-a100", "hopper-h100"}) {
+    SCOPED_TRACE(arch);
+    const Arch& a = find_preset(arch);
+    const double ca = hop(".ca", "chase_ca", arch);
+    const double cg = hop(".cg", "chase_cg", arch);
+    const double cv = hop(".cv", "chase_cv", arch);
+    EXPECT_NEAR(cg - ca, double(a.sm.l2_latency) - double(a.sm.l1_latency), 0.1);
+    EXPECT_NEAR(cv - cg, double(a.sm.global_latency) - double(a.sm.l2_latency), 0.1);
+    // And an L1 hit is the LSU's path (the shared load's) and the L1's key, give or take the
+    // loop's cycle: the same chase through shared memory takes lat_shared_ld a hop.
+    EXPECT_NEAR(ca, double(a.sm.lat_shared_ld + a.sm.l1_latency), 1.5);
+  }
+  // Without caches (the seeds' GPUs' way) every hop is a DRAM access.
+  const double plain = hop("", "chase_plain",
+                           "volta-v100 --set sm.l1_unified_bytes=0 --set "
+                           "sm.l2_bytes=0");
+  const double cv = hop(".cv", "chase_cv", "volta-v100");
+  EXPECT_NEAR(plain, cv, 0.1);
+}
+
+// 256 threads read a 96 KiB array twice, coalesced (each warp 32 consecutive words a step). With
+// no shared memory the launch's carve-out is 0 and the V100's L1 has all 128 KiB: the second
+// pass finds its 3,072 sectors there. With 64 KiB of dynamic shared memory (reserved by the
+// launch, whether the kernel touches it or not) the carve-out is 64 and
+// the L1 has 64 KiB: the first pass leaves only the array's last 64 KiB in it (LRU), and the
+// second pass, starting from the front, evicts each line before it is read again: no hit.
+TEST(Cache, ALargerCarveOutLeavesLessL1) {
+  const std::string ptx = temp_file("cache_carve.ptx", R"(.version 7.0
+.target sm_70
+.address_size 64
+.extern .shared .align 4 .b8 dyn[];
+.visible .entry twice(.param .u64 a, .param .u64 out)
+{
+  .reg .pred %p<3>;
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [a];
+  cvta.to.global.u64 %rd1, %rd1;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r5, 0;
+  mov.u32 %r6, 0;
+PASS:
+  mov.u32 %r2, %r1;
+STEP:
+  mul.wide.u32 %rd2, %r2, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  ld.global.u32 %r3, [%rd3];
+  add.u32 %r5, %r5, %r3;
+  add.u32 %r2, %r2, 256;
+  setp.lt.u32 %p1, %r2, 24576;
+  @%p1 bra STEP;
+  add.u32 %r6, %r6, 1;
+  setp.lt.u32 %p2, %r6, 2;
+  @%p2 bra PASS;
+  ld.param.u64 %rd4, [out];
+  cvta.to.global.u64 %rd4, %rd4;
+  mul.wide.u32 %rd5, %r1, 4;
+  add.s64 %rd6, %rd4, %rd5;
+  st.global.u32 [%rd6], %r5;
+  ret;
+}
+)");
+  auto run = [&](std::uint32_t shared) {
+    const std::string spec = temp_file(
+        "cache_carve_" + std::to_string(shared) + ".toml",
+        "grid = 1\nblock = 256\ndynamic_shared = " + std::to_string(shared) +
+            "\nargs = [\"a\", \"out\"]\n[buffers.a]\ntype = \"u32\"\ncount = 24576\ninit = "
+            "\"iota\"\n[buffers.out]\ntype = \"u32\"\ncount = 256\n");
+    const CliResult r =
+        cli("sim " + ptx + " --kernel twice --arch volta-v100 --launch " + spec + " --json");
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    return nlohmann::json::parse(r.out, nullptr, false);
+  };
+  const nlohmann::json all = run(0), carved = run(64 * 1024);
+  ASSERT_TRUE(all.is_object() && carved.is_object());
+  EXPECT_EQ(all["timing"]["units"]["l1_hit_sectors"], 3072);
+  EXPECT_EQ(carved["timing"]["units"]["l1_hit_sectors"], 0);
+  EXPECT_GT(carved["timing"]["cycles"].get<double>(), all["timing"]["cycles"].get<double>());
+}
+
+// The carve-out rule, on the presets' lists: the smallest listed size holding the resident CTAs'
+// shared memory; the L1 is the rest of the SRAM.
+TEST(Cache, TheCarveOutIsTheSmallestThatHoldsTheSharedMemory) {
+  const Arch& v = find_preset("volta-v100");
+  EXPECT_EQ(l1_capacity(v, 0), 128u * 1024);
+  EXPECT_EQ(l1_capacity(v, 8 * 1024), 120u * 1024);
+  EXPECT_EQ(l1_capacity(v, 8 * 1024 + 1), 112u * 1024);
+  EXPECT_EQ(l1_capacity(v, 96 * 1024), 32u * 1024);
+  const Arch& t = find_preset("turing-t4");  // 32 or 64 KiB only
+  EXPECT_EQ(l1_capacity(t, 0), 64u * 1024);
+  EXPECT_EQ(l1_capacity(t, 40 * 1024), 32u * 1024);
+  EXPECT_EQ(l1_capacity(find_preset("fermi-gtx580"), 0), 0u);  // the seeds' GPU: no L1
+  Arch bad = v;
+  bad.sm.carveouts = "0,16,8";
+  EXPECT_THROW(validate(bad), InputError);
+  bad.sm.carveouts = "0,8,x";
+  EXPECT_THROW(validate(bad), InputError);
+  bad.sm.carveouts = "0,8,200";  // more than the SRAM
+  EXPECT_THROW(validate(bad), InputError);
+}
+
+}  // namespace
+}  // namespace smemsim::test
