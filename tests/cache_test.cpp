@@ -168,6 +168,25 @@ STEP:
   EXPECT_EQ(all["timing"]["units"]["l1_hit_sectors"], 3072);
   EXPECT_EQ(carved["timing"]["units"]["l1_hit_sectors"], 0);
   EXPECT_GT(carved["timing"]["cycles"].get<double>(), all["timing"]["cycles"].get<double>());
+  // profile --timing gives them per instruction: the load moved 2 x 3,072 sectors, half from the
+  // L1 (the second pass), none from the L2 (the array came from the host: not in it).
+  const std::string spec = temp_file("cache_carve_prof.toml",
+                                     "grid = 1\nblock = 256\nargs = [\"a\", \"out\"]\n"
+                                     "[buffers.a]\ntype = \"u32\"\ncount = 24576\n"
+                                     "[buffers.out]\ntype = \"u32\"\ncount = 256\n");
+  const CliResult p = cli("profile " + ptx + " --kernel twice --arch volta-v100 --timing --launch " +
+                          spec + " --json");
+  ASSERT_EQ(p.exit_code, 0) << p.out;
+  const nlohmann::json j = nlohmann::json::parse(p.out, nullptr, false);
+  int loads = 0;
+  for (const auto& r : j["timing"]["instructions"])
+    if (r["instruction"].get<std::string>().starts_with("ld.global")) {
+      ++loads;
+      EXPECT_EQ(r["global_sectors"], 6144);
+      EXPECT_EQ(r["l1_hit_sectors"], 3072);
+      EXPECT_EQ(r["l2_hit_sectors"], 0);
+    }
+  EXPECT_EQ(loads, 1) << p.out.substr(0, 2000);
 }
 
 // The carve-out rule, on the presets' lists: the smallest listed size holding the resident CTAs'

@@ -331,13 +331,15 @@ void print_timing(const timing::TimingStats& s, const Arch& arch, const ptx::Mod
                               "spent with it as its next instruction",
                               s.cycles, s.ipc(), arch.sm.pipeline, arch.sm.scheduler),
                   width));
-  TextTable table({{"PTX"},
-                   {"CUDA", true, false, 24},
-                   {"issued"},
-                   {"latency"},
-                   {"warp-cycles"},
-                   {"top warp states", true, false, width ? std::size_t{36} : std::size_t{0}},
-                   {"instruction", true, true}});
+  bool global = false;  // a column for global memory where some instruction moved sectors
+  for (const timing::InstrStats& r : s.instructions) global |= r.global_sectors != 0;
+  const bool caches = arch.sm.l1_unified_bytes || arch.sm.l2_bytes;
+  std::vector<TextTable::Column> cols = {
+      {"PTX"}, {"CUDA", true, false, 24}, {"issued"}, {"latency"}, {"warp-cycles"}};
+  if (global) cols.push_back({caches ? "sectors (L1/L2 hit)" : "sectors"});
+  cols.push_back({"top warp states", true, false, width ? std::size_t{36} : std::size_t{0}});
+  cols.push_back({"instruction", true, true});
+  TextTable table(cols);
   for (std::size_t i = 0; i < s.instructions.size() && i < kernel.code.size(); ++i) {
     const timing::InstrStats& r = s.instructions[i];
     if (!r.issued) continue;
@@ -345,9 +347,20 @@ void print_timing(const timing::TimingStats& s, const Arch& arch, const ptx::Mod
     for (std::size_t k = 0; k < timing::kStallKinds; ++k) total += r.warp_states.cycles[k];
     const ptx::Instruction& ins = kernel.code[i];
     const std::string cu = exec::cuda_location(module, ins);
-    table.add({std::to_string(ins.ptx_line), cu.empty() ? "-" : cu, std::to_string(r.issued),
-               fmt::format("{:.1f}", double(r.latency) / double(r.issued)), std::to_string(total),
-               top_states(r.warp_states, width ? 2 : 3), ptx::to_string(kernel, ins)});
+    std::vector<std::string> row = {
+        std::to_string(ins.ptx_line), cu.empty() ? "-" : cu, std::to_string(r.issued),
+        fmt::format("{:.1f}", double(r.latency) / double(r.issued)), std::to_string(total)};
+    if (global) {
+      const double n = double(std::max<std::uint64_t>(r.global_sectors, 1));
+      row.push_back(!r.global_sectors ? "-"
+                    : caches          ? fmt::format("{} ({:.0f}%/{:.0f}%)", r.global_sectors,
+                                                    100.0 * double(r.l1_hit_sectors) / n,
+                                                    100.0 * double(r.l2_hit_sectors) / n)
+                                      : std::to_string(r.global_sectors));
+    }
+    row.push_back(top_states(r.warp_states, width ? 2 : 3));
+    row.push_back(ptx::to_string(kernel, ins));
+    table.add(row);
   }
   fmt::print("{}", table.render(width));
 }

@@ -137,6 +137,9 @@ struct InstrStats {
   std::uint64_t latency = 0;  // summed issue-to-completion cycles
   std::uint64_t bank_conflict_passes = 0;
   std::uint64_t lock_iterations = 0;
+  // Global/local memory (issue 44): the 32-byte sectors its requests moved, and of a load's, those
+  // the L1 and the L2 held (the rest came from DRAM).
+  std::uint64_t global_sectors = 0, l1_hit_sectors = 0, l2_hit_sectors = 0;
   StallCounts warp_states;  // warp-cycles by reason while this was the warp's next instruction
   void add(const InstrStats& o);
 };

@@ -150,6 +150,12 @@ bool Sm::global_send(std::uint32_t id, std::uint64_t, std::uint32_t sub) {
   stats_.units.global_sectors += o.sectors;
   stats_.units.l1_hit_sectors += o.l1;
   stats_.units.l2_hit_sectors += o.l2;
+  if (instr_) {
+    InstrStats& r = (*instr_)[inflight_.items[o.inflight].index];
+    r.global_sectors += o.sectors;
+    r.l1_hit_sectors += o.l1;
+    r.l2_hit_sectors += o.l2;
+  }
   return true;
 }
 

@@ -22,6 +22,9 @@ void InstrStats::add(const InstrStats& o) {
   latency += o.latency;
   bank_conflict_passes += o.bank_conflict_passes;
   lock_iterations += o.lock_iterations;
+  global_sectors += o.global_sectors;
+  l1_hit_sectors += o.l1_hit_sectors;
+  l2_hit_sectors += o.l2_hit_sectors;
   warp_states.add(o.warp_states);
 }
 
@@ -195,6 +198,9 @@ nlohmann::json to_json(const TimingStats& s, const ptx::Module& module, const pt
           {"latency_cycles_mean", double(r.latency) / double(r.issued)},
           {"bank_conflict_passes", r.bank_conflict_passes},
           {"lock_iterations", r.lock_iterations},
+          {"global_sectors", r.global_sectors},
+          {"l1_hit_sectors", r.l1_hit_sectors},
+          {"l2_hit_sectors", r.l2_hit_sectors},
           {"warp_states", stalls_json(r.warp_states, true)},
       };
       rows.push_back(std::move(row));
