@@ -152,11 +152,11 @@ STEP:
   ret;
 }
 )");
-  auto run = [&](std::uint32_t shared) {
+  auto run = [&](std::uint32_t shared, const std::string& extra = "") {
     const std::string spec = temp_file(
         "cache_carve_" + std::to_string(shared) + ".toml",
-        "grid = 1\nblock = 256\ndynamic_shared = " + std::to_string(shared) +
-            "\nargs = [\"a\", \"out\"]\n[buffers.a]\ntype = \"u32\"\ncount = 24576\ninit = "
+        "grid = 1\nblock = 256\ndynamic_shared = " + std::to_string(shared) + "\n" + extra +
+            "args = [\"a\", \"out\"]\n[buffers.a]\ntype = \"u32\"\ncount = 24576\ninit = "
             "\"iota\"\n[buffers.out]\ntype = \"u32\"\ncount = 256\n");
     const CliResult r =
         cli("sim " + ptx + " --kernel twice --arch volta-v100 --launch " + spec + " --json");
@@ -168,14 +168,27 @@ STEP:
   EXPECT_EQ(all["timing"]["units"]["l1_hit_sectors"], 3072);
   EXPECT_EQ(carved["timing"]["units"]["l1_hit_sectors"], 0);
   EXPECT_GT(carved["timing"]["cycles"].get<double>(), all["timing"]["cycles"].get<double>());
+  // The launch's preferred carve-out (cudaFuncAttributePreferredSharedMemoryCarveout, percent of
+  // the V100's 96 KiB): 100 takes all 96 KiB, leaving a 32 KiB L1 (no hit); 50 wants 48 KiB,
+  // rounded up to the 64 KiB carve-out (no hit); 0, with no shared memory, the whole 128 KiB.
+  EXPECT_EQ(run(0, "carveout = 100\n")["timing"]["units"]["l1_hit_sectors"], 0);
+  EXPECT_EQ(run(0, "carveout = 50\n")["timing"]["units"]["l1_hit_sectors"], 0);
+  EXPECT_EQ(run(0, "carveout = 0\n")["timing"]["units"]["l1_hit_sectors"], 3072);
+  // A percent out of range is an error naming the file, line and key.
+  const std::string bad =
+      temp_file("cache_carve_bad.toml", "grid = 1\nblock = 256\ncarveout = 101\nargs = []\n");
+  const CliResult e = cli("sim " + ptx + " --kernel twice --arch volta-v100 --launch " + bad);
+  EXPECT_EQ(e.exit_code, 2);
+  EXPECT_NE(e.out.find("cache_carve_bad.toml:3"), std::string::npos) << e.out;
+  EXPECT_NE(e.out.find("'carveout' must be a percent"), std::string::npos) << e.out;
   // profile --timing gives them per instruction: the load moved 2 x 3,072 sectors, half from the
   // L1 (the second pass), none from the L2 (the array came from the host: not in it).
   const std::string spec = temp_file("cache_carve_prof.toml",
                                      "grid = 1\nblock = 256\nargs = [\"a\", \"out\"]\n"
                                      "[buffers.a]\ntype = \"u32\"\ncount = 24576\n"
                                      "[buffers.out]\ntype = \"u32\"\ncount = 256\n");
-  const CliResult p = cli("profile " + ptx + " --kernel twice --arch volta-v100 --timing --launch " +
-                          spec + " --json");
+  const CliResult p = cli(
+      "profile " + ptx + " --kernel twice --arch volta-v100 --timing --launch " + spec + " --json");
   ASSERT_EQ(p.exit_code, 0) << p.out;
   const nlohmann::json j = nlohmann::json::parse(p.out, nullptr, false);
   int loads = 0;

@@ -159,6 +159,11 @@ struct Launch {
   Dim3 block;
   std::uint32_t dynamic_shared_bytes = 0;
   std::vector<Arg> args;  // one per kernel parameter, in order
+  // cudaFuncAttributePreferredSharedMemoryCarveout: the shared memory wanted of the SRAM it shares
+  // with the L1, percent of the most the GPU allows (0: the most L1, 100: the most shared memory);
+  // -1: the driver's default (the smallest carve-out that holds the launch's shared memory). The
+  // cycle model's caches only (docs/timing.md "Caches").
+  std::int32_t carveout_percent = -1;
 };
 
 // Receives every shared-memory WarpAccess, in issue order. The reference is valid during the call.

@@ -369,6 +369,23 @@ std::vector<std::string> check_symbol_inits(const Workload& w,
   return zeros;
 }
 
+// The launch's shared-memory keys of table `t`: dynamic_shared and carveout.
+static void shared_keys(const SpecContext& c, const toml::table& t, Launch& launch) {
+  if (const toml::node* n = t.get("dynamic_shared")) {
+    auto v = n->value_exact<std::int64_t>();
+    if (!v || *v < 0 || *v > 0xffffffffll) c.fail(n, "'dynamic_shared' must be a byte count");
+    launch.dynamic_shared_bytes = static_cast<std::uint32_t>(*v);
+  }
+  if (const toml::node* n = t.get("carveout")) {
+    auto v = n->value_exact<std::int64_t>();
+    if (!v || *v < -1 || *v > 100)
+      c.fail(n,
+             "'carveout' must be a percent of the most shared memory, 0 to 100 (or -1: the "
+             "driver's choice)");
+    launch.carveout_percent = static_cast<std::int32_t>(*v);
+  }
+}
+
 void apply_launch_spec_text(std::string_view text, const std::string& origin, Workload& w,
                             bool& has_grid, bool& has_block, std::uint64_t max_bytes) {
   SpecContext c{origin, std::filesystem::path(origin).parent_path(), max_bytes};
@@ -381,10 +398,10 @@ void apply_launch_spec_text(std::string_view text, const std::string& origin, Wo
   for (const auto& [k, v] : root) {
     const std::string key(k.str());
     if (key != "kernel" && key != "grid" && key != "block" && key != "dynamic_shared" &&
-        key != "args" && key != "buffers" && key != "textures" && key != "symbols" &&
-        key != "launch")
-      c.fail(&v, fmt::format("unknown key '{}' (kernel, grid, block, dynamic_shared, args, "
-                             "buffers, textures, symbols, launch)",
+        key != "carveout" && key != "args" && key != "buffers" && key != "textures" &&
+        key != "symbols" && key != "launch")
+      c.fail(&v, fmt::format("unknown key '{}' (kernel, grid, block, dynamic_shared, carveout, "
+                             "args, buffers, textures, symbols, launch)",
                              key));
   }
   if (const toml::node* n = root.get("kernel")) {
@@ -399,11 +416,7 @@ void apply_launch_spec_text(std::string_view text, const std::string& origin, Wo
     w.launch.block = dim_from(c, *n, "block");
     has_block = true;
   }
-  if (const toml::node* n = root.get("dynamic_shared")) {
-    auto v = n->value_exact<std::int64_t>();
-    if (!v || *v < 0 || *v > 0xffffffffll) c.fail(n, "'dynamic_shared' must be a byte count");
-    w.launch.dynamic_shared_bytes = static_cast<std::uint32_t>(*v);
-  }
+  shared_keys(c, root, w.launch);
   if (const toml::node* n = root.get("buffers")) {
     const toml::table* bt = n->as_table();
     if (!bt) c.fail(n, "'buffers' must be a table of [buffers.NAME] tables");
@@ -426,7 +439,7 @@ void apply_launch_spec_text(std::string_view text, const std::string& origin, Wo
   }
   if (const toml::node* ln = root.get("launch")) {
     // [[launch]] tables: a pipeline. The single-launch keys would be ambiguous beside them.
-    for (const char* key : {"kernel", "grid", "block", "dynamic_shared", "args"})
+    for (const char* key : {"kernel", "grid", "block", "dynamic_shared", "carveout", "args"})
       if (const toml::node* n = root.get(key))
         c.fail(n, fmt::format("'{}' belongs inside each [[launch]] when the spec has [[launch]] "
                               "tables",
@@ -439,9 +452,9 @@ void apply_launch_spec_text(std::string_view text, const std::string& origin, Wo
       for (const auto& [k, v] : t) {
         const std::string key(k.str());
         if (key != "kernel" && key != "grid" && key != "block" && key != "dynamic_shared" &&
-            key != "args")
+            key != "carveout" && key != "args")
           c.fail(&v, fmt::format("[[launch]]: unknown key '{}' (kernel, grid, block, "
-                                 "dynamic_shared, args)",
+                                 "dynamic_shared, carveout, args)",
                                  key));
       }
       Workload::Step step;
@@ -454,11 +467,7 @@ void apply_launch_spec_text(std::string_view text, const std::string& origin, Wo
       if (!g || !b) c.fail(t, "[[launch]] needs grid and block");
       step.launch.grid = dim_from(c, *g, "grid");
       step.launch.block = dim_from(c, *b, "block");
-      if (const toml::node* n = t.get("dynamic_shared")) {
-        auto v = n->value_exact<std::int64_t>();
-        if (!v || *v < 0 || *v > 0xffffffffll) c.fail(n, "'dynamic_shared' must be a byte count");
-        step.launch.dynamic_shared_bytes = static_cast<std::uint32_t>(*v);
-      }
+      shared_keys(c, t, step.launch);
       step.launch.args = parse_args(c, t.get("args"), sn, w);
       w.pipeline.push_back(std::move(step));
     }

@@ -127,8 +127,14 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
     fit = std::min(fit, n);
   }
   ctx.ctas_per_sm = static_cast<std::uint32_t>(std::min<std::uint64_t>(fit, sm.max_ctas));
-  // The L1 is the SRAM the carve-out for the resident CTAs' shared memory leaves (issue 44).
-  ctx.l1_bytes = l1_capacity(arch, ctx.shared_per_cta * ctx.ctas_per_sm);
+  // The L1 is the SRAM the carve-out for the resident CTAs' shared memory leaves (issue 44), or
+  // for the launch's preferred carve-out where that is more (a percent of the most shared memory,
+  // rounded up to a carve-out the GPU has, as the driver does).
+  const std::uint64_t preferred =
+      launch.carveout_percent < 0
+          ? 0
+          : (std::uint64_t(launch.carveout_percent) * arch.memory_bytes + 99) / 100;
+  ctx.l1_bytes = l1_capacity(arch, std::max(ctx.shared_per_cta * ctx.ctas_per_sm, preferred));
 
   primary->set_clock_source(&cycle);
   primary->set_count_sectors(true);
