@@ -202,6 +202,67 @@ STEP:
   EXPECT_EQ(loads, 1) << p.out.substr(0, 2000);
 }
 
+// One warp's atomicAdd to global memory, timed by %clock around it (the old value read back, so
+// the second clock waits for it): lane l adds to word l >> s, so 4 lanes a word on 8 words (s = 2),
+// 8 a word on 4 (s = 3) or all 32 on one (s = 5), the words always within one 32-byte sector (the
+// same request, the same transfer). The L2 updates the lanes on one word one after another,
+// sm.l2_atomic_cycles each, so 8 a word return 4 of them later than 4 a word, and 32 a word 28.
+TEST(Cache, LanesOnOneGlobalWordAreUpdatedOneAfterAnother) {
+  const std::string ptx = temp_file("cache_gatom.ptx", R"(.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry gatom(.param .u64 w, .param .u64 out, .param .u32 shift)
+{
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [w];
+  cvta.to.global.u64 %rd1, %rd1;
+  ld.param.u32 %r9, [shift];
+  mov.u32 %r1, %tid.x;
+  shr.u32 %r2, %r1, %r9;
+  mul.wide.u32 %rd2, %r2, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  bar.sync 0;
+  mov.u32 %r3, %clock;
+  atom.global.add.u32 %r4, [%rd3], 1;
+  add.u32 %r5, %r4, %r3;
+  mov.u32 %r6, %clock;
+  sub.u32 %r7, %r6, %r3;
+  ld.param.u64 %rd4, [out];
+  cvta.to.global.u64 %rd4, %rd4;
+  mul.wide.u32 %rd5, %r1, 8;
+  add.s64 %rd6, %rd4, %rd5;
+  st.global.v2.u32 [%rd6], {%r7, %r5};
+  ret;
+}
+)");
+  auto cycles = [&](int shift, const std::string& arch) {
+    const std::string bin = ::testing::TempDir() + "smemsim_cache_gatom.bin";
+    const std::string spec =
+        temp_file("cache_gatom.toml", "grid = 1\nblock = 32\nargs = [\"w\", \"out\", " +
+                                          std::to_string(shift) +
+                                          "]\n[buffers.w]\ntype = \"u32\"\ncount = 32\n"
+                                          "[buffers.out]\ntype = \"u32\"\ncount = 64\nwrite = \"" +
+                                          bin + "\"\n");
+    const CliResult r = cli("sim " + ptx + " --kernel gatom --arch " + arch + " --launch " + spec);
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    const std::string out = slurp(bin);
+    std::uint32_t c = 0;
+    if (out.size() >= 4) std::memcpy(&c, out.data(), 4);  // lane 0's
+    return double(c);
+  };
+  for (const char* arch : {"volta-v100", "ampere-a100"}) {
+    SCOPED_TRACE(arch);
+    const double t = find_preset(arch).sm.l2_atomic_cycles;
+    ASSERT_GT(t, 0);
+    const double four = cycles(2, arch), eight = cycles(3, arch), all = cycles(5, arch);
+    EXPECT_EQ(eight - four, 4 * t);
+    EXPECT_EQ(all - four, 28 * t);
+  }
+  // The seeds' GPUs: no serialization (the key is 0).
+  EXPECT_EQ(cycles(5, "fermi-gtx580"), cycles(2, "fermi-gtx580"));
+}
+
 // The carve-out rule, on the presets' lists: the smallest listed size holding the resident CTAs'
 // shared memory; the L1 is the rest of the SRAM.
 TEST(Cache, TheCarveOutIsTheSmallestThatHoldsTheSharedMemory) {

@@ -105,9 +105,12 @@ struct SmConfig {
   std::uint32_t l2_ways = 16;
   std::uint32_t l2_latency = 0;          // an L1 miss that hits in L2: request to data return
   std::uint32_t l2_bytes_per_cycle = 0;  // L2 hits' sectors per SM (0: no limit)
-  std::string pipeline = "unified";      // unified | split | elastic (004 Fig. 4a/4b, Figs. 5-6)
-  std::string scheduler = "gto";         // lrr | gto | bank-aware | bank-aware-fill (004 §4)
-  std::string barrel = "relaxed";        // strict: one instruction per warp in flight (004 §6)
+  // Cycles the L2 takes per update of one address: a global atomic whose N lanes hit one word
+  // returns (N - 1) x this later (0: lanes on one word cost nothing more, the seeds' GPUs).
+  std::uint32_t l2_atomic_cycles = 0;
+  std::string pipeline = "unified";  // unified | split | elastic (004 Fig. 4a/4b, Figs. 5-6)
+  std::string scheduler = "gto";     // lrr | gto | bank-aware | bank-aware-fill (004 §4)
+  std::string barrel = "relaxed";    // strict: one instruction per warp in flight (004 §6)
   // The elastic pipeline (004 §3.2): the PREMEM queue of Eq. 3, or none.
   std::string premem = "eq3";  // eq3 | none
   // When a non-memory op may write back in the elastic pipeline: from the cycle after EXE (`exe`,

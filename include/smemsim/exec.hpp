@@ -263,6 +263,8 @@ class Executor {
   // global_sectors is non-zero: its first global_sectors entries (a local address is a per-thread
   // key in a window of its own).
   const std::uint64_t* sectors() const;
+  // Of the last issue() that was a global atomic (atom, red), the most lanes on one address.
+  std::uint32_t same_address_lanes() const;
   // Receives every transactional event (nullptr: none).
   void set_tx_observer(std::function<void(const TxEvent&)> observer);
   // The kernel has TX.Begin: its shared accesses are transactional inside transactions.

@@ -245,6 +245,9 @@ const std::vector<Key>& key_table() {
          "LSU's path (sm.lat_shared_ld)"),
       sm("sm.l2_bytes_per_cycle", &SmConfig::l2_bytes_per_cycle, 0, 65536,
          "bytes per cycle of L2 hits one SM's requests may move (0: no limit)"),
+      sm("sm.l2_atomic_cycles", &SmConfig::l2_atomic_cycles, 0, 100000,
+         "cycles the L2 takes per update of one address: a global atomic with N lanes on one word "
+         "returns (N - 1) x this later (0: no serialization)"),
       sm_str("sm.pipeline", &SmConfig::pipeline,
              "pipeline: unified (004 Fig. 4a), split (004 Fig. 4b) or elastic (004 §3.2, Figs. "
              "5-6)"),

@@ -298,6 +298,7 @@ struct Impl {
   // The last count_sectors' distinct sectors (byte address / 32), ascending (Executor::sectors).
   std::array<std::uint64_t, 2 * kMaxLanes> sectors{};
   std::uint16_t nsectors = 0;
+  std::uint32_t same_address = 1;  // the last global atomic's most lanes on one address
   // GPU-LocalTM: the kernel has TX.Begin; counts of finished CTAs; the event observer.
   bool has_tx = false;
   tm::TmStats tm_done;

@@ -334,8 +334,13 @@ void Executor::set_consumer(AccessConsumer* consumer) {
 void Executor::set_clock_source(const std::uint64_t* cycles) {
   impl_->clock_source = cycles;
 }
+
 const std::uint64_t* Executor::sectors() const {
   return impl_->sectors.data();
+}
+
+std::uint32_t Executor::same_address_lanes() const {
+  return impl_->same_address;
 }
 
 void Executor::set_count_sectors(bool on) {

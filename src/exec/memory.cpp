@@ -492,6 +492,21 @@ std::uint16_t exec_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMas
     return 0;
   }
   apply_memory<true>(im, cta, w, pc, m);
+  // An atomic's lanes on one address (the L2 updates them one after another): the most of them.
+  const ptx::Opcode op = im.kernel.code[pc].op;
+  im.same_address = 1;
+  if (op == ptx::Opcode::Atom || op == ptx::Opcode::Red) {
+    std::array<std::uint64_t, kMaxLanes> a;
+    std::size_t n = 0;
+    each_lane(m, [&](int l) {
+      if (im.gaddr[std::size_t(l)] != kNoSector) a[n++] = im.gaddr[std::size_t(l)];
+    });
+    std::sort(a.begin(), a.begin() + std::ptrdiff_t(n));
+    for (std::size_t i = 0, run = 0; i < n; ++i) {
+      run = i && a[i] == a[i - 1] ? run + 1 : 1;
+      im.same_address = std::max<std::uint32_t>(im.same_address, std::uint32_t(run));
+    }
+  }
   return count_sectors(im, m, std::uint64_t(im.xcode[pc].bytes) * im.kernel.code[pc].vec);
 }
 

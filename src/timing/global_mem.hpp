@@ -28,8 +28,9 @@ class GlobalMemoryUnit {
   static constexpr std::size_t kQueue = 32;
 
   // Where a request's sectors were found: the rest of them come from DRAM.
+  // `same`: an atomic's most lanes on one address (0 or 1: none share one).
   struct Split {
-    std::uint16_t l1, l2;
+    std::uint16_t l1, l2, same;
   };
 
   // `l1_bytes`: the L1 the launch's carve-out leaves (arch l1_capacity); the L2 share is
@@ -40,6 +41,7 @@ class GlobalMemoryUnit {
         l2_bw_(sm.l2_bytes_per_cycle),
         load_latency_(sm.global_latency),
         atomic_latency_(sm.global_atomic_latency),
+        atomic_serial_(sm.l2_atomic_cycles),
         l1_latency_(sm.l1_latency),
         l2_latency_(sm.l2_latency),
         returns_(sm.subcores) {
@@ -58,7 +60,7 @@ class GlobalMemoryUnit {
   // sectors at the DRAM's rate, as without caches.
   Split classify(const std::uint64_t* sec, std::uint32_t n, Kind kind, ptx::CacheOp op, bool local,
                  bool strong) {
-    Split s{0, 0};
+    Split s{0, 0, 0};
     if (!caches()) return s;
     const bool l1_ok = l1_.on() && !strong && op != ptx::CacheOp::Cg && op != ptx::CacheOp::Cv;
     for (std::uint32_t i = 0; i < n; ++i) {
@@ -92,7 +94,7 @@ class GlobalMemoryUnit {
   // `sub`: the sub-core whose writeback port takes the returning data; `found`: the sectors the
   // caches hold (classify).
   void send(std::uint32_t op, std::uint32_t sectors, Kind kind, std::uint32_t sub = 0,
-            Split found = {0, 0}) {
+            Split found = {0, 0, 0}) {
     queue_.push_back({op, sectors, found.l1, found.l2, kind, sub, latency(kind, sectors, found)});
   }
   // Moves this cycle's bytes; calls stored(op) for every store whose last sector left.
@@ -183,13 +185,14 @@ class GlobalMemoryUnit {
     std::uint64_t rate, credit = 0;
   };
   std::uint64_t latency(Kind kind, std::uint32_t sectors, Split f) const {
-    if (kind == Kind::Atomic) return atomic_latency_;
+    if (kind == Kind::Atomic)  // the lanes on one word updated one after another at the L2
+      return atomic_latency_ + atomic_serial_ * (f.same > 1 ? f.same - 1u : 0u);
     if (kind == Kind::Store || !sectors || std::uint32_t(f.l1) + f.l2 < sectors)
       return load_latency_;
     return f.l2 ? l2_latency_ : l1_latency_;
   }
   Path dram_, l1_bw_, l2_bw_;
-  std::uint64_t load_latency_, atomic_latency_, l1_latency_, l2_latency_;
+  std::uint64_t load_latency_, atomic_latency_, atomic_serial_, l1_latency_, l2_latency_;
   SectorCache l1_, l2_;
   std::uint64_t last_ = ~std::uint64_t{0};  // cycle of the last tick (the first adds one cycle)
   struct Returns {

@@ -52,6 +52,7 @@ struct Op {
   std::uint32_t replay2 = 1;
   std::uint16_t sectors = 0;     // global: 32-byte sectors
   std::uint16_t l1 = 0, l2 = 0;  // global loads: of them, those the L1 and the L2 hold
+  std::uint16_t same = 0;        // global atomics: the most lanes on one address
   std::uint16_t extra = 0;       // cycles beyond its unit's latency (a tensor op's interval - 1)
   std::uint64_t seq = 0;         // issue order: older ops win arbitration
 };

@@ -161,6 +161,7 @@ void Sm::push_ops(std::uint32_t inflight, Unit unit, MemWork mem, bool memory,
     o.sectors = share(sectors);
     o.l1 = share(found.l1);
     o.l2 = std::min<std::uint16_t>(share(found.l2), std::uint16_t(o.sectors - o.l1));
+    o.same = found.same;
     o.seq = seq_++;
     o.extra = extra;
     if (mio_.on() && mio_work(mem)) mio_.reserve(k);
@@ -262,7 +263,7 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
   MemWork mem = MemWork::None;
   bool memory = info.space != Space::None;
   std::uint32_t sectors = 0;
-  GlobalMemoryUnit::Split found{0, 0};
+  GlobalMemoryUnit::Split found{0, 0, 0};
   if (memory) {
     if (r.shared_accesses && !info.async_copy) {
       mem = MemWork::Shared;
@@ -296,6 +297,8 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
         found = gmem_.classify(ex_->sectors(), sectors, kind, ins.cache,
                                ins.space == ptx::Space::Local, ins.has(ptx::kVolatile));
       }
+      if (info.atomic && arch_.sm.l2_atomic_cycles)
+        found.same = static_cast<std::uint16_t>(ex_->same_address_lanes());
     } else if (info.space == Space::Const) {
       unit = Unit::Const;
     } else {  // a shared access whose lanes were all off

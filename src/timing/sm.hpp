@@ -299,7 +299,7 @@ class Sm final : public SchedulerView {
   void issue_micro(std::uint32_t w, std::uint64_t now);
   std::uint32_t new_inflight(std::uint32_t w, std::uint32_t index, std::uint64_t now);
   void push_ops(std::uint32_t inflight, Unit unit, MemWork mem, bool memory, std::uint32_t sectors,
-                std::uint64_t now, GlobalMemoryUnit::Split found = {0, 0});
+                std::uint64_t now, GlobalMemoryUnit::Split found = {0, 0, 0});
   void push_next_sub(Subcore& sc, std::uint64_t now);
   void complete(std::uint32_t inflight, std::uint64_t now);
   void finish_step(std::uint32_t w, std::uint64_t now);

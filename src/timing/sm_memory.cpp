@@ -145,7 +145,7 @@ bool Sm::global_send(std::uint32_t id, std::uint64_t, std::uint32_t sub) {
   const auto kind = info.atomic                      ? GlobalMemoryUnit::Kind::Atomic
                     : info.store && !info.async_copy ? GlobalMemoryUnit::Kind::Store
                                                      : GlobalMemoryUnit::Kind::Load;
-  gmem_.send(id, o.sectors, kind, sub, {o.l1, o.l2});
+  gmem_.send(id, o.sectors, kind, sub, {o.l1, o.l2, o.same});
   ++stats_.units.global_requests;
   stats_.units.global_sectors += o.sectors;
   stats_.units.l1_hit_sectors += o.l1;
