@@ -116,7 +116,7 @@ void add_calibrate_command(CLI::App& app) {
       }
       fmt::print("replicas (a figure's benchmark):\n");
       for (const calibrate::Replica& r : calibrate::replicas())
-        fmt::print("  {:<22} {:<8} {}{}\n", r.name, r.unit, r.what,
+        fmt::print("  {:<22} {:<11} {}{}\n", r.name, r.unit, r.what,
                    r.key.empty()
                        ? (r.missing.empty() ? " [checks]"
                                             : " [not fitted: " + std::string(r.missing) + "]")
