@@ -110,14 +110,8 @@ TEST(Cache, EachLevelsLatencyIsWhatAHopOfItsChaseAdds) {
   EXPECT_NEAR(plain, cv, 0.1);
 }
 
-// 256 threads read a 96 KiB array twice, coalesced (each warp 32 consecutive words a step). With
-// no shared memory the launch's carve-out is 0 and the V100's L1 has all 128 KiB: the second
-// pass finds its 3,072 sectors there. With 64 KiB of dynamic shared memory (reserved by the
-// launch, whether the kernel touches it or not) the carve-out is 64 and
-// the L1 has 64 KiB: the first pass leaves only the array's last 64 KiB in it (LRU), and the
-// second pass, starting from the front, evicts each line before it is read again: no hit.
-TEST(Cache, ALargerCarveOutLeavesLessL1) {
-  const std::string ptx = temp_file("cache_carve.ptx", R"(.version 7.0
+// 256 threads read a 96 KiB array twice, coalesced (tests below).
+const char* kTwice = R"(.version 7.0
 .target sm_70
 .address_size 64
 .extern .shared .align 4 .b8 dyn[];
@@ -151,7 +145,16 @@ STEP:
   st.global.u32 [%rd6], %r5;
   ret;
 }
-)");
+)";
+
+// 256 threads read a 96 KiB array twice, coalesced (each warp 32 consecutive words a step). With
+// no shared memory the launch's carve-out is 0 and the V100's L1 has all 128 KiB: the second
+// pass finds its 3,072 sectors there. With 64 KiB of dynamic shared memory (reserved by the
+// launch, whether the kernel touches it or not) the carve-out is 64 and
+// the L1 has 64 KiB: the first pass leaves only the array's last 64 KiB in it (LRU), and the
+// second pass, starting from the front, evicts each line before it is read again: no hit.
+TEST(Cache, ALargerCarveOutLeavesLessL1) {
+  const std::string ptx = temp_file("cache_carve.ptx", kTwice);
   auto run = [&](std::uint32_t shared, const std::string& extra = "") {
     const std::string spec = temp_file(
         "cache_carve_" + std::to_string(shared) + ".toml",
@@ -261,6 +264,28 @@ TEST(Cache, LanesOnOneGlobalWordAreUpdatedOneAfterAnother) {
   }
   // The seeds' GPUs: no serialization (the key is 0).
   EXPECT_EQ(cycles(5, "fermi-gtx580"), cycles(2, "fermi-gtx580"));
+}
+
+// The caches are each SM's own state, so the parallel simulator gives the same cycles and hits on
+// any thread count: the 96 KiB kernel on 64 CTAs (one per SM), each finding its second pass in its
+// L1.
+TEST(Cache, TheSameOnAnyThreadCount) {
+  const std::string ptx = temp_file("cache_threads.ptx", kTwice);
+  const std::string spec =
+      temp_file("cache_threads.toml",
+                "grid = 64\nblock = 256\nargs = [\"a\", \"out\"]\n[buffers.a]\ntype = \"u32\"\n"
+                "count = 24576\ninit = \"iota\"\n[buffers.out]\ntype = \"u32\"\ncount = 256\n");
+  std::string first;
+  for (const char* threads : {"1", "2"}) {
+    const CliResult r = cli("sim " + ptx + " --kernel twice --arch volta-v100 --launch " + spec +
+                            " --threads " + threads + " --json");
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+    EXPECT_EQ(j["timing"]["units"]["l1_hit_sectors"], 64 * 3072);
+    const std::string t = j["timing"]["cycles"].dump() + " " + j["timing"]["units"].dump();
+    if (first.empty()) first = t;
+    EXPECT_EQ(t, first) << threads << " threads";
+  }
 }
 
 // The carve-out rule, on the presets' lists: the smallest listed size holding the resident CTAs'
