@@ -187,6 +187,36 @@ extern "C" __global__ void rep_wmma_f16acc(unsigned* clk, unsigned* out, int ste
   wmma_loop<__half>(clk, out, steps);
 }
 
+// l1_cache/l1_bw_64v (log line 255): 1,024 threads warm the L1 with ld.global.ca.v2.f32 over the
+// array, then each reads 2 floats at (2 t + 64 j) % N, 256 steps (a warp: 256 contiguous bytes, 8
+// sectors a load), adding them up; the span over all threads, 256 x 1,024 x 8 bytes over it. The
+// array is the ring the runner passes, 32 KiB (N = 8,192 floats; the source's is 64 KiB, half the
+// TITAN V's L1: both stay in it).
+extern "C" __global__ void rep_l1_bw_64v(unsigned* clk, unsigned* out, unsigned long long* ring,
+                                         int) {
+  const float* a = reinterpret_cast<const float*>(ring);
+  const unsigned n = 8192, t = threadIdx.x;
+  float s0 = 0, s1 = 0;
+  for (unsigned i = 2 * t; i < n; i += 2 * blockDim.x)
+    asm volatile("{ .reg .f32 d<2>;\n ld.global.ca.v2.f32 {d0, d1}, [%2];\n add.f32 %0, d0, %0;\n"
+                 " add.f32 %1, d1, %1; }"
+                 : "+f"(s0), "+f"(s1)
+                 : "l"(a + i)
+                 : "memory");
+  __syncthreads();
+  const unsigned t0 = clock32();
+  for (unsigned j = 0; j < 256; ++j)
+    asm volatile("{ .reg .f32 d<2>;\n ld.global.ca.v2.f32 {d0, d1}, [%2];\n add.f32 %0, d0, %0;\n"
+                 " add.f32 %1, d1, %1; }"
+                 : "+f"(s0), "+f"(s1)
+                 : "l"(a + (2 * t + 64 * j) % n)
+                 : "memory");
+  __syncthreads();
+  const unsigned t1 = clock32();
+  stamp(clk, t0, t1);
+  out[t] = __float_as_uint(s0 + s1);
+}
+
 // Jia et al. 2018 (Volta) and 2019 (Turing), Table 4.2, shared memory: the latency of an atomic
 // under contention, measured as the time of the atomic followed by a load of the same location
 // (which waits for it), less the load's own. Here the block's N threads (one warp, N of its lanes

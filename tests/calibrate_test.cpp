@@ -19,13 +19,13 @@ namespace {
 const std::string kFile = std::string(SMEMSIM_SOURCE_DIR) + "/calibration/titanv-accelsim.toml";
 
 // Every shipped figure within 5 % on the preset as shipped (the issue's bar), but for the misses
-// named below with their cause (17 of the 20 are within); those are pinned to where they stand so
+// named below with their cause (17 of the 21 are within); those are pinned to where they stand so
 // that a change that moves them is seen. The figures are the log's; the model's numbers come from
 // running the replicas, never from the keys.
 TEST(Calibrate, VoltaReproducesTheTitanVFigures) {
   const calibrate::Measurements m = calibrate::load_measurements(kFile);
   ASSERT_EQ(m.preset, "volta-v100");
-  ASSERT_EQ(m.figures.size(), 20u);
+  ASSERT_EQ(m.figures.size(), 21u);
   // id -> the error it has today, and why it misses 5 %.
   const std::map<std::string, std::pair<double, const char*>> misses = {
       {"int32_mad_latency", {-0.063, "IMAD's latency is the FFMA's in the model"}},
@@ -35,6 +35,10 @@ TEST(Calibrate, VoltaReproducesTheTitanVFigures) {
       // other two: the f16 mma is 2.4 cycles quicker, the f32 one 6 % slower in bulk.
       {"wmma_f16acc_latency", {0.061, "f16 accumulator: 8 HMMA steps, not 16"}},
       {"wmma_f32acc_throughput", {0.069, "f32 accumulator: 16 HMMA steps"}},
+      // L1 hits of 256-byte loads from 32 warps: 103.5 B/clk against 113.9. Flat in the L1's
+      // key (no limit: 103.51), it moves with the writeback ports (one: 93.5) and the
+      // scheduler (gto: 105.4): the issue and writeback side binds, not the L1.
+      {"l1_bandwidth", {-0.091, "issue/writeback-bound, not the L1's"}},
   };
   const Arch v = find_preset("volta-v100");
   const ptx::Module code = calibrate::load_replicas();
