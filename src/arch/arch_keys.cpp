@@ -221,7 +221,7 @@ const std::vector<Key>& key_table() {
          "bytes per cycle one SM's global requests may move, counted in 32-byte sectors"),
       sm("sm.global_atomic_latency", &SmConfig::global_atomic_latency, 1, 100000,
          "cycles, global atomic (a fixed cost; no DRAM model)"),
-      sm("sm.l1_unified_bytes", &SmConfig::l1_unified_bytes, 0, 1u << 24,
+      sm("sm.l1_unified_bytes", &SmConfig::l1_unified_bytes, 0, 1u << 20,
          "bytes of SRAM L1 and shared memory share per SM; what the launch's carve-out leaves is "
          "the L1 of global and local loads (0: no L1)"),
       sm_str("sm.carveouts", &SmConfig::carveouts,
@@ -236,7 +236,7 @@ const std::vector<Key>& key_table() {
          "(sm.lat_shared_ld), as sm.global_latency for DRAM"),
       sm("sm.l1_bytes_per_cycle", &SmConfig::l1_bytes_per_cycle, 0, 65536,
          "bytes per cycle of L1 hits one SM's requests may move (0: no limit)"),
-      sm("sm.l2_bytes", &SmConfig::l2_bytes, 0, 1u << 31,
+      sm("sm.l2_bytes", &SmConfig::l2_bytes, 0, 1u << 28,
          "bytes of L2 on the GPU; each SM models its share, l2_bytes / sm.count (0: no L2)"),
       sm("sm.l2_ways", &SmConfig::l2_ways, 1, 1024,
          "ways of the L2 (128-byte sectored lines, LRU)"),
