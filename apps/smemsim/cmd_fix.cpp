@@ -253,8 +253,8 @@ void print_recommended_atomics(const fix::ArrayFix& a) {
   if (applied)
     fmt::print(
         "  no atomic fix helps: neither replication nor aggregation, written into the kernel, "
-        "is 1 % faster than the kernel as written ({} cycles)\n",
-        a.baseline_cycles);
+        "is 1 % faster than the kernel as written ({} cycles){}\n",
+        a.baseline_cycles, a.atomic_cause().empty() ? "" : ": " + a.atomic_cause());
   else
     fmt::print(
         "  no atomic fix recommended: neither could be written into the kernel and checked (the "
@@ -321,6 +321,7 @@ nlohmann::json report_json(const fix::FixReport& rep, const Arch& arch, bool cut
                          {"note", a.note},
                          {"cause", a.cause},
                          {"why_none", a.why_none()},
+                         {"atomic_cause", a.atomic_cause()},
                          {"lines", nlohmann::json::array()},
                          {"candidates", nlohmann::json::array()},
                          {"replication", nlohmann::json::array()},

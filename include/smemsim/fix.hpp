@@ -113,6 +113,9 @@ struct ArrayFix {
   const Replication* best_replication() const;
   // Aggregation applied as code and at least 1 % faster than the kernel as written.
   bool aggregation_recommended() const;
+  // Why no atomic fix helps where a warp's lanes update one word (a warp on one word) and neither
+  // fix is recommended, and the change of owner that would remove it; "" otherwise.
+  std::string atomic_cause() const;
 };
 
 struct FixReport {

@@ -6,6 +6,25 @@
 
 #include "fix/fix_internal.hpp"
 
+namespace smemsim::fix {
+
+std::string ArrayFix::atomic_cause() const {
+  if (max_position < 2 || best_replication() || aggregation_recommended()) return "";
+  if (max_position <= 4)
+    return fmt::format(
+        "at most {} lanes of a warp update one word: their serialization costs less than the "
+        "copies' merge or the match that would remove it",
+        max_position);
+  return fmt::format(
+      "up to {} lanes of a warp update one word, but removing that as written costs more than "
+      "it saves (the kernel's time is elsewhere, or the merge is long); a different owner of "
+      "each word would: one thread per word adding up its updates (the values sorted by word "
+      "first), or a copy per warp merged once at the end",
+      max_position);
+}
+
+}  // namespace smemsim::fix
+
 namespace smemsim::fix::detail {
 
 std::optional<WarpRows> warp_rows(const WarpAccess& wa) {
