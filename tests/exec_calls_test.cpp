@@ -141,6 +141,7 @@ TEST(ExecCalls, UndefinedFunctionsAndWrongArgumentsAreNamed) {
   const std::string ptx = R"(.version 7.0
 .target sm_75
 .address_size 64
+.extern .func (.param .b32 r) puts(.param .b64 f, .param .b64 a);
 .extern .func (.param .b32 r) vprintf(.param .b64 f, .param .b64 a);
 .func (.param .b32 r) one(.param .b32 x)
 {
@@ -153,23 +154,33 @@ TEST(ExecCalls, UndefinedFunctionsAndWrongArgumentsAreNamed) {
   .param .b64 f;
   .param .b64 a;
   .param .b32 r;
-  call.uni (r), vprintf, (f, a);
+  call.uni (r), puts, (f, a);
   }
   {
   .param .b32 r;
   call.uni (r), one, ();
   }
+  {
+  .param .b64 f;
+  .param .b32 r;
+  call.uni (r), vprintf, (f);
+  }
   ret;
 }
 )";
   const ptx::Module m = ptx::parse(ptx, "u.ptx");
-  ASSERT_EQ(m.kernels[0].unsupported.size(), 2u);
-  EXPECT_EQ(m.kernels[0].unsupported[0].line, 16u);
+  ASSERT_EQ(m.kernels[0].unsupported.size(), 3u);
+  EXPECT_EQ(m.kernels[0].unsupported[0].line, 17u);
   EXPECT_NE(m.kernels[0].unsupported[0].message.find(
-                "call to 'vprintf', which has no body in the module"),
-            std::string::npos);
+                "call to 'puts', which has no body in the module (a library function: of those "
+                "only vprintf, printf's, and __assertfail, assert's, are built in)"),
+            std::string::npos)
+      << m.kernels[0].unsupported[0].message;
   EXPECT_EQ(m.kernels[0].unsupported[1].message,
             "call to 'one' with 0 arguments and 1 return value; it takes 1 and returns 1");
+  // printf and assert are built in (tests/debug_tools_test.cpp), with nvcc's arguments.
+  EXPECT_EQ(m.kernels[0].unsupported[2].message,
+            "call to 'vprintf' with 1 argument: nvcc's vprintf takes 2 and returns 1");
 }
 
 }  // namespace

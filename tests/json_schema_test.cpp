@@ -95,6 +95,8 @@ std::vector<Case> run_cases(const std::string& dir) {
   const std::string scan = std::string(SMEMSIM_CORPUS_PTX_DIR) + "/scan_pipeline.ptx";
   return {
       {"run", "run builtin:transpose --json"},
+      {"run", "run builtin:reduction --racecheck --json"},
+      {"racecheck", "racecheck builtin:histogram --json"},
       {"run", "run builtin:atomic_bench --conflicts 4 --json"},
       {"run", "run builtin:tm_hashtable --buckets 4 --arch southern-islands --json"},
       {"profile", "profile builtin:transpose --json"},

@@ -45,8 +45,8 @@ TEST(PtxErrors, UnsupportedInstructionNamesItAndItsLine) {
   EXPECT_EQ(unsupported_of(module_with("  mov.u32 %r1, 0;\n  suq.width.b32 %r1, [%r2];")),
             "snippet.ptx:9: unsupported PTX instruction 'suq.width.b32'");
   EXPECT_EQ(unsupported_of(module_with("  {\n  .param .b32 p;\n  call.uni foo, (p);\n  }")),
-            "snippet.ptx:10: call to 'foo', which has no body in the module (a declared library "
-            "function such as vprintf: printf and the like are not supported)");
+            "snippet.ptx:10: call to 'foo', which has no body in the module (a library function: "
+            "of those only vprintf, printf's, and __assertfail, assert's, are built in)");
   // An argument that is not a .param slot is malformed PTX.
   EXPECT_EQ(error_of(module_with("  call.uni foo, (%r1);")),
             "snippet.ptx:8: '%r1' is not a .param of the caller");

@@ -58,6 +58,7 @@ void add_hash_command(CLI::App& app);
 void add_hash_search(CLI::App* hash);  // cmd_hash_search.cpp
 void add_classify_command(CLI::App& app);
 void add_run_command(CLI::App& app);
+void add_racecheck_command(CLI::App& app);
 void add_profile_command(CLI::App& app);
 void add_sim_command(CLI::App& app);
 void add_fix_command(CLI::App& app);  // cmd_fix.cpp

@@ -27,6 +27,7 @@ void add_commands(CLI::App& app) {
   add_hash_command(app);
   add_classify_command(app);
   add_run_command(app);
+  add_racecheck_command(app);
   add_profile_command(app);
   add_sim_command(app);
   add_fix_command(app);

@@ -256,6 +256,7 @@ exec::Workload prepare(const LaunchOptions& o) {
 }  // namespace
 
 exec::Workload prepare_workload(const LaunchOptions& o) {
+  set_printf_stream(o.json ? stderr : stdout);
   exec::Workload w = prepare(o);
   if (const Embedding* e = embedding(); e && e->prepared) e->prepared(w);
   return w;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdio>
 #include <functional>
 #include <string>
 
@@ -27,6 +28,7 @@ struct LaunchOptions {
   std::string software_hash;  // builtins: --swhash K2,MASK (seed 002 §7.2)
   bool json = false;
   bool stats = false;
+  bool racecheck = false;                                      // run --racecheck
   std::uint64_t max_steps = exec::Executor::kDefaultMaxSteps;  // run, profile
   std::string max_memory = "4G";                               // the launch spec's buffers
   std::string arch_note;  // set by arch_from_target: the preset chosen from the PTX's .target
@@ -90,12 +92,23 @@ class LaunchProgress {
   std::chrono::steady_clock::time_point start_, last_;
 };
 
+// `racecheck`: check shared memory for races between warps (issue 45; RunSummary::hazards).
 RunSummary run_workload(exec::Workload& w, const Arch& arch, exec::AccessConsumer* consumer,
-                        std::uint64_t max_steps = exec::Executor::kDefaultMaxSteps);
+                        std::uint64_t max_steps = exec::Executor::kDefaultMaxSteps,
+                        bool racecheck = false);
 // The same with a consumer per launch (launch i of a pipeline; 0 for a single launch).
 RunSummary run_workload(exec::Workload& w, const Arch& arch,
                         const std::function<exec::AccessConsumer*(std::size_t)>& consumer_for,
-                        std::uint64_t max_steps);
+                        std::uint64_t max_steps, bool racecheck = false);
+// The kernels' printf output so far (issue 45), taken from the workload's memory into `s` and
+// written as the program's own output: on stdout, or on stderr under --json (stdout is the
+// document); a note on stderr when the buffer lost calls. Commands that run kernels call it
+// after each launch, and before an error ends them (the output of a failing launch is shown).
+void emit_printf(exec::Workload& w, RunSummary* s);
+// Where emit_printf writes (prepare_workload sets it from --json).
+void set_printf_stream(std::FILE* f);
+// The hazards of `s` for people: none found, or one paragraph per hazard (docs/exec.md).
+void print_hazards(const exec::Workload& w, const RunSummary& s);
 
 // "kernel K: grid G x block B, shared ..." and the reference verdict, for the human output.
 // Lines past `width` columns are wrapped at ", " (0: no limit; profile fits 100 columns).

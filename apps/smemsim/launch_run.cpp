@@ -48,15 +48,41 @@ std::function<void(std::uint64_t, std::uint64_t)> LaunchProgress::callback() {
   return [this](std::uint64_t d, std::uint64_t t) { (*this)(d, t); };
 }
 
+namespace {
+std::FILE* g_printf_stream = stdout;
+}  // namespace
+
+void set_printf_stream(std::FILE* f) {
+  g_printf_stream = f;
+}
+
+void emit_printf(exec::Workload& w, RunSummary* s) {
+  if (w.memory.printf_log.empty()) return;
+  const exec::PrintfLog::Taken t = w.memory.printf_log.take();
+  std::fflush(stdout);
+  std::fwrite(t.text.data(), 1, t.text.size(), g_printf_stream);
+  std::fflush(g_printf_stream);
+  if (t.dropped)
+    fmt::print(stderr,
+               "printf: the oldest {} call{} of output were lost: they did not fit in the {}-byte "
+               "printf buffer, which keeps the newest output as the GPU's does (raise "
+               "printf_buffer in the launch spec, cudaLimitPrintfFifoSize)\n",
+               t.dropped, t.dropped == 1 ? "" : "s", t.limit);
+  if (s) {
+    s->printf_output += t.text;
+    s->printf_dropped += t.dropped;
+  }
+}
+
 RunSummary run_workload(exec::Workload& w, const Arch& arch, exec::AccessConsumer* consumer,
-                        std::uint64_t max_steps) {
+                        std::uint64_t max_steps, bool racecheck) {
   return run_workload(
-      w, arch, [consumer](std::size_t) { return consumer; }, max_steps);
+      w, arch, [consumer](std::size_t) { return consumer; }, max_steps, racecheck);
 }
 
 RunSummary run_workload(exec::Workload& w, const Arch& arch,
                         const std::function<exec::AccessConsumer*(std::size_t)>& consumer_for,
-                        std::uint64_t max_steps) {
+                        std::uint64_t max_steps, bool racecheck) {
   RunSummary s;
   set_activity(
       fmt::format("running {}: try a smaller launch (fewer blocks, smaller buffers)", w.name));
@@ -70,7 +96,19 @@ RunSummary run_workload(exec::Workload& w, const Arch& arch,
     ex.set_max_steps(max_steps);
     LaunchProgress progress;
     ex.set_progress(progress.callback());
-    ex.run();
+    ex.set_racecheck(racecheck);
+    try {
+      ex.run();
+    } catch (...) {
+      emit_printf(w, &s);  // what the failing launch printed before it failed
+      throw;
+    }
+    emit_printf(w, &s);
+    s.racecheck = racecheck;
+    for (exec::RaceHazard& h : ex.race_hazards()) {
+      h.kernel = steps[i].kernel;
+      s.hazards.push_back(std::move(h));
+    }
     const exec::ExecStats& st = ex.stats();
     s.stats.add(st);
     s.shared = ex.shared_layout();
@@ -138,9 +176,51 @@ void print_speed(const RunSummary& s) {
              double(s.stats.warp_instructions) / t / 1e6);
 }
 
+void print_hazards(const exec::Workload& w, const RunSummary& s) {
+  if (!s.racecheck) return;
+  if (s.hazards.empty()) {
+    fmt::print(
+        "racecheck: no shared-memory hazard between warps ({} shared warp accesses "
+        "checked)\n",
+        s.stats.shared_accesses);
+    return;
+  }
+  fmt::print(
+      "racecheck: {} shared-memory hazard{} between warps of a block with no barrier "
+      "between the two accesses:\n",
+      s.hazards.size(), s.hazards.size() == 1 ? "" : "s");
+  for (const exec::RaceHazard& h : s.hazards) {
+    const ptx::Kernel& k = exec::find_kernel(w.module, h.kernel);
+    const auto line = [&](std::uint32_t pc) {
+      const ptx::Instruction& ins = k.code[pc];
+      const std::string cu = exec::cuda_location(w.module, ins);
+      const std::string text = exec::cuda_source_text(w.module, ins);
+      return fmt::format("{}{} `{}`{}", cu.empty() ? "" : cu + " ",
+                         fmt::format("(PTX line {})", ins.ptx_line), ptx::to_string(k, ins),
+                         text.empty() ? "" : "  " + text);
+    };
+    const bool read_first = h.kind == exec::RaceHazard::Kind::WriteAfterRead;
+    const bool read_second = h.kind == exec::RaceHazard::Kind::ReadAfterWrite;
+    fmt::print("  {} on {}:\n", exec::to_string(h.kind),
+               h.array.empty() ? "shared memory" : fmt::format("shared array '{}'", h.array));
+    fmt::print("    {} by one warp:    {}\n", read_first ? "read " : "write", line(h.first));
+    fmt::print("    then {} by another: {}\n", read_second ? "read " : "write", line(h.second));
+    const exec::Dim3& g = w.launch.grid;
+    const std::uint64_t b = h.first_block;
+    fmt::print(
+        "    {} warp access{} in {} block{} (first in block ({},{},{})); a __syncthreads() "
+        "between the two orders them\n",
+        h.count, h.count == 1 ? "" : "es", h.blocks, h.blocks == 1 ? "" : "s", b % g.x,
+        (b / g.x) % g.y, b / (std::uint64_t(g.x) * g.y));
+  }
+}
+
 void fail_on_mismatch(const RunSummary& s) {
   if (!s.mismatch.empty() && !embedding())
     throw std::runtime_error("the result does not match the CPU reference");
+  if (!s.hazards.empty() && !embedding())
+    throw std::runtime_error(fmt::format("racecheck found {} shared-memory hazard{}",
+                                         s.hazards.size(), s.hazards.size() == 1 ? "" : "s"));
 }
 
 }  // namespace smemsim::cli

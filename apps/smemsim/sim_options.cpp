@@ -92,7 +92,13 @@ SimRun simulate(exec::Workload& w, const ptx::Kernel& kernel, const Arch& arch, 
   set_activity(
       fmt::format("simulating {}: try a smaller launch (fewer blocks, smaller buffers)", w.name));
   timing::GpuSim sim(w.module, kernel, arch, w.launch, w.memory, to);
-  run.stats = sim.run();
+  try {
+    run.stats = sim.run();
+  } catch (...) {
+    emit_printf(w, &run.summary);  // what the failing launch printed before it failed
+    throw;
+  }
+  emit_printf(w, &run.summary);
   run.summary.stats = sim.exec_stats();
   run.summary.shared = sim.shared_layout();
   run.summary.seconds = run.stats.seconds;
@@ -133,7 +139,14 @@ SimPipeline simulate_pipeline(exec::Workload& w, const Arch& arch, const SimOpti
     set_activity(fmt::format("simulating launch {} of {} ({}): try a smaller launch", i + 1,
                              w.pipeline.size(), ptx::demangle(step.kernel)));
     timing::GpuSim sim(w.module, kernel, arch, step.launch, w.memory, to);
-    timing::TimingStats st = sim.run();
+    timing::TimingStats st;
+    try {
+      st = sim.run();
+    } catch (...) {
+      emit_printf(w, &p.summary);
+      throw;
+    }
+    emit_printf(w, &p.summary);
     const exec::ExecStats es = sim.exec_stats();
     p.summary.stats.add(es);
     p.summary.shared = sim.shared_layout();

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "smemsim/arch.hpp"
+#include "smemsim/debug.hpp"
 #include "smemsim/ptx.hpp"
 #include "smemsim/texture.hpp"
 #include "smemsim/tm.hpp"
@@ -71,6 +72,7 @@ struct Buffer {
 struct GlobalMemory {
   std::vector<Buffer> buffers;
   std::vector<Texture> textures;
+  PrintfLog printf_log;  // the kernels' printf output (issue 45)
 
   std::uint32_t add(Buffer b);           // returns the index
   Buffer& get(const std::string& name);  // throws InputError if absent
@@ -164,6 +166,8 @@ struct Launch {
   // -1: the driver's default (the smallest carve-out that holds the launch's shared memory). The
   // cycle model's caches only (docs/timing.md "Caches").
   std::int32_t carveout_percent = -1;
+  // cudaLimitPrintfFifoSize: the bytes of printf output kept (the newest; 1 MiB as CUDA's default).
+  std::uint64_t printf_bytes = std::uint64_t{1} << 20;
 };
 
 // Receives every shared-memory WarpAccess, in issue order. The reference is valid during the call.
@@ -324,6 +328,12 @@ class Executor {
   // in SM order, so that SMs can execute on different threads and give the same results.
   void set_defer_global(bool on);
   void commit_global();
+
+  // Shared-memory race checking (issue 45, `smemsim racecheck`): off by default; when on, every
+  // shared access is checked against the block's earlier accesses since its last barrier.
+  void set_racecheck(bool on);
+  // The hazards found so far, by kind, then the first and second instruction.
+  std::vector<RaceHazard> race_hazards() const;
 
   const ExecStats& stats() const;
 

@@ -30,6 +30,12 @@ struct RunSummary {
     SharedLayout shared;
   };
   std::vector<Step> steps;
+  // The kernels' printf output (issue 45), and the calls lost to the printf buffer's size.
+  std::string printf_output;
+  std::uint64_t printf_dropped = 0;
+  // `run --racecheck` / `racecheck`: whether it ran, and the shared-memory hazards it found.
+  bool racecheck = false;
+  std::vector<RaceHazard> hazards;
 };
 
 }  // namespace smemsim::exec

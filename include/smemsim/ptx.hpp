@@ -280,11 +280,17 @@ struct Symbol {
 
 // A `call` of a kernel (or of a function linked into it): the caller's .param slots for the return
 // values and the arguments (symbol indices), and, once linked, the function called.
+// A library function a kernel may call without its body in the module, which the executor runs
+// itself (issue 45): printf's vprintf(format, args) and assert's __assertfail(message, file, line,
+// function, char size).
+enum class Builtin : std::uint8_t { None, Printf, AssertFail };
+
 struct CallSite {
   std::string callee;
   std::vector<std::uint32_t> rets, args;
   std::uint32_t line = 0;
   std::uint32_t function = kNone;  // index into Kernel::functions (kNone: not linked)
+  Builtin builtin = Builtin::None;  // a builtin (function stays kNone)
 };
 
 // A device function linked into a kernel (ptx::parse appends each .func a kernel calls, directly or

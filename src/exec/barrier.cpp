@@ -48,6 +48,8 @@ void release(Impl& im, Cta& cta, std::uint8_t id) {
     w.bar_red_pc = kNoRow;
   }
   b = Barrier{};
+  if (im.race) [[unlikely]]
+    race_barrier(im, cta);
 }
 
 }  // namespace

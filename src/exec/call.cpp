@@ -63,10 +63,15 @@ void finish_frame(Impl& im, Cta& cta, Warp& w) {
 
 }  // namespace
 
-void exec_call(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
+std::uint16_t exec_call(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
   const ptx::Instruction& ins = im.kernel.code[pc];
   const std::size_t c = std::size_t(ins.ops[0].imm);
   const CallInfo& ci = im.calls[c];
+  if (ci.builtin != ptx::Builtin::None) {
+    const std::uint16_t sectors = exec_builtin(im, cta, w, pc, m, ci);
+    ++w.stack.back().pc;
+    return sectors;
+  }
   if (w.frames.size() >= kMaxCallDepth)
     im.fail(cta, w, std::countr_zero(m), pc,
             fmt::format("call depth above {} (unbounded recursion?) calling '{}'", kMaxCallDepth,
@@ -91,6 +96,7 @@ void exec_call(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
   w.stack.push_back({ci.entry, kNoRow, m});
   f.base = w.stack.size() - 1;
   w.frames.push_back(std::move(f));
+  return 0;
 }
 
 void exec_function_return(Impl& im, Cta& cta, Warp& w, LaneMask m) {

@@ -145,6 +145,9 @@ struct CallInfo {
   std::uint32_t entry = 0, reg_begin = 0, reg_end = 0;
   std::uint64_t local_begin = 0, local_end = 0;
   bool save = false;  // the callee is recursive: save and restore its registers and slots
+  // printf or assert, run by the executor (builtin.cpp): `args` and `rets` hold the caller's slots
+  // (src) and their bytes.
+  ptx::Builtin builtin = ptx::Builtin::None;
   struct Copy {
     std::uint64_t src = 0, dst = 0, bytes = 0;
   };
@@ -162,6 +165,10 @@ struct Cta {
   std::uint64_t linear = 0;
   std::unique_ptr<tm::CtaTm> tm;  // kernels with TX.Begin only
   int wg_owner = -1;              // the warp running in work-group serialization mode, or -1
+  std::uint32_t smid = 0;         // %smid (start_cta)
+  // Race checking (racecheck.cpp): the phase the CTA is in, new at its start and at every barrier
+  // that opens; a shadow entry of an older phase is stale.
+  std::uint32_t race_phase = 0;
 };
 
 struct Region {
@@ -315,6 +322,19 @@ struct Impl {
   LaneMask tm_conflicted = 0;
   bool defer_global = false;  // Executor::set_defer_global
   DeferredGlobal deferred;
+  // Executor::set_racecheck (racecheck.cpp): the shadow of each CTA slot's shared memory and the
+  // hazards found; null when off.
+  struct RaceState;
+  struct RaceStateDeleter {
+    void operator()(RaceState* r) const;
+  };
+  struct RacePtr : std::unique_ptr<RaceState, RaceStateDeleter> {
+    RacePtr() = default;
+    RacePtr(const RacePtr&) : std::unique_ptr<RaceState, RaceStateDeleter>() {}  // a sibling: none
+    RacePtr(RacePtr&&) = default;
+    RacePtr& operator=(const RacePtr&) = delete;
+    RacePtr& operator=(RacePtr&&) = default;
+  } race;
 
   std::uint64_t* row(Warp& w, std::uint32_t r) {
     return r < local_rows ? w.regs + std::size_t(r) * lanes
@@ -376,9 +396,19 @@ std::uint64_t convert(std::uint64_t src, const ptx::Instruction& ins);
 void exec_alu(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x, LaneMask m);
 // Device function calls (call.cpp): `call` for the lanes `m`; `ret` inside a function (the warp has
 // frames); after an exit, the frames whose lanes have all gone.
-void exec_call(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);
+// Returns the global sectors a builtin's call writes (printf's arguments), 0 otherwise.
+std::uint16_t exec_call(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);
 void exec_function_return(Impl& im, Cta& cta, Warp& w, LaneMask m);
 void finish_exited_frames(Impl& im, Cta& cta, Warp& w);
+// printf and assert (builtin.cpp) for the lanes `m` of a call to them.
+std::uint16_t exec_builtin(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m,
+                           const CallInfo& ci);
+// Race checking (racecheck.cpp): a shared access of the lanes `m` (offsets in im.addr, `bytes`
+// each); a CTA started; a barrier of the CTA opened.
+void race_access(Impl& im, const Cta& cta, const Warp& w, std::uint32_t pc, Op op, LaneMask m,
+                 std::uint32_t bytes);
+void race_cta_start(Impl& im, Cta& cta);
+void race_barrier(Impl& im, Cta& cta);
 inline constexpr std::size_t kMaxCallDepth = 1024;
 // Half precision and packing (alu_half.cpp): f16/bf16/x2 arithmetic, setp on halves, cvt to a
 // pair, mov {a, b}; false when `ins` is none of these (exec_alu goes on).

@@ -119,7 +119,7 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
     case Opcode::Call:
       ++writes;  // arguments copied to local memory
       if (exec) {
-        exec_call(*this, cta, w, pc, exec);
+        r.global_sectors = exec_call(*this, cta, w, pc, exec);
       } else {
         ++top.pc;
       }
@@ -400,6 +400,9 @@ void Executor::start_cta(std::uint32_t slot, std::uint64_t linear, std::uint32_t
   cta.live_warps = im.warps;
   cta.bars.fill(Barrier{});
   cta.wg_owner = -1;
+  cta.smid = smid;
+  if (im.race) [[unlikely]]
+    race_cta_start(im, cta);
   if (im.has_tx) {
     if (!cta.tm) cta.tm = std::make_unique<tm::CtaTm>(im.arch, im.threads, im.shared.total_bytes);
     im.tm_done.add(cta.tm->stats());

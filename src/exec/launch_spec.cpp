@@ -384,6 +384,15 @@ static void shared_keys(const SpecContext& c, const toml::table& t, Launch& laun
              "driver's choice)");
     launch.carveout_percent = static_cast<std::int32_t>(*v);
   }
+  if (const toml::node* n = t.get("printf_buffer")) {
+    // cudaDeviceSetLimit(cudaLimitPrintfFifoSize, N): at least one line's worth, at most 1 GiB.
+    auto v = n->value_exact<std::int64_t>();
+    if (!v || *v < 256 || *v > (std::int64_t{1} << 30))
+      c.fail(n,
+             "'printf_buffer' must be the bytes of printf output kept, 256 to 1073741824 "
+             "(cudaLimitPrintfFifoSize; default 1048576)");
+    launch.printf_bytes = static_cast<std::uint64_t>(*v);
+  }
 }
 
 void apply_launch_spec_text(std::string_view text, const std::string& origin, Workload& w,
@@ -398,10 +407,10 @@ void apply_launch_spec_text(std::string_view text, const std::string& origin, Wo
   for (const auto& [k, v] : root) {
     const std::string key(k.str());
     if (key != "kernel" && key != "grid" && key != "block" && key != "dynamic_shared" &&
-        key != "carveout" && key != "args" && key != "buffers" && key != "textures" &&
-        key != "symbols" && key != "launch")
+        key != "carveout" && key != "printf_buffer" && key != "args" && key != "buffers" &&
+        key != "textures" && key != "symbols" && key != "launch")
       c.fail(&v, fmt::format("unknown key '{}' (kernel, grid, block, dynamic_shared, carveout, "
-                             "args, buffers, textures, symbols, launch)",
+                             "printf_buffer, args, buffers, textures, symbols, launch)",
                              key));
   }
   if (const toml::node* n = root.get("kernel")) {
@@ -439,7 +448,8 @@ void apply_launch_spec_text(std::string_view text, const std::string& origin, Wo
   }
   if (const toml::node* ln = root.get("launch")) {
     // [[launch]] tables: a pipeline. The single-launch keys would be ambiguous beside them.
-    for (const char* key : {"kernel", "grid", "block", "dynamic_shared", "carveout", "args"})
+    for (const char* key :
+         {"kernel", "grid", "block", "dynamic_shared", "carveout", "printf_buffer", "args"})
       if (const toml::node* n = root.get(key))
         c.fail(n, fmt::format("'{}' belongs inside each [[launch]] when the spec has [[launch]] "
                               "tables",
@@ -452,9 +462,9 @@ void apply_launch_spec_text(std::string_view text, const std::string& origin, Wo
       for (const auto& [k, v] : t) {
         const std::string key(k.str());
         if (key != "kernel" && key != "grid" && key != "block" && key != "dynamic_shared" &&
-            key != "carveout" && key != "args")
+            key != "carveout" && key != "printf_buffer" && key != "args")
           c.fail(&v, fmt::format("[[launch]]: unknown key '{}' (kernel, grid, block, "
-                                 "dynamic_shared, carveout, args)",
+                                 "dynamic_shared, carveout, printf_buffer, args)",
                                  key));
       }
       Workload::Step step;

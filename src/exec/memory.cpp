@@ -207,6 +207,8 @@ template <bool Track>
 void emit_shared(Impl& im, const Warp& w, const Cta& cta, std::uint32_t pc, Op op,
                  LaneMask lanes_mask, int words) {
   if (!lanes_mask) return;
+  if (im.race) [[unlikely]]
+    race_access(im, cta, w, pc, op, lanes_mask, 4u * std::uint32_t(words));
   WarpAccess& wa = im.wa;
   wa.op = op;
   wa.pc = im.kernel.code[pc].ptx_line;

@@ -195,6 +195,15 @@ void Impl::setup_calls() {
   calls.resize(kernel.calls.size());
   for (std::size_t c = 0; c < kernel.calls.size(); ++c) {
     const ptx::CallSite& site = kernel.calls[c];
+    if (site.builtin != ptx::Builtin::None) {  // printf, assert: the caller's slots are enough
+      CallInfo& ci = calls[c];
+      ci.builtin = site.builtin;
+      for (const std::uint32_t a : site.args)
+        ci.args.push_back({sym_addr[a], 0, kernel.symbols[a].size_bytes()});
+      for (const std::uint32_t r : site.rets)
+        ci.rets.push_back({sym_addr[r], 0, kernel.symbols[r].size_bytes()});
+      continue;
+    }
     if (site.function == ptx::kNone) continue;  // unsupported: the kernel was refused above
     const ptx::LinkedFunction& f = kernel.functions[site.function];
     CallInfo& ci = calls[c];

@@ -58,6 +58,32 @@ Json run_json(const exec::Workload& w, const exec::RunSummary& s) {
     j["launches"] = launches;
   }
   if (w.report) j["report"] = w.report(w.memory);
+  if (s.racecheck) {
+    Json hs = Json::array();
+    for (const exec::RaceHazard& h : s.hazards) {
+      const ptx::Kernel* k = nullptr;
+      for (const ptx::Kernel& c : w.module.kernels)
+        if (c.name == h.kernel) k = &c;
+      const auto at = [&](std::uint32_t pc) -> Json {
+        if (!k || pc >= k->code.size()) return nullptr;
+        const ptx::Instruction& ins = k->code[pc];
+        return {{"ptx", ptx_location(w.module, ins)},
+                {"cuda", cuda_location(w.module, ins)},
+                {"instruction", ptx::to_string(*k, ins)}};
+      };
+      hs.push_back({{"kind", exec::to_string(h.kind)},
+                    {"kernel", h.kernel},
+                    {"array", h.array},
+                    {"first", at(h.first)},
+                    {"second", at(h.second)},
+                    {"accesses", h.count},
+                    {"blocks", h.blocks},
+                    {"first_block", h.first_block}});
+    }
+    j["racecheck"] = {{"hazards", hs}};
+  }
+  if (!s.printf_output.empty() || s.printf_dropped)
+    j["printf"] = {{"output", s.printf_output}, {"dropped_calls", s.printf_dropped}};
   if (s.checked)
     j["reference"] = {{"matches", s.mismatch.empty()},
                       {"details", s.mismatch},

@@ -56,11 +56,15 @@ class Linker {
         for (const Kernel& g : m_.functions)
           if (g.name == callee) f = &g;
         if (!f) {
+          if (const Builtin b = builtin_of(callee); b != Builtin::None) {
+            check_builtin(c, b);
+            continue;
+          }
           k_.unsupported.push_back(
               {line,
-               fmt::format("call to '{}', which has no body in the module (a declared "
-                           "library function such as vprintf: printf and the like are not "
-                           "supported)",
+               fmt::format("call to '{}', which has no body in the module (a library "
+                           "function: of those only vprintf, printf's, and __assertfail, "
+                           "assert's, are built in)",
                            callee),
                {},
                {}});
@@ -106,6 +110,29 @@ class Linker {
         }
       }
     }
+  }
+
+  // printf and assert (issue 45): the executor runs them (exec/builtin.cpp) when the call has
+  // the arguments nvcc passes.
+  static Builtin builtin_of(const std::string& name) {
+    if (name == "vprintf") return Builtin::Printf;
+    if (name == "__assertfail") return Builtin::AssertFail;
+    return Builtin::None;
+  }
+  void check_builtin(std::size_t c, Builtin b) {
+    CallSite& site = k_.calls[c];
+    const std::size_t nargs = b == Builtin::Printf ? 2 : 5, nrets = b == Builtin::Printf ? 1 : 0;
+    if (site.args.size() != nargs || site.rets.size() > nrets) {
+      k_.unsupported.push_back(
+          {site.line,
+           fmt::format("call to '{}' with {} argument{}: nvcc's {} takes {} and returns {}",
+                       site.callee, site.args.size(), site.args.size() == 1 ? "" : "s", site.callee,
+                       nargs, nrets),
+           {},
+           {}});
+      return;
+    }
+    site.builtin = b;
   }
 
   const Module& m_;

@@ -195,13 +195,22 @@ std::vector<InstInfo> decode_kernel(const ptx::Kernel& kernel) {
     info.unit = unit_of(ins);
     if (info.unit == Unit::Tensor) info.tensor_work = tensor_work_of(ins);
     info.space = space_of(ins);
+    // printf (issue 45): a global write of its arguments to the runtime's buffer, as the GPU's
+    // vprintf makes it (the executor counts its sectors).
+    const bool is_printf =
+        ins.op == Opcode::Call && std::size_t(ins.ops[0].imm) < kernel.calls.size() &&
+        kernel.calls[std::size_t(ins.ops[0].imm)].builtin == ptx::Builtin::Printf;
+    if (is_printf) {
+      info.unit = Unit::Global;
+      info.space = Space::Global;
+    }
     // An mbarrier's init and arrivals update the object in place, as atomics do.
     info.atomic = ins.op == Opcode::Atom || ins.op == Opcode::Red ||
                   (ins.op == Opcode::Mbarrier && ptx::MbarOp(ins.comp) != ptx::MbarOp::TestWait &&
                    ptx::MbarOp(ins.comp) != ptx::MbarOp::TryWait &&
                    ptx::MbarOp(ins.comp) != ptx::MbarOp::PendingCount);
     info.store = ins.op == Opcode::St || ins.op == Opcode::Stmatrix ||
-                 ins.op == Opcode::WmmaStore || ins.op == Opcode::CpAsync;
+                 ins.op == Opcode::WmmaStore || ins.op == Opcode::CpAsync || is_printf;
     info.async_copy = ins.op == Opcode::CpAsync;
     info.async_commit =
         ins.op == Opcode::CpAsyncCommit || (ins.op == Opcode::CpAsyncWait && ins.has(ptx::kUni));
