@@ -91,3 +91,30 @@ extern "C" __global__ void atomic_count(int* out) {
   __syncthreads();
   if (threadIdx.x == 0) out[blockIdx.x] = count;
 }
+
+// Producer/consumer on named barriers: warps 0-1 write, arrive at barrier 1 and go on; warps 2-3
+// wait at it (128 threads) and read. Correct: the barrier orders the writes before the reads.
+extern "C" __global__ void named_handoff(int* out) {
+  __shared__ int buf[64];
+  const int t = threadIdx.x;
+  if (t < 64) {
+    buf[t] = t * 3;
+    asm volatile("bar.arrive 1, 128;" ::: "memory");
+  } else {
+    asm volatile("bar.sync 1, 128;" ::: "memory");
+    out[t - 64] = buf[127 - t];
+  }
+}
+
+// The same with the consumers synchronizing only with each other (barrier 2, 64 threads): a
+// barrier orders only the warps that take part in it, so the reads race with the writes.
+extern "C" __global__ void named_handoff_wrong(int* out) {
+  __shared__ int buf[64];
+  const int t = threadIdx.x;
+  if (t < 64) {
+    buf[t] = t * 3;
+  } else {
+    asm volatile("bar.sync 2, 64;" ::: "memory");
+    out[t - 64] = buf[127 - t];
+  }
+}

@@ -96,8 +96,8 @@ TEST(DebugTools, PrintfUnderJsonAndSim) {
   EXPECT_NE(t.out.find("no arguments\nshared memory [    42]\n"), std::string::npos) << t.out;
 }
 
-// The circular buffer keeps the newest output: 64 threads print 24-byte lines ("t=%d ..." padded
-// by the kernel's own widths) into a 256-byte buffer: the last 10 calls fit (240 bytes).
+// The circular buffer keeps the newest output: 40 blocks of printf_misc print 13 + 23 bytes each
+// into a 256-byte buffer.
 TEST(DebugTools, PrintfBufferKeepsTheNewestOutput) {
   const std::string s = spec("pb.toml",
                              "kernel = \"printf_misc\"\ngrid = 40\nblock = 2\nargs = [\"out\"]\n"
@@ -191,6 +191,25 @@ TEST(DebugTools, RacecheckFindsWriteAfterReadAndWriteAfterWrite) {
   EXPECT_EQ(r.exit_code, 1) << r.out;
   EXPECT_NE(r.out.find("\"kind\": \"write after write\""), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"accesses\": 3"), std::string::npos) << r.out;
+}
+
+// A named barrier orders exactly the warps that take part in it: the consumers' own barrier does
+// not order the producers' writes (named_handoff_wrong: a read after write between
+// `buf[t] = t * 3` and `out[t - 64] = buf[127 - t]`), barrier 1 between both does (named_handoff);
+// cooperative groups' multi-warp tiles synchronize through acquire/release flags (cg_tiles).
+TEST(DebugTools, RacecheckFollowsNamedBarriersAndFlags) {
+  CliResult r = cli("racecheck " + kPtx + " --launch " + race_spec("named_handoff_wrong", 2, 128));
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("read after write on shared array 'named_handoff_wrong::buf'"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("in 2 blocks"), std::string::npos) << r.out;
+  r = cli("racecheck " + kPtx + " --launch " + race_spec("named_handoff", 2, 128));
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  r = cli("racecheck " + std::string(SMEMSIM_SOURCE_DIR) + "/kernels/ptx/cg_tiles.ptx --launch " +
+          race_spec("cg_tile_sums", 1, 256) + " --arch ampere-a100");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("racecheck: no shared-memory hazard"), std::string::npos) << r.out;
 }
 
 // Correct kernels report nothing: barriers between the steps, __syncwarp in one warp's tail,

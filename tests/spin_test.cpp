@@ -14,8 +14,8 @@
 //   flag; the other warp spins on the flag. The spinner's state repeats, but the counting warp's
 //   does not (its counter grows), so the cycle model must not stop it; every thread then writes
 //   the flag's value, 400,000. Under run, warps run in index order until a barrier: with the
-//   producer first it finishes; with the spinner first, the spinner never sees the store, and run
-//   says so (sim interleaves the warps and finishes).
+//   producer first it finishes; with the spinner first, the spinner is found spinning and passes
+//   its turn to the producer, and then finishes too (sim interleaves the warps).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -198,15 +198,11 @@ TEST(Spin, WarpsThatWaitForAnotherThatGetsThereAreNotStopped) {
       every_thread_saw_the_count(what);
     }
     std::remove(out.c_str());
+    // run: with the spinner first, it is found spinning within its turn and passes the turn to
+    // the producer (issue 45: cooperative groups' multi-warp tiles wait for each other so).
     const CliResult r = cli("run " + ptx + " --launch " + spec + " --grid 1 --block 64");
-    if (producer == 0) {
-      EXPECT_EQ(r.exit_code, 0) << r.out;
-      every_thread_saw_the_count("run, producer warp 0");
-    } else {
-      EXPECT_EQ(r.exit_code, 2) << r.out;
-      EXPECT_NE(r.out.find("warp 0 of block (0,0,0) spins at"), std::string::npos) << r.out;
-      EXPECT_NE(r.out.find("sim interleaves them"), std::string::npos) << r.out;
-    }
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    every_thread_saw_the_count("run, producer warp " + std::to_string(producer));
   }
 }
 

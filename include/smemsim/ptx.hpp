@@ -49,6 +49,10 @@ enum class Opcode : std::uint8_t {
   // Split barriers in shared memory (issue 27: cuda::barrier, cuda::pipeline): mbarrier.* and
   // cp.async.mbarrier.arrive (the kind in Instruction::comp, MbarOp), and nanosleep.
   Mbarrier, Nanosleep,
+  // Issue 45: bmsk (a bit-field mask: libcu++'s cuda::bitmask, every CUB radix sort), prefetch /
+  // prefetchu (no functional effect) and createpolicy (an L2 cache policy for .L2::cache_hint:
+  // opaque, no functional effect).
+  Bmsk, Prefetch, Createpolicy,
 };
 // What an Opcode::Mbarrier does (PTX ISA "mbarrier"): init, arrive, arrive_drop, test_wait,
 // try_wait, inval, pending_count, and cp.async.mbarrier.arrive.
@@ -160,6 +164,9 @@ enum Flag : std::uint32_t {
   kXorPopc = 1 << 25,     // mma/wmma.mma on .b1: .xor.popc (otherwise .and.popc)
   kNoComplete = 1 << 26,  // mbarrier.arrive(_drop).noComplete; cp.async.mbarrier.arrive.noinc
   kParity = 1 << 27,      // mbarrier.test_wait/try_wait.parity: the operand is a phase parity
+  // ld/st/atom/red with a memory order (.relaxed, .acquire, .release, .acq_rel, .sc): a strong
+  // access that synchronizes (racecheck, issue 45); no functional effect here.
+  kStrong = 1 << 28,
 };
 
 enum class OperandKind : std::uint8_t {
@@ -289,7 +296,7 @@ struct CallSite {
   std::string callee;
   std::vector<std::uint32_t> rets, args;
   std::uint32_t line = 0;
-  std::uint32_t function = kNone;  // index into Kernel::functions (kNone: not linked)
+  std::uint32_t function = kNone;   // index into Kernel::functions (kNone: not linked)
   Builtin builtin = Builtin::None;  // a builtin (function stays kNone)
 };
 

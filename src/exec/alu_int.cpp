@@ -109,6 +109,21 @@ bool exec_int_intrinsic(Impl& im, Warp& w, const ptx::Instruction& ins, const XI
         d[l] = std::uint64_t(ins.has(ptx::kShfClamp) ? bits - 1 - pos : pos);
       });
       return true;
+    case Opcode::Bmsk:  // PTX ISA "bmsk": the mask of b bits from position a (.clamp: each at most
+                        // 32; .wrap: each mod 32), bits at or past 32 dropped
+      each_lane(m, [&](int l) {
+        const bool clamp = ins.has(ptx::kShfClamp);
+        const std::uint64_t pos =
+            clamp ? std::min<std::uint64_t>(a[l] & 0xffffffffu, 32) : a[l] & 31;
+        const std::uint64_t width =
+            clamp ? std::min<std::uint64_t>(b[l] & 0xffffffffu, 32) : b[l] & 31;
+        const std::uint64_t end = std::min<std::uint64_t>(pos + width, 32);
+        d[l] = ((std::uint64_t{1} << end) - 1) & ~((std::uint64_t{1} << pos) - 1) & 0xffffffffu;
+      });
+      return true;
+    case Opcode::Createpolicy:  // an opaque policy (no functional effect): a fixed value
+      each_lane(m, [&](int l) { d[l] = 0x0c0de0000000u; });
+      return true;
     case Opcode::Fns:  // the offset-th set bit of the mask from base, upward or downward
       each_lane(m, [&](int l) {
         const std::uint32_t mask = std::uint32_t(a[l]);

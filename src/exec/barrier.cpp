@@ -38,6 +38,8 @@ void release(Impl& im, Cta& cta, std::uint8_t id) {
   for (Warp& w : cta.warps) {
     if (w.state != WarpState::AtBarrier || w.bar_id != id) continue;
     w.state = WarpState::Ready;
+    if (im.race) [[unlikely]]
+      race_released(im, cta, w, id);
     if (w.bar_red_pc == kNoRow) continue;
     const ptx::Instruction& ins = im.kernel.code[w.bar_red_pc];
     std::uint64_t* d = im.row(w, im.xcode[w.bar_red_pc].row[0]);
@@ -49,7 +51,7 @@ void release(Impl& im, Cta& cta, std::uint8_t id) {
   }
   b = Barrier{};
   if (im.race) [[unlikely]]
-    race_barrier(im, cta);
+    race_reset_barrier(im, cta, id);
 }
 
 }  // namespace
@@ -90,6 +92,8 @@ void exec_barrier(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
   b.expected = expected;
   b.threads = threads;
   ++b.arrived;
+  if (im.race) [[unlikely]]
+    race_arrive(im, cta, w, static_cast<std::uint8_t>(id));
   if (red) {
     const XInst& x = im.xcode[pc];
     const std::uint64_t* c = im.row(w, x.row[ins.num_ops - 1]);

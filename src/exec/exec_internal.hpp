@@ -166,9 +166,6 @@ struct Cta {
   std::unique_ptr<tm::CtaTm> tm;  // kernels with TX.Begin only
   int wg_owner = -1;              // the warp running in work-group serialization mode, or -1
   std::uint32_t smid = 0;         // %smid (start_cta)
-  // Race checking (racecheck.cpp): the phase the CTA is in, new at its start and at every barrier
-  // that opens; a shadow entry of an older phase is stale.
-  std::uint32_t race_phase = 0;
 };
 
 struct Region {
@@ -279,6 +276,10 @@ struct Impl {
   SharedCode xcode;  // shared with sibling executors (one copy in the cache for every SM)
   SharedLayout shared;
   std::uint64_t local_bytes = 0;  // per thread
+  // The reserved shared memory's offset (prepare.cpp: only for a kernel that reads a
+  // %reserved_smem_* register; kNoRow otherwise) and size.
+  std::uint32_t reserved_smem = kNoRow;
+  static constexpr std::uint32_t kReservedSmemBytes = 1024;
   std::vector<std::uint8_t> params;
   std::vector<Region> regions;  // region id - 1
   // The module's variables: a copy is empty (a sibling's regions point at the primary's; a
@@ -318,7 +319,6 @@ struct Impl {
   std::uint64_t writes = 0;
   // mbarrier inits and arrivals so far: run() tells a wait that others can end from a deadlock.
   std::uint64_t mbar_epoch = 0;
-  bool spin_throws = false;  // run(): a spinning warp is an error at once
   LaneMask tm_conflicted = 0;
   bool defer_global = false;  // Executor::set_defer_global
   DeferredGlobal deferred;
@@ -404,11 +404,15 @@ void finish_exited_frames(Impl& im, Cta& cta, Warp& w);
 std::uint16_t exec_builtin(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m,
                            const CallInfo& ci);
 // Race checking (racecheck.cpp): a shared access of the lanes `m` (offsets in im.addr, `bytes`
-// each); a CTA started; a barrier of the CTA opened.
+// each); a CTA started; a warp arrived at barrier `id`, was released from it, exited; the barrier
+// opened (after its warps were released).
 void race_access(Impl& im, const Cta& cta, const Warp& w, std::uint32_t pc, Op op, LaneMask m,
                  std::uint32_t bytes);
 void race_cta_start(Impl& im, Cta& cta);
-void race_barrier(Impl& im, Cta& cta);
+void race_arrive(Impl& im, const Cta& cta, const Warp& w, std::uint8_t id);
+void race_released(Impl& im, const Cta& cta, const Warp& w, std::uint8_t id);
+void race_reset_barrier(Impl& im, const Cta& cta, std::uint8_t id);
+void race_exit(Impl& im, const Cta& cta, const Warp& w);
 inline constexpr std::size_t kMaxCallDepth = 1024;
 // Half precision and packing (alu_half.cpp): f16/bf16/x2 arithmetic, setp on halves, cvt to a
 // pair, mov {a, b}; false when `ins` is none of these (exec_alu goes on).

@@ -49,6 +49,8 @@ inline void normalize(Warp& w) {
 void Impl::warp_done(Cta& cta, Warp& w) {
   w.state = WarpState::Done;
   if (!w.copies.empty()) land_copies(*this, cta, w, 0, true);  // cp.async still in flight
+  if (race) [[unlikely]]
+    race_exit(*this, cta, w);
   --cta.live_warps;
   release_barriers(*this, cta);  // a barrier of every live warp may now be complete
 }
@@ -207,6 +209,7 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
       normalize(w);
       break;
     case Opcode::Membar:
+    case Opcode::Prefetch:  // a hint: no functional effect
       ++top.pc;
       normalize(w);
       break;

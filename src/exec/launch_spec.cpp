@@ -238,8 +238,9 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
         const toml::node& e = (*values)[std::size_t(i)];
         const auto iv = e.value_exact<std::int64_t>();
         const auto fv = iv ? std::optional<double>(double(*iv)) : e.value<double>();
-        if (!fv || !std::isfinite(*fv) || (!fl && !iv && std::fabs(*fv) >= 9.2e18))
-          c.fail(&e, fmt::format("{}: values[{}] must be a finite number", who, i));
+        if (!fv || (!fl && !std::isfinite(*fv)) || (!fl && !iv && std::fabs(*fv) >= 9.2e18))
+          c.fail(&e, fmt::format("{}: values[{}] must be a {}", who, i,
+                                 fl ? "number" : "finite number (the buffer holds integers)"));
         if (!fl && !iv && *fv != std::floor(*fv))
           c.fail(&e, fmt::format("{}: values[{}] = {} is not a whole number, and the buffer "
                                  "holds integers",
@@ -249,7 +250,7 @@ Buffer make_buffer(const SpecContext& c, const std::string& name, const toml::ta
         store(b, std::uint64_t(i), *fv, iv ? *iv : fl ? 0 : std::int64_t(*fv), fl);
       }
     } else if (init == "fill") {
-      const double v = fl ? num(c, t, "value", 0) : 0;
+      const double v = fl ? num(c, t, "value", 0, false, true) : 0;
       const std::int64_t n = fl ? 0 : inum(c, t, "value", 0);
       if (t.get("value"))
         check_fits(c, t.get("value"), who + ": value", b.type, fl ? (long double)v : n);

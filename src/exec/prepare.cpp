@@ -102,6 +102,40 @@ std::uint64_t imm_bits(const ptx::Operand& o, Type t) {
   return static_cast<std::uint64_t>(o.imm);
 }
 
+// A kernel's name for a message: demangled, and past 80 characters its first 77 and "..." (a
+// CUTLASS kernel's template name runs to thousands of characters).
+std::string message_name(const std::string& mangled) {
+  std::string n = ptx::demangle(mangled);
+  if (n.size() > 80) n = n.substr(0, 77) + "...";
+  return n;
+}
+
+// " (and 79 more: bmsk ×29, prefetch ×20, ...)": what else the kernel uses that cannot run, by
+// instruction (or by message for the other kinds), most frequent first.
+std::string more_unsupported(const ptx::Kernel& k) {
+  if (k.unsupported.size() < 2) return "";
+  std::map<std::string, std::size_t> count;
+  for (std::size_t i = 1; i < k.unsupported.size(); ++i) {
+    const std::string& m = k.unsupported[i].message;
+    constexpr std::string_view kPrefix = "unsupported PTX instruction '";
+    std::string key = m.substr(0, 40) + (m.size() > 40 ? "..." : "");
+    if (m.starts_with(kPrefix)) {
+      const std::string ins =
+          m.substr(kPrefix.size(), m.find('\'', kPrefix.size()) - kPrefix.size());
+      key = ins.substr(0, ins.find('.'));
+    }
+    ++count[key];
+  }
+  std::vector<std::pair<std::string, std::size_t>> by(count.begin(), count.end());
+  std::stable_sort(by.begin(), by.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string list;
+  for (std::size_t i = 0; i < by.size() && i < 5; ++i)
+    list += fmt::format("{}{} ×{}", i ? ", " : "", by[i].first, by[i].second);
+  if (by.size() > 5) list += ", ...";
+  return fmt::format(" (and {} more: {})", k.unsupported.size() - 1, list);
+}
+
 }  // namespace
 
 Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, const Launch& l,
@@ -109,22 +143,18 @@ Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, const Laun
     : module(m), kernel(k), arch(a), launch(l), memory(g), remap(r) {
   const std::string where = located(module.filename, kernel.ptx_line, "");
   auto fail_launch = [&](const std::string& what) {
-    throw InputError(fmt::format("{}kernel '{}': {}", where, kernel.name, what));
+    throw InputError(fmt::format("{}kernel '{}': {}", where, message_name(kernel.name), what));
   };
   if (!kernel.unsupported.empty()) {  // the module parsed; this kernel cannot run (issue 15)
     const ptx::Kernel::Unsupported& u = kernel.unsupported.front();
-    const std::size_t more = kernel.unsupported.size() - 1;
     ptx::Instruction at;  // for its CUDA line
     at.loc = u.loc;
     at.inlined_at = u.inlined_at;
     const std::string cuda = cuda_location(module, at);
-    throw InputError(located(
-        module.filename, u.line,
-        fmt::format("{}{} in kernel '{}'{}", u.message,
-                    cuda.empty() ? std::string() : " (" + cuda + ")", ptx::demangle(kernel.name),
-                    more ? fmt::format(" (and {} more unsupported instruction{})", more,
-                                       more == 1 ? "" : "s")
-                         : std::string())));
+    throw InputError(located(module.filename, u.line,
+                             fmt::format("{}{} in kernel '{}'{}", u.message,
+                                         cuda.empty() ? std::string() : " (" + cuda + ")",
+                                         message_name(kernel.name), more_unsupported(kernel))));
   }
   if (module.address_size != 64) fail_launch("only .address_size 64 is supported");
   if (arch.warp_size == 0 || arch.warp_size > kMaxLanes)
@@ -289,6 +319,21 @@ void Impl::layout_memory() {
           total + r.added_bytes(), arch.memory_bytes, arch.name));
     total += r.added_bytes();
   }
+  // The shared memory the driver reserves per block on sm_80 and later (1 KiB: CUDA C++
+  // Programming Guide, compute capability 8.x and 9.0 "Shared Memory"), which cooperative groups'
+  // block_tile_memory finds through %reserved_smem_offset_1. It exists here only for a kernel that
+  // reads one of the %reserved_smem_* registers, after the block's own shared memory (the GPU puts
+  // it first: an address only these registers give, so the place does not change a result).
+  for (const ptx::Instruction& ins : kernel.code)
+    for (std::size_t i = 0; i < ins.num_ops; ++i)
+      if (ins.ops[i].kind == ptx::OperandKind::Special &&
+          ins.ops[i].special >= ptx::Special::ReservedSmemOffsetBegin &&
+          ins.ops[i].special <= ptx::Special::ReservedSmemOffset1)
+        reserved_smem = static_cast<std::uint32_t>(align_up(total, 16));
+  if (reserved_smem != kNoRow) {
+    shared.arrays.push_back({"(reserved)", reserved_smem, kReservedSmemBytes, false});
+    total = std::uint64_t(reserved_smem) + kReservedSmemBytes;
+  }
   if (total > arch.memory_bytes)
     throw InputError(fmt::format(
         "{}kernel '{}' needs {} bytes of shared memory per block ({} static + {} dynamic), above "
@@ -351,12 +396,15 @@ void Impl::setup_params() {
       throw InputError(fmt::format("{}kernel '{}' parameter {} ({}, .{}): {}", where, kernel.name,
                                    p + 1, s.name, ptx::type_name(s.type), what));
     };
-    const bool aggregate = s.elements != 1;
+    // A struct or array parameter; or one of a single element given as bytes: an empty struct
+    // is `.b8 p[1]` in PTX, which reads the same as a one-byte scalar (launch init writes 0,
+    // and { bytes = [0] } is the same image).
+    const bool aggregate = s.elements != 1 || a.kind == Arg::Kind::Bytes;
     if (aggregate != (a.kind == Arg::Kind::Bytes))
-      fail(aggregate ? fmt::format("a struct or array of {} bytes aligned to {}: give {{ fields = "
-                                   "[...] }} or {{ bytes = [...] }}",
-                                   s.size_bytes(), natural_align(s))
-                     : "fields or bytes are for a struct or array parameter; give a value");
+      fail(
+          fmt::format("a struct or array of {} bytes aligned to {}: give {{ fields = [...] }} or "
+                      "{{ bytes = [...] }}",
+                      s.size_bytes(), natural_align(s)));
     if (aggregate) {
       // The image's padding to the parameter's alignment is the struct's own trailing padding.
       const std::uint64_t size = s.size_bytes(), pal = natural_align(s);

@@ -40,6 +40,9 @@ std::string describe_warps(const Impl& im, const Cta& cta) {
 // Every this many warp-instructions run() arms the running warp's spin check and redraws the
 // progress line.
 constexpr std::uint64_t kSpinArmSteps = std::uint64_t{1} << 20;
+// And this many instructions into each turn of a warp (a warp that waits for another warp of its
+// block in a loop, as cooperative groups' multi-warp tiles do, is found within one turn).
+constexpr std::uint64_t kTurnArmSteps = 4096;
 
 }  // namespace
 
@@ -60,18 +63,23 @@ void Executor::run_ctas(std::uint64_t first, std::uint64_t end,
   Impl& im = *impl_;
   const std::uint64_t n = std::min(end, im.launch.grid.count());
   std::uint64_t steps = 0;
-  const bool spin_throws = im.spin_throws;
-  im.spin_throws = true;
   for (std::uint64_t c = first; c < n; ++c) {
     start_cta(0, c);
     Cta& cta = im.ctas[0];
     while (cta.live_warps) {
       bool progressed = false, only_waits = true, any_wait = false;
+      std::string spin;  // the first warp found spinning in this round
       const std::uint64_t epoch = im.mbar_epoch, writes = im.writes;
-      // Warps in index order, each until it arrives at a barrier, finishes, or waits for an
-      // mbarrier phase others must complete: every barrier phase runs its warps in index order.
+      // Warps in index order, each until it arrives at a barrier, finishes, waits for an mbarrier
+      // phase others must complete, or spins (comes back to the same state with nothing written:
+      // it waits for another warp, as a multi-warp tile of cooperative groups does): every barrier
+      // phase runs its warps in index order, and a waiting warp's turn passes to the next.
       for (Warp& w : cta.warps) {
         bool waited = false, ran = false;
+        // A warp that spun is checked again from where it stands: unless another warp has
+        // written something, it is found spinning after one more time round its loop.
+        if (w.state == WarpState::Ready && w.spinning) im.spin_arm(w);
+        std::uint64_t turn = 0;
         while (w.state == WarpState::Ready) {
           progressed = ran = true;
           if (++steps > im.max_steps)
@@ -79,22 +87,34 @@ void Executor::run_ctas(std::uint64_t first, std::uint64_t end,
                 "{}: the kernel did not finish within {} warp-instructions (--max-steps); "
                 "unfinished: {}",
                 im.module.filename, im.max_steps, describe_warps(im, cta)));
+          if (++turn == kTurnArmSteps) [[unlikely]]
+            im.spin_arm(w);
           if (steps % kSpinArmSteps == 0) [[unlikely]] {
             im.spin_arm(w);
             if (im.progress) im.progress(c, n);
           }
           const IssueResult r = im.issue(cta, w);
           if (r.op == Opcode::Bar) break;
-          if (r.waiting) {
+          if (r.waiting || w.spinning) {
             waited = true;
+            if (w.spinning && spin.empty())
+              spin = fmt::format("warp {} of block ({},{},{}) spins {}", w.index, cta.id.x,
+                                 cta.id.y, cta.id.z, im.where(w.spin_stack.back().pc));
             break;
           }
         }
         only_waits &= waited || !ran;
         any_wait |= waited;
       }
-      // Every warp that ran only waited for an mbarrier phase, and nothing arrived or was
-      // written: no phase can complete.
+      // Every warp that ran only spun or waited for an mbarrier phase, and nothing arrived or was
+      // written: none can get on.
+      if (any_wait && only_waits && im.mbar_epoch == epoch && im.writes == writes && !spin.empty())
+        throw InputError(fmt::format(
+            "{}: the kernel never ends: {}: it came back there with the same registers and no "
+            "memory written in between, and no other warp of its block writes any (run executes "
+            "one block at a time, so a wait for another block never ends here; sim interleaves "
+            "them)",
+            im.module.filename, spin));
       if (any_wait && only_waits && im.mbar_epoch == epoch && im.writes == writes)
         throw InputError(fmt::format(
             "{}: deadlock: every live warp of block ({},{},{}) waits for an mbarrier phase that "
@@ -109,7 +129,6 @@ void Executor::run_ctas(std::uint64_t first, std::uint64_t end,
     if (im.progress) im.progress(c + 1, n);
     if (done) done(c);
   }
-  im.spin_throws = spin_throws;
 }
 
 }  // namespace smemsim::exec

@@ -33,8 +33,10 @@ struct SpecContext {
 // reading of its bits; a float below the magnitude that rounds to infinity), else an error naming
 // `what` and the spec's line.
 void store(Buffer& b, std::uint64_t i, double f, std::int64_t n, bool is_float_value);
+// `nonfinite`: inf, -inf and nan are values too (a float buffer's fill value: FlashAttention starts
+// its row maximum at -inf).
 double num(const SpecContext& c, const toml::table& t, const char* key, double dflt,
-           bool integral = false);
+           bool integral = false, bool nonfinite = false);
 // An integer buffer's key, exactly (TOML integers to 2^63; a whole float within 2^53): 2^53 + 1 in
 // a u64 buffer stays 2^53 + 1 (issue 27).
 std::int64_t inum(const SpecContext& c, const toml::table& t, const char* key, std::int64_t dflt);

@@ -53,13 +53,15 @@ void store(Buffer& b, std::uint64_t i, double f, std::int64_t n, bool is_float_v
 
 // A finite number; for an integer buffer (`integral`) also within the 64-bit integer range, so
 // that converting it is defined (issue 11: nan or 1e300 filled buffers with zeros).
-double num(const SpecContext& c, const toml::table& t, const char* key, double dflt,
-           bool integral) {
+double num(const SpecContext& c, const toml::table& t, const char* key, double dflt, bool integral,
+           bool nonfinite) {
   const toml::node* n = t.get(key);
   if (!n) return dflt;
   auto v = n->value<double>();
   if (!v) c.fail(n, fmt::format("'{}' must be a number", key));
-  if (!std::isfinite(*v)) c.fail(n, fmt::format("'{}' must be a finite number", key));
+  if (!std::isfinite(*v) && !(nonfinite && !integral))
+    c.fail(n, fmt::format("'{}' must be a finite number{}", key,
+                          nonfinite ? " (inf, -inf and nan are for float buffers)" : ""));
   if (integral && std::fabs(*v) >= 9.2e18)
     c.fail(n, fmt::format("'{}' = {} is outside the 64-bit integer range", key, *v));
   return *v;
@@ -111,6 +113,7 @@ void check_fits(const SpecContext& c, const toml::node* n, const std::string& wh
       return;
     }
   }
+  if (!std::isfinite(v)) return;  // inf, -inf or nan given as such (float buffers only)
   if (std::fabs(v) >= hi)
     c.fail(n, fmt::format("{} = {} rounds to infinity in {} (largest finite {})", what, double(v),
                           elem_name(t), double(largest)));

@@ -5,15 +5,16 @@
 // stack and the memory it reads. When the warp issues at instruction P with a given state, and
 // later issues at P again with the same registers, stack and live lanes while no instruction wrote
 // memory in between (Impl::writes unchanged), it will go round the same path forever unless some
-// other warp writes. Under run() no other warp runs while it does (each warp runs until a barrier),
-// so that is an error at once; under the cycle model the GPU is stuck when every live warp is in
-// that state (or waits at a barrier none of them passes), with still no write (spin_stuck()).
+// other warp writes. Under run() (each warp runs until a barrier) the warp then passes its turn to
+// the next warp of its block, and the block is stuck when a round of turns writes nothing with a
+// warp still spinning; under the cycle model the GPU is stuck when every live warp is in that
+// state (or waits at a barrier none of them passes), with still no write (spin_stuck()).
 //
-// The check is armed now and then (run(): every 2^20 warp-instructions on the running warp; the
-// cycle model: every 65,536 cycles on the warps that issued since), so an ordinary kernel pays one
-// compare per instruction. Loops that count, read %clock or write memory never match. A spin whose
-// state repeats only every second visit of P is not caught here; --max-steps / --max-cycles stop
-// it.
+// The check is armed now and then (run(): 4,096 instructions into each turn of a warp and every
+// 2^20 warp-instructions; the cycle model: every 65,536 cycles on the warps that issued since), so
+// an ordinary kernel pays one compare per instruction. Loops that count, read %clock or write
+// memory never match. A spin whose state repeats only every second visit of P is not caught here;
+// --max-steps / --max-cycles stop it.
 #include <algorithm>
 #include <cstring>
 
@@ -69,14 +70,8 @@ void Impl::spin_check(const Cta& cta, Warp& w) {
       !same_stack(w.stack, w.spin_stack) ||
       std::memcmp(w.regs, w.spin_regs.data(), n * sizeof(std::uint64_t)) != 0)
     return;
-  w.spinning = true;
-  if (spin_throws)
-    throw InputError(fmt::format(
-        "{}: the kernel never ends: warp {} of block ({},{},{}) spins {}: it came back there with "
-        "the same registers and no memory written in between (run executes one block at a time, "
-        "each warp until a barrier, so a wait for another block or for a later warp of its block "
-        "never ends here; sim interleaves them)",
-        module.filename, w.index, cta.id.x, cta.id.y, cta.id.z, where(w.stack.back().pc)));
+  w.spinning = true;  // run() passes the turn to the next warp; the cycle model asks spin_stuck()
+  (void)cta;
 }
 
 // Every live warp spins (with still no write since it was armed) or waits at a barrier that none

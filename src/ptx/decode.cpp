@@ -69,6 +69,14 @@ constexpr OpInfo kOps[] = {
     {"subc", Opcode::Sub, aType | aCc, 1, 3, 3},
     {"madc", Opcode::Mad, aType | aMode | aCc, 1, 4, 4},
     {"bfind", Opcode::Bfind, aType | aShiftamt, 1, 2, 2},
+    {"bmsk", Opcode::Bmsk, aType | aShf, 1, 3, 3},
+    // prefetch{.space}.level [a] (.L1, .L2, .L2::evict_last, .L2::evict_normal), prefetchu.L1:
+    // a hint, no functional effect (modifiers checked in modifier()).
+    {"prefetch", Opcode::Prefetch, aSpace, 0, 1, 1},
+    {"prefetchu", Opcode::Prefetch, 0, 0, 1, 1},
+    // createpolicy.fractional.L2::evict_*{.L2::evict_*}.b64 policy{, fraction} and the .range
+    // form: an opaque cache policy for .L2::cache_hint.
+    {"createpolicy", Opcode::Createpolicy, aType, 1, 2, 5},
     {"fns", Opcode::Fns, aType, 1, 4, 4},
     {"dp4a", Opcode::Dp4a, aType, 2, 4, 4},
     {"dp2a", Opcode::Dp2a, aType | aMode, 2, 4, 4},
@@ -218,11 +226,15 @@ void Decoder::modifier(const OpInfo& info, std::string_view mod, int& types) {
       return;
     }
   }
+  if (cache_hint_modifier(op, mod)) return;
   if ((a & aCache) && ins_.cache == CacheOp::None && lookup(mod, kCache, ins_.cache, 1))
     return;  // recorded for the timing's caches; the functional result is the same
   std::uint8_t dummy;
-  if (((a & aSem) && lookup(mod, kSem, dummy, 0)) ||
-      ((a & aScope) && lookup(mod, kScope, dummy, 0))) {
+  if ((a & aSem) && lookup(mod, kSem, dummy, 0)) {
+    if (mod != "weak") ins_.flags |= kStrong;
+    return;  // memory-order qualifiers do not change the functional result
+  }
+  if ((a & aScope) && lookup(mod, kScope, dummy, 0)) {
     return;  // cache, memory-order and scope qualifiers do not change the functional result
   }
   if ((a & aBar) &&
@@ -289,6 +301,41 @@ void Decoder::modifier(const OpInfo& info, std::string_view mod, int& types) {
     return;
   }
   unsupported();
+}
+
+bool Decoder::cache_hint_modifier(Opcode op, std::string_view mod) {
+  static constexpr std::string_view kEviction[] = {"L1::evict_normal", "L1::evict_unchanged",
+                                                   "L1::evict_first",  "L1::evict_last",
+                                                   "L1::no_allocate",  "L2::evict_normal",
+                                                   "L2::evict_first",  "L2::evict_last",
+                                                   "L2::64B",          "L2::128B",
+                                                   "L2::256B"};
+  const auto any_of = [&](std::initializer_list<std::string_view> names) {
+    for (const std::string_view n : names)
+      if (mod == n) return true;
+    return false;
+  };
+  switch (op) {
+    case Opcode::Ld:
+    case Opcode::St:
+    case Opcode::Atom:
+    case Opcode::Red:
+      if (mod == "L2::cache_hint") {
+        if (cache_hint_) malformed(fmt::format("two .L2::cache_hint in '{}'", m_.text));
+        cache_hint_ = true;
+        return true;
+      }
+      for (const std::string_view n : kEviction)
+        if (mod == n) return true;
+      return false;
+    case Opcode::Prefetch:
+      return any_of({"L1", "L2", "L2::evict_last", "L2::evict_normal", "tensormap"});
+    case Opcode::Createpolicy:
+      return any_of({"fractional", "range", "cvt", "L2", "L2::evict_last", "L2::evict_normal",
+                     "L2::evict_first", "L2::evict_unchanged"});
+    default:
+      return false;
+  }
 }
 
 Operand Decoder::operand(bool memory, bool label) {
@@ -436,21 +483,24 @@ std::int64_t Decoder::signed_int(bool needs_sign) {
 
 void Decoder::operands(const OpInfo& info) {
   int n = 0;
+  const int max_ops = info.max_ops + (cache_hint_ ? 1 : 0);  // the cache policy, last
   while (!cur_.peek().is(';')) {
-    if (n >= info.max_ops) {
+    if (n >= max_ops) {
       if (!cur_.peek().is(',')) break;  // reported as a missing ';' below
-      malformed(fmt::format("'{}' takes at most {} operand{}", m_.text, info.max_ops,
-                            info.max_ops == 1 ? "" : "s"));
+      malformed(fmt::format("'{}' takes at most {} operand{}", m_.text, max_ops,
+                            max_ops == 1 ? "" : "s"));
     }
     if (n > 0) cur_.expect(',', fmt::format("between operands of '{}'", m_.text));
     const bool memory = (ins_.op == Opcode::Ld && n == 1) || (ins_.op == Opcode::Atom && n == 1) ||
-                        ((ins_.op == Opcode::St || ins_.op == Opcode::Red) && n == 0);
+                        ((ins_.op == Opcode::St || ins_.op == Opcode::Red) && n == 0) ||
+                        (ins_.op == Opcode::Prefetch && n == 0) ||
+                        (ins_.op == Opcode::Createpolicy && n == 1 && cur_.peek().is('['));
     const bool label = ins_.op == Opcode::Bra;
     const std::string_view label_name = cur_.peek().text;
     ins_.ops[static_cast<std::size_t>(n)] = operand(memory, label);
     if (label) {
       kb_.fixups.push_back({static_cast<std::uint32_t>(kb_.kernel.code.size()), 0,
-                            std::string(label_name), m_.line});
+                            std::string(label_name), m_.line, kb_.label_scopes});
     }
     if (n == 0 && ins_.op == Opcode::Setp && cur_.accept('|')) {
       ins_.ops[4] = operand(false, false);
@@ -464,9 +514,16 @@ void Decoder::operands(const OpInfo& info) {
     if (cur_.at_end()) break;
   }
   cur_.expect(';', fmt::format("after the operands of '{}'", m_.text));
-  if (n < info.min_ops)
-    malformed(fmt::format("'{}' needs {} operand{}, got {}", m_.text, info.min_ops,
-                          info.min_ops == 1 ? "" : "s", n));
+  const int min_ops = info.min_ops + (cache_hint_ ? 1 : 0);
+  if (n < min_ops)
+    malformed(fmt::format("'{}' needs {} operand{}, got {}", m_.text, min_ops,
+                          min_ops == 1 ? "" : "s", n));
+  if (cache_hint_) {  // the cache policy: read for its checks, no functional effect
+    if (!is_value(std::size_t(n - 1)))
+      malformed(fmt::format("the cache policy of '{}' must be a register", m_.text));
+    ins_.ops[std::size_t(n - 1)] = Operand{};
+    --n;
+  }
   ins_.num_ops = static_cast<std::uint8_t>(n);
 }
 

@@ -106,6 +106,14 @@ void Decoder::check_modifiers() {
     case Opcode::Shf:
       if (!seen_dir_ || !seen_mode_) malformed("shf needs .l or .r and .wrap or .clamp");
       break;
+    case Opcode::Bmsk:
+      if (seen_dir_ || !seen_mode_ || ins_.type != Type::B32)
+        malformed(fmt::format("'{}': bmsk needs .clamp or .wrap and the type .b32", m_.text));
+      break;
+    case Opcode::Createpolicy:
+      if (ins_.type != Type::B64)
+        malformed(fmt::format("'{}': createpolicy needs the type .b64", m_.text));
+      break;
     case Opcode::Shfl:
       if (ins_.warp == WarpMode::None)
         malformed(fmt::format("'{}' needs a mode: .up, .down, .bfly or .idx", m_.text));
@@ -278,6 +286,12 @@ void Decoder::check_operands() {
     case Opcode::Activemask:
     case Opcode::BarWarp:
       warp_operands();
+      return;
+    case Opcode::Prefetch:
+      need(0, ins_.ops[0].kind == OperandKind::Memory, "an address [..]");
+      return;
+    case Opcode::Createpolicy:  // the fraction, range or property: no functional effect
+      need(0, is_reg(0), "a register");
       return;
     case Opcode::Selp:
       need(0, is_reg(0), "a register");

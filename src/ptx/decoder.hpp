@@ -131,6 +131,12 @@ class Decoder {
   // Operand i is a vector of `regs` registers (no immediates), the instruction's `what`.
   void expect_vector(std::size_t i, int regs, const char* what);
   void modifier(const OpInfo& info, std::string_view mod, int& types);
+  // The cache qualifiers with no functional effect (issue 45): eviction priorities (.L1::evict_*,
+  // .L1::no_allocate, .L2::evict_*), prefetch sizes (.L2::64B/128B/256B) and .L2::cache_hint (whose
+  // cache-policy operand operands() reads and drops) on ld, st, atom and red; prefetch's levels;
+  // createpolicy's forms. True when `mod` is one of them for `op`.
+  bool cache_hint_modifier(Opcode op, std::string_view mod);
+  bool cache_hint_ = false;  // .L2::cache_hint: one more operand, the policy
   void check_modifiers();
   // One operand; memory operands only where `memory` is true, labels where `label` is true.
   Operand operand(bool memory, bool label);

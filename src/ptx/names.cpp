@@ -19,8 +19,9 @@ constexpr std::string_view kOpcodeNames[] = {
     "testp", "copysign", "call", "tex", "tld4",
     // tensor-core kernels (tensor_text writes their full form)
     "ldmatrix", "stmatrix", "cp.async", "cp.async.commit_group", "cp.async.wait_group", "mma",
-    "wmma.load", "wmma.store", "wmma.mma", "mbarrier", "nanosleep"};
-static_assert(std::size(kOpcodeNames) == static_cast<std::size_t>(Opcode::Nanosleep) + 1);
+    "wmma.load", "wmma.store", "wmma.mma", "mbarrier", "nanosleep", "bmsk", "prefetch",
+    "createpolicy"};
+static_assert(std::size(kOpcodeNames) == static_cast<std::size_t>(Opcode::Createpolicy) + 1);
 constexpr std::string_view kMbarNames[] = {"init",     "arrive", "arrive_drop",   "test_wait",
                                            "try_wait", "inval",  "pending_count", ""};
 constexpr std::string_view kGeomNames[] = {"", "1d", "2d", "3d", "a1d", "a2d"};
@@ -450,7 +451,7 @@ std::string to_string(const Kernel& k, const Instruction& ins) {
   if (ins.guard != kNone)
     s += fmt::format("@{}{} ", ins.guard_negated ? "!" : "",
                      ins.guard < k.regs.size() ? k.regs[ins.guard].name : "?");
-  if (ins.op >= Opcode::Ldmatrix && ins.op != Opcode::Nanosleep) return tensor_text(k, ins, s);
+  if (ins.op >= Opcode::Ldmatrix && ins.op <= Opcode::Mbarrier) return tensor_text(k, ins, s);
   s += opcode_name(ins.op);
   if (ins.has(kCarryIn)) s += "c";  // addc, subc, madc
   auto add = [&](std::string_view m) {

@@ -75,12 +75,21 @@ struct KernelBuilder {
   const Module& module;
   std::vector<std::unordered_map<std::string, std::uint32_t>> reg_scopes;
   std::unordered_map<std::string, std::uint32_t> symbols;  // name -> index in kernel.symbols
-  std::unordered_map<std::string, std::uint32_t> labels;   // name -> instruction index
+  // Labels are scoped by { } blocks as registers are (PTX ISA "Scope": inline asm's `{ ... L: ...
+  // bra L; }` may be pasted many times into one kernel): "scope:name" -> instruction index, the
+  // scope a number per block (0: the body), `label_scopes` the blocks open now, innermost last.
+  std::unordered_map<std::string, std::uint32_t> labels;
+  std::vector<std::uint32_t> label_scopes{0};
+  std::uint32_t next_label_scope = 1;
+  static std::string label_key(std::uint32_t scope, std::string_view name) {
+    return std::to_string(scope) + ":" + std::string(name);
+  }
   struct Fixup {
     std::uint32_t instruction;
     std::uint32_t operand;
     std::string label;
     std::uint32_t line;
+    std::vector<std::uint32_t> scopes;  // label_scopes at the branch: searched innermost first
   };
   std::vector<Fixup> fixups;
   SourceLoc loc;         // current .loc

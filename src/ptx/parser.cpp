@@ -327,7 +327,9 @@ class Parser {
     kb.reg_scopes.emplace_back();
     body(kb, open);
     for (const auto& f : kb.fixups) {
-      auto it = kb.labels.find(f.label);
+      auto it = kb.labels.end();
+      for (auto s = f.scopes.rbegin(); s != f.scopes.rend() && it == kb.labels.end(); ++s)
+        it = kb.labels.find(KernelBuilder::label_key(*s, f.label));
       if (it == kb.labels.end()) cur_.fail(f.line, fmt::format("undefined label '{}'", f.label));
       kb.kernel.code[f.instruction].ops[f.operand].target = it->second;
     }
@@ -371,10 +373,12 @@ class Parser {
         cur_.next();
         ++depth;
         kb.reg_scopes.emplace_back();
+        kb.label_scopes.push_back(kb.next_label_scope++);
       } else if (t.is('}')) {
         cur_.next();
         kb.reg_scopes.pop_back();
         if (--depth == 0) return;
+        kb.label_scopes.pop_back();
       } else if (t.is('@')) {
         guarded_instruction(kb);
       } else if (t.kind != TokKind::Word) {
@@ -383,7 +387,8 @@ class Parser {
         cur_.next();
         cur_.next();
         if (!kb.labels
-                 .emplace(std::string(t.text), static_cast<std::uint32_t>(kb.kernel.code.size()))
+                 .emplace(KernelBuilder::label_key(kb.label_scopes.back(), t.text),
+                          static_cast<std::uint32_t>(kb.kernel.code.size()))
                  .second)
           cur_.fail(t, fmt::format("duplicate label '{}'", t.text));
       } else if (t.is_word(".reg")) {
