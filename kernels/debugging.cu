@@ -118,3 +118,8 @@ extern "C" __global__ void named_handoff_wrong(int* out) {
     out[t - 64] = buf[127 - t];
   }
 }
+
+// A field wider than any fixed buffer: 599 spaces, then 7 (and a precision as wide).
+extern "C" __global__ void printf_wide() {
+  printf("%600d|%.700f|\n", 7, 0.5);
+}

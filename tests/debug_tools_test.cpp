@@ -77,6 +77,18 @@ TEST(DebugTools, PrintfWithoutArgumentsStringsAndStarWidths) {
   EXPECT_EQ(slurp(::testing::TempDir() + "pm_out.txt").substr(0, 4), "0\n3\n");
 }
 
+// Widths and precisions are the host printf's, however wide: "%600d" is 599 spaces and 7, "%.700f"
+// of 0.5 is "0.5" and 699 zeros.
+TEST(DebugTools, PrintfWidthsAreNotCut) {
+  const std::string s =
+      spec("pw.toml", "kernel = \"printf_wide\"\ngrid = 1\nblock = 1\nargs = []\n");
+  const CliResult r =
+      shell("(" + std::string(SMEMSIM_CLI) + " run " + kPtx + " --launch " + s + " 2>/dev/null)");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const std::string expect = std::string(599, ' ') + "7|0." + "5" + std::string(699, '0') + "|\n";
+  EXPECT_EQ(r.out.substr(0, expect.size()), expect);
+}
+
 // Under --json the document stays valid: the output goes to stderr and into "printf".
 TEST(DebugTools, PrintfUnderJsonAndSim) {
   const std::string s = spec("pj.toml",

@@ -17,7 +17,8 @@ from . import _core
 from ._core import Arch, Error, arch_keys, presets
 
 __all__ = ["Arch", "Error", "Note", "arch", "arch_keys", "presets", "conflicts",
-           "layout_conflicts", "hash_search", "run", "profile", "sim", "launch_toml", "study"]
+           "layout_conflicts", "hash_search", "run", "profile", "sim", "racecheck", "launch_toml",
+           "study"]
 
 
 def arch(name="ampere-a100", **overrides):
@@ -314,6 +315,13 @@ def sim(target, launch=None, buffers=None, arch=None, **options):
     ``threads`` (the SMs tick on that many threads, default the cores; the document is the same
     for any count)."""
     return _command("sim", target, launch, buffers, arch, options)
+
+
+def racecheck(target, launch=None, buffers=None, arch=None, **options):
+    """``smemsim racecheck`` in-process: :func:`run`, checking shared memory for races between
+    the warps of a block. The document's ``racecheck["hazards"]`` lists each hazard (kind, the two
+    instructions with their CUDA lines, the array, counts); a hazard is not an exception."""
+    return _command("racecheck", target, launch, buffers, arch, options)
 
 
 class _Study:

@@ -331,3 +331,28 @@ def test_the_docs_examples_run(tmp_path, monkeypatch):
     assert list(ns["curves"].columns) == [256, 1024]
     if plotting:
         assert (tmp_path / "locks.png").stat().st_size > 10_000
+
+
+DEBUGGING = os.path.join(os.path.dirname(__file__), "..", "..", "kernels", "ptx", "debugging.ptx")
+
+
+def test_printf_output_and_races_are_in_the_document():
+    # kernels/debugging.cu: printf_misc prints "no arguments\n" (thread 0) and "shared memory
+    # [    42]\n" (thread 1: "%s memory [%*d]" with "shared", 6, 42); race_raw's warp 1 reads the
+    # slot warp 0 writes with no barrier between: one read-after-write hazard, in each block.
+    r = smemsim.run(DEBUGGING, launch={"kernel": "printf_misc", "grid": 1, "block": 2,
+                                       "args": ["out"],
+                                       "buffers": {"out": {"type": "s32", "count": 2}}})
+    assert r["printf"]["output"] == "no arguments\nshared memory [    42]\n"
+    assert r["buffers"]["out"].tolist() == [0, 3]
+    h = smemsim.racecheck(DEBUGGING, launch={"kernel": "race_raw", "grid": 2, "block": 64,
+                                             "args": ["out"],
+                                             "buffers": {"out": {"type": "f32", "count": 32}}})
+    assert [x["kind"] for x in h["racecheck"]["hazards"]] == ["read after write"]
+    assert h["racecheck"]["hazards"][0]["blocks"] == 2
+    with pytest.raises(smemsim.Error, match=r"Assertion `a\[t\] >= 0` failed"):
+        smemsim.run(DEBUGGING, launch={"kernel": "assert_positive", "grid": 1, "block": 4,
+                                       "args": ["a", "out"],
+                                       "buffers": {"a": {"type": "s32", "count": 4, "init": "values",
+                                                         "values": [1, -1, 2, 3]},
+                                                   "out": {"type": "s32", "count": 4}}})

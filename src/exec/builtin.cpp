@@ -84,9 +84,15 @@ Formatted format_printf(const LaneIo& io, const std::string& fmt_text, std::uint
     ++out.args;
     return v;
   };
-  char buf[512];
-  const auto append = [&](int n) {
-    if (n > 0) out.text.append(buf, std::min<std::size_t>(std::size_t(n), sizeof buf - 1));
+  // One conversion formatted by the host's printf, whatever its length (a width or precision up
+  // to 9999, a %s string up to kMaxString).
+  const auto append = [&](const std::string& spec_text, auto value) {
+    const int n = std::snprintf(nullptr, 0, spec_text.c_str(), value);
+    if (n <= 0) return;
+    const std::size_t at = out.text.size();
+    out.text.resize(at + std::size_t(n) + 1);
+    std::snprintf(out.text.data() + at, std::size_t(n) + 1, spec_text.c_str(), value);
+    out.text.pop_back();
   };
   for (std::size_t i = 0; i < fmt_text.size();) {
     const char c = fmt_text[i];
@@ -146,17 +152,19 @@ Formatted format_printf(const LaneIo& io, const std::string& fmt_text, std::uint
         const std::uint64_t raw = next(wide ? 8 : 4);
         // h and hh narrow as the host's printf does; l, ll, z, j, t are 64-bit on the GPU.
         const std::string s = spec + (wide ? "ll" : length) + conv;
-        if (wide)
-          append(signed_conv ? std::snprintf(buf, sizeof buf, s.c_str(), (long long)raw)
-                             : std::snprintf(buf, sizeof buf, s.c_str(), (unsigned long long)raw));
+        if (wide && signed_conv)
+          append(s, static_cast<long long>(raw));
+        else if (wide)
+          append(s, static_cast<unsigned long long>(raw));
+        else if (signed_conv)
+          append(s, static_cast<int>(static_cast<std::int32_t>(raw)));
         else
-          append(signed_conv ? std::snprintf(buf, sizeof buf, s.c_str(), int(std::int32_t(raw)))
-                             : std::snprintf(buf, sizeof buf, s.c_str(), unsigned(raw)));
+          append(s, static_cast<unsigned>(raw));
         break;
       }
       case 'c': {
         const std::string s = spec + conv;
-        append(std::snprintf(buf, sizeof buf, s.c_str(), int(std::int32_t(next(4)))));
+        append(s, static_cast<int>(static_cast<std::int32_t>(next(4))));
         break;
       }
       case 'f':
@@ -171,25 +179,18 @@ Formatted format_printf(const LaneIo& io, const std::string& fmt_text, std::uint
         const std::uint64_t raw = next(8);
         std::memcpy(&d, &raw, 8);
         const std::string s = spec + conv;
-        append(std::snprintf(buf, sizeof buf, s.c_str(), d));
+        append(s, d);
         break;
       }
       case 's': {
         const std::string str = io.string(next(8), "a printf %s string");
-        const std::string s = spec + conv;
-        const int n = std::snprintf(nullptr, 0, s.c_str(), str.c_str());
-        if (n > 0) {
-          std::string tmp(std::size_t(n) + 1, '\0');
-          std::snprintf(tmp.data(), tmp.size(), s.c_str(), str.c_str());
-          tmp.pop_back();
-          out.text += tmp;
-        }
+        append(spec + conv, str.c_str());
         break;
       }
       case 'p': {
         const std::uint64_t raw = next(8);
         const std::string s = spec + conv;
-        append(std::snprintf(buf, sizeof buf, s.c_str(), reinterpret_cast<void*>(raw)));
+        append(s, reinterpret_cast<void*>(raw));
         break;
       }
       default:  // %n and unknown conversions are printed as written, consuming nothing
