@@ -106,6 +106,21 @@ TEST(DebugTools, PrintfUnderJsonAndSim) {
                             " --arch turing-t4 2>/dev/null)");
   ASSERT_EQ(t.exit_code, 0) << t.out;
   EXPECT_NE(t.out.find("no arguments\nshared memory [    42]\n"), std::string::npos) << t.out;
+  // 64 blocks on the SMs of a V100, ticked on 1 or 2 threads: the same lines in the same order.
+  const std::string many = spec("pt.toml",
+                                "kernel = \"printf_formats\"\ngrid = 64\nblock = 64\n"
+                                "args = [\"out\", 5, 2.5, \"u\"]\n[buffers.out]\ntype = \"s32\"\n"
+                                "count = 64\n[buffers.u]\ntype = \"u8\"\ncount = 1\n");
+  std::string first;
+  for (const char* threads : {"1", "2"}) {
+    const CliResult m = shell("(" + std::string(SMEMSIM_CLI) + " sim " + kPtx + " --launch " +
+                              many + " --arch volta-v100 --threads " + threads + " 2>/dev/null)");
+    ASSERT_EQ(m.exit_code, 0) << m.out;
+    const std::string lines = m.out.substr(0, m.out.find("volta-v100"));
+    EXPECT_GT(lines.size(), 4096u * 100);  // 4,096 calls of over 100 bytes
+    if (first.empty()) first = lines;
+    EXPECT_EQ(lines, first) << threads;
+  }
 }
 
 // The circular buffer keeps the newest output: 40 blocks of printf_misc print 13 + 23 bytes each
