@@ -110,23 +110,26 @@ Formatted format_printf(const LaneIo& io, const std::string& fmt_text, std::uint
     // %[flags][width][.precision][length]conversion; `*` takes an int argument.
     std::string spec = "%";
     while (i < fmt_text.size() && std::strchr("-+ #0", fmt_text[i])) spec.push_back(fmt_text[i++]);
-    const auto number = [&]() {
+    // A width or precision: digits, or `*` for an int argument (a negative width left-justifies,
+    // a negative precision is none, as C says). At most 9999 (bounded output; documented).
+    const auto number = [&](bool precision) {
+      long long v = 0;
       if (i < fmt_text.size() && fmt_text[i] == '*') {
         ++i;
-        const int v = static_cast<int>(static_cast<std::int32_t>(next(4)));
-        spec += std::to_string(std::max(-4096, std::min(4096, v)));
-        return;
+        v = static_cast<std::int32_t>(next(4));
+        if (v < 0 && precision) return;  // no precision
+      } else {
+        while (i < fmt_text.size() && fmt_text[i] >= '0' && fmt_text[i] <= '9')
+          v = std::min<long long>(v * 10 + (fmt_text[i++] - '0'), 99999);
       }
-      std::size_t digits = 0;
-      while (i < fmt_text.size() && fmt_text[i] >= '0' && fmt_text[i] <= '9') {
-        if (++digits <= 4) spec.push_back(fmt_text[i]);  // widths past 9999 are clipped
-        ++i;
-      }
+      if (precision) spec.push_back('.');
+      spec += std::to_string(std::max(-9999LL, std::min(9999LL, v)));
     };
-    number();
+    if (i < fmt_text.size() && (fmt_text[i] == '*' || (fmt_text[i] >= '1' && fmt_text[i] <= '9')))
+      number(false);
     if (i < fmt_text.size() && fmt_text[i] == '.') {
-      spec.push_back(fmt_text[i++]);
-      number();
+      ++i;
+      number(true);
     }
     int longs = 0;
     std::string length;
