@@ -61,6 +61,27 @@ TEST(InputErrors, UnknownArchKeyAndHash) {
   expect_error(cli("analyze --pattern 0 --arch-file " + w), w + ":2: key 'memory.banks' must be");
 }
 
+// Issue 47: a typo gets the names it is near, not the whole list; the usual short names work.
+TEST(InputErrors, TyposGetTheNearestNamesAndShortNamesWork) {
+  expect_error(cli("analyze --pattern 0 --arch volta-v10"),
+               "unknown arch 'volta-v10': did you mean 'volta-v100'?");
+  expect_error(cli("analyze --pattern 0 --arch a10"), "did you mean 'a100'");
+  expect_error(cli("analyze --pattern 0 --set memory.bankz=4"),
+               "--set: unknown key 'memory.bankz': did you mean 'memory.banks'?");
+  // Nothing near: where to look, in one short line.
+  const auto far = cli("analyze --pattern 0 --set zzzzzzzz=1");
+  expect_error(far, "unknown key 'zzzzzzzz': `smemsim arch show` lists every key");
+  EXPECT_LT(far.out.size(), 120u) << far.out;
+  const auto t = temp_file("arch_typo.toml", "[sm]\nl2_latncy = 100\n");
+  expect_error(cli("analyze --pattern 0 --arch-file " + t),
+               t + ":2: unknown key 'sm.l2_latncy': did you mean 'sm.l2_latency'?");
+  for (const std::string& n : {"v100", "t4", "a100", "h100", "sm_80"}) {
+    const auto r = cli("arch show " + n + " --json");
+    EXPECT_EQ(r.exit_code, 0) << n << ": " << r.out;
+  }
+  EXPECT_NE(cli("arch show t4 --json").out.find("\"name\": \"turing-t4\""), std::string::npos);
+}
+
 TEST(InputErrors, EmptyFiles) {
   const auto f = temp_file("empty.trace", "");
   expect_error(cli("analyze --trace " + f), f + ": empty trace");

@@ -12,6 +12,7 @@
 #include "smemsim/arch.hpp"
 #include "smemsim/error.hpp"
 #include "util/file.hpp"
+#include "util/names.hpp"
 
 namespace smemsim {
 namespace {
@@ -29,10 +30,14 @@ const Key* find_key(std::string_view name) {
   return nullptr;
 }
 
-std::string known_keys() {
-  std::string s;
-  for (const Key& k : keys()) s += (s.empty() ? "" : ", ") + std::string(k.name);
-  return s;
+// What an unknown key's error adds: the keys it is a typo of, and where to see them all (the
+// whole list, 80 keys on one line, was too long to read).
+std::string key_hint(std::string_view name) {
+  std::vector<std::string_view> names;
+  for (const Key& k : keys()) names.emplace_back(k.name);
+  const std::string near = did_you_mean(name, names);
+  return near.empty() ? "`smemsim arch show` lists every key"
+                      : near + " (`smemsim arch show` lists every key)";
 }
 
 const char* kind_name(Kind k) {
@@ -213,15 +218,15 @@ Arch parse_arch_toml(std::string_view text, const std::string& origin, const Arc
             for (const Key& key : keys())
               if (std::string_view(key.name).starts_with(name + ".")) is_section = true;
             if (!is_section)
-              throw InputError(located(
-                  origin, line, fmt::format("unknown key '{}' (known: {})", name, known_keys())));
+              throw InputError(
+                  located(origin, line, fmt::format("unknown key '{}': {}", name, key_hint(name))));
             visit(*sub, name);
             continue;
           }
           const Key* key = find_key(name);
           if (!key)
-            throw InputError(located(
-                origin, line, fmt::format("unknown key '{}' (known: {})", name, known_keys())));
+            throw InputError(
+                located(origin, line, fmt::format("unknown key '{}': {}", name, key_hint(name))));
           const std::string where = located(origin, line, "");
           switch (key->kind) {
             case Kind::U32:
@@ -276,8 +281,7 @@ void apply_override(Arch& a, std::string_view assignment) {
   std::string_view name = assignment.substr(0, eq);
   std::string_view value = assignment.substr(eq + 1);
   const Key* key = find_key(name);
-  if (!key)
-    throw InputError(fmt::format("--set: unknown key '{}' (known: {})", name, known_keys()));
+  if (!key) throw InputError(fmt::format("--set: unknown key '{}': {}", name, key_hint(name)));
   switch (key->kind) {
     case Kind::U32:
     case Kind::I64:

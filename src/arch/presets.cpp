@@ -431,14 +431,29 @@ constexpr std::pair<std::string_view, std::string_view> kAliases[] = {
     {"sm_86", "ampere-a100"},  {"sm_87", "ampere-a100"},  {"sm_89", "ampere-a100"},
     {"sm_90", "hopper-h100"}};
 
+// The GPUs' short names (issue 47): the chip or board as people say it.
+constexpr std::pair<std::string_view, std::string_view> kShortNames[] = {
+    {"gtx580", "fermi-gtx580"}, {"gtx480", "fermi-gtx480"}, {"k20", "kepler-k20"},
+    {"gt200", "tesla-gt200"},   {"v100", "volta-v100"},     {"titanv", "volta-v100"},
+    {"t4", "turing-t4"},        {"a100", "ampere-a100"},    {"h100", "hopper-h100"},
+    {"h800", "hopper-h100"}};
+
 const Arch& find_preset(std::string_view name) {
+  const std::string_view asked = name;
   for (const auto& [alias, preset] : kAliases)
     if (name == alias) name = preset;
+  for (const auto& [alias, preset] : kShortNames)
+    if (name == alias) name = preset;
   if (const Arch* a = find_named(arch_presets(), name)) return *a;
+  std::vector<std::string_view> names;
+  for (const Arch& p : arch_presets()) names.emplace_back(p.name);
+  for (const auto& [alias, preset] : kShortNames) names.push_back(alias);
+  for (const auto& [alias, preset] : kAliases) names.push_back(alias);
+  const std::string near = did_you_mean(asked, names);
   throw InputError(fmt::format(
-      "unknown arch '{}' (known: {}; aliases sm_20, sm_35, sm_70, sm_75, sm_80, sm_86, sm_89, "
-      "sm_90)",
-      name, known_names(arch_presets())));
+      "unknown arch '{}'{} (known: {}; short names v100, t4, a100, h100, gtx480, ...; compute "
+      "capabilities sm_20, sm_35, sm_70, sm_75, sm_80, sm_86, sm_89, sm_90)",
+      asked, near.empty() ? "" : ": " + near, known_names(arch_presets())));
 }
 
 TargetPreset preset_for_target(std::string_view target) {
