@@ -27,7 +27,8 @@ TEST(ArchTarget, SmAliasesNameTheirPresets) {
     find_preset("sm_100");
     ADD_FAILURE() << "sm_100 accepted";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("aliases sm_20, sm_35"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("compute capabilities sm_20, sm_35"), std::string::npos)
+        << e.what();
   }
 }
 

@@ -449,7 +449,8 @@ const Arch& find_preset(std::string_view name) {
   for (const Arch& p : arch_presets()) names.emplace_back(p.name);
   for (const auto& [alias, preset] : kShortNames) names.push_back(alias);
   for (const auto& [alias, preset] : kAliases) names.push_back(alias);
-  const std::string near = did_you_mean(asked, names);
+  // A compute capability with no preset is not a typo of another (sm_100 is not sm_20).
+  const std::string near = asked.starts_with("sm_") ? "" : did_you_mean(asked, names);
   throw InputError(fmt::format(
       "unknown arch '{}'{} (known: {}; short names v100, t4, a100, h100, gtx480, ...; compute "
       "capabilities sm_20, sm_35, sm_70, sm_75, sm_80, sm_86, sm_89, sm_90)",
