@@ -221,6 +221,34 @@ TEST(ArchImport, CliWritesALoadableFileAndListsWhatItIgnored) {
   EXPECT_EQ(missing.exit_code, 2) << missing.out;
 }
 
+// Issue 47: the base is the GPU the file names by its compute capability, not Fermi's preset for
+// every file: a Volta configuration (SM7_QV100's -gpgpu_ptx_force_max_capability 70) keeps the
+// V100's native shared atomics; a file without the option takes the default and says so; --arch
+// still chooses.
+TEST(ArchImport, TheBaseIsTheGpuOfTheFilesComputeCapability) {
+  const std::string volta =
+      temp_file("volta.config",
+                "-gpgpu_n_clusters 80\n-gpgpu_n_cores_per_cluster 1\n"
+                "# the compute capability\n-gpgpu_ptx_force_max_capability 70\n");
+  CliResult r = cli("arch import " + volta + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("\"preset\": \"volta-v100\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("-gpgpu_ptx_force_max_capability 70 (" + volta + ":4)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\"model\": \"native\""), std::string::npos) << r.out;  // not the lock loop
+  r = cli("arch import " + volta);
+  EXPECT_NE(r.out.find("base:    volta-v100, the preset of the file's"), std::string::npos)
+      << r.out;
+  const std::string plain = temp_file("plain.config", "-gpgpu_shmem_num_banks 16\n");
+  r = cli("arch import " + plain);
+  EXPECT_NE(r.out.find("base:    fermi-gtx580, the default: the file gives no "
+                       "-gpgpu_ptx_force_max_capability"),
+            std::string::npos)
+      << r.out;
+  r = cli("arch import " + volta + " --arch turing-t4");
+  EXPECT_NE(r.out.find("base:    turing-t4, --arch"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace smemsim::test
 

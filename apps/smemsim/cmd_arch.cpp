@@ -1,6 +1,9 @@
 // smemsim arch list | arch show [NAME];  smemsim model list
+#include <charconv>
 #include <fstream>
 #include <iostream>
+#include <sstream>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -101,6 +104,37 @@ std::array<std::uint32_t, 3> parse_tensor_shape(const std::string& text) {
   return shape;
 }
 
+// The preset a GPGPU-Sim configuration's GPU is, from its -gpgpu_ptx_force_max_capability NN (the
+// preset of sm_NN, as a PTX file's .target chooses one; issue 47): name, capability and line; an
+// empty name when the file does not give it. Options are read as the importer reads them: `#`
+// starts a comment, the last value given counts only if given once (a second one is the
+// importer's error).
+struct ImportBase {
+  std::string preset, note;
+  unsigned capability = 0;
+  int line = 0;
+};
+ImportBase base_of_config(std::string_view text) {
+  ImportBase b;
+  int line = 0;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    std::string_view l = text.substr(at, end - at);
+    at = end + 1;
+    ++line;
+    l = l.substr(0, l.find('#'));
+    std::istringstream in{std::string(l)};
+    std::string option, value;
+    if (!(in >> option >> value) || option != "-gpgpu_ptx_force_max_capability") continue;
+    unsigned cc = 0;
+    const auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), cc);
+    if (ec != std::errc() || p != value.data() + value.size() || cc < 10 || cc > 999) continue;
+    const TargetPreset t = preset_for_target("sm_" + value);
+    b = {t.name, t.note, cc, line};
+  }
+  return b;
+}
+
 void add_import(CLI::App* arch) {
   auto import_file = std::make_shared<std::string>();
   auto import_base = std::make_shared<std::string>("fermi-gtx580");
@@ -110,8 +144,9 @@ void add_import(CLI::App* arch) {
   auto* imp = arch->add_subcommand(
       "import", "map a GPGPU-Sim configuration (gpgpusim.config) onto an arch TOML file");
   imp->add_option("config", *import_file, "the gpgpusim.config file")->required();
-  imp->add_option("--arch", *import_base, "the preset the unmapped keys come from")
-      ->capture_default_str();
+  imp->add_option("--arch", *import_base,
+                  "the preset the unmapped keys come from (default: the preset of the file's "
+                  "-gpgpu_ptx_force_max_capability, else fermi-gtx580)");
   imp->add_option("-o,--output", *import_out, "write the TOML to FILE (default: stdout)")
       ->check(non_empty_path());
   imp->add_option("--tensor-shape", *import_shape,
@@ -138,13 +173,30 @@ void add_import(CLI::App* arch) {
     const std::array<std::uint32_t, 3> shape = parse_tensor_shape(*import_shape);
     const std::string text =
         read_file(*import_file, "GPGPU-Sim configuration", std::uint64_t{4} << 20);
-    const GpgpuSimImport r = import_gpgpusim(text, *import_file, find_preset(*import_base), shape);
+    // The base: --arch, else the GPU the file names by its compute capability (a Volta file no
+    // longer gets Fermi's lock-loop atomics), else fermi-gtx580, and a line that says which.
+    const ImportBase from_file = base_of_config(text);
+    std::string base = *import_base, why;
+    if (imp->count("--arch")) {
+      why = "--arch";
+    } else if (!from_file.preset.empty()) {
+      base = from_file.preset;
+      why = fmt::format("the preset of the file's -gpgpu_ptx_force_max_capability {} ({}:{}){}",
+                        from_file.capability, *import_file, from_file.line,
+                        from_file.note.empty() ? "" : ": " + from_file.note);
+    } else {
+      why =
+          "the default: the file gives no -gpgpu_ptx_force_max_capability; --arch NAME to "
+          "choose";
+    }
+    const GpgpuSimImport r = import_gpgpusim(text, *import_file, find_preset(base), shape);
     const std::string toml = "# " + arch_summary(r.arch) + "\n" + to_toml(r.arch, true);
     if (*import_json) {
       nlohmann::json j = json::document("arch-import");
       j.update(json::to_json(r));
       j["toml"] = toml;
       j["output"] = import_out->empty() ? nlohmann::json(nullptr) : nlohmann::json(*import_out);
+      j["base"] = {{"preset", find_preset(base).name}, {"reason", why}};
       print_json(j);
     } else if (import_out->empty()) {
       std::cout << toml;
@@ -155,6 +207,7 @@ void add_import(CLI::App* arch) {
         throw InputError(fmt::format("-o: cannot write '{}'", *import_out));
     }
     if (*import_json) return;
+    fmt::print(stderr, "base:    {}, {}\n", find_preset(base).name, why);
     for (const auto& m : r.mapped) fmt::print(stderr, "mapped:  {}\n", r.describe(m, true));
     for (const auto& n : r.notes) fmt::print(stderr, "note:    {}\n", r.describe(n));
     for (const auto& i : r.ignored) fmt::print(stderr, "ignored: {}\n", r.describe(i));
