@@ -67,5 +67,31 @@ TEST(ArchTarget, TheCliWarnsAfterASuccessfulRunOnly) {
   EXPECT_EQ(r.out.find("warning"), std::string::npos) << r.out;
 }
 
+// Issue 47: an arch file keeps its generation (compute_capability): `arch show volta-v100` as a
+// file is sm_70, not the default base's sm_20; ampere-a100's file runs an sm_80 kernel silently.
+TEST(ArchTarget, ArchFilesKeepTheirComputeCapability) {
+  const std::string ptx = test::temp_file("t80b.ptx",
+                                          ".version 8.0\n.target sm_80\n.address_size 64\n"
+                                          ".visible .entry k(.param .u64 p)\n{\n  ret;\n}\n");
+  const std::string spec = test::temp_file(
+      "t80b.toml",
+      "grid = 1\nblock = 32\nargs = [\"b\"]\n[buffers.b]\ntype = \"u32\"\ncount = 1\n");
+  for (const std::string preset : {"volta-v100", "ampere-a100"}) {
+    const std::string file = ::testing::TempDir() + "smemsim_cc_" + preset + ".toml";
+    ASSERT_EQ(
+        test::shell(std::string(SMEMSIM_CLI) + " arch show " + preset + " > " + file).exit_code, 0);
+    EXPECT_NE(test::slurp(file).find("compute_capability = " +
+                                     std::string(preset == "volta-v100" ? "70" : "80")),
+              std::string::npos);
+    const test::CliResult r =
+        test::cli("run " + ptx + " --launch " + spec + " --arch-file " + file);
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    if (preset == "volta-v100")
+      EXPECT_NE(r.out.find("newer than arch 'volta-v100' (sm_70)"), std::string::npos) << r.out;
+    else
+      EXPECT_EQ(r.out.find("warning"), std::string::npos) << r.out;
+  }
+}
+
 }  // namespace
 }  // namespace smemsim

@@ -70,6 +70,9 @@ const std::vector<Key>& key_table() {
       str("derived", &Arch::derived,
           "the keys changed from preset `name` by --set, --arch-file or an option (empty: the "
           "preset as shipped); a derived arch is never calibrated"),
+      u32("compute_capability", &Arch::compute_capability, 0, 999,
+          "the NVIDIA compute capability x 10 it models (70: sm_70; 0: no NVIDIA GPU); an arch "
+          "file keeps its generation by it (a PTX .target newer than it is warned about)"),
       u32("memory.size_bytes", &Arch::memory_bytes, 4, 1 << 30,
           "bytes of shared memory per SM (GTX 580: 48 KiB, seed 000 §V; 004 Table 3: 16 KiB)"),
       u32("memory.banks", &Arch::banks, 1, 1024,
