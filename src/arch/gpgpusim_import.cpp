@@ -119,6 +119,9 @@ bool OptionMapper::map(std::int64_t& clusters, std::int64_t& cores, int& cluster
     set("memory.size_bytes", value());
   } else if (opt == "-gpgpu_shmem_num_banks") {
     set("memory.banks", value());
+  } else if (opt == "-gpgpu_ptx_force_max_capability") {
+    // The GPU's generation (issue 47); `arch import` also takes its base preset from it.
+    set("compute_capability", value());
   } else if (opt == "-gpgpu_shmem_warp_parts") {
     // GPGPU-Sim checks bank conflicts per 1/parts of a warp: smemsim's transaction.
     const std::int64_t parts = value();
