@@ -239,6 +239,9 @@ TEST(ArchImport, TheBaseIsTheGpuOfTheFilesComputeCapability) {
   r = cli("arch import " + volta);
   EXPECT_NE(r.out.find("base:    volta-v100, the preset of the file's"), std::string::npos)
       << r.out;
+  EXPECT_NE(r.out.find("-gpgpu_ptx_force_max_capability 70 -> compute_capability = 70"),
+            std::string::npos)
+      << r.out;
   const std::string plain = temp_file("plain.config", "-gpgpu_shmem_num_banks 16\n");
   r = cli("arch import " + plain);
   EXPECT_NE(r.out.find("base:    fermi-gtx580, the default: the file gives no "
