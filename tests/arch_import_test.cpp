@@ -248,6 +248,15 @@ TEST(ArchImport, TheBaseIsTheGpuOfTheFilesComputeCapability) {
                        "-gpgpu_ptx_force_max_capability"),
             std::string::npos)
       << r.out;
+  // A typo of an option it maps is said to be one (GPGPU-Sim would refuse it), not "ignored" as
+  // an option smemsim does not model.
+  const std::string typo = temp_file("typo.config", "-gpgpu_shmem_num_bankz 16\n");
+  r = cli("arch import " + typo);
+  EXPECT_NE(r.out.find("ignored: " + typo +
+                       ":1: -gpgpu_shmem_num_bankz 16 (not an option smemsim maps: did you mean "
+                       "'-gpgpu_shmem_num_banks'?)"),
+            std::string::npos)
+      << r.out;
   r = cli("arch import " + volta + " --arch turing-t4");
   EXPECT_NE(r.out.find("base:    turing-t4, --arch"), std::string::npos) << r.out;
 }

@@ -11,6 +11,7 @@
 
 #include "smemsim/arch.hpp"
 #include "smemsim/error.hpp"
+#include "util/names.hpp"
 
 namespace smemsim {
 namespace {
@@ -155,6 +156,47 @@ bool OptionMapper::map(std::int64_t& clusters, std::int64_t& cores, int& cluster
 
 // Options smemsim reads but has no key for yet, with the reason a user sees among the ignored
 // (the rest are listed without one: they describe what smemsim does not model at all).
+// The options this importer maps (OptionMapper and UnitOptions): an ignored option within two edits
+// of one is most likely a typo of it, which GPGPU-Sim itself would have refused (issue 47).
+constexpr std::string_view kMappedOptions[] = {"-gpgpu_n_clusters",
+                                               "-gpgpu_n_cores_per_cluster",
+                                               "-gpgpu_num_sched_per_core",
+                                               "-gpgpu_num_tensor_core_units",
+                                               "-gpgpu_ptx_force_max_capability",
+                                               "-gpgpu_scheduler",
+                                               "-gpgpu_shader_core_pipeline",
+                                               "-gpgpu_shader_cta",
+                                               "-gpgpu_shader_registers",
+                                               "-gpgpu_shmem_num_banks",
+                                               "-gpgpu_shmem_size",
+                                               "-gpgpu_shmem_warp_parts",
+                                               "-gpgpu_smem_latency",
+                                               "-gpgpu_sub_core_model",
+                                               "-ptx_opcode_initiation_tensor",
+                                               "-ptx_opcode_latency_dp",
+                                               "-ptx_opcode_latency_fp",
+                                               "-ptx_opcode_latency_int",
+                                               "-ptx_opcode_latency_sfu",
+                                               "-ptx_opcode_latency_tensor",
+                                               "-ptx_opcode_latency_tesnor",
+                                               "-trace_opcode_latency_initiation_tensor",
+                                               "-ptx_opcode_initiation_int",
+                                               "-ptx_opcode_initiation_fp",
+                                               "-ptx_opcode_initiation_dp",
+                                               "-ptx_opcode_initiation_sfu",
+                                               "-gpgpu_num_int_units",
+                                               "-gpgpu_num_sp_units",
+                                               "-gpgpu_num_dp_units",
+                                               "-gpgpu_num_sfu_units"};
+
+std::string typo_reason(const std::string& opt) {
+  std::vector<std::string_view> near;
+  for (const std::string_view m : kMappedOptions)
+    if (edit_distance(opt, m) <= 2) near.push_back(m);
+  const std::string s = did_you_mean(opt, near);
+  return s.empty() ? s : "not an option smemsim maps: " + s;
+}
+
 const char* unmodeled_reason(const std::string& opt) {
   static const std::pair<const char*, const char*> kReasons[] = {
       {"-gpgpu_dual_issue_diff_exec_units",
@@ -423,7 +465,10 @@ GpgpuSimImport import_gpgpusim(std::string_view text, const std::string& origin,
     try {
       if (units.read(opt, value, n, where)) continue;
       if (!OptionMapper(r, n, opt, value).map(clusters, cores, clusters_line))
-        r.ignored.push_back({n, opt, value, "", "", unmodeled_reason(opt)});
+        r.ignored.push_back({n, opt, value, "", "", [&] {
+                               const std::string typo = typo_reason(opt);
+                               return typo.empty() ? std::string(unmodeled_reason(opt)) : typo;
+                             }()});
     } catch (const InputError& e) {
       const std::string msg = e.what();
       if (msg.rfind(origin, 0) == 0) throw;
