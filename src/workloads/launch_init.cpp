@@ -177,14 +177,16 @@ std::string launch_spec_skeleton(const ptx::Module& m, const ptx::Kernel& k,
   std::string out = fmt::format(
       "# Launch spec for kernel {}\n"
       "# of {}, written by `smemsim launch init` (docs/exec.md, \"Launch spec\").\n"
-      "# It runs as it is; values marked \"guessed\" were read from how the kernel uses its\n"
-      "# parameters. Check the sizes your kernel expects (grid, block, count, the scalars),\n"
-      "# the inputs (init) and what to keep (write), then:\n"
+      "# Values marked \"guessed\" were read from how the kernel uses its parameters: check\n"
+      "# grid and block first (a kernel written for 32 x 8 threads runs past its data on a\n"
+      "# guessed 16 x 16 block), then the sizes (count, the scalars), the inputs (init) and\n"
+      "# what to keep (write), then:\n"
       "#   smemsim profile {} --launch {}\n",
       sig, ptx_path, ptx_path, spec_path);
   out += line(fmt::format("kernel = \"{}\"", k.name), sig == k.name ? "" : sig);
   std::uint64_t threads = 256;
-  std::string block = "block = [256]", block_note = "threads per block: [x] or [x, y, z]";
+  std::string block = "block = [256]",
+              block_note = "guessed: threads per block, [x] or [x, y, z]: check it";
   if (k.reqntid[0]) {
     block = fmt::format("block = [{}, {}, {}]", k.reqntid[0], std::max(1u, k.reqntid[1]),
                         std::max(1u, k.reqntid[2]));
@@ -192,7 +194,7 @@ std::string launch_spec_skeleton(const ptx::Module& m, const ptx::Kernel& k,
     threads = std::uint64_t{k.reqntid[0]} * std::max(1u, k.reqntid[1]) * std::max(1u, k.reqntid[2]);
   } else if (use.two_dimensional) {
     block = "block = [16, 16]";
-    block_note = "guessed: the kernel reads %tid.y or %ctaid.y (2D)";
+    block_note = "guessed: the kernel reads %tid.y or %ctaid.y (2D): check it";
   }
   if (use.two_dimensional && !k.reqntid[0])
     out += line("grid = [2, 2]", "guessed: 32 x 32 threads, one per element of 1,024");
