@@ -196,6 +196,10 @@ void add_analyze_command(CLI::App& app) {
       throw InputError("analyze: give exactly one of --pattern LIST or --trace FILE");
     if (!o->csv.empty() && o->trace.empty())
       throw InputError("--csv: per-instruction rows come from a --trace");
+    if (o->trace != "-")
+      if (const std::string over = output_over_input({{"--csv", o->csv}}, {{"trace", o->trace}});
+          !over.empty())
+        throw InputError(over);  // issue 48
     const Arch arch = resolve_arch(o->arch);
     if (!o->pattern.empty())
       analyze_pattern(*o, arch);

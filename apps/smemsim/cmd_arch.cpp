@@ -171,6 +171,10 @@ void add_import(CLI::App* arch) {
     if (imp->count("--tensor-shape") && import_shape->empty())
       throw InputError("--tensor-shape: empty; give MxNxK (e.g. 16x8x16)");
     const std::array<std::uint32_t, 3> shape = parse_tensor_shape(*import_shape);
+    if (const std::string over =
+            output_over_input({{"-o", *import_out}}, {{"GPGPU-Sim configuration", *import_file}});
+        !over.empty())
+      throw InputError(over);
     const std::string text =
         read_file(*import_file, "GPGPU-Sim configuration", std::uint64_t{4} << 20);
     // The base: --arch, else the GPU the file names by its compute capability (a Volta file no

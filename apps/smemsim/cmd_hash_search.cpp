@@ -65,6 +65,10 @@ std::uint64_t check_search_options(const SearchCli& o) {
   if (o.family.empty()) throw InputError("hash search: --family is required");
   if (!o.output.empty() && o.emit.empty())
     throw InputError("-o: give --emit cuda or --emit cute (-o writes the emitted code)");
+  if (o.input.trace != "-")
+    if (const std::string over = output_over_input({{"-o", o.output}}, {{"trace", o.input.trace}});
+        !over.empty())
+      throw InputError(over);  // issue 48
   const std::uint64_t budget = parse_size(o.max_memory, "--max-memory");
   if (budget < (std::uint64_t{16} << 20))
     throw InputError(

@@ -42,6 +42,9 @@ void run_init(const InitCli& o) {
   std::error_code ec;
   if (std::filesystem::is_directory(o.output, ec))
     throw InputError(fmt::format("-o: '{}' is a directory", o.output));
+  if (const std::string over = output_over_input({{"-o", o.output}}, {{"PTX file", o.ptx}});
+      !over.empty())
+    throw InputError(over);  // even with --force (issue 48)
   if (!o.force && std::filesystem::exists(o.output, ec))
     throw InputError(fmt::format("-o: '{}' exists (give --force to replace it)", o.output));
   std::ofstream f(o.output, std::ios::binary);

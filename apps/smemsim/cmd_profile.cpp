@@ -290,7 +290,7 @@ void add_profile_command(CLI::App& app) {
         {"--csv", o->csv}, {"--emit-trace", o->trace}, {"--html", o->html}};
     check_outputs(outs);
     exec::Workload w = prepare_workload(o->launch);
-    check_outputs(outs, &w);
+    check_outputs(outs, &w, &o->launch);
     ArchOptions ao = o->arch;
     arch_from_target(ao, o->launch, w);
     const Arch arch = o->timing ? resolve_sim_arch(ao, o->sim) : resolve_arch(ao);

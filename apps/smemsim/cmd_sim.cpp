@@ -227,7 +227,7 @@ void add_sim_command(CLI::App& app) {
           "--sample-ctas times only some CTAs: drop it for --timeline or --pipeview, which show "
           "every cycle");
     exec::Workload w = prepare_workload(o->launch);
-    check_outputs({{"--timeline", o->sim.timeline}}, &w);
+    check_outputs({{"--timeline", o->sim.timeline}}, &w, &o->launch);
     ArchOptions ao = o->arch;
     arch_from_target(ao, o->launch, w);
     const Arch arch = resolve_sim_arch(ao, o->sim);

@@ -187,11 +187,19 @@ void check_driver_options(const LaunchOptions& o) {
 
 }  // namespace
 
-void check_outputs(std::vector<std::pair<std::string, std::string>> outs, const exec::Workload* w) {
+void check_outputs(std::vector<std::pair<std::string, std::string>> outs, const exec::Workload* w,
+                   const LaunchOptions* o) {
   if (w)
     for (const exec::Output& b : w->outputs)
       outs.emplace_back(fmt::format("buffer '{}''s write", b.buffer), b.path);
   if (const std::string clash = clashing_outputs(outs); !clash.empty()) throw InputError(clash);
+  if (o) {
+    std::vector<std::pair<std::string, std::string>> ins;
+    if (!o->target.starts_with("builtin:")) ins.emplace_back("PTX file", o->target);
+    if (!embedding() || embedding()->spec_text.empty()) ins.emplace_back("launch spec", o->launch);
+    if (const std::string over = output_over_input(outs, ins); !over.empty())
+      throw InputError(over);
+  }
 }
 
 namespace {
@@ -258,6 +266,7 @@ exec::Workload prepare(const LaunchOptions& o) {
 exec::Workload prepare_workload(const LaunchOptions& o) {
   set_printf_stream(o.json ? stderr : stdout);
   exec::Workload w = prepare(o);
+  check_outputs({}, &w, &o);  // a buffer's write must not replace the PTX file or the spec
   if (const Embedding* e = embedding(); e && e->prepared) e->prepared(w);
   return w;
 }

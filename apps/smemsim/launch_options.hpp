@@ -46,8 +46,9 @@ ptx::Module read_ptx(const std::string& path);
 // Builds the workload (PTX parsed, memory initialized, launch complete). Throws InputError.
 // The command's output options (name, path) and the workload's buffer writes must name different
 // files (issue 28): InputError naming the two otherwise. Call before any work.
+// With `o`, no output may be one of the command's inputs (the PTX file, the launch spec; issue 48).
 void check_outputs(std::vector<std::pair<std::string, std::string>> outs,
-                   const exec::Workload* w = nullptr);
+                   const exec::Workload* w = nullptr, const LaunchOptions* o = nullptr);
 exec::Workload prepare_workload(const LaunchOptions& o);
 // After a run: the workload's buffer writes (exec::write_outputs), then an embedding's
 // `finished` (embed.hpp).

@@ -70,6 +70,18 @@ inline bool same_output(const std::string& a, const std::string& b) {
   return ca == cb;
 }
 
+// An output that is one of the command's inputs (what, path): "--html 'k.ptx' is the PTX file
+// this command reads: ..." (issue 48: the input was overwritten, exit 0), or "".
+inline std::string output_over_input(const std::vector<std::pair<std::string, std::string>>& outs,
+                                     const std::vector<std::pair<std::string, std::string>>& ins) {
+  for (const auto& [what, path] : outs)
+    for (const auto& [in_what, in_path] : ins)
+      if (same_output(path, in_path))
+        return fmt::format("{} '{}' is the {} this command reads: give the output another name",
+                           what, path, in_what);
+  return "";
+}
+
 // The first pair of (what, path) outputs that name one file, as "what1 and what2 both write
 // 'path'", or "" (empty paths are not outputs).
 inline std::string clashing_outputs(const std::vector<std::pair<std::string, std::string>>& outs) {
