@@ -18,6 +18,14 @@ std::string spec(const std::string& name, const std::string& text) {
   return temp_file(name, text);
 }
 
+// `smemsim COMMAND debugging.ptx --launch SPEC EXTRA` with its stdout alone (the kernel's printf
+// output comes first there; stderr is dropped).
+CliResult stdout_of(const std::string& command, const std::string& spec_path,
+                    const std::string& extra = "") {
+  return shell("(" + std::string(SMEMSIM_CLI) + " " + command + " " + kPtx + " --launch " +
+               spec_path + extra + " 2>/dev/null)");
+}
+
 // Two threads of printf_formats, big = -5000000000, x = 1.5:
 //   t=%d          0 / 1
 //   neg=%d        -7t-1: -1 / -8
@@ -46,8 +54,7 @@ TEST(DebugTools, PrintfFormatsLikeTheGpuRuntime) {
                                  ::testing::TempDir() +
                                  "pf_out.txt\"\n"
                                  "[buffers.unused]\ntype = \"u8\"\ncount = 1\n");
-  const CliResult r =
-      shell("(" + std::string(SMEMSIM_CLI) + " run " + kPtx + " --launch " + s + " 2>/dev/null)");
+  const CliResult r = stdout_of("run", s);
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const std::string expected =
       "t=0 neg=-1 u=4000000000 hex=0 HEX=0000BEEF oct=10 w=[    0] l=[0   ] big=-5000000000 "
@@ -70,8 +77,7 @@ TEST(DebugTools, PrintfWithoutArgumentsStringsAndStarWidths) {
                              "[buffers.out]\ntype = \"s32\"\ncount = 2\n"
                              "write = \"" +
                                  ::testing::TempDir() + "pm_out.txt\"\n");
-  const CliResult r =
-      shell("(" + std::string(SMEMSIM_CLI) + " run " + kPtx + " --launch " + s + " 2>/dev/null)");
+  const CliResult r = stdout_of("run", s);
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_EQ(r.out.substr(0, 36), "no arguments\nshared memory [    42]\n") << r.out;
   EXPECT_EQ(slurp(::testing::TempDir() + "pm_out.txt").substr(0, 4), "0\n3\n");
@@ -82,8 +88,7 @@ TEST(DebugTools, PrintfWithoutArgumentsStringsAndStarWidths) {
 TEST(DebugTools, PrintfWidthsAreNotCut) {
   const std::string s =
       spec("pw.toml", "kernel = \"printf_wide\"\ngrid = 1\nblock = 1\nargs = []\n");
-  const CliResult r =
-      shell("(" + std::string(SMEMSIM_CLI) + " run " + kPtx + " --launch " + s + " 2>/dev/null)");
+  const CliResult r = stdout_of("run", s);
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const std::string expect = std::string(599, ' ') + "7|0." + "5" + std::string(699, '0') + "|\n";
   EXPECT_EQ(r.out.substr(0, expect.size()), expect);
@@ -94,16 +99,14 @@ TEST(DebugTools, PrintfUnderJsonAndSim) {
   const std::string s = spec("pj.toml",
                              "kernel = \"printf_misc\"\ngrid = 1\nblock = 2\nargs = [\"out\"]\n"
                              "[buffers.out]\ntype = \"s32\"\ncount = 2\n");
-  const CliResult r = shell("(" + std::string(SMEMSIM_CLI) + " run " + kPtx + " --launch " + s +
-                            " --json 2>/dev/null)");
+  const CliResult r = stdout_of("run", s, " --json");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_EQ(r.out.front(), '{') << r.out;
   EXPECT_NE(r.out.find("\"output\": \"no arguments\\nshared memory [    42]\\n\""),
             std::string::npos)
       << r.out;
   // The cycle model prints the same lines (its order: the cycle each call issued at).
-  const CliResult t = shell("(" + std::string(SMEMSIM_CLI) + " sim " + kPtx + " --launch " + s +
-                            " --arch turing-t4 2>/dev/null)");
+  const CliResult t = stdout_of("sim", s, " --arch turing-t4");
   ASSERT_EQ(t.exit_code, 0) << t.out;
   EXPECT_NE(t.out.find("no arguments\nshared memory [    42]\n"), std::string::npos) << t.out;
   // 64 blocks on the SMs of a V100, ticked on 1 or 2 threads: the same lines in the same order.
@@ -113,8 +116,8 @@ TEST(DebugTools, PrintfUnderJsonAndSim) {
                                 "count = 64\n[buffers.u]\ntype = \"u8\"\ncount = 1\n");
   std::string first;
   for (const char* threads : {"1", "2"}) {
-    const CliResult m = shell("(" + std::string(SMEMSIM_CLI) + " sim " + kPtx + " --launch " +
-                              many + " --arch volta-v100 --threads " + threads + " 2>/dev/null)");
+    const CliResult m =
+        stdout_of("sim", many, std::string(" --arch volta-v100 --threads ") + threads);
     ASSERT_EQ(m.exit_code, 0) << m.out;
     const std::string lines = m.out.substr(0, m.out.find("volta-v100"));
     EXPECT_GT(lines.size(), 4096u * 100);  // 4,096 calls of over 100 bytes

@@ -66,6 +66,12 @@ TEST(InputErrors, TyposGetTheNearestNamesAndShortNamesWork) {
   expect_error(cli("analyze --pattern 0 --arch volta-v10"),
                "unknown arch 'volta-v10': did you mean 'volta-v100'?");
   expect_error(cli("analyze --pattern 0 --arch a10"), "did you mean 'a100'");
+  // An empty or one-letter name is a typo of nothing.
+  for (const char* empty : {"''", "x"}) {
+    const auto r = cli(std::string("analyze --pattern 0 --arch ") + empty);
+    expect_error(r, "unknown arch");
+    EXPECT_EQ(r.out.find("did you mean"), std::string::npos) << r.out;
+  }
   expect_error(cli("analyze --pattern 0 --set memory.bankz=4"),
                "--set: unknown key 'memory.bankz': did you mean 'memory.banks'?");
   // Nothing near: where to look, in one short line.

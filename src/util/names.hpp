@@ -48,7 +48,10 @@ inline std::size_t edit_distance(std::string_view a, std::string_view b) {
 // nearest `name`, when within max(2, a third of the name's length) edits; "" when none is.
 template <class Names>
 std::string did_you_mean(std::string_view name, const Names& candidates) {
-  const std::size_t limit = std::max<std::size_t>(2, name.size() / 3);
+  // At most a third of the name, at least 2, and never the whole name: "" or "x" is no typo of
+  // anything, "t5" may be one of "t4".
+  if (name.empty()) return "";
+  const std::size_t limit = std::min(std::max<std::size_t>(2, name.size() / 3), name.size() - 1);
   std::vector<std::pair<std::size_t, std::string>> near;
   for (const auto& c : candidates) {
     const std::string_view n(c);
