@@ -259,7 +259,13 @@ TEST(DebugTools, RacecheckIsQuietOnCorrectKernels) {
   EXPECT_EQ(slurp(::testing::TempDir() + "rs_out.txt"), "32640\n98176\n");
   r = cli("racecheck " + kPtx + " --launch " + race_spec("atomic_count", 2, 128));
   EXPECT_EQ(r.exit_code, 0) << r.out;
-  for (const char* b : {"reduction", "histogram", "transpose", "scan_blelloch", "matmul"}) {
+  // Every builtin of the suite (docs/cli.md's list).
+  for (const char* b :
+       {"histogram",    "transpose", "reduction", "fwt",    "kmeans",       "hough",
+        "atomic_bench", "genindex",  "aes",       "dct8x8", "tm_hashtable", "tm_kmeans",
+        "tm_genetic",   "conv",      "haar",      "fft",    "scan_matrix",  "scan_blelloch",
+        "grid3d",       "lud",       "nw",        "lavamd", "scalar_prod",  "matmul",
+        "srad",         "hotspot",   "backprop",  "gemm",   "attention"}) {
     r = cli(std::string("racecheck builtin:") + b);
     EXPECT_EQ(r.exit_code, 0) << b << "\n" << r.out;
     EXPECT_NE(r.out.find("racecheck: no shared-memory hazard"), std::string::npos) << b << r.out;
