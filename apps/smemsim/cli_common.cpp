@@ -77,15 +77,15 @@ void write_csv(const std::string& path, const std::vector<std::string>& keys,
     for (const char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
     return q + "\"";
   };
-  std::ofstream f(path, std::ios::binary);
-  if (!f) throw InputError(fmt::format("{}: cannot write '{}'", option, path));
+  OutputFile file(path, std::string(option));
+  std::ostream& f = file.stream();
   for (std::size_t i = 0; i < keys.size(); ++i) f << (i ? "," : "") << keys[i];
   f << "\n";
   for (const nlohmann::json& j : rows) {
     for (std::size_t i = 0; i < keys.size(); ++i) f << (i ? "," : "") << field(j, keys[i]);
     f << "\n";
   }
-  if (!f.flush()) throw InputError(fmt::format("{}: cannot write '{}'", option, path));
+  file.commit();
 }
 
 void print_json(const nlohmann::json& doc) {

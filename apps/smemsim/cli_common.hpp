@@ -14,6 +14,7 @@
 #include "smemsim/evaluate.hpp"
 #include "smemsim/json.hpp"
 #include "util/file.hpp"
+#include "util/output_file.hpp"
 
 namespace smemsim::cli {
 

@@ -206,9 +206,7 @@ void add_import(CLI::App* arch) {
       std::cout << toml;
     }
     if (!import_out->empty()) {
-      std::ofstream f(*import_out, std::ios::binary);
-      if (!(f << toml) || !f.flush())
-        throw InputError(fmt::format("-o: cannot write '{}'", *import_out));
+      write_output_file(*import_out, "-o", toml);
     }
     if (*import_json) return;
     fmt::print(stderr, "base:    {}, {}\n", find_preset(base).name, why);

@@ -142,9 +142,7 @@ void add_calibrate_command(CLI::App& app) {
     const calibrate::Fit f = calibrate::fit(m, base);
     if (!o->out.empty()) {
       const std::string toml = calibrate::fitted_toml(f, m);
-      std::ofstream out(o->out, std::ios::binary);
-      if (!(out << toml) || !out.flush())
-        throw InputError(fmt::format("-o: cannot write '{}'", o->out));
+      write_output_file(o->out, "-o", toml);
     }
     if (o->json) return print_json(fit_json(f, m));
     fmt::print("{} ({}) against {}: {} figures\n", m.gpu, m.title, arch_label(base), f.rows.size());

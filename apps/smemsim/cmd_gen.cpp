@@ -96,47 +96,22 @@ void run(const GenOptions& g, const std::function<void(const GenCommon&, const A
   // written under a temporary name and renamed when complete, so an address outside the memory,
   // found midway, leaves no partial trace behind; on standard output the error follows what was
   // written.
-  std::ofstream file;
-  std::vector<char> buffer(1 << 20);
+  std::unique_ptr<OutputFile> file;
   HoldBackBuf held(std::cout.rdbuf(), 1 << 20);
   std::ostream held_out(&held);
   std::ostream* out = &held_out;
-  const std::string tmp = g.out + ".partial-" + std::to_string(::getpid());
   if (g.out != "-") {
-    std::error_code ec;
-    if (std::filesystem::is_directory(g.out, ec))
-      throw InputError(fmt::format("{}: is a directory", g.out));
-    file.rdbuf()->pubsetbuf(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-    file.open(tmp, std::ios::binary);
-    if (!file) throw InputError(fmt::format("{}: cannot open for writing", g.out));
-    out = &file;
+    file = std::make_unique<OutputFile>(g.out, "-o");
+    out = &file->stream();
   }
-  try {
-    TraceWriter writer(*out, c.lanes);
-    gen(c, [&](const WarpAccess& wa) { writer.write(wa); });
-    out->flush();
-    if (g.out == "-" && !held.release()) out->setstate(std::ios::badbit);
-    if (!*out)
-      throw InputError(fmt::format("{}: write failed{}",
-                                   g.out == "-" ? std::string("standard output") : g.out,
-                                   errno ? fmt::format(" ({})", std::strerror(errno)) : ""));
-  } catch (...) {
-    if (g.out != "-") {
-      file.close();
-      std::error_code ec;
-      std::filesystem::remove(tmp, ec);
-    }
-    throw;
-  }
-  if (g.out != "-") {
-    file.close();
-    std::error_code ec;
-    std::filesystem::rename(tmp, g.out, ec);
-    if (ec) {
-      std::filesystem::remove(tmp, ec);
-      throw InputError(fmt::format("{}: cannot write: {}", g.out, ec.message()));
-    }
-  }
+  TraceWriter writer(*out, c.lanes);
+  gen(c, [&](const WarpAccess& wa) { writer.write(wa); });
+  if (file) return file->commit();
+  out->flush();
+  if (!held.release()) out->setstate(std::ios::badbit);
+  if (!*out)
+    throw InputError(fmt::format("standard output: write failed{}",
+                                 errno ? fmt::format(" ({})", std::strerror(errno)) : ""));
 }
 
 }  // namespace

@@ -203,10 +203,7 @@ void print_search_summary(const SearchCli& o, const SearchOutcome& x, const Refe
 
 // -o FILE: the emitted code alone.
 void write_emitted(const SearchCli& o, const Emission& em) {
-  std::ofstream f(o.output, std::ios::binary);
-  if (!f) throw InputError(fmt::format("-o: cannot write '{}'", o.output));
-  f << em.code;
-  if (!f.flush()) throw InputError(fmt::format("-o: cannot write '{}'", o.output));
+  write_output_file(o.output, "-o", em.code);
   if (!o.json) fmt::print("  code                 {} ({})\n", o.output, o.emit);
 }
 

@@ -47,9 +47,7 @@ void run_init(const InitCli& o) {
     throw InputError(over);  // even with --force (issue 48)
   if (!o.force && std::filesystem::exists(o.output, ec))
     throw InputError(fmt::format("-o: '{}' exists (give --force to replace it)", o.output));
-  std::ofstream f(o.output, std::ios::binary);
-  f << spec;
-  if (!f.flush()) throw InputError(fmt::format("-o: cannot write '{}'", o.output));
+  write_output_file(o.output, "-o", spec);
   fmt::print(stderr, "wrote {}: set the sizes, then: smemsim run {} --launch {}\n", o.output, o.ptx,
              o.output);
 }

@@ -40,16 +40,14 @@ class TraceOutput {
   TraceOutput(const std::string& path, const std::string& header, std::uint32_t warp_size)
       : path_(path) {
     if (path.empty()) return;
-    file_.open(path);
-    if (!file_) throw InputError(fmt::format("cannot write trace '{}'", path));
-    file_ << "# smemsim profile " << header << "\n";
-    tracer_ = std::make_unique<exec::TraceConsumer>(file_, warp_size);
+    file_ = std::make_unique<OutputFile>(path, "--emit-trace");
+    file_->stream() << "# smemsim profile " << header << "\n";
+    tracer_ = std::make_unique<exec::TraceConsumer>(file_->stream(), warp_size);
   }
   exec::AccessConsumer* consumer() { return tracer_.get(); }
   void finish() {
     if (!tracer_) return;
-    file_.flush();
-    if (!file_) throw InputError(fmt::format("cannot write trace '{}'", path_));
+    file_->commit();
   }
   // {"path", "accesses"}, or null without --emit-trace.
   nlohmann::json json() const {
@@ -62,7 +60,7 @@ class TraceOutput {
 
  private:
   std::string path_;
-  std::ofstream file_;
+  std::unique_ptr<OutputFile> file_;  // renamed into place by finish(), after a run that ends well
   std::unique_ptr<exec::TraceConsumer> tracer_;
 };
 
@@ -118,10 +116,7 @@ void write_html(const std::string& path, const nlohmann::json& doc,
                 const ptx::Kernel& k) {
   std::vector<std::string> hints;
   for (const ProfileLine& l : by_line) hints.push_back(hint_text(l, 0));
-  std::ofstream out(path);
-  out << profile_html(doc, hints, m, k);
-  out.flush();
-  if (!out) throw InputError(fmt::format("--html: cannot write '{}'", path));
+  write_output_file(path, "--html", profile_html(doc, hints, m, k));
 }
 
 // A [[launch]] pipeline (issue 15): one profile per launch, a table per launch and the total.

@@ -14,6 +14,7 @@
 #include "smemsim/error.hpp"
 
 int main(int argc, char** argv) {
+  smemsim::ignore_file_size_signal();  // `ulimit -f`: a clear "File too large", not a core dump
   CLI::App app{
       "smemsim: simulator and optimizer for GPU shared (scratchpad) memory: bank, position and\n"
       "lock conflicts, atomic latency models and access-pattern generators.\n\n"

@@ -71,12 +71,13 @@ SimRun simulate(exec::Workload& w, const ptx::Kernel& kernel, const Arch& arch, 
   LaunchProgress progress;
   to.progress = progress.callback();
   timing::ObserverFan fan;
-  std::ofstream tl;
+  // The timeline is written beside its target and renamed into place only after a run that ends
+  // well: a kernel that fails leaves no truncated JSON and keeps an older timeline (issue 48).
+  std::unique_ptr<OutputFile> tl;
   std::unique_ptr<timing::ChromeTrace> trace;
   if (!o.timeline.empty()) {
-    tl.open(o.timeline);
-    if (!tl) throw InputError(fmt::format("--timeline: cannot write '{}'", o.timeline));
-    trace = std::make_unique<timing::ChromeTrace>(tl, w.module, kernel, o.timeline_events);
+    tl = std::make_unique<OutputFile>(o.timeline, "--timeline");
+    trace = std::make_unique<timing::ChromeTrace>(tl->stream(), w.module, kernel, o.timeline_events);
     fan.add(trace.get());
   }
   std::unique_ptr<timing::PipeView> view;
@@ -110,8 +111,7 @@ SimRun simulate(exec::Workload& w, const ptx::Kernel& kernel, const Arch& arch, 
   if (view) run.pipeview = view->render(sim.stage_names());
   if (trace) {
     trace->finish();
-    tl.flush();
-    if (!tl) throw InputError(fmt::format("--timeline: cannot write '{}'", o.timeline));
+    tl->commit();
     run.timeline_json = {
         {"path", o.timeline}, {"events", trace->events()}, {"truncated", trace->truncated()}};
     run.timeline_note = fmt::format(

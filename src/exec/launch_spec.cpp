@@ -16,6 +16,7 @@
 #include "smemsim/error.hpp"
 #include "smemsim/workloads.hpp"
 #include "util/file.hpp"
+#include "util/output_file.hpp"
 #include "util/rng.hpp"
 #include "util/size.hpp"
 
@@ -535,16 +536,14 @@ void write_outputs(const Workload& w) {
   for (const Output& o : w.outputs) {
     const Buffer* b = w.memory.find(o.buffer);
     if (!b) throw InputError(fmt::format("output: no buffer named '{}'", o.buffer));
-    std::ofstream out(o.path, std::ios::binary);
-    if (!out) throw InputError(fmt::format("cannot write '{}'", o.path));
+    OutputFile out(o.path, fmt::format("buffer '{}' (write)", o.buffer));
     if (o.path.ends_with(".bin")) {
-      out.write(reinterpret_cast<const char*>(b->bytes.data()), std::streamsize(b->bytes.size()));
+      out.write({reinterpret_cast<const char*>(b->bytes.data()), b->bytes.size()});
     } else {
-      std::string s;
-      for (std::uint64_t i = 0; i < b->elements(); ++i) s += element_string(*b, i) + "\n";
-      out << s;
+      std::ostream& text = out.stream();
+      for (std::uint64_t i = 0; i < b->elements(); ++i) text << element_string(*b, i) << '\n';
     }
-    if (!out) throw InputError(fmt::format("cannot write '{}'", o.path));
+    out.commit();
   }
 }
 

@@ -28,6 +28,7 @@
 #include "smemsim/error.hpp"
 #include "smemsim/images.hpp"
 #include "studies.hpp"
+#include "util/output_file.hpp"
 
 namespace smemsim::study {
 namespace {
@@ -168,19 +169,19 @@ class Hash002 : public Study {
     const Arch arch = study_arch();
     Searched s;
     ReferenceSets cfg_sets = new_sets(arch), cfg_all = new_sets(arch);
-    std::unique_ptr<std::ofstream> file;
+    std::unique_ptr<OutputFile> file;
     std::unique_ptr<TraceWriter> trace;
     if (write_trace && !trace_dir_.empty()) {
       std::string stem = b.name;
       std::replace(stem.begin(), stem.end(), ' ', '_');
       std::filesystem::create_directories(trace_dir_);
-      file = std::make_unique<std::ofstream>(trace_dir_ + "/" + stem + ".trace");
-      if (!*file) throw InputError(fmt::format("trace_dir: cannot write in '{}'", trace_dir_));
-      trace = std::make_unique<TraceWriter>(*file, arch.warp_size);
+      file = std::make_unique<OutputFile>(trace_dir_ + "/" + stem + ".trace", "trace_dir");
+      trace = std::make_unique<TraceWriter>(file->stream(), arch.warp_size);
     }
     const Image* first = b.bins ? &in_.images[0] : nullptr;
     exec::Workload w = make_workload(b, in_, first);
     const std::uint64_t n = collect(b, w, arch, cfg_sets, cfg_all, trace.get(), in_.votes_only);
+    if (file) file->commit();
     s.found = search_configs(cfg_sets);
     if (!b.bins) {
       s.accesses = n;

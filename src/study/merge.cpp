@@ -237,7 +237,6 @@ RunSummary merge_shards(const std::vector<std::string>& dirs, const RunOptions& 
   const Output out = build_csv(sh.columns, sh.points);
   write_atomic(s.dir + "/points.csv", out.csv);
   finalize(info, *study, cfg.arch, out.table, s.dir, o, s);
-  lock.remove_file();  // a finished folder holds only its results
   return s;
 }
 

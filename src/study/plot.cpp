@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "plot_layout.hpp"
+#include "util/output_file.hpp"
 
 namespace smemsim::study {
 namespace {
@@ -204,10 +205,10 @@ std::string render_figure(const Figure& f, const std::string& dir, std::ostream*
   const PlotLayout l = lay_out(f);
   std::vector<std::vector<int>> index;
   {
-    std::ofstream dat(base + ".dat");
-    dat << data_text(f, l, index);
+    write_output_file(base + ".dat", "figure data", data_text(f, l, index));
     const std::string drawing = body(f, l, index);
-    std::ofstream gp(base + ".gp");
+    OutputFile gp_file(base + ".gp", "figure script");
+    std::ostream& gp = gp_file.stream();
     gp << "# " << f.title << "\n# smemsim study figure; run: gnuplot " << f.name << ".gp (writes "
        << f.name << ".png and " << f.name << ".svg"
        << (terminals().pdf.empty() ? "" : ", " + f.name + ".pdf") << ")\n";
@@ -226,6 +227,7 @@ std::string render_figure(const Figure& f, const std::string& dir, std::ostream*
           "'Sans,11' }}\n",
           l.width / 72.0, l.height / 72.0);
     gp << "set output " << gp_quote(f.name + ".") << ".format\n" << drawing << "}\nset output\n";
+    gp_file.commit();
   }
   if (!have_gnuplot()) {
     if (log) *log << "smemsim: warning: gnuplot not found; wrote " << base << ".gp without a PNG\n";

@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -198,7 +200,8 @@ void compute_points(const StudyInfo& info, const Study& study, const std::vector
                     const std::string& partial, const RunOptions& o, Progress& progress,
                     std::map<std::size_t, std::string>& done) {
   const int fd = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-  if (fd < 0) throw std::runtime_error(fmt::format("cannot write {}", partial));
+  if (fd < 0)
+    throw InputError(fmt::format("cannot write '{}': {}", partial, std::strerror(errno)));
   const std::size_t columns = study.columns().size();
   std::mutex mu;
   std::size_t written = 0;
@@ -215,7 +218,9 @@ void compute_points(const StudyInfo& info, const Study& study, const std::vector
             const std::string line = fmt::format("{}|{}\n", idx, payload);
             std::lock_guard lock(mu);
             if (::write(fd, line.data(), line.size()) != static_cast<ssize_t>(line.size()))
-              throw std::runtime_error(fmt::format("write failed: {}", partial));
+              throw InputError(fmt::format(
+                  "cannot write '{}': {} (the points written so far are kept; run again to resume)",
+                  partial, std::strerror(errno)));
             const auto now = std::chrono::steady_clock::now();
             if (now - last_sync > std::chrono::milliseconds(500)) {
               ::fdatasync(fd);
@@ -294,7 +299,6 @@ RunSummary run_study(const StudyInfo& info, const StudyConfig& cfg, const RunOpt
   // points.partial and resumes from it).
   std::error_code ec;
   fs::remove(partial, ec);
-  lock.remove_file();
   return s;
 }
 

@@ -13,6 +13,7 @@
 #include "plot.hpp"
 #include "smemsim/error.hpp"
 #include "smemsim/json.hpp"
+#include "util/output_file.hpp"
 
 namespace smemsim::study {
 namespace fs = std::filesystem;
@@ -30,21 +31,8 @@ std::vector<std::string> split(const std::string& s, char sep) {
 }
 
 void write_atomic(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) throw std::runtime_error(fmt::format("cannot write {}", tmp));
-  std::size_t off = 0;
-  while (off < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + off, text.size() - off);
-    if (n <= 0) {
-      ::close(fd);
-      throw std::runtime_error(fmt::format("write failed: {}", tmp));
-    }
-    off += static_cast<std::size_t>(n);
-  }
-  ::fdatasync(fd);
-  ::close(fd);
-  fs::rename(tmp, path);
+  write_output_file(path, fmt::format("study file '{}'", fs::path(path).filename().string()), text,
+                    /*durable=*/true);
 }
 
 Output build_csv(const std::vector<std::string>& columns,
@@ -144,12 +132,8 @@ FolderLock::FolderLock(const std::string& dir) {
   }
 }
 
-void FolderLock::remove_file() {
-  std::error_code ec;
-  std::filesystem::remove(path_, ec);
-}
-
 FolderLock::~FolderLock() {
+  ::unlink(path_.c_str());  // while still held
   ::close(fd_);
 }
 

@@ -30,14 +30,13 @@ bool stderr_is_terminal();
 std::string output_dir(const std::string& root, const std::string& name);
 
 // An advisory lock on DIR/.lock for the whole run: a second run on the same folder is refused
-// (the kernel drops the lock when a process dies, so a killed run can be resumed).
+// (the kernel drops the lock when a process dies, so a killed run can be resumed). The file is
+// removed when the lock is released, by a run that finishes or fails (issue 48: a failed run left
+// `.lock` behind); only a killed process leaves it, and the next run takes it over.
 class FolderLock {
  public:
   explicit FolderLock(const std::string& dir);
   ~FolderLock();
-  // Removes DIR/.lock (a finished run leaves only its results); the lock is held until
-  // destruction.
-  void remove_file();
   FolderLock(const FolderLock&) = delete;
   FolderLock& operator=(const FolderLock&) = delete;
 

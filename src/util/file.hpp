@@ -59,11 +59,16 @@ inline std::string output_path_problem(const std::string& path) {
 }
 
 // Whether two output paths name one file (issue 28: `--csv x --emit-trace x`, two buffers with the
-// same `write`, silently overwrote one with the other): compared as absolute, normalized paths,
-// through symbolic links where the file exists.
+// same `write`, silently overwrote one with the other): the same device and inode where both exist
+// (a hard link is the same file, issue 48), else compared as absolute, normalized paths, through
+// symbolic links.
 inline bool same_output(const std::string& a, const std::string& b) {
   if (a.empty() || b.empty()) return false;
   std::error_code ec1, ec2;
+  if (std::filesystem::exists(a, ec1) && std::filesystem::exists(b, ec2)) {
+    const bool same = std::filesystem::equivalent(a, b, ec1);
+    if (!ec1) return same;
+  }
   const auto ca = std::filesystem::weakly_canonical(std::filesystem::absolute(a, ec1), ec1);
   const auto cb = std::filesystem::weakly_canonical(std::filesystem::absolute(b, ec2), ec2);
   if (ec1 || ec2) return a == b;
