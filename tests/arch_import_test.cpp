@@ -95,6 +95,57 @@ TEST(ArchImport, BadValuesNameTheFileLineAndOption) {
   expect_error("-gpgpu_shmem_num_banks 12\n", "memory.banks");  // not a power of two
 }
 
+// Issue 48, item 4: what overflowed or was dropped silently. 2^62 + 1 clusters x 4 cores wrapped
+// to sm.count = 4; a negative count was neither mapped nor listed; 2^63 - 1 tensor units made
+// tensor_fmas 1 and -4 made it 64; 2^63 - 1 SP units made lanes_fma 1. Each is now an error naming
+// the line, and no message names the --set it goes through.
+TEST(ArchImport, CountsThatOverflowOrAreNegativeAreErrorsNamingTheLine) {
+  expect_error("-gpgpu_n_clusters 4611686018427387905\n-gpgpu_n_cores_per_cluster 4\n",
+               "g.config:1: -gpgpu_n_clusters x -gpgpu_n_cores_per_cluster: "
+               "4611686018427387905 x 4 overflows a 64-bit integer");
+  expect_error("-gpgpu_n_clusters -3\n-gpgpu_n_cores_per_cluster 4\n",
+               "g.config:1: -gpgpu_n_clusters: -3 is not a count (at least 1)");
+  expect_error("-gpgpu_n_clusters 4\n-gpgpu_n_cores_per_cluster -1\n",
+               "g.config:2: -gpgpu_n_cores_per_cluster: -1 is not a count (at least 1)");
+  expect_error("-gpgpu_n_cores_per_cluster 2\n", "g.config:1: -gpgpu_n_clusters and");
+  try {  // wmma's 16x16x16 shape: 4,096 multiply-adds per mma
+    import_gpgpusim(
+        "-gpgpu_num_tensor_core_units 9223372036854775807\n"
+        "-trace_opcode_latency_initiation_tensor 64,32\n",
+        "g.config", default_arch(), {16, 16, 16});
+    ADD_FAILURE() << "2^63 - 1 tensor units accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("g.config:1: the mma's multiply-adds x tensor units: "
+                                         "4096 x 9223372036854775807 overflows"),
+              std::string::npos)
+        << e.what();
+  }
+  expect_error("-gpgpu_num_tensor_core_units -4\n",
+               "g.config:1: -gpgpu_num_tensor_core_units: -4 is not a count (at least 0)");
+  expect_error(
+      "-ptx_opcode_initiation_fp 2\n-gpgpu_num_sp_units 9223372036854775807\n",
+      "g.config:2: -gpgpu_num_sp_units x the warp size: 32 x 9223372036854775807 overflows");
+  expect_error("-gpgpu_num_sched_per_core 0\n", "-gpgpu_num_sched_per_core: 0 is not a count");
+  expect_error("-gpgpu_shmem_size 99999999999999999999999\n",
+               "g.config:1: -gpgpu_shmem_size: '99999999999999999999999' is out of range");
+  expect_error("-gpgpu_n_clusters 1099511627776\n-gpgpu_n_cores_per_cluster 1\n",
+               "g.config:1: -gpgpu_n_clusters x -gpgpu_n_cores_per_cluster: key 'sm.count': "
+               "1099511627776 is not between 1 and");
+}
+
+// An option given twice: GPGPU-Sim's parser keeps the later value, and so does the import, now
+// with a note naming both lines (the second won silently).
+TEST(ArchImport, AnOptionGivenTwiceKeepsTheLaterValueWithANote) {
+  const GpgpuSimImport r =
+      import_gpgpusim("-gpgpu_shmem_num_banks 16\n# again\n-gpgpu_shmem_num_banks 32\n", "g.config",
+                      find_preset("fermi-gtx580"));
+  EXPECT_EQ(r.arch.banks, 32u);
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_EQ(r.describe(r.notes[0]),
+            "g.config:3: -gpgpu_shmem_num_banks 32 (also given on line 1: this later value is "
+            "used, as GPGPU-Sim uses it)");
+}
+
 // The forms of the field's configurations (issue 25, item 3), written here after them: GPGPU-Sim's
 // GTX 480 file continues a quoted -gpgpu_dram_timing_opt on the next line; Accel-Sim's correlated
 // Volta/Turing/Ampere files add the sub-core model and its unit options, comments after values and

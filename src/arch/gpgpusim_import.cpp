@@ -5,6 +5,7 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <map>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -24,6 +25,9 @@ std::vector<std::int64_t> integers(const std::string& v, char sep, const std::st
     const std::size_t q = std::min(v.find(sep, p), v.size());
     std::int64_t x = 0;
     const auto [end, ec] = std::from_chars(v.data() + p, v.data() + q, x);
+    if (ec == std::errc::result_out_of_range)
+      throw InputError(fmt::format("{}: {}: '{}' is out of range (a 64-bit integer)", where, opt,
+                                   printable(std::string_view(v).substr(p, q - p), 80)));
     if (ec != std::errc() || end != v.data() + q || p == q)
       throw InputError(fmt::format("{}: {}: '{}' is not {} integers", where, opt, v,
                                    sep == ',' ? "comma-separated" : "colon-separated"));
@@ -40,6 +44,38 @@ std::int64_t one(const std::string& v, const std::string& where, const std::stri
   return xs[0];
 }
 
+// apply_override's message without its "--set: " (an import sets keys from the file's lines).
+std::string no_set(std::string msg) {
+  if (msg.rfind("--set: ", 0) == 0) msg.erase(0, 7);
+  return msg;
+}
+
+// A count of something the GPU has (clusters, cores, units): at least `least`.
+std::int64_t count(const std::string& v, const std::string& where, const std::string& opt,
+                   std::int64_t least = 1) {
+  const std::int64_t x = one(v, where, opt);
+  if (x < least)
+    throw InputError(fmt::format("{}: {}: {} is not a count (at least {})", where, opt, x, least));
+  return x;
+}
+
+// a x b, or InputError "WHERE: WHAT: A x B overflows a 64-bit integer" (issue 48: 2^62 + 1
+// clusters of 4 cores became sm.count = 4).
+std::int64_t checked_product(std::int64_t a, std::int64_t b, const std::string& where,
+                             const std::string& what) {
+  std::int64_t p = 0;
+  if (__builtin_mul_overflow(a, b, &p))
+    throw InputError(fmt::format("{}: {}: {} x {} overflows a 64-bit integer", where, what, a, b));
+  return p;
+}
+
+// -gpgpu_n_clusters and -gpgpu_n_cores_per_cluster, which multiply into sm.count (line 0: not
+// given).
+struct ClusterOptions {
+  int clusters_line = 0, cores_line = 0;
+  std::int64_t clusters = 0, cores = 0;
+};
+
 // One option line being mapped: sets keys on the arch and records what it did.
 class OptionMapper {
  public:
@@ -50,7 +86,7 @@ class OptionMapper {
 
   // Maps the option (InputError "file:line: option: why" on a bad value); false when smemsim has
   // no key for it. Cluster counts are kept in `clusters`/`cores` (they multiply).
-  bool map(std::int64_t& clusters, std::int64_t& cores, int& clusters_line);
+  bool map(ClusterOptions& c);
 
  private:
   std::int64_t value() const { return one(entry_.value, where_, entry_.option); }
@@ -97,13 +133,14 @@ void OptionMapper::map_scheduler() {
   r_.ignored.push_back(std::move(e));
 }
 
-bool OptionMapper::map(std::int64_t& clusters, std::int64_t& cores, int& clusters_line) {
+bool OptionMapper::map(ClusterOptions& c) {
   const std::string& opt = entry_.option;
   if (opt == "-gpgpu_n_clusters") {
-    clusters = value();
-    clusters_line = entry_.line;
+    c.clusters = count(entry_.value, where_, opt);
+    c.clusters_line = entry_.line;
   } else if (opt == "-gpgpu_n_cores_per_cluster") {
-    cores = value();
+    c.cores = count(entry_.value, where_, opt);
+    c.cores_line = entry_.line;
   } else if (opt == "-gpgpu_shader_core_pipeline") {
     const auto xs = integers(entry_.value, ':', where_, opt);  // <threads>:<warp size>[:...]
     if (xs.size() < 2)
@@ -237,9 +274,7 @@ class UnitOptions {
         return true;
       }
       if (opt == kCount[u]) {
-        count_[u] = {line, opt, value, one(value, where, opt)};
-        if (count_[u].v < 0)
-          throw InputError(fmt::format("{}: {}: {} units", where, opt, count_[u].v));
+        count_[u] = {line, opt, value, count(value, where, opt, 0)};
         return true;
       }
     }
@@ -262,11 +297,11 @@ class UnitOptions {
       return true;
     }
     if (opt == "-gpgpu_num_tensor_core_units") {
-      tunits_ = {line, opt, value, one(value, where, opt)};
+      tunits_ = {line, opt, value, count(value, where, opt, 0)};
       return true;
     }
     if (opt == "-gpgpu_num_sched_per_core") {
-      sched_ = {line, opt, value, one(value, where, opt)};
+      sched_ = {line, opt, value, count(value, where, opt)};
       return true;
     }
     if (opt == "-gpgpu_sub_core_model") {
@@ -307,7 +342,12 @@ class UnitOptions {
       throw InputError(fmt::format("{}:{}: {}: {} is not a positive interval", r.origin, tii_.line,
                                    tii_.opt, tii_.v));
     const std::int64_t mnk = std::int64_t(shape[0]) * shape[1] * shape[2];
-    const std::int64_t fmas = std::max<std::int64_t>(1, (mnk * units + tii_.v / 2) / tii_.v);
+    const std::int64_t fmas = std::max<std::int64_t>(
+        1, (checked_product(mnk, units,
+                            fmt::format("{}:{}", r.origin, tunits_.line ? tunits_.line : tii_.line),
+                            "the mma's multiply-adds x tensor units") +
+            tii_.v / 2) /
+               tii_.v);
     set(r, tii_, "sm.tensor_fmas", std::to_string(fmas));
     // A unit that is not pipelined (latency = interval, GPGPU-Sim's default 64 and 64) leaves less
     // than the pipeline's shortest latency: clamped, with a note.
@@ -343,8 +383,11 @@ class UnitOptions {
       std::int64_t instances = c.line ? c.v : 1;
       if (sub) instances = instances / std::max<std::int64_t>(1, sched);
       instances = std::max<std::int64_t>(1, instances);
-      const std::int64_t lanes =
-          std::clamp<std::int64_t>(std::int64_t(r.arch.warp_size) * instances / ii_[u].v, 1, 64);
+      const std::int64_t threads =
+          checked_product(std::int64_t(r.arch.warp_size), instances,
+                          fmt::format("{}:{}", r.origin, c.line ? c.line : ii_[u].line),
+                          fmt::format("{} x the warp size", c.line ? c.opt : "one unit"));
+      const std::int64_t lanes = std::clamp<std::int64_t>(threads / ii_[u].v, 1, 64);
       set(r, ii_[u], kLanes[u], std::to_string(lanes));
       if (c.line)
         r.mapped.push_back({c.line, c.opt, c.value, kLanes[u], std::to_string(lanes), ""});
@@ -368,7 +411,7 @@ class UnitOptions {
     try {
       apply_override(r.arch, key + "=" + v);
     } catch (const InputError& e) {
-      throw InputError(fmt::format("{}:{}: {}: {}", r.origin, o.line, o.opt, e.what()));
+      throw InputError(fmt::format("{}:{}: {}: {}", r.origin, o.line, o.opt, no_set(e.what())));
     }
     r.mapped.push_back({o.line, o.opt, o.value, key, v, ""});
   }
@@ -444,9 +487,9 @@ GpgpuSimImport import_gpgpusim(std::string_view text, const std::string& origin,
   GpgpuSimImport r;
   r.origin = origin;
   r.arch = base;
-  std::int64_t clusters = -1, cores = -1;
-  int clusters_line = 0;
+  ClusterOptions clusters;
   UnitOptions units;
+  std::map<std::string, int> seen;  // option -> the line it was last given on
   const std::vector<Word> words = config_words(text, origin);
   for (std::size_t k = 0; k < words.size(); k += 2) {
     const std::string& opt = words[k].text;
@@ -462,32 +505,44 @@ GpgpuSimImport import_gpgpusim(std::string_view text, const std::string& origin,
     if (k + 1 >= words.size() || is_option(words[k + 1].text))
       throw InputError(fmt::format("{}: {} has no value", where, opt));
     const std::string& value = words[k + 1].text;
+    // GPGPU-Sim's option parser lets a later value replace an earlier one; smemsim does too, and
+    // says so (issue 48: the second won silently).
+    if (const auto [it, first] = seen.try_emplace(opt, n); !first) {
+      r.notes.push_back({n, opt, value, "", "",
+                         fmt::format("also given on line {}: this later value is used, as "
+                                     "GPGPU-Sim uses it",
+                                     it->second)});
+      it->second = n;
+    }
     try {
       if (units.read(opt, value, n, where)) continue;
-      if (!OptionMapper(r, n, opt, value).map(clusters, cores, clusters_line))
+      if (!OptionMapper(r, n, opt, value).map(clusters))
         r.ignored.push_back({n, opt, value, "", "", [&] {
                                const std::string typo = typo_reason(opt);
                                return typo.empty() ? std::string(unmodeled_reason(opt)) : typo;
                              }()});
     } catch (const InputError& e) {
-      const std::string msg = e.what();
+      const std::string msg = no_set(e.what());
       if (msg.rfind(origin, 0) == 0) throw;
       throw InputError(fmt::format("{}: {}: {}", where, opt, msg));
     }
   }
-  if ((clusters >= 0) != (cores >= 0))
+  if ((clusters.clusters_line > 0) != (clusters.cores_line > 0))
     throw InputError(fmt::format(
-        "{}: -gpgpu_n_clusters and -gpgpu_n_cores_per_cluster must be given together", origin));
-  if (clusters >= 0) {
+        "{}:{}: -gpgpu_n_clusters and -gpgpu_n_cores_per_cluster must be given together", origin,
+        std::max(clusters.clusters_line, clusters.cores_line)));
+  if (clusters.clusters_line) {
+    const std::string where = fmt::format("{}:{}", origin, clusters.clusters_line);
+    const std::string what = "-gpgpu_n_clusters x -gpgpu_n_cores_per_cluster";
+    const std::int64_t sms = checked_product(clusters.clusters, clusters.cores, where, what);
     try {
-      apply_override(r.arch, fmt::format("sm.count={}", clusters * cores));
+      apply_override(r.arch, fmt::format("sm.count={}", sms));
     } catch (const InputError& e) {
-      throw InputError(fmt::format("{}:{}: -gpgpu_n_clusters x -gpgpu_n_cores_per_cluster: {}",
-                                   origin, clusters_line, e.what()));
+      throw InputError(fmt::format("{}: {}: {}", where, what, no_set(e.what())));
     }
-    r.mapped.push_back({clusters_line, "-gpgpu_n_clusters x -gpgpu_n_cores_per_cluster",
-                        fmt::format("{} x {}", clusters, cores), "sm.count",
-                        std::to_string(clusters * cores), ""});
+    r.mapped.push_back({clusters.clusters_line, what,
+                        fmt::format("{} x {}", clusters.clusters, clusters.cores), "sm.count",
+                        std::to_string(sms), ""});
   }
   units.apply(r, tensor_shape);
   try {
