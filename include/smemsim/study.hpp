@@ -59,8 +59,17 @@ struct PointResult {
 struct Table {
   std::vector<std::string> columns;
   std::vector<std::vector<std::string>> rows;
+  // Where each row was read, for messages: origins[row] ("shard/points.csv:12", a merge), else
+  // line row + 2 of `source` (a run's table is its points.csv as written, after the header).
+  std::vector<std::string> origins;
+  std::string source = "points.csv";
   int col(std::string_view name) const;  // throws std::logic_error when absent
+  // The field as a number; InputError "WHERE: column 'c': 'abc' is not a number" when it is not
+  // (issue 48: an edited points.csv gave "stod", exit 1).
   double num(std::size_t row, std::string_view name) const;
+  // A number of a field that holds several (image_cycles: "1;2;3"), checked as num() is.
+  double num_text(std::size_t row, std::string_view name, const std::string& text) const;
+  std::string where(std::size_t row) const;  // "FILE:LINE" of the row
   const std::string& str(std::size_t row, std::string_view name) const;
 };
 

@@ -1,5 +1,8 @@
 // Values, tables, configuration parsing and the latency-backend registry of the study runner.
+#include <cctype>
+#include <cerrno>
 #include <charconv>
+#include <cstdlib>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -58,8 +61,24 @@ int Table::col(std::string_view name) const {
     if (columns[i] == name) return static_cast<int>(i);
   throw std::logic_error(fmt::format("study table has no column '{}'", name));
 }
+std::string Table::where(std::size_t row) const {
+  return row < origins.size() && !origins[row].empty() ? origins[row]
+                                                       : fmt::format("{}:{}", source, row + 2);
+}
+
+double Table::num_text(std::size_t row, std::string_view name, const std::string& f) const {
+  // strtod's forms (points.csv holds format_value's text: decimals, exponents, inf, nan), the
+  // whole text and nothing else.
+  char* end = nullptr;
+  const double v = f.empty() ? 0.0 : std::strtod(f.c_str(), &end);
+  if (f.empty() || end != f.c_str() + f.size() || std::isspace(static_cast<unsigned char>(f[0])))
+    throw InputError(
+        fmt::format("{}: column '{}': '{}' is not a number", where(row), name, printable(f, 80)));
+  return v;
+}
+
 double Table::num(std::size_t row, std::string_view name) const {
-  return std::stod(rows[row][static_cast<std::size_t>(col(name))]);
+  return num_text(row, name, rows[row][static_cast<std::size_t>(col(name))]);
 }
 const std::string& Table::str(std::size_t row, std::string_view name) const {
   return rows[row][static_cast<std::size_t>(col(name))];

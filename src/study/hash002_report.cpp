@@ -85,7 +85,8 @@ double speedup(const Table& t, std::size_t m, std::size_t x) {
   for (std::size_t i = 0, j = 0; i < a.size() && j < b.size(); ++n) {
     const std::size_t ie = std::min(a.find(';', i), a.size()),
                       je = std::min(b.find(';', j), b.size());
-    sum += std::stod(a.substr(i, ie - i)) / std::stod(b.substr(j, je - j));
+    sum += t.num_text(m, "image_cycles", a.substr(i, ie - i)) /
+           t.num_text(x, "image_cycles", b.substr(j, je - j));
     i = ie + 1;
     j = je + 1;
   }

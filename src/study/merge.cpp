@@ -64,6 +64,7 @@ struct Shards {
   std::size_t total = 0;
   std::vector<std::string> columns;
   std::map<std::size_t, std::string> points;  // index -> rows, as points.partial holds them
+  std::map<std::size_t, std::vector<std::string>> origins;  // index -> "FILE:LINE" of each row
 };
 
 // Every field of config.json that a merge reads, of its type (issue 28: a field of the wrong
@@ -183,6 +184,7 @@ Shards read_shards(const std::vector<std::string>& dirs) {
       auto& slot = sh.points[idx];
       if (!slot.empty()) slot += '|';
       slot.append(lines[i], comma + 1);
+      sh.origins[idx].push_back(fmt::format("{}:{}", csv_path, i + 1));
     }
   }
   if (static_cast<int>(seen.size()) != sh.count)
@@ -193,29 +195,66 @@ Shards read_shards(const std::vector<std::string>& dirs) {
   return sh;
 }
 
-// The configuration config.json records, as run_study had it.
-StudyConfig config_of(const nlohmann::json& base) {
-  StudyConfig cfg;
-  cfg.arch = parse_arch_toml(base.at("arch_toml").get<std::string>(), "config.json", Arch{});
-  cfg.arch.name = base.at("arch").get<std::string>();
-  cfg.quick = base.at("quick").get<bool>();
-  cfg.seed = base.at("seed").get<std::uint64_t>();
-  cfg.backend = base.at("backend").get<std::string>();
-  cfg.params = base.at("params").get<std::map<std::string, std::string>>();
-  for (const nlohmann::json& a : base.value("sweep", nlohmann::json::array()))
-    cfg.sweep.push_back(
-        {a.at("key").get<std::string>(), a.at("values").get<std::vector<std::string>>()});
-  return cfg;
+// The configuration config.json records, checked as `study run` checks its options (issue 48: an
+// unknown backend or sweep key merged, exit 0, and the report named the bogus key): every
+// parameter one of the study's, the backend one it can run, the seed and backend the parameters'
+// own, every sweep axis a key of the arch or the study. InputError naming `path`.
+StudyConfig config_of(const nlohmann::json& base, const StudyInfo& info, const std::string& path) {
+  try {
+    Arch arch = parse_arch_toml(base.at("arch_toml").get<std::string>(), "arch_toml", Arch{});
+    arch.name = base.at("arch").get<std::string>();
+    const auto params = base.at("params").get<std::map<std::string, std::string>>();
+    StudyConfig cfg = resolve_config(info, arch, base.at("quick").get<bool>(), params);
+    if (cfg.params != params)
+      for (const ParamSpec& p : info.params)
+        if (!params.count(p.key))
+          throw InputError(fmt::format("params: the study's parameter '{}' is missing", p.key));
+    if (base.at("seed").get<std::uint64_t>() != cfg.seed)
+      throw InputError(fmt::format("seed {} is not params.seed {}", base.at("seed").dump(),
+                                   cfg.params.at("seed")));
+    if (base.at("backend").get<std::string>() != cfg.backend)
+      throw InputError(fmt::format("backend '{}' is not params.backend '{}'",
+                                   printable(base.at("backend").get<std::string>(), 80),
+                                   printable(cfg.backend, 80)));
+    for (const nlohmann::json& a : base.value("sweep", nlohmann::json::array()))
+      cfg.sweep.push_back(
+          {a.at("key").get<std::string>(), a.at("values").get<std::vector<std::string>>()});
+    for (const SweepAxis& a : cfg.sweep)
+      if (a.values.empty())
+        throw InputError(fmt::format("--sweep {}: the axis has no values", a.key));
+    check_sweep(info, cfg.sweep, {});
+    return cfg;
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}", path, e.what()));
+  }
 }
 
 }  // namespace
 
 RunSummary merge_shards(const std::vector<std::string>& dirs, const RunOptions& o) {
+  // Everything is read and checked, down to the report of the merged points, before the merged
+  // folder is made: bad shards leave nothing behind (issue 48: a value 'abc' failed in the
+  // report, exit 1, after the folder was written).
   const Shards sh = read_shards(dirs);
   const std::string name = sh.base.at("study").get<std::string>();
-  const StudyInfo& info = find_study(name);
-  const StudyConfig cfg = config_of(sh.base);
+  const std::string conf_path = dirs.front() + "/config.json";
+  const StudyInfo& info = [&]() -> const StudyInfo& {
+    try {
+      return find_study(name);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{}: {}", conf_path, e.what()));
+    }
+  }();
+  const StudyConfig cfg = config_of(sh.base, info, conf_path);
   std::unique_ptr<Study> study = make_study(info, cfg);
+  if (sh.columns != study->columns())
+    throw InputError(
+        fmt::format("{}: columns [{}] are not study '{}''s [{}] with this configuration", conf_path,
+                    fmt::join(sh.columns, ", "), name, fmt::join(study->columns(), ", ")));
+  Output out = build_csv(sh.columns, sh.points);
+  for (const auto& [idx, where] : sh.origins)
+    out.table.origins.insert(out.table.origins.end(), where.begin(), where.end());
+  Report rep = study->report(out.table);
 
   RunSummary s;
   // The merged folder must not be one of the shards: writing it would overwrite that shard.
@@ -234,9 +273,9 @@ RunSummary merge_shards(const std::vector<std::string>& dirs, const RunOptions& 
   // Same key order as an unsharded run's config.json (nlohmann sorts object keys).
   write_atomic(s.dir + "/config.json", conf.dump(2) + "\n");
   write_atomic(s.dir + "/arch.toml", to_toml(cfg.arch));
-  const Output out = build_csv(sh.columns, sh.points);
   write_atomic(s.dir + "/points.csv", out.csv);
-  finalize(info, *study, cfg.arch, out.table, s.dir, o, s);
+  out.table.origins.clear();
+  finalize(info, std::move(rep), cfg.arch, out.table, s.dir, o, s);
   return s;
 }
 

@@ -286,11 +286,12 @@ RunSummary run_study(const StudyInfo& info, const StudyConfig& cfg, const RunOpt
   s.accesses = progress.accesses();
   s.seconds = progress.elapsed();
 
-  const Output out = build_csv(study->columns(), done);
+  Output out = build_csv(study->columns(), done);
+  out.table.source = s.dir + "/points.csv";
   write_atomic(s.dir + "/points.csv", out.csv);
   write_run_info(s, o);
   if (o.shard_count == 1) {
-    finalize(info, *study, cfg.arch, out.table, s.dir, o, s);
+    finalize(info, study->report(out.table), cfg.arch, out.table, s.dir, o, s);
   } else if (o.log) {
     *o.log << fmt::format(
         "{}: shard done; combine the shard folders with `smemsim study merge DIR...`\n", label);

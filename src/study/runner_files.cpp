@@ -57,9 +57,8 @@ bool has_pdf(const std::string& png) {
 }
 }  // namespace
 
-void finalize(const StudyInfo& info, const Study& study, const Arch& study_arch, const Table& table,
+void finalize(const StudyInfo& info, Report rep, const Arch& study_arch, const Table& table,
               const std::string& dir, const RunOptions& o, RunSummary& s) {
-  Report rep = study.report(table);
   std::string md = fmt::format(
       "# Study `{}`\n\n{}\n\nSource: {}. Arch: `{}` ({}). Configuration: `config.json`, "
       "`arch.toml`; every point: `points.csv`.\n\n",

@@ -22,7 +22,8 @@ struct Output {
 Output build_csv(const std::vector<std::string>& columns,
                  const std::map<std::size_t, std::string>& points);
 // The report: report.md (with the figures rendered) and summary.json; fills s's report fields.
-void finalize(const StudyInfo& info, const Study& study, const Arch& study_arch, const Table& table,
+// `rep` is the study's report of the table (made before, so that a merge checks it before writing).
+void finalize(const StudyInfo& info, Report rep, const Arch& study_arch, const Table& table,
               const std::string& dir, const RunOptions& o, RunSummary& s);
 bool stderr_is_terminal();
 // OUT/NAME, created: an empty OUT or a filesystem root is refused (issue 11: `--out ""` wrote to
