@@ -58,8 +58,10 @@ while [[ $# -gt 0 ]]; do
     *) die "unknown option '$1' (study run options go after --); see --help" ;;
   esac
 done
-[[ $shards =~ ^[1-9][0-9]*$ ]] && ((shards <= 10000)) || die "--shards '$shards': give 1 to 10000"
-[[ $cpus =~ ^[1-9][0-9]*$ ]] && ((cpus <= 1024)) || die "--cpus '$cpus': give 1 to 1024"
+# The ranges are checked on the text first (at most 5 digits), so that bash's 64-bit arithmetic
+# never sees a number that wraps (18446744073709551617 passed as 1).
+[[ $shards =~ ^[1-9][0-9]{0,4}$ ]] && ((shards <= 10000)) || die "--shards '$shards': give 1 to 10000"
+[[ $cpus =~ ^[1-9][0-9]{0,4}$ ]] && ((cpus <= 1024)) || die "--cpus '$cpus': give 1 to 1024"
 [[ -n $out ]] || die "--out: empty folder name"
 
 if [[ -z $smemsim ]]; then

@@ -384,5 +384,30 @@ TEST(CliMessages, UnknownCommandsBinaryInputBomAndDirectories) {
   expect_error("analyze --trace " + ::testing::TempDir(), "cannot open trace: it is a directory");
 }
 
+// Issue 48, item 6: scripts/slurm-study.sh checked its ranges in bash arithmetic, where
+// 18446744073709551617 wraps to 1 and 18446744073709552640 to 1024, so both reached sbatch. The
+// text is checked first now (--dry-run: no Slurm needed).
+TEST(SlurmScript, RangesAreCheckedOnTheTextNotInWrappingArithmetic) {
+  const std::string script = std::string(SMEMSIM_SOURCE_DIR) + "/scripts/slurm-study.sh";
+  const std::string tail = std::string(" --dry-run --smemsim ") + SMEMSIM_CLI + " --out " +
+                           ::testing::TempDir() + "smemsim_slurm_dry";
+  const std::pair<std::string, std::string> cases[] = {
+      {"--shards 18446744073709551617", "--shards '18446744073709551617': give 1 to 10000"},
+      {"--cpus 18446744073709552640", "--cpus '18446744073709552640': give 1 to 1024"},
+      {"--shards 10001", "--shards '10001': give 1 to 10000"},
+      {"--cpus 1025", "--cpus '1025': give 1 to 1024"},
+      {"--shards 007", "--shards '007': give 1 to 10000"},
+  };
+  for (const auto& [args, words] : cases) {
+    const CliResult r = shell("bash " + script + " random-patterns " + args + tail);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.out;
+    EXPECT_NE(r.out.find(words), std::string::npos) << args << ": " << r.out;
+  }
+  const CliResult ok =
+      shell("bash " + script + " random-patterns --shards 10000 --cpus 1024" + tail);
+  EXPECT_EQ(ok.exit_code, 0) << ok.out;
+  EXPECT_NE(ok.out.find("--array=0-9999"), std::string::npos) << ok.out;
+}
+
 }  // namespace
 }  // namespace smemsim::test
