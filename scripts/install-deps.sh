@@ -22,9 +22,12 @@ if ((${#missing[@]})); then
   SUDO=""
   [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   echo "smemsim: installing ${missing[*]}"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
-    "${missing[@]}" >/dev/null
+  # Another apt or dpkg (unattended-upgrades, a second install) holding the lock is waited for,
+  # up to 10 minutes, instead of failing at once with exit 100 (issue 48).
+  lock_wait=(-o DPkg::Lock::Timeout=600)
+  $SUDO apt-get "${lock_wait[@]}" update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get "${lock_wait[@]}" install -y -qq \
+    --no-install-recommends "${missing[@]}" >/dev/null
 fi
 # The histogram and Hough studies' default inputs are photographs from Debian packages; without
 # them those defaults stop with an error that says how to get them (or --set images=generated).

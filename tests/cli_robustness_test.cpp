@@ -44,7 +44,7 @@ TEST(CliNumbers, OutOfRangeNumbersNameTheOption) {
 // `gen` computed a full pass before writing anything: a trace of 10^11 warps now starts at once
 // (head stops it), and an address outside the memory midway leaves no file behind.
 TEST(CliNumbers, GenStreamsAndLeavesNoPartialFile) {
-  const CliResult r = shell(fmt::format("timeout {} ", int(20 * kBuildSlowdown)) + SMEMSIM_CLI +
+  const CliResult r = shell(fmt::format("timeout {} ", int(120 * kBuildSlowdown)) + SMEMSIM_CLI +
                             " gen random --space 1024 --count 100000000000 | head -c 40");
   EXPECT_EQ(r.out.rfind("smemsim-trace v1 unit=word warp=32\nld ", 0), 0u) << r.out;
   const std::string path = ::testing::TempDir() + "smemsim_partial.trace";

@@ -45,8 +45,9 @@ std::string null_device() {
 }
 
 void expect_refused(const std::string& args, const std::string& needle) {
-  // `timeout 20`: a blocked read or an endless one fails the test instead of hanging it.
-  const CliResult r = shell(fmt::format("timeout {} ", int(20 * kBuildSlowdown)) +
+  // `timeout 120`: a blocked read or an endless one fails the test instead of hanging it (a hang
+  // guard, far above the instant the refusal takes even on a loaded machine).
+  const CliResult r = shell(fmt::format("timeout {} ", int(120 * kBuildSlowdown)) +
                             std::string(SMEMSIM_CLI) + " " + args);
   EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.out;
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << args << "\n" << r.out;

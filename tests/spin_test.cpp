@@ -17,7 +17,6 @@
 //   producer first it finishes; with the spinner first, the spinner is found spinning and passes
 //   its turn to the producer, and then finishes too (sim interleaves the warps).
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 
@@ -111,15 +110,11 @@ int lines(const std::string& s) {
   return int(std::count(s.begin(), s.end(), '\n'));
 }
 
-struct Timed {
-  CliResult r;
-  double seconds;
-};
-
-Timed timed_cli(const std::string& args) {
-  const auto t0 = std::chrono::steady_clock::now();
-  CliResult r = cli(args);
-  return {r, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()};
+// The cycle a `sim` "never ends" message names: the work the detection took (issue 48: the tests
+// bound work, not seconds, which a busy machine stretches; ctest's timeout guards against a hang).
+std::uint64_t stuck_cycle(const std::string& out) {
+  const auto at = out.find("never ends: at cycle ");
+  return at == std::string::npos ? 0 : std::stoull(out.substr(at + 21));
 }
 
 TEST(Spin, FlagNeverSetEndsAtOnceUnderRunSimAndProfile) {
@@ -129,8 +124,10 @@ TEST(Spin, FlagNeverSetEndsAtOnceUnderRunSimAndProfile) {
   for (const std::string cmd : {"run", "sim", "profile --timing"})
     for (const std::string grid : {"1", "2147483647"}) {
       const std::string what = cmd + " --grid " + grid;
-      const Timed t = timed_cli(cmd + " " + ptx + " --launch " + spec + " --grid " + grid +
-                                " --block 256" + (cmd == "sim" ? " --arch volta-v100" : ""));
+      const struct {
+        CliResult r;
+      } t{cli(cmd + " " + ptx + " --launch " + spec + " --grid " + grid + " --block 256" +
+              (cmd == "sim" ? " --arch volta-v100" : ""))};
       EXPECT_EQ(t.r.exit_code, 2) << what << ": " << t.r.out;
       EXPECT_EQ(lines(t.r.out), 1) << what << ": " << t.r.out;
       EXPECT_NE(t.r.out.find("never ends"), std::string::npos) << what << ": " << t.r.out;
@@ -141,15 +138,10 @@ TEST(Spin, FlagNeverSetEndsAtOnceUnderRunSimAndProfile) {
       // The work is bounded: sim and profile --timing stop after two windows of 65,536 cycles
       // without progress (run after 2^20 steps of the spinning warp), not at the cycle limit.
       if (cmd != "run") {
-        const auto at = t.r.out.find("never ends: at cycle ");
-        ASSERT_NE(at, std::string::npos) << t.r.out;
-        const std::uint64_t cycle = std::stoull(t.r.out.substr(at + 21));
-        EXPECT_GE(cycle, 2u * 65536) << what;
+        const std::uint64_t cycle = stuck_cycle(t.r.out);
+        EXPECT_GE(cycle, 2u * 65536) << what << ": " << t.r.out;
         EXPECT_LT(cycle, 3u * 65536) << what;  // the window's check, a few cycles late at most
       }
-      // And a guard against a hang only: seconds, not the minutes the limits would take (the
-      // work above, not this, is what the test checks; a busy machine may take a few times longer).
-      EXPECT_LT(t.seconds, 60.0 * kBuildSlowdown) << what;
     }
 }
 
@@ -158,7 +150,9 @@ TEST(Spin, SimtLockDeadlockInOneWarp) {
   const std::string spec =
       temp_file("spin_lock.toml", "args = [\"out\"]\n[buffers.out]\ntype = \"u32\"\ncount = 1\n");
   for (const std::string cmd : {"run", "sim", "fix"}) {
-    const Timed t = timed_cli(cmd + " " + ptx + " --launch " + spec + " --grid 1 --block 32");
+    const struct {
+      CliResult r;
+    } t{cli(cmd + " " + ptx + " --launch " + spec + " --grid 1 --block 32")};
     EXPECT_EQ(t.r.exit_code, 2) << cmd << ": " << t.r.out;
     EXPECT_EQ(lines(t.r.out), 1) << cmd << ": " << t.r.out;
     EXPECT_NE(t.r.out.find("never ends"), std::string::npos) << cmd << ": " << t.r.out;
@@ -167,7 +161,10 @@ TEST(Spin, SimtLockDeadlockInOneWarp) {
                     std::string::npos ||
                 t.r.out.find(":12 `setp.ne.u32 %p1, %r1, 0;`") != std::string::npos)
         << cmd << ": " << t.r.out;
-    EXPECT_LT(t.seconds, 20.0 * kBuildSlowdown) << cmd;
+    if (cmd != "run") {  // sim and fix's cycle model: two windows of 65,536 cycles
+      EXPECT_GE(stuck_cycle(t.r.out), 2u * 65536) << cmd << ": " << t.r.out;
+      EXPECT_LT(stuck_cycle(t.r.out), 3u * 65536) << cmd;
+    }
   }
 }
 
