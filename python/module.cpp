@@ -20,6 +20,7 @@
 #include "smemsim/error.hpp"
 #include "smemsim/evaluate.hpp"
 #include "smemsim/hash_search.hpp"
+#include "smemsim/interrupt.hpp"
 #include "smemsim/json.hpp"
 #include "smemsim/warp_access.hpp"
 #include "smemsim/workloads.hpp"
@@ -30,6 +31,18 @@ namespace py = pybind11;
 using namespace smemsim;
 
 namespace {
+
+// Ctrl-C during a run (issue 48: it was ignored until the run ended). Python's C-level handler only
+// sets a flag; PyErr_CheckSignals, with the GIL, runs the Python handler (KeyboardInterrupt by
+// default). The simulators call this at their safe points; it acts on the interpreter's main
+// thread only (the only one Python delivers signals to) and leaves the exception set for
+// command() to raise once the run has unwound.
+unsigned long g_main_thread = 0;  // threading.main_thread().ident
+void check_python_signals() {
+  if (PyThread_get_thread_ident() != g_main_thread) return;
+  py::gil_scoped_acquire gil;
+  if (PyErr_CheckSignals() != 0) throw Interrupted();
+}
 
 // An arch from a preset name or another Arch, with `key=value` overrides (keys as in the TOML).
 Arch make_arch(const std::string& name, const py::dict& overrides) {
@@ -307,9 +320,11 @@ py::tuple command(std::vector<std::string> args, std::string spec_text, const py
   e.spec_text = std::move(spec_text);
   e.prepared = [&](exec::Workload& w) { put_arrays(arrays, w); };
   e.finished = [&](const exec::Workload& w) { after = w.memory.buffers; };
-  {
+  try {
     py::gil_scoped_release release;
     cli::run_embedded(e);
+  } catch (const Interrupted&) {
+    throw py::error_already_set();  // the KeyboardInterrupt (or what the handler raised)
   }
   if (e.document.is_null())
     throw InputError(fmt::format("smemsim {} gave no JSON document",
@@ -328,6 +343,9 @@ py::tuple command(std::vector<std::string> args, std::string spec_text, const py
 PYBIND11_MODULE(_core, m) {
   m.doc() = "smemsim's compiled core (use the smemsim package)";
   static py::exception<InputError> error(m, "Error", PyExc_ValueError);
+  g_main_thread =
+      py::module_::import("threading").attr("main_thread")().attr("ident").cast<unsigned long>();
+  set_interrupt_hook(&check_python_signals);
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);

@@ -203,5 +203,119 @@ TEST(Spin, WarpsThatWaitForAnotherThatGetsThereAreNotStopped) {
   }
 }
 
+// A cuda::barrier-style wait (written here after the loop nvcc 13 emits for arrive_and_wait):
+// mbarrier.test_wait, then a nanosleep back-off and a %globaltimer read on every pass, so the
+// warp never comes back with the same registers. EXTRA arrivals more than the block makes: with 1
+// the phase never completes.
+std::string backoff_wait(int extra) {
+  std::string s = R"(.version 7.8
+.target sm_80
+.address_size 64
+
+.visible .entry barrier_backoff(.param .u64 out)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .shared .align 8 .b64 bar;
+  mov.u32 %r1, %tid.x;
+  setp.eq.u32 %p0, %r1, 0;
+  mov.u32 %r2, %ntid.x;
+  add.u32 %r3, %r2, EXTRA;
+  @%p0 mbarrier.init.shared.b64 [bar], %r3;
+  bar.sync 0;
+  mbarrier.arrive.shared.b64 %rd1, [bar];
+  mov.u64 %rd2, %globaltimer;
+  mov.u32 %r4, 32;
+WAIT:
+  mbarrier.test_wait.shared.b64 %p1, [bar], %rd1;
+  @%p1 bra DONE;
+  nanosleep.u32 %r4;
+  shl.b32 %r4, %r4, 1;
+  min.u32 %r4, %r4, 1024;
+  mov.u64 %rd3, %globaltimer;
+  sub.s64 %rd4, %rd3, %rd2;
+  bra.uni WAIT;
+DONE:
+  ld.param.u64 %rd5, [out];
+  mul.wide.u32 %rd6, %r1, 4;
+  add.s64 %rd7, %rd5, %rd6;
+  st.global.u32 [%rd7], %r2;
+  ret;
+}
+)";
+  s.replace(s.find("EXTRA"), 5, std::to_string(extra));
+  return s;
+}
+
+// Issue 48, item 7: under sim such a deadlock ran to --max-cycles (10^8 cycles, 14 s) though run
+// named it at once. A warp whose test_wait failed, with no arrival (mbar_epoch) and no write since
+// the check was armed, now counts as stuck like a spinning one: stopped after two windows of
+// 65,536 cycles. The same kernel with the right count finishes (no false alarm).
+TEST(Spin, AnMbarrierWaitWithBackOffThatNothingCompletesEndsUnderSim) {
+  const std::string spec = temp_file(
+      "spin_backoff.toml", "args = [\"out\"]\n[buffers.out]\ntype = \"u32\"\ncount = 128\n");
+  for (const std::string arch : {"ampere-a100", "hopper-h100"}) {
+    const std::string bad = temp_file("spin_backoff1.ptx", backoff_wait(1));
+    const CliResult r =
+        cli("sim " + bad + " --launch " + spec + " --grid 2 --block 64 --arch " + arch);
+    EXPECT_EQ(r.exit_code, 2) << arch << ": " << r.out;
+    EXPECT_NE(r.out.find("waits for an mbarrier phase nothing arrives at"), std::string::npos)
+        << r.out;
+    EXPECT_GE(stuck_cycle(r.out), 2u * 65536) << arch << ": " << r.out;
+    EXPECT_LT(stuck_cycle(r.out), 3u * 65536) << arch;
+    const std::string good = temp_file("spin_backoff0.ptx", backoff_wait(0));
+    const CliResult ok =
+        cli("sim " + good + " --launch " + spec + " --grid 2 --block 64 --arch " + arch);
+    EXPECT_EQ(ok.exit_code, 0) << arch << ": " << ok.out;
+  }
+  // run names it from its rounds of turns (nothing arrived in a round where every warp waited).
+  const CliResult r = cli("run " + temp_file("spin_backoff1.ptx", backoff_wait(1)) + " --launch " +
+                          spec + " --grid 2 --block 64");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("waits for an mbarrier phase that cannot complete"), std::string::npos)
+      << r.out;
+}
+
+// A loop that counts forever changes its registers on every pass, so no spin check sees it: under
+// run and profile one warp may execute max(2^27, --max-steps / 8) instructions (the launch's 10^9
+// took 56 s here; 2^27 take about 7), and the message names the warp, its count and where it is.
+TEST(Spin, ALoopThatCountsForeverStopsAtTheWarpsLimit) {
+  if (kBuildSlowdown > 1) GTEST_SKIP() << "2^27 instructions take minutes in a sanitizer build";
+  const std::string ptx = temp_file("spin_count.ptx", R"(.version 7.0
+.target sm_75
+.address_size 64
+
+.visible .entry count(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b64 %rd<4>;
+  mov.u64 %rd1, 0;
+LOOP:
+  add.u64 %rd1, %rd1, 1;
+  setp.ne.u64 %p1, %rd1, 0;
+  @%p1 bra LOOP;
+  ld.param.u64 %rd2, [out];
+  st.global.u64 [%rd2], %rd1;
+  ret;
+}
+)");
+  const std::string spec =
+      temp_file("spin_count.toml", "args = [\"out\"]\n[buffers.out]\ntype = \"u64\"\ncount = 1\n");
+  const CliResult r = cli("run " + ptx + " --launch " + spec + " --grid 4 --block 64");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("warp 0 of block (0,0,0) executed 134217728 instructions"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("a loop that never ends?"), std::string::npos) << r.out;
+  // A smaller --max-steps keeps its own message (the launch's limit comes first).
+  const CliResult small =
+      cli("run " + ptx + " --launch " + spec + " --grid 1 --block 32 --max-steps 100000");
+  EXPECT_EQ(small.exit_code, 2) << small.out;
+  EXPECT_NE(small.out.find("did not finish within 100000 warp-instructions (--max-steps)"),
+            std::string::npos)
+      << small.out;
+}
+
 }  // namespace
 }  // namespace smemsim::test

@@ -132,6 +132,11 @@ struct Warp {
   bool spin_bar = false;    // a barrier was passed since arming
   bool spinning = false;    // came back to the armed state with no memory written in between
   std::uint64_t spin_writes = 0;
+  // Since arming: an mbarrier test_wait or try_wait found its phase incomplete (a warp that waits
+  // for a phase in a loop that reads %globaltimer and sleeps, as cuda::barrier's wait does, never
+  // comes back with the same registers), and Impl::mbar_epoch when armed.
+  bool mbar_waited = false;
+  std::uint64_t spin_mbar_epoch = 0;
   std::uint64_t issued = 0, spin_armed_at = 0;  // instructions issued; `issued` when armed
   std::vector<std::uint64_t> spin_regs;
   std::vector<StackEntry> spin_stack;

@@ -256,6 +256,7 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
           kind != ptx::MbarOp::TryWait && kind != ptx::MbarOp::PendingCount)
         ++writes;  // the object (and, cp.async.mbarrier.arrive, the copies it lands)
       if (exec) r.waiting = exec_mbarrier(*this, cta, w, pc, exec);
+      w.mbar_waited |= r.waiting;
       r.shared_accesses = static_cast<std::uint8_t>(stats.shared_accesses - before);
       ++top.pc;
       normalize(w);

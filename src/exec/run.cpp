@@ -1,9 +1,12 @@
 // Executor::run(): the run-to-completion driver over issue(), with the step limit and deadlock
 // detection (docs/exec.md).
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "exec/exec_internal.hpp"
 #include "smemsim/error.hpp"
+#include "smemsim/interrupt.hpp"
 
 namespace smemsim::exec {
 
@@ -44,6 +47,16 @@ constexpr std::uint64_t kSpinArmSteps = std::uint64_t{1} << 20;
 // block in a loop, as cooperative groups' multi-warp tiles do, is found within one turn).
 constexpr std::uint64_t kTurnArmSteps = 4096;
 
+// What one warp may execute: max(2^27, --max-steps / 8). A loop that counts forever (its registers
+// change on every pass, so the spin check cannot see it) ends here: 2^27 instructions are
+// 7-8 s at run()'s rate on a laptop core, where the launch's 10^9 took 56 s (issue 48). The
+// cycle model's default --max-cycles 10^8 already bounds a warp below it (one issue per cycle at
+// most), so a kernel `sim` finishes at its defaults also finishes here; and a larger --max-steps
+// raises it.
+std::uint64_t warp_step_limit(std::uint64_t max_steps) {
+  return std::max<std::uint64_t>(std::uint64_t{1} << 27, max_steps / 8);
+}
+
 }  // namespace
 
 std::string Impl::where(std::uint32_t pc) const {
@@ -63,6 +76,7 @@ void Executor::run_ctas(std::uint64_t first, std::uint64_t end,
   Impl& im = *impl_;
   const std::uint64_t n = std::min(end, im.launch.grid.count());
   std::uint64_t steps = 0;
+  const std::uint64_t warp_limit = warp_step_limit(im.max_steps);
   for (std::uint64_t c = first; c < n; ++c) {
     start_cta(0, c);
     Cta& cta = im.ctas[0];
@@ -87,9 +101,17 @@ void Executor::run_ctas(std::uint64_t first, std::uint64_t end,
                 "{}: the kernel did not finish within {} warp-instructions (--max-steps); "
                 "unfinished: {}",
                 im.module.filename, im.max_steps, describe_warps(im, cta)));
+          if (w.issued >= warp_limit) [[unlikely]]
+            throw InputError(fmt::format(
+                "{}: the kernel did not finish: warp {} of block ({},{},{}) executed {} "
+                "instructions (a warp may execute max(2^27, --max-steps / 8)) and is {}: a loop "
+                "that never ends? (raise --max-steps for a longer kernel)",
+                im.module.filename, w.index, cta.id.x, cta.id.y, cta.id.z, w.issued,
+                im.where(w.stack.empty() ? kNoRow : w.stack.back().pc)));
           if (++turn == kTurnArmSteps) [[unlikely]]
             im.spin_arm(w);
           if (steps % kSpinArmSteps == 0) [[unlikely]] {
+            poll_interrupt();
             im.spin_arm(w);
             if (im.progress) im.progress(c, n);
           }

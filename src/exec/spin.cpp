@@ -47,15 +47,17 @@ bool same_stack(const std::vector<StackEntry>& a, const std::vector<StackEntry>&
 void Impl::spin_arm(Warp& w) {
   w.spinning = false;
   w.spin_pc = kNoRow;
+  w.spin_writes = writes;
+  w.spin_mbar_epoch = mbar_epoch;
+  w.mbar_waited = false;
+  w.spin_bar = false;
+  w.spin_armed_at = w.issued;
   if (!checkable(*this, w)) return;
   const std::size_t n = std::size_t(local_rows) * lanes;
   w.spin_regs.assign(w.regs, w.regs + n);
   w.spin_stack = w.stack;
   w.spin_live = w.live;
-  w.spin_writes = writes;
-  w.spin_bar = false;
   w.spin_fresh = true;
-  w.spin_armed_at = w.issued;
   w.spin_pc = w.stack.back().pc;
 }
 
@@ -85,7 +87,11 @@ bool Impl::spin_scan(SpinScan& s) const {
         s.at_barrier = true;
         continue;
       }
-      if (w.state != WarpState::Ready || !w.spinning || w.spin_writes != writes) return false;
+      if (w.state != WarpState::Ready || w.spin_writes != writes || !w.copies.empty()) return false;
+      // Spinning, or waiting for an mbarrier phase with nothing arrived or written since: no
+      // arrival can come from this warp while it waits.
+      const bool mbar_wait = w.mbar_waited && w.spin_mbar_epoch == mbar_epoch;
+      if (!w.spinning && !mbar_wait) return false;
       s.any = true;
       s.passes_bar |= w.spin_bar;
     }

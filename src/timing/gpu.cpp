@@ -9,6 +9,7 @@
 #include <tbb/task_arena.h>
 
 #include "smemsim/error.hpp"
+#include "smemsim/interrupt.hpp"
 #include "smemsim/timing.hpp"
 #include "timing/gpu_impl.hpp"
 #include "timing/sampling.hpp"
@@ -315,13 +316,14 @@ const TimingStats& GpuSim::run() {
         if (exec::Executor::spin_stuck(im.executors()))
           im.stuck(fmt::format(
               "never ends: at cycle {} every live warp spins, back at the same instruction with "
-              "the same registers and no memory written since, or waits at a barrier none of "
-              "them reaches",
+              "the same registers and no memory written since, waits for an mbarrier phase "
+              "nothing arrives at, or waits at a barrier none of them reaches",
               next));
         for (const auto& e : im.exs)
           if (e) e->arm_spin_checks(kSpinMinIssued);
       }
       if (im.options.progress) im.options.progress(next_cta, grid_ctas);
+      poll_interrupt();
     }
     im.cycle = next;
     if (im.cycle >= im.options.max_cycles)
