@@ -282,24 +282,7 @@ TEST(Spin, AnMbarrierWaitWithBackOffThatNothingCompletesEndsUnderSim) {
 // took 56 s here; 2^27 take about 7), and the message names the warp, its count and where it is.
 TEST(Spin, ALoopThatCountsForeverStopsAtTheWarpsLimit) {
   if (kBuildSlowdown > 1) GTEST_SKIP() << "2^27 instructions take minutes in a sanitizer build";
-  const std::string ptx = temp_file("spin_count.ptx", R"(.version 7.0
-.target sm_75
-.address_size 64
-
-.visible .entry count(.param .u64 out)
-{
-  .reg .pred %p<2>;
-  .reg .b64 %rd<4>;
-  mov.u64 %rd1, 0;
-LOOP:
-  add.u64 %rd1, %rd1, 1;
-  setp.ne.u64 %p1, %rd1, 0;
-  @%p1 bra LOOP;
-  ld.param.u64 %rd2, [out];
-  st.global.u64 [%rd2], %rd1;
-  ret;
-}
-)");
+  const std::string ptx = std::string(SMEMSIM_SOURCE_DIR) + "/tests/examples/count_forever.ptx";
   const std::string spec =
       temp_file("spin_count.toml", "args = [\"out\"]\n[buffers.out]\ntype = \"u64\"\ncount = 1\n");
   const CliResult r = cli("run " + ptx + " --launch " + spec + " --grid 4 --block 64");

@@ -358,34 +358,17 @@ def test_printf_output_and_races_are_in_the_document():
                                                    "out": {"type": "s32", "count": 4}}})
 
 
-COUNT_FOREVER = """.version 7.0
-.target sm_75
-.address_size 64
-
-.visible .entry count(.param .u64 out)
-{
-  .reg .pred %p<2>;
-  .reg .b64 %rd<4>;
-  mov.u64 %rd1, 0;
-LOOP:
-  add.u64 %rd1, %rd1, 1;
-  setp.ne.u64 %p1, %rd1, 0;
-  @%p1 bra LOOP;
-  ld.param.u64 %rd2, [out];
-  st.global.u64 [%rd2], %rd1;
-  ret;
-}
-"""
+COUNT_FOREVER = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "examples",
+                             "count_forever.ptx")
 
 
 @pytest.mark.parametrize("command", ["run", "sim"])
-def test_ctrl_c_stops_a_run_with_keyboard_interrupt(tmp_path, command):
+def test_ctrl_c_stops_a_run_with_keyboard_interrupt(command):
     """Issue 48: Ctrl-C was ignored until the run ended (at the step limit). A child interpreter
     runs a kernel that counts forever and sends itself SIGINT after 0.5 s: it must end in
     KeyboardInterrupt, not in the step or cycle limit's smemsim.Error (which is what ignoring the
     signal gives: the run would go on to 2^27 instructions or 10^8 cycles and fail so)."""
-    ptx = tmp_path / "count.ptx"
-    ptx.write_text(COUNT_FOREVER)
+    ptx = os.path.abspath(COUNT_FOREVER)
     child = f"""
 import os, signal, threading, time
 import smemsim
