@@ -253,22 +253,25 @@ py::dtype dtype_of(exec::ElemType t) {
 }
 
 // An array given for a buffer: its bytes (copied with the GIL held) and element type.
+// An array given for a buffer: held, not copied (issue 48: a 1 GiB array peaked at 4 GB); its
+// bytes go straight into the buffer. `inferred`: its buffer's type came from the array's dtype
+// (a dict spec that declares none), so it is checked against the kernel's C++ signature.
 struct ArrayIn {
   std::string name;
   std::optional<exec::ElemType> type;
   std::string dtype;
   std::uint64_t elements = 0;
-  std::vector<std::uint8_t> bytes;
+  py::array array;
+  const std::uint8_t* data = nullptr;
+  std::size_t nbytes = 0;
+  bool inferred = false;
 };
 
 ArrayIn array_in(const std::string& name, const py::handle& value) {
   py::array a = py::module_::import("numpy").attr("ascontiguousarray")(value);
   const py::dtype dt = a.dtype();
-  ArrayIn in{name,
-             elem_of(dt.kind(), dt.itemsize()),
-             std::string(py::str(py::handle(dt))),
-             std::uint64_t(a.size()),
-             {}};
+  ArrayIn in{name, elem_of(dt.kind(), dt.itemsize()), std::string(py::str(py::handle(dt))),
+             std::uint64_t(a.size()), a};
   if (dt.byteorder() == '>')
     throw InputError(fmt::format("buffers['{}']: a big-endian array ({}); give it as {}", name,
                                  in.dtype, in.dtype.substr(1)));
@@ -277,9 +280,37 @@ ArrayIn array_in(const std::string& name, const py::handle& value) {
         "buffers['{}']: dtype {} is no buffer type (integers of 8 to 64 bits, float16, float32, "
         "float64)",
         name, in.dtype));
-  const auto* p = static_cast<const std::uint8_t*>(a.data());
-  in.bytes.assign(p, p + a.nbytes());
+  in.data = static_cast<const std::uint8_t*>(a.data());
+  in.nbytes = std::size_t(a.nbytes());
   return in;
+}
+
+// NumPy's name of a spec type.
+const char* numpy_name(const std::string& spec) {
+  static const std::pair<const char*, const char*> kNames[] = {
+      {"u8", "uint8"},    {"s8", "int8"},     {"u16", "uint16"},  {"s16", "int16"},
+      {"u32", "uint32"},  {"s32", "int32"},   {"u64", "uint64"},  {"s64", "int64"},
+      {"f16", "float16"}, {"bf16", "uint16"}, {"f32", "float32"}, {"f64", "float64"}};
+  for (const auto& [s, n] : kNames)
+    if (spec == s) return n;
+  return "?";
+}
+
+// An array whose dtype made its buffer's type, passed to a pointer parameter of another element
+// type (issue 48: NumPy's default float64 into a `float*` ran on the doubles' bytes and returned
+// garbage): an error naming the parameter and the conversion.
+void check_pointee(const ArrayIn& a, const exec::Buffer& b, const exec::Workload& w) {
+  for (std::size_t i = 0; i < w.launch.args.size(); ++i) {
+    const exec::Arg& arg = w.launch.args[i];
+    if (arg.kind != exec::Arg::Kind::Buffer || &w.memory.buffers[arg.buffer] != &b) continue;
+    const exec::PointeeType want = exec::pointer_parameter_type(w.kernel, i);
+    const bool bits = want.spec == "bf16" && b.type == exec::ElemType::U16;
+    if (want.spec.empty() || want.spec == exec::elem_name(b.type) || bits) continue;
+    throw InputError(fmt::format(
+        "buffers['{}']: a {} array for parameter {} ({}) of {}: give it as "
+        "{}.astype(np.{}) (or declare the buffer's type in the launch spec)",
+        a.name, a.dtype, i + 1, want.cpp, ptx::demangle(w.kernel), a.name, numpy_name(want.spec)));
+  }
 }
 
 // Puts the arrays into the prepared workload's buffers of the same names, checking each.
@@ -298,12 +329,13 @@ void put_arrays(const std::vector<ArrayIn>& arrays, exec::Workload& w) {
     if (*a.type != b->type && !bits)
       throw InputError(fmt::format("buffers['{}']: the launch spec makes it {}; the array is {}",
                                    a.name, exec::elem_name(b->type), a.dtype));
-    if (a.bytes.size() != b->bytes.size())
+    if (a.nbytes != b->bytes.size())
       throw InputError(
           fmt::format("buffers['{}']: the launch spec gives it {} elements; the "
                       "array has {}",
                       a.name, b->elements(), a.elements));
-    b->bytes = a.bytes;
+    if (a.inferred) check_pointee(a, *b, w);
+    std::copy(a.data, a.data + a.nbytes, b->bytes.begin());
   }
 }
 
@@ -311,9 +343,14 @@ void put_arrays(const std::vector<ArrayIn>& arrays, exec::Workload& w) {
 // (apps/smemsim/embed.hpp), `spec_text` as the launch spec when not empty, the arrays of
 // `buffers` in the buffers of those names. Returns (the JSON document's text, the notes, every
 // buffer after the run as {name: array}).
-py::tuple command(std::vector<std::string> args, std::string spec_text, const py::dict& buffers) {
+py::tuple command(std::vector<std::string> args, std::string spec_text, const py::dict& buffers,
+                  const std::vector<std::string>& inferred) {
   std::vector<ArrayIn> arrays;
-  for (const auto& [k, v] : buffers) arrays.push_back(array_in(py::str(k), v));
+  for (const auto& [k, v] : buffers) {
+    arrays.push_back(array_in(py::str(k), v));
+    arrays.back().inferred =
+        std::find(inferred.begin(), inferred.end(), arrays.back().name) != inferred.end();
+  }
   std::vector<exec::Buffer> after;
   cli::Embedding e;
   e.args = std::move(args);
@@ -330,10 +367,12 @@ py::tuple command(std::vector<std::string> args, std::string spec_text, const py
     throw InputError(fmt::format("smemsim {} gave no JSON document",
                                  e.args.empty() ? std::string() : e.args.front()));
   py::dict out;
-  for (const exec::Buffer& b : after) {
-    py::array a(dtype_of(b.type), std::vector<py::ssize_t>{py::ssize_t(b.elements())});
-    std::copy(b.bytes.begin(), b.bytes.end(), static_cast<std::uint8_t*>(a.mutable_data()));
-    out[py::str(b.name)] = a;
+  for (exec::Buffer& b : after) {  // each array owns its buffer's bytes: no copy
+    const auto elements = py::ssize_t(b.elements());
+    auto* bytes = new std::vector<std::uint8_t>(std::move(b.bytes));
+    py::capsule owner(bytes, [](void* p) { delete static_cast<std::vector<std::uint8_t>*>(p); });
+    out[py::str(b.name)] =
+        py::array(dtype_of(b.type), std::vector<py::ssize_t>{elements}, bytes->data(), owner);
   }
   return py::make_tuple(e.document.dump(), e.notes, out);
 }
@@ -384,7 +423,8 @@ PYBIND11_MODULE(_core, m) {
   });
   m.def("conflicts", &conflicts, py::arg("arch"), py::arg("words"), py::arg("op") = "ld",
         py::arg("per_lane") = false);
-  m.def("command", &command, py::arg("args"), py::arg("spec_text"), py::arg("buffers"));
+  m.def("command", &command, py::arg("args"), py::arg("spec_text"), py::arg("buffers"),
+        py::arg("inferred") = std::vector<std::string>());
   m.def("hash_search", &hash_search, py::arg("arch"), py::arg("words"), py::arg("family") = "bvxor",
         py::arg("heuristic") = "");
 }

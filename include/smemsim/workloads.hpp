@@ -61,6 +61,15 @@ std::string launch_spec_skeleton(const ptx::Module& module, const ptx::Kernel& k
                                  const std::string& ptx_path,
                                  const std::string& spec_path = "SPEC.toml");
 
+// The element type (a spec type name: "f32", "s32", ...) that parameter `index` of a kernel points
+// to, read from its demangled C++ signature ("scale(float*, int)": parameter 0 is "f32"), with the
+// C++ type it was read from; {"", ""} when the name is not mangled C++ or the parameter is no
+// pointer to a known type.
+struct PointeeType {
+  std::string spec, cpp;
+};
+PointeeType pointer_parameter_type(const std::string& kernel_name, std::size_t index);
+
 // After the kernel is known: every [symbols.NAME] entry names a variable `kernel` uses (an entry it
 // never reads would be silently ignored: InputError naming the spec's line). Returns the
 // __constant__ variables the kernel reads that have neither an initializer in the PTX nor a spec

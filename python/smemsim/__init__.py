@@ -21,16 +21,37 @@ __all__ = ["Arch", "Error", "Note", "arch", "arch_keys", "presets", "conflicts",
            "study"]
 
 
+def _integer(what, v, least=None):
+    """``v`` as an int: an int or NumPy integer only (issue 48: ``threads=32.9`` ran as 32 and
+    ``grid=(4.9, 2.2)`` as (4, 2), without a word); ``least``: its smallest allowed value."""
+    if isinstance(v, bool) or not isinstance(v, (int, _np.integer)):
+        raise Error(f"{what}: {v!r} is not an integer")
+    if least is not None and v < least:
+        raise Error(f"{what}: {int(v)} is less than {least}")
+    return int(v)
+
+
+def _changes(a):
+    """The keys of an Arch that differ from its preset's, {key: value}."""
+    base = _core.arch(a.name, {}).keys
+    return {k: v for k, v in a.keys.items() if base.get(k) != v}
+
+
 def arch(name="ampere-a100", **overrides):
     """A preset (``smemsim arch list``) with ``key=value`` overrides, keys as in the arch TOML.
 
     Keys have dots, so give them as a dict: ``smemsim.arch("volta-v100", **{"memory.banks": 64})``.
+    Given an :class:`Arch`, the overrides apply on top of its own: ``arch(arch("v100", **a), **b)``
+    keeps ``a``.
     """
     if isinstance(name, Arch):
         if not overrides:
             return name
-        name = name.name
-    return _core.arch(str(name), overrides)
+        return _core.arch(name.name, {**_changes(name), **overrides})
+    if not isinstance(name, str):
+        raise Error(f"arch: a preset's name (smemsim.presets()) or an Arch, not a "
+                    f"{type(name).__name__}")
+    return _core.arch(name, overrides)
 
 
 def _as_arch(a):
@@ -50,6 +71,10 @@ def conflicts(addresses, arch="ampere-a100", unit="byte", op="ld", per_lane=Fals
     With ``per_lane``, also ``lane_bank_degree`` (accesses x lanes): the degree of the bank each
     lane falls in, within its transaction (0 for an inactive lane).
     """
+    if not isinstance(op, str):
+        raise Error(f"op: 'ld', 'st' or 'atom', not {op!r}")
+    if not isinstance(per_lane, (bool, _np.bool_)):
+        raise Error(f"per_lane: True or False, not {per_lane!r}")
     a = _np.asarray(addresses)
     if a.dtype.kind not in "iu":
         raise Error(f"addresses must be integers, not {a.dtype} (a NumPy integer array)")
@@ -115,9 +140,8 @@ def layout_conflicts(layout, threads=32, elements=32, arch="ampere-a100", elemen
     Returns :func:`conflicts`'s dict, with ``warp`` and ``element`` arrays naming each access, and
     ``offsets`` (threads x elements) as the layout gave them.
     """
-    threads, elements = int(threads), int(elements)
-    if threads <= 0 or elements <= 0:
-        raise Error(f"threads ({threads}) and elements ({elements}) must be positive")
+    threads, elements = _integer("threads", threads, 1), _integer("elements", elements, 1)
+    element_bytes = _integer("element_bytes", element_bytes, 1)
     a = arch if isinstance(arch, Arch) else globals()["arch"](arch)
     warp = int(a["warp.size"])
     if threads % warp:
@@ -142,10 +166,11 @@ def hash_search(layout, threads=32, elements=32, arch="ampere-a100", element_byt
     ``cuda`` (a ``__device__`` function) and ``cute`` (a ``cute::Swizzle``, or None with
     ``cute_reason``), and the other fields of ``smemsim hash search --json`` (docs/json.md).
     """
-    threads, elements = int(threads), int(elements)
+    threads, elements = _integer("threads", threads, 1), _integer("elements", elements, 1)
+    element_bytes = _integer("element_bytes", element_bytes, 1)
     a = arch if isinstance(arch, Arch) else globals()["arch"](arch)
     warp = int(a["warp.size"])
-    if threads <= 0 or elements <= 0 or threads % warp:
+    if threads % warp:
         raise Error(f"threads ({threads}) must be a positive multiple of the warp size ({warp}), "
                     f"elements ({elements}) positive")
     byte_addr = _layout_accesses(_offsets(layout, threads, elements), warp, element_bytes)
@@ -200,6 +225,8 @@ def launch_toml(spec):
     lines = []
 
     def table(d, path):
+        if len(path) > 32:  # a spec is a few levels deep; a runaway one would overflow the stack
+            raise Error(f"launch: {'.'.join(path[:3])}... nests more than 32 tables deep")
         subs = []
         for k, v in d.items():
             key = _toml_key(k, ".".join(path))
@@ -235,15 +262,24 @@ def _flag(key, value):
     if value is True:
         return [flag]
     if isinstance(value, (list, tuple)):
-        return [flag, ",".join(str(int(x)) for x in value)]
-    return [flag, str(value)]
+        return [flag, ",".join(str(_integer(f"{key}[{i}]", x)) for i, x in enumerate(value))]
+    return [flag, str(value)]  # the command checks it as its own option (--block: '32.9' is ...)
 
 
 def _command(name, target, launch, buffers, arch, options):
+    if not isinstance(target, (str, _os.PathLike)):
+        raise Error(f"{name}: the target is a PTX file's path or 'builtin:NAME', not a "
+                    f"{type(target).__name__}")
     target = _os.fspath(target)
     args = [name, target, "--json"]
     spec_text = ""
+    if buffers is not None and not isinstance(buffers, dict):
+        raise Error(f"buffers: a dict {{name: array}}, not a {type(buffers).__name__}")
     buffers = dict(buffers or {})
+    for bname in buffers:
+        if not isinstance(bname, str):
+            raise Error(f"buffers: the key {bname!r} is not a buffer's name")
+    inferred = []
     if buffers and target.startswith("builtin:"):
         raise Error(f"buffers: {target} makes its own inputs (its options set them); arrays go to a "
                     "PTX file's launch")
@@ -255,6 +291,7 @@ def _command(name, target, launch, buffers, arch, options):
             entry = dict(declared.get(bname) or {})
             if "type" not in entry and a.dtype.name in _BUFFER_TYPES:
                 entry["type"] = _BUFFER_TYPES[a.dtype.name]
+                inferred.append(bname)  # checked against the kernel's C++ signature
             entry.setdefault("count", int(a.size))
             declared[bname] = entry
         if declared:
@@ -268,15 +305,13 @@ def _command(name, target, launch, buffers, arch, options):
     if arch is not None:
         a = _as_arch(arch)
         args += ["--arch", a.name]
-        base = globals()["arch"](a.name).keys
-        for k, v in a.keys.items():
-            if base.get(k) != v:
-                args += ["--set", f"{k}={str(v).lower() if isinstance(v, bool) else v}"]
+        for k, v in _changes(a).items():
+            args += ["--set", f"{k}={str(v).lower() if isinstance(v, bool) else v}"]
     for k, v in options.items():
         if k in ("json", "help", "version"):
             raise Error(f"{k}: not an option of smemsim.{name} (its result is the --json document)")
         args += _flag(k, v)
-    doc, notes, out = _core.command(args, spec_text, buffers)
+    doc, notes, out = _core.command(args, spec_text, buffers, inferred)
     for n in notes:
         _warnings.warn(n, Note, stacklevel=3)
     result = _json.loads(doc)
@@ -339,7 +374,11 @@ class _Study:
         path = os.path.join(os.fspath(folder), "points.csv")
         if not os.path.isfile(path):
             raise Error(f"{folder}: no points.csv (is it the folder of smemsim study run?)")
-        return pd.read_csv(path)
+        try:
+            return pd.read_csv(path)
+        except (UnicodeDecodeError, ValueError) as e:  # pandas' ParserError is a ValueError
+            first = str(e).splitlines()[0] if str(e) else type(e).__name__
+            raise Error(f"{path}: not a study's points.csv ({first[:80]})") from None
 
 
 study = _Study()

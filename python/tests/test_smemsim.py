@@ -385,3 +385,92 @@ except smemsim.Error as e:
     out = subprocess.run([os.sys.executable, "-c", child], capture_output=True, text=True,
                          timeout=600)
     assert out.stdout.strip() == "interrupted", out.stdout + out.stderr
+
+
+# scale(float* x, int n): x[i] *= 2 for i < n (its mangled name carries the C++ signature).
+SCALE_PTX = """.version 7.0
+.target sm_75
+.address_size 64
+
+.visible .entry _Z5scalePfi(.param .u64 x, .param .u32 n)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<6>;
+  .reg .f32 %f<3>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [x];
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, %tid.x;
+  mov.u32 %r3, %ctaid.x;
+  mov.u32 %r4, %ntid.x;
+  mad.lo.s32 %r5, %r3, %r4, %r2;
+  setp.ge.s32 %p1, %r5, %r1;
+  @%p1 bra DONE;
+  mul.wide.s32 %rd2, %r5, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  ld.global.f32 %f1, [%rd3];
+  add.f32 %f2, %f1, %f1;
+  st.global.f32 [%rd3], %f2;
+DONE:
+  ret;
+}
+"""
+
+
+def test_arrays_are_checked_against_the_kernels_signature(tmp_path):
+    """Issue 48: NumPy's default float64 given for a `float*` made an f64 buffer the kernel read as
+    floats, and garbage came back without a word. A buffer typed from its array is checked against
+    the pointer parameter of the mangled name; a declared type is the user's choice."""
+    ptx = tmp_path / "scale.ptx"
+    ptx.write_text(SCALE_PTX)
+    spec = {"grid": 1, "block": 64, "args": ["x", 64]}
+    with pytest.raises(smemsim.Error, match=r"buffers\['x'\]: a float64 array for parameter 1 "
+                       r"\(float\*\) of scale\(float\*, int\): give it as x.astype\(np.float32\)"):
+        smemsim.run(ptx, launch=spec, buffers={"x": np.ones(64)})
+    r = smemsim.run(ptx, launch=spec, buffers={"x": np.arange(64, dtype=np.float32)})
+    np.testing.assert_array_equal(r["buffers"]["x"], 2 * np.arange(64, dtype=np.float32))
+    r["buffers"]["x"][0] = 7  # the result owns its memory and can be written
+    declared = dict(spec, buffers={"x": {"type": "f64"}})
+    smemsim.run(ptx, launch=declared, buffers={"x": np.ones(64)})  # declared: runs
+
+
+def test_arguments_that_would_give_a_wrong_result_are_errors(tmp_path):
+    """Issue 48, item 10: each of these returned a result (0 conflicts, a truncated launch, a
+    dropped override) or a TypeError/ValueError/RecursionError from inside the module."""
+    row = lambda t, e: t * 32 + e  # noqa: E731  a 32-way conflict: 31 x 32 = 992 in all
+    assert smemsim.layout_conflicts(row)["bank_conflicts"].sum() == 992
+    for eb in (0, -4):
+        with pytest.raises(smemsim.Error, match=f"element_bytes: {eb} is less than 1"):
+            smemsim.layout_conflicts(row, element_bytes=eb)
+        with pytest.raises(smemsim.Error, match="element_bytes"):
+            smemsim.hash_search(row, element_bytes=eb)
+    with pytest.raises(smemsim.Error, match="threads: 32.9 is not an integer"):
+        smemsim.layout_conflicts(row, threads=32.9)
+    ptx = tmp_path / "scale.ptx"
+    ptx.write_text(SCALE_PTX)
+    spec = {"args": ["x", 64], "buffers": {"x": {"type": "f32", "count": 64}}}
+    with pytest.raises(smemsim.Error, match=r"grid\[0\]: 4.9 is not an integer"):
+        smemsim.run(ptx, launch=spec, grid=(4.9, 2.2), block=32)
+    with pytest.raises(smemsim.Error, match="the target is a PTX file's path"):
+        smemsim.run(None)
+    with pytest.raises(smemsim.Error, match="buffers: a dict"):
+        smemsim.run(ptx, launch=spec, buffers=[np.zeros(64)], grid=1, block=64)
+    deep = cur = {}
+    for _ in range(5000):
+        cur["a"] = {}
+        cur = cur["a"]
+    with pytest.raises(smemsim.Error, match="nests more than 32 tables deep"):
+        smemsim.run(ptx, launch=deep)
+    with pytest.raises(smemsim.Error, match="op: 'ld', 'st' or 'atom', not None"):
+        smemsim.conflicts(np.arange(32), op=None)
+    with pytest.raises(smemsim.Error, match="per_lane: True or False"):
+        smemsim.conflicts(np.arange(32), per_lane=1)
+    # Overrides compose: the inner arch's keep theirs.
+    a = smemsim.arch(smemsim.arch("volta-v100", **{"memory.banks": 16}),
+                     **{"memory.bank_hash": "xor"})
+    assert a["memory.banks"] == 16 and a["memory.bank_hash"] == "xor"
+    assert a.derived == "memory.banks=16, memory.bank_hash=xor"
+    # A binary points.csv.
+    (tmp_path / "points.csv").write_bytes(b"\xff\xfe\x00point\x00,\x80\x81\n\x00\x01")
+    with pytest.raises(smemsim.Error, match="not a study's points.csv"):
+        smemsim.study.load(tmp_path)

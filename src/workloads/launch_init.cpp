@@ -159,6 +159,16 @@ std::string texture_skeleton(
 
 }  // namespace
 
+PointeeType pointer_parameter_type(const std::string& kernel_name, std::size_t index) {
+  const std::vector<std::string> types = parameter_types(ptx::demangle(kernel_name));
+  if (index >= types.size()) return {};
+  const std::string& t = types[index];
+  const std::size_t star = t.rfind('*');
+  if (star == std::string::npos || t.find('*') != star) return {};  // no pointer, or to a pointer
+  const std::string spec = elem_of(t.substr(0, star));
+  return spec.empty() ? PointeeType{} : PointeeType{spec, t};
+}
+
 std::string launch_spec_skeleton(const ptx::Module& m, const ptx::Kernel& k,
                                  const std::string& ptx_path, const std::string& spec_path) {
   (void)m;
