@@ -45,13 +45,16 @@ std::string esc(const std::string& s) {
   return out;
 }
 
-// A CUDA file's lines (exec::cuda_source_path finds it); empty when unreadable.
-std::vector<std::string> source_lines(const ptx::Module& module, const std::string& file) {
+// A CUDA file's lines (exec::cuda_source_path finds it) as exec::source_display shows them, up to
+// `last_line` (issue 48: a 175 MB .cu made a 332 MB page); empty when unreadable.
+std::vector<std::string> source_lines(const ptx::Module& module, const std::string& file,
+                                      std::uint32_t last_line) {
   const std::string path = exec::cuda_source_path(module, file);
   if (path.empty()) return {};
   std::ifstream in(path);
   std::vector<std::string> lines;
-  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  for (std::string l; lines.size() < last_line && std::getline(in, l);)
+    lines.push_back(exec::source_display(l));
   return lines;
 }
 
@@ -172,7 +175,10 @@ std::string profile_html(const nlohmann::json& doc, const std::vector<std::strin
   h += "</p>";
 
   for (const auto& [file, lines] : files) {
-    std::vector<std::string> text = source_lines(module, file);
+    // The file up to 50 lines past the last the kernel's code names (its host code after that
+    // is not what the page is about).
+    std::vector<std::string> text =
+        source_lines(module, file, lines.empty() ? 0 : lines.rbegin()->first + 50);
     h += "<h2>" + esc(file) + (text.empty() ? " (source not found: its profiled lines only)" : "") +
          "</h2><table class=\"src\"><tr><th>line</th><th>accesses</th><th>conflicts</th>"
          "<th>share</th><th>degree</th>" +

@@ -12,9 +12,16 @@
 
 namespace smemsim {
 
+// A message as it may be shown (issue 48): control bytes other than a line break or a tab as \xNN
+// (a NUL cut the message short where it was read as a C string; an escape sequence from a file
+// would drive the terminal), and a run of more than 200 bytes without a space (a mutated token,
+// a line of binary) cut to its first 80 with "...(N more bytes)". UTF-8 text is kept.
+std::string message_text(std::string_view text);
+
 class InputError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit InputError(const std::string& what) : std::runtime_error(message_text(what)) {}
+  explicit InputError(const char* what) : InputError(std::string(what)) {}
 };
 
 // Formats "file:line: message" (line omitted when 0).

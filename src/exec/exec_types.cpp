@@ -154,7 +154,24 @@ std::string cuda_source_text(const ptx::Module& module, const ptx::Instruction& 
   }
   if (!in) return {};
   const std::size_t b = text.find_first_not_of(" \t");
-  return b == std::string::npos ? std::string() : text.substr(b);
+  return b == std::string::npos ? std::string() : source_display(std::string_view(text).substr(b));
+}
+
+std::string source_display(std::string_view line) {
+  constexpr std::size_t kMost = 500;
+  std::size_t stop = std::min(line.size(), kMost);
+  while (stop < line.size() && stop > 0 && (static_cast<unsigned char>(line[stop]) & 0xc0) == 0x80)
+    --stop;  // not inside a UTF-8 character
+  std::string out;
+  for (std::size_t i = 0; i < stop; ++i) {
+    const auto c = static_cast<unsigned char>(line[i]);
+    if ((c < 0x20 && c != '\t') || c == 0x7f)
+      out += fmt::format("\\x{:02x}", c);
+    else
+      out += line[i];
+  }
+  if (stop < line.size()) out += fmt::format("...({} more bytes)", line.size() - stop);
+  return out;
 }
 
 std::string cuda_call_site(const ptx::Module& module, const ptx::Instruction& ins,
