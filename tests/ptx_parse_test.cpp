@@ -308,3 +308,25 @@ TEST(PtxParse, ScopedRegisterWithoutPercentAsAnAddress) {
 
 }  // namespace
 }  // namespace smemsim
+
+namespace smemsim {
+namespace {
+
+// Issue 48, item 8: a kernel's code is reserved once from the ';' of its body, not grown by
+// doubling (which held the old and the new array at once; an Instruction is about 550 bytes). The
+// capacity is the statements of the body: the 10,000 instructions, the 2 declarations and ret.
+TEST(PtxParse, AKernelsCodeIsReservedOnceNotGrownByDoubling) {
+  std::string text =
+      ".version 7.0\n.target sm_75\n.address_size 64\n.visible .entry big()\n{\n"
+      "  .reg .b32 %r<16>;\n  .reg .pred %p<2>;\n";
+  for (int i = 0; i < 10000; ++i)
+    text += "  add.u32 %r" + std::to_string(2 + i % 10) + ", %r1, " + std::to_string(i) + ";\n";
+  text += "  ret;\n}\n";
+  const ptx::Module m = ptx::parse(text, "big.ptx");
+  ASSERT_EQ(m.kernels.size(), 1u);
+  EXPECT_EQ(m.kernels[0].code.size(), 10001u);
+  EXPECT_EQ(m.kernels[0].code.capacity(), 10003u);  // doubling would leave 16,384
+}
+
+}  // namespace
+}  // namespace smemsim

@@ -53,7 +53,7 @@ std::vector<Token> lex(std::string_view text, const std::string& filename) {
       std::size_t j = i + 1;
       while (j < n && text[j] != '"' && text[j] != '\n') ++j;
       if (j >= n || text[j] != '"') fail("unterminated string");
-      out.push_back({TokKind::String, text.substr(i + 1, j - i - 1), line});
+      out.push_back({text.substr(i + 1, j - i - 1), line, TokKind::String});
       i = j + 1;
     } else if (is_digit(c)) {
       // Integer (decimal, 0x hex, 0b binary, octal, optional U suffix), hex float (0f/0d), decimal
@@ -66,7 +66,7 @@ std::vector<Token> lex(std::string_view text, const std::string& filename) {
         const char e = text[j++];
         if (!prefixed && (e == 'e' || e == 'E') && j < n && (text[j] == '-' || text[j] == '+')) ++j;
       }
-      out.push_back({TokKind::Number, text.substr(i, j - i), line});
+      out.push_back({text.substr(i, j - i), line, TokKind::Number});
       i = j;
     } else if (is_word_start(c)) {
       std::size_t j = i + 1;
@@ -76,10 +76,10 @@ std::vector<Token> lex(std::string_view text, const std::string& filename) {
                                         j + 2 < n && is_word_char(text[j + 2])))) {
         j += text[j] == ':' ? 2 : 1;
       }
-      out.push_back({TokKind::Word, text.substr(i, j - i), line});
+      out.push_back({text.substr(i, j - i), line, TokKind::Word});
       i = j;
     } else if (kPunct.find(c) != std::string_view::npos) {
-      out.push_back({TokKind::Punct, text.substr(i, 1), line});
+      out.push_back({text.substr(i, 1), line, TokKind::Punct});
       ++i;
     } else {
       const unsigned char u = static_cast<unsigned char>(c);
@@ -87,7 +87,7 @@ std::vector<Token> lex(std::string_view text, const std::string& filename) {
       fail(fmt::format("unexpected byte 0x{:02x}", u));
     }
   }
-  out.push_back({TokKind::End, {}, line});
+  out.push_back({{}, line, TokKind::End});
   return out;
 }
 

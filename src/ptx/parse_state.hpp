@@ -31,6 +31,20 @@ class Cursor {
     return t;
   }
   bool at_end() const { return peek().kind == TokKind::End; }
+  // The ';' ahead at this brace depth, up to the '}' that closes it: an upper bound of the
+  // instructions of a body just opened (its code vector is reserved once, not grown by doubling,
+  // which held the old and the new array at once: issue 48, a 4 M-line PTX took 3.25 GB).
+  std::size_t statements_ahead() const {
+    std::size_t n = 0;
+    int depth = 0;
+    for (std::size_t i = pos_; i < toks_.size(); ++i) {
+      const Token& t = toks_[i];
+      if (t.is('{')) ++depth;
+      if (t.is('}') && depth-- == 0) break;
+      if (t.is(';') && depth == 0) ++n;
+    }
+    return n;
+  }
   bool accept(char c) {
     if (!peek().is(c)) return false;
     next();

@@ -325,6 +325,7 @@ class Parser {
     const Token& open = cur_.peek();
     cur_.expect('{', fmt::format("to open the body of {} '{}'", what, kb.kernel.name));
     kb.reg_scopes.emplace_back();
+    kb.kernel.code.reserve(cur_.statements_ahead());
     body(kb, open);
     for (const auto& f : kb.fixups) {
       auto it = kb.labels.end();
