@@ -11,6 +11,8 @@ if [ "${1:-}" = "--test" ]; then
   PKGS+=(libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-14-dev)
   # The Python module and its pytest suite (docs/python.md), for Debian's /usr/bin/python3.
   PKGS+=(pybind11-dev python3-dev python3-numpy python3-pandas python3-pytest python3-matplotlib)
+  # `pip install --no-build-isolation .` and the .deb of CPack, tried by tests/package_test.sh.
+  PKGS+=(python3-pip python3-setuptools python3-wheel dpkg-dev)
   # Headless Chromium renders profile --html's page in a test (skipped without it).
   PKGS+=(chromium fonts-dejavu-core)
   # A single-node Slurm started by a test (tests/slurm_study_test.sh; skipped without it).

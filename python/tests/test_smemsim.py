@@ -474,3 +474,27 @@ def test_arguments_that_would_give_a_wrong_result_are_errors(tmp_path):
     (tmp_path / "points.csv").write_bytes(b"\xff\xfe\x00point\x00,\x80\x81\n\x00\x01")
     with pytest.raises(smemsim.Error, match="not a study's points.csv"):
         smemsim.study.load(tmp_path)
+
+
+def test_the_type_stubs_declare_every_public_name():
+    """Issue 47: the package ships __init__.pyi and _core.pyi; a name added to __all__ or to the
+    compiled core without a stub would be invisible to mypy and editors."""
+    import ast
+    import inspect
+
+    folder = os.path.dirname(smemsim.__file__)
+    declared = set()
+    for node in ast.walk(ast.parse(open(os.path.join(folder, "__init__.pyi")).read())):
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            declared.add(node.name)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            declared.add(node.target.id)
+        elif isinstance(node, ast.ImportFrom):
+            declared.update(a.asname or a.name for a in node.names)
+    assert set(smemsim.__all__) <= declared, set(smemsim.__all__) - declared
+    core = ast.parse(open(os.path.join(folder, "_core.pyi")).read())
+    core_declared = {n.name for n in core.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    public = {n for n, v in vars(smemsim._core).items()
+              if not n.startswith("_") and (callable(v) or inspect.isclass(v))}
+    assert public <= core_declared, public - core_declared
+    assert os.path.isfile(os.path.join(folder, "py.typed"))
