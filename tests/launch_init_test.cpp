@@ -95,5 +95,32 @@ TEST(LaunchInit, NewcomerErrors) {
   EXPECT_NE(r.out.find("exists (give --force to replace it)"), std::string::npos) << r.out;
 }
 
+// Issue 47, item 5: where -lineinfo names the CUDA file and it is found, the buffers take the
+// parameters' names from it (they were p0, p1); a source whose parameters do not match the PTX's
+// one for one keeps p0, p1.
+TEST(LaunchInit, BuffersAreNamedAsTheCudaSourceNamesTheParameters) {
+  const std::string dir = ::testing::TempDir();
+  const std::string ptx =
+      ".version 7.0\n.target sm_75\n.address_size 64\n.file 1 \"" + dir +
+      "smemsim_names.cu\"\n"
+      ".visible .entry _Z5scalePfPKffi(.param .u64 a, .param .u64 b, .param .f32 c, "
+      ".param .u32 d)\n{\n  .loc 1 4 0\n  ret;\n}\n";
+  const ptx::Module m = ptx::parse(ptx, "names.ptx");
+  temp_file("names.cu",
+            "// scale(out, in, a, n) is also named in this comment\n"
+            "template <int N> __device__ int unused(int x) { return x; }\n"
+            "__global__ void __launch_bounds__(256)\n"
+            "scale(float* __restrict__ out, const float *in, float a = 2.0f, int n) {}\n");
+  const std::string s = exec::launch_spec_skeleton(m, m.kernels[0], "names.ptx");
+  EXPECT_NE(s.find("  \"out\",                        # 1: float*"), std::string::npos) << s;
+  EXPECT_NE(s.find("  \"in\",                         # 2: float const*"), std::string::npos) << s;
+  EXPECT_NE(s.find("[buffers.out]"), std::string::npos) << s;
+  EXPECT_NE(s.find("[buffers.in]"), std::string::npos) << s;
+  // Three names for four parameters (a stale source): the numbered names.
+  temp_file("names.cu", "__global__ void scale(float* out, const float* in, int n) {}\n");
+  const std::string stale = exec::launch_spec_skeleton(m, m.kernels[0], "names.ptx");
+  EXPECT_NE(stale.find("[buffers.p0]"), std::string::npos) << stale;
+}
+
 }  // namespace
 }  // namespace smemsim::test

@@ -8,10 +8,14 @@
 // skeleton runs as written and says what to check.
 #include <fmt/format.h>
 
+#include <cctype>
+#include <fstream>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "smemsim/exec.hpp"
 #include "smemsim/ptx.hpp"
 #include "smemsim/workloads.hpp"
 #include "workloads/param_use.hpp"
@@ -88,6 +92,76 @@ std::string elem_of(std::string t) {
   for (const auto& [cpp, spec] : kTypes)
     if (s == cpp) return spec;
   return "";
+}
+
+// The kernel's parameter names as its CUDA source spells them (issue 47: buffers were p0, p1),
+// where -lineinfo names the file and it is found: the parameter list after `__global__ ...
+// NAME(`, its last identifier per parameter. Empty unless there is one name per PTX parameter,
+// each a distinct identifier.
+std::vector<std::string> source_parameter_names(const ptx::Module& m, const ptx::Kernel& k) {
+  std::string file;
+  for (const ptx::Instruction& ins : k.code)
+    if (ins.loc.file != 0) {
+      std::uint32_t line = 0;
+      file = cuda_file(m, ins, line);
+      if (!file.empty()) break;
+    }
+  const std::string path = file.empty() ? std::string() : cuda_source_path(m, file);
+  if (path.empty()) return {};
+  std::ifstream in(path, std::ios::binary);
+  std::string text(std::size_t{16} << 20, '\0');  // a source file's first 16 MiB
+  in.read(text.data(), std::streamsize(text.size()));
+  text.resize(std::size_t(in.gcount()));
+  // The short name: "ns::transpose<32>(float*, int)" -> "transpose".
+  std::string name = ptx::demangle(k.name);
+  name = name.substr(0, name.find('('));
+  if (const auto lt = name.find('<'); lt != std::string::npos) name.resize(lt);
+  if (const auto colons = name.rfind("::"); colons != std::string::npos) name.erase(0, colons + 2);
+  const auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (std::size_t at = text.find(name); !name.empty() && at != std::string::npos;
+       at = text.find(name, at + 1)) {
+    const std::size_t end = at + name.size();
+    if ((at > 0 && ident(text[at - 1])) || end >= text.size() || ident(text[end])) continue;
+    const std::size_t before = at > 400 ? at - 400 : 0;
+    const std::size_t global = text.rfind("__global__", at);
+    if (global == std::string::npos || global < before) continue;
+    std::size_t open = end;
+    while (open < text.size() && std::isspace(static_cast<unsigned char>(text[open]))) ++open;
+    if (open >= text.size() || text[open] != '(') continue;
+    std::vector<std::string> names;
+    std::string cur;
+    int depth = 0;
+    std::size_t i = open + 1;
+    for (; i < text.size(); ++i) {
+      const char c = text[i];
+      if (c == '(' || c == '<' || c == '[') ++depth;
+      if ((c == ')' || c == '>' || c == ']') && depth > 0) {
+        --depth;
+        cur += c;
+        continue;
+      }
+      if ((c == ',' || c == ')') && depth == 0) {
+        // The parameter's name: the last identifier before a default value or array bounds.
+        std::string p = cur.substr(0, std::min(cur.find('='), cur.find('[')));
+        while (!p.empty() && !ident(p.back())) p.pop_back();
+        std::size_t b = p.size();
+        while (b > 0 && ident(p[b - 1])) --b;
+        names.push_back(p.substr(b));
+        cur.clear();
+        if (c == ')') break;
+        continue;
+      }
+      cur += c;
+    }
+    if (names.size() == 1 && names[0].empty()) names.clear();  // f() or f(void)
+    if (names.size() == 1 && names[0] == "void") names.clear();
+    std::set<std::string> seen;
+    bool ok = names.size() == k.params.size();
+    for (const std::string& n : names)
+      ok &= !n.empty() && !std::isdigit(static_cast<unsigned char>(n[0])) && seen.insert(n).second;
+    if (ok) return names;
+  }
+  return {};
 }
 
 bool is_float_param(ptx::Type t) {
@@ -171,7 +245,6 @@ PointeeType pointer_parameter_type(const std::string& kernel_name, std::size_t i
 
 std::string launch_spec_skeleton(const ptx::Module& m, const ptx::Kernel& k,
                                  const std::string& ptx_path, const std::string& spec_path) {
-  (void)m;
   // "code   # comment", comments in one column.
   const auto line = [](const std::string& code, const std::string& comment) {
     return comment.empty() ? code + "\n" : fmt::format("{:<32}# {}\n", code, comment);
@@ -219,6 +292,7 @@ std::string launch_spec_skeleton(const ptx::Module& m, const ptx::Kernel& k,
   if (dynamic) out += line("dynamic_shared = 4096", "bytes of extern __shared__ memory per block");
   std::string args, buffers;
   const std::vector<TextureUse> textures = texture_params(k);
+  const std::vector<std::string> source_names = source_parameter_names(m, k);
   for (std::size_t i = 0; i < k.params.size(); ++i) {
     const ptx::Symbol& p = k.symbols[k.params[i]];
     const std::string cpp_type = typed ? cpp[i] : std::string(ptx::type_name(p.type));
@@ -237,13 +311,14 @@ std::string launch_spec_skeleton(const ptx::Module& m, const ptx::Kernel& k,
           "...] }}, or its bytes",
           size, align);
     } else if (textures[i].geom != ptx::TexGeom::None) {
-      const std::string name = fmt::format("tex{}", i);
+      const std::string name = source_names.empty() ? fmt::format("tex{}", i) : source_names[i];
       value = fmt::format("\"{}\"", name);
       note += ": a texture object, [textures." + name + "]";
       buffers += texture_skeleton(name, i, textures[i], cpp_type, line);
     } else if (typed ? cpp_type.find('*') != std::string::npos
                      : ptx::type_bits(p.type) == 64 && !is_float_param(p.type)) {
-      const std::string name = fmt::format("p{}", i);
+      // Named as the CUDA source names the parameter where it was found, else p0, p1, ...
+      const std::string name = source_names.empty() ? fmt::format("p{}", i) : source_names[i];
       std::string elem = typed ? elem_of(cpp_type.substr(0, cpp_type.rfind('*'))) : "";
       const bool known = !elem.empty();
       if (!known) elem = "u32";
