@@ -115,7 +115,8 @@ void write_html(const std::string& path, const nlohmann::json& doc,
                 const std::vector<ProfileLine>& by_line, const ptx::Module& m,
                 const ptx::Kernel& k) {
   std::vector<std::string> hints;
-  for (const ProfileLine& l : by_line) hints.push_back(hint_text(l, 0));
+  for (const ProfileLine& l : by_line)  // every hint of the text output (the atomic one too)
+    hints.push_back(fmt::format("{}", fmt::join(line_hints(l), "; ")));
   write_output_file(path, "--html", profile_html(doc, hints, m, k));
 }
 

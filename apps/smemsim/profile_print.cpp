@@ -158,6 +158,14 @@ void print_hint_commands(const std::vector<ProfileLine>& lines, const std::strin
                arch, t, pc_list(*l), l->row.cuda.empty() ? "" : "   # " + l->row.cuda);
 }
 
+std::vector<std::string> line_hints(const ProfileLine& l) {
+  std::vector<std::string> out;
+  if (const std::string h = hint_text(l, 0); !h.empty()) out.push_back(h);
+  if (l.row.totals.bank_conflicts > 0 && (l.padding || l.swizzle))
+    if (const std::string a = atomic_hint(l); !a.empty()) out.push_back(a);
+  return out;
+}
+
 std::string hint_text(const ProfileLine& l, std::size_t width) {
   // Each hint in a full and a short form; the line takes the fullest that fits.
   std::string pad_full, pad_short, swz_full, swz_short;
@@ -245,6 +253,7 @@ void print_profile_table(const std::vector<ProfileLine>& lines, const Totals& al
       if (const std::string h = hint_text(l, width); !h.empty()) notes.push_back(h);
     if (t.bank_conflicts > 0 && (l.padding || l.swizzle))  // both kinds of hint apply
       if (const std::string a = atomic_hint(l); !a.empty()) notes.push_back(a);
+    // (line_hints below is this, unwrapped, for the HTML page.)
     table.add(std::move(cells), std::move(notes));
   }
   fmt::print("{}", table.render(width));

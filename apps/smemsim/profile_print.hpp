@@ -55,6 +55,9 @@ nlohmann::json line_json(const ProfileLine& l, const ptx::Module& m, const ptx::
 std::vector<std::string> csv_columns();
 // The one-line hint under a conflicting row ("" when it has none).
 std::string hint_text(const ProfileLine& l, std::size_t width);
+// Every hint the text output prints under the row, in its order: hint_text, then the atomic hint
+// where a layout hint took hint_text's place (the HTML page shows the same, issue 47).
+std::vector<std::string> line_hints(const ProfileLine& l);
 
 // The table (per instruction, or per CUDA line for by_cuda_line's rows), its CUDA source and hint
 // lines, and the totals; `width` 0: no limit.
