@@ -37,8 +37,16 @@ TEST(ProfileHtml, ThePageHasTheSourceConflictsStallsHintsAndSummary) {
   const std::string html = slurp(path);
   EXPECT_TRUE(html.starts_with("<!DOCTYPE html>"));
   // Self-contained: no script, no stylesheet or image fetched from anywhere.
-  for (const char* outside : {"<script", "src=", "href=", "@import", "url("})
+  for (const char* outside : {"<script", "src=", "@import", "url("})
     EXPECT_EQ(html.find(outside), std::string::npos) << outside;
+  // Its only links are to its own rows: the hottest lines at the top (issue 47: the page opened
+  // at line 1, the kernel below the fold).
+  for (auto at = html.find("href="); at != std::string::npos; at = html.find("href=", at + 1))
+    EXPECT_EQ(html.compare(at, 8, "href=\"#L"), 0) << html.substr(at, 40);
+  const auto hot = html.find("Most bank conflicts: <a href=\"#L39\">");
+  EXPECT_NE(hot, std::string::npos);
+  EXPECT_LT(hot, html.find("id=\"L1\""));  // before the source
+  EXPECT_NE(html.find("Most stalled warp-cycles: <a href=\"#L"), std::string::npos);
   // The conflicting line: its source (escaped), 896 conflicts, 100 %, degree 8, and its hint.
   const auto line = html.find("id=\"L39\"");
   ASSERT_NE(line, std::string::npos);

@@ -72,6 +72,53 @@ struct LineView {
   std::string top_stall;                          // the largest of by_state
 };
 
+// The page opens at what matters (issue 47: the profiled kernel was below the fold of a page that
+// starts at line 1): the five lines with the most bank conflicts and, with --timing, the five with
+// the most stalled warp-cycles, each linked to its row below (a link within the page: it stays
+// self-contained, with no script).
+std::string hottest_lines(const std::map<std::string, std::map<std::uint32_t, LineView>>& files,
+                          double all_conflicts, std::uint64_t all_stalls, bool timing) {
+  struct Hot {
+    std::string file;
+    std::uint32_t line;
+    const LineView* v;
+    double conflicts;
+  };
+  std::vector<Hot> hot;
+  for (const auto& [file, lines] : files)
+    for (const auto& [n, v] : lines)
+      hot.push_back({file, n, &v, v.row ? (*v.row).value("bank_conflicts", 0.0) : 0.0});
+  const auto list = [&](const char* title, auto key, auto cell) {
+    std::vector<const Hot*> top;
+    for (const Hot& x : hot)
+      if (key(x) > 0) top.push_back(&x);
+    std::stable_sort(top.begin(), top.end(),
+                     [&](const Hot* a, const Hot* b) { return key(*a) > key(*b); });
+    if (top.size() > 5) top.resize(5);
+    if (top.empty()) return std::string();
+    std::string t = fmt::format("<p class=\"key\">{}:", title);
+    for (const Hot* x : top)
+      t +=
+          fmt::format(" <a href=\"#L{}\">{}:{}</a> ({})", x->line, esc(x->file), x->line, cell(*x));
+    return t + "</p>";
+  };
+  std::string h = list(
+      "Most bank conflicts", [](const Hot& x) { return x.conflicts; },
+      [&](const Hot& x) {
+        return fmt::format("{:.0f}, {:.1f}%", x.conflicts,
+                           all_conflicts > 0 ? 100 * x.conflicts / all_conflicts : 0.0);
+      });
+  if (timing)
+    h += list(
+        "Most stalled warp-cycles", [](const Hot& x) { return double(x.v->stalls); },
+        [&](const Hot& x) {
+          return fmt::format("{:.1f}%, {}",
+                             all_stalls ? 100.0 * double(x.v->stalls) / double(all_stalls) : 0.0,
+                             esc(x.v->top_stall));
+        });
+  return h;
+}
+
 // A background from white to `rgb` by share 0..1 (conflicts: vermilion; stalls: blue, from the
 // Okabe-Ito palette, distinct for colour-blind readers), at most `most` opaque (the source text's
 // cells stay lighter, to stay readable).
@@ -174,8 +221,10 @@ std::string profile_html(const nlohmann::json& doc, const std::vector<std::strin
     row("result", r.value("matches", false) ? "matches the CPU reference"
                                             : "MISMATCH: " + r.value("details", std::string()));
   }
-  h += "</table><p class=\"key\">Line colour:<span style=\"background:rgb(" +
-       std::string(kConflictRgb) + ")\"></span>share of the bank conflicts";
+  h += "</table>";
+  h += hottest_lines(files, all_conflicts, all_stalls, timing);
+  h += "<p class=\"key\">Line colour:<span style=\"background:rgb(" + std::string(kConflictRgb) +
+       ")\"></span>share of the bank conflicts";
   if (timing)
     h += "<span style=\"background:rgb(" + std::string(kStallRgb) +
          ")\"></span>share of the stalled warp-cycles (profile --timing)";
