@@ -63,6 +63,17 @@ TEST(ProfileHtml, ThePageHasTheSourceConflictsStallsHintsAndSummary) {
   ASSERT_NE(load, std::string::npos);
   EXPECT_NE(html.substr(load, 400).find("memory"), std::string::npos);
   // The summary: the arch, the launch, the totals, the verdict; the PTX on demand.
+  // The PTX table has the stall columns too, each stalled instruction with its share and reason:
+  // the tile's store waits for the global load that feeds it (memory, at the consumer, as Nsight
+  // Compute attributes a long-scoreboard stall).
+  const auto ptx_table = html.find("<details>");
+  ASSERT_NE(ptx_table, std::string::npos);
+  EXPECT_NE(html.find("<th>stalls</th><th>reason</th><th style=\"text-align:left\">instruction",
+                      ptx_table),
+            std::string::npos);
+  EXPECT_TRUE(std::regex_search(html.substr(ptx_table),
+                                std::regex("%</td><td class=\"v\">memory</td><td class=\"code\">"
+                                           "st\\.shared\\.f32")));
   for (const char* s : {"fermi-gtx580", "grid [4,4,1] x block [16,16,1]", "896 (mean bank degree",
                         "matches the CPU reference", "<details><summary>PTX of transpose_naive"})
     EXPECT_NE(html.find(s), std::string::npos) << s;

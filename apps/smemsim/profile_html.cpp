@@ -291,11 +291,25 @@ std::string profile_html(const nlohmann::json& doc, const std::vector<std::strin
   // The PTX, folded: every instruction, its CUDA line, and its shared-memory row.
   std::map<std::uint32_t, const nlohmann::json*> by_ptx;
   for (const nlohmann::json& r : doc.at("rows")) by_ptx[r["ptx"].value("line", 0u)] = &r;
+  // With --timing, each instruction's stalled warp-cycles and their largest state (issue 47: the
+  // PTX table had conflict columns only).
+  std::map<std::uint32_t, std::pair<std::uint64_t, std::string>> stalls_at;
+  if (timing)
+    for (const nlohmann::json& ins : doc["timing"].at("instructions")) {
+      std::uint64_t n = 0, top = 0;
+      std::string top_name;
+      for (const auto& [state, count] : ins.at("warp_states").items())
+        if (is_stall(state)) {
+          n += count.get<std::uint64_t>();
+          if (count.get<std::uint64_t>() > top) top = count, top_name = state;
+        }
+      stalls_at[ins.at("ptx").value("line", 0u)] = {n, top_name};
+    }
   h += fmt::format(
       "<details><summary>PTX of {} ({} instructions)</summary><table class=\"src\">"
-      "<tr><th>PTX</th><th>CUDA</th><th>accesses</th><th>conflicts</th><th>degree</th>"
+      "<tr><th>PTX</th><th>CUDA</th><th>accesses</th><th>conflicts</th><th>degree</th>{}"
       "<th style=\"text-align:left\">instruction</th></tr>",
-      esc(name), kernel.code.size());
+      esc(name), kernel.code.size(), timing ? "<th>stalls</th><th>reason</th>" : "");
   for (const ptx::Instruction& ins : kernel.code) {
     const auto it = by_ptx.find(ins.ptx_line);
     const nlohmann::json* r = it == by_ptx.end() ? nullptr : it->second;
@@ -307,6 +321,14 @@ std::string profile_html(const nlohmann::json& doc, const std::vector<std::strin
                          heat(all_conflicts > 0 ? c / all_conflicts : 0, kConflictRgb),
                          (*r).value("bank_conflicts", 0), degree_text(*r))
            : "<td></td><td></td><td></td>";
+    if (timing) {
+      const auto st = stalls_at.find(ins.ptx_line);
+      const std::uint64_t n = st == stalls_at.end() ? 0 : st->second.first;
+      const double share = all_stalls ? double(n) / double(all_stalls) : 0.0;
+      h += n ? fmt::format("<td class=\"v\"{}>{:.1f}%</td><td class=\"v\">{}</td>",
+                           heat(share, kStallRgb), 100 * share, esc(st->second.second))
+             : "<td></td><td></td>";
+    }
     h += "<td class=\"code\">" + esc(ptx::to_string(kernel, ins)) + "</td></tr>";
   }
   h += "</table></details><p style=\"color:#777;margin-top:2em\">smemsim profile; degree: the "
