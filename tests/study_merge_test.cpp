@@ -114,6 +114,12 @@ TEST_F(StudyMerge, ABadConfigurationIsRefusedNamingTheFileAndNothingIsWritten) {
   }
 }
 
+TEST_F(StudyMerge, AnEmptyShardPathIsNamed) {
+  const CliResult r = cli("study merge ''");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("a shard folder is an empty path"), std::string::npos) << r.out;
+}
+
 TEST_F(StudyMerge, AValueThatIsNoNumberIsNamedByShardLineAndColumn) {
   // Column 3 is latency_cycles_mean (after point, size, patterns), which the report reads.
   const CliResult r = merge_mutated(

@@ -63,13 +63,33 @@ bool is_stall(const std::string& state) {
   return state != "issued" && state != "not_selected" && state != "idle";
 }
 
+// Stalled warp-cycles by state (profile --timing's warp_states without issued, not_selected and
+// idle), summed over one instruction or over a line's instructions.
+struct Stalls {
+  std::uint64_t total = 0;
+  std::map<std::string, std::uint64_t> by_state;
+  void add(const nlohmann::json& warp_states) {
+    for (const auto& [state, count] : warp_states.items())
+      if (is_stall(state)) {
+        total += count.get<std::uint64_t>();
+        by_state[state] += count.get<std::uint64_t>();
+      }
+  }
+  // The main reason: the largest state (a tie: the first name in order).
+  std::string top() const {
+    std::string name;
+    std::uint64_t most = 0;
+    for (const auto& [state, count] : by_state)
+      if (count > most) most = count, name = state;
+    return name;
+  }
+};
+
 // What the page shows for one CUDA line.
 struct LineView {
   const nlohmann::json* row = nullptr;  // its cuda_lines row, if it has shared accesses
   std::string hint;
-  std::uint64_t stalls = 0;  // warp-cycles stalled at its instructions (--timing)
-  std::map<std::string, std::uint64_t> by_state;  // those warp-cycles by stall state
-  std::string top_stall;                          // the largest of by_state
+  Stalls stalls;  // at its instructions (--timing)
 };
 
 // The page opens at what matters (issue 47: the profiled kernel was below the fold of a page that
@@ -110,11 +130,12 @@ std::string hottest_lines(const std::map<std::string, std::map<std::uint32_t, Li
       });
   if (timing)
     h += list(
-        "Most stalled warp-cycles", [](const Hot& x) { return double(x.v->stalls); },
+        "Most stalled warp-cycles", [](const Hot& x) { return double(x.v->stalls.total); },
         [&](const Hot& x) {
-          return fmt::format("{:.1f}%, {}",
-                             all_stalls ? 100.0 * double(x.v->stalls) / double(all_stalls) : 0.0,
-                             esc(x.v->top_stall));
+          return fmt::format(
+              "{:.1f}%, {}",
+              all_stalls ? 100.0 * double(x.v->stalls.total) / double(all_stalls) : 0.0,
+              esc(x.v->stalls.top()));
         });
   return h;
 }
@@ -165,27 +186,18 @@ std::string profile_html(const nlohmann::json& doc, const std::vector<std::strin
     v.row = &rows[i];
     v.hint = i < hints.size() ? hints[i] : "";
   }
+  // Stalls per instruction (the PTX table) and per CUDA line, whose main reason is its largest
+  // stall summed over all its instructions (issue 47: it was the last instruction's, and showed
+  // `scoreboard` on a histogram line whose sums give memory 4,349,178 against 124,613).
   std::uint64_t all_stalls = 0;
+  std::map<std::uint32_t, Stalls> stalls_at;  // by PTX line
   if (timing)
     for (const nlohmann::json& ins : doc["timing"].at("instructions")) {
-      std::uint64_t n = 0;
-      for (const auto& [state, count] : ins.at("warp_states").items())
-        if (is_stall(state)) n += count.get<std::uint64_t>();
-      all_stalls += n;
-      if (ins.at("cuda").is_null()) continue;
-      LineView& v = files[ins["cuda"].at("file")][ins["cuda"].at("line")];
-      v.stalls += n;
-      for (const auto& [state, count] : ins.at("warp_states").items())
-        if (is_stall(state)) v.by_state[state] += count.get<std::uint64_t>();
-    }
-  // A line's main reason: its largest stall summed over all its instructions (issue 47: it was
-  // the last instruction's, and showed `scoreboard` on a histogram line whose sums give memory
-  // 4,349,178 against 124,613); a tie goes to the first name in order.
-  for (auto& [file, lines] : files)
-    for (auto& [n, v] : lines) {
-      std::uint64_t top = 0;
-      for (const auto& [state, count] : v.by_state)
-        if (count > top) top = count, v.top_stall = state;
+      Stalls& at = stalls_at[ins.at("ptx").value("line", 0u)];
+      at.add(ins.at("warp_states"));
+      all_stalls += at.total;
+      if (!ins.at("cuda").is_null())
+        files[ins["cuda"].at("file")][ins["cuda"].at("line")].stalls.add(ins.at("warp_states"));
     }
 
   std::string h = "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>";
@@ -251,7 +263,7 @@ std::string profile_html(const nlohmann::json& doc, const std::vector<std::strin
       const nlohmann::json* r = v ? v->row : nullptr;
       const double conflicts = r ? (*r).value("bank_conflicts", 0.0) : 0.0;
       const double cshare = all_conflicts > 0 ? conflicts / all_conflicts : 0.0;
-      const double sshare = v && all_stalls ? double(v->stalls) / double(all_stalls) : 0.0;
+      const double sshare = v && all_stalls ? double(v->stalls.total) / double(all_stalls) : 0.0;
       const std::string code = n <= text.size() ? text[n - 1] : "";
       h += fmt::format("<tr{} id=\"L{}\"><td class=\"n\">{}</td>",
                        conflicts > 0 ? " class=\"hot\"" : "", n, n);
@@ -264,9 +276,10 @@ std::string profile_html(const nlohmann::json& doc, const std::vector<std::strin
       else
         h += "<td></td><td></td><td></td><td></td>";
       if (timing)
-        h += v && v->stalls ? fmt::format("<td class=\"v\"{}>{:.1f}%</td><td class=\"v\">{}</td>",
-                                          heat(sshare, kStallRgb), 100 * sshare, esc(v->top_stall))
-                            : "<td></td><td></td>";
+        h += v && v->stalls.total
+                 ? fmt::format("<td class=\"v\"{}>{:.1f}%</td><td class=\"v\">{}</td>",
+                               heat(sshare, kStallRgb), 100 * sshare, esc(v->stalls.top()))
+                 : "<td></td><td></td>";
       h += fmt::format("<td class=\"code\"{}>{}</td></tr>", heat(cshare, kConflictRgb, 0.4),
                        esc(code));
       if (v && !v->hint.empty())
@@ -291,20 +304,6 @@ std::string profile_html(const nlohmann::json& doc, const std::vector<std::strin
   // The PTX, folded: every instruction, its CUDA line, and its shared-memory row.
   std::map<std::uint32_t, const nlohmann::json*> by_ptx;
   for (const nlohmann::json& r : doc.at("rows")) by_ptx[r["ptx"].value("line", 0u)] = &r;
-  // With --timing, each instruction's stalled warp-cycles and their largest state (issue 47: the
-  // PTX table had conflict columns only).
-  std::map<std::uint32_t, std::pair<std::uint64_t, std::string>> stalls_at;
-  if (timing)
-    for (const nlohmann::json& ins : doc["timing"].at("instructions")) {
-      std::uint64_t n = 0, top = 0;
-      std::string top_name;
-      for (const auto& [state, count] : ins.at("warp_states").items())
-        if (is_stall(state)) {
-          n += count.get<std::uint64_t>();
-          if (count.get<std::uint64_t>() > top) top = count, top_name = state;
-        }
-      stalls_at[ins.at("ptx").value("line", 0u)] = {n, top_name};
-    }
   h += fmt::format(
       "<details><summary>PTX of {} ({} instructions)</summary><table class=\"src\">"
       "<tr><th>PTX</th><th>CUDA</th><th>accesses</th><th>conflicts</th><th>degree</th>{}"
@@ -322,11 +321,11 @@ std::string profile_html(const nlohmann::json& doc, const std::vector<std::strin
                          (*r).value("bank_conflicts", 0), degree_text(*r))
            : "<td></td><td></td><td></td>";
     if (timing) {
-      const auto st = stalls_at.find(ins.ptx_line);
-      const std::uint64_t n = st == stalls_at.end() ? 0 : st->second.first;
+      const auto st = stalls_at.find(ins.ptx_line);  // the stall columns (issue 47)
+      const std::uint64_t n = st == stalls_at.end() ? 0 : st->second.total;
       const double share = all_stalls ? double(n) / double(all_stalls) : 0.0;
       h += n ? fmt::format("<td class=\"v\"{}>{:.1f}%</td><td class=\"v\">{}</td>",
-                           heat(share, kStallRgb), 100 * share, esc(st->second.second))
+                           heat(share, kStallRgb), 100 * share, esc(st->second.top()))
              : "<td></td><td></td>";
     }
     h += "<td class=\"code\">" + esc(ptx::to_string(kernel, ins)) + "</td></tr>";

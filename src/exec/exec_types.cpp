@@ -11,6 +11,7 @@
 #include "smemsim/error.hpp"
 #include "smemsim/exec.hpp"
 #include "smemsim/workloads.hpp"
+#include "util/escape.hpp"
 
 namespace smemsim::exec {
 
@@ -163,13 +164,7 @@ std::string source_display(std::string_view line) {
   while (stop < line.size() && stop > 0 && (static_cast<unsigned char>(line[stop]) & 0xc0) == 0x80)
     --stop;  // not inside a UTF-8 character
   std::string out;
-  for (std::size_t i = 0; i < stop; ++i) {
-    const auto c = static_cast<unsigned char>(line[i]);
-    if ((c < 0x20 && c != '\t') || c == 0x7f)
-      out += fmt::format("\\x{:02x}", c);
-    else
-      out += line[i];
-  }
+  for (std::size_t i = 0; i < stop; ++i) append_escaped(out, line[i], false);
   if (stop < line.size()) out += fmt::format("...({} more bytes)", line.size() - stop);
   return out;
 }

@@ -107,6 +107,7 @@ void check_config(const nlohmann::json& c, const std::string& path) {
 }
 
 nlohmann::json read_config(const std::string& dir) {
+  if (dir.empty()) throw InputError("study merge: a shard folder is an empty path (give DIR/NAME)");
   const std::string conf_path = dir + "/config.json";
   if (!fs::exists(conf_path) || !fs::exists(dir + "/points.csv"))
     throw InputError(

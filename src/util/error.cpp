@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "util/escape.hpp"
+
 namespace smemsim {
 
 std::string located(const std::string& file, std::uint64_t line, const std::string& message) {
@@ -40,13 +42,7 @@ std::string message_text(std::string_view text) {
       stop = i + kKept;
       while (stop > i && (static_cast<unsigned char>(text[stop]) & 0xc0) == 0x80) --stop;
     }
-    for (std::size_t k = i; k < stop; ++k) {
-      const auto c = static_cast<unsigned char>(text[k]);
-      if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
-        out += fmt::format("\\x{:02x}", c);
-      else
-        out += text[k];
-    }
+    for (std::size_t k = i; k < stop; ++k) append_escaped(out, text[k], true);
     if (stop != end) out += fmt::format("...({} more bytes)", end - stop);
     i = end;
     if (i < text.size()) out += text[i++];  // the space
