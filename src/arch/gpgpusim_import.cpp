@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "arch/gpgpusim_words.hpp"
 #include "smemsim/arch.hpp"
 #include "smemsim/error.hpp"
 #include "util/names.hpp"
@@ -419,61 +420,6 @@ class UnitOptions {
   Opt sched_, model_, tlat_, tii_, tunits_;
 };
 
-// The file as GPGPU-Sim's option parser reads it: `#` to the end of a line is a comment, words are
-// separated by white space, and a double-quoted value is one word even across lines (the GTX 480
-// configuration's -gpgpu_dram_timing_opt continues on the next line: the line break and the
-// indentation around it are dropped). Each word keeps the line it starts on.
-struct Word {
-  std::string text;
-  int line = 0;
-};
-std::vector<Word> config_words(std::string_view text, const std::string& origin) {
-  std::vector<Word> out;
-  int line = 1;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const char c = text[i];
-    if (c == '\n') {
-      ++line, ++i;
-    } else if (c == '#') {
-      while (i < text.size() && text[i] != '\n') ++i;
-    } else if (std::isspace(static_cast<unsigned char>(c))) {
-      ++i;
-    } else {
-      Word w{"", line};
-      while (i < text.size() && !std::isspace(static_cast<unsigned char>(text[i]))) {
-        if (text[i] != '"') {
-          w.text += text[i++];
-          continue;
-        }
-        const int opened = line;
-        for (++i; i < text.size() && text[i] != '"'; ++i) {
-          if (text[i] != '\n') {
-            w.text += text[i];
-            continue;
-          }
-          ++line;  // drop the break, the white space before it and the indentation after it
-          while (!w.text.empty() && std::isspace(static_cast<unsigned char>(w.text.back())))
-            w.text.pop_back();
-          while (i + 1 < text.size() && (text[i + 1] == ' ' || text[i + 1] == '\t')) ++i;
-        }
-        if (i >= text.size())
-          throw InputError(fmt::format("{}:{}: a quoted value is not closed (no '\"' after it)",
-                                       origin, opened));
-        ++i;  // the closing quote
-      }
-      out.push_back(std::move(w));
-    }
-  }
-  return out;
-}
-
-// An option word: -name, not a negative number (a value such as -1).
-bool is_option(const std::string& w) {
-  return w.size() > 1 && w[0] == '-' && !std::isdigit(static_cast<unsigned char>(w[1])) &&
-         w[1] != '.';
-}
-
 }  // namespace
 
 std::string GpgpuSimImport::describe(const Entry& e, bool as_mapping) const {
@@ -490,19 +436,19 @@ GpgpuSimImport import_gpgpusim(std::string_view text, const std::string& origin,
   ClusterOptions clusters;
   UnitOptions units;
   std::map<std::string, int> seen;  // option -> the line it was last given on
-  const std::vector<Word> words = config_words(text, origin);
+  const std::vector<gpgpusim::Word> words = gpgpusim::config_words(text, origin);
   for (std::size_t k = 0; k < words.size(); k += 2) {
     const std::string& opt = words[k].text;
     const int n = words[k].line;
     const std::string where = fmt::format("{}:{}", origin, n);
-    if (!is_option(opt)) {
+    if (!gpgpusim::is_option(opt)) {
       if (k > 0 && words[k - 1].line == n)  // a second value on the line of an option
         throw InputError(
             fmt::format("{}: {}: '{}' after its value '{}' (an option takes one value)", where,
                         words[k - 2].text, opt, words[k - 1].text));
       throw InputError(fmt::format("{}: '{}' is not an -option", where, opt));
     }
-    if (k + 1 >= words.size() || is_option(words[k + 1].text))
+    if (k + 1 >= words.size() || gpgpusim::is_option(words[k + 1].text))
       throw InputError(fmt::format("{}: {} has no value", where, opt));
     const std::string& value = words[k + 1].text;
     // GPGPU-Sim's option parser lets a later value replace an earlier one; smemsim does too, and
