@@ -15,16 +15,24 @@ namespace {
 
 using namespace smemsim;
 
+// `fresh`: each iteration starts from the inputs as built (kernels that change them, histogram
+// bins or hash tables, then time the same work every iteration).
 void run(benchmark::State& state, const std::string& name, const exec::BuiltinOptions& o,
-         const Arch& arch = default_arch(), std::uint32_t sim_threads = 1) {
+         const Arch& arch = default_arch(), std::uint32_t sim_threads = 1, bool fresh = false) {
   if (!std::filesystem::exists(std::string(SMEMSIM_PTX_DIR) + "/histogram.ptx")) {
     state.SkipWithError("no kernel suite PTX (nvcc not found at configure time)");
     return;
   }
   exec::Workload w = exec::make_builtin(name, o, SMEMSIM_PTX_DIR);
   const ptx::Kernel& k = exec::find_kernel(w.module, w.kernel);
+  const exec::GlobalMemory initial = fresh ? w.memory : exec::GlobalMemory{};
   std::uint64_t threads = 0, cycles = 0;
   for (auto _ : state) {
+    if (fresh) {
+      state.PauseTiming();
+      w.memory = initial;
+      state.ResumeTiming();
+    }
     timing::TimingOptions to;
     to.threads = sim_threads;
     timing::GpuSim sim(w.module, k, arch, w.launch, w.memory, to);
@@ -123,5 +131,26 @@ void BM_SimCf11ElasticBankAware(benchmark::State& state) {
   cf11_reduction(state, "elastic", "bank-aware");
 }
 BENCHMARK(BM_SimCf11ElasticBankAware)->Unit(benchmark::kMillisecond);
+
+// The kernel suite (issue 49): the 13 builtins `smemsim sim` runs, with their default inputs
+// (the CLI's), on fermi-gtx480 and volta-v100, one thread; each iteration builds the GPU, as `sim`
+// does, so a small launch's set-up counts. GPGPU-Sim 4.2 on the same kernels on this kind of
+// machine: 0.06-0.23 M thread-instructions/s with SM2_GTX480, 0.15-0.57 M/s with SM7_QV100
+// (docs/timing.md, "Speed of the suite").
+//
+//   build/release/bench/timing_bench --benchmark_filter=BM_Suite/volta --benchmark_repetitions=5
+[[maybe_unused]] const bool kSuiteRegistered = [] {
+  for (const char* arch : {"fermi-gtx480", "volta-v100"})
+    for (const char* name :
+         {"histogram", "transpose", "reduction", "fwt", "kmeans", "hough", "atomic_bench",
+          "genindex", "aes", "dct8x8", "tm_hashtable", "tm_kmeans", "tm_genetic"})
+      benchmark::RegisterBenchmark(
+          (std::string("BM_Suite/") + arch + "/" + name).c_str(),
+          [name = std::string(name), a = std::string(arch)](benchmark::State& s) {
+            run(s, name, exec::BuiltinOptions{}, find_preset(a), 1, true);
+          })
+          ->Unit(benchmark::kMillisecond);
+  return true;
+}();
 
 }  // namespace

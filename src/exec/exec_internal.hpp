@@ -38,10 +38,6 @@ inline constexpr std::uint64_t kLocalBase = kLocalRegion << kRegionShift;
 inline constexpr std::uint64_t kParamBase = kParamRegion << kRegionShift;
 inline constexpr std::uint64_t kOffsetMask = (std::uint64_t{1} << kRegionShift) - 1;
 
-// The stored special registers occupy fixed rows after the kernel's registers, in ptx::Special
-// order (the others are constant rows or refused: prepare.cpp).
-inline constexpr std::uint32_t kSpecialRows = ptx::kStoredSpecials;
-
 // An instruction with its operands resolved to register-file rows (docs/exec.md "Registers").
 // Row r < local_rows is warp-local (registers, then special registers); rows above are constants
 // shared by every warp (immediates and symbol addresses, one value broadcast over the lanes).
@@ -273,6 +269,10 @@ struct Impl {
   std::uint32_t threads = 0;  // per CTA
   std::uint32_t warps = 0;    // per CTA
   std::uint32_t nregs = 0;
+  // The row of each stored special register the kernel reads (kNoRow: not read, no row); they
+  // follow the registers in Special order (prepare.cpp; issue 49: a warp keeps rows only for the
+  // specials its kernel reads).
+  std::array<std::uint32_t, ptx::kStoredSpecials> special_at{};
   std::uint32_t local_rows = 0;
   std::uint32_t cc_row = 0;
   std::vector<CallInfo> calls;  // per Kernel::calls entry (prepare.cpp)  // the carry flag CC.CF
@@ -352,6 +352,7 @@ struct Impl {
   void setup_params();
   std::uint32_t const_row(std::uint64_t bits);
   std::uint32_t special_row(ptx::Special sp, const ptx::Instruction& ins);
+  void place_specials();  // special_at, cc_row and local_rows from the kernel's operands
   std::uint32_t lane_row(const std::function<std::uint64_t(std::uint32_t)>& value);
   std::set<std::uint32_t> varying_rows;  // constant rows that differ by lane (lane_row)
   std::uint32_t vector_row(const ptx::Operand& o, int k, const ptx::Instruction& ins);
@@ -481,8 +482,14 @@ inline std::int64_t sext(std::uint64_t v, int bits) {
                     : static_cast<std::int64_t>(v << (64 - bits)) >> (64 - bits);
 }
 
+// The lanes of `m` in ascending order. A whole 32-lane warp is a counted loop the compiler can
+// unroll and vectorize (issue 49: most warp instructions have every lane on).
 template <typename F>
 inline void each_lane(LaneMask m, F&& f) {
+  if (m == 0xffffffffu) {
+    for (int l = 0; l < 32; ++l) f(l);
+    return;
+  }
   while (m) {
     f(std::countr_zero(m));
     m &= m - 1;

@@ -9,11 +9,27 @@
 namespace smemsim::timing {
 
 int WarpMask::next_from(std::uint32_t from, std::uint32_t n) const {
-  for (std::uint32_t k = 0; k < n; ++k) {
-    const std::uint32_t w = (from + k) % n;
-    if (test(w)) return static_cast<int>(w);
+  // By words, not slot by slot (the round-robin pick of every issue slot; issue 49).
+  if (n == 0) return -1;
+  from %= n;
+  std::array<std::uint64_t, 2> in = bits;  // the members below n
+  for (std::uint32_t k = 0; k < 2; ++k) {
+    const std::uint32_t lo = k * 64;
+    if (n <= lo)
+      in[k] = 0;
+    else if (n < lo + 64)
+      in[k] &= (std::uint64_t{1} << (n - lo)) - 1;
   }
-  return -1;
+  auto first = [&](std::uint32_t at) -> int {  // the first member at or after `at`
+    for (std::uint32_t k = at >> 6; k < 2; ++k) {
+      std::uint64_t b = in[k];
+      if (k == (at >> 6)) b &= ~std::uint64_t{0} << (at & 63);
+      if (b) return int(k * 64 + std::uint32_t(std::countr_zero(b)));
+    }
+    return -1;
+  };
+  const int w = first(from);
+  return w >= 0 ? w : first(0);
 }
 
 namespace {
