@@ -75,6 +75,7 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
     if (w.stack.empty()) warp_done(cta, w);
     r.op = Opcode::Exit;
     r.state = w.state;
+    r.next = w.stack.empty() ? static_cast<std::uint32_t>(kernel.code.size()) : w.stack.back().pc;
     return r;
   }
   const ptx::Instruction& ins = kernel.code[pc];
@@ -91,16 +92,18 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
   r.executed = exec;
   r.in_tx = w.tx.depth > 0;
   if (x.reads_clock) {
-    std::uint64_t* c32 = w.regs + std::size_t(nregs + std::uint32_t(ptx::Special::Clock)) * lanes;
-    std::uint64_t* c64 = w.regs + std::size_t(nregs + std::uint32_t(ptx::Special::Clock64)) * lanes;
+    // %clock, %clock64 and %clock_hi, those the kernel reads (the global timer's rows are these:
+    // specials.cpp).
     const std::uint64_t now = clock_source ? *clock_source : clock;
-    // %clock_hi (the global timer's rows are these: prepare.cpp's special_row).
-    std::uint64_t* chi = w.regs + std::size_t(nregs + std::uint32_t(ptx::Special::ClockHi)) * lanes;
-    for (std::uint32_t l = 0; l < lanes; ++l) {
-      c32[l] = now & 0xffffffffu;
-      c64[l] = now;
-      chi[l] = now >> 32;
-    }
+    const auto put = [&](ptx::Special s, std::uint64_t v) {
+      const std::uint32_t at = special_at[std::size_t(s)];
+      if (at == kNoRow) return;
+      std::uint64_t* r = w.regs + std::size_t(at) * lanes;
+      for (std::uint32_t l = 0; l < lanes; ++l) r[l] = v;
+    };
+    put(ptx::Special::Clock, now & 0xffffffffu);
+    put(ptx::Special::Clock64, now);
+    put(ptx::Special::ClockHi, now >> 32);
   }
   switch (ins.op) {
     case Opcode::Bra: {
@@ -288,6 +291,7 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
                      kernel.code[w.tx_begin].ptx_line));
   if (w.stack.empty() && w.state != WarpState::Done) warp_done(cta, w);
   r.state = w.state;
+  r.next = w.stack.empty() ? static_cast<std::uint32_t>(kernel.code.size()) : w.stack.back().pc;
   return r;
 }
 
@@ -433,9 +437,9 @@ void Executor::start_cta(std::uint32_t slot, std::uint64_t linear, std::uint32_t
     w.issued = w.spin_armed_at = 0;
     w.stack.reserve(16);
     w.stack.push_back({0, kNoRow, w.live});
-    std::uint64_t* sp = w.regs + std::size_t(im.nregs) * im.lanes;
     auto set = [&](ptx::Special s, std::uint32_t l, std::uint64_t v) {
-      sp[std::size_t(s) * im.lanes + l] = v;
+      const std::uint32_t at = im.special_at[std::size_t(s)];
+      if (at != kNoRow) w.regs[std::size_t(at) * im.lanes + l] = v;
     };
     using S = ptx::Special;
     for (std::uint32_t l = 0; l < im.lanes; ++l) {

@@ -193,8 +193,7 @@ Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, const Laun
   threads = static_cast<std::uint32_t>(t);
   warps = (threads + lanes - 1) / lanes;
   nregs = static_cast<std::uint32_t>(kernel.regs.size());
-  cc_row = nregs + kSpecialRows;
-  local_rows = cc_row + 1;
+  place_specials();
   // The register file the executor allocates per CTA (64 bits per register and lane): a PTX with a
   // million virtual registers would take gigabytes before the first instruction (issue 11).
   const std::uint64_t reg_bytes = std::uint64_t(local_rows) * 8 * warps * lanes;

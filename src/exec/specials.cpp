@@ -8,21 +8,57 @@
 
 namespace smemsim::exec::detail {
 
-// The row a special register reads (issue 27): a stored one's warp row; a launch constant's
-// constant row (no clusters: every CTA is a cluster of one, so %clusterid is %ctaid); a special
-// smemsim does not model refuses the launch, naming it.
-std::uint32_t Impl::special_row(ptx::Special sp, const ptx::Instruction& ins) {
+namespace {
+
+// The stored special whose row a special register reads: itself, or the one it is an alias of
+// (%globaltimer is the clock at an assumed 1 GHz, docs/exec.md; no clusters: every CTA is a
+// cluster of one, so %clusterid is %ctaid); -1 for the others.
+int stored_special(ptx::Special sp) {
   using S = ptx::Special;
   const auto n = static_cast<std::uint32_t>(sp);
-  if (n < ptx::kStoredSpecials) return nregs + n;
+  if (n < ptx::kStoredSpecials) return int(n);
   switch (sp) {
-    // %globaltimer in ns is the clock at an assumed 1 GHz (docs/exec.md): the clock's own rows.
     case S::GlobalTimer:
-      return nregs + std::uint32_t(S::Clock64);
+      return int(S::Clock64);
     case S::GlobalTimerLo:
-      return nregs + std::uint32_t(S::Clock);
+      return int(S::Clock);
     case S::GlobalTimerHi:
-      return nregs + std::uint32_t(S::ClockHi);
+      return int(S::ClockHi);
+    case S::ClusterIdX:
+    case S::ClusterIdY:
+    case S::ClusterIdZ:
+      return int(S::CtaidX) + int(n - std::uint32_t(S::ClusterIdX));
+    case S::NclusterIdX:
+    case S::NclusterIdY:
+    case S::NclusterIdZ:
+      return int(S::NctaidX) + int(n - std::uint32_t(S::NclusterIdX));
+    default:
+      return -1;
+  }
+}
+
+}  // namespace
+
+// Rows for the stored specials the kernel reads, after its registers, then the carry flag's row.
+void Impl::place_specials() {
+  special_at.fill(kNoRow);
+  for (const ptx::Instruction& ins : kernel.code)
+    for (const ptx::Operand& o : ins.ops)
+      if (o.kind == ptx::OperandKind::Special)
+        if (const int s = stored_special(o.special); s >= 0) special_at[std::size_t(s)] = 0;
+  std::uint32_t row = nregs;
+  for (std::uint32_t& at : special_at)
+    if (at == 0) at = row++;
+  cc_row = row;
+  local_rows = cc_row + 1;
+}
+
+// The row a special register reads (issue 27): a stored one's warp row (place_specials); a launch
+// constant's constant row; a special smemsim does not model refuses the launch, naming it.
+std::uint32_t Impl::special_row(ptx::Special sp, const ptx::Instruction& ins) {
+  using S = ptx::Special;
+  if (const int s = stored_special(sp); s >= 0) return special_at[std::size_t(s)];
+  switch (sp) {
     case S::LanemaskEq:
     case S::LanemaskLe:
     case S::LanemaskLt:
@@ -59,14 +95,6 @@ std::uint32_t Impl::special_row(ptx::Special sp, const ptx::Instruction& ins) {
     case S::ClusterNctaidZ:
     case S::ClusterNctarank:
       return const_row(1);
-    case S::ClusterIdX:
-    case S::ClusterIdY:
-    case S::ClusterIdZ:
-      return nregs + std::uint32_t(S::CtaidX) + (n - std::uint32_t(S::ClusterIdX));
-    case S::NclusterIdX:
-    case S::NclusterIdY:
-    case S::NclusterIdZ:
-      return nregs + std::uint32_t(S::NctaidX) + (n - std::uint32_t(S::NclusterIdX));
     case S::DynamicSmemSize:
       return const_row(launch.dynamic_shared_bytes);
     // The reserved shared memory (prepare.cpp), 1 KiB: its begin, end and size; where its users
