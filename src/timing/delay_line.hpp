@@ -35,14 +35,14 @@ class DelayLine {
   std::uint64_t head_exit() const { return buf_[head_].exit; }
   std::uint32_t pop() {
     const std::uint32_t op = buf_[head_].op;
-    head_ = (head_ + 1) % buf_.size();
+    head_ = at(1);
     --size_;
     return op;
   }
   // Stage 0 takes `op` in cycle `now` (the caller checked !full() after departures).
   void push(std::uint32_t op, std::uint64_t now) {
     assert(size_ < n_);
-    buf_[(head_ + size_) % buf_.size()] = {op, now + n_};
+    buf_[at(size_)] = {op, now + n_};
     ++size_;
   }
 
@@ -50,13 +50,13 @@ class DelayLine {
   // on; every entry of a queue is ready, so only its capacity matters.
   void push_ready(std::uint32_t op, std::uint64_t exit) {
     assert(size_ < n_);
-    buf_[(head_ + size_) % buf_.size()] = {op, exit};
+    buf_[at(size_)] = {op, exit};
     ++size_;
   }
   // f(op, position) from the head (position 0) back.
   template <typename F>
   void each(F&& f) const {
-    for (std::uint32_t k = 0; k < size_; ++k) f(buf_[(head_ + k) % buf_.size()].op, k);
+    for (std::uint32_t k = 0; k < size_; ++k) f(buf_[at(k)].op, k);
   }
 
   // Stage of each op in cycle `now` (for the pipeline view): the head is as far as it got, each
@@ -65,7 +65,7 @@ class DelayLine {
   void each_stage(std::uint64_t now, F&& f) const {
     std::int64_t ahead = n_;  // stage of the op ahead (n_: none)
     for (std::uint32_t k = 0; k < size_; ++k) {
-      const Entry& e = buf_[(head_ + k) % buf_.size()];
+      const Entry& e = buf_[at(k)];
       const std::int64_t age = static_cast<std::int64_t>(now) -
                                (static_cast<std::int64_t>(e.exit) - static_cast<std::int64_t>(n_));
       std::int64_t stage = std::min<std::int64_t>(age, ahead - 1);
@@ -80,6 +80,12 @@ class DelayLine {
     std::uint32_t op = 0;
     std::uint64_t exit = 0;  // earliest cycle it may leave
   };
+  // The slot k entries behind the head (k <= n_): a ring of n_ + 1 slots, wrapped by a compare,
+  // not a division (issue 49: every op passes several lines a cycle).
+  std::uint32_t at(std::uint32_t k) const {
+    const std::uint32_t i = head_ + k;
+    return i >= n_ + 1 ? i - (n_ + 1) : i;
+  }
   std::uint32_t n_ = 1;
   std::vector<Entry> buf_;
   std::uint32_t head_ = 0, size_ = 0;
