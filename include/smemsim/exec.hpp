@@ -198,6 +198,9 @@ struct IssueResult {
   std::uint32_t tm_cycles = 0;
   // An mbarrier test_wait/try_wait found a lane's phase not yet complete (run() yields the warp).
   bool waiting = false;
+  // The instruction the warp issues next (next_index after this issue; Kernel::code.size() when
+  // it is done): only the warp's own issues move it.
+  std::uint32_t next = 0;
 };
 
 // A transactional event of one warp, for tests and traces (003 Table 1's rows): the masks after

@@ -193,6 +193,7 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
   col.forward = forward_;
   ex_->set_consumer(&col);
   exec::IssueResult r = ex_->issue(wp.exec_slot, wp.exec_warp);
+  wp.exec_next = r.next;
   const auto& code = ctx_.kernel->code;
   auto count = [&] {
     const std::uint64_t lanes = std::uint64_t(std::popcount(r.active));
@@ -214,8 +215,10 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
       count();
       ++stats_.absorbed;
       if (ctx_.uses_tm) account_tm(w, r, now);
-      if (ex_->next_index(wp.exec_slot, wp.exec_warp) != r.index + 1) return recompute(w);
+      if ((ctx_.uses_tm ? ex_->next_index(wp.exec_slot, wp.exec_warp) : r.next) != r.index + 1)
+        return recompute(w);
       r = ex_->issue(wp.exec_slot, wp.exec_warp);
+      wp.exec_next = r.next;
     }
   }
   count();

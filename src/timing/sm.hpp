@@ -243,6 +243,9 @@ class Sm final : public SchedulerView {
     std::uint32_t held = 0;      // in-flight shared instructions predicted to conflict (§6)
     Stall reason = Stall::Idle;  // why it may not issue (when !eligible)
     std::uint32_t next = 0;      // next instruction index (the atom's while in the lock loop)
+    // The executor's next instruction for the warp (IssueResult::next; Executor::next_index
+    // without its walk through the executor's CTA, warp and stack at every recompute).
+    std::uint32_t exec_next = 0;
     // Lock loop (seed 000 Fig. 1): step 1..4 is the next micro-op; 0 when not in the loop.
     std::uint8_t step = 0;
     bool step_busy = false;

@@ -52,7 +52,8 @@ void Sm::recompute(std::uint32_t w) {
   if (!wp.async_left.empty() && wp.async_first < wp.async_until)
     return set_reason(wp, false, Stall::Memory);
   if ((strict_ && wp.in_flight) || wp.held) return set_reason(wp, false, Stall::Barrel);
-  wp.next = ex_->next_index(wp.exec_slot, wp.exec_warp);
+  // GPU-LocalTM moves other warps too (a commit that aborts them): ask the executor there.
+  wp.next = ctx_.uses_tm ? ex_->next_index(wp.exec_slot, wp.exec_warp) : wp.exec_next;
   if (wp.next < ctx_.info->size()) {
     const InstInfo& in = (*ctx_.info)[wp.next];
     const std::size_t base = std::size_t(w) * ctx_.nregs;

@@ -43,6 +43,7 @@ void Sm::start_cta(std::uint64_t cta, std::uint64_t age_base, std::uint64_t now)
     w.cta = c;
     w.age = age_base + k;
     w.next = 0;
+    w.exec_next = ex_->next_index(w.exec_slot, w.exec_warp);
     w.reason = Stall::Idle;
     w.tx_since = now_;
     ct.warps.push_back(slot);
