@@ -33,13 +33,36 @@ void small_sort(T* v, std::size_t n) {
 
 // The bank degree of n (bank << 32 | unit) keys: the most distinct units in one bank (the same unit
 // is a broadcast). Sorts the keys.
-std::uint32_t bank_degree(std::uint64_t* key, std::size_t n) {
+std::uint32_t sorted_bank_degree(std::uint64_t* key, std::size_t n) {
   small_sort(key, n);
   std::uint32_t degree = 0, run = 0;
   for (std::size_t i = 0; i < n; ++i) {
     if (i && key[i] == key[i - 1]) continue;
     run = (i && (key[i] >> 32) == (key[i - 1] >> 32)) ? run + 1 : 1;
     degree = std::max(degree, run);
+  }
+  return degree;
+}
+
+// The same by chaining each bank's distinct keys (issue 49: linear where lanes scatter over the
+// banks, as a table lookup's do; the sort was quadratic there). Banks past the table, and more
+// keys than a byte counts, take the sort. May reorder the keys.
+std::uint32_t bank_degree(std::uint64_t* key, std::size_t n) {
+  constexpr std::size_t kBanks = 128;
+  if (n >= 255) return sorted_bank_degree(key, n);
+  for (std::size_t i = 0; i < n; ++i)
+    if ((key[i] >> 32) >= kBanks) return sorted_bank_degree(key, n);
+  std::array<std::uint8_t, kBanks> head{}, count{};  // head: 1 + a bank's last distinct key
+  std::array<std::uint8_t, 256> prev;                // 1 + the bank's distinct key before it
+  std::uint32_t degree = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t b = key[i] >> 32;
+    bool seen = false;
+    for (std::uint32_t j = head[b]; j && !seen; j = prev[j - 1]) seen = key[j - 1] == key[i];
+    if (seen) continue;
+    prev[i] = head[b];
+    head[b] = std::uint8_t(i + 1);
+    degree = std::max<std::uint32_t>(degree, ++count[b]);
   }
   return degree;
 }
