@@ -275,6 +275,10 @@ struct Impl {
   std::array<std::uint32_t, ptx::kStoredSpecials> special_at{};
   std::uint32_t local_rows = 0;
   std::uint32_t cc_row = 0;
+  // Where each warp-local row r < local_rows lies in a warp's register file, file_rows rows of
+  // `lanes` values (place_rows: registers whose ranges never meet share one, regalloc.hpp).
+  std::vector<std::uint32_t> file_row;
+  std::uint32_t file_rows = 0;
   std::vector<CallInfo> calls;  // per Kernel::calls entry (prepare.cpp)  // the carry flag CC.CF
                                 // (add.cc, addc, ...): the last warp-local row
   std::vector<std::uint64_t> consts;  // constant rows, `lanes` values each
@@ -342,7 +346,7 @@ struct Impl {
   } race;
 
   std::uint64_t* row(Warp& w, std::uint32_t r) {
-    return r < local_rows ? w.regs + std::size_t(r) * lanes
+    return r < local_rows ? w.regs + std::size_t(file_row[r]) * lanes
                           : consts.data() + std::size_t(r - local_rows) * lanes;
   }
 
@@ -353,6 +357,7 @@ struct Impl {
   std::uint32_t const_row(std::uint64_t bits);
   std::uint32_t special_row(ptx::Special sp, const ptx::Instruction& ins);
   void place_specials();  // special_at, cc_row and local_rows from the kernel's operands
+  void place_rows();      // file_row and file_rows
   std::uint32_t lane_row(const std::function<std::uint64_t(std::uint32_t)>& value);
   std::set<std::uint32_t> varying_rows;  // constant rows that differ by lane (lane_row)
   std::uint32_t vector_row(const ptx::Operand& o, int k, const ptx::Instruction& ins);

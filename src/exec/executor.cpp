@@ -98,7 +98,7 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
     const auto put = [&](ptx::Special s, std::uint64_t v) {
       const std::uint32_t at = special_at[std::size_t(s)];
       if (at == kNoRow) return;
-      std::uint64_t* r = w.regs + std::size_t(at) * lanes;
+      std::uint64_t* r = row(w, at);
       for (std::uint32_t l = 0; l < lanes; ++l) r[l] = v;
     };
     put(ptx::Special::Clock, now & 0xffffffffu);
@@ -400,7 +400,7 @@ void Executor::start_cta(std::uint32_t slot, std::uint64_t linear, std::uint32_t
   cta.id = {static_cast<std::uint32_t>(linear % g.x),
             static_cast<std::uint32_t>((linear / g.x) % g.y),
             static_cast<std::uint32_t>(linear / (std::uint64_t(g.x) * g.y))};
-  const std::size_t per_warp = std::size_t(im.local_rows) * im.lanes;
+  const std::size_t per_warp = std::size_t(im.file_rows) * im.lanes;
   cta.regs.assign(per_warp * im.warps, 0);
   cta.shared.assign(im.shared.total_bytes, 0);
   cta.local.assign(im.local_bytes * im.threads, 0);
@@ -439,7 +439,7 @@ void Executor::start_cta(std::uint32_t slot, std::uint64_t linear, std::uint32_t
     w.stack.push_back({0, kNoRow, w.live});
     auto set = [&](ptx::Special s, std::uint32_t l, std::uint64_t v) {
       const std::uint32_t at = im.special_at[std::size_t(s)];
-      if (at != kNoRow) w.regs[std::size_t(at) * im.lanes + l] = v;
+      if (at != kNoRow) im.row(w, at)[l] = v;
     };
     using S = ptx::Special;
     for (std::uint32_t l = 0; l < im.lanes; ++l) {

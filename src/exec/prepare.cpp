@@ -13,6 +13,7 @@
 #include "exec/cfg.hpp"
 #include "exec/exec_internal.hpp"
 #include "exec/half.hpp"
+#include "exec/regalloc.hpp"
 #include "smemsim/error.hpp"
 
 namespace smemsim::exec {
@@ -215,7 +216,26 @@ Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, const Laun
   setup_params();
   predecode();
   setup_calls();
+  place_rows();
   wa.lanes = static_cast<std::uint8_t>(lanes);
+}
+
+// A kernel's registers share rows (regalloc.hpp) unless a call saves a callee's registers as one
+// run of rows (call.cpp) or GPU-LocalTM jumps back to TX.Begin, an edge the code does not show;
+// the special registers and the carry flag follow them.
+void Impl::place_rows() {
+  file_row.resize(local_rows);
+  std::uint32_t next = 0;
+  if (kernel.calls.empty() && !has_tx) {
+    const RegisterRows shared_rows = share_register_rows(kernel);
+    std::copy(shared_rows.row.begin(), shared_rows.row.end(), file_row.begin());
+    next = shared_rows.rows;
+  } else {
+    for (std::uint32_t r = 0; r < nregs; ++r) file_row[r] = r;
+    next = nregs;
+  }
+  for (std::uint32_t r = nregs; r < local_rows; ++r) file_row[r] = next++;
+  file_rows = next;
 }
 
 // Device function calls (ptx/link.cpp linked the functions; their slots are .local variables laid

@@ -53,7 +53,7 @@ void Impl::spin_arm(Warp& w) {
   w.spin_bar = false;
   w.spin_armed_at = w.issued;
   if (!checkable(*this, w)) return;
-  const std::size_t n = std::size_t(local_rows) * lanes;
+  const std::size_t n = std::size_t(file_rows) * lanes;
   w.spin_regs.assign(w.regs, w.regs + n);
   w.spin_stack = w.stack;
   w.spin_live = w.live;
@@ -67,7 +67,7 @@ void Impl::spin_check(const Cta& cta, Warp& w) {
     return;
   }
   w.spin_pc = kNoRow;
-  const std::size_t n = std::size_t(local_rows) * lanes;
+  const std::size_t n = std::size_t(file_rows) * lanes;
   if (writes != w.spin_writes || !checkable(*this, w) || w.live != w.spin_live ||
       !same_stack(w.stack, w.spin_stack) ||
       std::memcmp(w.regs, w.spin_regs.data(), n * sizeof(std::uint64_t)) != 0)

@@ -22,7 +22,7 @@ void hold_back(Warp& w, LaneMask lanes) {
 }
 
 void restore_registers(const Impl& im, Warp& w, LaneMask lanes) {
-  for (std::uint32_t r = 0; r < im.local_rows; ++r) {
+  for (std::uint32_t r = 0; r < im.file_rows; ++r) {
     std::uint64_t* row = w.regs + std::size_t(r) * im.lanes;
     const std::uint64_t* saved = w.shadow_regs.data() + std::size_t(r) * im.lanes;
     each_lane(lanes, [&](int l) { row[l] = saved[l]; });
@@ -53,7 +53,7 @@ void Impl::tx_begin(Cta& cta, Warp& w, std::uint32_t pc, IssueResult& r) {
     w.tx_outer = w.tx_base = static_cast<std::uint32_t>(w.stack.size() - 1);
     w.tx_begin = pc;
     // Shadow registers (003 §3.2): the backup is taken at TX.Begin, in one cycle.
-    w.shadow_regs.assign(w.regs, w.regs + std::size_t(local_rows) * lanes);
+    w.shadow_regs.assign(w.regs, w.regs + std::size_t(file_rows) * lanes);
     cta.tm->set_site(&tm_sites[pc]);
     cta.tm->bump(&tm::TmStats::transactions);
   } else {

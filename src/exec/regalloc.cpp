@@ -1,0 +1,107 @@
+// Register rows shared by registers whose ranges never meet (regalloc.hpp).
+#include "exec/regalloc.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <queue>
+
+namespace smemsim::exec::detail {
+
+namespace {
+
+// f(register) for every register `ins` mentions: its guard, register operands, memory bases and
+// vector elements.
+template <typename F>
+void each_register_of(const ptx::Instruction& ins, F&& f) {
+  if (ins.guard != ptx::kNone) f(ins.guard);
+  for (const ptx::Operand& o : ins.ops) {
+    switch (o.kind) {
+      case ptx::OperandKind::Reg:
+      case ptx::OperandKind::Memory:
+        if (o.reg != ptx::kNone) f(o.reg);
+        break;
+      case ptx::OperandKind::Vector:
+        for (std::uint8_t k = 0; k < o.count && k < o.vec.size(); ++k)
+          if (o.vec[k] != ptx::kNone) f(o.vec[k]);
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+struct RegSpan {
+  std::uint32_t first = ~0u, last = 0;
+  bool meets(const RegSpan& o) const { return o.first <= last && first <= o.last; }
+};
+
+}  // namespace
+
+RegisterRows share_register_rows(const ptx::Kernel& kernel) {
+  const std::size_t nregs = kernel.regs.size();
+  const auto n = static_cast<std::uint32_t>(kernel.code.size());
+  std::vector<RegSpan> span(nregs);
+  std::vector<RegSpan> loops;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const ptx::Instruction& ins = kernel.code[i];
+    each_register_of(ins, [&](std::uint32_t r) {
+      if (r >= nregs) return;
+      span[r].first = std::min(span[r].first, i);
+      span[r].last = std::max(span[r].last, i);
+    });
+    for (const ptx::Operand& o : ins.ops)
+      if (o.kind == ptx::OperandKind::Label && o.target <= i) loops.push_back({o.target, i});
+  }
+  // Loops that overlap widen a range together: merge them into disjoint, sorted spans.
+  std::sort(loops.begin(), loops.end(),
+            [](const RegSpan& a, const RegSpan& b) { return a.first < b.first; });
+  std::vector<RegSpan> merged;
+  for (const RegSpan& l : loops) {
+    if (!merged.empty() && l.first <= merged.back().last)
+      merged.back().last = std::max(merged.back().last, l.last);
+    else
+      merged.push_back(l);
+  }
+  // A range takes in every merged loop it meets; those lie side by side, and none beyond them can
+  // meet the widened range (merged loops are disjoint).
+  std::vector<std::uint32_t> order;
+  for (std::uint32_t r = 0; r < nregs; ++r) {
+    RegSpan& s = span[r];
+    if (s.first == ~0u) continue;
+    auto it = std::lower_bound(merged.begin(), merged.end(), s.first,
+                               [](const RegSpan& m, std::uint32_t at) { return m.last < at; });
+    for (; it != merged.end() && it->first <= s.last; ++it) {
+      s.first = std::min(s.first, it->first);
+      s.last = std::max(s.last, it->last);
+    }
+    order.push_back(r);
+  }
+  // Interval colouring in order of start: a range takes the lowest row whose last range ended
+  // before it starts (deterministic, and as few rows as the most ranges alive at once).
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return span[a].first < span[b].first; });
+  RegisterRows out;
+  out.row.assign(nregs, 0);
+  using Busy = std::pair<std::uint32_t, std::uint32_t>;  // (last, row)
+  std::priority_queue<Busy, std::vector<Busy>, std::greater<>> busy;
+  std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, std::greater<>> free_rows;
+  for (const std::uint32_t r : order) {
+    while (!busy.empty() && busy.top().first < span[r].first) {
+      free_rows.push(busy.top().second);
+      busy.pop();
+    }
+    std::uint32_t row;
+    if (!free_rows.empty()) {
+      row = free_rows.top();
+      free_rows.pop();
+    } else {
+      row = out.rows++;
+    }
+    out.row[r] = row;
+    busy.push({span[r].last, row});
+  }
+  out.rows = std::max<std::uint32_t>(out.rows, nregs ? 1 : 0);
+  return out;
+}
+
+}  // namespace smemsim::exec::detail
