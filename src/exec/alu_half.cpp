@@ -126,7 +126,8 @@ void pack_unpack(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x,
     std::uint64_t* d = im.row(w, x.row[0]);
     each_lane(m, [&](int l) {
       std::uint64_t r = 0;
-      for (int k = 0; k < n; ++k) r |= (im.row(w, im.vector_row(v, k, ins))[l] & emask) << (k * ew);
+      for (int k = 0; k < n; ++k)
+        r |= (im.row(w, im.reg_row(im.vector_row(v, k, ins)))[l] & emask) << (k * ew);
       d[l] = r;
     });
     return;
@@ -134,7 +135,8 @@ void pack_unpack(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x,
   const std::uint64_t* a = im.row(w, x.row[1]);
   each_lane(m, [&](int l) {
     const std::uint64_t s = a[l];  // read before writing: a destination may be the source
-    for (int k = 0; k < n; ++k) im.row(w, v.vec[std::size_t(k)])[l] = (s >> (k * ew)) & emask;
+    for (int k = 0; k < n; ++k)
+      im.row(w, im.reg_row(v.vec[std::size_t(k)]))[l] = (s >> (k * ew)) & emask;
   });
 }
 

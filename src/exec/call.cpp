@@ -42,7 +42,7 @@ void finish_frame(Impl& im, Cta& cta, Warp& w) {
       values.insert(values.end(), base + r.src, base + r.src + r.bytes);
   });
   const std::size_t rows = ci.reg_end - ci.reg_begin;
-  if (rows) std::memcpy(im.row(w, ci.reg_begin), f.regs.data(), rows * im.lanes * 8);
+  if (rows) std::memcpy(im.row(w, im.reg_row(ci.reg_begin)), f.regs.data(), rows * im.lanes * 8);
   const std::uint64_t span = ci.local_end - ci.local_begin;
   for (std::uint32_t l = 0, at = 0; l < im.lanes && span; ++l) {
     std::uint8_t* base = thread_local_base(im, cta, w, int(l));
@@ -81,7 +81,7 @@ std::uint16_t exec_call(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask 
   f.call = static_cast<std::uint32_t>(c);
   if (ci.save) {  // a recursive function: keep what this level will need back
     const std::size_t rows = ci.reg_end - ci.reg_begin;
-    const std::uint64_t* r = im.row(w, ci.reg_begin);
+    const std::uint64_t* r = im.row(w, im.reg_row(ci.reg_begin));
     if (rows) f.regs.assign(r, r + rows * im.lanes);
     const std::uint64_t span = ci.local_end - ci.local_begin;
     for (std::uint32_t l = 0; l < im.lanes && span; ++l)

@@ -25,7 +25,7 @@ std::uint64_t operand_address(Impl& im, Warp& w, const ptx::Operand& o, int l) {
   std::uint64_t base = 0;
   if (o.reg != ptx::kNone) {
     mask = width_mask(std::max(1, ptx::type_bits(im.kernel.regs[o.reg].type)));
-    base = im.row(w, o.reg)[l] & mask;
+    base = im.row(w, im.reg_row(o.reg))[l] & mask;
   }
   const std::uint64_t off =
       static_cast<std::uint64_t>(o.imm) + (o.sym != ptx::kNone ? im.symbol_address(o.sym) : 0);

@@ -39,8 +39,9 @@ inline constexpr std::uint64_t kParamBase = kParamRegion << kRegionShift;
 inline constexpr std::uint64_t kOffsetMask = (std::uint64_t{1} << kRegionShift) - 1;
 
 // An instruction with its operands resolved to register-file rows (docs/exec.md "Registers").
-// Row r < local_rows is warp-local (registers, then special registers); rows above are constants
-// shared by every warp (immediates and symbol addresses, one value broadcast over the lanes).
+// Row r < local_rows is warp-local (a row of the warp's file: registers, then special registers;
+// Impl::place_rows), rows above are constants shared by every warp (immediates and symbol
+// addresses, one value broadcast over the lanes).
 struct XInst {
   // Register rows (Impl::row) of the operands: a register, or a constant row holding an immediate,
   // a special register or a symbol address.
@@ -94,7 +95,7 @@ struct Barrier {
 inline constexpr std::uint32_t kBarriers = 16;
 
 struct Warp {
-  std::uint64_t* regs = nullptr;  // local_rows x lanes
+  std::uint64_t* regs = nullptr;  // file_rows x lanes
   std::vector<StackEntry> stack;
   WarpState state = WarpState::Done;
   LaneMask live = 0;
@@ -276,9 +277,12 @@ struct Impl {
   std::uint32_t local_rows = 0;
   std::uint32_t cc_row = 0;
   // Where each warp-local row r < local_rows lies in a warp's register file, file_rows rows of
-  // `lanes` values (place_rows: registers whose ranges never meet share one, regalloc.hpp).
+  // `lanes` values (place_rows: registers whose ranges never meet share one, regalloc.hpp). The
+  // decoded code, special_at and cc_row hold file rows; a register number from an operand is
+  // turned into one by reg_row.
   std::vector<std::uint32_t> file_row;
   std::uint32_t file_rows = 0;
+  std::uint32_t reg_row(std::uint32_t r) const { return r < local_rows ? file_row[r] : r; }
   std::vector<CallInfo> calls;  // per Kernel::calls entry (prepare.cpp)  // the carry flag CC.CF
                                 // (add.cc, addc, ...): the last warp-local row
   std::vector<std::uint64_t> consts;  // constant rows, `lanes` values each
@@ -346,7 +350,7 @@ struct Impl {
   } race;
 
   std::uint64_t* row(Warp& w, std::uint32_t r) {
-    return r < local_rows ? w.regs + std::size_t(file_row[r]) * lanes
+    return r < local_rows ? w.regs + std::size_t(r) * lanes
                           : consts.data() + std::size_t(r - local_rows) * lanes;
   }
 
@@ -357,7 +361,7 @@ struct Impl {
   std::uint32_t const_row(std::uint64_t bits);
   std::uint32_t special_row(ptx::Special sp, const ptx::Instruction& ins);
   void place_specials();  // special_at, cc_row and local_rows from the kernel's operands
-  void place_rows();      // file_row and file_rows
+  void place_rows();      // file_row and file_rows, and the decoded code's rows made file rows
   std::uint32_t lane_row(const std::function<std::uint64_t(std::uint32_t)>& value);
   std::set<std::uint32_t> varying_rows;  // constant rows that differ by lane (lane_row)
   std::uint32_t vector_row(const ptx::Operand& o, int k, const ptx::Instruction& ins);

@@ -32,6 +32,16 @@ namespace {
 using ptx::Opcode;
 using ptx::Type;
 
+// The rows of a fragment's registers (at most 8), looked up once per instruction, not per element.
+using VectorRows = std::array<std::uint64_t*, 8>;
+VectorRows vector_rows(Impl& im, Warp& w, const ptx::Operand& v) {
+  VectorRows rows{};
+  for (std::size_t k = 0; k < rows.size() && k < v.count; ++k)
+    if (v.vec[k] != ptx::kNone && !ptx::is_vec_imm(v.vec[k]))
+      rows[k] = im.row(w, im.reg_row(v.vec[k]));
+  return rows;
+}
+
 void require_full_warp(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
   const LaneMask full = lanes_mask(32);
   if (im.lanes != 32)
@@ -74,7 +84,7 @@ void ldmatrix(Impl& im, Cta& cta, Warp& w, std::uint32_t pc) {
   for (int i = 0; i < num; ++i) {
     std::uint16_t mat[8][8];  // mat[row][col] of matrix i, rows as the lanes address them
     if (!load) {
-      const std::uint64_t* src = im.row(w, regs.vec[std::size_t(i)]);
+      const std::uint64_t* src = im.row(w, im.reg_row(regs.vec[std::size_t(i)]));
       for (int t = 0; t < 32; ++t)
         for (int e = 0; e < 2; ++e) {
           const int r = trans ? 2 * (t % 4) + e : t / 4, c = trans ? t / 4 : 2 * (t % 4) + e;
@@ -84,7 +94,7 @@ void ldmatrix(Impl& im, Cta& cta, Warp& w, std::uint32_t pc) {
       continue;
     }
     for (int r = 0; r < 8; ++r) std::memcpy(mat[r], ptr[8 * i + r], 16);
-    std::uint64_t* d = im.row(w, regs.vec[std::size_t(i)]);
+    std::uint64_t* d = im.row(w, im.reg_row(regs.vec[std::size_t(i)]));
     for (int t = 0; t < 32; ++t) {
       // Thread t gets row t/4, columns 2(t%4) and 2(t%4)+1; transposed, the column t/4 of rows
       // 2(t%4) and 2(t%4)+1.
@@ -163,11 +173,12 @@ template <typename Layout>
 void gather(Impl& im, Warp& w, const ptx::Operand& v, int which, Type t, Layout layout, double* dst,
             int cols) {
   FragSlots s;
+  const VectorRows rows = vector_rows(im, w, v);
   for (int lane = 0; lane < 32; ++lane) {
     const int n = layout(which, t, lane, s);
     for (int i = 0; i < n; ++i) {
       const FragSlot& e = s[std::size_t(i)];
-      dst[e.row * cols + e.col] = element(im.row(w, v.vec[e.reg])[lane], e.sub, t);
+      dst[e.row * cols + e.col] = element(rows[e.reg][lane], e.sub, t);
     }
   }
 }
@@ -207,16 +218,15 @@ void multiply(Impl& im, Warp& w, const ptx::Instruction& ins, MmaProduct d, Layo
   // registers: everything was gathered above.
   FragSlots s;
   const ptx::Operand& dv = ins.ops[0];
-  for (int i = 0; i < dv.count; ++i) {
-    std::uint64_t* reg = im.row(w, dv.vec[std::size_t(i)]);
-    for (int lane = 0; lane < 32; ++lane) reg[lane] = 0;
-  }
+  const VectorRows drows = vector_rows(im, w, dv);
+  for (int i = 0; i < dv.count; ++i)
+    for (int lane = 0; lane < 32; ++lane) drows[std::size_t(i)][lane] = 0;
   const bool sat = ins.has(ptx::kSatfinite);
   for (int lane = 0; lane < 32; ++lane) {
     const int n = layout(2, ins.type, lane, s);
     for (int i = 0; i < n; ++i) {
       const FragSlot& e = s[std::size_t(i)];
-      store_element(im.row(w, dv.vec[e.reg])[lane], e.sub, ins.type, r[e.row][e.col], sat);
+      store_element(drows[e.reg][lane], e.sub, ins.type, r[e.row][e.col], sat);
     }
   }
 }
@@ -341,12 +351,13 @@ void wmma_move(Impl& im, Cta& cta, Warp& w, std::uint32_t pc) {
   const int primary = wmma_primary_registers(ins.shape, which, t);
   const int reg_bits = bits == 64 ? 64 : 32;
   const std::uint64_t mask = bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+  const VectorRows frows = vector_rows(im, w, frag);
   for (int lane = 0; lane < 32; ++lane) {
     if (load)  // sub-word elements are merged into their register: start from zero
-      for (int r = 0; r < primary; ++r) im.row(w, frag.vec[std::size_t(r)])[lane] = 0;
+      for (int r = 0; r < primary; ++r) frows[std::size_t(r)][lane] = 0;
     for (int i = 0; i < counts[lane]; ++i) {
       const FragSlot& e = slots[lane][std::size_t(i)];
-      std::uint64_t& reg = im.row(w, frag.vec[e.reg])[lane];
+      std::uint64_t& reg = frows[e.reg][lane];
       const int at = bits >= reg_bits ? 0 : bits * e.sub;
       if (load) {
         reg |= (read_element(ptr[lane][i], bits, shift[lane][i]) & mask) << at;
@@ -357,8 +368,7 @@ void wmma_move(Impl& im, Cta& cta, Warp& w, std::uint32_t pc) {
     }
     if (load)  // registers past the fragment's own repeat them (f16 A and B have 8)
       for (int r = primary; r < frag.count; ++r)
-        im.row(w, frag.vec[std::size_t(r)])[lane] =
-            im.row(w, frag.vec[std::size_t(r % primary)])[lane];
+        frows[std::size_t(r)][lane] = frows[std::size_t(r % primary)][lane];
   }
 }
 

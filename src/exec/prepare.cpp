@@ -236,6 +236,17 @@ void Impl::place_rows() {
   }
   for (std::uint32_t r = nregs; r < local_rows; ++r) file_row[r] = next++;
   file_rows = next;
+  // predecode resolved operands to register numbers and special rows: from here on, file rows.
+  const auto place = [&](std::uint32_t& r) { r = reg_row(r); };
+  for (std::size_t pc = 0; pc < kernel.code.size(); ++pc) {
+    XInst& x = xcode[pc];
+    for (std::uint32_t& r : x.row) place(r);
+    for (std::uint32_t& r : x.vrow) place(r);
+    place(x.mem_row);
+    place(x.guard);
+  }
+  for (std::uint32_t& r : special_at) place(r);
+  place(cc_row);
 }
 
 // Device function calls (ptx/link.cpp linked the functions; their slots are .local variables laid
