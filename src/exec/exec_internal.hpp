@@ -95,11 +95,17 @@ struct Barrier {
 inline constexpr std::uint32_t kBarriers = 16;
 
 struct Warp {
+  // What every issue reads comes first, in one cache line (issue 49): a cycle-level run visits
+  // thousands of warps in turn, and each line it touches is likely a miss.
   std::uint64_t* regs = nullptr;  // file_rows x lanes
   std::vector<StackEntry> stack;
-  WarpState state = WarpState::Done;
   LaneMask live = 0;
+  std::uint64_t issued = 0;  // instructions issued
   std::uint32_t index = 0;
+  // Spin detection (spin.cpp, docs/exec.md "A kernel that never ends"): armed at spin_pc with a
+  // copy of the warp's state and Impl::writes; the warp's next visit of spin_pc compares.
+  std::uint32_t spin_pc = kNoRow;
+  WarpState state = WarpState::Done;
   // GPU-LocalTM (tm.cpp, docs/tm.md). The transaction's continuation is stack entry tx_outer (it
   // resumes after TX.Commit with the lanes that entered); its attempt runs in entry tx_base and
   // above (tx_outer itself on the first attempt, the retry entry above it on later ones).
@@ -122,9 +128,6 @@ struct Warp {
   };
   std::vector<AsyncCopy> copies;
   std::uint32_t groups = 0;
-  // Spin detection (spin.cpp, docs/exec.md "A kernel that never ends"): armed at spin_pc with a
-  // copy of the warp's state and Impl::writes; the warp's next visit of spin_pc compares.
-  std::uint32_t spin_pc = kNoRow;
   bool spin_fresh = false;  // the visit that armed it is still to issue
   bool spin_bar = false;    // a barrier was passed since arming
   bool spinning = false;    // came back to the armed state with no memory written in between
@@ -134,7 +137,7 @@ struct Warp {
   // comes back with the same registers), and Impl::mbar_epoch when armed.
   bool mbar_waited = false;
   std::uint64_t spin_mbar_epoch = 0;
-  std::uint64_t issued = 0, spin_armed_at = 0;  // instructions issued; `issued` when armed
+  std::uint64_t spin_armed_at = 0;  // `issued` when armed
   std::vector<std::uint64_t> spin_regs;
   std::vector<StackEntry> spin_stack;
   LaneMask spin_live = 0;
