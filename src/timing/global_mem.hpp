@@ -12,6 +12,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <vector>
@@ -118,14 +119,11 @@ class GlobalMemoryUnit {
       else
         (r.kind == Kind::Load ? returns_[r.sub].loads : returns_[r.sub].atomics)
             .push_back({r.op, now + r.latency});
+      refresh(r.sub);
       queue_.pop_front();
     }
   }
-  bool return_ready(std::uint64_t now, std::uint32_t sub = 0) const {
-    const Returns& q = returns_[sub];
-    return (!q.loads.empty() && q.loads.front().at <= now) ||
-           (!q.atomics.empty() && q.atomics.front().at <= now);
-  }
+  bool return_ready(std::uint64_t now, std::uint32_t sub = 0) const { return head_at_[sub] <= now; }
   // The earliest ready return to `sub` (loads before atomics on a tie).
   std::uint32_t pop_return(std::uint64_t now, std::uint32_t sub = 0) {
     Returns& r = returns_[sub];
@@ -135,6 +133,7 @@ class GlobalMemoryUnit {
                   : r.atomics;
     const std::uint32_t op = q.front().op;
     q.pop_front();
+    refresh(sub);
     return op;
   }
   bool empty() const {
@@ -147,10 +146,7 @@ class GlobalMemoryUnit {
   std::uint64_t next_event(std::uint64_t now) const {
     if (!queue_.empty()) return now + 1;
     std::uint64_t t = ~std::uint64_t{0};
-    for (const Returns& r : returns_) {
-      if (!r.loads.empty()) t = std::min(t, r.loads.front().at);
-      if (!r.atomics.empty()) t = std::min(t, r.atomics.front().at);
-    }
+    for (std::size_t k = 0; k < returns_.size(); ++k) t = std::min(t, head_at_[k]);
     return t;
   }
 
@@ -198,8 +194,21 @@ class GlobalMemoryUnit {
   struct Returns {
     std::deque<Return> loads, atomics;
   };
+  // The earlier of sub-core k's two queue heads' return cycles (~0: both empty), kept here so
+  // that the writeback port's look every cycle reads one word of the unit, not two deques
+  // (issue 49).
+  void refresh(std::uint32_t k) {
+    const Returns& r = returns_[k];
+    head_at_[k] = std::min(r.loads.empty() ? ~std::uint64_t{0} : r.loads.front().at,
+                           r.atomics.empty() ? ~std::uint64_t{0} : r.atomics.front().at);
+  }
   std::deque<Request> queue_;
-  std::vector<Returns> returns_;  // per sub-core
+  std::vector<Returns> returns_;                // per sub-core
+  std::array<std::uint64_t, 8> head_at_ = [] {  // sm.subcores <= 8
+    std::array<std::uint64_t, 8> a;
+    a.fill(~std::uint64_t{0});
+    return a;
+  }();
 };
 
 }  // namespace smemsim::timing

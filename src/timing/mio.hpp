@@ -16,6 +16,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -61,6 +62,7 @@ class MioUnit {
   void send(std::uint32_t op, std::uint32_t sub, std::uint64_t seq, std::uint32_t tail,
             std::uint64_t now) {
     queues_[sub].push_back({op, seq, now, tail, false});
+    waiting_ |= 1u << sub;
   }
 
   // One cycle, after the sub-cores' pipelines moved (an op sent in this cycle may pass in it).
@@ -70,6 +72,7 @@ class MioUnit {
   template <typename Plan, typename Port, typename Hold, typename Done>
   void tick(std::uint64_t now, std::vector<Op>& ops, Plan&& plan, Port&& port, Hold&& hold,
             Done&& done) {
+    if (!waiting_) return;  // every queue empty: no head, no port asked for
     Entry* head = nullptr;
     std::uint32_t from = 0;
     for (std::uint32_t k = 0; k < queues_.size(); ++k) {
@@ -99,17 +102,18 @@ class MioUnit {
     }
     hold(false);
     done(head->op);
+    if (returns_[from].empty()) return_at_[from] = now + head->tail;
     returns_[from].push_back({head->op, now + head->tail});
     queues_[from].pop_front();
+    if (queues_[from].empty()) waiting_ &= ~(1u << from);
     --used_[from];
   }
 
-  bool return_ready(std::uint64_t now, std::uint32_t sub) const {
-    return !returns_[sub].empty() && returns_[sub].front().at <= now;
-  }
+  bool return_ready(std::uint64_t now, std::uint32_t sub) const { return return_at_[sub] <= now; }
   std::uint32_t pop_return(std::uint32_t sub) {
     const std::uint32_t op = returns_[sub].front().op;
     returns_[sub].pop_front();
+    return_at_[sub] = returns_[sub].empty() ? ~std::uint64_t{0} : returns_[sub].front().at;
     return op;
   }
   bool empty() const {
@@ -143,6 +147,14 @@ class MioUnit {
   std::vector<std::uint32_t> used_;  // per sub-core: entries taken (issued, last pass not done)
   std::vector<Fifo<Entry>> queues_;
   std::vector<Fifo<Return>> returns_;
+  // Kept beside the queues so that the cycle's looks read the unit, not every queue (issue 49):
+  // the sub-cores whose queue holds ops, and each one's first return cycle (~0: none).
+  std::uint32_t waiting_ = 0;
+  std::array<std::uint64_t, 8> return_at_ = [] {  // sm.subcores <= 8
+    std::array<std::uint64_t, 8> a;
+    a.fill(~std::uint64_t{0});
+    return a;
+  }();
 };
 
 }  // namespace smemsim::timing
