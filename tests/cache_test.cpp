@@ -203,6 +203,61 @@ TEST(Cache, ALargerCarveOutLeavesLessL1) {
       EXPECT_EQ(r["l2_hit_sectors"], 0);
     }
   EXPECT_EQ(loads, 1) << p.out.substr(0, 2000);
+  // Nsight Compute's memory table per line (issue 44): the load is 8 warps x 2 passes x 96 steps
+  // = 1,536 requests of 4 sectors (32 lanes x 4 consecutive bytes), the second pass's 3,072 from
+  // the L1, the first pass's 3,072 (96 KiB) from DRAM; the store is 8 requests of 4 sectors, 1 KiB.
+  // Without .loc lines a row is its PTX line.
+  ASSERT_TRUE(j["timing"]["global_lines"].is_array()) << p.out.substr(0, 2000);
+  ASSERT_EQ(j["timing"]["global_lines"].size(), 2u);
+  const nlohmann::json& ld = j["timing"]["global_lines"][0];
+  EXPECT_TRUE(ld["cuda"].is_null());
+  EXPECT_EQ(ld["requests"], 1536);
+  EXPECT_EQ(ld["sectors"], 6144);
+  EXPECT_EQ(ld["sectors_per_request"], 4.0);
+  EXPECT_EQ(ld["l1_hit_sectors"], 3072);
+  EXPECT_EQ(ld["dram_bytes"], 96 * 1024);
+  const nlohmann::json& st = j["timing"]["global_lines"][1];
+  EXPECT_EQ(st["requests"], 8);
+  EXPECT_EQ(st["sectors"], 32);
+  EXPECT_EQ(st["dram_bytes"], 1024);
+  // The text form has the same row.
+  const CliResult t =
+      cli("profile " + ptx + " --kernel twice --arch volta-v100 --timing --launch " + spec);
+  ASSERT_EQ(t.exit_code, 0) << t.out;
+  EXPECT_NE(t.out.find("global and local memory per CUDA line"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("1536    6144     4.0    50%     0%      98304"), std::string::npos)
+      << t.out;
+}
+
+// .L1::no_allocate (PTX ISA, cache eviction priority hints; issue 44): the 96 KiB twice-read
+// kernel above with the hint on its load. Without it the second pass finds its 3,072 sectors in
+// the V100's 128 KiB L1 (Cache.ALargerCarveOutLeavesLessL1). With it the first pass allocates
+// nothing in the L1, and the L2 cannot keep the array either: one SM's share is 6 MiB / 80, 25
+// sets of 24 lines (600 lines), and the array's 768 lines, read in order twice, put about 31
+// lines through each set, so LRU evicts every line before its second read. No hit at all, and
+// the kernel takes longer.
+TEST(Cache, NoAllocateLoadsLeaveTheL1Empty) {
+  const std::string spec = temp_file("cache_noalloc.toml",
+                                     "grid = 1\nblock = 256\nargs = [\"a\", \"out\"]\n"
+                                     "[buffers.a]\ntype = \"u32\"\ncount = 24576\n"
+                                     "[buffers.out]\ntype = \"u32\"\ncount = 256\n");
+  const auto run = [&](const std::string& name, const std::string& src) {
+    const CliResult r = cli("sim " + temp_file(name, src) + " --kernel twice --arch volta-v100 " +
+                            "--launch " + spec + " --json");
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    return nlohmann::json::parse(r.out, nullptr, false);
+  };
+  std::string src = kTwice;
+  const std::string plain = "ld.global.u32 %r3, [%rd3];";
+  src.replace(src.find(plain), plain.size(), "ld.global.L1::no_allocate.u32 %r3, [%rd3];");
+  const nlohmann::json hinted = run("cache_noalloc.ptx", src);
+  const nlohmann::json plain_run = run("cache_alloc.ptx", kTwice);
+  ASSERT_TRUE(hinted.is_object() && plain_run.is_object());
+  EXPECT_EQ(plain_run["timing"]["units"]["l1_hit_sectors"], 3072);
+  EXPECT_EQ(hinted["timing"]["units"]["l1_hit_sectors"], 0);
+  EXPECT_EQ(hinted["timing"]["units"]["l2_hit_sectors"], 0);
+  EXPECT_EQ(hinted["timing"]["units"]["global_sectors"], 2 * 3072 + 32);
+  EXPECT_GT(hinted["timing"]["cycles"].get<double>(), plain_run["timing"]["cycles"].get<double>());
 }
 
 // One warp's atomicAdd to global memory, timed by %clock around it (the old value read back, so

@@ -62,6 +62,12 @@ TEST(ProfileHtml, ThePageHasTheSourceConflictsStallsHintsAndSummary) {
   const auto load = html.find("id=\"L32\"");
   ASSERT_NE(load, std::string::npos);
   EXPECT_NE(html.substr(load, 400).find("memory"), std::string::npos);
+  // Its global load's DRAM bytes (issue 44): a 64 x 64 float matrix read once, 16,384 bytes; the
+  // GTX 580 preset has no caches, so no hit-rate column.
+  EXPECT_NE(html.find("<th>DRAM bytes</th><th style=\"text-align:left\">source"),
+            std::string::npos);
+  EXPECT_NE(html.substr(load, html.find("</tr>", load) - load).find(">16384<"), std::string::npos)
+      << html.substr(load, 600);
   // The summary: the arch, the launch, the totals, the verdict; the PTX on demand.
   // The PTX table has the stall columns too, each stalled instruction with its share and reason:
   // the tile's store waits for the global load that feeds it (memory, at the consumer, as Nsight

@@ -90,6 +90,9 @@ struct LineView {
   const nlohmann::json* row = nullptr;  // its cuda_lines row, if it has shared accesses
   std::string hint;
   Stalls stalls;  // at its instructions (--timing)
+  // Global and local memory at its instructions (--timing): 32-byte sectors, those the L1 and the
+  // L2 held, and the bytes neither held (issue 44).
+  std::uint64_t sectors = 0, l1 = 0, l2 = 0, dram_bytes = 0;
 };
 
 // The page opens at what matters (issue 47: the profiled kernel was below the fold of a page that
@@ -191,13 +194,22 @@ std::string profile_html(const nlohmann::json& doc, const std::vector<std::strin
   // `scoreboard` on a histogram line whose sums give memory 4,349,178 against 124,613).
   std::uint64_t all_stalls = 0;
   std::map<std::uint32_t, Stalls> stalls_at;  // by PTX line
+  bool global = false;                        // some instruction moved global/local sectors
+  const nlohmann::json& sm = doc.at("arch").value("sm", nlohmann::json::object());
+  const bool caches = sm.value("l1_unified_bytes", 0) || sm.value("l2_bytes", 0);
   if (timing)
     for (const nlohmann::json& ins : doc["timing"].at("instructions")) {
       Stalls& at = stalls_at[ins.at("ptx").value("line", 0u)];
       at.add(ins.at("warp_states"));
       all_stalls += at.total;
-      if (!ins.at("cuda").is_null())
-        files[ins["cuda"].at("file")][ins["cuda"].at("line")].stalls.add(ins.at("warp_states"));
+      global |= ins.value("global_sectors", 0ull) != 0;
+      if (ins.at("cuda").is_null()) continue;
+      LineView& v = files[ins["cuda"].at("file")][ins["cuda"].at("line")];
+      v.stalls.add(ins.at("warp_states"));
+      v.sectors += ins.value("global_sectors", 0ull);
+      v.l1 += ins.value("l1_hit_sectors", 0ull);
+      v.l2 += ins.value("l2_hit_sectors", 0ull);
+      v.dram_bytes += ins.value("dram_bytes", 0ull);
     }
 
   std::string h = "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>";
@@ -251,6 +263,8 @@ std::string profile_html(const nlohmann::json& doc, const std::vector<std::strin
          "</h2><table class=\"src\"><tr><th>line</th><th>accesses</th><th>conflicts</th>"
          "<th>share</th><th>degree</th>" +
          std::string(timing ? "<th>stalls</th><th>reason</th>" : "") +
+         std::string(global ? "<th>DRAM bytes</th>" : "") +
+         std::string(global && caches ? "<th>L1 / L2 hit</th>" : "") +
          "<th style=\"text-align:left\">source</th></tr>";
     const std::uint32_t last = text.empty() ? 0 : std::uint32_t(text.size());
     std::vector<std::uint32_t> numbers;
@@ -280,11 +294,19 @@ std::string profile_html(const nlohmann::json& doc, const std::vector<std::strin
                  ? fmt::format("<td class=\"v\"{}>{:.1f}%</td><td class=\"v\">{}</td>",
                                heat(sshare, kStallRgb), 100 * sshare, esc(v->stalls.top()))
                  : "<td></td><td></td>";
+      if (global)
+        h += v && v->sectors ? fmt::format("<td class=\"v\">{}</td>", v->dram_bytes) : "<td></td>";
+      if (global && caches)
+        h += v && v->sectors ? fmt::format("<td class=\"v\">{:.0f}% / {:.0f}%</td>",
+                                           100.0 * double(v->l1) / double(v->sectors),
+                                           100.0 * double(v->l2) / double(v->sectors))
+                             : "<td></td>";
       h += fmt::format("<td class=\"code\"{}>{}</td></tr>", heat(cshare, kConflictRgb, 0.4),
                        esc(code));
       if (v && !v->hint.empty())
         h += fmt::format("<tr class=\"hint\"><td></td><td colspan=\"{}\"></td><td>{}</td></tr>",
-                         timing ? 6 : 4, esc(v->hint));
+                         (timing ? 6 : 4) + (global ? 1 : 0) + (global && caches ? 1 : 0),
+                         esc(v->hint));
     }
     h += "</table>";
   }

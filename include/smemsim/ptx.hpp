@@ -167,6 +167,10 @@ enum Flag : std::uint32_t {
   // ld/st/atom/red with a memory order (.relaxed, .acquire, .release, .acq_rel, .sc): a strong
   // access that synchronizes (racecheck, issue 45); no functional effect here.
   kStrong = 1 << 28,
+  // ld .L1::no_allocate: a load that misses the L1 does not allocate there (PTX ISA, "Cache
+  // Eviction Priority Hints"; issue 44). The other eviction priorities are accepted and not
+  // modelled (an LRU L1).
+  kL1NoAllocate = 1 << 29,
 };
 
 enum class OperandKind : std::uint8_t {

@@ -140,8 +140,13 @@ struct InstrStats {
   // Global/local memory (issue 44): the 32-byte sectors its requests moved, and of a load's, those
   // the L1 and the L2 held (the rest came from DRAM).
   std::uint64_t global_sectors = 0, l1_hit_sectors = 0, l2_hit_sectors = 0;
+  // Issues that moved global/local sectors: Nsight Compute's requests (one per warp instruction).
+  std::uint64_t global_requests = 0;
   StallCounts warp_states;  // warp-cycles by reason while this was the warp's next instruction
   void add(const InstrStats& o);
+  // Sectors neither cache held: a load's from DRAM, a store's or an atomic's moved at the DRAM's
+  // rate (docs/timing.md "Caches").
+  std::uint64_t dram_sectors() const { return global_sectors - l1_hit_sectors - l2_hit_sectors; }
 };
 
 // A CTA the cycle model timed: its grid index, the cycles of its dispatch and of its last warp's
@@ -195,6 +200,20 @@ struct TimingStats {
   // Warp instructions per cycle of the whole GPU.
   double ipc() const { return cycles ? double(warp_instructions) / double(cycles) : 0.0; }
 };
+
+// Global and local memory per CUDA line (issue 44, Nsight Compute's memory table): the summed
+// InstrStats of the line's instructions that moved sectors, in the order of their first
+// instruction. `cuda` is exec::cuda_location ("" without line information: one row per PTX line,
+// `ptx_line` its first).
+struct GlobalLine {
+  std::string cuda;
+  std::uint32_t first = 0;  // its first instruction (Kernel::code index)
+  std::uint32_t ptx_line = 0;
+  std::vector<std::uint32_t> ptx_lines;
+  InstrStats stats;
+};
+std::vector<GlobalLine> global_lines(const TimingStats& s, const ptx::Module& module,
+                                     const ptx::Kernel& kernel);
 
 // One JSON form for the stats (the CLI prints it; docs/timing.md lists the fields).
 nlohmann::json to_json(const TimingStats& s, const ptx::Module& module, const ptx::Kernel& kernel);

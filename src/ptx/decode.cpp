@@ -325,6 +325,7 @@ bool Decoder::cache_hint_modifier(Opcode op, std::string_view mod) {
         cache_hint_ = true;
         return true;
       }
+      if (mod == "L1::no_allocate") ins_.flags |= kL1NoAllocate;
       for (const std::string_view n : kEviction)
         if (mod == n) return true;
       return false;

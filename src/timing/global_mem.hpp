@@ -58,16 +58,17 @@ class GlobalMemoryUnit {
   // global store writes through the L1 (a valid sector stays, nothing is allocated) into the L2;
   // local memory is written back in the L1 (allocated there); an atomic invalidates its L1
   // sectors and is done at the L2. Only loads' hits are returned: stores and atomics move their
-  // sectors at the DRAM's rate, as without caches.
+  // sectors at the DRAM's rate, as without caches. A load with `no_allocate` (.L1::no_allocate)
+  // hits the L1 but does not allocate there on a miss.
   Split classify(const std::uint64_t* sec, std::uint32_t n, Kind kind, ptx::CacheOp op, bool local,
-                 bool strong) {
+                 bool strong, bool no_allocate = false) {
     Split s{0, 0, 0};
     if (!caches()) return s;
     const bool l1_ok = l1_.on() && !strong && op != ptx::CacheOp::Cg && op != ptx::CacheOp::Cv;
     for (std::uint32_t i = 0; i < n; ++i) {
       const std::uint64_t x = sec[i];
       if (kind == Kind::Load) {
-        if (l1_ok && l1_.access(x, true)) {
+        if (l1_ok && l1_.access(x, !no_allocate)) {
           ++s.l1;
           continue;
         }

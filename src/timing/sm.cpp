@@ -291,14 +291,16 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
       mem = MemWork::Global;
       unit = Unit::Global;
       sectors = r.global_sectors;
+      if (instr_ && sectors && r.index < instr_->size()) ++(*instr_)[r.index].global_requests;
       in.global_load = !info.store;
       if (gmem_.caches() && sectors) {
         const auto kind = info.atomic                      ? GlobalMemoryUnit::Kind::Atomic
                           : info.store && !info.async_copy ? GlobalMemoryUnit::Kind::Store
                                                            : GlobalMemoryUnit::Kind::Load;
         const ptx::Instruction& ins = ctx_.kernel->code[r.index];
-        found = gmem_.classify(ex_->sectors(), sectors, kind, ins.cache,
-                               ins.space == ptx::Space::Local, ins.has(ptx::kVolatile));
+        found =
+            gmem_.classify(ex_->sectors(), sectors, kind, ins.cache, ins.space == ptx::Space::Local,
+                           ins.has(ptx::kVolatile), ins.has(ptx::kL1NoAllocate));
       }
       if (info.atomic && arch_.sm.l2_atomic_cycles)
         found.same = static_cast<std::uint16_t>(ex_->same_address_lanes());

@@ -1,6 +1,8 @@
 // The one JSON form of the timing statistics (docs/timing.md, "JSON").
 #include <fmt/format.h>
 
+#include <map>
+
 #include "smemsim/exec.hpp"
 #include "smemsim/exec_json.hpp"
 #include "smemsim/timing.hpp"
@@ -25,7 +27,27 @@ void InstrStats::add(const InstrStats& o) {
   global_sectors += o.global_sectors;
   l1_hit_sectors += o.l1_hit_sectors;
   l2_hit_sectors += o.l2_hit_sectors;
+  global_requests += o.global_requests;
   warp_states.add(o.warp_states);
+}
+
+std::vector<GlobalLine> global_lines(const TimingStats& s, const ptx::Module& module,
+                                     const ptx::Kernel& kernel) {
+  std::vector<GlobalLine> out;
+  std::map<std::string, std::size_t> at;
+  for (std::size_t i = 0; i < s.instructions.size() && i < kernel.code.size(); ++i) {
+    const InstrStats& r = s.instructions[i];
+    if (!r.global_sectors) continue;
+    const ptx::Instruction& ins = kernel.code[i];
+    const std::string cu = exec::cuda_location(module, ins);
+    const std::string key = cu.empty() ? "ptx " + std::to_string(ins.ptx_line) : cu;
+    auto [it, fresh] = at.emplace(key, out.size());
+    if (fresh) out.push_back({cu, std::uint32_t(i), ins.ptx_line, {}, {}});
+    GlobalLine& g = out[it->second];
+    g.ptx_lines.push_back(ins.ptx_line);
+    g.stats.add(r);
+  }
+  return out;
 }
 
 void UnitCounts::add(const UnitCounts& o) {
@@ -201,11 +223,29 @@ nlohmann::json to_json(const TimingStats& s, const ptx::Module& module, const pt
           {"global_sectors", r.global_sectors},
           {"l1_hit_sectors", r.l1_hit_sectors},
           {"l2_hit_sectors", r.l2_hit_sectors},
+          {"global_requests", r.global_requests},
+          {"dram_bytes", 32 * r.dram_sectors()},
           {"warp_states", stalls_json(r.warp_states, true)},
       };
       rows.push_back(std::move(row));
     }
     j["instructions"] = rows;
+    // Nsight Compute's memory table per CUDA line (issue 44).
+    nlohmann::json lines = nlohmann::json::array();
+    for (const GlobalLine& g : global_lines(s, module, kernel)) {
+      const InstrStats& r = g.stats;
+      lines.push_back(
+          {{"cuda", json::cuda_location(module, kernel.code[g.first])},
+           {"ptx_lines", g.ptx_lines},
+           {"requests", r.global_requests},
+           {"sectors", r.global_sectors},
+           {"sectors_per_request",
+            r.global_requests ? double(r.global_sectors) / double(r.global_requests) : 0.0},
+           {"l1_hit_sectors", r.l1_hit_sectors},
+           {"l2_hit_sectors", r.l2_hit_sectors},
+           {"dram_bytes", 32 * r.dram_sectors()}});
+    }
+    j["global_lines"] = std::move(lines);
   }
   return j;
 }
