@@ -221,12 +221,11 @@ Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, const Laun
 }
 
 // A kernel's registers share rows (regalloc.hpp) unless a call saves a callee's registers as one
-// run of rows (call.cpp) or GPU-LocalTM jumps back to TX.Begin, an edge the code does not show;
-// the special registers and the carry flag follow them.
+// run of rows (call.cpp); the special registers and the carry flag follow them.
 void Impl::place_rows() {
   file_row.resize(local_rows);
   std::uint32_t next = 0;
-  if (kernel.calls.empty() && !has_tx) {
+  if (kernel.calls.empty()) {
     const RegisterRows shared_rows = share_register_rows(kernel);
     std::copy(shared_rows.row.begin(), shared_rows.row.end(), file_row.begin());
     next = shared_rows.rows;

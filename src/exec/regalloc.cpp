@@ -52,6 +52,15 @@ RegisterRows share_register_rows(const ptx::Kernel& kernel) {
     for (const ptx::Operand& o : ins.ops)
       if (o.kind == ptx::OperandKind::Label && o.target <= i) loops.push_back({o.target, i});
   }
+  // GPU-LocalTM: a TX.Commit whose transaction conflicted sends the lanes back to the outermost
+  // TX.Begin (003 §3), an edge the code does not show. Every transaction lies inside the span from
+  // the first TX.Begin to the last TX.Commit, which is taken as one more loop.
+  std::uint32_t tx_first = ~0u, tx_last = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (kernel.code[i].op == ptx::Opcode::TxBegin) tx_first = std::min(tx_first, i);
+    if (kernel.code[i].op == ptx::Opcode::TxCommit) tx_last = std::max(tx_last, i);
+  }
+  if (tx_first <= tx_last) loops.push_back({tx_first, tx_last});
   // Loops that overlap widen a range together: merge them into disjoint, sorted spans.
   std::sort(loops.begin(), loops.end(),
             [](const RegSpan& a, const RegSpan& b) { return a.first < b.first; });
