@@ -137,3 +137,12 @@ extern "C" __global__ void backprop(const float* input, const float* w, float* p
   }
   if (tx == 0) partial[blockIdx.y * CF_B + ty] = wm[0][ty];
 }
+
+// matmul_naive: the same product without the tiles (issue 44: what the shared-memory tile saves
+// in global traffic). Each thread reads its row of A and its column of B from global memory.
+extern "C" __global__ void matmul_naive(const float* a, const float* b, float* c, int n) {
+  const int row = blockIdx.y * CF_B + threadIdx.y, col = blockIdx.x * CF_B + threadIdx.x;
+  float sum = 0.0f;
+  for (int k = 0; k < n; ++k) sum += a[row * n + k] * b[k * n + col];
+  c[row * n + col] = sum;
+}

@@ -364,5 +364,38 @@ TEST(Cache, TheCarveOutIsTheSmallestThatHoldsTheSharedMemory) {
   EXPECT_THROW(validate(bad), InputError);
 }
 
+// Issue 44: the naive and the tiled matmul (builtin:matmul --variant naive|tiled, 64 x 64 floats,
+// 16 x 16 CTAs of 16 x 16 threads, one CTA per SM on ampere-a100), by Nsight's memory table.
+// Naive: each thread loads 64 elements of A and 64 of B: 128 warps x 128 = 16,384 requests; a warp
+// is two rows of 16 threads, so an A load touches 2 words (2 sectors) and a B load 2 x 64
+// consecutive bytes of one row (2 sectors): 32,768 sectors. Each CTA needs 16 rows of A and 16
+// columns of B once, 8 KiB = 256 sectors, 4,096 over the 16 CTAs from DRAM (131,072 bytes); the
+// L1 holds them for the rest (28,672). Tiled: per CTA 4 k-steps x 8 warps = 32 requests per matrix,
+// 512 over the grid, 4 sectors each (16 consecutive floats per half-warp), 65,536 bytes each: the
+// same DRAM bytes (the L1 held the naive kernel's re-reads), 16 times fewer requests.
+TEST(Cache, TheTileSavesRequestsTheL1WouldServe) {
+  const auto lines = [](const std::string& variant) {
+    const CliResult r =
+        cli("profile builtin:matmul --variant " + variant + " --arch ampere-a100 --timing --json");
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    const nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+    EXPECT_TRUE(j["reference"]["matches"].get<bool>()) << variant;
+    return j["timing"]["global_lines"];
+  };
+  const nlohmann::json naive = lines("naive"), tiled = lines("tiled");
+  ASSERT_EQ(naive.size(), 2u);  // the loop's loads, the store
+  EXPECT_EQ(naive[0]["requests"], 16384);
+  EXPECT_EQ(naive[0]["sectors"], 32768);
+  EXPECT_EQ(naive[0]["l1_hit_sectors"], 28672);
+  EXPECT_EQ(naive[0]["dram_bytes"], 131072);
+  ASSERT_EQ(tiled.size(), 3u);  // the A tile's load, the B tile's, the store
+  for (int k = 0; k < 2; ++k) {
+    EXPECT_EQ(tiled[k]["requests"], 512);
+    EXPECT_EQ(tiled[k]["sectors"], 2048);
+    EXPECT_EQ(tiled[k]["dram_bytes"], 65536);
+  }
+  EXPECT_EQ(naive[1]["dram_bytes"], tiled[2]["dram_bytes"]);  // C, 16 KiB
+}
+
 }  // namespace
 }  // namespace smemsim::test

@@ -55,7 +55,7 @@ void add_launch_options(CLI::App* cmd, LaunchOptions& o) {
   g->add_option("--variant", b.variant,
                 "transpose: naive|padded; reduction: interleaved|sequential; aes: encrypt|decrypt; "
                 "dct8x8: dct|idct|dct_short|idct_short, each also _nopad; tm_hashtable, tm_kmeans, "
-                "tm_genetic: tx|serial");
+                "tm_genetic: tx|serial; matmul: tiled|naive");
   g->add_option("--log2n", b.log2n, "fwt: log2 of the segment length (default 11)")
       ->check(positive());
   g->add_option("--k", b.k, "kmeans: clusters (default 8); tm_kmeans: centers (default 32)")

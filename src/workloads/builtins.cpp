@@ -520,7 +520,7 @@ const std::vector<Driver>& drivers() {
       {"lavamd", "lavamd", "lavamd", lavamd_driver, V{"size", "seed", "block"}},
       {"scalar_prod", "conflict_free", "scalar_prod", scalar_prod_driver,
        V{"size", "seed", "grid", "block"}},
-      {"matmul", "conflict_free", "matmul", matmul_driver, V{"width", "seed"}},
+      {"matmul", "conflict_free", "matmul", matmul_driver, V{"variant", "width", "seed"}},
       {"srad", "conflict_free", "", srad_driver, V{"width", "height", "seed"}},
       {"hotspot", "conflict_free", "", hotspot_driver, V{"width", "height", "seed"}},
       {"backprop", "conflict_free", "backprop", backprop_driver, V{"size", "seed"}},

@@ -76,6 +76,12 @@ void scalar_prod_driver(Workload& w, const BuiltinOptions& o) {
 
 void matmul_driver(Workload& w, const BuiltinOptions& o) {
   fixed_shape(o, "matmul");
+  // tiled: 16 x 16 tiles through shared memory (the seed's kernel); naive: straight from global
+  // memory (issue 44: the traffic the tile saves).
+  const std::string v = o.variant.empty() ? "tiled" : o.variant;
+  if (v != "tiled" && v != "naive")
+    throw InputError("builtin:matmul: --variant must be tiled or naive");
+  w.kernel = v == "naive" ? "matmul_naive" : "matmul";
   const std::uint32_t n = side(o.width, 64, "matmul");
   const std::vector<float> a = uniform_floats(std::size_t(n) * n, o.seed, -1, 1);
   const std::vector<float> b = uniform_floats(a.size(), o.seed + 1, -1, 1);
@@ -86,7 +92,8 @@ void matmul_driver(Workload& w, const BuiltinOptions& o) {
               {16, 16, 1},
               0,
               {Arg::buf(ab), Arg::buf(bb), Arg::buf(cb), Arg::integer(n)}};
-  w.description = fmt::format("matmul of two {}x{} float matrices", n, n);
+  w.description =
+      fmt::format("matmul{} of two {}x{} float matrices", v == "naive" ? " (naive)" : "", n, n);
   w.tolerance = "|got - ref| <= 1e-5 (sum of |a b|), ref in double";
   w.check = [a, b, n](const GlobalMemory& m) {
     std::vector<double> want(a.size()), mag(a.size());
