@@ -399,7 +399,7 @@ static void shared_keys(const SpecContext& c, const toml::table& t, Launch& laun
 
 void apply_launch_spec_text(std::string_view text, const std::string& origin, Workload& w,
                             bool& has_grid, bool& has_block, std::uint64_t max_bytes) {
-  SpecContext c{origin, std::filesystem::path(origin).parent_path(), max_bytes};
+  SpecContext c{origin, std::filesystem::path(origin).parent_path(), max_bytes, &w.notes};
   toml::table root;
   try {
     root = toml::parse(text, origin);

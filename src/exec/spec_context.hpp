@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "smemsim/error.hpp"
 #include "smemsim/workloads.hpp"
@@ -17,6 +18,7 @@ struct SpecContext {
   std::string origin;
   std::filesystem::path dir;                   // relative input files are resolved here
   std::uint64_t max_bytes = kLaunchSpecBytes;  // the buffers' budget
+  std::vector<std::string>* notes = nullptr;   // Workload::notes: what the commands print
 
   [[noreturn]] void fail(const toml::node* n, const std::string& what) const {
     const std::uint64_t line = n ? n->source().begin.line : 0;

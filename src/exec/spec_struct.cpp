@@ -179,8 +179,17 @@ Arg struct_arg(const SpecContext& c, const toml::table& t, std::size_t index, co
       c.fail(&(*a)[k], fmt::format("{} must be a table ({{ type = \"f32\", value = 1.0 }})", what));
     b.member(*f, what);
   }
-  // C pads a struct to a multiple of its largest alignment.
-  b.arg.bytes.resize((b.end + b.arg.align - 1) / b.arg.align * b.arg.align, 0);
+  // C pads a struct to a multiple of its largest alignment. Padding and a member the fields left
+  // out look alike (issue 48: a struct missing its last member went into its tail padding):
+  // say which bytes are padding.
+  const std::uint64_t size = (b.end + b.arg.align - 1) / b.arg.align * b.arg.align;
+  if (size > b.end && c.notes)
+    c.notes->push_back(located(
+        c.origin, t.source().begin.line,
+        fmt::format("{}: its fields end at byte {} and C pads the struct to {} bytes: bytes {}-{} "
+                    "are zero (if the kernel's struct has a member there, add it to fields)",
+                    arg, b.end, size, b.end, size - 1)));
+  b.arg.bytes.resize(size, 0);
   return b.arg;
 }
 
