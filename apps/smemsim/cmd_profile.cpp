@@ -250,7 +250,9 @@ void add_profile_command(CLI::App& app) {
       ->check(non_empty_path());
   cmd->add_flag("--timing", o->timing,
                 "run on the cycle-level model and attribute warp stall reasons to every PTX "
-                "and CUDA line (as Nsight Compute's source view)");
+                "and CUDA line (as Nsight Compute's source view), and give each CUDA line's "
+                "global memory: requests, sectors, L1/L2 hit rates, DRAM bytes (its memory "
+                "table)");
   cmd->add_option("--by", o->by,
                   "rows of the table and --csv: line (one per CUDA line: its unrolled copies and "
                   "inlined calls summed, one hint) or instruction (one per PTX instruction)")
@@ -272,6 +274,8 @@ void add_profile_command(CLI::App& app) {
       "  smemsim profile builtin:atomic_bench --conflicts 16 --stride 256 --emit-trace a.trace\n"
       "  smemsim profile builtin:histogram --replication 32 --timing   # stall reasons per line\n"
       "  smemsim profile builtin:transpose --timing --html transpose.html   # a source view\n"
+      "  smemsim profile builtin:matmul --variant naive --arch ampere-a100 --timing   # DRAM "
+      "bytes\n"
       "  smemsim profile builtin:gemm --arch ampere-a100 --emit-trace g.trace   # 8-way ldmatrix\n"
       "  smemsim profile k.ptx --kernel k --grid 4 --block 128 --launch k.toml");
   cmd->callback([o, cmd] {

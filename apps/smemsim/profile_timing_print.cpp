@@ -38,11 +38,10 @@ void print_global_lines(const timing::TimingStats& s, const Arch& arch, const pt
                         const ptx::Kernel& kernel, std::size_t width) {
   const bool caches = arch.sm.l1_unified_bytes || arch.sm.l2_bytes;
   fmt::print("\n{}",
-             wrap(fmt::format("global and local memory per CUDA line: requests (warp "
-                              "instructions), 32-byte sectors{}, and the bytes {} (a store's and "
-                              "an atomic's at the DRAM's rate)",
-                              caches ? ", the share the L1 and the L2 held" : "",
-                              caches ? "neither cache held" : "moved from DRAM"),
+             wrap(fmt::format("global and local memory per CUDA line (Nsight Compute's memory "
+                              "table); requests: warp instructions; sectors: 32 bytes each; DRAM "
+                              "bytes: {} (stores and atomics count there, at the DRAM's rate)",
+                              caches ? "the sectors neither cache held" : "every sector's"),
                   width));
   std::vector<TextTable::Column> cols = {
       {"CUDA", true, false, 24}, {"PTX"}, {"requests"}, {"sectors"}, {"per req"}};
@@ -59,8 +58,8 @@ void print_global_lines(const timing::TimingStats& s, const Arch& arch, const pt
     const timing::InstrStats& r = g.stats;
     std::vector<std::string> row = {
         g.cuda.empty() ? "-" : g.cuda,
-        g.ptx_lines.size() > 1 ? fmt::format("{}+{}", g.ptx_line, g.ptx_lines.size() - 1)
-                               : std::to_string(g.ptx_line),
+        g.ptx_lines.size() > 1 ? fmt::format("{}+{}", g.ptx_lines[0], g.ptx_lines.size() - 1)
+                               : std::to_string(g.ptx_lines[0]),
         std::to_string(r.global_requests), std::to_string(r.global_sectors),
         r.global_requests
             ? fmt::format("{:.1f}", double(r.global_sectors) / double(r.global_requests))

@@ -203,13 +203,11 @@ struct TimingStats {
 
 // Global and local memory per CUDA line (issue 44, Nsight Compute's memory table): the summed
 // InstrStats of the line's instructions that moved sectors, in the order of their first
-// instruction. `cuda` is exec::cuda_location ("" without line information: one row per PTX line,
-// `ptx_line` its first).
+// instruction. `cuda` is exec::cuda_location ("" without line information: one row per PTX line).
 struct GlobalLine {
   std::string cuda;
-  std::uint32_t first = 0;  // its first instruction (Kernel::code index)
-  std::uint32_t ptx_line = 0;
-  std::vector<std::uint32_t> ptx_lines;
+  std::uint32_t first = 0;               // its first instruction (Kernel::code index)
+  std::vector<std::uint32_t> ptx_lines;  // its instructions' PTX lines, the first first
   InstrStats stats;
 };
 std::vector<GlobalLine> global_lines(const TimingStats& s, const ptx::Module& module,

@@ -32,7 +32,6 @@ void each_register_of(const ptx::Instruction& ins, F&& f) {
 
 struct RegSpan {
   std::uint32_t first = ~0u, last = 0;
-  bool meets(const RegSpan& o) const { return o.first <= last && first <= o.last; }
 };
 
 }  // namespace

@@ -42,7 +42,7 @@ std::vector<GlobalLine> global_lines(const TimingStats& s, const ptx::Module& mo
     const std::string cu = exec::cuda_location(module, ins);
     const std::string key = cu.empty() ? "ptx " + std::to_string(ins.ptx_line) : cu;
     auto [it, fresh] = at.emplace(key, out.size());
-    if (fresh) out.push_back({cu, std::uint32_t(i), ins.ptx_line, {}, {}});
+    if (fresh) out.push_back({cu, std::uint32_t(i), {}, {}});
     GlobalLine& g = out[it->second];
     g.ptx_lines.push_back(ins.ptx_line);
     g.stats.add(r);
