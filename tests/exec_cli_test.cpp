@@ -139,7 +139,7 @@ TEST(ExecCli, BadInputIsExitCode2WithAClearMessage) {
                     "grid = 1\nblock = 32\nargs = [\"out\", \"missing\", 3]\n"
                     "[buffers.out]\ntype = \"u32\"\ncount = 4\n"));
   EXPECT_EQ(r.exit_code, 2) << r.out;
-  EXPECT_NE(r.out.find("s6.toml:3: argument 2: no buffer or texture named 'missing'"),
+  EXPECT_NE(r.out.find("s6.toml:3: argument 2: no buffer, texture or tensor map named 'missing'"),
             std::string::npos)
       << r.out;
   r = cli("run " + ptx + " --launch " +

@@ -21,6 +21,7 @@
 #include "smemsim/arch.hpp"
 #include "smemsim/debug.hpp"
 #include "smemsim/ptx.hpp"
+#include "smemsim/tensor_map.hpp"
 #include "smemsim/texture.hpp"
 #include "smemsim/tm.hpp"
 #include "smemsim/warp_access.hpp"
@@ -72,7 +73,8 @@ struct Buffer {
 struct GlobalMemory {
   std::vector<Buffer> buffers;
   std::vector<Texture> textures;
-  PrintfLog printf_log;  // the kernels' printf output (issue 45)
+  std::vector<TensorMap> tensor_maps;  // issue 46: CUtensorMap parameters of the launch
+  PrintfLog printf_log;                // the kernels' printf output (issue 45)
 
   std::uint32_t add(Buffer b);           // returns the index
   Buffer& get(const std::string& name);  // throws InputError if absent
@@ -85,7 +87,8 @@ struct GlobalMemory {
 struct Arg {
   // Bytes: a struct or array passed by value (issue 27), as `bytes`, with buffer addresses and
   // texture handles put at `relocs`.
-  enum class Kind : std::uint8_t { Buffer, Int, Float, Texture, Bytes };
+  // TensorMap: tensor map `buffer` (GlobalMemory::tensor_maps), its 128-byte image.
+  enum class Kind : std::uint8_t { Buffer, Int, Float, Texture, Bytes, TensorMap };
   Kind kind = Kind::Int;
   std::uint32_t buffer = 0;
   std::int64_t i = 0;
@@ -116,6 +119,7 @@ struct Arg {
   }
   static Arg real(double v) { return make(Kind::Float, 0, 0, v); }
   static Arg texture(std::uint32_t index) { return make(Kind::Texture, index, 0, 0.0); }
+  static Arg tensor_map(std::uint32_t index) { return make(Kind::TensorMap, index, 0, 0.0); }
 
  private:
   static Arg make(Kind k, std::uint32_t index, std::int64_t i, double f) {

@@ -53,11 +53,23 @@ enum class Opcode : std::uint8_t {
   // prefetchu (no functional effect) and createpolicy (an L2 cache policy for .L2::cache_hint:
   // opaque, no functional effect).
   Bmsk, Prefetch, Createpolicy,
+  // Issue 46: the Tensor Memory Accelerator's bulk copies (the kind in Instruction::comp, BulkOp;
+  // a tensor copy's rank in Instruction::vec).
+  CpBulk,
+};
+// What an Opcode::CpBulk does (PTX ISA "cp.async.bulk", "cp.async.bulk.tensor"): a contiguous copy
+// global -> shared (completing an mbarrier's transactions) or shared -> global (a bulk group), the
+// same for a box of a tensor map, the bulk groups' commit and wait, and the L2 prefetches.
+enum class BulkOp : std::uint8_t {
+  Load, Store, TensorLoad, TensorStore, Commit, Wait, Prefetch,
 };
 // What an Opcode::Mbarrier does (PTX ISA "mbarrier"): init, arrive, arrive_drop, test_wait,
 // try_wait, inval, pending_count, and cp.async.mbarrier.arrive.
 enum class MbarOp : std::uint8_t {
   Init, Arrive, ArriveDrop, TestWait, TryWait, Inval, PendingCount, CpAsyncArrive,
+  // Issue 46: the transaction count of bulk copies: arrive.expect_tx (an arrival that first raises
+  // the count), expect_tx and complete_tx.
+  ArriveExpectTx, ExpectTx, CompleteTx,
 };
 // The matrix shapes of mma.sync and wmma (m, n, k).
 enum class MmaShape : std::uint8_t {
@@ -330,6 +342,11 @@ struct Kernel {
   std::vector<Register> regs;         // dense register numbering
   std::vector<Instruction> code;
   std::array<std::uint32_t, 3> reqntid{0, 0, 0};  // .reqntid/.maxntid (0 = none)
+  // Thread-block clusters (issue 46; __cluster_dims__): .explicitcluster, .reqnctapercluster
+  // (0 = none) and .maxclusterrank (0 = none).
+  bool explicit_cluster = false;
+  std::array<std::uint32_t, 3> cluster{0, 0, 0};
+  std::uint32_t max_cluster_rank = 0;
   // Instructions the executor does not implement (PTX line, message), left out of `code`: the
   // module parses and only a launch of this kernel fails (issue 15).
   struct Unsupported {

@@ -259,6 +259,7 @@ std::uint16_t exec_builtin(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMa
                   std::min<std::uint64_t>(4, ci.rets[0].bytes));
     }
   });
+  im.wide_active = false;
   if (im.count_sectors) {
     // Each lane's record: the format pointer and 8 bytes an argument, at its own place in the
     // buffer (the lanes' records do not coalesce).

@@ -171,6 +171,9 @@ struct Cta {
   std::unique_ptr<tm::CtaTm> tm;  // kernels with TX.Begin only
   int wg_owner = -1;              // the warp running in work-group serialization mode, or -1
   std::uint32_t smid = 0;         // %smid (start_cta)
+  // The transaction counts of the CTA's mbarriers (issue 46), by shared offset; an object absent
+  // here has a count of 0 (mbarrier.cpp).
+  std::vector<std::pair<std::uint32_t, std::int32_t>> mbar_tx;
 };
 
 struct Region {
@@ -322,6 +325,10 @@ struct Impl {
   // The last count_sectors' distinct sectors (byte address / 32), ascending (Executor::sectors).
   std::array<std::uint64_t, 2 * kMaxLanes> sectors{};
   std::uint16_t nsectors = 0;
+  // A bulk copy's sectors (issue 46: up to a whole box), ascending; wide_active while they are the
+  // last instruction's (Executor::sectors).
+  std::vector<std::uint64_t> wide_sectors;
+  bool wide_active = false;
   std::uint32_t same_address = 1;  // the last global atomic's most lanes on one address
   // GPU-LocalTM: the kernel has TX.Begin; counts of finished CTAs; the event observer.
   bool has_tx = false;
@@ -471,6 +478,12 @@ void land_copies(Impl& im, Cta& cta, Warp& w, std::uint32_t keep_groups, bool al
 // mbarrier.*, cp.async.mbarrier.arrive and nanosleep (mbarrier.cpp); returns true when a
 // test_wait/try_wait found a lane's phase not yet complete (run() then runs the other warps).
 bool exec_mbarrier(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);
+// complete_tx of `bytes` on the mbarrier at shared offset `at` for lane l (a bulk copy's
+// completion; mbarrier.cpp): an error naming the thread when it is not an initialized object.
+void mbarrier_complete_tx(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, int l, std::uint32_t at,
+                          std::int64_t bytes);
+// cp.async.bulk{.tensor}, its groups and prefetches (bulk_copy.cpp): returns the global sectors.
+std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);
 // Hands the shared access of `lanes` (im.addr holds their byte offsets), `words` 4-byte words per
 // lane, to the consumer as WarpAccesses: wide accesses in phases (docs/exec.md).
 void emit_shared(Impl& im, const Warp& w, const Cta& cta, std::uint32_t pc, Op op, LaneMask lanes,

@@ -265,6 +265,18 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
       normalize(w);
       break;
     }
+    case Opcode::CpBulk: {
+      // The copy's shared bytes (a load), the group's completion, or the mbarrier it completes.
+      if (ptx::BulkOp(ins.comp) == ptx::BulkOp::Load ||
+          ptx::BulkOp(ins.comp) == ptx::BulkOp::TensorLoad)
+        ++writes;
+      if (exec)
+        r.global_sectors = static_cast<std::uint16_t>(
+            std::min<std::uint32_t>(exec_bulk(*this, cta, w, pc, exec), 0xffff));
+      ++top.pc;
+      normalize(w);
+      break;
+    }
     case Opcode::Tex:
     case Opcode::Tld4:
       if (exec) r.global_sectors = exec_texture(*this, cta, w, pc, exec);
@@ -344,7 +356,7 @@ void Executor::set_clock_source(const std::uint64_t* cycles) {
 }
 
 const std::uint64_t* Executor::sectors() const {
-  return impl_->sectors.data();
+  return impl_->wide_active ? impl_->wide_sectors.data() : impl_->sectors.data();
 }
 
 std::uint32_t Executor::same_address_lanes() const {
@@ -408,6 +420,7 @@ void Executor::start_cta(std::uint32_t slot, std::uint64_t linear, std::uint32_t
   cta.live_warps = im.warps;
   cta.bars.fill(Barrier{});
   cta.wg_owner = -1;
+  cta.mbar_tx.clear();
   cta.smid = smid;
   if (im.race) [[unlikely]]
     race_cta_start(im, cta);

@@ -410,9 +410,10 @@ void apply_launch_spec_text(std::string_view text, const std::string& origin, Wo
     const std::string key(k.str());
     if (key != "kernel" && key != "grid" && key != "block" && key != "dynamic_shared" &&
         key != "carveout" && key != "printf_buffer" && key != "args" && key != "buffers" &&
-        key != "textures" && key != "symbols" && key != "launch")
+        key != "textures" && key != "tensor_maps" && key != "symbols" && key != "launch")
       c.fail(&v, fmt::format("unknown key '{}' (kernel, grid, block, dynamic_shared, carveout, "
-                             "printf_buffer, args, buffers, textures, symbols, launch)",
+                             "printf_buffer, args, buffers, textures, tensor_maps, symbols, "
+                             "launch)",
                              key));
   }
   if (const toml::node* n = root.get("kernel")) {
@@ -439,6 +440,7 @@ void apply_launch_spec_text(std::string_view text, const std::string& origin, Wo
     }
   }
   if (const toml::node* n = root.get("textures")) parse_textures(c, *n, w);
+  if (const toml::node* n = root.get("tensor_maps")) parse_tensor_maps(c, *n, w);
   if (const toml::node* n = root.get("symbols")) {
     const toml::table* st = n->as_table();
     if (!st) c.fail(n, "'symbols' must be a table of [symbols.NAME] tables");

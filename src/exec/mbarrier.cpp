@@ -12,6 +12,12 @@
 //   cp.async.mbarrier.arrive   the warp's cp.async copies land now (a copy may complete at any
 //             time after its issue); .noinc arrives, without it the count is unchanged (PTX: it
 //             is incremented, then the copies' completion arrives)
+//   expect_tx / complete_tx (issue 46)   raise / lower the phase's transaction count (bytes);
+//             arrive.expect_tx raises it, then arrives. A phase completes when its pending
+//             arrivals and its transaction count are both 0: the arrival or the complete_tx that
+//             makes them so completes it. The count lives beside the object (Cta::mbar_tx), in
+//             -(2^20 - 1) .. 2^20 - 1 (PTX ISA); a bulk copy's complete_tx may come before the
+//             expect_tx it answers.
 // Undefined uses are errors naming the thread and line: an object not initialized (or
 // invalidated), a count out of range, an arrival past the pending count.
 #include <fmt/format.h>
@@ -43,7 +49,56 @@ struct Mbar {
   std::uint64_t token() const { return ((phase & kPhaseMask) << 40) | pending; }
 };
 
+constexpr std::int64_t kTxLimit = (std::int64_t{1} << 20) - 1;
+
+std::int32_t& tx_count(Cta& cta, std::uint32_t at) {
+  for (auto& [off, n] : cta.mbar_tx)
+    if (off == at) return n;
+  cta.mbar_tx.emplace_back(at, 0);
+  return cta.mbar_tx.back().second;
+}
+
+// Adds `delta` to the transaction count of the object at `at`; false when it leaves the range.
+bool add_tx(Cta& cta, std::uint32_t at, std::int64_t delta) {
+  std::int32_t& n = tx_count(cta, at);
+  const std::int64_t v = std::int64_t(n) + delta;
+  if (v < -kTxLimit || v > kTxLimit) return false;
+  n = static_cast<std::int32_t>(v);
+  return true;
+}
+
+// The phase is complete when nothing is pending and no transaction is outstanding.
+void maybe_complete(Cta& cta, std::uint32_t at, Mbar& b) {
+  if (b.pending != 0 || tx_count(cta, at) != 0) return;
+  ++b.phase;
+  b.pending = b.expected;
+}
+
 }  // namespace
+
+void mbarrier_complete_tx(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, int l, std::uint32_t at,
+                          std::int64_t bytes) {
+  if (std::uint64_t(at) + 8 > cta.shared.size() || at % 8)
+    im.fail(cta, w, l, pc,
+            fmt::format("the bulk copy's mbarrier at shared offset {} is not an 8-byte object in "
+                        "shared memory",
+                        at));
+  std::uint8_t* p = cta.shared.data() + at;
+  Mbar b = Mbar::load(p);
+  if (!b.valid)
+    im.fail(cta, w, l, pc,
+            fmt::format("the bulk copy's mbarrier at shared offset {} is not initialized "
+                        "(mbarrier.init)",
+                        at));
+  if (!add_tx(cta, at, -bytes))
+    im.fail(cta, w, l, pc,
+            fmt::format("the transaction count of the mbarrier at shared offset {} leaves -(2^20 "
+                        "- 1) .. 2^20 - 1 (a copy of {} bytes)",
+                        at, bytes));
+  maybe_complete(cta, at, b);
+  b.store(p);
+  ++im.mbar_epoch;
+}
 
 bool exec_mbarrier(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
   const ptx::Instruction& ins = im.kernel.code[pc];
@@ -60,6 +115,7 @@ bool exec_mbarrier(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
   LaneMask shared = 0;
   const bool write = kind != ptx::MbarOp::TestWait && kind != ptx::MbarOp::TryWait;
   const std::size_t mem = kind == ptx::MbarOp::Arrive || kind == ptx::MbarOp::ArriveDrop ||
+                                  kind == ptx::MbarOp::ArriveExpectTx ||
                                   kind == ptx::MbarOp::TestWait || kind == ptx::MbarOp::TryWait
                               ? 1
                               : 0;
@@ -87,6 +143,7 @@ bool exec_mbarrier(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
         im.fail(cta, w, l, pc,
                 fmt::format("mbarrier.init count {} is outside 1 to {}", n, kCountMask));
       Mbar{n, n, 0, true}.store(ptr[l]);
+      tx_count(cta, std::uint32_t(ptr[l] - cta.shared.data())) = 0;
       ++im.mbar_epoch;
       return;
     }
@@ -105,9 +162,27 @@ bool exec_mbarrier(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
         waiting |= !done;
         return;
       }
+      case ptx::MbarOp::ExpectTx:
+      case ptx::MbarOp::CompleteTx: {
+        const std::uint32_t at = std::uint32_t(ptr[l] - cta.shared.data());
+        const std::int64_t n = std::int64_t(value(1, l) & 0xffffffffu);
+        if (!add_tx(cta, at, kind == ptx::MbarOp::ExpectTx ? n : -n))
+          im.fail(
+              cta, w, l, pc,
+              fmt::format("the transaction count of {} leaves -(2^20 - 1) .. 2^20 - 1", where(l)));
+        if (kind == ptx::MbarOp::CompleteTx) maybe_complete(cta, at, b);
+        break;
+      }
       default: {  // arrivals
         if (kind == ptx::MbarOp::CpAsyncArrive && !ins.has(ptx::kNoComplete)) return;
-        const bool counted = ins.num_ops == 3 && kind != ptx::MbarOp::CpAsyncArrive;
+        const std::uint32_t at = std::uint32_t(ptr[l] - cta.shared.data());
+        if (kind == ptx::MbarOp::ArriveExpectTx &&
+            !add_tx(cta, at, std::int64_t(value(2, l) & 0xffffffffu)))
+          im.fail(
+              cta, w, l, pc,
+              fmt::format("the transaction count of {} leaves -(2^20 - 1) .. 2^20 - 1", where(l)));
+        const bool counted = ins.num_ops == 3 && kind != ptx::MbarOp::CpAsyncArrive &&
+                             kind != ptx::MbarOp::ArriveExpectTx;
         const std::uint64_t n = counted ? value(2, l) & 0xffffffffu : 1;
         if (n < 1 || n > b.pending)
           im.fail(cta, w, l, pc,
@@ -126,10 +201,7 @@ bool exec_mbarrier(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
         }
         b.pending -= n;
         const std::uint64_t token = b.token();
-        if (b.pending == 0) {
-          ++b.phase;
-          b.pending = b.expected;
-        }
+        maybe_complete(cta, at, b);
         if (mem == 1 && ins.ops[0].kind == ptx::OperandKind::Reg) im.row(w, x.row[0])[l] = token;
         break;
       }

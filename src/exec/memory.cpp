@@ -30,6 +30,7 @@ std::string_view access_name(Opcode op) {
     case Opcode::WmmaStore:
       return "store";
     case Opcode::CpAsync:
+    case Opcode::CpBulk:
       return "copy";
     default:
       return "atomic";
@@ -348,6 +349,7 @@ std::uint64_t atomic_apply(AtomOp op, Type t, std::uint8_t* p, std::uint64_t b, 
 // Distinct 32-byte sectors of the lanes in `m` whose gaddr was noted, each lane covering
 // [gaddr, gaddr + bytes). Resets gaddr of those lanes.
 std::uint16_t count_sectors(Impl& im, LaneMask m, std::uint64_t bytes) {
+  im.wide_active = false;
   std::array<std::uint64_t, 2 * kMaxLanes>& sec = im.sectors;
   int n = 0;
   each_lane(m, [&](int l) {

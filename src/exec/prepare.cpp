@@ -59,6 +59,7 @@ Type operand_type(const ptx::Instruction& ins, std::size_t i) {
     case Opcode::WmmaLoad:  // the stride (elements)
     case Opcode::WmmaStore:
     case Opcode::CpAsync:  // the sizes
+    case Opcode::CpBulk:
       return Type::U32;
     default:
       return ins.type;
@@ -191,6 +192,23 @@ Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, const Laun
   if (kernel.reqntid[0] && t > max_threads)
     fail_launch(fmt::format("block {} has {} threads, above the kernel's .maxntid/.reqntid of {}",
                             to_string(launch.block), t, max_threads));
+  // Clusters (__cluster_dims__, issue 46): a cluster of one CTA runs as every CTA does; larger
+  // clusters need their CTAs co-scheduled, with distributed shared memory, not modelled yet.
+  const std::uint64_t cluster = std::uint64_t(std::max(1u, kernel.cluster[0])) *
+                                std::max(1u, kernel.cluster[1]) * std::max(1u, kernel.cluster[2]);
+  if (cluster > 1) {
+    const Dim3 c{std::max(1u, kernel.cluster[0]), std::max(1u, kernel.cluster[1]),
+                 std::max(1u, kernel.cluster[2])};
+    if (gr.x % c.x || gr.y % c.y || gr.z % c.z)
+      fail_launch(
+          fmt::format("grid {} is not a whole number of the kernel's clusters of {} "
+                      "(.reqnctapercluster)",
+                      to_string(launch.grid), to_string(c)));
+    fail_launch(
+        fmt::format("the kernel's clusters of {} CTAs (.reqnctapercluster {}) are not "
+                    "modelled yet: smemsim runs clusters of one CTA (issue 46)",
+                    cluster, to_string(c)));
+  }
   threads = static_cast<std::uint32_t>(t);
   warps = (threads + lanes - 1) / lanes;
   nregs = static_cast<std::uint32_t>(kernel.regs.size());
@@ -425,6 +443,20 @@ void Impl::setup_params() {
       throw InputError(fmt::format("{}kernel '{}' parameter {} ({}, .{}): {}", where, kernel.name,
                                    p + 1, s.name, ptx::type_name(s.type), what));
     };
+    // A tensor map (issue 46): `const __grid_constant__ CUtensorMap`, a 128-byte parameter
+    // aligned to 64 (CUtensorMap's declaration in cuda.h); it receives the map's image.
+    if (a.kind == Arg::Kind::TensorMap) {
+      if (s.size_bytes() != kTensorMapBytes || natural_align(s) < 64)
+        fail(
+            fmt::format("a tensor map is passed to a parameter of {} bytes aligned to {}; a "
+                        "CUtensorMap is 128 bytes aligned to 64",
+                        s.size_bytes(), natural_align(s)));
+      if (a.buffer >= memory.tensor_maps.size()) fail("no such tensor map");
+      const TensorMap& t = memory.tensor_maps[a.buffer];
+      const auto image = encode_tensor_map(t, GlobalMemory::base_address(t.buffer) + t.offset);
+      std::memcpy(params.data() + sym_addr[kernel.params[p]], image.data(), image.size());
+      continue;
+    }
     // A struct or array parameter; or one of a single element given as bytes: an empty struct
     // is `.b8 p[1]` in PTX, which reads the same as a one-byte scalar (launch init writes 0,
     // and { bytes = [0] } is the same image).
@@ -462,6 +494,7 @@ void Impl::setup_params() {
     std::uint64_t v = 0;
     switch (a.kind) {
       case Arg::Kind::Bytes:
+      case Arg::Kind::TensorMap:
         break;  // above
       case Arg::Kind::Buffer:
         if (bits != 64 || ptx::is_float(s.type))

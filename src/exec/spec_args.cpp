@@ -112,8 +112,14 @@ std::vector<Arg> parse_args(const SpecContext& c, const toml::node* an, const to
           out.push_back(Arg::texture(t));
           found = true;
         }
+      for (std::uint32_t t = 0; t < w.memory.tensor_maps.size(); ++t)
+        if (w.memory.tensor_maps[t].name == *s) {
+          out.push_back(Arg::tensor_map(t));
+          found = true;
+        }
       if (!found)
-        c.fail(&a, fmt::format("argument {}: no buffer or texture named '{}'", i + 1, *s));
+        c.fail(&a,
+               fmt::format("argument {}: no buffer, texture or tensor map named '{}'", i + 1, *s));
     } else if (auto iv = a.value_exact<std::int64_t>()) {
       out.push_back(Arg::integer(*iv));
     } else if (auto fv = a.value_exact<double>()) {

@@ -72,5 +72,7 @@ Arg struct_arg(const SpecContext& c, const toml::table& t, std::size_t index, co
 // [textures.NAME] tables (launch_textures.cpp): texture objects over the spec's buffers, appended
 // to w.memory.textures. Throws InputError naming the spec's line.
 void parse_textures(const SpecContext& c, const toml::node& n, Workload& w);
+// [tensor_maps.NAME] (launch_tensor_maps.cpp): CUtensorMap parameters (issue 46).
+void parse_tensor_maps(const SpecContext& c, const toml::node& n, Workload& w);
 
 }  // namespace smemsim::exec

@@ -83,7 +83,8 @@ std::uint32_t Impl::special_row(ptx::Special sp, const ptx::Instruction& ins) {
       return const_row(arch.sm.count);
     case S::GridId:  // the launch's grid number: one grid per executor
       return const_row(1);
-    case S::IsExplicitCluster:
+    case S::IsExplicitCluster:  // __cluster_dims__(1, 1, 1): an explicit cluster of one CTA
+      return const_row(kernel.explicit_cluster ? 1 : 0);
     case S::ClusterCtaidX:
     case S::ClusterCtaidY:
     case S::ClusterCtaidZ:

@@ -127,6 +127,7 @@ std::uint16_t exec_texture(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMa
   each_lane(m, [&](int l) {
     for (std::size_t k = 0; k < 4; ++k) im.row(w, x.vrow[k])[l] = result[std::size_t(l)][k];
   });
+  im.wide_active = false;
   if (!nsec) return 0;
   std::sort(sectors.begin(), sectors.begin() + std::ptrdiff_t(nsec));
   return static_cast<std::uint16_t>(

@@ -102,6 +102,7 @@ bool ends_block(ptx::Opcode op) {
     case ptx::Opcode::Membar:
     case ptx::Opcode::Mbarrier:
     case ptx::Opcode::CpAsyncWait:
+    case ptx::Opcode::CpBulk:
       return true;
     default:
       return false;

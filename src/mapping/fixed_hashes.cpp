@@ -56,6 +56,30 @@ class AddIndex final : public IndexFunction {
   std::uint32_t mask_;
 };
 
+// Hopper's TMA swizzle modes (issue 46; cuda.h CU_TENSOR_MAP_SWIZZLE_32B/64B/128B, "swizzle 16B
+// chunks within a 32/64/128B span"), as bank mappings of 4-byte word addresses: the byte
+// address's 16-byte chunk bits 4.. XORed with its bits 7.. (1, 2 or 3 of them) -- in words, bits
+// 2.. with bits 5.. -- then the low m bits.
+class TmaIndex final : public IndexFunction {
+ public:
+  TmaIndex(IndexGeometry g, int span)
+      : IndexFunction(g),
+        span_(span),
+        xor_mask_((span == 32   ? 1u
+                   : span == 64 ? 3u
+                                : 7u)
+                  << 2),
+        mask_((1u << g.out_bits) - 1) {}
+  std::uint32_t index(std::uint32_t a) const override {
+    return (a ^ ((a >> 3) & xor_mask_)) & mask_;
+  }
+  std::string spec() const override { return fmt::format("tma{}", span_); }
+
+ private:
+  int span_;
+  std::uint32_t xor_mask_, mask_;
+};
+
 void no_args(std::string_view family, std::string_view args) {
   if (!args.empty())
     throw InputError(
@@ -75,6 +99,10 @@ std::unique_ptr<IndexFunction> make_xor(std::string_view args, const IndexGeomet
 std::unique_ptr<IndexFunction> make_add(std::string_view args, const IndexGeometry& g) {
   no_args("add", args);
   return std::make_unique<AddIndex>(g);
+}
+std::unique_ptr<IndexFunction> make_tma(int span, std::string_view args, const IndexGeometry& g) {
+  no_args(span == 32 ? "tma32" : span == 64 ? "tma64" : "tma128", args);
+  return std::make_unique<TmaIndex>(g, span);
 }
 
 }  // namespace smemsim

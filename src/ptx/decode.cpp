@@ -122,6 +122,8 @@ Instruction Decoder::run() {
   if (base == "mbarrier" || base == "nanosleep" || text.starts_with("cp.async.mbarrier."))
     return mbarrier();
   if (base == "ldmatrix" || base == "stmatrix" || base == "cp") return async_copy();
+  if (text.starts_with("fence.proxy.") || text.starts_with("fence.mbarrier_init."))
+    return proxy_fence();
   if (base == "mma" || base == "wmma") return tensor();
   if (!info) unsupported();
   ins_.op = info->op;

@@ -4,7 +4,7 @@
 //   stmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}{.shared}.b16   [a], {b}
 //   cp.async.{ca,cg}.shared.global{.L2::128B ...}                [dst], [src], size {, src-size |
 //   p} cp.async.commit_group / cp.async.wait_group n / cp.async.wait_all
-// Bulk copies (TMA) are recorded as unsupported.
+// Bulk copies (TMA) are decode_bulk.cpp's.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -45,7 +45,7 @@ Instruction Decoder::async_copy() {
         malformed(fmt::format("'{}' needs a non-negative integer", text));
       return ins_;
     }
-    if (mods.size() > 2 && mods[2] == "bulk") refuse("bulk copies (TMA)");
+    if (mods.size() > 2 && mods[2] == "bulk") return bulk_copy();
     ins_.op = Opcode::CpAsync;
     bool ca = false, cg = false, dst = false, src = false, hint = false;
     for (std::size_t i = 2; i < mods.size(); ++i) {

@@ -10,8 +10,12 @@
 //   hint} mbarrier.pending_count.b64                        count, state
 //   cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64                   [addr]
 //   nanosleep.u32                                     t
-// Forms of the Hopper transaction count (.expect_tx, complete_tx), cluster scope and
-// .shared::cluster are recorded as unsupported.
+// and the transaction count of bulk copies (issue 46, PTX ISA "mbarrier.expect_tx",
+// "mbarrier.complete_tx", "mbarrier.arrive"):
+//   mbarrier.arrive.expect_tx{.release}{.cta}{.shared{::cta}}.b64   state|_, [addr], txCount
+//   mbarrier.expect_tx{.relaxed}{.cta}{.shared{::cta}}.b64          [addr], txCount
+//   mbarrier.complete_tx{.relaxed}{.cta}{.shared{::cta}}.b64        [addr], txCount
+// Cluster scope and .shared::cluster are recorded as unsupported.
 #include <fmt/format.h>
 
 #include <vector>
@@ -64,8 +68,10 @@ Instruction Decoder::mbarrier() {
       kind = MbarOp::Inval;
     else if (what == "pending_count")
       kind = MbarOp::PendingCount;
-    else if (what == "expect_tx" || what == "complete_tx")
-      refuse("the transaction count of bulk copies (TMA)");
+    else if (what == "expect_tx")
+      kind = MbarOp::ExpectTx;
+    else if (what == "complete_tx")
+      kind = MbarOp::CompleteTx;
     else
       malformed(fmt::format("unknown mbarrier operation '.{}' in '{}'", what, text));
   }
@@ -81,16 +87,17 @@ Instruction Decoder::mbarrier() {
       ins_.space = Space::Shared;
     } else if (m == "shared::cluster" || m == "cluster") {
       refuse("cluster scope");
-    } else if (m == "expect_tx") {
-      refuse("the transaction count of bulk copies (TMA)");
+    } else if (m == "expect_tx" && kind == MbarOp::Arrive) {
+      kind = MbarOp::ArriveExpectTx;
+      ins_.comp = std::uint8_t(kind);
     } else if (m == "noComplete" && arrive) {
       ins_.flags |= kNoComplete;
     } else if (m == "noinc" && cp) {
       ins_.flags |= kNoComplete;
     } else if (m == "parity" && wait) {
       ins_.flags |= kParity;
-    } else if ((m == "release" && arrive) || (m == "acquire" && wait) || m == "relaxed" ||
-               m == "cta") {
+    } else if ((m == "release" && (arrive || kind == MbarOp::ArriveExpectTx)) ||
+               (m == "acquire" && wait) || m == "relaxed" || m == "cta") {
       continue;  // one CTA's threads, executed in order: every access is already visible
     } else {
       malformed(fmt::format("unknown modifier '.{}' in '{}'", m, text));
@@ -128,6 +135,18 @@ Instruction Decoder::mbarrier() {
       else
         b64_reg(2, "state");
       if (ins_.num_ops == 4) --ins_.num_ops;  // try_wait's suspend-time hint: no functional effect
+      break;
+    case MbarOp::ArriveExpectTx:
+      read_list({1}, 0);
+      expect_count(3, 3);
+      if (ins_.ops[0].kind != OperandKind::None) b64_reg(0, "state");
+      need(2, is_value(2), "a register or immediate (the transaction count in bytes)");
+      break;
+    case MbarOp::ExpectTx:
+    case MbarOp::CompleteTx:
+      read_list({0});
+      expect_count(2, 2);
+      need(1, is_value(1), "a register or immediate (the transaction count in bytes)");
       break;
     case MbarOp::PendingCount:
       read_list({});

@@ -76,6 +76,11 @@ class Decoder {
   Instruction async_copy();
   // Split barriers (decode_mbarrier.cpp): mbarrier.*, cp.async.mbarrier.arrive, nanosleep.
   Instruction mbarrier();
+  // The TMA's bulk copies (decode_bulk.cpp): cp.async.bulk{.tensor}, their groups, prefetches.
+  Instruction bulk_copy();
+  // fence.proxy.* and fence.mbarrier_init: orderings between the generic and async proxies, with
+  // no effect where every access is performed in order.
+  Instruction proxy_fence();
 
  private:
   Cursor& cur_;

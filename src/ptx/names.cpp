@@ -20,10 +20,11 @@ constexpr std::string_view kOpcodeNames[] = {
     // tensor-core kernels (tensor_text writes their full form)
     "ldmatrix", "stmatrix", "cp.async", "cp.async.commit_group", "cp.async.wait_group", "mma",
     "wmma.load", "wmma.store", "wmma.mma", "mbarrier", "nanosleep", "bmsk", "prefetch",
-    "createpolicy"};
-static_assert(std::size(kOpcodeNames) == static_cast<std::size_t>(Opcode::Createpolicy) + 1);
-constexpr std::string_view kMbarNames[] = {"init",     "arrive", "arrive_drop",   "test_wait",
-                                           "try_wait", "inval",  "pending_count", ""};
+    "createpolicy", "cp.async.bulk"};
+static_assert(std::size(kOpcodeNames) == static_cast<std::size_t>(Opcode::CpBulk) + 1);
+constexpr std::string_view kMbarNames[] = {
+    "init",          "arrive", "arrive_drop",      "test_wait", "try_wait",   "inval",
+    "pending_count", "",       "arrive.expect_tx", "expect_tx", "complete_tx"};
 constexpr std::string_view kGeomNames[] = {"", "1d", "2d", "3d", "a1d", "a2d"};
 constexpr std::string_view kCompNames[] = {"r", "g", "b", "a"};
 constexpr std::string_view kPrmtNames[] = {"", "f4e", "b4e", "rc8", "ecl", "ecr", "rc16"};

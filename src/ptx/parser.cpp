@@ -346,6 +346,20 @@ class Parser {
           const std::uint64_t v = cur_.expect_uint("a thread count");
           k.reqntid[i] = static_cast<std::uint32_t>(std::min<std::uint64_t>(v, 1u << 30));
         }
+      } else if (t.is_word(".explicitcluster")) {  // __cluster_dims__ (issue 46)
+        cur_.next();
+        k.explicit_cluster = true;
+      } else if (t.is_word(".reqnctapercluster")) {
+        cur_.next();
+        for (std::size_t i = 0; i < 3; ++i) {
+          if (i > 0 && !cur_.accept(',')) break;
+          const std::uint64_t v = cur_.expect_uint("a CTA count");
+          k.cluster[i] = static_cast<std::uint32_t>(std::min<std::uint64_t>(v, 1u << 30));
+        }
+      } else if (t.is_word(".maxclusterrank")) {
+        cur_.next();
+        k.max_cluster_rank = static_cast<std::uint32_t>(
+            std::min<std::uint64_t>(cur_.expect_uint("a count"), 1u << 30));
       } else if (t.is_word(".minnctapersm") || t.is_word(".maxnreg") ||
                  t.is_word(".maxnctapersm")) {
         cur_.next();

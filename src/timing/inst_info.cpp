@@ -96,6 +96,18 @@ Space space_of(const ptx::Instruction& ins) {
       return Space::Shared;
     case Opcode::CpAsync:
       return Space::Global;
+    // A bulk copy (issue 46) is timed as its global traffic, made by the issuing warp; its
+    // groups, waits and prefetches as ALU instructions.
+    case Opcode::CpBulk:
+      switch (ptx::BulkOp(ins.comp)) {
+        case ptx::BulkOp::Load:
+        case ptx::BulkOp::Store:
+        case ptx::BulkOp::TensorLoad:
+        case ptx::BulkOp::TensorStore:
+          return Space::Global;
+        default:
+          return Space::None;
+      }
     case Opcode::WmmaLoad:
     case Opcode::WmmaStore:
       return ins.space == ptx::Space::Shared   ? Space::Shared
@@ -175,11 +187,15 @@ bool writes_op0(const ptx::Instruction& ins) {
     case Opcode::CpAsyncCommit:
     case Opcode::CpAsyncWait:
     case Opcode::Nanosleep:
+    case Opcode::CpBulk:
       return false;
-    case Opcode::Mbarrier:  // init, inval, cp.async's arrive: an address; arrive may write `_`
+    case Opcode::Mbarrier:  // init, inval, cp.async's arrive, expect_tx, complete_tx: an address;
+                            // arrive may write `_`
       return ptx::MbarOp(ins.comp) != ptx::MbarOp::Init &&
              ptx::MbarOp(ins.comp) != ptx::MbarOp::Inval &&
-             ptx::MbarOp(ins.comp) != ptx::MbarOp::CpAsyncArrive;
+             ptx::MbarOp(ins.comp) != ptx::MbarOp::CpAsyncArrive &&
+             ptx::MbarOp(ins.comp) != ptx::MbarOp::ExpectTx &&
+             ptx::MbarOp(ins.comp) != ptx::MbarOp::CompleteTx;
     default:
       return true;
   }
@@ -210,7 +226,9 @@ std::vector<InstInfo> decode_kernel(const ptx::Kernel& kernel) {
                    ptx::MbarOp(ins.comp) != ptx::MbarOp::TryWait &&
                    ptx::MbarOp(ins.comp) != ptx::MbarOp::PendingCount);
     info.store = ins.op == Opcode::St || ins.op == Opcode::Stmatrix ||
-                 ins.op == Opcode::WmmaStore || ins.op == Opcode::CpAsync || is_printf;
+                 ins.op == Opcode::WmmaStore || ins.op == Opcode::CpAsync || is_printf ||
+                 (ins.op == Opcode::CpBulk && (ptx::BulkOp(ins.comp) == ptx::BulkOp::Store ||
+                                               ptx::BulkOp(ins.comp) == ptx::BulkOp::TensorStore));
     info.async_copy = ins.op == Opcode::CpAsync;
     info.async_commit =
         ins.op == Opcode::CpAsyncCommit || (ins.op == Opcode::CpAsyncWait && ins.has(ptx::kUni));

@@ -298,7 +298,26 @@ std::string launch_spec_skeleton(const ptx::Module& m, const ptx::Kernel& k,
     const std::string cpp_type = typed ? cpp[i] : std::string(ptx::type_name(p.type));
     const ParamUse& u = use.params[i];
     std::string value, note = cpp_type;
-    if (p.elements != 1) {
+    if (p.elements != 1 && p.size_bytes() == 128 && typed &&
+        cpp_type.find("CUtensorMap") != std::string::npos) {
+      // A tensor map (issue 46): a [tensor_maps] entry over a buffer of its own.
+      const std::string name = source_names.empty() ? fmt::format("map{}", i) : source_names[i];
+      value = fmt::format("\"{}\"", name);
+      note += ": a tensor map, [tensor_maps." + name + "]";
+      buffers += '\n';
+      buffers += line(fmt::format("[buffers.{}_data]", name),
+                      fmt::format("the tensor behind tensor map {}", name));
+      buffers += line("type = \"f32\"", "guessed: the tensor's element type");
+      buffers += line("count = 4096", "elements: 64 x 64");
+      buffers += line("init = \"random\"", "zeros | iota | fill | random | values | file");
+      buffers += '\n';
+      buffers += line(fmt::format("[tensor_maps.{}]", name),
+                      fmt::format("parameter {}: cuTensorMapEncodeTiled's arguments", i + 1));
+      buffers += line(fmt::format("buffer = \"{}_data\"", name), "");
+      buffers += line("dims = [64, 64]", "guessed: the tensor's sizes, innermost first");
+      buffers += line("box = [32, 8]", "guessed: the elements one copy moves per dimension");
+      buffers += line("swizzle = \"none\"", "none | 32B | 64B | 128B (the shared layout)");
+    } else if (p.elements != 1) {
       // A struct or array by value: its bytes, zero; the note says how to give its members.
       const std::uint64_t size = p.size_bytes();
       const std::uint64_t align = p.align ? p.align : std::uint64_t(ptx::type_bytes(p.type));

@@ -1,0 +1,83 @@
+// Tensor maps (issue 46, docs/exec.md "TMA"): what cuTensorMapEncodeTiled describes -- a tensor in
+// global memory (element type, 1 to 5 dimensions, their sizes and byte strides) and the box a
+// cp.async.bulk.tensor copies between it and shared memory (its size, the traversal strides, the
+// shared-memory swizzle and the fill of out-of-bound elements). A launch spec declares tensor maps
+// ([tensor_maps.NAME]); a kernel receives one as a 128-byte `const __grid_constant__ CUtensorMap`
+// parameter, or reads it from global memory, and names its address in the copy.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace smemsim::exec {
+
+// CU_TENSOR_MAP_SWIZZLE_{NONE,32B,64B,128B}: the span in bytes (0: none). The sm_100 modes
+// (128B_ATOM_*) are not modelled.
+enum class TmaSwizzle : std::uint8_t { None = 0, B32 = 32, B64 = 64, B128 = 128 };
+
+// The shared-memory byte address a copy writes `addr` to, under `s` (cuda.h: "swizzle 16B chunks
+// within a 32/64/128B span"): the 16-byte chunk index (address bits 4 and up) XORed with the
+// address bits 7 and up, 1, 2 or 3 of them. The pattern is a function of the absolute shared
+// address, so it repeats every 256, 512 or 1024 bytes.
+inline std::uint32_t tma_swizzle(std::uint32_t addr, TmaSwizzle s) {
+  const std::uint32_t bits = s == TmaSwizzle::B32    ? 1
+                             : s == TmaSwizzle::B64  ? 2
+                             : s == TmaSwizzle::B128 ? 3
+                                                     : 0;
+  const std::uint32_t mask = ((1u << bits) - 1) << 4;
+  return addr ^ ((addr >> 3) & mask);
+}
+
+struct TensorMap {
+  std::string name;
+  std::uint32_t buffer = 0;                          // GlobalMemory::buffers index
+  std::uint64_t offset = 0;                          // bytes into the buffer: globalAddress
+  std::uint8_t elem_bytes = 4;                       // from tensorDataType
+  bool is_float = false;                             // a floating-point type (NaN fill allowed)
+  std::string type = "f32";                          // the spec's name of the type
+  std::uint8_t rank = 1;                             // 1..5
+  std::array<std::uint64_t, 5> dims{1, 1, 1, 1, 1};  // globalDim, elements
+  std::array<std::uint64_t, 5> strides{0, 0, 0, 0,
+                                       0};  // bytes; [0] = elem_bytes, [i] = globalStrides[i-1]
+  std::array<std::uint32_t, 5> box{1, 1, 1, 1, 1};       // boxDim, elements traversed
+  std::array<std::uint32_t, 5> estrides{1, 1, 1, 1, 1};  // elementStrides
+  TmaSwizzle swizzle = TmaSwizzle::None;
+  std::uint8_t l2_promotion = 0;  // bytes / 64 ... kept for the image; no functional effect
+  bool oob_nan = false;           // CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
+
+  // Elements the box copies along dimension d: ceil(box / elementStride) (cuda.h); dimension 0's
+  // element stride is ignored (interleave none).
+  std::uint32_t count(int d) const {
+    if (d == 0) return box[0];
+    return (box[std::size_t(d)] + estrides[std::size_t(d)] - 1) / estrides[std::size_t(d)];
+  }
+  // Bytes the box occupies in shared memory (and the transaction count a load completes).
+  std::uint64_t box_bytes() const {
+    std::uint64_t n = elem_bytes;
+    for (int d = 0; d < rank; ++d) n *= count(d);
+    return n;
+  }
+};
+
+// The 128-byte image a kernel receives (our own encoding: CUtensorMap is opaque). `address` is the
+// tensor's generic global address.
+inline constexpr std::size_t kTensorMapBytes = 128;
+std::array<std::uint8_t, kTensorMapBytes> encode_tensor_map(const TensorMap& t,
+                                                            std::uint64_t address);
+// The fields of an image, or nullopt when the bytes are not one (a number passed for the map).
+struct DecodedTensorMap {
+  TensorMap map;
+  std::uint64_t address = 0;
+};
+std::optional<DecodedTensorMap> decode_tensor_map(const std::uint8_t* bytes);
+
+// The cuTensorMapEncodeTiled requirements (cuda.h's documentation of the function), checked when
+// the spec is read: rank 1..5, dims 1..2^32, strides multiples of 16 below 2^40 and each at least
+// the previous dimension's extent, the address 16-byte aligned, boxes 1..256 with the inner box a
+// multiple of 16 bytes and no wider than the swizzle span, element strides 1..8, NaN fill only for
+// float types. Throws InputError "<where>tensor map 'NAME': ...".
+void check_tensor_map(const TensorMap& t, std::uint64_t buffer_bytes, const std::string& where);
+
+}  // namespace smemsim::exec

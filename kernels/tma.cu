@@ -1,0 +1,97 @@
+// smemsim-arch: sm_90
+// The Tensor Memory Accelerator (issue 46), written by us from the CUDA C++ Programming Guide's
+// description of it ("Asynchronous Data Copies using the Tensor Memory Accelerator"), with
+// libcu++'s cuda::device::experimental copies and a block-scope cuda::barrier (an mbarrier whose
+// phase completes on its arrivals and on the bytes the copies deliver):
+//   tma_load_2d / tma_load_3d   one thread copies the box at the coordinates into a 1024-byte-
+//                               aligned shared tile; after the barrier every thread writes the
+//                               tile's words out as they lie in shared memory, so the map's
+//                               swizzle is visible in `out`;
+//   tma_store_2d                the block fills a tile, one thread stores it to the box at (x, y);
+//   bulk_roundtrip              each block brings 4 KiB in with a contiguous bulk copy, adds 1 to
+//                               each word and sends it back with a bulk copy to global memory.
+#include <cuda.h>
+
+#include <cuda/barrier>
+
+#pragma nv_diag_suppress static_var_with_dynamic_init
+
+using block_barrier = cuda::barrier<cuda::thread_scope_block>;
+namespace cde = cuda::device::experimental;
+
+constexpr int kTileWords = 2048;  // 8 KiB
+
+__device__ void wait_for_box(block_barrier& bar, int bytes, bool issuer) {
+  block_barrier::arrival_token token;
+  if (issuer)
+    token = cuda::device::barrier_arrive_tx(bar, 1, bytes);  // the copy's bytes, then arrive
+  else
+    token = bar.arrive();
+  bar.wait(std::move(token));
+}
+
+__global__ void tma_load_2d(const __grid_constant__ CUtensorMap map, int x, int y, unsigned* out,
+                            int words) {
+  __shared__ alignas(1024) unsigned tile[kTileWords];
+  __shared__ block_barrier bar;
+  if (threadIdx.x == 0) {
+    init(&bar, blockDim.x);
+    cde::fence_proxy_async_shared_cta();  // the barrier's init, visible to the TMA
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) cde::cp_async_bulk_tensor_2d_global_to_shared(tile, &map, x, y, bar);
+  wait_for_box(bar, words * 4, threadIdx.x == 0);
+  for (int i = threadIdx.x; i < words; i += blockDim.x) out[i] = tile[i];
+}
+
+__global__ void tma_load_3d(const __grid_constant__ CUtensorMap map, int x, int y, int z,
+                            unsigned* out, int words) {
+  __shared__ alignas(1024) unsigned tile[kTileWords];
+  __shared__ block_barrier bar;
+  if (threadIdx.x == 0) {
+    init(&bar, blockDim.x);
+    cde::fence_proxy_async_shared_cta();
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) cde::cp_async_bulk_tensor_3d_global_to_shared(tile, &map, x, y, z, bar);
+  wait_for_box(bar, words * 4, threadIdx.x == 0);
+  for (int i = threadIdx.x; i < words; i += blockDim.x) out[i] = tile[i];
+}
+
+__global__ void tma_store_2d(const __grid_constant__ CUtensorMap map, int x, int y, int words) {
+  __shared__ alignas(1024) unsigned tile[kTileWords];
+  for (int i = threadIdx.x; i < words; i += blockDim.x) tile[i] = 0x10000u + unsigned(i);
+  cde::fence_proxy_async_shared_cta();  // the threads' writes, visible to the TMA
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    cde::cp_async_bulk_tensor_2d_shared_to_global(&map, x, y, tile);
+    cde::cp_async_bulk_commit_group();
+    cde::cp_async_bulk_wait_group_read<0>();  // the tile may be reused once it has been read
+  }
+}
+
+__global__ void bulk_roundtrip(const int4* in, int4* out) {
+  __shared__ alignas(128) int4 buf[256];  // 4 KiB
+  __shared__ block_barrier bar;
+  if (threadIdx.x == 0) {
+    init(&bar, blockDim.x);
+    cde::fence_proxy_async_shared_cta();
+  }
+  __syncthreads();
+  const int4* src = in + blockIdx.x * 256;
+  if (threadIdx.x == 0) cde::cp_async_bulk_global_to_shared(buf, src, sizeof(buf), bar);
+  wait_for_box(bar, sizeof(buf), threadIdx.x == 0);
+  for (int i = threadIdx.x; i < 256; i += blockDim.x) {
+    buf[i].x += 1;
+    buf[i].y += 1;
+    buf[i].z += 1;
+    buf[i].w += 1;
+  }
+  cde::fence_proxy_async_shared_cta();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    cde::cp_async_bulk_shared_to_global(out + blockIdx.x * 256, buf, sizeof(buf));
+    cde::cp_async_bulk_commit_group();
+    cde::cp_async_bulk_wait_group_read<0>();
+  }
+}

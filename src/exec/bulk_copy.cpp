@@ -1,0 +1,222 @@
+// The Tensor Memory Accelerator's bulk copies (issue 46; PTX ISA "cp.async.bulk",
+// "cp.async.bulk.tensor"; docs/exec.md "TMA"). Each active lane issues its own copy (kernels elect
+// one thread). A copy is performed at its issue, as a copy may complete at any time after it:
+//   - into shared memory: the bytes land, then the copy's complete_tx lowers the transaction count
+//     of its mbarrier by the bytes written (the whole box, out-of-bound elements included);
+//   - to global memory: the bytes are written; the bulk group's wait_group has nothing left to
+//     wait for.
+// A tensor copy moves the box at the coordinates (one signed 32-bit coordinate per dimension,
+// innermost first): ceil(box / elementStride) elements along each dimension (all of box[0] along
+// the first), in shared memory densely, dimension 0 fastest, each byte at the address the swizzle
+// mode gives (tensor_map.hpp). Elements outside the tensor (a coordinate below 0 or at or past its
+// size) read as zero, or as NaN with oob_fill = "nan" (a float type's canonical quiet NaN, our
+// choice: cuda.h says "a special NaN constant"), and are not written by a store. The destination
+// must be 128-byte aligned (the Programming Guide's TMA alignment table), the tensor map 64-byte
+// aligned (cuda.h). Shared memory under a tensor copy is not reported as warp accesses: the TMA
+// writes it, not a warp.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+#include "exec/exec_internal.hpp"
+
+namespace smemsim::exec::detail {
+namespace {
+
+// A float type's canonical quiet NaN of `bytes` bytes (f16 and bf16: 0x7fff).
+std::uint64_t nan_bits(int bytes) {
+  switch (bytes) {
+    case 2:
+      return 0x7fff;
+    case 4:
+      return 0x7fffffff;
+    default:
+      return 0x7fffffffffffffffull;
+  }
+}
+
+struct BulkContext {
+  Impl& im;
+  Cta& cta;
+  Warp& w;
+  std::uint32_t pc;
+  int l;
+  std::vector<std::uint64_t>& sectors;
+
+  // Host pointer of `bytes` global bytes at generic address `a`, bounds-checked.
+  std::uint8_t* global(std::uint64_t a, std::uint64_t bytes, bool write, std::uint64_t align) {
+    LaneMask none = 0;
+    std::uint8_t* p =
+        lane_pointer(im, cta, w, pc, l, ptx::Space::Global, a, bytes, write, none, align);
+    im.gaddr[std::size_t(l)] = kNoSector;
+    if (im.count_sectors)
+      for (std::uint64_t s = a >> 5; s <= (a + bytes - 1) >> 5; ++s) sectors.push_back(s);
+    return p;
+  }
+  // Host pointer of `bytes` shared bytes at shared address `a`.
+  std::uint8_t* shared(std::uint64_t a, std::uint64_t bytes, std::uint64_t align) {
+    if (a + bytes > cta.shared.size() || a + bytes < a)
+      im.fail(cta, w, l, pc,
+              fmt::format("the bulk copy's {} bytes at shared address {:#x} pass the end of the "
+                          "block's shared memory ({} bytes)",
+                          bytes, a, cta.shared.size()));
+    if (a % align)
+      im.fail(cta, w, l, pc,
+              fmt::format("the bulk copy's shared address {:#x} is not {}-byte aligned", a, align));
+    return cta.shared.data() + a;
+  }
+};
+
+// The shared address of operand `o` for lane l: a generic address must fall in the shared window.
+std::uint64_t shared_address(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, int l,
+                             const ptx::Operand& o) {
+  const std::uint64_t a = operand_address(im, w, o, l);
+  if (o.sym != ptx::kNone || (a >> kRegionShift) == 0) return a;  // a shared-space address
+  if ((a >> kRegionShift) == kSharedRegion) return a & kOffsetMask;
+  im.fail(cta, w, l, pc, fmt::format("the bulk copy's address {:#x} is not in shared memory", a));
+}
+
+// The tensor map operand: its image read from the parameter space or global memory.
+DecodedTensorMap read_map(BulkContext& bc, const ptx::Operand& o) {
+  Impl& im = bc.im;
+  const std::uint64_t a = operand_address(im, bc.w, o, bc.l);
+  ptx::Space space = ptx::Space::Generic;
+  if (o.sym != ptx::kNone) space = im.kernel.symbols[o.sym].space;
+  LaneMask shared = 0;
+  const std::uint8_t* p =
+      lane_pointer(im, bc.cta, bc.w, bc.pc, bc.l, space, a, kTensorMapBytes, false, shared, 64);
+  im.gaddr[std::size_t(bc.l)] = kNoSector;
+  std::optional<DecodedTensorMap> d = decode_tensor_map(p);
+  if (!d)
+    im.fail(bc.cta, bc.w, bc.l, bc.pc,
+            fmt::format("the 128 bytes at address {:#x} are not a tensor map of the launch (pass a "
+                        "[tensor_maps] entry of the launch spec as the CUtensorMap argument)",
+                        a));
+  return *d;
+}
+
+// Copies the box at `coord` between the tensor and shared memory at `smem`.
+void tensor_copy(BulkContext& bc, const DecodedTensorMap& d, const std::int32_t* coord,
+                 std::uint64_t smem, bool load) {
+  const TensorMap& t = d.map;
+  const std::uint64_t eb = t.elem_bytes;
+  std::array<std::uint32_t, 5> n{1, 1, 1, 1, 1};
+  for (int k = 0; k < t.rank; ++k) n[std::size_t(k)] = t.count(k);
+  std::uint8_t* base = bc.shared(smem, t.box_bytes(), 128);
+  const std::uint64_t row_bytes = std::uint64_t(n[0]) * eb;
+  const std::uint64_t fill = t.oob_nan ? nan_bits(int(eb)) : 0;
+  std::uint64_t row = 0;  // the box's row index (dimensions 1..4)
+  for (std::uint32_t i4 = 0; i4 < n[4]; ++i4)
+    for (std::uint32_t i3 = 0; i3 < n[3]; ++i3)
+      for (std::uint32_t i2 = 0; i2 < n[2]; ++i2)
+        for (std::uint32_t i1 = 0; i1 < n[1]; ++i1, ++row) {
+          const std::uint32_t idx[5] = {0, i1, i2, i3, i4};
+          bool inside = true;
+          std::uint64_t off = 0;  // bytes from the tensor's start to the row's first element
+          for (int k = 1; k < t.rank; ++k) {
+            const std::int64_t c =
+                std::int64_t(coord[k]) + std::int64_t(idx[k]) * t.estrides[std::size_t(k)];
+            inside &= c >= 0 && std::uint64_t(c) < t.dims[std::size_t(k)];
+            off += std::uint64_t(c) * t.strides[std::size_t(k)];
+          }
+          // Dimension 0: the elements [lo, hi) of the row are inside the tensor.
+          const std::int64_t c0 = coord[0];
+          const std::int64_t lo = inside ? std::clamp<std::int64_t>(-c0, 0, n[0]) : n[0];
+          const std::int64_t hi =
+              inside ? std::clamp<std::int64_t>(std::int64_t(t.dims[0]) - c0, lo, n[0]) : n[0];
+          std::uint8_t* g = nullptr;
+          if (hi > lo)
+            g = bc.global(d.address + off + std::uint64_t(c0 + lo) * eb,
+                          std::uint64_t(hi - lo) * eb, !load, eb);
+          const std::uint64_t row_at = smem + row * row_bytes;
+          for (std::uint32_t e = 0; e < n[0]; ++e) {
+            const std::uint64_t s = tma_swizzle(std::uint32_t(row_at + e * eb), t.swizzle);
+            std::uint8_t* sp = base + (s - smem);
+            const bool in = std::int64_t(e) >= lo && std::int64_t(e) < hi;
+            if (load) {
+              if (in)
+                std::memcpy(sp, g + (std::int64_t(e) - lo) * std::int64_t(eb), eb);
+              else
+                std::memcpy(sp, &fill, eb);
+            } else if (in) {
+              std::memcpy(g + (std::int64_t(e) - lo) * std::int64_t(eb), sp, eb);
+            }
+          }
+        }
+}
+
+}  // namespace
+
+std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
+  const ptx::Instruction& ins = im.kernel.code[pc];
+  const XInst& x = im.xcode[pc];
+  const auto op = ptx::BulkOp(ins.comp);
+  if (op == ptx::BulkOp::Commit || op == ptx::BulkOp::Wait || op == ptx::BulkOp::Prefetch)
+    return 0;  // completed at issue; a prefetch changes nothing
+  std::vector<std::uint64_t>& sectors = im.wide_sectors;
+  sectors.clear();
+  each_lane(m, [&](int l) {
+    BulkContext bc{im, cta, w, pc, l, sectors};
+    switch (op) {
+      case ptx::BulkOp::Load:
+      case ptx::BulkOp::Store: {
+        const std::uint64_t size = im.row(w, x.row[2])[l] & 0xffffffffu;
+        if (size == 0 || size % 16)
+          im.fail(cta, w, l, pc,
+                  fmt::format("the bulk copy's size is {} bytes; it must be a positive multiple "
+                              "of 16",
+                              size));
+        const bool load = op == ptx::BulkOp::Load;
+        const std::uint64_t s = shared_address(im, cta, w, pc, l, ins.ops[load ? 0 : 1]);
+        std::uint8_t* sp = bc.shared(s, size, 16);
+        std::uint8_t* gp =
+            bc.global(operand_address(im, w, ins.ops[load ? 1 : 0], l), size, !load, 16);
+        if (load) {
+          std::memcpy(sp, gp, size);
+          mbarrier_complete_tx(im, cta, w, pc, l,
+                               std::uint32_t(shared_address(im, cta, w, pc, l, ins.ops[3])),
+                               std::int64_t(size));
+        } else {
+          std::memcpy(gp, sp, size);
+        }
+        break;
+      }
+      case ptx::BulkOp::TensorLoad:
+      case ptx::BulkOp::TensorStore: {
+        const bool load = op == ptx::BulkOp::TensorLoad;
+        const std::size_t map_at = load ? 1 : 0;
+        const DecodedTensorMap d = read_map(bc, ins.ops[map_at]);
+        if (d.map.rank != ins.vec)
+          im.fail(
+              cta, w, l, pc,
+              fmt::format("a .{}d copy of a tensor map of rank {}", int(ins.vec), int(d.map.rank)));
+        std::int32_t coord[5] = {};
+        const ptx::Operand& v = ins.ops[map_at + 1];
+        for (int k = 0; k < v.count; ++k) {
+          const std::uint32_t r = v.vec[std::size_t(k)];
+          const std::uint64_t bits = ptx::is_vec_imm(r) ? std::uint64_t(v.vimm[r - ptx::kVecImm])
+                                                        : im.row(w, im.reg_row(r))[l];
+          coord[k] = static_cast<std::int32_t>(static_cast<std::uint32_t>(bits));
+        }
+        const std::uint64_t s = shared_address(im, cta, w, pc, l, ins.ops[load ? 0 : 2]);
+        tensor_copy(bc, d, coord, s, load);
+        if (load)
+          mbarrier_complete_tx(im, cta, w, pc, l,
+                               std::uint32_t(shared_address(im, cta, w, pc, l, ins.ops[3])),
+                               std::int64_t(d.map.box_bytes()));
+        break;
+      }
+      default:
+        break;
+    }
+  });
+  if (!im.count_sectors) return 0;
+  std::sort(sectors.begin(), sectors.end());
+  sectors.erase(std::unique(sectors.begin(), sectors.end()), sectors.end());
+  im.wide_active = true;
+  return static_cast<std::uint32_t>(sectors.size());
+}
+
+}  // namespace smemsim::exec::detail

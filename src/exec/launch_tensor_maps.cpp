@@ -1,0 +1,185 @@
+// [tensor_maps.NAME] in a launch spec (docs/exec.md "TMA"): what cuTensorMapEncodeTiled would have
+// been given -- the tensor (a buffer, its element type, sizes and strides) and the box a copy moves
+// (its sizes, element strides, swizzle, L2 promotion and out-of-bound fill).
+#include <fmt/format.h>
+
+#include "exec/spec_context.hpp"
+#include "smemsim/tensor_map.hpp"
+
+namespace smemsim::exec {
+namespace {
+
+// CUtensorMapDataType, by our names for it: bytes and whether it is a float type.
+struct TmaType {
+  std::string_view name;
+  std::uint8_t bytes;
+  bool is_float;
+};
+constexpr TmaType kTmaTypes[] = {{"u8", 1, false},     {"u16", 2, false},    {"u32", 4, false},
+                                 {"s32", 4, false},    {"u64", 8, false},    {"s64", 8, false},
+                                 {"f16", 2, true},     {"f32", 4, true},     {"f64", 8, true},
+                                 {"bf16", 2, true},    {"f32_ftz", 4, true}, {"tf32", 4, true},
+                                 {"tf32_ftz", 4, true}};
+
+// The list of 1..5 integers `key`, each in [lo, hi].
+std::vector<std::uint64_t> tma_list(const SpecContext& c, const toml::node& n,
+                                    const std::string& who, const char* key, std::uint64_t lo,
+                                    std::uint64_t hi) {
+  const toml::array* a = n.as_array();
+  if (!a || a->empty() || a->size() > 5)
+    c.fail(&n, fmt::format("{}: '{}' must be a list of 1 to 5 integers", who, key));
+  std::vector<std::uint64_t> out;
+  for (const toml::node& e : *a) {
+    auto v = e.value_exact<std::int64_t>();
+    if (!v || *v < std::int64_t(lo) || std::uint64_t(*v) > hi)
+      c.fail(&e, fmt::format("{}: each entry of '{}' must be an integer from {} to {}", who, key,
+                             lo, hi));
+    out.push_back(std::uint64_t(*v));
+  }
+  return out;
+}
+
+std::string_view tma_word(const SpecContext& c, const toml::node& n, const std::string& who,
+                          const char* key, std::initializer_list<std::string_view> names) {
+  if (auto s = n.value_exact<std::string>())
+    for (std::string_view name : names)
+      if (name == *s) return name;
+  std::string list;
+  for (std::string_view name : names)
+    list += fmt::format("{}\"{}\"", list.empty() ? "" : ", ", name);
+  c.fail(&n, fmt::format("{}: '{}' must be one of {}", who, key, list));
+}
+
+TensorMap make_tensor_map(const SpecContext& c, const std::string& name, const toml::table& t,
+                          const Workload& w) {
+  const std::string who = "tensor map '" + name + "'";
+  static const char* kKeys[] = {
+      "buffer",          "offset_bytes", "type",    "dims",         "strides", "box",
+      "element_strides", "interleave",   "swizzle", "l2_promotion", "oob_fill"};
+  for (const auto& [k, v] : t) {
+    bool known = false;
+    for (const char* key : kKeys) known |= k.str() == key;
+    if (!known)
+      c.fail(&v, fmt::format("{}: unknown key '{}' (buffer, offset_bytes, type, dims, strides, "
+                             "box, element_strides, interleave, swizzle, l2_promotion, oob_fill)",
+                             who, k.str()));
+  }
+  TensorMap m;
+  m.name = name;
+  const toml::node* bn = t.get("buffer");
+  if (!bn || !bn->is_string())
+    c.fail(t,
+           fmt::format("{} needs buffer = \"NAME\" (the [buffers] entry holding the tensor)", who));
+  const std::string bname = bn->value<std::string>().value();
+  const Buffer* buf = nullptr;
+  for (std::uint32_t b = 0; b < w.memory.buffers.size(); ++b)
+    if (w.memory.buffers[b].name == bname) m.buffer = b, buf = &w.memory.buffers[b];
+  if (!buf) c.fail(bn, fmt::format("{}: no buffer named '{}'", who, bname));
+  if (const toml::node* n = t.get("offset_bytes")) {
+    auto v = n->value_exact<std::int64_t>();
+    if (!v || *v < 0 || std::uint64_t(*v) >= buf->bytes.size())
+      c.fail(n, fmt::format("{}: offset_bytes must be an integer inside buffer '{}' ({} bytes)",
+                            who, bname, buf->bytes.size()));
+    m.offset = std::uint64_t(*v);
+  }
+  // The type: given, or the buffer's (its bytes and whether it is a float).
+  m.elem_bytes = std::uint8_t(elem_bytes(buf->type));
+  m.is_float = elem_is_float(buf->type);
+  m.type = std::string(elem_name(buf->type));
+  if (const toml::node* n = t.get("type")) {
+    bool found = false;
+    for (const TmaType& k : kTmaTypes)
+      if (n->value_exact<std::string>() == k.name)
+        m.elem_bytes = k.bytes, m.is_float = k.is_float, m.type = k.name, found = true;
+    if (!found)
+      c.fail(n, fmt::format("{}: 'type' must be one of u8 u16 u32 s32 u64 s64 f16 f32 f64 bf16 "
+                            "f32_ftz tf32 tf32_ftz (CUtensorMapDataType; the packed 4- and 6-bit "
+                            "types are not modelled)",
+                            who));
+  }
+  m.strides[0] = m.elem_bytes;
+  const toml::node* dn = t.get("dims");
+  if (!dn)
+    c.fail(t, fmt::format("{} needs dims = [...] (the tensor's sizes, innermost first)", who));
+  const std::vector<std::uint64_t> dims = tma_list(c, *dn, who, "dims", 1, std::uint64_t{1} << 32);
+  m.rank = std::uint8_t(dims.size());
+  for (std::size_t d = 0; d < dims.size(); ++d) m.dims[d] = dims[d];
+  if (const toml::node* n = t.get("strides")) {
+    const std::vector<std::uint64_t> s =
+        tma_list(c, *n, who, "strides", 1, (std::uint64_t{1} << 40) - 1);
+    if (s.size() != std::size_t(m.rank - 1))
+      c.fail(n, fmt::format("{}: 'strides' lists {} byte strides; a rank-{} tensor has {} (one per "
+                            "dimension after the first)",
+                            who, s.size(), int(m.rank), m.rank - 1));
+    for (std::size_t d = 0; d < s.size(); ++d) m.strides[d + 1] = s[d];
+  } else {  // packed
+    for (std::size_t d = 1; d < m.rank; ++d) m.strides[d] = m.strides[d - 1] * m.dims[d - 1];
+  }
+  const toml::node* xn = t.get("box");
+  if (!xn)
+    c.fail(t, fmt::format("{} needs box = [...] (the elements a copy moves per dimension)", who));
+  const std::vector<std::uint64_t> box = tma_list(c, *xn, who, "box", 1, ~std::uint64_t{0} >> 1);
+  if (box.size() != m.rank)
+    c.fail(xn,
+           fmt::format("{}: 'box' has {} sizes for {} dimensions", who, box.size(), int(m.rank)));
+  for (std::size_t d = 0; d < box.size(); ++d) {
+    if (box[d] > 256)
+      c.fail(xn, fmt::format("{}: box[{}] = {}: a box is at most 256 elements in each dimension "
+                             "(cuTensorMapEncodeTiled)",
+                             who, d, box[d]));
+    m.box[d] = std::uint32_t(box[d]);
+  }
+  if (const toml::node* n = t.get("element_strides")) {
+    const std::vector<std::uint64_t> e = tma_list(c, *n, who, "element_strides", 1, 8);
+    if (e.size() != m.rank)
+      c.fail(n, fmt::format("{}: 'element_strides' has {} entries for {} dimensions", who, e.size(),
+                            int(m.rank)));
+    for (std::size_t d = 0; d < e.size(); ++d) m.estrides[d] = std::uint32_t(e[d]);
+  }
+  if (const toml::node* n = t.get("interleave"))
+    if (tma_word(c, *n, who, "interleave", {"none", "16B", "32B"}) != "none")
+      c.fail(n, fmt::format("{}: interleaved layouts (NC/8HWC8) are not modelled; interleave = "
+                            "\"none\"",
+                            who));
+  if (const toml::node* n = t.get("swizzle")) {
+    const std::string_view s = tma_word(c, *n, who, "swizzle", {"none", "32B", "64B", "128B"});
+    m.swizzle = s == "32B"    ? TmaSwizzle::B32
+                : s == "64B"  ? TmaSwizzle::B64
+                : s == "128B" ? TmaSwizzle::B128
+                              : TmaSwizzle::None;
+  }
+  if (const toml::node* n = t.get("l2_promotion")) {
+    const std::string_view s =
+        tma_word(c, *n, who, "l2_promotion", {"none", "64B", "128B", "256B"});
+    m.l2_promotion = s == "64B" ? 1 : s == "128B" ? 2 : s == "256B" ? 3 : 0;
+  }
+  if (const toml::node* n = t.get("oob_fill"))
+    m.oob_nan = tma_word(c, *n, who, "oob_fill", {"zero", "nan"}) == "nan";
+  // The requirements that involve several fields, at the table's line.
+  const toml::node* at = t.get("box");
+  try {
+    check_tensor_map(m, buf->bytes.size(), "");
+  } catch (const InputError& e) {
+    c.fail(at, e.what());
+  }
+  return m;
+}
+
+}  // namespace
+
+void parse_tensor_maps(const SpecContext& c, const toml::node& n, Workload& w) {
+  const toml::table* tt = n.as_table();
+  if (!tt) c.fail(&n, "'tensor_maps' must be a table of [tensor_maps.NAME] tables");
+  for (const auto& [k, v] : *tt) {
+    const std::string name(k.str());
+    const toml::table* t = v.as_table();
+    if (!t) c.fail(&v, fmt::format("tensor_maps.{} must be a table", name));
+    if (w.memory.find(name))
+      c.fail(*t, fmt::format("tensor map '{}' has the name of a buffer; an argument would be "
+                             "ambiguous",
+                             name));
+    w.memory.tensor_maps.push_back(make_tensor_map(c, name, *t, w));
+  }
+}
+
+}  // namespace smemsim::exec

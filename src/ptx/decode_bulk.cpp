@@ -1,0 +1,219 @@
+// Decoder of the Tensor Memory Accelerator's bulk copies (issue 46; PTX ISA "cp.async.bulk",
+// "cp.async.bulk.tensor", "cp.async.bulk.commit_group", "cp.async.bulk.wait_group",
+// "cp.async.bulk.prefetch"):
+//   cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes{.L2::cache_hint}
+//                                             [dst], [src], size, [mbar] {, policy}
+//   cp.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}   [dst], [src], size {, policy}
+//   cp.async.bulk.tensor.Nd.shared::cluster.global{.tile}.mbarrier::complete_tx::bytes
+//                                             {.L2::cache_hint}  [dst], [map, {c0..}], [mbar] {,
+//                                             policy}
+//   cp.async.bulk.tensor.Nd.global.shared::cta{.tile}.bulk_group{.L2::cache_hint}
+//                                             [map, {c0..}], [src] {, policy}
+//   cp.async.bulk.commit_group / cp.async.bulk.wait_group{.read} n
+//   cp.async.bulk.prefetch.L2.global [src], size /
+//   cp.async.bulk.prefetch.tensor.Nd.L2.global{.tile}
+//                                             [map, {c0..}]
+// N is 1..5; `map` is the tensor map's address (a register or a parameter's name). Multicast to a
+// cluster, shared-to-shared copies between the CTAs of a cluster and the im2col modes are recorded
+// as unsupported.
+#include <fmt/format.h>
+
+#include <vector>
+
+#include "ptx/decoder.hpp"
+#include "smemsim/error.hpp"
+
+namespace smemsim::ptx::decoding {
+
+Instruction Decoder::bulk_copy() {
+  const std::string_view text = m_.text;
+  const std::vector<std::string_view> mods = split_modifiers(text);  // cp async bulk ...
+  ins_.op = Opcode::CpBulk;
+  ins_.type = Type::B8;
+  std::size_t i = 3;
+  const auto operand_end = [&](std::size_t want, bool hint) {
+    // The optional cache policy (.L2::cache_hint) is read and dropped: no functional effect.
+    if (hint) {
+      cur_.expect(',', fmt::format("before the cache policy of '{}'", text));
+      (void)operand(false, false);
+    }
+    if (cur_.peek().is(',')) refuse("a multicast mask or im2col offsets");
+    cur_.expect(';', fmt::format("after the operands of '{}'", text));
+    ins_.num_ops = static_cast<std::uint8_t>(want);
+  };
+  if (mods.size() == 4 && mods[3] == "commit_group") {
+    ins_.comp = std::uint8_t(BulkOp::Commit);
+    read_list({});
+    expect_count(0, 0);
+    return ins_;
+  }
+  if (mods.size() >= 4 && mods[3] == "wait_group") {
+    ins_.comp = std::uint8_t(BulkOp::Wait);
+    for (std::size_t k = 4; k < mods.size(); ++k)
+      if (mods[k] == "read")
+        ins_.flags |= kNoComplete;  // .read: only the sources' reads are waited for
+      else
+        malformed(fmt::format("unknown modifier '.{}' in '{}'", mods[k], text));
+    read_list({});
+    expect_count(1, 1);
+    if (ins_.ops[0].kind != OperandKind::ImmInt || ins_.ops[0].imm < 0)
+      malformed(fmt::format("'{}' needs a non-negative integer", text));
+    return ins_;
+  }
+  bool tensor = false, prefetch = false;
+  if (i < mods.size() && mods[i] == "prefetch") prefetch = true, ++i;
+  if (i < mods.size() && mods[i] == "tensor") {
+    tensor = true;
+    ++i;
+    const std::string_view r = i < mods.size() ? mods[i] : std::string_view();
+    if (r.size() != 2 || r[1] != 'd' || r[0] < '1' || r[0] > '5')
+      malformed(fmt::format("'{}' needs a dimension .1d to .5d after .tensor", text));
+    ins_.vec = std::uint8_t(r[0] - '0');
+    ++i;
+  }
+  // The spaces in order (destination, source), the completion mechanism, the options.
+  std::vector<std::string_view> spaces;
+  bool mbar = false, group = false, hint = false;
+  for (; i < mods.size(); ++i) {
+    const std::string_view m = mods[i];
+    if (m == "global" || m == "shared::cluster" || m == "shared::cta" || m == "shared")
+      spaces.push_back(m);
+    else if (m == "mbarrier::complete_tx::bytes")
+      mbar = true;
+    else if (m == "bulk_group")
+      group = true;
+    else if (m == "L2::cache_hint")
+      hint = true;
+    else if (m == "L2" && prefetch)
+      continue;
+    else if (m == "tile" && tensor)
+      continue;
+    else if (m.starts_with("im2col") || m.starts_with("tile::"))
+      refuse("the im2col and gather/scatter modes of tensor copies");
+    else if (m == "multicast::cluster")
+      refuse("multicast to the CTAs of a cluster");
+    else if (m.starts_with("cta_group"))
+      refuse("the sm_100 CTA pairs");
+    else
+      malformed(fmt::format("unknown modifier '.{}' in '{}'", m, text));
+  }
+  const auto is_shared = [](std::string_view s) { return s.starts_with("shared"); };
+  if (prefetch) {
+    ins_.comp = std::uint8_t(BulkOp::Prefetch);
+    if (spaces.size() != 1 || spaces[0] != "global" || mbar || group)
+      malformed(fmt::format("'{}' needs .L2.global", text));
+  } else if (spaces.size() == 2 && is_shared(spaces[0]) && spaces[1] == "global") {
+    if (!mbar || group)
+      malformed(
+          fmt::format("'{}': a copy into shared memory completes through "
+                      ".mbarrier::complete_tx::bytes",
+                      text));
+    ins_.comp = std::uint8_t(tensor ? BulkOp::TensorLoad : BulkOp::Load);
+  } else if (spaces.size() == 2 && spaces[0] == "global" && is_shared(spaces[1])) {
+    if (!group || mbar)
+      malformed(fmt::format("'{}': a copy to global memory completes through .bulk_group", text));
+    if (spaces[1] == "shared::cluster")
+      malformed(fmt::format("'{}': the source is .shared::cta", text));
+    ins_.comp = std::uint8_t(tensor ? BulkOp::TensorStore : BulkOp::Store);
+  } else if (spaces.size() == 2 && is_shared(spaces[0]) && is_shared(spaces[1])) {
+    refuse("copies between the shared memories of a cluster's CTAs");
+  } else {
+    malformed(
+        fmt::format("'{}' needs a destination and a source space (.shared::cluster.global "
+                    "or .global.shared::cta)",
+                    text));
+  }
+  ins_.space = Space::Shared;
+
+  // [map, {c0, ...}]: the tensor map's address and the box's coordinates.
+  const auto tensor_operand = [&](std::size_t at) {
+    cur_.expect('[', fmt::format("to open the tensor map operand of '{}'", text));
+    const Token& b = cur_.peek();
+    if (b.kind != TokKind::Word) malformed(fmt::format("malformed tensor map {}", describe(b)));
+    cur_.next();
+    Operand& o = ins_.ops[at];
+    o.kind = OperandKind::Memory;
+    if (b.text[0] == '%' || kb_.find_reg(b.text) != kNone) {
+      o.reg = reg(b);
+      if (type_bits(kb_.kernel.regs[o.reg].type) != 64)
+        malformed(fmt::format("'{}': the tensor map address '{}' must be a 64-bit register", text,
+                              b.text));
+    } else {
+      o.sym = kb_.find_symbol(b.text);
+      if (o.sym == kNone) cur_.fail(b, fmt::format("unknown symbol '{}'", b.text));
+    }
+    cur_.expect(',', fmt::format("after the tensor map of '{}'", text));
+    if (!cur_.peek().is('{')) malformed(fmt::format("'{}' needs the coordinates as {{...}}", text));
+    ins_.ops[at + 1] = operand(false, false);
+    const Operand& v = ins_.ops[at + 1];
+    if (v.count != ins_.vec)
+      malformed(fmt::format("'{}' needs {} coordinate{}, got {}", text, int(ins_.vec),
+                            ins_.vec == 1 ? "" : "s", int(v.count)));
+    for (int k = 0; k < v.count; ++k)
+      if (!is_vec_imm(v.vec[std::size_t(k)]) &&
+          type_bits(kb_.kernel.regs[v.vec[std::size_t(k)]].type) != 32)
+        malformed(fmt::format("'{}': the coordinates are 32-bit registers", text));
+    cur_.expect(']', fmt::format("to close the tensor map operand of '{}'", text));
+  };
+  const auto comma = [&] { cur_.expect(',', fmt::format("between operands of '{}'", text)); };
+  const auto address = [&](std::size_t at) {
+    ins_.ops[at] = operand(true, false);
+    if (ins_.ops[at].kind != OperandKind::Memory)
+      malformed(fmt::format("operand {} of '{}' must be an address [...]", at + 1, text));
+  };
+  const auto size = [&](std::size_t at) {
+    ins_.ops[at] = operand(false, false);
+    need(at, is_value(at), "a register or immediate (the size in bytes)");
+    if (ins_.ops[at].kind == OperandKind::ImmInt &&
+        (ins_.ops[at].imm <= 0 || ins_.ops[at].imm % 16 != 0))
+      malformed(fmt::format("'{}': the size must be a positive multiple of 16 bytes", text));
+  };
+  switch (BulkOp(ins_.comp)) {
+    case BulkOp::Load:  // [dst], [src], size, [mbar]
+      address(0), comma(), address(1), comma(), size(2), comma(), address(3);
+      operand_end(4, hint);
+      break;
+    case BulkOp::Store:  // [dst], [src], size
+      address(0), comma(), address(1), comma(), size(2);
+      operand_end(3, hint);
+      break;
+    case BulkOp::TensorLoad:  // [dst], [map, {c}], [mbar]
+      address(0), comma(), tensor_operand(1), comma(), address(3);
+      operand_end(4, hint);
+      break;
+    case BulkOp::TensorStore:  // [map, {c}], [src]
+      tensor_operand(0), comma(), address(2);
+      operand_end(3, hint);
+      break;
+    default:  // prefetch: [src], size or [map, {c}]
+      if (tensor) {
+        tensor_operand(0);
+        operand_end(2, hint);
+      } else {
+        address(0), comma(), size(1);
+        operand_end(2, hint);
+      }
+      break;
+  }
+  return ins_;
+}
+
+}  // namespace smemsim::ptx::decoding
+
+namespace smemsim::ptx::decoding {
+
+// fence.proxy.async{.global|.shared::cta|.shared::cluster}, fence.proxy.alias,
+// fence.proxy.tensormap::generic.{release|acquire}.scope {[addr], 128}, fence.mbarrier_init
+// .release.cluster (PTX ISA "membar/fence"): they order the generic proxy's accesses with the
+// async proxy's (the TMA's) and a tensor map's writes with its use. The executor performs every
+// access at its instruction, in order, so each is a fence with no effect: a membar here.
+Instruction Decoder::proxy_fence() {
+  ins_.op = Opcode::Membar;
+  read_list({0});
+  if (ins_.num_ops != 0 && ins_.num_ops != 2)
+    malformed(fmt::format("'{}' takes no operands, or an address and a size", m_.text));
+  ins_.num_ops = 0;  // the tensor map's address: nothing to order here
+  return ins_;
+}
+
+}  // namespace smemsim::ptx::decoding

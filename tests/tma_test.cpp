@@ -1,0 +1,386 @@
+// Hopper's Tensor Memory Accelerator (issue 46; kernels/tma.cu, its PTX shipped in kernels/ptx):
+// tensor maps from the launch spec, 2-D and 3-D tensor copies into shared memory under each
+// swizzle mode, out-of-bound fill, element strides, the store to global memory, contiguous bulk
+// copies, mbarrier transaction counts, the swizzles as bank mappings for `analyze`, and bad input.
+// Every expected layout is derived in the comments from the CUDA documentation's description of the
+// modes (cuda.h: "swizzle 16B chunks within a 32B/64B/128B span"), row by row, not from the
+// implementation's address formula.
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "smemsim/arch.hpp"
+#include "smemsim/error.hpp"
+#include "smemsim/exec.hpp"
+#include "smemsim/timing.hpp"
+#include "smemsim/workloads.hpp"
+#include "test_util.hpp"
+
+namespace smemsim::exec {
+namespace {
+
+using test::cli;
+
+Workload tma_workload(const std::string& spec) {
+  Workload w;
+  w.module = load_suite_ptx(suite_ptx_dir(), "tma", "tma_test");
+  bool g = false, b = false;
+  apply_launch_spec_text(spec, "tma.toml", w, g, b);
+  return w;
+}
+
+void run(Workload& w, std::uint32_t grid = 1, std::uint32_t block = 128) {
+  w.launch.grid = {grid, 1, 1};
+  w.launch.block = {block, 1, 1};
+  const Arch& arch = find_preset("hopper-h100");
+  Executor ex(w.module, find_kernel(w.module, w.kernel), arch, w.launch, w.memory);
+  ex.run();
+}
+
+std::vector<std::uint32_t> words(const Workload& w, const std::string& name) {
+  const Buffer& b = *w.memory.find(name);
+  std::vector<std::uint32_t> v(b.bytes.size() / 4);
+  std::memcpy(v.data(), b.bytes.data(), b.bytes.size());
+  return v;
+}
+
+// The spec of tma_load_2d: a 64 x 64 u32 tensor holding its own element index (y * 64 + x), the
+// box `bw` x `bh` at (x, y), `swizzle` and more keys in `extra`.
+std::string load_2d_spec(int x, int y, int bw, int bh, const std::string& swizzle,
+                         const std::string& extra = "") {
+  // nvcc passes an int as a .u32 parameter: -8 is given as its bits, 2^32 - 8.
+  return "kernel = \"tma_load_2d\"\nargs = [\"map\", " + std::to_string(std::uint32_t(x)) + ", " +
+         std::to_string(std::uint32_t(y)) + ", \"out\", " + std::to_string(bw * bh) +
+         "]\n[buffers.t]\ntype = \"u32\"\ncount = 4096\ninit = \"iota\"\n[buffers.out]\ntype = "
+         "\"u32\"\ncount = 2048\n[tensor_maps.map]\nbuffer = \"t\"\ndims = [64, 64]\nbox = [" +
+         std::to_string(bw) + ", " + std::to_string(bh) + "]\nswizzle = \"" + swizzle + "\"\n" +
+         extra;
+}
+
+// Where element e of box row r lies in shared memory (in words), for rows of `row_bytes` bytes
+// under a swizzle of `span` bytes (0: none), the tile 1024-byte aligned. cuda.h: the 16-byte
+// chunks are permuted within each span. The Programming Guide's pictures of the modes: in the
+// 128B mode the chunks of the n-th 128-byte line of the tile are XORed with n mod 8 (the pattern
+// repeats every 1024 bytes); 64B: the chunks of a 64-byte span with (n mod 4) of its 128-byte
+// line number n... i.e. with 128-byte lines, a line holds 128 / row_bytes rows, and the chunk
+// index within the span is XORed with the line number modulo span / 16.
+std::size_t placed(int r, int e, int row_bytes, int span) {
+  const int byte = e * 4;
+  const int chunk = byte / 16, within = byte % 16;
+  const int line = r * row_bytes / 128;            // the tile's 128-byte line
+  const int flip = span ? line % (span / 16) : 0;  // 128B: 8 chunks; 64B: 4; 32B: 2
+  return std::size_t((r * row_bytes + (chunk ^ flip) * 16 + within) / 4);
+}
+
+TEST(Tma, EachSwizzleModeLaysTheBoxOutAsDocumented) {
+  struct Mode {
+    const char* name;
+    int span;
+  };
+  for (const Mode m : {Mode{"none", 0}, Mode{"32B", 32}, Mode{"64B", 64}, Mode{"128B", 128}}) {
+    // A box as wide as the span (none: 128 bytes), 16 rows, at (8, 5).
+    const int bw = (m.span ? m.span : 128) / 4, bh = 16, x = 8, y = 5;
+    Workload w = tma_workload(load_2d_spec(x, y, bw, bh, m.name));
+    run(w);
+    const std::vector<std::uint32_t> out = words(w, "out");
+    for (int r = 0; r < bh; ++r)
+      for (int e = 0; e < bw; ++e)
+        ASSERT_EQ(out[placed(r, e, bw * 4, m.span)], std::uint32_t((y + r) * 64 + x + e))
+            << m.name << " row " << r << " element " << e;
+  }
+  // Spot checks written out by hand for 128B (rows of 128 bytes = 32 words, at (8, 5)): row 0 is
+  // in order (line 0); row 1's chunk 0 holds its elements 4-7 (1 ^ 1 = 0), so word 32 is element
+  // (6, 12) = 6 * 64 + 12 = 396; row 3's word 96 holds its chunk 3 (0 ^ 3): (8, 20) = 532.
+  Workload w = tma_workload(load_2d_spec(8, 5, 32, 8, "128B"));
+  run(w);
+  const std::vector<std::uint32_t> out = words(w, "out");
+  EXPECT_EQ(out[0], 328u);  // (5, 8)
+  EXPECT_EQ(out[32], 396u);
+  EXPECT_EQ(out[36], 392u);  // chunk 1 holds chunk 0: (6, 8)
+  EXPECT_EQ(out[96], 532u);
+}
+
+TEST(Tma, ElementsOutsideTheTensorAreFilledAndNanFillIsFloatOnly) {
+  // The box 32 x 8 at (-8, 60): columns -8..-1 and rows 64..67 are outside the 64 x 64 tensor.
+  Workload w = tma_workload(load_2d_spec(-8, 60, 32, 8, "none"));
+  run(w);
+  std::vector<std::uint32_t> out = words(w, "out");
+  for (int r = 0; r < 8; ++r)
+    for (int e = 0; e < 32; ++e) {
+      const bool inside = e >= 8 && 60 + r < 64;
+      EXPECT_EQ(out[std::size_t(r * 32 + e)], inside ? std::uint32_t((60 + r) * 64 + e - 8) : 0u)
+          << r << " " << e;
+    }
+  // f32 with oob_fill = "nan": the canonical quiet NaN 0x7fffffff outside.
+  Workload f =
+      tma_workload(load_2d_spec(-8, 60, 32, 8, "none", "type = \"f32\"\noob_fill = \"nan\"\n"));
+  run(f);
+  out = words(f, "out");
+  EXPECT_EQ(out[0], 0x7fffffffu);
+  EXPECT_EQ(out[8], std::uint32_t(60 * 64));  // the bits of the u32 buffer's element, as f32
+  EXPECT_EQ(out[4 * 32 + 20], 0x7fffffffu);   // row 64
+  try {
+    tma_workload(load_2d_spec(0, 0, 32, 8, "none", "oob_fill = \"nan\"\n"));
+    ADD_FAILURE() << "NaN fill of a u32 tensor accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("needs a floating-point type"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Tma, ThreeDimensionalBoxWithElementStrides) {
+  // A 16 x 8 x 4 u32 tensor of its indices (z * 128 + y * 16 + x); box [16, 4, 4] with element
+  // strides [1, 2, 1] at (0, 1, 0): ceil(4 / 2) = 2 rows per plane, rows y = 1 and 3; 16 x 2 x 4
+  // elements = 512 bytes, densely, x fastest.
+  Workload w = tma_workload(
+      "kernel = \"tma_load_3d\"\nargs = [\"map\", 0, 1, 0, \"out\", 128]\n[buffers.t]\ntype = "
+      "\"u32\"\ncount = 512\ninit = \"iota\"\n[buffers.out]\ntype = \"u32\"\ncount = 2048\n"
+      "[tensor_maps.map]\nbuffer = \"t\"\ndims = [16, 8, 4]\nbox = [16, 4, 4]\nelement_strides = "
+      "[1, 2, 1]\n");
+  run(w);
+  const std::vector<std::uint32_t> out = words(w, "out");
+  for (int z = 0; z < 4; ++z)
+    for (int j = 0; j < 2; ++j)
+      for (int x = 0; x < 16; ++x)
+        EXPECT_EQ(out[std::size_t(z * 32 + j * 16 + x)],
+                  std::uint32_t(z * 128 + (1 + 2 * j) * 16 + x));
+  EXPECT_EQ(out[128], 0u);  // nothing past the box's 512 bytes
+}
+
+TEST(Tma, StoreWritesOnlyTheBoxInsideTheTensor) {
+  // tma_store_2d fills tile word i with 0x10000 + i and stores the box 32 x 8 (128B swizzle) at
+  // (8, 2) of a 32 x 32 tensor: box row r, element e comes from the word `placed` gives; columns
+  // 8..31 (e = 0..23) are inside, e = 24..31 fall past the row and are not written.
+  Workload w = tma_workload(
+      "kernel = \"tma_store_2d\"\nargs = [\"map\", 8, 2, 256]\n[buffers.t]\ntype = \"u32\"\ncount "
+      "= 1024\n[tensor_maps.map]\nbuffer = \"t\"\ndims = [32, 32]\nbox = [32, 8]\nswizzle = "
+      "\"128B\"\n");
+  run(w);
+  const std::vector<std::uint32_t> t = words(w, "t");
+  for (int y = 0; y < 32; ++y)
+    for (int x = 0; x < 32; ++x) {
+      const int r = y - 2, e = x - 8;
+      const bool in_box = r >= 0 && r < 8 && e >= 0;
+      EXPECT_EQ(t[std::size_t(y * 32 + x)],
+                in_box ? std::uint32_t(0x10000 + placed(r, e, 128, 128)) : 0u)
+          << y << " " << x;
+    }
+}
+
+TEST(Tma, ContiguousBulkCopiesRoundTripUnderRunAndSim) {
+  const std::string spec =
+      "kernel = \"bulk_roundtrip\"\nargs = [\"in\", \"out\"]\n[buffers.in]\ntype = \"s32\"\ncount "
+      "= 4096\ninit = \"iota\"\n[buffers.out]\ntype = \"s32\"\ncount = 4096\n";
+  Workload w = tma_workload(spec);
+  run(w, 4);
+  std::vector<std::uint32_t> out = words(w, "out");
+  for (std::size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out[i], i + 1) << i;
+  // The cycle model: the same result; each block's two copies move 4 KiB each way, 128 sectors
+  // of 32 bytes, 4 blocks: 1,024 sectors.
+  Workload s = tma_workload(spec);
+  s.launch.grid = {4, 1, 1};
+  s.launch.block = {128, 1, 1};
+  const Arch& arch = find_preset("hopper-h100");
+  timing::GpuSim sim(s.module, find_kernel(s.module, s.kernel), arch, s.launch, s.memory, {});
+  const timing::TimingStats& st = sim.run();
+  EXPECT_GT(st.cycles, 0u);
+  EXPECT_EQ(words(s, "out"), out);
+  EXPECT_EQ(st.units.global_sectors, 1024u);
+}
+
+TEST(Tma, BadTensorMapsAndCopiesAreOneLineErrors) {
+  const auto refused = [](const std::string& extra, const std::string& want, int bw = 32) {
+    try {
+      tma_workload(load_2d_spec(0, 0, bw, 8, "none", extra));
+      ADD_FAILURE() << "accepted: " << extra;
+    } catch (const InputError& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find(want), std::string::npos) << m;
+      EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+      EXPECT_EQ(m.rfind("tma.toml:", 0), 0u) << m;  // names the spec and its line
+    }
+  };
+  refused("", "at most 256 elements", 257);
+  refused("strides = [200]\n", "multiple of 16");
+  refused("", "multiple of 16", 2);  // 8 bytes of inner box
+  refused("element_strides = [1, 9]\n", "from 1 to 8");
+  refused("interleave = \"32B\"\n", "not modelled");
+  refused("unknown = 1\n", "unknown key 'unknown'");
+  // A 64-byte inner box under the 32B swizzle.
+  try {
+    tma_workload(load_2d_spec(0, 0, 16, 8, "32B"));
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("wider than the 32-byte swizzle span"), std::string::npos)
+        << e.what();
+  }
+  // 128 zero bytes where the kernel takes the CUtensorMap: the copy names the map's address and
+  // the PTX line.
+  std::string zeros;
+  for (int i = 0; i < 128; ++i) zeros += i ? ", 0" : "0";
+  Workload w;
+  w.module = load_suite_ptx(suite_ptx_dir(), "tma", "tma_test");
+  bool g = false, b = false;
+  apply_launch_spec_text(
+      "kernel = \"tma_load_2d\"\nargs = [{ bytes = [" + zeros +
+          "] }, 0, 0, \"out\", 256]\n[buffers.out]\ntype = \"u32\"\ncount = 2048\n",
+      "tma.toml", w, g, b);
+  try {
+    run(w);
+    ADD_FAILURE() << "zero bytes taken for a tensor map";
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("not a tensor map of the launch"), std::string::npos) << m;
+    EXPECT_NE(m.find("tma.ptx:"), std::string::npos) << m;
+  }
+}
+
+TEST(Tma, AnExpectedByteCountNoCopyDeliversIsADeadlockNotAHang) {
+  // The box is 32 x 8 words (1,024 bytes) but the kernel is told 2,048: the phase waits for bytes
+  // that never come, and every warp waits on it.
+  Workload w = tma_workload(load_2d_spec(0, 0, 32, 8, "none"));
+  w.launch.args[4] = Arg::integer(512);
+  try {
+    run(w);
+    ADD_FAILURE() << "finished";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("deadlock"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Tma, SwizzleModesAsBankMappings) {
+  // A column of a row-major tile of 32-word (128-byte) rows: lane i reads word 32 i. Unswizzled
+  // every lane is in bank 0 (32-way). The 128B mode moves row i's chunk by i mod 8: 8 distinct
+  // chunks of 4 banks, lanes i and i + 8 share one: 4-way; 64B: i's chunk moves by (i mod 4)
+  // (bits 5-6 of the word address are the row's low bits): 8-way; 32B: by i mod 2: 16-way.
+  std::string pattern;
+  for (int i = 0; i < 32; ++i) pattern += (i ? "," : "") + std::to_string(32 * i);
+  const struct {
+    const char* hash;
+    const char* degree;
+  } cases[] = {{"mod", "bank degree 32"},
+               {"tma32", "bank degree 16"},
+               {"tma64", "bank degree 8"},
+               {"tma128", "bank degree 4"}};
+  for (const auto& c : cases) {
+    const auto r =
+        cli("analyze --arch hopper-h100 --op ld --pattern " + pattern + " --bank-hash " + c.hash);
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_NE(r.out.find(c.degree), std::string::npos) << c.hash << "\n" << r.out;
+  }
+}
+
+TEST(Tma, DecoderRefusesWhatIsNotModelledAndRejectsMalformedForms) {
+  const auto module = [](const std::string& line) {
+    return ptx::parse(
+        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
+        ".reg .b32 %r<8>;\n.reg .b64 %rd<4>;\n" +
+            line + "\nret;\n}\n",
+        "d.ptx");
+  };
+  // Valid forms smemsim does not model: the kernel is refused, naming why.
+  const std::pair<const char*, const char*> refusals[] = {
+      {"cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+       ".multicast::cluster [%r1], [%rd1, {%r2, %r3}], [%r4], %r5;",
+       "multicast"},
+      {"cp.async.bulk.tensor.2d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes "
+       "[%r1], [%rd1, {%r2, %r3}], [%r4], {%r5};",
+       "im2col"},
+      {"cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%r1], [%r2], 16, "
+       "[%r4];",
+       "cluster"}};
+  for (const auto& [line, why] : refusals) {
+    const ptx::Module m = module(line);
+    ASSERT_EQ(m.kernels.size(), 1u);
+    ASSERT_EQ(m.kernels[0].unsupported.size(), 1u) << line;
+    EXPECT_NE(m.kernels[0].unsupported[0].message.find(why), std::string::npos)
+        << m.kernels[0].unsupported[0].message;
+  }
+  // Malformed: one line naming the PTX line.
+  const std::pair<const char*, const char*> malformed[] = {
+      {"cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r1], "
+       "[%rd1, {%r2}], [%r4];",
+       "needs 2 coordinates, got 1"},
+      {"cp.async.bulk.tensor.6d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r1], "
+       "[%rd1, {%r2}], [%r4];",
+       ".1d to .5d"},
+      {"cp.async.bulk.shared::cluster.global.bulk_group [%r1], [%rd1], 16;",
+       "completes through .mbarrier::complete_tx::bytes"},
+      {"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], 24, "
+       "[%r4];",
+       "multiple of 16"},
+      {"cp.async.bulk.wait_group %r1;", "non-negative integer"}};
+  for (const auto& [line, why] : malformed) {
+    try {
+      (void)module(line);
+      ADD_FAILURE() << "accepted: " << line;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).rfind("d.ptx:8", 0), 0u) << e.what();
+    }
+  }
+  // The proxy fences and the transaction-count forms decode (and print) as themselves.
+  const ptx::Module ok = module(
+      "fence.proxy.async.shared::cta;\nfence.proxy.async;\nmbarrier.expect_tx.relaxed.cta.shared::"
+      "cta.b64 [%r1], 64;\nmbarrier.complete_tx.relaxed.cta.shared::cta.b64 [%r1], 64;\ncp.async."
+      "bulk.prefetch.L2.global [%rd1], 256;\ncp.async.bulk.commit_group;\ncp.async.bulk.wait_group."
+      "read 0;");
+  EXPECT_TRUE(ok.kernels[0].unsupported.empty());
+}
+
+TEST(Tma, ClusterDirectivesParseAndAClusterOfOneRuns) {
+  // nvcc 13 writes __cluster_dims__(X, Y, Z) as .explicitcluster and .reqnctapercluster X, Y, Z
+  // after the parameter list; before issue 46 they rejected the whole module.
+  const auto kernel = [](const char* dims) {
+    return std::string(
+               ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n"
+               ".explicitcluster\n.reqnctapercluster ") +
+           dims +
+           "\n{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\nld.param.u64 %rd1, [p];\n"
+           "cvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %is_explicit_cluster;\n"
+           "mov.u32 %r2, %cluster_nctarank;\nadd.u32 %r3, %r1, %r2;\nst.global.u32 [%rd2], %r3;\n"
+           "ret;\n}\n";
+  };
+  const auto launch = [](const ptx::Module& m, std::uint32_t grid) {
+    GlobalMemory mem;
+    Launch l;
+    l.grid = {grid, 1, 1};
+    l.block = {32, 1, 1};
+    l.args.push_back(Arg::buf(mem.add({"o", ElemType::U32, std::vector<std::uint8_t>(4, 0)})));
+    Executor ex(m, m.kernels[0], find_preset("hopper-h100"), l, mem);
+    ex.run();
+    std::uint32_t v = 0;
+    std::memcpy(&v, mem.buffers[0].bytes.data(), 4);
+    return v;
+  };
+  const ptx::Module one = ptx::parse(kernel("1, 1, 1"), "one.ptx");
+  EXPECT_TRUE(one.kernels[0].explicit_cluster);
+  EXPECT_EQ(launch(one, 2), 2u);  // %is_explicit_cluster 1 + %cluster_nctarank 1
+  const ptx::Module two = ptx::parse(kernel("2, 1, 1"), "two.ptx");
+  EXPECT_EQ(two.kernels[0].cluster[0], 2u);
+  for (const auto& [grid, why] :
+       {std::pair<std::uint32_t, const char*>{3, "not a whole number"}, {2, "not modelled yet"}}) {
+    try {
+      launch(two, grid);
+      ADD_FAILURE() << "a cluster of 2 ran";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Tma, LaunchInitWritesATensorMapSkeletonThatParses) {
+  const auto r = cli("launch init " + suite_ptx_dir() + "/tma.ptx --kernel tma_load_2d");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("\"map\","), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[tensor_maps.map]"), std::string::npos) << r.out;
+  Workload w = tma_workload(r.out);
+  ASSERT_EQ(w.memory.tensor_maps.size(), 1u);
+  EXPECT_EQ(w.memory.tensor_maps[0].box_bytes(), 32u * 8 * 4);
+}
+
+}  // namespace
+}  // namespace smemsim::exec
