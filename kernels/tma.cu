@@ -7,6 +7,7 @@
 //                               aligned shared tile; after the barrier every thread writes the
 //                               tile's words out as they lie in shared memory, so the map's
 //                               swizzle is visible in `out`;
+//   tma_load_2d_expect_first    tma_load_2d announcing the bytes before the copy (CUTLASS's order);
 //   tma_store_2d                the block fills a tile, one thread stores it to the box at (x, y);
 //   bulk_roundtrip              each block brings 4 KiB in with a contiguous bulk copy, adds 1 to
 //                               each word and sends it back with a bulk copy to global memory.
@@ -94,4 +95,26 @@ __global__ void bulk_roundtrip(const int4* in, int4* out) {
     cde::cp_async_bulk_commit_group();
     cde::cp_async_bulk_wait_group_read<0>();
   }
+}
+
+// tma_load_2d with the transaction count announced before the copy is issued (CUTLASS's order:
+// arrive_and_expect_tx, then the copy): the phase can complete only when the copy's bytes land.
+__global__ void tma_load_2d_expect_first(const __grid_constant__ CUtensorMap map, int x, int y,
+                                         unsigned* out, int words) {
+  __shared__ alignas(1024) unsigned tile[kTileWords];
+  __shared__ block_barrier bar;
+  if (threadIdx.x == 0) {
+    init(&bar, blockDim.x);
+    cde::fence_proxy_async_shared_cta();
+  }
+  __syncthreads();
+  block_barrier::arrival_token token;
+  if (threadIdx.x == 0) {
+    token = cuda::device::barrier_arrive_tx(bar, 1, words * 4);
+    cde::cp_async_bulk_tensor_2d_global_to_shared(tile, &map, x, y, bar);
+  } else {
+    token = bar.arrive();
+  }
+  bar.wait(std::move(token));
+  for (int i = threadIdx.x; i < words; i += blockDim.x) out[i] = tile[i];
 }

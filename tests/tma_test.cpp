@@ -191,6 +191,32 @@ TEST(Tma, ContiguousBulkCopiesRoundTripUnderRunAndSim) {
   EXPECT_EQ(st.units.global_sectors, 1024u);
 }
 
+TEST(Tma, UnderSimTheWaitLastsAsLongAsTheCopysMemoryOperation) {
+  // Under the cycle model a tensor copy lands, and completes its mbarrier's transactions, when its
+  // memory operation (32 sectors of a cold tensor) completes: the waiting warps' try_wait loop
+  // turns until then, so it turns more often when memory is slower. The kernel announces the
+  // bytes before it issues the copy: had the copy landed at its issue, the phase would complete
+  // there and the loop's count would not depend on the latency.
+  const auto warp_instructions = [](std::uint32_t latency) {
+    Workload w = tma_workload(load_2d_spec(0, 0, 32, 8, "none"));
+    w.kernel = "tma_load_2d_expect_first";
+    w.launch.grid = {1, 1, 1};
+    w.launch.block = {128, 1, 1};
+    Arch arch = find_preset("hopper-h100");
+    arch.sm.global_latency = latency;
+    timing::GpuSim sim(w.module, find_kernel(w.module, w.kernel), arch, w.launch, w.memory, {});
+    const std::uint64_t cycles = sim.run().cycles;
+    const std::vector<std::uint32_t> out = words(w, "out");
+    for (int i = 0; i < 256; ++i)
+      EXPECT_EQ(out[std::size_t(i)], std::uint32_t(i / 32 * 64 + i % 32));
+    return std::pair(sim.exec_stats().warp_instructions, cycles);
+  };
+  const auto [fast, fast_cycles] = warp_instructions(500);
+  const auto [slow, slow_cycles] = warp_instructions(3000);
+  EXPECT_GT(slow, fast + 100);                      // the loop turned more while the copy was out
+  EXPECT_GE(slow_cycles, fast_cycles + 2500 - 50);  // and the kernel took the latency's growth
+}
+
 TEST(Tma, BadTensorMapsAndCopiesAreOneLineErrors) {
   const auto refused = [](const std::string& extra, const std::string& want, int bw = 32) {
     try {
@@ -329,6 +355,13 @@ TEST(Tma, DecoderRefusesWhatIsNotModelledAndRejectsMalformedForms) {
       "bulk.prefetch.L2.global [%rd1], 256;\ncp.async.bulk.commit_group;\ncp.async.bulk.wait_group."
       "read 0;");
   EXPECT_TRUE(ok.kernels[0].unsupported.empty());
+  // A tensor copy prints as PTX writes it (messages and listings quote it).
+  const char* load =
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r1], "
+      "[%rd1, {%r2, %r3}], [%r4];";
+  const ptx::Module t = module(load);
+  ASSERT_FALSE(t.kernels[0].code.empty());
+  EXPECT_EQ(ptx::to_string(t.kernels[0], t.kernels[0].code[0]), load);
 }
 
 TEST(Tma, ClusterDirectivesParseAndAClusterOfOneRuns) {

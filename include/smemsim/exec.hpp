@@ -205,6 +205,9 @@ struct IssueResult {
   // The instruction the warp issues next (next_index after this issue; Kernel::code.size() when
   // it is done): only the warp's own issues move it.
   std::uint32_t next = 0;
+  // A bulk copy into shared memory deferred by set_defer_bulk (issue 46): land_bulk(bulk) when
+  // its memory operation completes. 0: none.
+  std::uint32_t bulk = 0;
 };
 
 // A transactional event of one warp, for tests and traces (003 Table 1's rows): the masks after
@@ -270,6 +273,11 @@ class Executor {
   void set_clock_source(const std::uint64_t* cycles);
   // Count IssueResult::global_sectors (off by default: the functional run does not pay for it).
   void set_count_sectors(bool on);
+  // Bulk copies into shared memory (cp.async.bulk{.tensor}, issue 46) land when land_bulk(id) is
+  // called with IssueResult::bulk, not at issue (off by default: run() lands them at once). A
+  // timing model calls it when the copy's memory operation completes.
+  void set_defer_bulk(bool on);
+  void land_bulk(std::uint32_t id);
   // The distinct 32-byte sectors (byte address / 32, ascending) of the last issue() whose
   // global_sectors is non-zero: its first global_sectors entries (a local address is a per-thread
   // key in a window of its own).

@@ -1,6 +1,8 @@
 // The Tensor Memory Accelerator's bulk copies (issue 46; PTX ISA "cp.async.bulk",
 // "cp.async.bulk.tensor"; docs/exec.md "TMA"). Each active lane issues its own copy (kernels elect
-// one thread). A copy is performed at its issue, as a copy may complete at any time after it:
+// one thread). A copy is performed at its issue, as a copy may complete at any time after it
+// (under a timing model, set_defer_bulk, a copy into shared memory reads its source at issue and
+// lands, with its complete_tx, when land_bulk is called for it):
 //   - into shared memory: the bytes land, then the copy's complete_tx lowers the transaction count
 //     of its mbarrier by the bytes written (the whole box, out-of-bound elements included);
 //   - to global memory: the bytes are written; the bulk group's wait_group has nothing left to
@@ -25,6 +27,10 @@
 namespace smemsim::exec::detail {
 namespace {
 
+// Deferred bulk copies an executor holds at once: a bound, not a model (a GPU's TMA queue is
+// far smaller; a kernel that never waits would otherwise grow it without end).
+constexpr std::size_t kMaxPendingBulk = std::size_t{1} << 16;
+
 // A float type's canonical quiet NaN of `bytes` bytes (f16 and bf16: 0x7fff).
 std::uint64_t nan_bits(int bytes) {
   switch (bytes) {
@@ -44,6 +50,21 @@ struct BulkContext {
   std::uint32_t pc;
   int l;
   std::vector<std::uint64_t>& sectors;
+  Impl::PendingBulk* defer;  // the landing waits (set_defer_bulk): the pieces go here
+
+  // Writes `n` bytes to shared offset `at` (checked by shared() before), now or when it lands.
+  void put(std::uint64_t at, const std::uint8_t* src, std::size_t n) {
+    if (!defer) {
+      std::memcpy(cta.shared.data() + at, src, n);
+      return;
+    }
+    auto& pc_ = defer->pieces;
+    if (!pc_.empty() && pc_.back().first + pc_.back().second == at)
+      pc_.back().second += std::uint32_t(n);  // the next bytes of a 16-byte chunk or a row
+    else
+      pc_.emplace_back(std::uint32_t(at), std::uint32_t(n));
+    defer->bytes.insert(defer->bytes.end(), src, src + n);
+  }
 
   // Host pointer of `bytes` global bytes at generic address `a`, bounds-checked.
   std::uint8_t* global(std::uint64_t a, std::uint64_t bytes, bool write, std::uint64_t align) {
@@ -104,7 +125,11 @@ void tensor_copy(BulkContext& bc, const DecodedTensorMap& d, const std::int32_t*
   const std::uint64_t eb = t.elem_bytes;
   std::array<std::uint32_t, 5> n{1, 1, 1, 1, 1};
   for (int k = 0; k < t.rank; ++k) n[std::size_t(k)] = t.count(k);
-  std::uint8_t* base = bc.shared(smem, t.box_bytes(), 128);
+  // A swizzle permutes 16-byte chunks within each 128-byte line: the box's last line is written
+  // whole.
+  const std::uint64_t span =
+      t.swizzle == TmaSwizzle::None ? t.box_bytes() : (t.box_bytes() + 127) / 128 * 128;
+  std::uint8_t* base = bc.shared(smem, span, 128);
   const std::uint64_t row_bytes = std::uint64_t(n[0]) * eb;
   const std::uint64_t fill = t.oob_nan ? nan_bits(int(eb)) : 0;
   std::uint64_t row = 0;  // the box's row index (dimensions 1..4)
@@ -136,10 +161,9 @@ void tensor_copy(BulkContext& bc, const DecodedTensorMap& d, const std::int32_t*
             std::uint8_t* sp = base + (s - smem);
             const bool in = std::int64_t(e) >= lo && std::int64_t(e) < hi;
             if (load) {
-              if (in)
-                std::memcpy(sp, g + (std::int64_t(e) - lo) * std::int64_t(eb), eb);
-              else
-                std::memcpy(sp, &fill, eb);
+              const std::uint8_t* from = in ? g + (std::int64_t(e) - lo) * std::int64_t(eb)
+                                            : reinterpret_cast<const std::uint8_t*>(&fill);
+              bc.put(s, from, eb);
             } else if (in) {
               std::memcpy(g + (std::int64_t(e) - lo) * std::int64_t(eb), sp, eb);
             }
@@ -157,8 +181,30 @@ std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask 
     return 0;  // completed at issue; a prefetch changes nothing
   std::vector<std::uint64_t>& sectors = im.wide_sectors;
   sectors.clear();
+  // Copies into shared memory land later under a timing model: one record for the instruction.
+  Impl::PendingBulk* defer = nullptr;
+  if (im.defer_bulk && (op == ptx::BulkOp::Load || op == ptx::BulkOp::TensorLoad)) {
+    if (im.bulk_pending.size() >= kMaxPendingBulk)
+      im.fail(cta, w, std::countr_zero(m), pc,
+              "more than 65,536 bulk copies in flight (a loop that never waits for its copies?)");
+    Impl::PendingBulk& p = im.bulk_pending.emplace_back();
+    p.id = im.bulk_next++;
+    if (im.bulk_next == 0) im.bulk_next = 1;
+    p.slot = std::uint32_t(&cta - im.ctas.data());
+    p.cta = cta.linear;
+    p.warp = w.index;
+    p.pc = pc;
+    im.bulk_issued = p.id;
+    defer = &p;
+  }
+  const auto complete = [&](int l, std::uint32_t mbar, std::int64_t bytes) {
+    if (defer)
+      defer->completions.push_back({l, mbar, bytes});
+    else
+      mbarrier_complete_tx(im, cta, w, pc, l, mbar, bytes);
+  };
   each_lane(m, [&](int l) {
-    BulkContext bc{im, cta, w, pc, l, sectors};
+    BulkContext bc{im, cta, w, pc, l, sectors, defer};
     switch (op) {
       case ptx::BulkOp::Load:
       case ptx::BulkOp::Store: {
@@ -174,10 +220,9 @@ std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask 
         std::uint8_t* gp =
             bc.global(operand_address(im, w, ins.ops[load ? 1 : 0], l), size, !load, 16);
         if (load) {
-          std::memcpy(sp, gp, size);
-          mbarrier_complete_tx(im, cta, w, pc, l,
-                               std::uint32_t(shared_address(im, cta, w, pc, l, ins.ops[3])),
-                               std::int64_t(size));
+          bc.put(s, gp, size);
+          complete(l, std::uint32_t(shared_address(im, cta, w, pc, l, ins.ops[3])),
+                   std::int64_t(size));
         } else {
           std::memcpy(gp, sp, size);
         }
@@ -203,20 +248,41 @@ std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask 
         const std::uint64_t s = shared_address(im, cta, w, pc, l, ins.ops[load ? 0 : 2]);
         tensor_copy(bc, d, coord, s, load);
         if (load)
-          mbarrier_complete_tx(im, cta, w, pc, l,
-                               std::uint32_t(shared_address(im, cta, w, pc, l, ins.ops[3])),
-                               std::int64_t(d.map.box_bytes()));
+          complete(l, std::uint32_t(shared_address(im, cta, w, pc, l, ins.ops[3])),
+                   std::int64_t(d.map.box_bytes()));
         break;
       }
       default:
         break;
     }
   });
+  if (defer && defer->completions.empty()) {  // no lane copied (all guarded off)
+    im.bulk_pending.pop_back();
+    im.bulk_issued = 0;
+  }
   if (!im.count_sectors) return 0;
   std::sort(sectors.begin(), sectors.end());
   sectors.erase(std::unique(sectors.begin(), sectors.end()), sectors.end());
   im.wide_active = true;
   return static_cast<std::uint32_t>(sectors.size());
+}
+
+void land_bulk(Impl& im, std::uint32_t id) {
+  auto it = std::find_if(im.bulk_pending.begin(), im.bulk_pending.end(),
+                         [id](const Impl::PendingBulk& p) { return p.id == id; });
+  if (it == im.bulk_pending.end()) return;
+  const Impl::PendingBulk p = std::move(*it);
+  im.bulk_pending.erase(it);
+  if (p.slot >= im.ctas.size()) return;
+  Cta& cta = im.ctas[p.slot];
+  if (cta.linear != p.cta || cta.live_warps == 0) return;  // its CTA has ended: nothing lands
+  std::size_t at = 0;
+  for (const auto& [off, n] : p.pieces) {
+    std::memcpy(cta.shared.data() + off, p.bytes.data() + at, n);
+    at += n;
+  }
+  Warp& w = cta.warps[p.warp];
+  for (const auto& c : p.completions) mbarrier_complete_tx(im, cta, w, p.pc, c.lane, c.mbar, c.tx);
 }
 
 }  // namespace smemsim::exec::detail

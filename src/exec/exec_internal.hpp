@@ -329,6 +329,27 @@ struct Impl {
   // last instruction's (Executor::sectors).
   std::vector<std::uint64_t> wide_sectors;
   bool wide_active = false;
+  // Bulk copies into shared memory whose landing waits for the timing model (issue 46;
+  // Executor::set_defer_bulk, land_bulk): the bytes, read at issue, land with the complete_tx of
+  // each lane's mbarrier when the copy's memory operation completes.
+  struct PendingBulk {
+    std::uint32_t id = 0;
+    std::uint32_t slot = 0;  // the CTA's slot, and its linear index (a reused slot drops it)
+    std::uint64_t cta = 0;
+    std::uint32_t warp = 0, pc = 0;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> pieces;  // shared offset, bytes
+    std::vector<std::uint8_t> bytes;
+    struct Completion {
+      int lane;
+      std::uint32_t mbar;
+      std::int64_t tx;
+    };
+    std::vector<Completion> completions;
+  };
+  bool defer_bulk = false;
+  std::uint32_t bulk_next = 1;
+  std::uint32_t bulk_issued = 0;  // the id the current instruction's copies got (0: none)
+  std::vector<PendingBulk> bulk_pending;
   std::uint32_t same_address = 1;  // the last global atomic's most lanes on one address
   // GPU-LocalTM: the kernel has TX.Begin; counts of finished CTAs; the event observer.
   bool has_tx = false;
@@ -484,6 +505,8 @@ void mbarrier_complete_tx(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, int l, 
                           std::int64_t bytes);
 // cp.async.bulk{.tensor}, its groups and prefetches (bulk_copy.cpp): returns the global sectors.
 std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);
+// Lands the deferred bulk copy `id` (bulk_copy.cpp; nothing when its CTA has ended).
+void land_bulk(Impl& im, std::uint32_t id);
 // Hands the shared access of `lanes` (im.addr holds their byte offsets), `words` 4-byte words per
 // lane, to the consumer as WarpAccesses: wide accesses in phases (docs/exec.md).
 void emit_shared(Impl& im, const Warp& w, const Cta& cta, std::uint32_t pc, Op op, LaneMask lanes,

@@ -270,9 +270,11 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
       if (ptx::BulkOp(ins.comp) == ptx::BulkOp::Load ||
           ptx::BulkOp(ins.comp) == ptx::BulkOp::TensorLoad)
         ++writes;
+      bulk_issued = 0;
       if (exec)
         r.global_sectors = static_cast<std::uint16_t>(
             std::min<std::uint32_t>(exec_bulk(*this, cta, w, pc, exec), 0xffff));
+      r.bulk = bulk_issued;
       ++top.pc;
       normalize(w);
       break;
@@ -353,6 +355,13 @@ void Executor::set_consumer(AccessConsumer* consumer) {
 }
 void Executor::set_clock_source(const std::uint64_t* cycles) {
   impl_->clock_source = cycles;
+}
+
+void Executor::set_defer_bulk(bool on) {
+  impl_->defer_bulk = on;
+}
+void Executor::land_bulk(std::uint32_t id) {
+  detail::land_bulk(*impl_, id);
 }
 
 const std::uint64_t* Executor::sectors() const {

@@ -79,7 +79,7 @@ void Impl::spin_check(const Cta& cta, Warp& w) {
 // Every live warp spins (with still no write since it was armed) or waits at a barrier that none
 // of the spinning warps passed on its way round.
 bool Impl::spin_scan(SpinScan& s) const {
-  if (has_tx) return false;
+  if (has_tx || !bulk_pending.empty()) return false;  // a bulk copy in flight may still land
   for (const Cta& cta : ctas)
     for (const Warp& w : cta.warps) {
       if (w.state == WarpState::Done) continue;

@@ -292,6 +292,59 @@ std::string tensor_text(const Kernel& k, const Instruction& ins, std::string gua
   return s + ";";
 }
 
+// A bulk copy (issue 46) as PTX writes it: the tensor map and its coordinates in one operand.
+std::string bulk_text(const Kernel& k, const Instruction& ins, std::string s) {
+  const auto op = BulkOp(ins.comp);
+  const bool tensor =
+      op == BulkOp::TensorLoad || op == BulkOp::TensorStore ||
+      (op == BulkOp::Prefetch && ins.num_ops == 2 && ins.ops[1].kind == OperandKind::Vector);
+  s += "cp.async.bulk";
+  switch (op) {
+    case BulkOp::Commit:
+      return s + ".commit_group;";
+    case BulkOp::Wait:
+      return s +
+             fmt::format(".wait_group{} {};", ins.has(kNoComplete) ? ".read" : "", ins.ops[0].imm);
+    case BulkOp::Prefetch:
+      s += ".prefetch";
+      break;
+    default:
+      break;
+  }
+  if (tensor) s += fmt::format(".tensor.{}d", int(ins.vec));
+  switch (op) {
+    case BulkOp::Load:
+    case BulkOp::TensorLoad:
+      s += ".shared::cluster.global";
+      s += tensor ? ".tile" : "";
+      s += ".mbarrier::complete_tx::bytes";
+      break;
+    case BulkOp::Store:
+    case BulkOp::TensorStore:
+      s += ".global.shared::cta";
+      s += tensor ? ".tile" : "";
+      s += ".bulk_group";
+      break;
+    default:
+      s += ".L2.global";
+      s += tensor ? ".tile" : "";
+      break;
+  }
+  for (std::uint8_t i = 0; i < ins.num_ops; ++i) {
+    s += i ? ", " : " ";
+    if (ins.ops[i].kind == OperandKind::Memory && i + 1 < ins.num_ops &&
+        ins.ops[i + 1].kind == OperandKind::Vector) {
+      std::string map = operand_text(k, ins.ops[i]);
+      if (!map.empty() && map.back() == ']') map.pop_back();
+      s += map + ", " + operand_text(k, ins.ops[i + 1]) + "]";
+      ++i;
+    } else {
+      s += operand_text(k, ins.ops[i]);
+    }
+  }
+  return s + ";";
+}
+
 }  // namespace
 
 std::string_view opcode_name(Opcode op) {
@@ -453,6 +506,7 @@ std::string to_string(const Kernel& k, const Instruction& ins) {
     s += fmt::format("@{}{} ", ins.guard_negated ? "!" : "",
                      ins.guard < k.regs.size() ? k.regs[ins.guard].name : "?");
   if (ins.op >= Opcode::Ldmatrix && ins.op <= Opcode::Mbarrier) return tensor_text(k, ins, s);
+  if (ins.op == Opcode::CpBulk) return bulk_text(k, ins, s);
   s += opcode_name(ins.op);
   if (ins.has(kCarryIn)) s += "c";  // addc, subc, madc
   auto add = [&](std::string_view m) {

@@ -139,6 +139,7 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
 
   primary->set_clock_source(&cycle);
   primary->set_count_sectors(true);
+  primary->set_defer_bulk(true);
   exs.resize(sm.count);
   ctx.module = &module;
   ctx.kernel = code;

@@ -39,6 +39,7 @@ void GpuSim::Impl::attach(std::uint32_t i) {
   e = std::make_unique<exec::Executor>(*primary, ctx.ctas_per_sm);
   e->set_clock_source(&cycle);
   e->set_count_sectors(true);
+  e->set_defer_bulk(true);
   e->set_defer_global(true);
   e->set_memory_writes(writes);
   if (arena)

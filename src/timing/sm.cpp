@@ -311,6 +311,7 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
     }
   }
   if (info.async_copy || info.async_commit || info.async_wait) async_issue(wp, in, info);
+  in.bulk = r.bulk;
   in.tm_cycles = std::min<std::uint32_t>(r.tm_cycles, 0xffff);
   if (r.tm_cycles && !memory) {  // TX.Begin / TX.Commit: their work is done in the LDS (003 Fig. 1)
     mem = MemWork::Tm;
@@ -476,6 +477,9 @@ void Sm::complete(std::uint32_t inflight, std::uint64_t now) {
   }
   if (in.record >= 0) records_.put(std::uint32_t(in.record));
   if (in.async_group >= 0) async_done(wp, std::uint32_t(in.async_group));
+  // A bulk copy's bytes land, and its mbarrier transactions complete, when its memory operation
+  // is done: waiting warps see the copy's time through the memory hierarchy.
+  if (in.bulk) ex_->land_bulk(in.bulk);
   if (in.control) wp.control = false;
   if (in.held) --wp.held;
   --wp.in_flight;

@@ -221,6 +221,7 @@ class Sm final : public SchedulerView {
     bool held = false;  // sm.relaxed_commit = in-order: its warp issues nothing until it completes
     std::uint32_t tm_cycles = 0;    // GPU-LocalTM work the instruction adds at MEM0 (003 §4.2)
     std::int32_t async_group = -1;  // a cp.async: its warp's group (Warp::async_*)
+    std::uint32_t bulk = 0;  // a bulk copy into shared memory: it lands at completion (issue 46)
   };
   struct Warp {
     bool used = false;
