@@ -10,10 +10,15 @@
 //   tma_load_2d_expect_first    tma_load_2d announcing the bytes before the copy (CUTLASS's order);
 //   tma_store_2d                the block fills a tile, one thread stores it to the box at (x, y);
 //   bulk_roundtrip              each block brings 4 KiB in with a contiguous bulk copy, adds 1 to
-//                               each word and sends it back with a bulk copy to global memory.
+//                               each word and sends it back with a bulk copy to global memory;
+//   bulk_reduce_add             each block adds its 1 KiB (word i: blockIdx.x + i) into acc with
+//                               one bulk reduction;
+//   tma_reduce_max_2d           each block takes the maximum of its tile (word i: i + 100 *
+//                               blockIdx.x) and the box at (x, y) of a tensor, in place.
 #include <cuda.h>
 
 #include <cuda/barrier>
+#include <cuda/ptx>
 
 #pragma nv_diag_suppress static_var_with_dynamic_init
 
@@ -21,6 +26,16 @@ using block_barrier = cuda::barrier<cuda::thread_scope_block>;
 namespace cde = cuda::device::experimental;
 
 constexpr int kTileWords = 2048;  // 8 KiB
+
+// One thread initializes the block's barrier for every thread; the fence makes the init visible
+// to the TMA (the async proxy) before any copy names the barrier.
+__device__ void start_barrier(block_barrier& bar) {
+  if (threadIdx.x == 0) {
+    init(&bar, blockDim.x);
+    cde::fence_proxy_async_shared_cta();
+  }
+  __syncthreads();
+}
 
 __device__ void wait_for_box(block_barrier& bar, int bytes, bool issuer) {
   block_barrier::arrival_token token;
@@ -35,11 +50,7 @@ __global__ void tma_load_2d(const __grid_constant__ CUtensorMap map, int x, int 
                             int words) {
   __shared__ alignas(1024) unsigned tile[kTileWords];
   __shared__ block_barrier bar;
-  if (threadIdx.x == 0) {
-    init(&bar, blockDim.x);
-    cde::fence_proxy_async_shared_cta();  // the barrier's init, visible to the TMA
-  }
-  __syncthreads();
+  start_barrier(bar);
   if (threadIdx.x == 0) cde::cp_async_bulk_tensor_2d_global_to_shared(tile, &map, x, y, bar);
   wait_for_box(bar, words * 4, threadIdx.x == 0);
   for (int i = threadIdx.x; i < words; i += blockDim.x) out[i] = tile[i];
@@ -49,11 +60,7 @@ __global__ void tma_load_3d(const __grid_constant__ CUtensorMap map, int x, int 
                             unsigned* out, int words) {
   __shared__ alignas(1024) unsigned tile[kTileWords];
   __shared__ block_barrier bar;
-  if (threadIdx.x == 0) {
-    init(&bar, blockDim.x);
-    cde::fence_proxy_async_shared_cta();
-  }
-  __syncthreads();
+  start_barrier(bar);
   if (threadIdx.x == 0) cde::cp_async_bulk_tensor_3d_global_to_shared(tile, &map, x, y, z, bar);
   wait_for_box(bar, words * 4, threadIdx.x == 0);
   for (int i = threadIdx.x; i < words; i += blockDim.x) out[i] = tile[i];
@@ -74,11 +81,7 @@ __global__ void tma_store_2d(const __grid_constant__ CUtensorMap map, int x, int
 __global__ void bulk_roundtrip(const int4* in, int4* out) {
   __shared__ alignas(128) int4 buf[256];  // 4 KiB
   __shared__ block_barrier bar;
-  if (threadIdx.x == 0) {
-    init(&bar, blockDim.x);
-    cde::fence_proxy_async_shared_cta();
-  }
-  __syncthreads();
+  start_barrier(bar);
   const int4* src = in + blockIdx.x * 256;
   if (threadIdx.x == 0) cde::cp_async_bulk_global_to_shared(buf, src, sizeof(buf), bar);
   wait_for_box(bar, sizeof(buf), threadIdx.x == 0);
@@ -103,11 +106,7 @@ __global__ void tma_load_2d_expect_first(const __grid_constant__ CUtensorMap map
                                          unsigned* out, int words) {
   __shared__ alignas(1024) unsigned tile[kTileWords];
   __shared__ block_barrier bar;
-  if (threadIdx.x == 0) {
-    init(&bar, blockDim.x);
-    cde::fence_proxy_async_shared_cta();
-  }
-  __syncthreads();
+  start_barrier(bar);
   block_barrier::arrival_token token;
   if (threadIdx.x == 0) {
     token = cuda::device::barrier_arrive_tx(bar, 1, words * 4);
@@ -117,4 +116,32 @@ __global__ void tma_load_2d_expect_first(const __grid_constant__ CUtensorMap map
   }
   bar.wait(std::move(token));
   for (int i = threadIdx.x; i < words; i += blockDim.x) out[i] = tile[i];
+}
+
+__global__ void bulk_reduce_add(int* acc) {
+  __shared__ alignas(128) int part[256];
+  for (int i = threadIdx.x; i < 256; i += blockDim.x) part[i] = int(blockIdx.x) + i;
+  cde::fence_proxy_async_shared_cta();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    cuda::ptx::cp_reduce_async_bulk(cuda::ptx::space_global, cuda::ptx::space_shared,
+                                    cuda::ptx::op_add, acc, part, sizeof(part));
+    cde::cp_async_bulk_commit_group();
+    cde::cp_async_bulk_wait_group_read<0>();
+  }
+}
+
+__global__ void tma_reduce_max_2d(const __grid_constant__ CUtensorMap map, int x, int y,
+                                  int words) {
+  __shared__ alignas(1024) int tile[kTileWords];
+  for (int i = threadIdx.x; i < words; i += blockDim.x) tile[i] = i + 100 * int(blockIdx.x);
+  cde::fence_proxy_async_shared_cta();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const int32_t coords[2] = {x, y};
+    cuda::ptx::cp_reduce_async_bulk_tensor(cuda::ptx::space_global, cuda::ptx::space_shared,
+                                           cuda::ptx::op_max, &map, coords, tile);
+    cde::cp_async_bulk_commit_group();
+    cde::cp_async_bulk_wait_group_read<0>();
+  }
 }

@@ -217,6 +217,33 @@ TEST(Tma, UnderSimTheWaitLastsAsLongAsTheCopysMemoryOperation) {
   EXPECT_GE(slow_cycles, fast_cycles + 2500 - 50);  // and the kernel took the latency's growth
 }
 
+TEST(Tma, BulkReductionsCombineIntoGlobalMemory) {
+  // bulk_reduce_add: 4 blocks each add word i = b + i into acc (iota: acc[i] = i), so
+  // acc[i] = i + (0 + 1 + 2 + 3) + 4 i = 5 i + 6.
+  Workload w = tma_workload(
+      "kernel = \"bulk_reduce_add\"\nargs = [\"acc\"]\n[buffers.acc]\ntype = \"s32\"\ncount = "
+      "256\ninit = \"iota\"\n");
+  run(w, 4);
+  const std::vector<std::uint32_t> acc = words(w, "acc");
+  for (int i = 0; i < 256; ++i) ASSERT_EQ(std::int32_t(acc[std::size_t(i)]), 5 * i + 6) << i;
+  // tma_reduce_max_2d: a 32 x 32 s32 tensor t(y, x) = -500 + 3 (32 y + x); 2 blocks take the
+  // maximum with their tile (word i = i + 100 b) over the box 32 x 8 at (0, 4): box row r,
+  // element e ends as max(-500 + 3 (32 (4 + r) + e), 32 r + e + 100), signed (the negative
+  // tensor values lose; read as unsigned they would win).
+  Workload m = tma_workload(
+      "kernel = \"tma_reduce_max_2d\"\nargs = [\"map\", 0, 4, 256]\n[buffers.t]\ntype = \"s32\"\n"
+      "count = 1024\ninit = \"iota\"\nstart = -500\nstep = 3\n[tensor_maps.map]\nbuffer = \"t\"\n"
+      "dims = [32, 32]\nbox = [32, 8]\n");
+  run(m, 2);
+  const std::vector<std::uint32_t> t = words(m, "t");
+  for (int y = 0; y < 32; ++y)
+    for (int x = 0; x < 32; ++x) {
+      const int before = -500 + 3 * (32 * y + x), r = y - 4;
+      const int want = r >= 0 && r < 8 ? std::max(before, 32 * r + x + 100) : before;
+      ASSERT_EQ(std::int32_t(t[std::size_t(y * 32 + x)]), want) << y << " " << x;
+    }
+}
+
 TEST(Tma, BadTensorMapsAndCopiesAreOneLineErrors) {
   const auto refused = [](const std::string& extra, const std::string& want, int bw = 32) {
     try {
@@ -338,7 +365,11 @@ TEST(Tma, DecoderRefusesWhatIsNotModelledAndRejectsMalformedForms) {
       {"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], 24, "
        "[%r4];",
        "multiple of 16"},
-      {"cp.async.bulk.wait_group %r1;", "non-negative integer"}};
+      {"cp.async.bulk.wait_group %r1;", "non-negative integer"},
+      {"cp.reduce.async.bulk.global.shared::cta.bulk_group.u32 [%rd1], [%r1], 16;",
+       "needs a reduction"},
+      {"cp.reduce.async.bulk.global.shared::cta.bulk_group.inc.f32 [%rd1], [%r1], 16;",
+       "a float reduction is .add, .min or .max"}};
   for (const auto& [line, why] : malformed) {
     try {
       (void)module(line);
@@ -359,9 +390,15 @@ TEST(Tma, DecoderRefusesWhatIsNotModelledAndRejectsMalformedForms) {
   const char* load =
       "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r1], "
       "[%rd1, {%r2, %r3}], [%r4];";
-  const ptx::Module t = module(load);
-  ASSERT_FALSE(t.kernels[0].code.empty());
-  EXPECT_EQ(ptx::to_string(t.kernels[0], t.kernels[0].code[0]), load);
+  for (const char* line :
+       {load,
+        "cp.reduce.async.bulk.tensor.2d.global.shared::cta.max.tile.bulk_group [%rd1, {%r2, "
+        "%r3}], [%r4];",
+        "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.s32 [%rd1], [%r1], %r2;"}) {
+    const ptx::Module t = module(line);
+    ASSERT_FALSE(t.kernels[0].code.empty());
+    EXPECT_EQ(ptx::to_string(t.kernels[0], t.kernels[0].code[0]), line);
+  }
 }
 
 TEST(Tma, ClusterDirectivesParseAndAClusterOfOneRuns) {

@@ -62,6 +62,8 @@ enum class Opcode : std::uint8_t {
 // same for a box of a tensor map, the bulk groups' commit and wait, and the L2 prefetches.
 enum class BulkOp : std::uint8_t {
   Load, Store, TensorLoad, TensorStore, Commit, Wait, Prefetch,
+  // cp.reduce.async.bulk{.tensor} to global memory: Instruction::atom is the operation.
+  Reduce, TensorReduce,
 };
 // What an Opcode::Mbarrier does (PTX ISA "mbarrier"): init, arrive, arrive_drop, test_wait,
 // try_wait, inval, pending_count, and cp.async.mbarrier.arrive.

@@ -11,6 +11,8 @@
 #include <optional>
 #include <string>
 
+#include "smemsim/ptx.hpp"
+
 namespace smemsim::exec {
 
 // CU_TENSOR_MAP_SWIZZLE_{NONE,32B,64B,128B}: the span in bytes (0: none). The sm_100 modes
@@ -32,12 +34,13 @@ inline std::uint32_t tma_swizzle(std::uint32_t addr, TmaSwizzle s) {
 
 struct TensorMap {
   std::string name;
-  std::uint32_t buffer = 0;                          // GlobalMemory::buffers index
-  std::uint64_t offset = 0;                          // bytes into the buffer: globalAddress
-  std::uint8_t elem_bytes = 4;                       // from tensorDataType
-  bool is_float = false;                             // a floating-point type (NaN fill allowed)
-  std::string type = "f32";                          // the spec's name of the type
-  std::uint8_t rank = 1;                             // 1..5
+  std::uint32_t buffer = 0;              // GlobalMemory::buffers index
+  std::uint64_t offset = 0;              // bytes into the buffer: globalAddress
+  std::uint8_t elem_bytes = 4;           // from tensorDataType
+  bool is_float = false;                 // a floating-point type (NaN fill allowed)
+  std::string type = "f32";              // the spec's name of the type
+  ptx::Type elem_type = ptx::Type::F32;  // how a reduction combines elements (tf32: as f32)
+  std::uint8_t rank = 1;                 // 1..5
   std::array<std::uint64_t, 5> dims{1, 1, 1, 1, 1};  // globalDim, elements
   std::array<std::uint64_t, 5> strides{0, 0, 0, 0,
                                        0};  // bytes; [0] = elem_bytes, [i] = globalStrides[i-1]

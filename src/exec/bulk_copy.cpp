@@ -118,9 +118,10 @@ DecodedTensorMap read_map(BulkContext& bc, const ptx::Operand& o) {
   return *d;
 }
 
-// Copies the box at `coord` between the tensor and shared memory at `smem`.
+// Copies the box at `coord` between the tensor and shared memory at `smem` (a store with
+// `reduce` != None combines each element into the tensor's instead).
 void tensor_copy(BulkContext& bc, const DecodedTensorMap& d, const std::int32_t* coord,
-                 std::uint64_t smem, bool load) {
+                 std::uint64_t smem, bool load, ptx::AtomOp reduce = ptx::AtomOp::None) {
   const TensorMap& t = d.map;
   const std::uint64_t eb = t.elem_bytes;
   std::array<std::uint32_t, 5> n{1, 1, 1, 1, 1};
@@ -164,6 +165,10 @@ void tensor_copy(BulkContext& bc, const DecodedTensorMap& d, const std::int32_t*
               const std::uint8_t* from = in ? g + (std::int64_t(e) - lo) * std::int64_t(eb)
                                             : reinterpret_cast<const std::uint8_t*>(&fill);
               bc.put(s, from, eb);
+            } else if (in && reduce != ptx::AtomOp::None) {
+              std::uint64_t v = 0;
+              std::memcpy(&v, sp, eb);
+              reduce_into(reduce, t.elem_type, g + (std::int64_t(e) - lo) * std::int64_t(eb), v);
             } else if (in) {
               std::memcpy(g + (std::int64_t(e) - lo) * std::int64_t(eb), sp, eb);
             }
@@ -207,7 +212,8 @@ std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask 
     BulkContext bc{im, cta, w, pc, l, sectors, defer};
     switch (op) {
       case ptx::BulkOp::Load:
-      case ptx::BulkOp::Store: {
+      case ptx::BulkOp::Store:
+      case ptx::BulkOp::Reduce: {
         const std::uint64_t size = im.row(w, x.row[2])[l] & 0xffffffffu;
         if (size == 0 || size % 16)
           im.fail(cta, w, l, pc,
@@ -223,13 +229,21 @@ std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask 
           bc.put(s, gp, size);
           complete(l, std::uint32_t(shared_address(im, cta, w, pc, l, ins.ops[3])),
                    std::int64_t(size));
+        } else if (op == ptx::BulkOp::Reduce) {
+          const std::uint64_t eb = std::uint64_t(ptx::type_bits(ins.type) / 8);
+          for (std::uint64_t i = 0; i < size; i += eb) {
+            std::uint64_t v = 0;
+            std::memcpy(&v, sp + i, eb);
+            reduce_into(ins.atom, ins.type, gp + i, v);
+          }
         } else {
           std::memcpy(gp, sp, size);
         }
         break;
       }
       case ptx::BulkOp::TensorLoad:
-      case ptx::BulkOp::TensorStore: {
+      case ptx::BulkOp::TensorStore:
+      case ptx::BulkOp::TensorReduce: {
         const bool load = op == ptx::BulkOp::TensorLoad;
         const std::size_t map_at = load ? 1 : 0;
         const DecodedTensorMap d = read_map(bc, ins.ops[map_at]);
@@ -246,7 +260,16 @@ std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask 
           coord[k] = static_cast<std::int32_t>(static_cast<std::uint32_t>(bits));
         }
         const std::uint64_t s = shared_address(im, cta, w, pc, l, ins.ops[load ? 0 : 2]);
-        tensor_copy(bc, d, coord, s, load);
+        if (op == ptx::BulkOp::TensorReduce &&
+            (d.map.elem_type == ptx::Type::F16 || d.map.elem_type == ptx::Type::BF16))
+          im.fail(cta, w, l, pc,
+                  "a bulk reduction of an f16 or bf16 tensor map is not modelled (issue 46)");
+        if (op == ptx::BulkOp::TensorReduce && ptx::is_float(d.map.elem_type) &&
+            ins.atom != ptx::AtomOp::Add && ins.atom != ptx::AtomOp::Min &&
+            ins.atom != ptx::AtomOp::Max)
+          im.fail(cta, w, l, pc, "a float tensor reduction is .add, .min or .max");
+        tensor_copy(bc, d, coord, s, load,
+                    op == ptx::BulkOp::TensorReduce ? ins.atom : ptx::AtomOp::None);
         if (load)
           complete(l, std::uint32_t(shared_address(im, cta, w, pc, l, ins.ops[3])),
                    std::int64_t(d.map.box_bytes()));

@@ -505,6 +505,8 @@ void mbarrier_complete_tx(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, int l, 
                           std::int64_t bytes);
 // cp.async.bulk{.tensor}, its groups and prefetches (bulk_copy.cpp): returns the global sectors.
 std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);
+// *p = op(*p, v) at type t's width, as atom does (memory.cpp): a bulk reduction's element.
+void reduce_into(ptx::AtomOp op, ptx::Type t, std::uint8_t* p, std::uint64_t v);
 // Lands the deferred bulk copy `id` (bulk_copy.cpp; nothing when its CTA has ended).
 void land_bulk(Impl& im, std::uint32_t id);
 // Hands the shared access of `lanes` (im.addr holds their byte offsets), `words` 4-byte words per

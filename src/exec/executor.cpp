@@ -267,9 +267,10 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
     }
     case Opcode::CpBulk: {
       // The copy's shared bytes (a load), the group's completion, or the mbarrier it completes.
-      if (ptx::BulkOp(ins.comp) == ptx::BulkOp::Load ||
-          ptx::BulkOp(ins.comp) == ptx::BulkOp::TensorLoad)
-        ++writes;
+      if (ptx::BulkOp(ins.comp) != ptx::BulkOp::Commit &&
+          ptx::BulkOp(ins.comp) != ptx::BulkOp::Wait &&
+          ptx::BulkOp(ins.comp) != ptx::BulkOp::Prefetch)
+        ++writes;  // shared memory (a load) or global memory
       bulk_issued = 0;
       if (exec)
         r.global_sectors = static_cast<std::uint16_t>(

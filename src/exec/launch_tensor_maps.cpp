@@ -14,12 +14,16 @@ struct TmaType {
   std::string_view name;
   std::uint8_t bytes;
   bool is_float;
+  ptx::Type type;  // how a reduction combines two elements
 };
-constexpr TmaType kTmaTypes[] = {{"u8", 1, false},     {"u16", 2, false},    {"u32", 4, false},
-                                 {"s32", 4, false},    {"u64", 8, false},    {"s64", 8, false},
-                                 {"f16", 2, true},     {"f32", 4, true},     {"f64", 8, true},
-                                 {"bf16", 2, true},    {"f32_ftz", 4, true}, {"tf32", 4, true},
-                                 {"tf32_ftz", 4, true}};
+constexpr TmaType kTmaTypes[] = {
+    {"u8", 1, false, ptx::Type::U8},      {"u16", 2, false, ptx::Type::U16},
+    {"u32", 4, false, ptx::Type::U32},    {"s32", 4, false, ptx::Type::S32},
+    {"u64", 8, false, ptx::Type::U64},    {"s64", 8, false, ptx::Type::S64},
+    {"f16", 2, true, ptx::Type::F16},     {"f32", 4, true, ptx::Type::F32},
+    {"f64", 8, true, ptx::Type::F64},     {"bf16", 2, true, ptx::Type::BF16},
+    {"f32_ftz", 4, true, ptx::Type::F32}, {"tf32", 4, true, ptx::Type::F32},
+    {"tf32_ftz", 4, true, ptx::Type::F32}};
 
 // The list of 1..5 integers `key`, each in [lo, hi].
 std::vector<std::uint64_t> tma_list(const SpecContext& c, const toml::node& n,
@@ -86,11 +90,22 @@ TensorMap make_tensor_map(const SpecContext& c, const std::string& name, const t
   m.elem_bytes = std::uint8_t(elem_bytes(buf->type));
   m.is_float = elem_is_float(buf->type);
   m.type = std::string(elem_name(buf->type));
+  // The buffer's type as the map's (u8 for s8, u16 for s16: CUDA has no signed 8/16-bit map).
+  static constexpr std::pair<ElemType, ptx::Type> kFromBuffer[] = {
+      {ElemType::U8, ptx::Type::U8},   {ElemType::S8, ptx::Type::U8},
+      {ElemType::U16, ptx::Type::U16}, {ElemType::S16, ptx::Type::U16},
+      {ElemType::U32, ptx::Type::U32}, {ElemType::S32, ptx::Type::S32},
+      {ElemType::U64, ptx::Type::U64}, {ElemType::S64, ptx::Type::S64},
+      {ElemType::F32, ptx::Type::F32}, {ElemType::F64, ptx::Type::F64},
+      {ElemType::F16, ptx::Type::F16}, {ElemType::BF16, ptx::Type::BF16}};
+  for (const auto& [e, p] : kFromBuffer)
+    if (e == buf->type) m.elem_type = p;
   if (const toml::node* n = t.get("type")) {
     bool found = false;
     for (const TmaType& k : kTmaTypes)
       if (n->value_exact<std::string>() == k.name)
-        m.elem_bytes = k.bytes, m.is_float = k.is_float, m.type = k.name, found = true;
+        m.elem_bytes = k.bytes, m.is_float = k.is_float, m.type = k.name, m.elem_type = k.type,
+        found = true;
     if (!found)
       c.fail(n, fmt::format("{}: 'type' must be one of u8 u16 u32 s32 u64 s64 f16 f32 f64 bf16 "
                             "f32_ftz tf32 tf32_ftz (CUtensorMapDataType; the packed 4- and 6-bit "

@@ -346,6 +346,11 @@ std::uint64_t atomic_apply(AtomOp op, Type t, std::uint8_t* p, std::uint64_t b, 
 
 }  // namespace
 
+void reduce_into(ptx::AtomOp op, ptx::Type t, std::uint8_t* p, std::uint64_t v) {
+  bool changed = false;
+  (void)atomic_apply(op, t, p, v, 0, changed);
+}
+
 // Distinct 32-byte sectors of the lanes in `m` whose gaddr was noted, each lane covering
 // [gaddr, gaddr + bytes). Resets gaddr of those lanes.
 std::uint16_t count_sectors(Impl& im, LaneMask m, std::uint64_t bytes) {

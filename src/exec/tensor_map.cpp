@@ -44,6 +44,7 @@ std::array<std::uint8_t, kTensorMapBytes> encode_tensor_map(const TensorMap& t,
   b[7] = swizzle_code(t.swizzle);
   b[8] = std::uint8_t((t.oob_nan ? 1 : 0) | (t.is_float ? 2 : 0));
   b[9] = t.l2_promotion;
+  b[10] = std::uint8_t(t.elem_type);
   put64(b.data() + 16, address);
   for (int d = 0; d < 5; ++d) put64(b.data() + 24 + 8 * d, t.dims[std::size_t(d)]);
   for (int d = 1; d < 5; ++d) put64(b.data() + 64 + 8 * (d - 1), t.strides[std::size_t(d)]);
@@ -69,6 +70,7 @@ std::optional<DecodedTensorMap> decode_tensor_map(const std::uint8_t* b) {
   t.oob_nan = (b[8] & 1) != 0;
   t.is_float = (b[8] & 2) != 0;
   t.l2_promotion = b[9];
+  t.elem_type = ptx::Type(b[10]);
   out.address = get64(b + 16);
   t.strides[0] = t.elem_bytes;
   for (int d = 0; d < 5; ++d) {

@@ -1,21 +1,22 @@
 // Decoder of the Tensor Memory Accelerator's bulk copies (issue 46; PTX ISA "cp.async.bulk",
 // "cp.async.bulk.tensor", "cp.async.bulk.commit_group", "cp.async.bulk.wait_group",
-// "cp.async.bulk.prefetch"):
+// "cp.async.bulk.prefetch", "cp.reduce.async.bulk", "cp.reduce.async.bulk.tensor"):
 //   cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes{.L2::cache_hint}
-//                                             [dst], [src], size, [mbar] {, policy}
-//   cp.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}   [dst], [src], size {, policy}
+//       [dst], [src], size, [mbar] {, policy}
+//   cp.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}  [dst], [src], size {, policy}
 //   cp.async.bulk.tensor.Nd.shared::cluster.global{.tile}.mbarrier::complete_tx::bytes
-//                                             {.L2::cache_hint}  [dst], [map, {c0..}], [mbar] {,
-//                                             policy}
+//       {.L2::cache_hint}  [dst], [map, {c0..}], [mbar] {, policy}
 //   cp.async.bulk.tensor.Nd.global.shared::cta{.tile}.bulk_group{.L2::cache_hint}
-//                                             [map, {c0..}], [src] {, policy}
+//       [map, {c0..}], [src] {, policy}
 //   cp.async.bulk.commit_group / cp.async.bulk.wait_group{.read} n
-//   cp.async.bulk.prefetch.L2.global [src], size /
-//   cp.async.bulk.prefetch.tensor.Nd.L2.global{.tile}
-//                                             [map, {c0..}]
-// N is 1..5; `map` is the tensor map's address (a register or a parameter's name). Multicast to a
-// cluster, shared-to-shared copies between the CTAs of a cluster and the im2col modes are recorded
-// as unsupported.
+//   cp.async.bulk.prefetch.L2.global [src], size
+//   cp.async.bulk.prefetch.tensor.Nd.L2.global{.tile}  [map, {c0..}]
+//   cp.reduce.async.bulk.global.shared::cta.bulk_group.op.type  [dst], [src], size
+//   cp.reduce.async.bulk.tensor.Nd.global.shared::cta.op{.tile}.bulk_group  [map, {c0..}], [src]
+// N is 1..5; `map` is the tensor map's address (a register or a parameter's name); op is add,
+// min, max, inc, dec, and, or or xor, type b32 u32 s32 b64 u64 s64 f32 f64 (a tensor reduction
+// takes its map's type). Multicast to a cluster, copies and reductions between the CTAs of a
+// cluster, f16/bf16 reductions and the im2col modes are recorded as unsupported.
 #include <fmt/format.h>
 
 #include <vector>
@@ -24,13 +25,26 @@
 #include "smemsim/error.hpp"
 
 namespace smemsim::ptx::decoding {
+namespace {
+
+AtomOp reduce_op(std::string_view m) {
+  constexpr std::pair<std::string_view, AtomOp> kOps[] = {
+      {"add", AtomOp::Add}, {"min", AtomOp::Min}, {"max", AtomOp::Max}, {"inc", AtomOp::Inc},
+      {"dec", AtomOp::Dec}, {"and", AtomOp::And}, {"or", AtomOp::Or},   {"xor", AtomOp::Xor}};
+  for (const auto& [name, op] : kOps)
+    if (m == name) return op;
+  return AtomOp::None;
+}
+
+}  // namespace
 
 Instruction Decoder::bulk_copy() {
   const std::string_view text = m_.text;
   const std::vector<std::string_view> mods = split_modifiers(text);  // cp async bulk ...
   ins_.op = Opcode::CpBulk;
   ins_.type = Type::B8;
-  std::size_t i = 3;
+  const bool reduce = mods[1] == "reduce";
+  std::size_t i = reduce ? 4 : 3;
   const auto operand_end = [&](std::size_t want, bool hint) {
     // The optional cache policy (.L2::cache_hint) is read and dropped: no functional effect.
     if (hint) {
@@ -84,6 +98,14 @@ Instruction Decoder::bulk_copy() {
       group = true;
     else if (m == "L2::cache_hint")
       hint = true;
+    else if (reduce && ins_.atom == AtomOp::None && reduce_op(m) != AtomOp::None)
+      ins_.atom = reduce_op(m);
+    else if (reduce && !tensor && type_from_name(m) != Type::None) {
+      const Type t = type_from_name(m);
+      if (t == Type::F16 || t == Type::BF16) refuse("f16 and bf16 bulk reductions");
+      ins_.type = t;
+    } else if (reduce && m == "noftz")
+      continue;
     else if (m == "L2" && prefetch)
       continue;
     else if (m == "tile" && tensor)
@@ -114,7 +136,20 @@ Instruction Decoder::bulk_copy() {
       malformed(fmt::format("'{}': a copy to global memory completes through .bulk_group", text));
     if (spaces[1] == "shared::cluster")
       malformed(fmt::format("'{}': the source is .shared::cta", text));
-    ins_.comp = std::uint8_t(tensor ? BulkOp::TensorStore : BulkOp::Store);
+    ins_.comp = std::uint8_t(reduce ? (tensor ? BulkOp::TensorReduce : BulkOp::Reduce)
+                                    : (tensor ? BulkOp::TensorStore : BulkOp::Store));
+    if (reduce && ins_.atom == AtomOp::None)
+      malformed(
+          fmt::format("'{}' needs a reduction (.add .min .max .inc .dec .and .or .xor)", text));
+    if (reduce && !tensor && ins_.type == Type::B8)
+      malformed(fmt::format("'{}' needs a type (.b32 .u32 .s32 .b64 .u64 .s64 .f32 .f64)", text));
+    if (reduce && is_float(ins_.type) && ins_.atom != AtomOp::Add && ins_.atom != AtomOp::Min &&
+        ins_.atom != AtomOp::Max)
+      malformed(fmt::format("'{}': a float reduction is .add, .min or .max", text));
+  } else if (reduce) {
+    refuse(spaces.size() == 2 && is_shared(spaces[0])
+               ? "reductions into the shared memories of a cluster's CTAs"
+               : "this reduction's spaces");
   } else if (spaces.size() == 2 && is_shared(spaces[0]) && is_shared(spaces[1])) {
     refuse("copies between the shared memories of a cluster's CTAs");
   } else {
@@ -174,6 +209,7 @@ Instruction Decoder::bulk_copy() {
       operand_end(4, hint);
       break;
     case BulkOp::Store:  // [dst], [src], size
+    case BulkOp::Reduce:
       address(0), comma(), address(1), comma(), size(2);
       operand_end(3, hint);
       break;
@@ -182,6 +218,7 @@ Instruction Decoder::bulk_copy() {
       operand_end(4, hint);
       break;
     case BulkOp::TensorStore:  // [map, {c}], [src]
+    case BulkOp::TensorReduce:
       tensor_operand(0), comma(), address(2);
       operand_end(3, hint);
       break;

@@ -23,6 +23,8 @@ Instruction Decoder::async_copy() {
   const bool aligned = std::ranges::count(mods, "aligned") > 0;
 
   if (op == "cp") {
+    if (mods.size() > 3 && mods[1] == "reduce" && mods[2] == "async" && mods[3] == "bulk")
+      return bulk_copy();
     if (mods.size() < 2 || mods[1] != "async") unsupported();
     if (mods.size() == 3 && mods[2] == "commit_group") {
       ins_.op = Opcode::CpAsyncCommit;

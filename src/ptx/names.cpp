@@ -296,9 +296,10 @@ std::string tensor_text(const Kernel& k, const Instruction& ins, std::string gua
 std::string bulk_text(const Kernel& k, const Instruction& ins, std::string s) {
   const auto op = BulkOp(ins.comp);
   const bool tensor =
-      op == BulkOp::TensorLoad || op == BulkOp::TensorStore ||
+      op == BulkOp::TensorLoad || op == BulkOp::TensorStore || op == BulkOp::TensorReduce ||
       (op == BulkOp::Prefetch && ins.num_ops == 2 && ins.ops[1].kind == OperandKind::Vector);
-  s += "cp.async.bulk";
+  const bool reduce = op == BulkOp::Reduce || op == BulkOp::TensorReduce;
+  s += reduce ? "cp.reduce.async.bulk" : "cp.async.bulk";
   switch (op) {
     case BulkOp::Commit:
       return s + ".commit_group;";
@@ -324,6 +325,13 @@ std::string bulk_text(const Kernel& k, const Instruction& ins, std::string s) {
       s += ".global.shared::cta";
       s += tensor ? ".tile" : "";
       s += ".bulk_group";
+      break;
+    case BulkOp::Reduce:
+      s += fmt::format(".global.shared::cta.bulk_group.{}.{}", name_of(kAtomNames, ins.atom),
+                       type_name(ins.type));
+      break;
+    case BulkOp::TensorReduce:
+      s += fmt::format(".global.shared::cta.{}.tile.bulk_group", name_of(kAtomNames, ins.atom));
       break;
     default:
       s += ".L2.global";

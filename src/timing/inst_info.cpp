@@ -104,6 +104,8 @@ Space space_of(const ptx::Instruction& ins) {
         case ptx::BulkOp::Store:
         case ptx::BulkOp::TensorLoad:
         case ptx::BulkOp::TensorStore:
+        case ptx::BulkOp::Reduce:  // timed as a store of its sectors
+        case ptx::BulkOp::TensorReduce:
           return Space::Global;
         default:
           return Space::None;
@@ -227,8 +229,8 @@ std::vector<InstInfo> decode_kernel(const ptx::Kernel& kernel) {
                    ptx::MbarOp(ins.comp) != ptx::MbarOp::PendingCount);
     info.store = ins.op == Opcode::St || ins.op == Opcode::Stmatrix ||
                  ins.op == Opcode::WmmaStore || ins.op == Opcode::CpAsync || is_printf ||
-                 (ins.op == Opcode::CpBulk && (ptx::BulkOp(ins.comp) == ptx::BulkOp::Store ||
-                                               ptx::BulkOp(ins.comp) == ptx::BulkOp::TensorStore));
+                 (ins.op == Opcode::CpBulk && ptx::BulkOp(ins.comp) != ptx::BulkOp::Load &&
+                  ptx::BulkOp(ins.comp) != ptx::BulkOp::TensorLoad);
     info.async_copy = ins.op == Opcode::CpAsync;
     info.async_commit =
         ins.op == Opcode::CpAsyncCommit || (ins.op == Opcode::CpAsyncWait && ins.has(ptx::kUni));
