@@ -54,8 +54,9 @@ enum class Opcode : std::uint8_t {
   // opaque, no functional effect).
   Bmsk, Prefetch, Createpolicy,
   // Issue 46: the Tensor Memory Accelerator's bulk copies (the kind in Instruction::comp, BulkOp;
-  // a tensor copy's rank in Instruction::vec).
-  CpBulk,
+  // a tensor copy's rank in Instruction::vec); the cluster barrier (comp 0: arrive, 1: wait) and
+  // mapa (a shared address of another CTA of the cluster).
+  CpBulk, BarCluster, Mapa,
 };
 // What an Opcode::CpBulk does (PTX ISA "cp.async.bulk", "cp.async.bulk.tensor"): a contiguous copy
 // global -> shared (completing an mbarrier's transactions) or shared -> global (a bulk group), the

@@ -97,6 +97,7 @@ inline constexpr std::uint32_t kBarriers = 16;
 struct Warp {
   // What every issue reads comes first, in one cache line (issue 49): a cycle-level run visits
   // thousands of warps in turn, and each line it touches is likely a miss.
+  // (The cluster barrier's arrivals of this warp are kept at the end: cl_arrive.)
   std::uint64_t* regs = nullptr;  // file_rows x lanes
   std::vector<StackEntry> stack;
   LaneMask live = 0;
@@ -141,6 +142,7 @@ struct Warp {
   std::vector<std::uint64_t> spin_regs;
   std::vector<StackEntry> spin_stack;
   LaneMask spin_live = 0;
+  std::uint32_t cl_arrive = 0;  // barrier.cluster.arrive issued (issue 46)
 };
 
 // A call site resolved for execution: the callee's entry, its register rows and per-thread byte
@@ -174,7 +176,18 @@ struct Cta {
   // The transaction counts of the CTA's mbarriers (issue 46), by shared offset; an object absent
   // here has a count of 0 (mbarrier.cpp).
   std::vector<std::pair<std::uint32_t, std::int32_t>> mbar_tx;
+  // Its cluster (issue 46): its rank, the slot of the rank-0 CTA (the CTA of rank r is in slot
+  // cluster_base + r), and, in the rank-0 CTA, the cluster barrier's threads arrived and phases
+  // completed.
+  std::uint32_t cluster_rank = 0, cluster_base = 0;
+  std::uint64_t cl_arrived = 0;
+  std::uint32_t cl_phase = 0;
 };
+
+// A shared address with a CTA's rank in it (issue 46, mapa): bits 24 and up hold rank + 1; below
+// them the offset in that CTA's shared memory (at most 228 KiB). 0 there: the CTA's own.
+inline constexpr int kClusterRankShift = 24;
+inline constexpr std::uint64_t kClusterOffsetMask = (std::uint64_t{1} << kClusterRankShift) - 1;
 
 struct Region {
   std::uint8_t* data = nullptr;
@@ -279,7 +292,9 @@ struct Impl {
   // The row of each stored special register the kernel reads (kNoRow: not read, no row); they
   // follow the registers in Special order (prepare.cpp; issue 49: a warp keeps rows only for the
   // specials its kernel reads).
-  std::array<std::uint32_t, ptx::kStoredSpecials> special_at{};
+  // Rows of the specials kept per warp: the stored ones and the per-CTA cluster ones (issue 46).
+  std::array<std::uint32_t, ptx::kSpecials> special_at{};
+  Dim3 cluster{1, 1, 1};  // the kernel's cluster shape (.reqnctapercluster; 1 x 1 x 1 without)
   std::uint32_t local_rows = 0;
   std::uint32_t cc_row = 0;
   // Where each warp-local row r < local_rows lies in a warp's register file, file_rows rows of
@@ -503,6 +518,13 @@ bool exec_mbarrier(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);
 // completion; mbarrier.cpp): an error naming the thread when it is not an initialized object.
 void mbarrier_complete_tx(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, int l, std::uint32_t at,
                           std::int64_t bytes);
+// barrier.cluster.arrive/wait and mapa (bulk_copy.cpp, issue 46); returns true when a wait found
+// its phase incomplete (the warp stays at the instruction).
+bool exec_cluster(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);
+// A warp of `cta` exited: the cluster barrier's phase may now be complete.
+void cluster_warp_done(Impl& im, Cta& cta);
+// The CTA of rank `rank` in `cta`'s cluster, or null when it is not resident here.
+Cta* cluster_peer(Impl& im, const Cta& cta, std::uint32_t rank);
 // cp.async.bulk{.tensor}, its groups and prefetches (bulk_copy.cpp): returns the global sectors.
 std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);
 // *p = op(*p, v) at type t's width, as atom does (memory.cpp): a bulk reduction's element.

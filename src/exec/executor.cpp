@@ -53,6 +53,8 @@ void Impl::warp_done(Cta& cta, Warp& w) {
     race_exit(*this, cta, w);
   --cta.live_warps;
   release_barriers(*this, cta);  // a barrier of every live warp may now be complete
+  if (cluster.count() > 1) [[unlikely]]
+    cluster_warp_done(*this, cta);
 }
 
 IssueResult Impl::issue(Cta& cta, Warp& w) {
@@ -265,6 +267,14 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
       normalize(w);
       break;
     }
+    case Opcode::BarCluster:
+    case Opcode::Mapa: {
+      const bool wait = exec && exec_cluster(*this, cta, w, pc, exec);
+      r.waiting = wait;
+      if (!wait) ++top.pc;  // a wait whose phase is incomplete is issued again
+      normalize(w);
+      break;
+    }
     case Opcode::CpBulk: {
       // The copy's shared bytes (a load), the group's completion, or the mbarrier it completes.
       if (ptx::BulkOp(ins.comp) != ptx::BulkOp::Commit &&
@@ -432,6 +442,13 @@ void Executor::start_cta(std::uint32_t slot, std::uint64_t linear, std::uint32_t
   cta.wg_owner = -1;
   cta.mbar_tx.clear();
   cta.smid = smid;
+  {  // its cluster (issue 46): rank x fastest; a cluster's CTAs sit in consecutive slots
+    const Dim3& k = im.cluster;
+    cta.cluster_rank = (cta.id.x % k.x) + k.x * ((cta.id.y % k.y) + k.y * (cta.id.z % k.z));
+    cta.cluster_base = slot >= cta.cluster_rank ? slot - cta.cluster_rank : slot;
+    cta.cl_arrived = 0;
+    cta.cl_phase = 0;
+  }
   if (im.race) [[unlikely]]
     race_cta_start(im, cta);
   if (im.has_tx) {
@@ -458,6 +475,7 @@ void Executor::start_cta(std::uint32_t slot, std::uint64_t linear, std::uint32_t
     w.spin_pc = kNoRow;
     w.spinning = false;
     w.issued = w.spin_armed_at = 0;
+    w.cl_arrive = 0;
     w.stack.reserve(16);
     w.stack.push_back({0, kNoRow, w.live});
     auto set = [&](ptx::Special s, std::uint32_t l, std::uint64_t v) {
@@ -483,6 +501,16 @@ void Executor::start_cta(std::uint32_t slot, std::uint64_t linear, std::uint32_t
       set(S::WarpId, l, wi);
       set(S::NwarpId, l, im.warps);
       set(S::SmId, l, smid);
+      // Clusters (issue 46): the CTA's place in its cluster, x fastest, and its cluster's.
+      const Dim3& k = im.cluster;
+      const Dim3 in{cta.id.x % k.x, cta.id.y % k.y, cta.id.z % k.z};
+      set(S::ClusterCtaidX, l, in.x);
+      set(S::ClusterCtaidY, l, in.y);
+      set(S::ClusterCtaidZ, l, in.z);
+      set(S::ClusterCtarank, l, in.x + k.x * (in.y + k.y * in.z));
+      set(S::ClusterIdX, l, cta.id.x / k.x);
+      set(S::ClusterIdY, l, cta.id.y / k.y);
+      set(S::ClusterIdZ, l, cta.id.z / k.z);
     }
   }
 }

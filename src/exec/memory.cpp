@@ -65,12 +65,29 @@ struct Resolver {
   }
 
   std::uint8_t* shared(int l, std::uint64_t& off) const {
+    if (off >> kClusterRankShift) [[unlikely]]
+      return peer(l, off);
     if (const SharedRemap& r = im.remap; r.on()) [[unlikely]]
       off = remap(l, r, off);
     if (off + total > cta.shared.size() || off + total < off)
       oob(l, "shared", off, cta.shared.size(), "byte offset");
     if (off % align) misaligned(l, "shared", off);
     return cta.shared.data() + off;
+  }
+  // Another CTA of the cluster (issue 46): the rank in the address's high bits (mapa).
+  [[gnu::noinline, gnu::cold]] std::uint8_t* peer(int l, std::uint64_t& off) const {
+    const std::uint64_t rank = (off >> kClusterRankShift) - 1;
+    Cta* p = rank < im.cluster.count() ? cluster_peer(im, cta, std::uint32_t(rank)) : nullptr;
+    if (!p)
+      im.fail(cta, w, l, pc,
+              fmt::format("shared address {:#x} names CTA rank {} of a cluster of {}", off, rank,
+                          im.cluster.count()));
+    const std::uint64_t o = off & kClusterOffsetMask;
+    if (o + total > p->shared.size())
+      oob(l, "distributed shared", o, p->shared.size(), "byte offset");
+    if (o % align) misaligned(l, "shared", o);
+    off = o;
+    return p->shared.data() + o;
   }
   // `smemsim fix`'s relayout (SharedRemap): an access must stay inside one grain of the array.
   // Out of line and cold, so that resolve() stays small enough to inline where no remap is set.

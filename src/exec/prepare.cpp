@@ -192,22 +192,19 @@ Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, const Laun
   if (kernel.reqntid[0] && t > max_threads)
     fail_launch(fmt::format("block {} has {} threads, above the kernel's .maxntid/.reqntid of {}",
                             to_string(launch.block), t, max_threads));
-  // Clusters (__cluster_dims__, issue 46): a cluster of one CTA runs as every CTA does; larger
-  // clusters need their CTAs co-scheduled, with distributed shared memory, not modelled yet.
+  // Clusters (__cluster_dims__, issue 46): the grid is a whole number of them (run() starts a
+  // cluster's CTAs together; cluster.cpp).
   const std::uint64_t cluster = std::uint64_t(std::max(1u, kernel.cluster[0])) *
                                 std::max(1u, kernel.cluster[1]) * std::max(1u, kernel.cluster[2]);
+  this->cluster = {std::max(1u, kernel.cluster[0]), std::max(1u, kernel.cluster[1]),
+                   std::max(1u, kernel.cluster[2])};
   if (cluster > 1) {
-    const Dim3 c{std::max(1u, kernel.cluster[0]), std::max(1u, kernel.cluster[1]),
-                 std::max(1u, kernel.cluster[2])};
+    const Dim3 c = this->cluster;
     if (gr.x % c.x || gr.y % c.y || gr.z % c.z)
       fail_launch(
           fmt::format("grid {} is not a whole number of the kernel's clusters of {} "
                       "(.reqnctapercluster)",
                       to_string(launch.grid), to_string(c)));
-    fail_launch(
-        fmt::format("the kernel's clusters of {} CTAs (.reqnctapercluster {}) are not "
-                    "modelled yet: smemsim runs clusters of one CTA (issue 46)",
-                    cluster, to_string(c)));
   }
   threads = static_cast<std::uint32_t>(t);
   warps = (threads + lanes - 1) / lanes;

@@ -244,6 +244,13 @@ void Executor::set_racecheck(bool on) {
     im.race.reset();
     return;
   }
+  // Distributed shared memory (issue 46): an access to a partner's tile would be checked against
+  // the accessing CTA's own shadow; not followed yet.
+  if (im.cluster.count() > 1)
+    throw InputError(located(im.module.filename, im.kernel.ptx_line,
+                             fmt::format("--racecheck does not follow distributed shared memory "
+                                         "yet: kernel '{}' runs in clusters of {} CTAs (issue 46)",
+                                         ptx::demangle(im.kernel.name), im.cluster.count())));
   if (!im.race) im.race.reset(new Impl::RaceState);
 }
 

@@ -77,10 +77,31 @@ void Executor::run_ctas(std::uint64_t first, std::uint64_t end,
   const std::uint64_t n = std::min(end, im.launch.grid.count());
   std::uint64_t steps = 0;
   const std::uint64_t warp_limit = warp_step_limit(im.max_steps);
-  for (std::uint64_t c = first; c < n; ++c) {
-    start_cta(0, c);
-    Cta& cta = im.ctas[0];
-    while (cta.live_warps) {
+  // A cluster's CTAs run together (issue 46): slot r holds the CTA of rank r; the CTAs of a
+  // cluster are started together, their warps' turns taken in rank order.
+  const Dim3 k = im.cluster;
+  const std::uint32_t group = static_cast<std::uint32_t>(k.count());
+  if (group > 1 && (first != 0 || n != im.launch.grid.count()))
+    throw InputError(
+        fmt::format("{}: a kernel with clusters runs its whole grid at once", im.module.filename));
+  if (im.ctas.size() < group) im.ctas.resize(group);
+  const Dim3& g = im.launch.grid;
+  for (std::uint64_t c = first; c < n; c += group) {
+    // Cluster c / group: its CTAs, rank r at x fastest within the cluster.
+    const std::uint64_t cl = c / group;
+    const Dim3 per{g.x / k.x, g.y / k.y, g.z / k.z};
+    const std::uint64_t cx = cl % per.x, cy = (cl / per.x) % per.y, cz = cl / (per.x * per.y);
+    for (std::uint32_t r = 0; r < group; ++r) {
+      const std::uint64_t x = cx * k.x + r % k.x, y = cy * k.y + (r / k.x) % k.y,
+                          z = cz * k.z + r / (k.x * k.y);
+      start_cta(r, group == 1 ? c : x + g.x * (y + g.y * z));
+    }
+    const auto live = [&] {
+      for (std::uint32_t r = 0; r < group; ++r)
+        if (im.ctas[r].live_warps) return true;
+      return false;
+    };
+    while (live()) {
       bool progressed = false, only_waits = true, any_wait = false;
       std::string spin;  // the first warp found spinning in this round
       const std::uint64_t epoch = im.mbar_epoch, writes = im.writes;
@@ -88,46 +109,54 @@ void Executor::run_ctas(std::uint64_t first, std::uint64_t end,
       // phase others must complete, or spins (comes back to the same state with nothing written:
       // it waits for another warp, as a multi-warp tile of cooperative groups does): every barrier
       // phase runs its warps in index order, and a waiting warp's turn passes to the next.
-      for (Warp& w : cta.warps) {
-        bool waited = false, ran = false;
-        // A warp that spun is checked again from where it stands: unless another warp has
-        // written something, it is found spinning after one more time round its loop.
-        if (w.state == WarpState::Ready && w.spinning) im.spin_arm(w);
-        std::uint64_t turn = 0;
-        while (w.state == WarpState::Ready) {
-          progressed = ran = true;
-          if (++steps > im.max_steps)
-            throw InputError(fmt::format(
-                "{}: the kernel did not finish within {} warp-instructions (--max-steps); "
-                "unfinished: {}",
-                im.module.filename, im.max_steps, describe_warps(im, cta)));
-          if (w.issued >= warp_limit) [[unlikely]]
-            throw InputError(fmt::format(
-                "{}: the kernel did not finish: warp {} of block ({},{},{}) executed {} "
-                "instructions (a warp may execute max(2^27, --max-steps / 8)) and is {}: a loop "
-                "that never ends? (raise --max-steps for a longer kernel)",
-                im.module.filename, w.index, cta.id.x, cta.id.y, cta.id.z, w.issued,
-                im.where(w.stack.empty() ? kNoRow : w.stack.back().pc)));
-          if (++turn == kTurnArmSteps) [[unlikely]]
-            im.spin_arm(w);
-          if (steps % kSpinArmSteps == 0) [[unlikely]] {
-            poll_interrupt();
-            im.spin_arm(w);
-            if (im.progress) im.progress(c, n);
+      for (std::uint32_t rank = 0; rank < group; ++rank) {
+        Cta& cta = im.ctas[rank];
+        for (Warp& w : cta.warps) {
+          bool waited = false, ran = false;
+          // A warp that spun is checked again from where it stands: unless another warp has
+          // written something, it is found spinning after one more time round its loop.
+          if (w.state == WarpState::Ready && w.spinning) im.spin_arm(w);
+          std::uint64_t turn = 0;
+          while (w.state == WarpState::Ready) {
+            progressed = ran = true;
+            if (++steps > im.max_steps)
+              throw InputError(fmt::format(
+                  "{}: the kernel did not finish within {} warp-instructions (--max-steps); "
+                  "unfinished: {}",
+                  im.module.filename, im.max_steps, describe_warps(im, cta)));
+            if (w.issued >= warp_limit) [[unlikely]]
+              throw InputError(fmt::format(
+                  "{}: the kernel did not finish: warp {} of block ({},{},{}) executed {} "
+                  "instructions (a warp may execute max(2^27, --max-steps / 8)) and is {}: a loop "
+                  "that never ends? (raise --max-steps for a longer kernel)",
+                  im.module.filename, w.index, cta.id.x, cta.id.y, cta.id.z, w.issued,
+                  im.where(w.stack.empty() ? kNoRow : w.stack.back().pc)));
+            if (++turn == kTurnArmSteps) [[unlikely]]
+              im.spin_arm(w);
+            if (steps % kSpinArmSteps == 0) [[unlikely]] {
+              poll_interrupt();
+              im.spin_arm(w);
+              if (im.progress) im.progress(c, n);
+            }
+            const IssueResult r = im.issue(cta, w);
+            if (r.op == Opcode::Bar) break;
+            if (r.waiting || w.spinning) {
+              waited = true;
+              if (w.spinning && spin.empty())
+                spin = fmt::format("warp {} of block ({},{},{}) spins {}", w.index, cta.id.x,
+                                   cta.id.y, cta.id.z, im.where(w.spin_stack.back().pc));
+              break;
+            }
           }
-          const IssueResult r = im.issue(cta, w);
-          if (r.op == Opcode::Bar) break;
-          if (r.waiting || w.spinning) {
-            waited = true;
-            if (w.spinning && spin.empty())
-              spin = fmt::format("warp {} of block ({},{},{}) spins {}", w.index, cta.id.x,
-                                 cta.id.y, cta.id.z, im.where(w.spin_stack.back().pc));
-            break;
-          }
+          only_waits &= waited || !ran;
+          any_wait |= waited;
         }
-        only_waits &= waited || !ran;
-        any_wait |= waited;
       }
+      // The CTA the messages below name: the first of the cluster with a live warp.
+      const Cta* stuck = &im.ctas[0];
+      for (std::uint32_t r = group; r-- > 0;)
+        if (im.ctas[r].live_warps) stuck = &im.ctas[r];
+      const Cta& cta = *stuck;
       // Every warp that ran only spun or waited for an mbarrier phase, and nothing arrived or was
       // written: none can get on.
       if (any_wait && only_waits && im.mbar_epoch == epoch && im.writes == writes && !spin.empty())
@@ -148,8 +177,10 @@ void Executor::run_ctas(std::uint64_t first, std::uint64_t end,
             "open: {}",
             im.module.filename, cta.id.x, cta.id.y, cta.id.z, describe_warps(im, cta)));
     }
-    if (im.progress) im.progress(c + 1, n);
-    if (done) done(c);
+    for (std::uint32_t r = 0; r < group; ++r) {
+      if (im.progress) im.progress(c + r + 1, n);
+      if (done) done(group == 1 ? c : im.ctas[r].linear);
+    }
   }
 }
 

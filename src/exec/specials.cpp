@@ -11,27 +11,28 @@ namespace smemsim::exec::detail {
 namespace {
 
 // The stored special whose row a special register reads: itself, or the one it is an alias of
-// (%globaltimer is the clock at an assumed 1 GHz, docs/exec.md; no clusters: every CTA is a
-// cluster of one, so %clusterid is %ctaid); -1 for the others.
+// (%globaltimer is the clock at an assumed 1 GHz, docs/exec.md), or a per-CTA cluster special
+// (issue 46); -1 for the others.
 int stored_special(ptx::Special sp) {
   using S = ptx::Special;
   const auto n = static_cast<std::uint32_t>(sp);
   if (n < ptx::kStoredSpecials) return int(n);
   switch (sp) {
+    // Per CTA (issue 46): its place in its cluster and its cluster's (set at start_cta).
+    case S::ClusterCtaidX:
+    case S::ClusterCtaidY:
+    case S::ClusterCtaidZ:
+    case S::ClusterCtarank:
+    case S::ClusterIdX:
+    case S::ClusterIdY:
+    case S::ClusterIdZ:
+      return int(n);
     case S::GlobalTimer:
       return int(S::Clock64);
     case S::GlobalTimerLo:
       return int(S::Clock);
     case S::GlobalTimerHi:
       return int(S::ClockHi);
-    case S::ClusterIdX:
-    case S::ClusterIdY:
-    case S::ClusterIdZ:
-      return int(S::CtaidX) + int(n - std::uint32_t(S::ClusterIdX));
-    case S::NclusterIdX:
-    case S::NclusterIdY:
-    case S::NclusterIdZ:
-      return int(S::NctaidX) + int(n - std::uint32_t(S::NclusterIdX));
     default:
       return -1;
   }
@@ -83,19 +84,24 @@ std::uint32_t Impl::special_row(ptx::Special sp, const ptx::Instruction& ins) {
       return const_row(arch.sm.count);
     case S::GridId:  // the launch's grid number: one grid per executor
       return const_row(1);
-    case S::IsExplicitCluster:  // __cluster_dims__(1, 1, 1): an explicit cluster of one CTA
+    case S::IsExplicitCluster:  // __cluster_dims__: an explicit cluster
       return const_row(kernel.explicit_cluster ? 1 : 0);
-    case S::ClusterCtaidX:
-    case S::ClusterCtaidY:
-    case S::ClusterCtaidZ:
-    case S::ClusterCtarank:
     case S::CurrentGraphExec:  // not launched from a CUDA graph
       return const_row(0);
     case S::ClusterNctaidX:
+      return const_row(cluster.x);
     case S::ClusterNctaidY:
+      return const_row(cluster.y);
     case S::ClusterNctaidZ:
+      return const_row(cluster.z);
     case S::ClusterNctarank:
-      return const_row(1);
+      return const_row(cluster.count());
+    case S::NclusterIdX:
+      return const_row(launch.grid.x / cluster.x);
+    case S::NclusterIdY:
+      return const_row(launch.grid.y / cluster.y);
+    case S::NclusterIdZ:
+      return const_row(launch.grid.z / cluster.z);
     case S::DynamicSmemSize:
       return const_row(launch.dynamic_shared_bytes);
     // The reserved shared memory (prepare.cpp), 1 KiB: its begin, end and size; where its users

@@ -101,7 +101,7 @@ constexpr std::string_view kSpace[] = {"",       "generic", "param", "global",
                                        "shared", "local",   "const"};
 constexpr std::string_view kCache[] = {"", "ca", "cg", "cs", "lu", "cv", "wb", "wt"};  // CacheOp
 constexpr std::string_view kSem[] = {"relaxed", "acquire", "release", "acq_rel", "sc", "weak"};
-constexpr std::string_view kScope[] = {"cta", "gpu", "sys", "gl"};
+constexpr std::string_view kScope[] = {"cta", "gpu", "sys", "gl", "cluster"};
 
 }  // namespace
 
@@ -122,6 +122,7 @@ Instruction Decoder::run() {
   if (base == "mbarrier" || base == "nanosleep" || text.starts_with("cp.async.mbarrier."))
     return mbarrier();
   if (base == "ldmatrix" || base == "stmatrix" || base == "cp") return async_copy();
+  if (text.starts_with("barrier.cluster.") || base == "mapa") return cluster_op();
   if (text.starts_with("fence.proxy.") || text.starts_with("fence.mbarrier_init."))
     return proxy_fence();
   if (base == "mma" || base == "wmma") return tensor();
@@ -164,6 +165,9 @@ void Decoder::modifier(const OpInfo& info, std::string_view mod, int& types) {
     return;
   }
   Space sp;
+  // .shared::cta is .shared; .shared::cluster addresses another CTA of the cluster through the
+  // rank bits mapa puts in the address (issue 46), so it resolves as shared too.
+  if ((a & aSpace) && (mod == "shared::cta" || mod == "shared::cluster")) mod = "shared";
   if ((a & aSpace) && lookup(mod, kSpace, sp, 1)) {
     if (seen_space_) malformed(fmt::format("two state spaces in '{}'", m_.text));
     seen_space_ = true;

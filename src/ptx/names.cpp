@@ -20,8 +20,8 @@ constexpr std::string_view kOpcodeNames[] = {
     // tensor-core kernels (tensor_text writes their full form)
     "ldmatrix", "stmatrix", "cp.async", "cp.async.commit_group", "cp.async.wait_group", "mma",
     "wmma.load", "wmma.store", "wmma.mma", "mbarrier", "nanosleep", "bmsk", "prefetch",
-    "createpolicy", "cp.async.bulk"};
-static_assert(std::size(kOpcodeNames) == static_cast<std::size_t>(Opcode::CpBulk) + 1);
+    "createpolicy", "cp.async.bulk", "barrier.cluster", "mapa"};
+static_assert(std::size(kOpcodeNames) == static_cast<std::size_t>(Opcode::Mapa) + 1);
 constexpr std::string_view kMbarNames[] = {
     "init",          "arrive", "arrive_drop",      "test_wait", "try_wait",   "inval",
     "pending_count", "",       "arrive.expect_tx", "expect_tx", "complete_tx"};

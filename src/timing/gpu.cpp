@@ -186,6 +186,16 @@ void GpuSim::Impl::stuck(const std::string& why) const {
 GpuSim::GpuSim(const ptx::Module& module, const ptx::Kernel& kernel, const Arch& arch,
                const exec::Launch& launch, exec::GlobalMemory& memory,
                const TimingOptions& options) {
+  // Clusters (issue 46): the cycle model does not yet place a cluster's CTAs together, nor carry
+  // their shared-memory traffic between SMs.
+  if (kernel.cluster[0] * std::max(1u, kernel.cluster[1]) * std::max(1u, kernel.cluster[2]) > 1)
+    throw InputError(located(
+        module.filename, kernel.ptx_line,
+        fmt::format("kernel '{}' runs in clusters of {},{},{} CTAs (.reqnctapercluster): the "
+                    "cycle model does not co-schedule a cluster's CTAs yet; `run` and `profile` "
+                    "execute it (issue 46)",
+                    ptx::demangle(kernel.name), kernel.cluster[0], std::max(1u, kernel.cluster[1]),
+                    std::max(1u, kernel.cluster[2]))));
   impl_ = std::make_unique<Impl>(module, kernel, arch, launch, memory, options);
 }
 

@@ -1,0 +1,56 @@
+// smemsim-arch: sm_90
+// Thread-block clusters and distributed shared memory (issue 46), written by us from the CUDA C++
+// Programming Guide's "Thread Block Clusters" and "Distributed Shared Memory":
+//   cluster_exchange   clusters of 2 CTAs: each fills its tile, syncs the cluster, and reads its
+//                      partner's tile (reversed) through distributed shared memory;
+//   cluster_ids        clusters of 2 x 2 CTAs: each CTA writes its rank, its place in its
+//                      cluster, its cluster's index and the cluster's size;
+//   cluster_histogram  clusters of 2 CTAs share one histogram of 2 x 64 bins: bin b lives in the
+//                      shared memory of CTA b / 64, and every thread adds to it with an atomic
+//                      through distributed shared memory (the Guide's example, our own code).
+#include <cooperative_groups.h>
+
+namespace cg = cooperative_groups;
+
+__global__ void __cluster_dims__(2, 1, 1) cluster_exchange(const int* in, int* out) {
+  __shared__ int tile[256];
+  cg::cluster_group cluster = cg::this_cluster();
+  const unsigned rank = cluster.block_rank();
+  tile[threadIdx.x] = in[blockIdx.x * 256 + threadIdx.x];
+  cluster.sync();  // every tile written before a partner reads it
+  const int* peer = cluster.map_shared_rank(tile, rank ^ 1);
+  out[blockIdx.x * 256 + threadIdx.x] = peer[255 - threadIdx.x] + int(rank) * 1000;
+  cluster.sync();  // no CTA leaves while its partner may still read its tile
+}
+
+__global__ void __cluster_dims__(2, 2, 1) cluster_ids(unsigned* out) {
+  if (threadIdx.x != 0) return;
+  cg::cluster_group cluster = cg::this_cluster();
+  const unsigned cta = blockIdx.x + gridDim.x * blockIdx.y;
+  const dim3 in = cluster.block_index();
+  const dim3 id = __clusterIdx();
+  unsigned* o = out + 6 * cta;
+  o[0] = cluster.block_rank();
+  o[1] = in.x;
+  o[2] = in.y;
+  o[3] = id.x;
+  o[4] = id.y;
+  o[5] = cluster.num_blocks();
+}
+
+__global__ void __cluster_dims__(2, 1, 1) cluster_histogram(const int* values, int n,
+                                                              int* bins) {
+  __shared__ int part[64];
+  cg::cluster_group cluster = cg::this_cluster();
+  for (int i = threadIdx.x; i < 64; i += blockDim.x) part[i] = 0;
+  cluster.sync();  // every part zeroed before any thread adds to it
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const int b = values[i] & 127;  // 128 bins over the cluster's 2 CTAs
+    int* owner = cluster.map_shared_rank(part, b / 64);
+    atomicAdd(owner + b % 64, 1);
+  }
+  cluster.sync();  // every addition made before the parts are read out
+  const int cluster_id = blockIdx.x / 2;
+  for (int i = threadIdx.x; i < 64; i += blockDim.x)
+    bins[cluster_id * 128 + int(cluster.block_rank()) * 64 + i] = part[i];
+}

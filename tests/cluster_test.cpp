@@ -1,0 +1,154 @@
+// Thread-block clusters and distributed shared memory (issue 46; kernels/cluster.cu, its PTX
+// shipped in kernels/ptx): a cluster's CTAs run together under `run`, read and write each other's
+// shared memory through mapa's addresses, meet at barrier.cluster, and see their place in the
+// cluster in the special registers. Each result is checked against a CPU computation written out
+// here from the kernel's CUDA source.
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "smemsim/arch.hpp"
+#include "smemsim/error.hpp"
+#include "smemsim/exec.hpp"
+#include "smemsim/timing.hpp"
+#include "smemsim/workloads.hpp"
+
+namespace smemsim::exec {
+namespace {
+
+Workload cluster_workload(const std::string& spec, Dim3 grid, Dim3 block) {
+  Workload w;
+  w.module = load_suite_ptx(suite_ptx_dir(), "cluster", "cluster_test");
+  bool g = false, b = false;
+  apply_launch_spec_text(spec, "cluster.toml", w, g, b);
+  w.launch.grid = grid;
+  w.launch.block = block;
+  return w;
+}
+
+void run(Workload& w) {
+  Executor ex(w.module, find_kernel(w.module, w.kernel), find_preset("hopper-h100"), w.launch,
+              w.memory);
+  ex.run();
+}
+
+std::vector<std::int32_t> ints(const Workload& w, const std::string& name) {
+  const Buffer& b = *w.memory.find(name);
+  std::vector<std::int32_t> v(b.bytes.size() / 4);
+  std::memcpy(v.data(), b.bytes.data(), b.bytes.size());
+  return v;
+}
+
+TEST(Cluster, PartnersReadEachOthersTilesAfterTheClusterBarrier) {
+  // cluster_exchange, 4 CTAs in clusters of 2: out[256 b + t] = in[256 (b ^ 1) + 255 - t] +
+  // 1000 (b mod 2), with in = 0, 1, 2, ... The CTAs' warps take turns in rank order: without
+  // the barrier, rank 0 would read its partner's tile before rank 1 wrote it (zeros).
+  Workload w = cluster_workload(
+      "kernel = \"cluster_exchange\"\nargs = [\"in\", \"out\"]\n[buffers.in]\ntype = \"s32\"\n"
+      "count = 1024\ninit = \"iota\"\n[buffers.out]\ntype = \"s32\"\ncount = 1024\n",
+      {4, 1, 1}, {256, 1, 1});
+  run(w);
+  const std::vector<std::int32_t> out = ints(w, "out");
+  for (int b = 0; b < 4; ++b)
+    for (int t = 0; t < 256; ++t)
+      ASSERT_EQ(out[std::size_t(256 * b + t)], 256 * (b ^ 1) + 255 - t + 1000 * (b % 2))
+          << b << " " << t;
+}
+
+TEST(Cluster, SpecialRegistersGiveEachCtaItsPlace) {
+  // cluster_ids on a 4 x 2 grid in clusters of 2 x 2: CTA (x, y) has rank (x mod 2) + 2 (y mod 2),
+  // place (x mod 2, y mod 2) in cluster (x / 2, y / 2), and its cluster has 4 CTAs.
+  Workload w = cluster_workload(
+      "kernel = \"cluster_ids\"\nargs = [\"out\"]\n[buffers.out]\ntype = \"u32\"\ncount = 48\n",
+      {4, 2, 1}, {32, 1, 1});
+  run(w);
+  const std::vector<std::int32_t> out = ints(w, "out");
+  for (int y = 0; y < 2; ++y)
+    for (int x = 0; x < 4; ++x) {
+      const std::size_t o = std::size_t(6 * (x + 4 * y));
+      EXPECT_EQ(out[o + 0], x % 2 + 2 * (y % 2)) << x << " " << y;
+      EXPECT_EQ(out[o + 1], x % 2);
+      EXPECT_EQ(out[o + 2], y % 2);
+      EXPECT_EQ(out[o + 3], x / 2);
+      EXPECT_EQ(out[o + 4], y / 2);
+      EXPECT_EQ(out[o + 5], 4);
+    }
+}
+
+TEST(Cluster, AtomicsIntoAPartnersSharedMemoryBuildOneHistogram) {
+  // cluster_histogram: 5,000 values, 4 CTAs of 128 threads (2 clusters), a grid-stride loop:
+  // element i is taken by CTA (i mod 512) / 128, so by cluster (i mod 512) / 256; cluster c's
+  // 128 bins count its elements' v & 127, bins 0-63 in rank 0's memory, 64-127 in rank 1's.
+  std::mt19937 gen(11);
+  std::vector<int> values(5000);
+  std::string list;
+  for (int& v : values) {
+    v = int(gen() % 1000);
+    list += (list.empty() ? "" : ", ") + std::to_string(v);
+  }
+  Workload w = cluster_workload(
+      "kernel = \"cluster_histogram\"\nargs = [\"v\", 5000, \"bins\"]\n[buffers.v]\ntype = "
+      "\"s32\"\ninit = \"values\"\nvalues = [" +
+          list + "]\n[buffers.bins]\ntype = \"s32\"\ncount = 256\n",
+      {4, 1, 1}, {128, 1, 1});
+  run(w);
+  std::vector<std::int32_t> want(256, 0);
+  for (std::size_t i = 0; i < values.size(); ++i)
+    ++want[std::size_t(128 * ((i % 512) / 256) + (values[i] & 127))];
+  EXPECT_EQ(ints(w, "bins"), want);
+}
+
+TEST(Cluster, BadClusterLaunchesAreOneLineErrors) {
+  const auto fails = [](Workload w, const std::string& want) {
+    try {
+      run(w);
+      ADD_FAILURE() << "ran";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+    }
+  };
+  const std::string spec =
+      "kernel = \"cluster_exchange\"\nargs = [\"in\", \"out\"]\n[buffers.in]\ntype = \"s32\"\n"
+      "count = 1024\n[buffers.out]\ntype = \"s32\"\ncount = 1024\n";
+  fails(cluster_workload(spec, {3, 1, 1}, {256, 1, 1}),
+        "not a whole number of the kernel's clusters");
+  // The cycle model refuses clusters, naming the kernel and what runs it.
+  Workload s = cluster_workload(spec, {2, 1, 1}, {256, 1, 1});
+  try {
+    timing::GpuSim sim(s.module, find_kernel(s.module, s.kernel), find_preset("hopper-h100"),
+                       s.launch, s.memory, {});
+    ADD_FAILURE() << "the cycle model took a cluster";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("`run` and `profile` execute it"), std::string::npos)
+        << e.what();
+  }
+  // mapa to a rank the cluster does not have.
+  const ptx::Module m = ptx::parse(
+      ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n"
+      ".explicitcluster\n.reqnctapercluster 2, 1, 1\n{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n"
+      ".shared .align 4 .b8 s[64];\nmov.u32 %r1, s;\nmapa.shared::cluster.u32 %r2, %r1, 2;\n"
+      "ld.shared::cluster.u32 %r3, [%r2];\nret;\n}\n",
+      "m.ptx");
+  GlobalMemory mem;
+  Launch l;
+  l.grid = {2, 1, 1};
+  l.block = {32, 1, 1};
+  l.args.push_back(Arg::buf(mem.add({"o", ElemType::U32, std::vector<std::uint8_t>(4, 0)})));
+  try {
+    Executor ex(m, m.kernels[0], find_preset("hopper-h100"), l, mem);
+    ex.run();
+    ADD_FAILURE() << "mapa to rank 2 of 2";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("mapa to rank 2 in a cluster of 2 CTAs"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace smemsim::exec
