@@ -150,5 +150,17 @@ TEST(Cluster, BadClusterLaunchesAreOneLineErrors) {
   }
 }
 
+TEST(Cluster, LaunchInitGuessesAWholeNumberOfClusters) {
+  // cluster_ids is 2 x 2 x 1 per cluster: the guessed grid is a multiple of it, and runs.
+  Workload w;
+  w.module = load_suite_ptx(suite_ptx_dir(), "cluster", "cluster_test");
+  const std::string spec =
+      launch_spec_skeleton(w.module, find_kernel(w.module, "cluster_ids"), "cluster.ptx");
+  EXPECT_NE(spec.find("grid = [2, 2]"), std::string::npos) << spec;
+  bool g = false, b = false;
+  apply_launch_spec_text(spec, "init.toml", w, g, b);
+  run(w);
+}
+
 }  // namespace
 }  // namespace smemsim::exec

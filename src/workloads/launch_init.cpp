@@ -279,12 +279,22 @@ std::string launch_spec_skeleton(const ptx::Module& m, const ptx::Kernel& k,
     block = "block = [16, 16]";
     block_note = "guessed: the kernel reads %tid.y or %ctaid.y (2D): check it";
   }
-  if (use.two_dimensional && !k.reqntid[0])
-    out += line("grid = [2, 2]", "guessed: 32 x 32 threads, one per element of 1,024");
+  // A kernel with clusters (issue 46) takes a whole number of them: the guess is rounded up.
+  const std::uint64_t cx = std::max(1u, k.cluster[0]), cy = std::max(1u, k.cluster[1]),
+                      cz = std::max(1u, k.cluster[2]);
+  const auto up = [](std::uint64_t v, std::uint64_t m) { return (v + m - 1) / m * m; };
+  const std::string clusters =
+      cx * cy * cz > 1
+          ? fmt::format("; a whole number of the kernel's {} x {} x {} clusters", cx, cy, cz)
+          : "";
+  if ((use.two_dimensional && !k.reqntid[0]) || cy > 1 || cz > 1)
+    out += line(cz > 1 ? fmt::format("grid = [{}, {}, {}]", up(2, cx), up(2, cy), cz)
+                       : fmt::format("grid = [{}, {}]", up(2, cx), up(2, cy)),
+                "guessed: 32 x 32 threads, one per element of 1,024" + clusters);
   else
-    out += line(
-        fmt::format("grid = [{}]", std::max<std::uint64_t>(1, (count + threads - 1) / threads)),
-        "guessed: a thread per element of 1,024 (blocks: [x] or [x, y, z])");
+    out += line(fmt::format("grid = [{}]",
+                            up(std::max<std::uint64_t>(1, (count + threads - 1) / threads), cx)),
+                "guessed: a thread per element of 1,024 (blocks: [x] or [x, y, z])" + clusters);
   out += line(block, block_note);
   bool dynamic = false;
   for (const ptx::Symbol& s : k.symbols)
