@@ -14,7 +14,10 @@
 //   bulk_reduce_add             each block adds its 1 KiB (word i: blockIdx.x + i) into acc with
 //                               one bulk reduction;
 //   tma_reduce_max_2d           each block takes the maximum of its tile (word i: i + 100 *
-//                               blockIdx.x) and the box at (x, y) of a tensor, in place.
+//                               blockIdx.x) and the box at (x, y) of a tensor, in place;
+//   tma_rows                    loads a 32 x 32 u32 box unswizzled; thread t sums row t, so at
+//                               each step the warp reads a column, 128 bytes a lane apart (the
+//                               bank conflict the swizzle modes are for).
 #include <cuda.h>
 
 #include <cuda/barrier>
@@ -144,4 +147,15 @@ __global__ void tma_reduce_max_2d(const __grid_constant__ CUtensorMap map, int x
     cde::cp_async_bulk_commit_group();
     cde::cp_async_bulk_wait_group_read<0>();
   }
+}
+
+__global__ void tma_rows(const __grid_constant__ CUtensorMap map, unsigned* sums) {
+  __shared__ alignas(1024) unsigned tile[32 * 32];
+  __shared__ block_barrier bar;
+  start_barrier(bar);
+  if (threadIdx.x == 0) cde::cp_async_bulk_tensor_2d_global_to_shared(tile, &map, 0, 0, bar);
+  wait_for_box(bar, sizeof(tile), threadIdx.x == 0);
+  unsigned sum = 0;
+  for (int c = 0; c < 32; ++c) sum += tile[threadIdx.x * 32 + c];  // column c: 32-way
+  sums[threadIdx.x] = sum;
 }

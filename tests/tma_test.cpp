@@ -244,6 +244,50 @@ TEST(Tma, BulkReductionsCombineIntoGlobalMemory) {
     }
 }
 
+TEST(Tma, ReadsOfATmaTileAreWeighedUnderEverySwizzleMode) {
+  // tma_rows: a 32 x 32 u32 tile copied unswizzled (128-byte rows); thread t sums row t with
+  // eight ld.shared.v4 (16 bytes at 128 t + 16 j), served in four phases of eight lanes.
+  // Unswizzled, a phase's 8 lanes read chunk j of 8 rows: the same 4 banks, 8 passes a phase, 32 an
+  // instruction. Under 128B the chunk of row t moves to j ^ (t mod 8): a phase's 8 lanes take 8
+  // different chunks, 1 pass a phase, 4 an instruction. 32B and 64B cannot hold 128-byte rows.
+  Workload w = tma_workload(
+      "kernel = \"tma_rows\"\nargs = [\"map\", \"sums\"]\n[buffers.t]\ntype = \"u32\"\ncount = "
+      "1024\ninit = \"iota\"\n[buffers.sums]\ntype = \"u32\"\ncount = 32\n[tensor_maps.map]\n"
+      "buffer = \"t\"\ndims = [32, 32]\nbox = [32, 32]\n");
+  w.launch.grid = {1, 1, 1};
+  w.launch.block = {32, 1, 1};
+  Executor ex(w.module, find_kernel(w.module, w.kernel), find_preset("hopper-h100"), w.launch,
+              w.memory);
+  struct Ignore : AccessConsumer {  // the what-if is made where accesses go to a consumer
+    void on_access(const WarpAccess&) override {}
+  } none;
+  ex.set_consumer(&none);
+  ex.run();
+  const std::vector<std::uint32_t> sums = words(w, "sums");
+  for (std::uint32_t t = 0; t < 32; ++t) EXPECT_EQ(sums[t], 32 * 32 * t + 31 * 32 / 2) << t;
+  const auto& rows = ex.stats().tma_reads;
+  ASSERT_EQ(rows.size(), 8u);  // the eight loads
+  for (const ExecStats::TmaReads& r : rows) {
+    EXPECT_EQ(r.accesses, 4u);
+    EXPECT_EQ(r.mode, 0);
+    EXPECT_EQ(r.passes[0], 32u);
+    EXPECT_EQ(r.passes[3], 4u);
+    EXPECT_FALSE(r.possible[1]);
+    EXPECT_FALSE(r.possible[2]);
+    EXPECT_TRUE(r.possible[3]);
+  }
+  // The CLI prints them (and --json has them).
+  const std::string spec = test::temp_file(
+      "tma_rows.toml",
+      "kernel = \"tma_rows\"\nargs = [\"map\", \"sums\"]\n[buffers.t]\ntype = \"u32\"\ncount = "
+      "1024\n[buffers.sums]\ntype = \"u32\"\ncount = 32\n[tensor_maps.map]\nbuffer = \"t\"\ndims "
+      "= [32, 32]\nbox = [32, 32]\n");
+  const auto r =
+      cli("profile " + suite_ptx_dir() + "/tma.ptx --grid 1 --block 32 --launch " + spec);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("bank passes under each swizzle mode"), std::string::npos) << r.out;
+}
+
 TEST(Tma, BadTensorMapsAndCopiesAreOneLineErrors) {
   const auto refused = [](const std::string& extra, const std::string& want, int bw = 32) {
     try {

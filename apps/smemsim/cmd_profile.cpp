@@ -200,6 +200,7 @@ void profile_one(exec::Workload& w, const Arch& arch, const ProfileOptions& o) {
     j["cuda_lines"] = cuda_lines;
     if (!s.stats.tm_sites.empty())
       j["transactions"] = json::tm_sites_json(s.stats, w.module, kernel);
+    if (!s.stats.tma_reads.empty()) j["tma_reads"] = tma_reads_json(s.stats, w.module, kernel);
     if (o.timing) j["timing"] = timing::to_json(sim.stats, w.module, kernel);
   }
   if (!o.html.empty()) write_html(o.html, j, by_line, w.module, kernel);
@@ -214,6 +215,7 @@ void profile_one(exec::Workload& w, const Arch& arch, const ProfileOptions& o) {
                         o.width());
     print_hint_commands(o.by == "line" ? by_line : lines, o.trace, arch.name);
     print_tx_sites(s.stats, w.module, kernel, o.width());
+    print_tma_reads(s.stats, w.module, kernel, o.width());
     if (o.timing) print_timing(sim.stats, arch, w.module, kernel, o.width());
     trace.print_note();
     if (!o.html.empty()) fmt::print("wrote the source view to {}\n", o.html);

@@ -308,4 +308,64 @@ void print_tx_sites(const exec::ExecStats& s, const ptx::Module& m, const ptx::K
                         width, 1));
 }
 
+namespace {
+
+constexpr const char* kTmaModes[4] = {"none", "32B", "64B", "128B"};
+
+const ptx::Instruction* at_line(const ptx::Kernel& k, std::uint32_t line) {
+  for (const ptx::Instruction& ins : k.code)
+    if (ins.ptx_line == line) return &ins;
+  return nullptr;
+}
+
+}  // namespace
+
+void print_tma_reads(const exec::ExecStats& s, const ptx::Module& m, const ptx::Kernel& k,
+                     std::size_t width) {
+  if (s.tma_reads.empty()) return;
+  fmt::print("\nreads of tiles TMA copies wrote, bank passes under each swizzle mode:\n");
+  TextTable table({{"PTX"},
+                   {"CUDA", true, false, 24},
+                   {"accesses"},
+                   {"mode"},
+                   {"none"},
+                   {"32B"},
+                   {"64B"},
+                   {"128B"},
+                   {"instruction", true, true}});
+  for (const exec::ExecStats::TmaReads& r : s.tma_reads) {
+    const ptx::Instruction* ins = at_line(k, r.ptx_line);
+    const std::string cu = ins ? exec::cuda_location(m, *ins) : "";
+    std::vector<std::string> row{std::to_string(r.ptx_line), cu.empty() ? "-" : cu,
+                                 std::to_string(r.accesses), kTmaModes[r.mode]};
+    for (std::size_t i = 0; i < 4; ++i)
+      row.push_back(r.possible[i] ? std::to_string(r.passes[i]) : "-");
+    row.push_back(ins ? ptx::to_string(k, *ins) : "");
+    table.add(row);
+  }
+  fmt::print("{}", table.render(width));
+  fmt::print("{}", wrap("(mode: the tensor map's; none .. 128B: the bank passes of these reads "
+                        "had the tile been copied under that mode and each read addressed to the "
+                        "same element (the swizzle in its index), - where the mode's span is "
+                        "narrower than the tile's rows: `--bank-hash tma128` etc. in analyze)",
+                        width, 1));
+}
+
+nlohmann::json tma_reads_json(const exec::ExecStats& s, const ptx::Module& m,
+                              const ptx::Kernel& k) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const exec::ExecStats::TmaReads& r : s.tma_reads) {
+    const ptx::Instruction* ins = at_line(k, r.ptx_line);
+    nlohmann::json passes = nlohmann::json::object();
+    for (std::size_t i = 0; i < 4; ++i)
+      passes[kTmaModes[i]] = r.possible[i] ? nlohmann::json(r.passes[i]) : nlohmann::json();
+    out.push_back({{"ptx_line", r.ptx_line},
+                   {"cuda", ins ? exec::cuda_location(m, *ins) : ""},
+                   {"accesses", r.accesses},
+                   {"mode", kTmaModes[r.mode]},
+                   {"passes", passes}});
+  }
+  return out;
+}
+
 }  // namespace smemsim::cli

@@ -68,6 +68,10 @@ void print_profile_table(const std::vector<ProfileLine>& lines, const Totals& al
 void print_hint_commands(const std::vector<ProfileLine>& lines, const std::string& trace,
                          const std::string& arch);
 // GPU-LocalTM transaction sites, when the kernel has transactions.
+// Reads of TMA-written tiles and their bank passes under each swizzle mode (issue 46).
+void print_tma_reads(const exec::ExecStats& s, const ptx::Module& m, const ptx::Kernel& k,
+                     std::size_t width);
+nlohmann::json tma_reads_json(const exec::ExecStats& s, const ptx::Module& m, const ptx::Kernel& k);
 void print_tx_sites(const exec::ExecStats& s, const ptx::Module& m, const ptx::Kernel& k,
                     std::size_t width);
 // The cycle model's per-instruction view (profile --timing).

@@ -230,6 +230,18 @@ struct ExecStats {
   tm::TmStats tm;  // transactional counts (kernels with TX_BEGIN/TX_COMMIT)
   // The same per transaction site: (instruction index of its outermost TX.Begin, counts).
   std::vector<std::pair<std::uint32_t, tm::TmStats>> tm_sites;
+  // Shared loads of tiles a TMA tensor copy wrote (issue 46), per PTX line (ascending): the bank
+  // passes they took, and would take had the tile been written under each swizzle mode with the
+  // reads addressed to match (the same elements): none, 32B, 64B, 128B; `possible` is false where
+  // the mode cannot hold the tile's rows (a row wider than its span).
+  struct TmaReads {
+    std::uint32_t ptx_line = 0;
+    std::uint64_t accesses = 0;
+    std::uint8_t mode = 0;  // the tile's own swizzle: 0 none, 1 32B, 2 64B, 3 128B
+    std::array<std::uint64_t, 4> passes{};
+    std::array<bool, 4> possible{};
+  };
+  std::vector<TmaReads> tma_reads;
   // Adds another run's counts (a site of both: its counts summed; tm_sites stays in PC order).
   void add(const ExecStats& o);
 };

@@ -180,6 +180,13 @@ struct Cta {
   // cluster_base + r), and, in the rank-0 CTA, the cluster barrier's threads arrived and phases
   // completed.
   std::uint32_t cluster_rank = 0, cluster_base = 0;
+  // The tiles TMA tensor copies wrote (issue 46): where, how wide a row, under which swizzle (0
+  // none, 1 32B, 2 64B, 3 128B); for the swizzle what-if of their reads (tma_reads).
+  struct TmaTile {
+    std::uint32_t base = 0, bytes = 0, row_bytes = 0;
+    std::uint8_t mode = 0;
+  };
+  std::vector<TmaTile> tma_tiles;
   std::uint64_t cl_arrived = 0;
   std::uint32_t cl_phase = 0;
 };
@@ -529,6 +536,9 @@ Cta* cluster_peer(Impl& im, const Cta& cta, std::uint32_t rank);
 std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);
 // *p = op(*p, v) at type t's width, as atom does (memory.cpp): a bulk reduction's element.
 void reduce_into(ptx::AtomOp op, ptx::Type t, std::uint8_t* p, std::uint64_t v);
+// A load `wa` of `cta` (emit_shared): where it reads TMA-written tiles, its bank passes under
+// each swizzle mode go to ExecStats::tma_reads (bulk_copy.cpp).
+void tma_reads_whatif(Impl& im, const Cta& cta, const WarpAccess& wa);
 // Lands the deferred bulk copy `id` (bulk_copy.cpp; nothing when its CTA has ended).
 void land_bulk(Impl& im, std::uint32_t id);
 // Hands the shared access of `lanes` (im.addr holds their byte offsets), `words` 4-byte words per

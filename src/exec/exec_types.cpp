@@ -27,6 +27,19 @@ void ExecStats::add(const ExecStats& o) {
     if (at == tm_sites.end() || at->first != pc) at = tm_sites.insert(at, {pc, {}});
     at->second.add(t);
   }
+  for (const TmaReads& r : o.tma_reads) {
+    auto at = std::lower_bound(tma_reads.begin(), tma_reads.end(), r.ptx_line,
+                               [](const TmaReads& x, std::uint32_t l) { return x.ptx_line < l; });
+    if (at == tma_reads.end() || at->ptx_line != r.ptx_line) {
+      tma_reads.insert(at, r);
+      continue;
+    }
+    at->accesses += r.accesses;
+    for (std::size_t m = 0; m < 4; ++m) {
+      at->passes[m] += r.passes[m];
+      at->possible[m] = at->possible[m] && r.possible[m];
+    }
+  }
 }
 
 Dim3 parse_dim3(const std::string& text, const std::string& what) {

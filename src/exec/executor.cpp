@@ -441,6 +441,7 @@ void Executor::start_cta(std::uint32_t slot, std::uint64_t linear, std::uint32_t
   cta.bars.fill(Barrier{});
   cta.wg_owner = -1;
   cta.mbar_tx.clear();
+  cta.tma_tiles.clear();
   cta.smid = smid;
   {  // its cluster (issue 46): rank x fastest; a cluster's CTAs sit in consecutive slots
     const Dim3& k = im.cluster;

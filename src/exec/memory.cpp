@@ -243,6 +243,8 @@ void emit_shared(Impl& im, const Warp& w, const Cta& cta, std::uint32_t pc, Op o
       each_lane(lanes_mask, [&](int l) {
         wa.addr[std::size_t(l)] = static_cast<WordAddr>((im.addr[std::size_t(l)] + 4u * k) >> 2);
       });
+      if (!cta.tma_tiles.empty() && op == Op::Load) [[unlikely]]
+        tma_reads_whatif(im, cta, wa);
       im.consumer->on_access(wa);
     }
     return;
@@ -263,6 +265,8 @@ void emit_shared(Impl& im, const Warp& w, const Cta& cta, std::uint32_t pc, Op o
         wa.active |= LaneMask{1} << slot;
       }
     });
+    if (!cta.tma_tiles.empty() && op == Op::Load) [[unlikely]]
+      tma_reads_whatif(im, cta, wa);
     im.consumer->on_access(wa);
   }
 }
