@@ -288,6 +288,31 @@ TEST(Tma, ReadsOfATmaTileAreWeighedUnderEverySwizzleMode) {
   EXPECT_NE(r.out.find("bank passes under each swizzle mode"), std::string::npos) << r.out;
 }
 
+TEST(Tma, AFixsRelayoutMovesTheCopysBytesAsItMovesTheReads) {
+  // `smemsim fix` tries layouts by remapping an array's accesses (SharedRemap): the TMA's writes
+  // must move with them, or a relaid tile would not hold what its reads expect. tma_load_2d
+  // writes the tile out word by word; under an XOR relayout of the tile (16-byte grains, chunk
+  // c of grain row r to c ^ (r mod 8)), the output must be the plain run's, byte for byte.
+  const std::string spec = load_2d_spec(8, 5, 32, 16, "none");
+  Workload plain = tma_workload(spec);
+  run(plain);
+  Workload relaid = tma_workload(spec);
+  relaid.launch.grid = {1, 1, 1};
+  relaid.launch.block = {128, 1, 1};
+  SharedRemap r;
+  r.base = 0;  // the tile is the kernel's first shared array (align 1024)
+  r.bytes = 8192;
+  r.grain = 16;
+  r.xor_shift = 3;
+  r.xor_mask = 7;
+  ASSERT_EQ(r.check(), "");
+  Executor ex(relaid.module, find_kernel(relaid.module, relaid.kernel), find_preset("hopper-h100"),
+              relaid.launch, relaid.memory, 1, r);
+  ASSERT_EQ(ex.shared_layout().arrays.at(0).offset, 0u);
+  ex.run();
+  EXPECT_EQ(words(relaid, "out"), words(plain, "out"));
+}
+
 TEST(Tma, BadTensorMapsAndCopiesAreOneLineErrors) {
   const auto refused = [](const std::string& extra, const std::string& want, int bw = 32) {
     try {

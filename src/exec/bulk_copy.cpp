@@ -52,8 +52,40 @@ struct BulkContext {
   std::vector<std::uint64_t>& sectors;
   Impl::PendingBulk* defer;  // the landing waits (set_defer_bulk): the pieces go here
 
+  // `smemsim fix`'s relayout (SharedRemap) moves the copy's bytes as it moves the warps'
+  // accesses, grain by grain, so a relaid tile holds what its reads expect: calls f(offset after
+  // the remap, bytes from `at`, count) for the pieces of [at, at + n).
+  template <typename F>
+  void remapped(std::uint64_t at, std::size_t n, F&& f) const {
+    const SharedRemap& r = im.remap;
+    if (!r.on()) return f(at, std::size_t{0}, n);
+    for (std::size_t i = 0; i < n;) {
+      const std::uint64_t off = at + i;
+      std::size_t step = n - i;
+      if (r.contains(off))
+        step = std::min<std::size_t>(step, r.grain - (off - r.base) % r.grain);
+      else if (off < r.base)
+        step = std::min<std::size_t>(step, std::size_t(r.base - off));
+      f(r.map(off), i, step);
+      i += step;
+    }
+  }
+  // Reads `n` shared bytes at `at` into `dst` (a copy to global memory).
+  void get(std::uint64_t at, std::uint8_t* dst, std::size_t n) const {
+    remapped(at, n, [&](std::uint64_t to, std::size_t i, std::size_t k) {
+      std::memcpy(dst + i, cta.shared.data() + to, k);
+    });
+  }
   // Writes `n` bytes to shared offset `at` (checked by shared() before), now or when it lands.
   void put(std::uint64_t at, const std::uint8_t* src, std::size_t n) {
+    if (im.remap.on()) [[unlikely]] {
+      remapped(at, n,
+               [&](std::uint64_t to, std::size_t i, std::size_t k) { put_at(to, src + i, k); });
+      return;
+    }
+    put_at(at, src, n);
+  }
+  void put_at(std::uint64_t at, const std::uint8_t* src, std::size_t n) {
     if (!defer) {
       std::memcpy(cta.shared.data() + at, src, n);
       return;
@@ -130,7 +162,7 @@ void tensor_copy(BulkContext& bc, const DecodedTensorMap& d, const std::int32_t*
   // whole.
   const std::uint64_t span =
       t.swizzle == TmaSwizzle::None ? t.box_bytes() : (t.box_bytes() + 127) / 128 * 128;
-  std::uint8_t* base = bc.shared(smem, span, 128);
+  (void)bc.shared(smem, span, 128);  // bounds and alignment
   if (load) {  // the tile, for the swizzle what-if of the loads that read it (tma_reads)
     const auto mode = std::uint8_t(t.swizzle == TmaSwizzle::B32    ? 1
                                    : t.swizzle == TmaSwizzle::B64  ? 2
@@ -174,7 +206,6 @@ void tensor_copy(BulkContext& bc, const DecodedTensorMap& d, const std::int32_t*
           const std::uint64_t row_at = smem + row * row_bytes;
           for (std::uint32_t e = 0; e < n[0]; ++e) {
             const std::uint64_t s = tma_swizzle(std::uint32_t(row_at + e * eb), t.swizzle);
-            std::uint8_t* sp = base + (s - smem);
             const bool in = std::int64_t(e) >= lo && std::int64_t(e) < hi;
             if (load) {
               const std::uint8_t* from = in ? g + (std::int64_t(e) - lo) * std::int64_t(eb)
@@ -182,10 +213,10 @@ void tensor_copy(BulkContext& bc, const DecodedTensorMap& d, const std::int32_t*
               bc.put(s, from, eb);
             } else if (in && reduce != ptx::AtomOp::None) {
               std::uint64_t v = 0;
-              std::memcpy(&v, sp, eb);
+              bc.get(s, reinterpret_cast<std::uint8_t*>(&v), eb);
               reduce_into(reduce, t.elem_type, g + (std::int64_t(e) - lo) * std::int64_t(eb), v);
             } else if (in) {
-              std::memcpy(g + (std::int64_t(e) - lo) * std::int64_t(eb), sp, eb);
+              bc.get(s, g + (std::int64_t(e) - lo) * std::int64_t(eb), eb);
             }
           }
         }
@@ -237,7 +268,7 @@ std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask 
                               size));
         const bool load = op == ptx::BulkOp::Load;
         const std::uint64_t s = shared_address(im, cta, w, pc, l, ins.ops[load ? 0 : 1]);
-        std::uint8_t* sp = bc.shared(s, size, 16);
+        (void)bc.shared(s, size, 16);
         std::uint8_t* gp =
             bc.global(operand_address(im, w, ins.ops[load ? 1 : 0], l), size, !load, 16);
         if (load) {
@@ -248,11 +279,11 @@ std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask 
           const std::uint64_t eb = std::uint64_t(ptx::type_bits(ins.type) / 8);
           for (std::uint64_t i = 0; i < size; i += eb) {
             std::uint64_t v = 0;
-            std::memcpy(&v, sp + i, eb);
+            bc.get(s + i, reinterpret_cast<std::uint8_t*>(&v), eb);
             reduce_into(ins.atom, ins.type, gp + i, v);
           }
         } else {
-          std::memcpy(gp, sp, size);
+          bc.get(s, gp, size);
         }
         break;
       }
