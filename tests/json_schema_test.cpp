@@ -114,6 +114,9 @@ std::vector<Case> run_cases(const std::string& dir) {
       {"sim", "sim builtin:lud --json"},  // a pipeline: launches with their timing
       // Hand-written PTX without line information: cuda is null.
       {"profile", "profile " + ex + "fig5.ptx --launch " + ex + "fig5.launch.toml --json"},
+      // TMA (issue 46): the reads of a TMA-written tile under each swizzle mode.
+      {"profile", "profile " + std::string(SMEMSIM_SOURCE_DIR) + "/kernels/ptx/tma.ptx --launch " +
+                      ex + "tma_rows.launch.toml --json"},
       // A [[launch]] pipeline: launches with their rows and totals.
       {"run", "run " + scan + " --launch " + dir + "_scan.toml --json"},
       {"profile", "profile " + scan + " --launch " + dir + "_scan.toml --json"}};
