@@ -537,7 +537,7 @@ std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask 
 // *p = op(*p, v) at type t's width, as atom does (memory.cpp): a bulk reduction's element.
 void reduce_into(ptx::AtomOp op, ptx::Type t, std::uint8_t* p, std::uint64_t v);
 // A load `wa` of `cta` (emit_shared): where it reads TMA-written tiles, its bank passes under
-// each swizzle mode go to ExecStats::tma_reads (bulk_copy.cpp).
+// each swizzle mode go to ExecStats::tma_reads (tma_reads.cpp).
 void tma_reads_whatif(Impl& im, const Cta& cta, const WarpAccess& wa);
 // Lands the deferred bulk copy `id` (bulk_copy.cpp; nothing when its CTA has ended).
 void land_bulk(Impl& im, std::uint32_t id);

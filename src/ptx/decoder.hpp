@@ -81,7 +81,7 @@ class Decoder {
   // fence.proxy.* and fence.mbarrier_init: orderings between the generic and async proxies, with
   // no effect where every access is performed in order.
   Instruction proxy_fence();
-  // barrier.cluster.arrive/wait and mapa (decode_bulk.cpp, issue 46).
+  // barrier.cluster.arrive/wait and mapa (decode_cluster.cpp, issue 46).
   Instruction cluster_op();
 
  private:
