@@ -36,8 +36,10 @@ std::vector<std::uint64_t> tma_list(const SpecContext& c, const toml::node& n,
   for (const toml::node& e : *a) {
     auto v = e.value_exact<std::int64_t>();
     if (!v || *v < std::int64_t(lo) || std::uint64_t(*v) > hi)
-      c.fail(&e, fmt::format("{}: each entry of '{}' must be an integer from {} to {}", who, key,
-                             lo, hi));
+      c.fail(&e, hi >= (std::uint64_t{1} << 62)
+                     ? fmt::format("{}: each entry of '{}' must be a positive integer", who, key)
+                     : fmt::format("{}: each entry of '{}' must be an integer from {} to {}", who,
+                                   key, lo, hi));
     out.push_back(std::uint64_t(*v));
   }
   return out;

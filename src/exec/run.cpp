@@ -162,10 +162,10 @@ void Executor::run_ctas(std::uint64_t first, std::uint64_t end,
       if (any_wait && only_waits && im.mbar_epoch == epoch && im.writes == writes && !spin.empty())
         throw InputError(fmt::format(
             "{}: the kernel never ends: {}: it came back there with the same registers and no "
-            "memory written in between, and no other warp of its block writes any (run executes "
-            "one block at a time, so a wait for another block never ends here; sim interleaves "
-            "them)",
-            im.module.filename, spin));
+            "memory written in between, and no other warp of its {} writes any (run executes "
+            "one {} at a time, so a wait for another never ends here; sim interleaves them)",
+            im.module.filename, spin, group > 1 ? "cluster" : "block",
+            group > 1 ? "cluster" : "block"));
       if (any_wait && only_waits && im.mbar_epoch == epoch && im.writes == writes)
         throw InputError(fmt::format(
             "{}: deadlock: every live warp of block ({},{},{}) waits for an mbarrier phase that "
