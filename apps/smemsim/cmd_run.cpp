@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli_common.hpp"
+#include "gpu_export.hpp"
 #include "launch_options.hpp"
 
 namespace smemsim::cli {
@@ -13,6 +14,7 @@ namespace {
 struct RunOptions {
   LaunchOptions launch;
   ArchOptions arch;
+  std::string export_gpu;  // --export-gpu DIR
 };
 
 std::shared_ptr<RunOptions> add_run_options(CLI::App* cmd) {
@@ -31,8 +33,11 @@ void run_and_report(const RunOptions& o, bool racecheck_command) {
   arch_from_target(ao, lo, w);
   const Arch arch = resolve_arch(ao);
   const TargetWarning warn_target(lo, w, arch);
+  std::unique_ptr<GpuExport> exported;
+  if (!o.export_gpu.empty()) exported = std::make_unique<GpuExport>(o.export_gpu, w);
   const RunSummary s =
       run_workload(w, arch, nullptr, lo.max_steps, lo.racecheck || racecheck_command);
+  if (exported) exported->finish(w);
   print_arch_choice(lo);
   if (lo.json) {
     nlohmann::json j = json::document(racecheck_command ? "racecheck" : "run");
@@ -56,6 +61,10 @@ void run_and_report(const RunOptions& o, bool racecheck_command) {
 void add_run_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("run", "execute a CUDA kernel's PTX on the CPU (SIMT executor)");
   auto o = add_run_options(cmd);
+  cmd->add_option("--export-gpu", o->export_gpu,
+                  "also write DIR: the PTX, each buffer before and after the run and the packed "
+                  "parameters, for scripts/gpu-replay to run the same launch on a real GPU and "
+                  "compare (docs/exec.md)");
   cmd->add_flag("--racecheck", o->launch.racecheck,
                 "check shared memory for races between warps (as compute-sanitizer's racecheck; "
                 "exit 1 when one is found)");

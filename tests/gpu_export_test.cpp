@@ -1,0 +1,102 @@
+// `smemsim run --export-gpu DIR` (apps/smemsim/gpu_export.cpp): the package scripts/gpu-replay.cu
+// runs on a real GPU. These check what the GPU will be given against what the kernel's C++ says,
+// not against the exporter's own code: the parameter image is the kernel's signature laid out by
+// the CUDA ABI, the buffers are the builtin's input and the executor's output, and a builtin that
+// sets a __constant__ array hands its bytes over.
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "test_util.hpp"
+
+namespace smemsim {
+namespace {
+
+using test::cli;
+using test::slurp;
+
+std::vector<std::string> lines_starting(const std::string& text, const std::string& word) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);)
+    if (l.rfind(word + " ", 0) == 0) out.push_back(l);
+  return out;
+}
+
+template <typename T>
+std::vector<T> as(const std::string& bytes) {
+  std::vector<T> v(bytes.size() / sizeof(T));
+  std::memcpy(v.data(), bytes.data(), v.size() * sizeof(T));
+  return v;
+}
+
+// reduce_interleaved(const int* in, int* out, unsigned n) (kernels/reduction.cu) on 4,096 ints in
+// 16 blocks of 256: the CUDA ABI lays the parameters out as 8 + 8 + 4 = 20 bytes, the two pointers
+// at 0 and 8 (relocated to the GPU's buffers), n = 4096 = 0x1000 little endian at 16. Each block
+// writes the sum of its 256 inputs, so the executor's 16 outputs add up to the inputs' sum.
+TEST(GpuExport, ReductionPackageIsTheKernelsLaunch) {
+  const std::string dir = ::testing::TempDir() + "smemsim_export_reduction";
+  const test::CliResult r = cli("run builtin:reduction --export-gpu " + dir);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const std::string m = slurp(dir + "/replay.txt");
+  EXPECT_EQ(m.rfind("smemsim-replay 1\n", 0), 0u) << m;
+  const auto launches = lines_starting(m, "launch");
+  ASSERT_EQ(launches.size(), 1u) << m;
+  EXPECT_EQ(launches[0],
+            "launch reduce_interleaved 16 1 1 256 1 1 1024 "
+            "0000000000000000000000000000000000100000");
+  EXPECT_EQ(lines_starting(m, "reloc"), (std::vector<std::string>{"reloc 0 0 0", "reloc 8 1 0"}));
+  const auto in = as<std::int32_t>(slurp(dir + "/buf0.in"));
+  const auto out = as<std::int32_t>(slurp(dir + "/buf1.out"));
+  ASSERT_EQ(in.size(), 4096u);
+  ASSERT_EQ(out.size(), 16u);
+  std::int64_t want = 0, got = 0;
+  for (std::int32_t v : in) want += v;
+  for (std::int32_t v : out) got += v;
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(slurp(dir + "/kernel.ptx").find(".entry reduce_interleaved") != std::string::npos,
+            true);
+}
+
+// conv's driver fills the __constant__ c_filter[17] with a normalized Gaussian (the PTX declares
+// it without an initializer): the package carries those 68 bytes, which sum to 1.
+TEST(GpuExport, ConstantMemoryTheDriverSetTravels) {
+  const std::string dir = ::testing::TempDir() + "smemsim_export_conv";
+  const test::CliResult r = cli("run builtin:conv --export-gpu " + dir);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const auto sym = lines_starting(slurp(dir + "/replay.txt"), "symbol");
+  ASSERT_EQ(sym.size(), 1u);
+  std::istringstream in(sym[0]);
+  std::string word, name, hex;
+  in >> word >> name >> hex;
+  EXPECT_EQ(name, "c_filter");
+  ASSERT_EQ(hex.size(), 2u * 68);
+  std::string bytes;
+  for (std::size_t i = 0; i < hex.size(); i += 2)
+    bytes.push_back(static_cast<char>(std::stoul(hex.substr(i, 2), nullptr, 16)));
+  double sum = 0;
+  for (float f : as<float>(bytes)) sum += f;
+  EXPECT_NEAR(sum, 1.0, 1e-5);
+}
+
+TEST(GpuExport, RefusesWhatNoGpuRunsWithOneLine) {
+  const std::string file = test::temp_file("export_target_is_a_file", "x");
+  test::CliResult r = cli("run builtin:reduction --export-gpu " + file);
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("exists and is not a directory"), std::string::npos) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  // GPU-LocalTM's markers are smemsim's own instructions: nothing is written.
+  const std::string dir = ::testing::TempDir() + "smemsim_export_tm";
+  r = cli("run builtin:tm_hashtable --export-gpu " + dir);
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("tx.begin"), std::string::npos) << r.out;
+  EXPECT_EQ(std::ifstream(dir + "/replay.txt").good(), false);
+}
+
+}  // namespace
+}  // namespace smemsim
