@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# The checks that need a real GPU, in one run (docs/calibration.md "Measured on a GPU"):
+#   scripts/gpu-checks.sh [--quick] OUT [SMEMSIM]
+# writes into OUT (at most 8 files):
+#   replicas.toml  scripts/calibrate: every replica microbenchmark, a measurement file
+#   keys.toml      scripts/calibrate --keys: kernels/ubench.cu's chains as timing keys
+#   hopper.txt     scripts/hopper_measure.cu: bulk-copy and distributed-shared-memory latencies
+#   sass.txt       the replicas' SASS for sm_70, sm_75, sm_80 and sm_90, and the suite's for sm_90
+#   suite.txt      the kernel suite replayed on the GPU (scripts/gpu-replay.cu): outputs against
+#                  the executor's, milliseconds; and `sim --threads N` speed (SMEMSIM's --stats)
+#   ncu.csv        Nsight Compute over the same launches: cycles, instructions, shared-memory
+#                  wavefronts and bank conflicts
+#   log.txt        everything printed
+# SMEMSIM is a smemsim binary (default build/release/apps/smemsim/smemsim); it writes the suite's
+# packages (smemsim run --export-gpu) and times itself. Needs nvcc, a CUDA GPU, and for ncu.csv
+# Nsight Compute with access to the counters. --quick leaves out keys.toml, the suite's SASS and
+# the speed runs (about a minute less).
+set -u
+quick=0
+if [ "${1:-}" = --quick ]; then
+  quick=1
+  shift
+fi
+cd "$(dirname "$0")/.."
+out="${1:?usage: scripts/gpu-checks.sh OUT [SMEMSIM]}"
+smemsim="${2:-build/release/apps/smemsim/smemsim}"
+mkdir -p "$out"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+exec > >(tee "$out/log.txt") 2>&1
+step() { echo; echo "== $* ($(date +%T))"; }
+
+step GPU
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv
+nvcc --version | tail -2
+
+step replicas
+timeout 180 scripts/calibrate -o "$out/replicas.toml"
+if [ $quick = 0 ]; then
+  step keys
+  timeout 90 scripts/calibrate --keys -o "$out/keys.toml"
+fi
+
+step hopper
+nvcc -O2 -arch=sm_90 -o "$tmp/hopper" scripts/hopper_measure.cu &&
+  timeout 60 "$tmp/hopper" | tee "$out/hopper.txt"
+
+step SASS
+{
+  for a in 70 75 80 90; do
+    echo "######## kernels/ubench_replicas.cu sm_$a"
+    nvcc -cubin -O2 -arch=sm_$a -o "$tmp/r$a.cubin" kernels/ubench_replicas.cu &&
+      cuobjdump -sass "$tmp/r$a.cubin"
+  done
+  [ $quick = 1 ] || for p in kernels/ptx/*.ptx; do
+    echo "######## $p sm_90 (ptxas -O3, as the driver's JIT)"
+    ptxas -arch=sm_90 -o "$tmp/s.cubin" "$p" && cuobjdump -sass "$tmp/s.cubin"
+  done
+} > "$out/sass.txt" 2>&1
+wc -l "$out/sass.txt"
+
+step suite packages
+pk="$tmp/pk"
+mkdir -p "$pk"
+while read -r name builtin opts; do
+  [ -n "$name" ] || continue
+  # shellcheck disable=SC2086
+  timeout 60 "$smemsim" run "builtin:$builtin" $opts --export-gpu "$pk/$name" > /dev/null ||
+    echo "export $name failed"
+done < <(grep -v "^#" scripts/gpu-suite.txt)
+
+step suite replay
+nvcc -O2 -o "$tmp/replay" scripts/gpu-replay.cu -lcuda || exit 1
+{
+  # A package that ran (exit 0: identical outputs; 1: a difference) goes on to ncu; one that
+  # failed or hung (a kernel that spins forever on the GPU) does not.
+  for d in "$pk"/*/; do
+    timeout 30 "$tmp/replay" "${d%/}"
+    rc=$?
+    if [ $rc -le 1 ]; then echo "${d%/}" >> "$tmp/ran"; else echo "exit $rc for $d"; fi
+  done
+  echo
+  [ $quick = 1 ] || for k in "reduction --size 1048576" "matmul --width 512"; do
+    for t in 1 2 4 8 16; do
+      # shellcheck disable=SC2086
+      "$smemsim" sim builtin:$k --arch hopper-h100 --threads $t --stats 2>&1 >/dev/null |
+        sed "s|^|sim $k: |"
+    done
+  done
+} | tee "$out/suite.txt"
+
+step ncu
+# Kernel names as in the PTX (mangled), so that scripts/gpu-compare.py matches them.
+base=gpu__time_duration.sum,gpc__cycles_elapsed.max,sm__cycles_active.max,smsp__inst_executed.sum
+base+=,smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_inst_executed_op_shared_st.sum
+base+=,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum
+base+=,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum
+base+=,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum
+base+=,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
+extra=,smsp__sass_inst_executed_op_shared_atom.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum
+for metrics in "$base$extra" "$base"; do
+  if timeout 240 ncu --clock-control none --print-kernel-base mangled --csv --metrics "$metrics" \
+    "$tmp/replay" --once $(cat "$tmp/ran") > "$out/ncu.csv" 2> "$tmp/ncu.err" ||
+    grep -q '^"ID"' "$out/ncu.csv"; then
+    break
+  fi
+  echo "ncu failed with $metrics:"
+  tail -5 "$tmp/ncu.err"
+done
+wc -l "$out/ncu.csv"
+step done

@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Compares the kernel suite measured on a GPU (scripts/gpu-checks.sh: ncu.csv) with the model.
+
+    scripts/gpu-compare.py NCU_CSV [--smemsim BIN] [--arch hopper-h100]
+
+For each launch of scripts/gpu-suite.txt it reads Nsight Compute's figures (cycles, shared-memory
+instructions, wavefronts and bank conflicts, summed over the package's launches) and runs the same
+launch in smemsim (`sim --json` for cycles, `profile --json` for the shared-memory counts), and
+prints a Markdown table. Nsight's rows are matched to the packages in the order gpu-checks.sh ran
+them (the packages' names sorted), each row's kernel name checked against the package's launches.
+"""
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def die(msg):
+    print(f"gpu-compare: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def read_ncu(path):
+    """{launch ID: (kernel, {metric: value})} in ID order."""
+    try:
+        lines = open(path, encoding="utf-8").read().splitlines()
+    except OSError as e:
+        die(f"{path}: {e.strerror}")
+    rows = [l for l in lines if l.startswith('"')]
+    if not rows:
+        die(f"{path}: no Nsight Compute CSV rows")
+    launches = {}
+    for r in csv.DictReader(rows):
+        try:
+            i = int(r["ID"])
+            v = float(r["Metric Value"].replace(",", ""))
+        except (KeyError, ValueError):
+            die(f"{path}: a row without ID or a numeric Metric Value: {r}")
+        launches.setdefault(i, (r["Kernel Name"], {}))[1][r["Metric Name"]] = v
+    return [launches[i] for i in sorted(launches)]
+
+
+def suite():
+    out = []
+    for line in open(os.path.join(HERE, "gpu-suite.txt"), encoding="utf-8"):
+        if line.startswith("#") or not line.strip():
+            continue
+        name, builtin, *opts = line.split()
+        out.append((name, builtin, opts))
+    return sorted(out)
+
+
+def gatom(g):
+    n = g.get("smsp__sass_inst_executed_op_shared_atom.sum", 0)
+    return f" (+{n:,.0f} atom)" if n else ""
+
+
+def same_kernel(ncu_name, ptx_name):
+    """Nsight prints a C++ kernel demangled ("attention(const __half *, ...)"): its base name
+    is then inside the mangled PTX name (_Z9attentionPK6__half...)."""
+    if ncu_name == ptx_name:
+        return True
+    base = ncu_name.split("(")[0].split("<")[0].split("::")[-1].strip()
+    return ptx_name.startswith("_Z") and f"{len(base)}{base}" in ptx_name
+
+
+def smemsim_json(binary, args):
+    r = subprocess.run([binary] + args + ["--json"], capture_output=True, text=True)
+    if r.returncode not in (0, 1):
+        return None
+    return json.loads(r.stdout)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("ncu_csv")
+    ap.add_argument("--smemsim", default=os.path.join(HERE, "..", "build/release/apps/smemsim/smemsim"))
+    ap.add_argument("--arch", default="hopper-h100")
+    a = ap.parse_args()
+    ncu = read_ncu(a.ncu_csv)
+    at = 0
+    print(f"| launch | kernels | GPU cycles | model cycles | model/GPU | GPU shared ld/st | "
+          f"model ld/st | GPU wavefronts ld/st | GPU conflicts ld/st | model conflicts |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, builtin, opts in suite():
+            pk = os.path.join(tmp, name)
+            r = subprocess.run([a.smemsim, "run", f"builtin:{builtin}", *opts, "--export-gpu", pk],
+                               capture_output=True, text=True)
+            if r.returncode not in (0, 1):  # not replayable (a TM kernel): no GPU row either
+                why = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else "failed"
+                print(f"| {name} | not replayable: {why.removeprefix('smemsim: error: ')} | | | | | | | | |")
+                continue
+            kernels = [l.split()[1] for l in open(os.path.join(pk, "replay.txt")) if l.startswith("launch ")]
+            mine = ncu[at:at + len(kernels)]
+            if len(mine) != len(kernels) or not all(same_kernel(k, n) for (k, _), n in zip(mine, kernels)):
+                print(f"| {name} | not in the Nsight rows (the GPU did not run it) | | | | | | | | |")
+                continue
+            at += len(kernels)
+            g = {}
+            for _, m in mine:
+                for k, v in m.items():
+                    g[k] = g.get(k, 0) + v
+            base = [f"builtin:{builtin}", *opts, "--arch", a.arch]
+            s = smemsim_json(a.smemsim, ["sim"] + base)
+            p = smemsim_json(a.smemsim, ["profile"] + base)
+            cyc = s["timing"]["cycles"] if s else float("nan")
+            ld = sum(x["accesses"] for x in p["rows"] if x["op"] == "ld") if p else 0
+            st = sum(x["accesses"] for x in p["rows"] if x["op"] == "st") if p else 0
+            oth = p["totals"]["accesses"] - ld - st if p else 0
+            conf = p["totals"]["bank_conflicts"] if p else 0
+            gc = g.get("gpc__cycles_elapsed.max", float("nan"))
+            print(f"| {name} | {len(kernels)} | {gc:,.0f} | {cyc:,.0f} | {cyc / gc:.2f} | "
+                  f"{g.get('smsp__sass_inst_executed_op_shared_ld.sum', 0):,.0f} / "
+                  f"{g.get('smsp__sass_inst_executed_op_shared_st.sum', 0):,.0f}"
+                  f"{gatom(g)} | "
+                  f"{ld:,} / {st:,}{f' (+{oth:,} atom)' if oth else ''} | "
+                  f"{g.get('l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum', 0):,.0f} / "
+                  f"{g.get('l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum', 0):,.0f} | "
+                  f"{g.get('l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum', 0):,.0f} / "
+                  f"{g.get('l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum', 0):,.0f} | "
+                  f"{conf:,} |")
+    if at != len(ncu):
+        print(f"\n{len(ncu) - at} Nsight rows were not matched to a launch", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,167 @@
+// scripts/hopper_measure.cu: Hopper's shared-memory figures that no replica of
+// kernels/ubench_replicas.cu times yet (issue 46), measured on an sm_90 GPU:
+//   - the latency of a bulk copy (cp.async.bulk, the TMA's non-tensor form) from global memory
+//     held in the L2 to shared memory, from its issue to the mbarrier phase it completes, one
+//     thread, by size; beside it the L2 pointer chase (ld.global.cg) on the same buffer;
+//   - the latency of a load from a peer CTA's shared memory in a cluster of two
+//     (ld.shared::cluster through mapa), against the same chase through the CTA's own window and
+//     through ld.shared.
+// Each figure is the 32-bit %clock of thread 0 around the loop divided by the steps, the median
+// of five launches after a warm-up (as scripts/calibrate).
+//   nvcc -O2 -arch=sm_90 -o hopper_measure scripts/hopper_measure.cu && ./hopper_measure
+#include <cooperative_groups.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+namespace cg = cooperative_groups;
+
+#define CHECK(x)                                                                    \
+  do {                                                                              \
+    cudaError_t e_ = (x);                                                           \
+    if (e_ != cudaSuccess) {                                                        \
+      std::fprintf(stderr, "hopper_measure: %s: %s\n", #x, cudaGetErrorString(e_)); \
+      std::exit(2);                                                                 \
+    }                                                                               \
+  } while (0)
+
+__device__ __forceinline__ unsigned smem(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+// One thread: `steps` bulk copies of `bytes` from src to shared memory, each waited for before
+// the next is issued (its mbarrier's phase flips when the bytes have landed).
+__global__ void bulk_latency(unsigned* clk, const char* src, unsigned bytes, int steps) {
+  __shared__ alignas(128) char buf[32768];
+  __shared__ alignas(8) unsigned long long bar;
+  if (threadIdx.x != 0) return;
+  const unsigned b = smem(&bar), d = smem(buf);
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(b));
+  asm volatile("fence.proxy.async.shared::cta;");
+  unsigned phase = 0;
+  unsigned start = 0, stop = 0;
+  for (int i = -1; i < steps; ++i) {
+    if (i == 0) asm volatile("mov.u32 %0, %%clock;" : "=r"(start)::"memory");
+    asm volatile(
+        "{ .reg .b64 st;\n"
+        "mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1; }" ::"r"(b),
+        "r"(bytes)
+        : "memory");
+    asm volatile(
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
+            "r"(d),
+        "l"(src), "r"(bytes), "r"(b)
+        : "memory");
+    asm volatile(
+        "{ .reg .pred p;\n"
+        "W: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+        "@!p bra W; }" ::"r"(b),
+        "r"(phase)
+        : "memory");
+    phase ^= 1;
+  }
+  asm volatile("mov.u32 %0, %%clock;" : "=r"(stop)::"memory");
+  clk[0] = start;
+  clk[1] = stop;
+  clk[2] = buf[bytes - 1];  // keep the copies
+}
+
+// One thread: p = ld.global.cg [p] round a ring of u64 pointers (the L2 latency beside it).
+__global__ void l2_chase(unsigned* clk, unsigned long long* ring, int steps) {
+  if (threadIdx.x != 0) return;
+  unsigned long long p = reinterpret_cast<unsigned long long>(ring);
+  for (int i = 0; i < 64; ++i) asm volatile("ld.global.cg.u64 %0, [%0];" : "+l"(p));
+  unsigned start, stop;
+  asm volatile("mov.u32 %0, %%clock;" : "=r"(start)::"memory");
+  for (int i = 0; i < steps; ++i) asm volatile("ld.global.cg.u64 %0, [%0];" : "+l"(p));
+  asm volatile("mov.u32 %0, %%clock;" : "=r"(stop)::"memory");
+  clk[0] = start;
+  clk[1] = stop;
+  clk[2] = unsigned(p);
+}
+
+// Two CTAs a cluster; thread 0 of rank 0 chases a ring of byte offsets in the shared memory of
+// `target` (0: its own, through the cluster window; 1: the peer's). mode 2: plain ld.shared.
+__global__ void __cluster_dims__(2, 1, 1)
+    dsm_chase(unsigned* clk, int target, int mode, int steps) {
+  __shared__ unsigned s[4096];
+  cg::cluster_group cluster = cg::this_cluster();
+  for (unsigned i = threadIdx.x; i < 4096; i += blockDim.x) s[i] = ((i + 33) % 4096) * 4;
+  cluster.sync();
+  if (cluster.block_rank() == 0 && threadIdx.x == 0) {
+    unsigned base = smem(s);
+    if (mode != 2) asm volatile("mapa.shared::cluster.u32 %0, %0, %1;" : "+r"(base) : "r"(target));
+    unsigned p = 0, start, stop;
+    for (int i = -64; i < steps; ++i) {
+      if (i == 0) asm volatile("mov.u32 %0, %%clock;" : "=r"(start)::"memory");
+      if (mode == 2)
+        asm volatile("ld.shared.u32 %0, [%1];" : "=r"(p) : "r"(base + p) : "memory");
+      else
+        asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(p) : "r"(base + p) : "memory");
+    }
+    asm volatile("mov.u32 %0, %%clock;" : "=r"(stop)::"memory");
+    clk[0] = start;
+    clk[1] = stop;
+    clk[2] = p;
+  }
+  cluster.sync();
+}
+
+template <typename F>
+double median5(F run) {
+  run();
+  std::vector<double> v;
+  for (int i = 0; i < 5; ++i) v.push_back(run());
+  std::sort(v.begin(), v.end());
+  return v[2];
+}
+
+double cycles(unsigned* d_clk, int steps) {
+  CHECK(cudaGetLastError());
+  CHECK(cudaDeviceSynchronize());
+  unsigned h[3];
+  CHECK(cudaMemcpy(h, d_clk, sizeof h, cudaMemcpyDeviceToHost));
+  return double(unsigned(h[1] - h[0])) / steps;
+}
+
+int main() {
+  cudaDeviceProp prop;
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  if (prop.major < 9) {
+    std::fprintf(stderr, "hopper_measure: %s is sm_%d%d; these figures need sm_90\n", prop.name,
+                 prop.major, prop.minor);
+    return 2;
+  }
+  unsigned* clk;
+  char* src;
+  unsigned long long* ring;
+  CHECK(cudaMalloc(&clk, 64));
+  CHECK(cudaMalloc(&src, 1 << 16));
+  CHECK(cudaMemset(src, 1, 1 << 16));
+  CHECK(cudaMalloc(&ring, 4096 * 8));
+  std::vector<unsigned long long> h(4096);
+  for (int i = 0; i < 4096; ++i) h[i] = reinterpret_cast<unsigned long long>(ring + (i + 1) % 4096);
+  CHECK(cudaMemcpy(ring, h.data(), 4096 * 8, cudaMemcpyHostToDevice));
+  std::printf("# scripts/hopper_measure on %s (sm_%d%d, %d SMs): cycles a step, median of 5\n",
+              prop.name, prop.major, prop.minor, prop.multiProcessorCount);
+  const int steps = 1024;
+  std::printf("l2_chase_u64 %.2f\n", median5([&] {
+                l2_chase<<<1, 32>>>(clk, ring, steps);
+                return cycles(clk, steps);
+              }));
+  for (unsigned bytes : {16u, 64u, 128u, 256u, 512u, 1024u, 2048u, 4096u, 8192u, 16384u, 32768u})
+    std::printf("bulk_copy_latency_%uB %.2f\n", bytes, median5([&] {
+                  bulk_latency<<<1, 32>>>(clk, src, bytes, 256);
+                  return cycles(clk, 256);
+                }));
+  const char* names[] = {"dsm_chase_own_window", "dsm_chase_peer", "shared_chase_ld_shared"};
+  const int target[] = {0, 1, 0}, mode[] = {0, 0, 2};
+  for (int k = 0; k < 3; ++k)
+    std::printf("%s %.2f\n", names[k], median5([&] {
+                  dsm_chase<<<2, 128>>>(clk, target[k], mode[k], steps);
+                  return cycles(clk, steps);
+                }));
+  return 0;
+}
