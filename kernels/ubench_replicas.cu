@@ -264,3 +264,29 @@ extern "C" __global__ void rep_global_chase(unsigned* clk, unsigned* out,
   stamp(clk, t0, t1);
   out[threadIdx.x] = static_cast<unsigned>(p);
 }
+
+// Shared-atomic contention with the result used (issue 42, measured on an H200): N lanes of one
+// warp chase p = atomicAdd(&s[p], inc) on one word that stays 0 (inc is a zero each lane loads
+// from its own word, so the compiler can prove neither that the operand is uniform nor that the
+// atomic adds nothing), first p = s[p] alone, then the atomics; thread 0's figure is the
+// difference a step, as rep_shared_atomic_contention. That replica's atomicAdd(&s[p], 0) with the
+// result unused is aggregated by ptxas for sm_90 (one lane's ATOMS after VOTEU.ANY/UFLO, in the
+// SASS of CUDA 13.0), so on such a GPU it times no contention at all; this one cannot be.
+extern "C" __global__ void rep_shared_atomic_ret(unsigned* clk, unsigned* out) {
+  __shared__ unsigned s[64];
+  if (threadIdx.x == 0)
+    for (int i = 0; i < 64; ++i) s[i] = 0;
+  __syncthreads();
+  volatile unsigned* v = s;
+  const unsigned inc = v[32 + threadIdx.x % 32];
+  unsigned p = 0;
+  const unsigned t0 = clock32();
+#pragma unroll 4
+  for (int i = 0; i < 1024; ++i) p = v[p];
+  const unsigned t1 = clock32();
+#pragma unroll 4
+  for (int i = 0; i < 1024; ++i) p = atomicAdd(&s[p], inc);
+  const unsigned t2 = clock32();
+  stamp(clk, 0, (t2 - t1) - (t1 - t0));
+  out[threadIdx.x] = p;
+}

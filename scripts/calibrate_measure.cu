@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <vector>
 
 #include "../kernels/ubench_replicas.cu"
@@ -66,8 +67,7 @@ double measure(Kernel k, const Row& r, const Buffers& b) {
     launch(k, r, b);
     check(cudaGetLastError(), r.name);
     check(cudaDeviceSynchronize(), r.name);
-    check(cudaMemcpy(c.data(), b.clk, c.size() * sizeof(unsigned), cudaMemcpyDeviceToHost),
-          "copy");
+    check(cudaMemcpy(c.data(), b.clk, c.size() * sizeof(unsigned), cudaMemcpyDeviceToHost), "copy");
     return figure(r, c);
   });
 }
@@ -85,7 +85,8 @@ const char* preset_of(int major, int minor) {
 
 int main(int argc, char** argv) {
   if (argc > 1 && (std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "--help") == 0)) {
-    std::puts("usage: scripts/calibrate [-o FILE]   (this GPU's replica figures as a measurement file)");
+    std::puts(
+        "usage: scripts/calibrate [-o FILE]   (this GPU's replica figures as a measurement file)");
     return 0;
   }
   cudaDeviceProp prop;
@@ -97,23 +98,31 @@ int main(int argc, char** argv) {
   check(cudaMalloc(&b.out, 1024 * sizeof(unsigned)), "cudaMalloc");
   check(cudaMalloc(&b.atomic_ring, 1024 * sizeof(unsigned)), "cudaMalloc");
   check(cudaMalloc(&b.chase_ring, 4096 * sizeof(unsigned long long)), "cudaMalloc");
-  std::printf("# Measured by scripts/calibrate: every replica of kernels/ubench_replicas.cu on this\n"
-              "# GPU, the median of five runs after a warm-up. smemsim calibrate FILE fits the\n"
-              "# preset below to it.\nformat = 1\n\n[gpu]\n");
+  std::printf(
+      "# Measured by scripts/calibrate: every replica of kernels/ubench_replicas.cu on this\n"
+      "# GPU, the median of five runs after a warm-up. smemsim calibrate FILE fits the\n"
+      "# preset below to it.\nformat = 1\n\n[gpu]\n");
   std::printf("name = \"%s\"\ncompute_capability = %d\nsm_clock_mhz = %d\npreset = \"%s\"\n\n",
               prop.name, 10 * prop.major + prop.minor, khz / 1000,
               preset_of(prop.major, prop.minor));
+  char date[32] = "";
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+  int driver = 0;
+  check(cudaDriverGetVersion(&driver), "driver version");
   std::printf("[source]\nkind = \"measured\"\ntitle = \"scripts/calibrate on %s (%d SMs)\"\n",
               prop.name, prop.multiProcessorCount);
+  std::printf("citation = \"smemsim scripts/calibrate, run %s (CUDA driver %d.%d)\"\n", date,
+              driver / 1000, driver % 1000 / 10);
   constexpr double kK = 1024;
-#define SMEMSIM_REPLICA(name, kernel, unit, what, key, missing, threads, steps, span, rate,      \
+#define SMEMSIM_REPLICA(name, kernel, unit, what, key, missing, threads, steps, span, rate,     \
                         amount, extra, arg)                                                     \
   {                                                                                             \
     const Row r{name, unit, what, threads, steps, span, rate, amount, Extra::extra, arg};       \
     const double v = measure(kernel, r, b);                                                     \
     std::printf("\n[[figure]]\nid = \"%s\"\nbenchmark = \"%s\"\nvalue = %.6f\nunit = \"%s\"\n", \
                 name, name, v, unit);                                                           \
-    std::printf("where = \"scripts/calibrate, kernel %s\"\n[figure.method]\n", #kernel);       \
+    std::printf("where = \"scripts/calibrate, kernel %s\"\n[figure.method]\n", #kernel);        \
     std::printf("step = \"%s\"\nclock = \"%s\"\nblock = %u\ngrid = 1\n", what,                  \
                 span ? "%clock per thread; the span max(stop) - min(start)"                     \
                      : "32-bit %clock around the loop, thread 0",                               \
