@@ -121,10 +121,13 @@ TEST(Ubench, ModernPresetsReproduceTheirKeysWithinFivePercent) {
       {"sfu ex2", "ubench_sfu", exec::Arg::real(0.5),
        [](const Arch& a) { return double(std::max(a.sm.lat_sfu, interval(a.sm.lanes_sfu))); }},
       {"mma m16n8k16", "ubench_mma", exec::Arg::integer(1),
-       [](const Arch& a) { return double(a.sm.lat_tensor + 2048 / a.sm.tensor_fmas - 1); }},
+       [](const Arch& a) {
+         // ceil(M*N*K / tensor_fmas) cycles in the unit (hopper-h100's 336 lanes: 7 for 2,048).
+         return double(a.sm.lat_tensor + (2048 + a.sm.tensor_fmas - 1) / a.sm.tensor_fmas - 1);
+       }},
       {"mma m16n8k8", "ubench_mma8", exec::Arg::integer(1),
        [](const Arch& a) {
-         return double(a.sm.lat_tensor + std::max<std::uint32_t>(1, 1024 / a.sm.tensor_fmas) - 1);
+         return double(a.sm.lat_tensor + (1024 + a.sm.tensor_fmas - 1) / a.sm.tensor_fmas - 1);
        }},
   };
   for (const Chain& c : chains) {

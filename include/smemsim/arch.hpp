@@ -69,6 +69,10 @@ struct SmConfig {
   // Lanes per unit (per sub-core, or per SM when unit_scope = sm): an op of sm.simd_width threads
   // holds its unit ceil(simd_width / lanes) cycles (its initiation interval).
   std::uint32_t lanes_alu = 32, lanes_fma = 32, lanes_fp64 = 32, lanes_sfu = 32;
+  // Lanes of the FMA pipe that run an integer multiply(-add) (IMAD): an IMAD holds the pipe
+  // simd_width x lanes_fma / lanes_imad lane-cycles. 0: all of lanes_fma (Volta-Ampere, where the
+  // pipe is 16 lanes that all run it). Hopper's 32 FP32 lanes a block run IMAD on 16.
+  std::uint32_t lanes_imad = 0;
   std::uint32_t lat_alu = 18;
   std::uint32_t lat_sfu = 40;
   // FP32 (and IMAD) pipe, FP64 pipe and tensor core; 0: sm.lat_alu (Fermi's CUDA cores run

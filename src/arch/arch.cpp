@@ -170,6 +170,9 @@ void validate(const Arch& a) {
   if (sm.pipeline != "unified" && sm.pipeline != "split" && sm.pipeline != "elastic")
     bad("sm.pipeline",
         fmt::format("unknown pipeline '{}' (known: unified, split, elastic)", sm.pipeline));
+  if (sm.lanes_imad > sm.lanes_fma)
+    bad("sm.lanes_imad", fmt::format("{} is more than the FMA unit's sm.lanes_fma = {}",
+                                     sm.lanes_imad, sm.lanes_fma));
   if (sm.scheduler != "lrr" && sm.scheduler != "gto" && sm.scheduler != "bank-aware" &&
       sm.scheduler != "bank-aware-fill")
     bad("sm.scheduler",

@@ -183,6 +183,9 @@ const std::vector<Key>& key_table() {
          "ceil(simd_width / lanes) cycles (Volta-Ampere: 16 per sub-core)"),
       sm("sm.lanes_fma", &SmConfig::lanes_fma, 1, 64,
          "lanes of the FP32 (and IMAD) unit (Volta, Turing, A100: 16 per sub-core)"),
+      sm("sm.lanes_imad", &SmConfig::lanes_imad, 0, 64,
+         "lanes of the FMA unit that run an integer multiply(-add): an IMAD holds the unit "
+         "lanes_fma / lanes_imad times as long as an FFMA (Hopper: 16 of 32); 0: sm.lanes_fma"),
       sm("sm.lanes_fp64", &SmConfig::lanes_fp64, 1, 64, "lanes of the FP64 unit"),
       sm("sm.lanes_sfu", &SmConfig::lanes_sfu, 1, 64,
          "lanes of the special-function unit (Volta-Hopper: 4 per sub-core)"),

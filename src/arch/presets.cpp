@@ -384,28 +384,44 @@ std::vector<Arch> build() {
     Arch& a = v.back();
     a.sm.count = 132;
     a.compute_capability = 90;
-    a.sm.lanes_fma = 32;               // [WP] 32 FP32 per block
-    a.sm.lanes_fp64 = 16;              // [WP] 16 FP64 per block
-    a.sm.lat_fp64 = 8;                 // [CFG] SM90_H100 -ptx_opcode_latency_dp 8
-    a.sm.lat_sfu = 23;                 // [CFG] SM90_H100 -ptx_opcode_latency_sfu 23
-    a.sm.lat_shared_ld = 29;           // [CFG] SM90_H100 -gpgpu_smem_latency 29
-    a.sm.lat_shared_st = 29;           // assumed equal to the load
-    a.sm.lat_shared_atom = 32;         // assumed: the load's 29 + the T4's calibrated gap, 3
+    a.sm.lanes_fma = 32;   // [WP] 32 FP32 per block
+    a.sm.lanes_fp64 = 16;  // [WP] 16 FP64 per block
+    // [H200] IMAD throughput 127.2 (2 ops a mad) from 1,024 threads: 16 lanes a block run it,
+    // half the FP32 lanes ([WP]: 16 INT32 a block).
+    a.sm.lanes_imad = 16;
+    // Calibrated to an H200 (the H100's SM; calibration/h200-measured.toml, measured by
+    // scripts/calibrate for this work, docs/calibration.md "Measured on an H200"):
+    // - ptxas for sm_90 folds no scaled index into a shared address (the window's base is a
+    //   uniform register that depends on the CTA's rank in its cluster): the chase's hop is LEA
+    //   then LDS [R], as that GPU's SASS shows, so the `scaled` rule is off;
+    // - lrr, as the V100's: with gto the H200's shared, FFMA and HFMA2 throughputs land 7-20 %
+    //   lower than with lrr, and every one further from the measurement.
+    a.sm.lower = "fma,imad,lea,addr,cvt,mov,schedule";
+    a.sm.scheduler = "lrr";
+    a.sm.lat_fp64 = 8;                 // [H200] DFMA chain 8.10 ([CFG] SM90_H100: 8)
+    a.sm.lat_fp16 = 9;                 // [H200] HFMA2 chain 9.29 (fused): 9.01
+    a.sm.lat_sfu = 17;                 // [H200] MUFU.SQRT chain 17.07 ([CFG] SM90_H100: 23)
+    a.sm.lat_shared_ld = 24;           // [H200] three chases 23.0-29.0: 24 ([CFG] SM90_H100: 29)
+    a.sm.lat_shared_st = 24;           // assumed equal to the load
+    a.sm.lat_shared_atom = 27;         // [H200] an atomic with its result used: the load's + 2.8
+    a.sm.global_atomic_latency = 264;  // [H200] atomicAdd chase 290.3 a hop (with its IMAD.WIDE)
     a.sm.global_bytes_per_cycle = 13;  // [WP] 3350 GB/s / (132 SMs x 1980 MHz) = 12.8
     // [GUIDE] cc 9.0: 256 KB of L1 and shared memory, carve-outs 0, 8, 16, 32, 64, 100, 132, 164,
     // 196 or 228 KB. [WP] 50 MB of L2; 16 ways assumed. L2 bandwidth per SM assumed the V100's
-    // 17. Latencies calibrated: [LUO24] H800 (the H100's SM) L1 40.7, L2 263.0.
+    // 17. Latencies calibrated: [LUO24] H800 (the H100's SM) L1 40.7, L2 263.0 (the H200 measures
+    // 43.1 and 277.7 with our replicas: its memory system is not the H100's).
     a.sm.l1_unified_bytes = 256 * 1024;
     a.sm.carveouts = "0,8,16,32,64,100,132,164,196,228";
     a.sm.l2_bytes = 50 * 1024 * 1024;
     a.sm.l2_bytes_per_cycle = 17;
-    a.sm.l1_latency = 5;
-    a.sm.l2_latency = 235;
-    // [WP] 2048 FP16 FMA/clock per SM: 512 per block. [CFG] SM90_H100 tensor latency 24 for its
-    // mma (m16n8k16: 2048 FMA, I = 4): lat_tensor = 24 - 3 = 21. (The config's interval, 8,
-    // is twice the whitepaper rate's 4; we take the whitepaper's.)
-    a.sm.tensor_fmas = 512;
-    a.sm.lat_tensor = 21;
+    a.sm.l1_latency = 10;
+    a.sm.l2_latency = 240;
+    // [H200] wmma m16n16k16 (two HMMA.16816) from 1,024 threads: 1,337 FMA/clk/SM, 334 a
+    // block, 65 % of the whitepaper's 2048 FMA/clk/SM, which is wgmma's rate (not modelled yet:
+    // issue 46); the model runs mma.sync and wmma, so the tensor unit is mma.sync's: 336 gives
+    // 1,342. Then the same wmma on its own result, 25.38 a step: lat_tensor 13 gives 25.01.
+    a.sm.tensor_fmas = 336;
+    a.sm.lat_tensor = 13;
   }
 
   for (const Arch& a : v) validate(a);

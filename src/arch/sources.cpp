@@ -189,19 +189,42 @@ const std::map<std::string, std::vector<Row>>& tables() {
            {"sm.l2_bytes", K::Vendor, "H100 whitepaper: 50 MB"},
            {"sm.l1_latency", K::Calibrated,
             "Luo et al. 2024 (calibration/h800-luo2024.toml), the H800's (the H100's SM): L1 "
-            "40.7; its replica 40.19"},
-           {"sm.l2_latency", K::Calibrated, "Luo et al. 2024, H800: L2 263.0; its replica 263.0"},
+            "40.7; its replica 40.19 (the H200's 43.1: -6.9 %)"},
+           {"sm.l2_latency", K::Calibrated,
+            "Luo et al. 2024, H800: L2 263.0; its replica 263.0 (the H200's 277.7: -5.3 %)"},
            {"sm.lanes_fma", K::Vendor, "H100 whitepaper: 32 FP32 lanes per block"},
            {"sm.lanes_fp64", K::Vendor, "H100 whitepaper: 16 FP64 lanes per block"},
-           {"sm.tensor_fmas", K::Vendor, "H100 whitepaper: 2048 FP16 FMA/clk/SM"},
+           {"sm.lanes_imad", K::Calibrated,
+            "H200 (calibration/h200-measured.toml): IMAD throughput 127.2 ops/clk/SM (2 a mad), "
+            "16 a block, half the FFMA's; its replica 127.4"},
+           {"sm.tensor_fmas", K::Calibrated,
+            "H200 (calibration/h200-measured.toml): wmma throughput 1,337 FMA/clk/SM; its "
+            "replica 1,342 (mma.sync's rate; the whitepaper's 2048 is wgmma's)"},
            {"sm.lat_alu", K::Config, "GPGPU-Sim SM90_H100: -ptx_opcode_latency_int 4"},
-           {"sm.lat_fma", K::Config, "GPGPU-Sim SM90_H100: -ptx_opcode_latency_fp 4"},
-           {"sm.lat_fp64", K::Config, "GPGPU-Sim SM90_H100: -ptx_opcode_latency_dp 8"},
-           {"sm.lat_sfu", K::Config, "GPGPU-Sim SM90_H100: -ptx_opcode_latency_sfu 23"},
-           {"sm.lat_tensor", K::Config,
-            "GPGPU-Sim SM90_H100: tensor latency 24, less its "
-            "interval 4 + 1"},
-           {"sm.lat_shared_ld", K::Config, "GPGPU-Sim SM90_H100: -gpgpu_smem_latency 29"},
+           {"sm.lat_fma", K::Calibrated,
+            "H200 (calibration/h200-measured.toml): FFMA chain 4.16, IMAD 4.18; replica 4.07"},
+           {"sm.lat_fp64", K::Calibrated, "H200: DFMA chain 8.10; its replica 8.00"},
+           {"sm.lat_fp16", K::Calibrated, "H200: HFMA2 chain (fused) 9.29; its replica 9.01"},
+           {"sm.lat_sfu", K::Calibrated,
+            "H200: MUFU.SQRT chain 17.07; its replica 17.01 (sin.approx 23.0: an FMUL.RZ before "
+            "its MUFU.SIN in the SASS, which the model does not time)"},
+           {"sm.lat_tensor", K::Calibrated,
+            "H200: wmma m16n16k16 (f32 accumulator) on its own result 25.38; its replica 25.01"},
+           {"sm.lat_shared_ld", K::Calibrated,
+            "H200: shared chases 23.0 (loads on their own results), 29.0 (an LEA then the load, "
+            "as ptxas emits p = s[p] for sm_90); their replicas 24.0 and 28.0"},
+           {"sm.lat_shared_atom", K::Calibrated,
+            "H200: an atomic whose result is the next index, 2.8 over a load; its replica 3.01"},
+           {"timing.native_position", K::Calibrated,
+            "H200: 2 to 32 lanes on one word, 2.0 a lane (4.8 to 64.7); replicas within 4.2 %"},
+           {"sm.global_atomic_latency", K::Calibrated,
+            "H200: atomicAdd chase 290.3 a hop; its replica 290.7 with 264"},
+           {"sm.scheduler", K::Calibrated,
+            "lrr: the H200's shared, FFMA and HFMA2 throughputs each nearer than with gto "
+            "(docs/calibration.md)"},
+           {"sm.lower", K::Measured,
+            "the H200's SASS (ptxas 13.0, sm_90): LEA then LDS [R] for a scaled shared index, "
+            "so every rule but `scaled`"},
            {"sm.writeback_ports", K::Assumed,
             "2, as Accel-Sim's Volta, Turing and Ampere configs have it; no H100 config read"},
            {"sm.global_bytes_per_cycle", K::Vendor, "3350 GB/s / (132 SMs x 1980 MHz) = 12.8"},
@@ -270,6 +293,7 @@ bool applies(const Arch& a, std::string_view key) {
   if (key.starts_with("timing.native_")) return !lock_loop;
   const SmConfig& sm = a.sm;
   if (key == "sm.lat_fma" || key == "sm.lanes_fma") return sm.lat_fma != 0;
+  if (key == "sm.lanes_imad") return sm.lat_fma != 0 && sm.lanes_imad != 0;
   if (key == "sm.lat_fp64" || key == "sm.lanes_fp64") return sm.lat_fp64 != 0;
   if (key == "sm.lat_fp16") return sm.lat_fp16 != 0;
   if (key == "sm.lat_tensor" || key == "sm.tensor_fmas") return sm.tensor_fmas != 0;
@@ -315,6 +339,7 @@ const std::vector<std::string>& timing_keys() {
                                                 "sm.mio_queue",
                                                 "sm.lanes_alu",
                                                 "sm.lanes_fma",
+                                                "sm.lanes_imad",
                                                 "sm.lanes_fp64",
                                                 "sm.lanes_sfu",
                                                 "sm.tensor_fmas",

@@ -16,6 +16,11 @@ std::uint64_t Sm::unit_cost(Unit u, std::uint32_t index) const {
   if (!lanes_[m]) return 0;
   if (m == std::size_t(Unit::Tensor))
     return index < ctx_.info->size() ? (*ctx_.info)[index].tensor_work / nsub_ : 0;
+  // An IMAD runs on sm.lanes_imad of the FMA unit's lanes: it holds the unit longer.
+  const std::uint32_t imad = arch_.sm.lanes_imad;
+  if (m == std::size_t(Unit::Fma) && imad && imad < lanes_[m] && index < ctx_.info->size() &&
+      (*ctx_.info)[index].int_mul)
+    return std::uint64_t(arch_.sm.simd_width) * lanes_[m] / imad;
   return arch_.sm.simd_width;
 }
 
