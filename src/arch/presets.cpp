@@ -389,8 +389,9 @@ std::vector<Arch> build() {
     // [H200] IMAD throughput 127.2 (2 ops a mad) from 1,024 threads: 16 lanes a block run it,
     // half the FP32 lanes ([WP]: 16 INT32 a block).
     a.sm.lanes_imad = 16;
-    // Calibrated to an H200 (the H100's SM; calibration/h200-measured.toml, measured by
-    // scripts/calibrate for this work, docs/calibration.md "Measured on an H200"):
+    // Calibrated to an H100 SXM and an H200, whose SM figures agree to four digits
+    // (calibration/h100-measured.toml, h200-measured.toml, measured by scripts/calibrate for this
+    // work, docs/calibration.md "Measured on an H200 and an H100"):
     // - ptxas for sm_90 folds no scaled index into a shared address (the window's base is a
     //   uniform register that depends on the CTA's rank in its cluster): the chase's hop is LEA
     //   then LDS [R], as that GPU's SASS shows, so the `scaled` rule is off;
@@ -404,18 +405,20 @@ std::vector<Arch> build() {
     a.sm.lat_shared_ld = 24;           // [H200] three chases 23.0-29.0: 24 ([CFG] SM90_H100: 29)
     a.sm.lat_shared_st = 24;           // assumed equal to the load
     a.sm.lat_shared_atom = 27;         // [H200] an atomic with its result used: the load's + 2.8
-    a.sm.global_atomic_latency = 264;  // [H200] atomicAdd chase 290.3 a hop (with its IMAD.WIDE)
+    // [H100] atomicAdd chase 307.6 a hop, its IMAD.WIDE included (the H200's 290.3).
+    a.sm.global_atomic_latency = 281;
     a.sm.global_bytes_per_cycle = 13;  // [WP] 3350 GB/s / (132 SMs x 1980 MHz) = 12.8
     // [GUIDE] cc 9.0: 256 KB of L1 and shared memory, carve-outs 0, 8, 16, 32, 64, 100, 132, 164,
     // 196 or 228 KB. [WP] 50 MB of L2; 16 ways assumed. L2 bandwidth per SM assumed the V100's
-    // 17. Latencies calibrated: [LUO24] H800 (the H100's SM) L1 40.7, L2 263.0 (the H200 measures
-    // 43.1 and 277.7 with our replicas: its memory system is not the H100's).
+    // 17. Latencies calibrated: [H100] (calibration/h100-measured.toml, our replicas on an H100
+    // SXM) L1 chase 43.6, L2 chase 288.7 ([LUO24]'s H800 PCIe: 40.7, 263.0; the H200: 43.2,
+    // 278.2).
     a.sm.l1_unified_bytes = 256 * 1024;
     a.sm.carveouts = "0,8,16,32,64,100,132,164,196,228";
     a.sm.l2_bytes = 50 * 1024 * 1024;
     a.sm.l2_bytes_per_cycle = 17;
-    a.sm.l1_latency = 10;
-    a.sm.l2_latency = 240;
+    a.sm.l1_latency = 13;
+    a.sm.l2_latency = 266;
     // [H200] wmma m16n16k16 (two HMMA.16816) from 1,024 threads: 1,337 FMA/clk/SM, 334 a
     // block, 65 % of the whitepaper's 2048 FMA/clk/SM, which is wgmma's rate (not modelled yet:
     // issue 46); the model runs mma.sync and wmma, so the tensor unit is mma.sync's: 336 gives

@@ -188,10 +188,10 @@ const std::map<std::string, std::vector<Row>>& tables() {
             "CUDA guide, cc 9.0: shared memory 0, 8, 16, 32, 64, 100, 132, 164, 196 or 228 KB"},
            {"sm.l2_bytes", K::Vendor, "H100 whitepaper: 50 MB"},
            {"sm.l1_latency", K::Calibrated,
-            "Luo et al. 2024 (calibration/h800-luo2024.toml), the H800's (the H100's SM): L1 "
-            "40.7; its replica 40.19 (the H200's 43.1: -6.9 %)"},
+            "H100 SXM (calibration/h100-measured.toml): L1 chase 43.6; its replica 43.9 (Luo et "
+            "al. 2024's H800 PCIe: 40.7)"},
            {"sm.l2_latency", K::Calibrated,
-            "Luo et al. 2024, H800: L2 263.0; its replica 263.0 (the H200's 277.7: -5.3 %)"},
+            "H100 SXM: L2 chase 288.7; its replica 289.0 (the H200's 278.2, the H800's 263.0)"},
            {"sm.lanes_fma", K::Vendor, "H100 whitepaper: 32 FP32 lanes per block"},
            {"sm.lanes_fp64", K::Vendor, "H100 whitepaper: 16 FP64 lanes per block"},
            {"sm.lanes_imad", K::Calibrated,
@@ -218,7 +218,7 @@ const std::map<std::string, std::vector<Row>>& tables() {
            {"timing.native_position", K::Calibrated,
             "H200: 2 to 32 lanes on one word, 2.0 a lane (4.8 to 64.7); replicas within 4.2 %"},
            {"sm.global_atomic_latency", K::Calibrated,
-            "H200: atomicAdd chase 290.3 a hop; its replica 290.7 with 264"},
+            "H100 SXM: atomicAdd chase 307.6 a hop; its replica 307.7 with 281 (the H200's 290.3)"},
            {"sm.scheduler", K::Calibrated,
             "lrr: the H200's shared, FFMA and HFMA2 throughputs each nearer than with gto "
             "(docs/calibration.md)"},
