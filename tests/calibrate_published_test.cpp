@@ -96,10 +96,11 @@ TEST(CalibratePublished, H800Luo2024) {
               {"l2_latency", {289.0 / 263.0 - 1, "our H100 SXM's 288.7"}}});
 }
 
-// Our own measurements (scripts/calibrate on an H200 and an H100 SXM, whose SM figures agree to four
-// digits): hopper-h100's SM keys (latencies, lanes_imad, tensor_fmas, native_position, scheduler)
-// are calibrated to both, its L1, L2 and global-atomic latencies to the H100's (docs/calibration.md
-// "Measured on an H200 and an H100"). The misses, each with what the model lacks:
+// Our own measurements (scripts/calibrate on an H200 and an H100 SXM, whose SM figures agree to
+// four digits): hopper-h100's SM keys (latencies, lanes_imad, tensor_fmas, native_position,
+// scheduler) are calibrated to both, its L1, L2 and global-atomic latencies to the H100's
+// (docs/calibration.md "Measured on an H200 and an H100"). The misses, each with what the model
+// lacks:
 // - sin.approx is FMUL.RZ then MUFU.SIN in the SASS (the key is MUFU.SQRT's 17; the chain 23);
 // - ptxas unrolls the FFMA replica's loop 16 times further (64 FFMA a branch in the SASS), so
 //   the GPU issues almost no loop overhead; the model runs the PTX's 4-fold unroll (84 % of the

@@ -399,12 +399,12 @@ std::vector<Arch> build() {
     //   lower than with lrr, and every one further from the measurement.
     a.sm.lower = "fma,imad,lea,addr,cvt,mov,schedule";
     a.sm.scheduler = "lrr";
-    a.sm.lat_fp64 = 8;                 // [H200] DFMA chain 8.10 ([CFG] SM90_H100: 8)
-    a.sm.lat_fp16 = 9;                 // [H200] HFMA2 chain 9.29 (fused): 9.01
-    a.sm.lat_sfu = 17;                 // [H200] MUFU.SQRT chain 17.07 ([CFG] SM90_H100: 23)
-    a.sm.lat_shared_ld = 24;           // [H200] three chases 23.0-29.0: 24 ([CFG] SM90_H100: 29)
-    a.sm.lat_shared_st = 24;           // assumed equal to the load
-    a.sm.lat_shared_atom = 27;         // [H200] an atomic with its result used: the load's + 2.8
+    a.sm.lat_fp64 = 8;          // [H200] DFMA chain 8.10 ([CFG] SM90_H100: 8)
+    a.sm.lat_fp16 = 9;          // [H200] HFMA2 chain 9.29 (fused): 9.01
+    a.sm.lat_sfu = 17;          // [H200] MUFU.SQRT chain 17.07 ([CFG] SM90_H100: 23)
+    a.sm.lat_shared_ld = 24;    // [H200] three chases 23.0-29.0: 24 ([CFG] SM90_H100: 29)
+    a.sm.lat_shared_st = 24;    // assumed equal to the load
+    a.sm.lat_shared_atom = 27;  // [H200] an atomic with its result used: the load's + 2.8
     // [H100] atomicAdd chase 307.6 a hop, its IMAD.WIDE included (the H200's 290.3).
     a.sm.global_atomic_latency = 281;
     a.sm.global_bytes_per_cycle = 13;  // [WP] 3350 GB/s / (132 SMs x 1980 MHz) = 12.8
