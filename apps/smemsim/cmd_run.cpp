@@ -75,6 +75,7 @@ void add_run_command(CLI::App& app) {
       "  smemsim run builtin:atomic_bench --conflicts 8 --stride 256\n"
       "  smemsim run k.ptx --kernel k --grid 8 --block 256 --launch k.toml\n"
       "  smemsim run k.ptx --kernel k --grid 4 --block 128 --launch k.toml --racecheck\n"
+      "  smemsim run builtin:conv --export-gpu pk   # then on a GPU: scripts/gpu-replay.cu pk\n"
       "Builtins generate a seeded input, run and compare with a CPU reference: exit 1 on a "
       "mismatch. A kernel's printf output is written on stdout (stderr under --json) after its "
       "launch; a failing assert stops the run with the GPU's message, exit 2.");
