@@ -1,0 +1,105 @@
+// scripts/operand_delay.cu: dependent chains that tell apart where a latency goes (issue 42,
+// docs/calibration.md "One rule would fit all five latency chains"): a shared load or a MUFU fed
+// by a variable-latency result (another load, another MUFU) or by a fixed-latency one (IADD3,
+// FFMA, IMAD), and a fixed-latency op fed by a load or a MUFU. Each chain is inline PTX of one
+// thread, `zero` and `one` come from the launch so that ptxas cannot fold them, and the figure is
+// %clock around 1,024 steps over the steps, the median of five after a warm-up. The SASS of each
+// kernel (cuobjdump) shows what ran.
+//   nvcc -O2 -arch=sm_90 -o operand_delay scripts/operand_delay.cu && ./operand_delay
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#define CHECK(x)                                                                    \
+  do {                                                                              \
+    cudaError_t e_ = (x);                                                           \
+    if (e_ != cudaSuccess) {                                                        \
+      std::fprintf(stderr, "operand_delay: %s: %s\n", #x, cudaGetErrorString(e_)); \
+      std::exit(2);                                                                 \
+    }                                                                               \
+  } while (0)
+
+constexpr int kSteps = 1024;
+
+// s[i] holds its own shared address (a word that points to itself): every chain stays at s[0].
+#define CHAIN_KERNEL(name, body)                                                     \
+  __global__ void name(unsigned* clk, unsigned zero, float one) {                    \
+    __shared__ unsigned s[64];                                                       \
+    const unsigned base = static_cast<unsigned>(__cvta_generic_to_shared(s));        \
+    if (threadIdx.x == 0)                                                            \
+      for (int i = 0; i < 64; ++i) s[i] = base + 4u * i;                             \
+    __syncthreads();                                                                 \
+    unsigned p = base;                                                               \
+    float f = one;                                                                   \
+    unsigned t0 = 0, t1 = 0;                                                         \
+    for (int i = -16; i < kSteps; ++i) {                                             \
+      if (i == 0) asm volatile("mov.u32 %0, %%clock;" : "=r"(t0)::"memory");         \
+      body                                                                           \
+    }                                                                                \
+    asm volatile("mov.u32 %0, %%clock;" : "=r"(t1)::"memory");                       \
+    clk[0] = t1 - t0;                                                                \
+    clk[1] = p + __float_as_uint(f);                                                 \
+  }
+
+// A load on its own result.
+CHAIN_KERNEL(lds_lds, asm volatile("ld.shared.u32 %0, [%0];" : "+r"(p)::"memory");)
+// A load, then an integer add of a zero: IADD3 feeds the next load.
+CHAIN_KERNEL(lds_iadd, asm volatile("ld.shared.u32 %0, [%0];\n\tadd.u32 %0, %0, %1;"
+                                    : "+r"(p)
+                                    : "r"(zero)
+                                    : "memory");)
+// A load, then two adds: the second add's producer is fixed-latency too.
+CHAIN_KERNEL(lds_iadd2, asm volatile("ld.shared.u32 %0, [%0];\n\tadd.u32 %0, %0, %1;\n\t"
+                                     "add.u32 %0, %0, %1;"
+                                     : "+r"(p)
+                                     : "r"(zero)
+                                     : "memory");)
+// A load, then an integer multiply-add (p * 1 + 0: IMAD).
+CHAIN_KERNEL(lds_imad, asm volatile("ld.shared.u32 %0, [%0];\n\tmad.lo.u32 %0, %0, %1, %2;"
+                                    : "+r"(p)
+                                    : "r"(zero + 1), "r"(zero)
+                                    : "memory");)
+// MUFU on its own result, and MUFU then an FFMA (x * one + 0) then the MUFU.
+CHAIN_KERNEL(mufu_mufu, asm volatile("sqrt.approx.ftz.f32 %0, %0;" : "+f"(f)::"memory");)
+CHAIN_KERNEL(mufu_ffma, asm volatile("sqrt.approx.ftz.f32 %0, %0;\n\tfma.rn.f32 %0, %0, %1, 0f00000000;"
+                                     : "+f"(f)
+                                     : "f"(one)
+                                     : "memory");)
+// FFMA on its own result (the fixed pipe's own latency), for reference.
+CHAIN_KERNEL(ffma_ffma, asm volatile("fma.rn.f32 %0, %0, %1, 0f00000000;"
+                                     : "+f"(f)
+                                     : "f"(one)
+                                     : "memory");)
+
+template <typename K>
+double run(K kernel, unsigned* clk) {
+  std::vector<double> v;
+  for (int i = 0; i < 6; ++i) {
+    kernel<<<1, 32>>>(clk, 0u, 1.0f);
+    CHECK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize());
+    unsigned h[2];
+    CHECK(cudaMemcpy(h, clk, sizeof h, cudaMemcpyDeviceToHost));
+    if (i) v.push_back(double(h[0]) / kSteps);
+  }
+  std::sort(v.begin(), v.end());
+  return v[2];
+}
+
+int main() {
+  cudaDeviceProp prop;
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  unsigned* clk;
+  CHECK(cudaMalloc(&clk, 16));
+  std::printf("# scripts/operand_delay on %s (sm_%d%d): cycles a step, median of 5\n", prop.name,
+              prop.major, prop.minor);
+  std::printf("lds_lds %.2f\n", run(lds_lds, clk));
+  std::printf("lds_iadd %.2f\n", run(lds_iadd, clk));
+  std::printf("lds_iadd2 %.2f\n", run(lds_iadd2, clk));
+  std::printf("lds_imad %.2f\n", run(lds_imad, clk));
+  std::printf("mufu_mufu %.2f\n", run(mufu_mufu, clk));
+  std::printf("mufu_ffma %.2f\n", run(mufu_ffma, clk));
+  std::printf("ffma_ffma %.2f\n", run(ffma_ffma, clk));
+  return 0;
+}
