@@ -38,10 +38,7 @@ void check(CUresult r, const char* what, const std::string& dir) {
 
 std::vector<unsigned char> read_all(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
-  if (!f) {
-    std::fprintf(stderr, "gpu-replay: cannot read %s\n", path.c_str());
-    std::exit(2);
-  }
+  if (!f) throw Failed{"cannot read " + path};
   return std::vector<unsigned char>(std::istreambuf_iterator<char>(f), {});
 }
 
@@ -77,11 +74,7 @@ Package load(const std::string& dir) {
   Package p;
   p.dir = dir;
   std::ifstream f(dir + "/replay.txt");
-  if (!f) {
-    std::fprintf(stderr, "gpu-replay: %s/replay.txt: missing (not a complete package)\n",
-                 dir.c_str());
-    std::exit(2);
-  }
+  if (!f) throw Failed{dir + "/replay.txt: missing (not a complete package)"};
   std::string line, word;
   while (std::getline(f, line)) {
     std::istringstream in(line);
@@ -116,6 +109,9 @@ Package load(const std::string& dir) {
     if (word == "reloc") {
       Reloc r;
       in >> r.at >> r.buffer >> r.offset;
+      if (p.steps.empty() || !in || r.buffer >= p.bufs.size() ||
+          r.at + 8 > p.steps.back().params.size())
+        throw Failed{dir + "/replay.txt: a reloc line outside its launch's parameters"};
       p.steps.back().relocs.push_back(r);
     }
   }
@@ -263,6 +259,10 @@ int main(int argc, char** argv) {
       cuEventDestroy(e1);
     } catch (const Failed& f) {
       std::printf("%-40s FAILED: %s\n", dir.c_str(), f.what.c_str());
+      ++failed;
+    } catch (const std::exception& e) {  // a malformed number in replay.txt
+      std::printf("%-40s FAILED: %s/replay.txt is malformed (%s)\n", dir.c_str(), dir.c_str(),
+                  e.what());
       ++failed;
     }
   return failed ? 1 : 0;
