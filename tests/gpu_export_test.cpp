@@ -3,8 +3,10 @@
 // not against the exporter's own code: the parameter image is the kernel's signature laid out by
 // the CUDA ABI, the buffers are the builtin's input and the executor's output, and a builtin that
 // sets a __constant__ array hands its bytes over.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -97,6 +99,36 @@ TEST(GpuExport, RefusesWhatNoGpuRunsWithOneLine) {
   EXPECT_NE(r.out.find("tx.begin"), std::string::npos) << r.out;
   EXPECT_EQ(std::ifstream(dir + "/replay.txt").good(), false);
 }
+
+#ifdef SMEMSIM_NVCC
+// The GPU-side programs of scripts/gpu-checks.sh compile with the configured nvcc (they run only
+// where a GPU is: docs/calibration.md "Measured on an H200 and an H100"). gpu-replay links the
+// driver API, found in the toolkit's stub folder here; without a GPU, hopper_measure and
+// operand_delay stop with one line and exit code 2.
+TEST(GpuExport, TheGpuProgramsCompile) {
+  const std::filesystem::path nvcc(SMEMSIM_NVCC);
+  const std::string stubs = (nvcc.parent_path().parent_path() / "lib64" / "stubs").string();
+  struct Program {
+    const char* name;
+    std::string flags;
+  };
+  for (const Program& p :
+       {Program{"gpu-replay", "-L" + stubs + " -lcuda"}, Program{"hopper_measure", "-arch=sm_90"},
+        Program{"operand_delay", "-arch=sm_90"}}) {
+    const std::string bin = ::testing::TempDir() + "smemsim_" + p.name;
+    const test::CliResult c =
+        test::shell(std::string(SMEMSIM_NVCC) + " -O2 " + p.flags + " -o " + bin + " " +
+                    SMEMSIM_SOURCE_DIR + "/scripts/" + p.name + ".cu");
+    ASSERT_EQ(c.exit_code, 0) << p.name << "\n" << c.out;
+    if (std::string(p.name) == "gpu-replay") continue;  // needs the driver's libcuda to start
+    const test::CliResult r = test::shell(bin);
+    if (r.exit_code != 0) {
+      EXPECT_EQ(r.exit_code, 2) << r.out;
+      EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+    }
+  }
+}
+#endif
 
 }  // namespace
 }  // namespace smemsim
