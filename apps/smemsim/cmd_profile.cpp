@@ -266,7 +266,9 @@ void add_profile_command(CLI::App& app) {
   add_sim_options(cmd, o->sim);
   cmd->footer(
       "Under each conflicting line: its CUDA source and a hint, computed on the line's own\n"
-      "accesses: a row padding, and the XOR swizzle `hash search --pc LINE` finds.\n"
+      "accesses: a row padding, and the XOR swizzle `hash search --pc LINE` finds. A kernel\n"
+      "that reads tiles a TMA tensor copy wrote also gets each such load's bank passes under\n"
+      "every swizzle mode (none, 32B, 64B, 128B; docs/exec.md \"TMA\").\n"
       "Examples:\n"
       "  smemsim profile builtin:transpose                   # store phase: 8-way (seed 002 "
       "§3.2.2)\n"
