@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "smemsim/conflict.hpp"
 #include "smemsim/exec.hpp"
 
 namespace smemsim::exec::detail {
@@ -292,6 +293,14 @@ struct Impl {
   // Wide shared accesses (memory.cpp emit): bank-unit words, lanes per transaction, and
   // memory.wide_access = "words".
   std::uint32_t words_per_unit = 1, transaction_lanes = 32;
+  // The swizzle what-if's bank passes (tma_reads.cpp): the arch's banks under the hardware's
+  // modulo mapping, made at the first read of a TMA tile (a copy of the Impl makes its own).
+  struct LazyAnalyzer {
+    std::unique_ptr<ConflictAnalyzer> p;
+    LazyAnalyzer() = default;
+    LazyAnalyzer(const LazyAnalyzer&) {}
+    LazyAnalyzer& operator=(const LazyAnalyzer&) { return *this; }
+  } tma_banks;
   bool wide_by_words = false;
   std::uint32_t threads = 0;  // per CTA
   std::uint32_t warps = 0;    // per CTA

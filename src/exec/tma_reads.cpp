@@ -1,10 +1,9 @@
 // The swizzle what-if of TMA tiles (issue 46; profile's "reads of tiles TMA copies wrote"): for a
 // load that reads tiles a tensor copy wrote (Cta::tma_tiles), the bank passes it takes, and would
 // take had each tile been copied under every swizzle mode with the load addressed to the same
-// elements. A tile's bytes sit where its mode put them, so swizzling an address again gives the
-// element's unswizzled address (the XOR is its own inverse); the element's address under another
-// mode is that mode's swizzle of it. Passes are counted per bank unit on `memory.banks` banks, the
-// hardware's modulo mapping, for the WarpAccess as emitted (a wide load's phase).
+// elements; the element's address under another mode is that mode's swizzle of it. Passes are
+// the bank degree (ConflictAnalyzer) on the arch's banks under the hardware's modulo mapping, for
+// the WarpAccess as emitted (a wide load's phase).
 #include <algorithm>
 #include <array>
 
@@ -44,28 +43,23 @@ void tma_reads_whatif(Impl& im, const Cta& cta, const WarpAccess& wa) {
     at->possible.fill(true);
   }
   ++at->accesses;
-  const std::uint32_t banks = std::max(1u, im.arch.banks), wpu = im.words_per_unit;
+  if (!im.tma_banks.p) {
+    Arch modulo = im.arch;
+    modulo.bank_hash = "mod";
+    im.tma_banks.p = std::make_unique<ConflictAnalyzer>(modulo);
+  }
+  WarpAccess moved = wa;
   for (std::size_t m = 0; m < 4; ++m) {
     if (m > 0 && widest > (16u << m)) at->possible[m] = false;
-    std::array<std::pair<std::uint32_t, std::uint64_t>, kMaxLanes> unit{};  // bank, bank unit
-    int n = 0;
     each_lane(wa.active, [&](int l) {
-      std::uint64_t b = std::uint64_t(wa.addr[std::size_t(l)]) * 4;
       if (const Cta::TmaTile* t = tile[std::size_t(l)]) {
-        const std::uint32_t logical = tma_swizzle(std::uint32_t(b), kModes[t->mode]);
-        b = tma_swizzle(logical, kModes[m]);
+        const std::uint32_t b = std::uint32_t(wa.addr[std::size_t(l)]) * 4;
+        const std::uint32_t logical = tma_swizzle(b, kModes[t->mode]);
+        moved.addr[std::size_t(l)] = static_cast<WordAddr>(tma_swizzle(logical, kModes[m]) / 4);
       }
-      const std::uint64_t u = b / 4 / wpu;
-      unit[std::size_t(n++)] = {std::uint32_t(u % banks), u};
     });
-    std::sort(unit.begin(), unit.begin() + n);
-    std::uint64_t passes = 0, run = 0;
-    for (int i = 0; i < n; ++i) {
-      if (i > 0 && unit[std::size_t(i)] == unit[std::size_t(i - 1)]) continue;  // one unit, once
-      run = i > 0 && unit[std::size_t(i)].first == unit[std::size_t(i - 1)].first ? run + 1 : 1;
-      passes = std::max(passes, run);
-    }
-    at->passes[m] += passes;
+    im.tma_banks.p->load(moved, 0, int(im.arch.warp_size));
+    at->passes[m] += std::uint64_t(im.tma_banks.p->bank_degree());
   }
 }
 
