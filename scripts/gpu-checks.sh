@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The checks that need a real GPU, in one run (docs/calibration.md "Measured on a GPU"):
+# The checks that need a real GPU, in one run (docs/calibration.md "Measured on an H200 and an H100"):
 #   scripts/gpu-checks.sh [--quick] OUT [SMEMSIM]
 # writes into OUT (at most 8 files):
 #   replicas.toml  scripts/calibrate: every replica microbenchmark, a measurement file
@@ -22,7 +22,14 @@ if [ "${1:-}" = --quick ]; then
   shift
 fi
 cd "$(dirname "$0")/.."
-out="${1:?usage: scripts/gpu-checks.sh OUT [SMEMSIM]}"
+usage="usage: scripts/gpu-checks.sh [--quick] OUT [SMEMSIM]"
+out="${1:-}"
+[ -n "$out" ] || { echo "gpu-checks: no OUT folder ($usage)" >&2; exit 2; }
+case "$out" in
+  -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -*) echo "gpu-checks: unknown option '$out' ($usage)" >&2; exit 2 ;;
+esac
+[ -e "$out" ] && [ ! -d "$out" ] && { echo "gpu-checks: $out is not a directory" >&2; exit 2; }
 smemsim="${2:-build/release/apps/smemsim/smemsim}"
 mkdir -p "$out"
 tmp="$(mktemp -d)"

@@ -92,6 +92,9 @@ TEST(GpuExport, RefusesWhatNoGpuRunsWithOneLine) {
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_NE(r.out.find("exists and is not a directory"), std::string::npos) << r.out;
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  r = cli("run builtin:reduction --export-gpu ''");  // was taken as no export at all
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("--export-gpu: empty path"), std::string::npos) << r.out;
   // GPU-LocalTM's markers are smemsim's own instructions: nothing is written.
   const std::string dir = ::testing::TempDir() + "smemsim_export_tm";
   r = cli("run builtin:tm_hashtable --export-gpu " + dir);

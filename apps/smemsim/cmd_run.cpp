@@ -64,7 +64,10 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--export-gpu", o->export_gpu,
                   "also write DIR: the PTX, each buffer before and after the run and the packed "
                   "parameters, for scripts/gpu-replay to run the same launch on a real GPU and "
-                  "compare (docs/exec.md)");
+                  "compare (docs/exec.md)")
+      ->check(CLI::Validator(  // a folder: non_empty_path() would refuse one
+          [](std::string& s) { return s.empty() ? std::string("empty path") : std::string(); },
+          "DIR"));
   cmd->add_flag("--racecheck", o->launch.racecheck,
                 "check shared memory for races between warps (as compute-sanitizer's racecheck; "
                 "exit 1 when one is found)");
