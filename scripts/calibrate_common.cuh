@@ -1,14 +1,17 @@
-// What scripts/calibrate's two host programs (calibrate.cu, calibrate_measure.cu) share: the
-// error exit (one line, exit code 2) and the median of five runs.
+// What the GPU-side host programs (scripts/calibrate's calibrate.cu and calibrate_measure.cu,
+// hopper_measure.cu, operand_delay.cu) share: the error exit (one line naming the program, exit
+// code 2) and the median of five runs.
 #pragma once
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
+inline const char* check_program = "calibrate";  // the program an error line names
+
 inline void check(cudaError_t e, const char* what) {
   if (e == cudaSuccess) return;
-  std::fprintf(stderr, "calibrate: %s: %s\n", what, cudaGetErrorString(e));
+  std::fprintf(stderr, "%s: %s: %s\n", check_program, what, cudaGetErrorString(e));
   std::exit(2);
 }
 

@@ -11,6 +11,8 @@
 //   nvcc -O2 -arch=sm_90 -o hopper_measure scripts/hopper_measure.cu && ./hopper_measure
 #include <cooperative_groups.h>
 
+#include "calibrate_common.cuh"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -18,14 +20,7 @@
 
 namespace cg = cooperative_groups;
 
-#define CHECK(x)                                                                    \
-  do {                                                                              \
-    cudaError_t e_ = (x);                                                           \
-    if (e_ != cudaSuccess) {                                                        \
-      std::fprintf(stderr, "hopper_measure: %s: %s\n", #x, cudaGetErrorString(e_)); \
-      std::exit(2);                                                                 \
-    }                                                                               \
-  } while (0)
+#define CHECK(x) check((x), #x)
 
 __device__ __forceinline__ unsigned smem(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
@@ -109,15 +104,6 @@ __global__ void __cluster_dims__(2, 1, 1)
   cluster.sync();
 }
 
-template <typename F>
-double median5(F run) {
-  run();
-  std::vector<double> v;
-  for (int i = 0; i < 5; ++i) v.push_back(run());
-  std::sort(v.begin(), v.end());
-  return v[2];
-}
-
 double cycles(unsigned* d_clk, int steps) {
   CHECK(cudaGetLastError());
   CHECK(cudaDeviceSynchronize());
@@ -127,6 +113,7 @@ double cycles(unsigned* d_clk, int steps) {
 }
 
 int main() {
+  check_program = "hopper_measure";
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
   if (prop.major < 9) {
@@ -147,19 +134,19 @@ int main() {
   std::printf("# scripts/hopper_measure on %s (sm_%d%d, %d SMs): cycles a step, median of 5\n",
               prop.name, prop.major, prop.minor, prop.multiProcessorCount);
   const int steps = 1024;
-  std::printf("l2_chase_u64 %.2f\n", median5([&] {
+  std::printf("l2_chase_u64 %.2f\n", median_of_five([&] {
                 l2_chase<<<1, 32>>>(clk, ring, steps);
                 return cycles(clk, steps);
               }));
   for (unsigned bytes : {16u, 64u, 128u, 256u, 512u, 1024u, 2048u, 4096u, 8192u, 16384u, 32768u})
-    std::printf("bulk_copy_latency_%uB %.2f\n", bytes, median5([&] {
+    std::printf("bulk_copy_latency_%uB %.2f\n", bytes, median_of_five([&] {
                   bulk_latency<<<1, 32>>>(clk, src, bytes, 256);
                   return cycles(clk, 256);
                 }));
   const char* names[] = {"dsm_chase_own_window", "dsm_chase_peer", "shared_chase_ld_shared"};
   const int target[] = {0, 1, 0}, mode[] = {0, 0, 2};
   for (int k = 0; k < 3; ++k)
-    std::printf("%s %.2f\n", names[k], median5([&] {
+    std::printf("%s %.2f\n", names[k], median_of_five([&] {
                   dsm_chase<<<2, 128>>>(clk, target[k], mode[k], steps);
                   return cycles(clk, steps);
                 }));

@@ -6,40 +6,35 @@
 // %clock around 1,024 steps over the steps, the median of five after a warm-up. The SASS of each
 // kernel (cuobjdump) shows what ran.
 //   nvcc -O2 -arch=sm_90 -o operand_delay scripts/operand_delay.cu && ./operand_delay
+#include "calibrate_common.cuh"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(x)                                                                    \
-  do {                                                                              \
-    cudaError_t e_ = (x);                                                           \
-    if (e_ != cudaSuccess) {                                                        \
-      std::fprintf(stderr, "operand_delay: %s: %s\n", #x, cudaGetErrorString(e_)); \
-      std::exit(2);                                                                 \
-    }                                                                               \
-  } while (0)
+#define CHECK(x) check((x), #x)
 
 constexpr int kSteps = 1024;
 
 // s[i] holds its own shared address (a word that points to itself): every chain stays at s[0].
-#define CHAIN_KERNEL(name, body)                                                     \
-  __global__ void name(unsigned* clk, unsigned zero, float one) {                    \
-    __shared__ unsigned s[64];                                                       \
-    const unsigned base = static_cast<unsigned>(__cvta_generic_to_shared(s));        \
-    if (threadIdx.x == 0)                                                            \
-      for (int i = 0; i < 64; ++i) s[i] = base + 4u * i;                             \
-    __syncthreads();                                                                 \
-    unsigned p = base;                                                               \
-    float f = one;                                                                   \
-    unsigned t0 = 0, t1 = 0;                                                         \
-    for (int i = -16; i < kSteps; ++i) {                                             \
-      if (i == 0) asm volatile("mov.u32 %0, %%clock;" : "=r"(t0)::"memory");         \
-      body                                                                           \
-    }                                                                                \
-    asm volatile("mov.u32 %0, %%clock;" : "=r"(t1)::"memory");                       \
-    clk[0] = t1 - t0;                                                                \
-    clk[1] = p + __float_as_uint(f);                                                 \
+#define CHAIN_KERNEL(name, body)                                              \
+  __global__ void name(unsigned* clk, unsigned zero, float one) {             \
+    __shared__ unsigned s[64];                                                \
+    const unsigned base = static_cast<unsigned>(__cvta_generic_to_shared(s)); \
+    if (threadIdx.x == 0)                                                     \
+      for (int i = 0; i < 64; ++i) s[i] = base + 4u * i;                      \
+    __syncthreads();                                                          \
+    unsigned p = base;                                                        \
+    float f = one;                                                            \
+    unsigned t0 = 0, t1 = 0;                                                  \
+    for (int i = -16; i < kSteps; ++i) {                                      \
+      if (i == 0) asm volatile("mov.u32 %0, %%clock;" : "=r"(t0)::"memory");  \
+      body                                                                    \
+    }                                                                         \
+    asm volatile("mov.u32 %0, %%clock;" : "=r"(t1)::"memory");                \
+    clk[0] = t1 - t0;                                                         \
+    clk[1] = p + __float_as_uint(f);                                          \
   }
 
 // A load on its own result.
@@ -62,10 +57,11 @@ CHAIN_KERNEL(lds_imad, asm volatile("ld.shared.u32 %0, [%0];\n\tmad.lo.u32 %0, %
                                     : "memory");)
 // MUFU on its own result, and MUFU then an FFMA (x * one + 0) then the MUFU.
 CHAIN_KERNEL(mufu_mufu, asm volatile("sqrt.approx.ftz.f32 %0, %0;" : "+f"(f)::"memory");)
-CHAIN_KERNEL(mufu_ffma, asm volatile("sqrt.approx.ftz.f32 %0, %0;\n\tfma.rn.f32 %0, %0, %1, 0f00000000;"
-                                     : "+f"(f)
-                                     : "f"(one)
-                                     : "memory");)
+CHAIN_KERNEL(mufu_ffma,
+             asm volatile("sqrt.approx.ftz.f32 %0, %0;\n\tfma.rn.f32 %0, %0, %1, 0f00000000;"
+                          : "+f"(f)
+                          : "f"(one)
+                          : "memory");)
 // FFMA on its own result (the fixed pipe's own latency), for reference.
 CHAIN_KERNEL(ffma_ffma, asm volatile("fma.rn.f32 %0, %0, %1, 0f00000000;"
                                      : "+f"(f)
@@ -74,20 +70,18 @@ CHAIN_KERNEL(ffma_ffma, asm volatile("fma.rn.f32 %0, %0, %1, 0f00000000;"
 
 template <typename K>
 double run(K kernel, unsigned* clk) {
-  std::vector<double> v;
-  for (int i = 0; i < 6; ++i) {
+  return median_of_five([&] {
     kernel<<<1, 32>>>(clk, 0u, 1.0f);
     CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());
     unsigned h[2];
     CHECK(cudaMemcpy(h, clk, sizeof h, cudaMemcpyDeviceToHost));
-    if (i) v.push_back(double(h[0]) / kSteps);
-  }
-  std::sort(v.begin(), v.end());
-  return v[2];
+    return double(h[0]) / kSteps;
+  });
 }
 
 int main() {
+  check_program = "operand_delay";
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
   unsigned* clk;
