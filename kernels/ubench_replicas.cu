@@ -290,3 +290,45 @@ extern "C" __global__ void rep_shared_atomic_ret(unsigned* clk, unsigned* out) {
   stamp(clk, 0, (t2 - t1) - (t1 - t0));
   out[threadIdx.x] = p;
 }
+
+// The operand delay (issue 42, docs/timing.md "Operand delay"): one warp chains a shared load or
+// a MUFU through a fixed-latency op. Each is scripts/operand_delay.cu's chain of the same name,
+// written the same way: inline PTX that ptxas keeps as written, every lane on s[0], a word that
+// holds its own shared address, 1,024 timed steps after 16 untimed, %clock read inside the loop
+// at step 0 and after it. `zero` and `one` come from the launch's `steps` (1,024 >> 16 is 0), so
+// that ptxas cannot fold the IMAD or the FFMA away.
+#define SMEMSIM_OPERAND_CHAIN(name, body)                                     \
+  extern "C" __global__ void name(unsigned* clk, unsigned* out, int steps) {  \
+    __shared__ unsigned s[64];                                                \
+    const unsigned base = static_cast<unsigned>(__cvta_generic_to_shared(s)); \
+    if (threadIdx.x == 0)                                                     \
+      for (int i = 0; i < 64; ++i) s[i] = base + 4u * i;                      \
+    __syncthreads();                                                          \
+    const unsigned zero = static_cast<unsigned>(steps) >> 16;                 \
+    const float one = static_cast<float>(zero + 1u);                          \
+    unsigned p = base;                                                        \
+    float f = one;                                                            \
+    unsigned t0 = 0, t1 = 0;                                                  \
+    for (int i = -16; i < 1024; ++i) {                                        \
+      if (i == 0) asm volatile("mov.u32 %0, %%clock;" : "=r"(t0)::"memory");  \
+      body                                                                    \
+    }                                                                         \
+    asm volatile("mov.u32 %0, %%clock;" : "=r"(t1)::"memory");                \
+    stamp(clk, t0, t1);                                                       \
+    out[threadIdx.x] = p + __float_as_uint(f);                                \
+  }
+
+// A shared load, then an integer multiply-add of its result (p * 1 + 0: IMAD), which the next
+// load takes as its address.
+SMEMSIM_OPERAND_CHAIN(rep_lds_imad,
+                      asm volatile("ld.shared.u32 %0, [%0];\n\tmad.lo.u32 %0, %0, %1, %2;"
+                                   : "+r"(p)
+                                   : "r"(zero + 1), "r"(zero)
+                                   : "memory");)
+// MUFU.SQRT, then an FFMA of its result (x * 1 + 0), which the next MUFU.SQRT takes.
+SMEMSIM_OPERAND_CHAIN(rep_mufu_ffma,
+                      asm volatile("sqrt.approx.ftz.f32 %0, %0;\n\tfma.rn.f32 %0, %0, %1, "
+                                   "0f00000000;"
+                                   : "+f"(f)
+                                   : "f"(one)
+                                   : "memory");)

@@ -87,11 +87,11 @@ TEST(CalibratePublished, A100Luo2024) {
 }
 
 // Luo's shared throughput, 127.9 B/clk/SM: our replica's hop is LEA then LDS on sm_90 (the
-// H200's SASS), and the model loses more to the LEA under load than the H200 does (123.5 there
-// for the same replica; CalibrateMeasured.H200).
+// H200's SASS), and the model gives 119.2, within 3.5 % of the H200's 123.5 for the same replica
+// (CalibrateMeasured.H200); Luo's kernel reaches more than ours on the H200.
 TEST(CalibratePublished, H800Luo2024) {
   check_file("h800-luo2024.toml",
-             {{"shared_throughput", {114.65 / 127.9 - 1, "LEA a hop; the H200 measures 123.5"}},
+             {{"shared_throughput", {119.22 / 127.9 - 1, "LEA a hop; the H200 measures 123.5"}},
               {"l1_latency", {43.91 / 40.7 - 1, "our H100 SXM's 43.6"}},
               {"l2_latency", {289.0 / 263.0 - 1, "our H100 SXM's 288.7"}}});
 }
@@ -99,24 +99,22 @@ TEST(CalibratePublished, H800Luo2024) {
 // Our own measurements (scripts/calibrate on an H200 and an H100 SXM, whose SM figures agree to
 // four digits): hopper-h100's SM keys (latencies, lanes_imad, tensor_fmas, native_position,
 // scheduler) are calibrated to both, its L1, L2 and global-atomic latencies to the H100's
-// (docs/calibration.md "Measured on an H200 and an H100"). The misses, each with what the model
-// lacks:
-// - sin.approx is FMUL.RZ then MUFU.SIN in the SASS (the key is MUFU.SQRT's 17; the chain 23);
+// (docs/calibration.md "Measured on an H200 and an H100"). With the operand delay and the sin/cos
+// expansion (sm.mio_delay_*, sm.lower's sincos) every latency chain is within 5 %; the misses,
+// each with what the model lacks:
 // - ptxas unrolls the FFMA replica's loop 16 times further (64 FFMA a branch in the SASS), so
 //   the GPU issues almost no loop overhead; the model runs the PTX's 4-fold unroll (84 % of the
 //   issue slots on FFMA);
-// - the shared chase's LEA costs the model more under load (round trip 35.7 cycles at 32 warps,
-//   the H200's 33.2), and the half2 throughput lands 6 % high;
+// - the half2 throughput lands 6 % high (HFMA2 alternates two pipes in the SASS);
 // - L1 bandwidth (issue 44: the L1's sectors a cycle are assumed);
-// - the uncontended shared atomic is 2.8 cycles over a load, the model's step is a whole cycle;
+// - the uncontended shared atomic is 2.8 cycles over a load, the model's step is a whole cycle
+//   (the two chases themselves, 31.8 and 29.0, are each within 0.6 %);
 // - the H200's global atomics are 6 % quicker than the H100's, to which the key is calibrated.
 const std::map<std::string, Miss> kHopperSmMisses = {
-    {"sin_chain", {17.01 / 23.04 - 1, "FMUL.RZ before MUFU.SIN"}},
     {"ffma_tput", {214.44 / 239.2 - 1, "ptxas unrolls 16x further"}},
-    {"shared_bw32", {114.65 / 123.5 - 1, "LEA a hop under load"}},
     {"hfma2_tput", {289.86 / 272.41 - 1, "half2 throughput"}},
     {"l1_bw_64v", {88.05 / 121.8 - 1, "L1 sectors a cycle assumed"}},
-    {"shared_atomic_ret_1", {3.01 / 2.80 - 1, "2.8, a step of 1"}}};
+    {"shared_atomic_ret_1", {3.00 / 2.80 - 1, "2.8, a step of 1"}}};
 
 TEST(CalibrateMeasured, H100) {
   check_file("h100-measured.toml", kHopperSmMisses);

@@ -83,10 +83,12 @@ TEST(Ubench, ModernPresetsReproduceTheirKeysWithinFivePercent) {
       {"shared load, 32-way", "ubench_lds", exec::Arg::integer(32),
        [](const Arch& a) { return double(a.sm.lat_shared_ld + 31 * a.timing.t_bank); }},
       // Four phases of 8 rows (docs/timing.md "Tensor cores"), each pass t_bank after the last,
-      // then the chain's integer min.
+      // then the chain's integer min, whose result the next ldmatrix reads after the ALU's
+      // operand delay (docs/timing.md "Operand delay"; hopper-h100: 2, the others 0).
       {"ldmatrix.x4", "ubench_ldsm", exec::Arg::integer(0),
        [](const Arch& a) {
-         return double(a.sm.lat_shared_ld + 3 * a.timing.t_bank + a.sm.lat_alu);
+         return double(a.sm.lat_shared_ld + 3 * a.timing.t_bank + a.sm.lat_alu +
+                       a.sm.mio_delay_alu);
        }},
       // The SM's shared-memory pipe serves one bank pass per cycle (docs/timing.md "Sub-cores"):
       // 8 warps' independent loads keep it busy, so a warp access costs its `ways` passes.

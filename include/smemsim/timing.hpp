@@ -123,6 +123,8 @@ struct SmStats {
   std::uint64_t thread_instructions = 0;  // their active lanes
   // ... of them, absorbed by the lowering pass (sm.lower): free, issued with the next one
   std::uint64_t absorbed = 0;
+  // ... and the ones it added (sm.lower's sincos: the range reduction before each sin/cos)
+  std::uint64_t expanded = 0;
   std::uint64_t busy_cycles = 0;  // cycles with a resident warp
   StallCounts issue;              // one reason per cycle: the issue slot's
   UnitCounts units;
@@ -181,9 +183,9 @@ struct TimingStats {
   std::uint64_t cycles = 0;
   std::uint64_t warp_instructions = 0;
   // The lowering pass (sm.lower): its rules and the warp instructions it made free; the lowered
-  // count the cycle model issued is warp_instructions - absorbed.
+  // count the cycle model issued is warp_instructions - absorbed + expanded.
   std::string lower = "none";
-  std::uint64_t absorbed = 0;
+  std::uint64_t absorbed = 0, expanded = 0;
   std::uint64_t thread_instructions = 0;
   std::uint64_t ctas = 0;
   StallCounts issue;  // summed over SMs

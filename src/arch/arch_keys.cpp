@@ -197,6 +197,11 @@ const std::vector<Key>& key_table() {
       sm("sm.lat_fp16", &SmConfig::lat_fp16, 0, 100000,
          "cycles, half-precision add/mul/fma/min/max (f16, f16x2, bf16, bf16x2) on the FMA pipe; "
          "0: sm.lat_fma's"),
+      sm("sm.mio_delay_alu", &SmConfig::mio_delay_alu, 0, 1000,
+         "cycles an MIO instruction (shared load/store/atomic, SFU) waits, beyond a dependent's "
+         "one, for a register the ALU wrote (Hopper: 2; 0: none)"),
+      sm("sm.mio_delay_fma", &SmConfig::mio_delay_fma, 0, 1000,
+         "the same for a register the FMA pipe wrote (FP32, FP16, IMAD; Hopper: 3; 0: none)"),
       sm("sm.lat_fp64", &SmConfig::lat_fp64, 0, 100000,
          "cycles, FP64 arithmetic (the FP64 pipe); 0: sm.lat_alu"),
       sm("sm.lat_tensor", &SmConfig::lat_tensor, 0, 100000,

@@ -232,7 +232,8 @@ std::vector<Arch> build() {
     // The code as ptxas emits it (issue 42, docs/timing.md "Lowering"): fused multiply-adds,
     // addresses folded into the memory instructions' modes, free truncations and copies. Every
     // rule's source is in src/lower/lower.hpp.
-    a.sm.lower = "all";
+    // sin/cos's expansion (`sincos`) is left out: it is read in sm_90's SASS only (hopper-h100).
+    a.sm.lower = "fma,imad,lea,addr,scaled,cvt,mov,schedule";
     a.sm.lat_alu = 4;     // IADD3 -> dependent: 4 [NAK], [TV] 4.3, [CFG] 4
     a.sm.lat_fma = 4;     // FFMA -> dependent: 4 [NAK], [TV] 4.1, [CFG] 4
     a.sm.lat_branch = 4;  // assumed: the pipeline's shortest (Accel-Sim's BRA unit: 4)
@@ -397,16 +398,23 @@ std::vector<Arch> build() {
     //   then LDS [R], as that GPU's SASS shows, so the `scaled` rule is off;
     // - lrr, as the V100's: with gto the H200's shared, FFMA and HFMA2 throughputs land 7-20 %
     //   lower than with lrr, and every one further from the measurement.
-    a.sm.lower = "fma,imad,lea,addr,cvt,mov,schedule";
+    // - sin/cos issue as FMUL.RZ then MUFU (the `sincos` rule), as that SASS shows;
+    // - an MIO instruction reads a fixed-latency result late (docs/timing.md "Operand delay"):
+    //   [H100] LDS, IMAD, LDS 30.17 and MUFU.SQRT, FFMA, MUFU.SQRT 24.17 a step, 3 over the
+    //   chain's latencies (23 + 4, 17 + 4): mio_delay_fma 3 (their replicas 30.0 and 24.0);
+    //   [H200] the index chase, LEA then LDS, 29.0 against 23.0 for loads alone: 2 over LEA's 4.
+    a.sm.lower = "fma,imad,lea,addr,cvt,mov,schedule,sincos";
+    a.sm.mio_delay_alu = 2;
+    a.sm.mio_delay_fma = 3;
     a.sm.scheduler = "lrr";
     a.sm.lat_fp64 = 8;          // [H200] DFMA chain 8.10 ([CFG] SM90_H100: 8)
     a.sm.lat_fp16 = 9;          // [H200] HFMA2 chain 9.29 (fused): 9.01
     a.sm.lat_sfu = 17;          // [H200] MUFU.SQRT chain 17.07 ([CFG] SM90_H100: 23)
-    a.sm.lat_shared_ld = 24;    // [H200] three chases 23.0-29.0: 24 ([CFG] SM90_H100: 29)
-    a.sm.lat_shared_st = 24;    // assumed equal to the load
-    a.sm.lat_shared_atom = 27;  // [H200] an atomic with its result used: the load's + 2.8
+    a.sm.lat_shared_ld = 23;    // [H200] loads on their own results 23.0 ([CFG] SM90_H100: 29)
+    a.sm.lat_shared_st = 23;    // assumed equal to the load
+    a.sm.lat_shared_atom = 26;  // [H200] an atomic with its result used: the load's + 2.8
     // [H100] atomicAdd chase 307.6 a hop, its IMAD.WIDE included (the H200's 290.3).
-    a.sm.global_atomic_latency = 281;
+    a.sm.global_atomic_latency = 282;
     a.sm.global_bytes_per_cycle = 13;  // [WP] 3350 GB/s / (132 SMs x 1980 MHz) = 12.8
     // [GUIDE] cc 9.0: 256 KB of L1 and shared memory, carve-outs 0, 8, 16, 32, 64, 100, 132, 164,
     // 196 or 228 KB. [WP] 50 MB of L2; 16 ways assumed. L2 bandwidth per SM assumed the V100's
@@ -417,8 +425,8 @@ std::vector<Arch> build() {
     a.sm.carveouts = "0,8,16,32,64,100,132,164,196,228";
     a.sm.l2_bytes = 50 * 1024 * 1024;
     a.sm.l2_bytes_per_cycle = 17;
-    a.sm.l1_latency = 13;
-    a.sm.l2_latency = 266;
+    a.sm.l1_latency = 14;
+    a.sm.l2_latency = 267;
     // [H200] wmma m16n16k16 (two HMMA.16816) from 1,024 threads: 1,337 FMA/clk/SM, 334 a
     // block, 65 % of the whitepaper's 2048 FMA/clk/SM, which is wgmma's rate (not modelled yet:
     // issue 46); the model runs mma.sync and wmma, so the tensor unit is mma.sync's: 336 gives

@@ -206,25 +206,32 @@ const std::map<std::string, std::vector<Row>>& tables() {
            {"sm.lat_fp64", K::Calibrated, "H200: DFMA chain 8.10; its replica 8.00"},
            {"sm.lat_fp16", K::Calibrated, "H200: HFMA2 chain (fused) 9.29; its replica 9.01"},
            {"sm.lat_sfu", K::Calibrated,
-            "H200: MUFU.SQRT chain 17.07; its replica 17.01 (sin.approx 23.0: an FMUL.RZ before "
-            "its MUFU.SIN in the SASS, which the model does not time)"},
+            "H200: MUFU.SQRT chain 17.07; its replica 17.01 (sin.approx 23.04, FMUL.RZ then "
+            "MUFU.SIN in the SASS: its replica, expanded by the sincos rule, 24.01)"},
+           {"sm.mio_delay_fma", K::Calibrated,
+            "H100 SXM (scripts/operand_delay.cu): LDS, IMAD, LDS 30.17 and MUFU.SQRT, FFMA, "
+            "MUFU.SQRT 24.17 a step; their replicas 30.37 and 24.37 with 3"},
+           {"sm.mio_delay_alu", K::Calibrated,
+            "H200: the index chase, LEA then LDS, 29.0 against loads alone 23.0 and LEA's 4; "
+            "their replicas 29.00 and 23.00 with 2 (and lat_shared_ld 23)"},
            {"sm.lat_tensor", K::Calibrated,
             "H200: wmma m16n16k16 (f32 accumulator) on its own result 25.38; its replica 25.01"},
            {"sm.lat_shared_ld", K::Calibrated,
             "H200: shared chases 23.0 (loads on their own results), 29.0 (an LEA then the load, "
-            "as ptxas emits p = s[p] for sm_90); their replicas 24.0 and 28.0"},
+            "as ptxas emits p = s[p] for sm_90, with sm.mio_delay_alu); their replicas 23.00 and "
+            "29.00"},
            {"sm.lat_shared_atom", K::Calibrated,
-            "H200: an atomic whose result is the next index, 2.8 over a load; its replica 3.01"},
+            "H200: an atomic whose result is the next index, 2.8 over a load; its replica 3.00"},
            {"timing.native_position", K::Calibrated,
             "H200: 2 to 32 lanes on one word, 2.0 a lane (4.8 to 64.7); replicas within 4.2 %"},
            {"sm.global_atomic_latency", K::Calibrated,
-            "H100 SXM: atomicAdd chase 307.6 a hop; its replica 307.7 with 281 (the H200's 290.3)"},
+            "H100 SXM: atomicAdd chase 307.6 a hop; its replica 307.7 with 282 (the H200's 290.3)"},
            {"sm.scheduler", K::Calibrated,
             "lrr: the H200's shared, FFMA and HFMA2 throughputs each nearer than with gto "
             "(docs/calibration.md)"},
            {"sm.lower", K::Measured,
             "the H200's SASS (ptxas 13.0, sm_90): LEA then LDS [R] for a scaled shared index, "
-            "so every rule but `scaled`"},
+            "so every rule but `scaled`; FMUL.RZ then MUFU.SIN for sin.approx: `sincos`"},
            {"sm.writeback_ports", K::Assumed,
             "2, as Accel-Sim's Volta, Turing and Ampere configs have it; no H100 config read"},
            {"sm.global_bytes_per_cycle", K::Vendor, "3350 GB/s / (132 SMs x 1980 MHz) = 12.8"},
@@ -296,6 +303,8 @@ bool applies(const Arch& a, std::string_view key) {
   if (key == "sm.lanes_imad") return sm.lat_fma != 0 && sm.lanes_imad != 0;
   if (key == "sm.lat_fp64" || key == "sm.lanes_fp64") return sm.lat_fp64 != 0;
   if (key == "sm.lat_fp16") return sm.lat_fp16 != 0;
+  if (key == "sm.mio_delay_alu") return sm.mio_delay_alu != 0;
+  if (key == "sm.mio_delay_fma") return sm.mio_delay_fma != 0;
   if (key == "sm.lat_tensor" || key == "sm.tensor_fmas") return sm.tensor_fmas != 0;
   if (key.starts_with("sm.l1_") || key == "sm.carveouts") return sm.l1_unified_bytes != 0;
   if (key.starts_with("sm.l2_")) return sm.l2_bytes != 0;
@@ -352,6 +361,8 @@ const std::vector<std::string>& timing_keys() {
                                                 "sm.lat_fp64",
                                                 "sm.lat_tensor",
                                                 "sm.lat_sfu",
+                                                "sm.mio_delay_alu",
+                                                "sm.mio_delay_fma",
                                                 "sm.lat_branch",
                                                 "sm.lat_shared_ld",
                                                 "sm.lat_shared_st",

@@ -22,7 +22,10 @@
 //   cvt   cvt between integer types to the same or a narrower width, no saturation: the low
 //         register of a pair, no instruction.
 //   mov   mov of one register to another of the same width: removed by register coalescing.
-// and `schedule`, the list scheduler (schedule.hpp), which reorders rather than absorbs.
+// and `schedule`, the list scheduler (schedule.hpp), which reorders rather than absorbs, and
+//   sincos  sin/cos.approx.f32 as two instructions: an FMUL.RZ by 1/(2 pi) on the FMA pipe (the
+//         range reduction), then MUFU.SIN/COS on its result (the SASS ptxas 13.0 emits for sm_90;
+//         docs/calibration.md): the cycle model issues the FMUL first, then the PTX instruction.
 #pragma once
 
 #include <cstdint>

@@ -147,7 +147,8 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
   ctx.info = &info;
   ctx.absorbed = &absorbed;
   ctx.options = &options;
-  ctx.nregs = static_cast<std::uint32_t>(code->regs.size());
+  // One register more than the kernel's: sm.lower's sincos writes its range reduction there.
+  ctx.nregs = static_cast<std::uint32_t>(code->regs.size()) + 1;
   ctx.grid = launch.grid;
   if (options.per_instruction) {
     instr.resize(code->code.size());
@@ -380,6 +381,7 @@ const TimingStats& GpuSim::run() {
     st.sms.push_back(ss);
     st.warp_instructions += ss.warp_instructions;
     st.absorbed += ss.absorbed;
+    st.expanded += ss.expanded;
     st.thread_instructions += ss.thread_instructions;
     st.ctas += ss.ctas;
     st.issue.add(ss.issue);
@@ -390,9 +392,11 @@ const TimingStats& GpuSim::run() {
   if (sampling.on) {  // every CTA's instructions count (the executors', exact); stalls are timed
     // Absorbed instructions are counted only in the timed CTAs: the untimed ones are estimated at
     // the timed CTAs' share, like their cycles.
-    if (st.warp_instructions)
-      st.absorbed = std::uint64_t(std::llround(double(st.absorbed) * double(es.warp_instructions) /
-                                               double(st.warp_instructions)));
+    if (st.warp_instructions) {
+      const double share = double(es.warp_instructions) / double(st.warp_instructions);
+      st.absorbed = std::uint64_t(std::llround(double(st.absorbed) * share));
+      st.expanded = std::uint64_t(std::llround(double(st.expanded) * share));
+    }
     st.warp_instructions = es.warp_instructions;
     st.thread_instructions = es.thread_instructions;
     st.ctas = grid_ctas;

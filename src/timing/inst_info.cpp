@@ -273,6 +273,10 @@ std::vector<lower::RegUse> reg_uses(const std::vector<InstInfo>& info) {
 
 std::vector<std::uint32_t> apply_lowering(const ptx::Kernel& kernel, std::vector<InstInfo>& info,
                                           const lower::Rules& rules) {
+  if (rules.sincos)
+    for (std::size_t i = 0; i < info.size(); ++i)
+      info[i].expand =
+          kernel.code[i].op == ptx::Opcode::Sin || kernel.code[i].op == ptx::Opcode::Cos;
   if (!rules.any()) return {};
   const std::size_t n = info.size();
   std::vector<std::uint32_t> with(n, ptx::kNone);

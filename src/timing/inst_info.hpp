@@ -62,7 +62,10 @@ struct InstInfo {
   // A tensor op's work in dense-FP16 multiply-adds: m*n*k scaled by its type's rate (TF32 x2,
   // INT8 / 2, FP64 x16; sm.tensor_fmas).
   std::uint32_t tensor_work = 0;
-  bool int_mul = false;                 // an integer mul/mad on the FMA pipe (sm.lanes_imad)
+  bool int_mul = false;  // an integer mul/mad on the FMA pipe (sm.lanes_imad)
+  // sm.lower's sincos: the instruction issues as two, an FMA-pipe op first (its range reduction,
+  // reading its sources), then itself on its unit reading only that op's result.
+  bool expand = false;
   std::array<std::uint32_t, 28> src{};  // wmma.mma reads up to 24 fragment registers
   std::array<std::uint32_t, 8> dst{};
   NextClass next_class() const {

@@ -66,6 +66,7 @@ Sm::Sm(std::uint32_t id, const SimContext& ctx)
   ctas_.resize(ctx.ctas_per_sm);
   pending_.assign(std::size_t(arch_.sm.max_warps) * ctx.nregs, 0);
   pending_global_.assign(pending_.size(), 0);
+  if (sm.mio_delay_alu || sm.mio_delay_fma) mio_ready_.assign(pending_.size(), 0);
   if (ctx.atomics == AtomicMode::LockLoop) loop_lanes_.resize(arch_.sm.max_warps);
 }
 
@@ -86,7 +87,7 @@ std::uint32_t Sm::exe_stages(Unit u) const {
 }
 
 bool Sm::busy() const {
-  if (!gmem_.empty() || (mio_.on() && !mio_.empty())) return true;
+  if (!gmem_.empty() || (mio_.on() && !mio_.empty()) || !wakes_.empty()) return true;
   if (nsc_ == 1) return !sub_[0].pipe->empty() || sub_[0].issuing >= 0;
   for (const Subcore& sc : sub_)
     if (!sc.pipe->empty() || sc.issuing >= 0) return true;
@@ -186,6 +187,9 @@ void Sm::push_next_sub(Subcore& sc, std::uint64_t now) {
 void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
   Warp& wp = warps_[w];
   if (wp.step) return issue_micro(w, now);
+  if (!wp.pre_done && wp.next < ctx_.info->size() && (*ctx_.info)[wp.next].expand)
+    return issue_pre(w, now);
+  wp.pre_done = false;
   // One collector per thread, not per SM: its record is 2 KiB, and one that every SM on the thread
   // reuses stays in the cache (one per SM made a 132-SM reduction 4 % slower on one thread).
   static thread_local AccessCollector col;
@@ -342,6 +346,24 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
     recompute(w);
 }
 
+// sm.lower's sincos: the range reduction (FMUL.RZ) before a sin/cos, on the FMA pipe. It
+// executes nothing (the PTX instruction computes the result when it issues) and writes the
+// scoreboard's extra register, the one the instruction then waits for.
+void Sm::issue_pre(std::uint32_t w, std::uint64_t now) {
+  Warp& wp = warps_[w];
+  const std::uint32_t id = new_inflight(w, wp.next, now);
+  Inflight& in = inflight_.items[id];
+  in.pre = true;
+  in.ndst = 1;
+  in.dst[0] = ctx_.nregs - 1;
+  ++pending_[std::size_t(w) * ctx_.nregs + in.dst[0]];
+  ++stats_.expanded;
+  wp.pre_done = true;
+  if (obs_) obs_->on_issue(id_, w, wp.next, 0, now);
+  push_ops(id, static_cast<Unit>(unit_map_[std::size_t(Unit::Fma)]), MemWork::None, false, 0, now);
+  recompute(w);
+}
+
 // cp.async's groups (PTX ISA, cp.async.commit_group / wait_group): a copy joins the warp's open
 // group; a commit closes it; wait_group N holds the warp's next instruction until no more than the
 // N newest committed groups have copies outstanding (recompute: Stall::Memory, Nsight's
@@ -475,6 +497,21 @@ void Sm::complete(std::uint32_t inflight, std::uint64_t now) {
     --pending_[base + in.dst[k]];
     if (in.global_load) --pending_global_[base + in.dst[k]];
   }
+  // A fixed-latency pipe's result reaches an MIO instruction's operands later than a dependent
+  // ALU or FMA instruction's (docs/timing.md "Operand delay"): without the delay, a dependent
+  // issues from the next cycle on.
+  if (!mio_ready_.empty() && !in.micro && in.ndst && in.index < ctx_.info->size()) {
+    const InstInfo& info = (*ctx_.info)[in.index];
+    std::uint32_t delay = in.pre ? arch_.sm.mio_delay_fma : 0;
+    if (!in.pre && info.space == Space::None) {
+      if (info.unit == Unit::Alu)
+        delay = arch_.sm.mio_delay_alu;
+      else if (info.unit == Unit::Fma || info.unit == Unit::Fp16)
+        delay = arch_.sm.mio_delay_fma;
+    }
+    if (delay)
+      for (std::uint8_t k = 0; k < in.ndst; ++k) mio_ready_[base + in.dst[k]] = now + 1 + delay;
+  }
   if (in.record >= 0) records_.put(std::uint32_t(in.record));
   if (in.async_group >= 0) async_done(wp, std::uint32_t(in.async_group));
   // A bulk copy's bytes land, and its mbarrier transactions complete, when its memory operation
@@ -484,7 +521,8 @@ void Sm::complete(std::uint32_t inflight, std::uint64_t now) {
   if (in.held) --wp.held;
   --wp.in_flight;
   if (!in.micro) {
-    if (instr_ && in.index < instr_->size()) (*instr_)[in.index].latency += now + 1 - in.issued;
+    if (instr_ && in.index < instr_->size() && !in.pre)
+      (*instr_)[in.index].latency += now + 1 - in.issued;
     if (obs_) obs_->on_complete(id_, w, in.index, 0, in.issued, now);
   } else {
     if (obs_) obs_->on_complete(id_, w, in.index, in.micro, in.issued, now);
@@ -511,6 +549,7 @@ bool Sm::tick(std::uint64_t now) {
   // The sub-cores in an order that rotates every cycle (the port and shared units go to the
   // first that asks).
   Stall stalled = Stall::Issued;
+  if (next_wake_ <= now) wake_due(now);
   if (nsc_ == 1) {
     sub_[0].pipe->advance(now);
     if (mio_.on()) mio_tick(now);

@@ -78,7 +78,9 @@ struct SimContext {
   std::array<std::uint32_t, kUnits> latency{};  // issue-to-dependent-issue cycles per unit
   std::uint32_t warps_per_cta = 0, threads_per_cta = 0;
   std::uint64_t regs_per_cta = 0, shared_per_cta = 0;
-  std::uint32_t nregs = 0;        // PTX registers of the kernel (scoreboard size)
+  // PTX registers of the kernel and one more, the last (scoreboard size): the register sm.lower's
+  // sincos writes its range reduction to.
+  std::uint32_t nregs = 0;
   std::uint32_t ctas_per_sm = 1;  // resident CTAs an SM can hold (executor slots per SM)
   std::uint64_t l1_bytes = 0;     // the L1 the launch's shared-memory carve-out leaves per SM
   bool uses_tm = false;           // the kernel has GPU-LocalTM transactions
@@ -208,6 +210,7 @@ class Sm final : public SchedulerView {
     std::uint8_t subs_left = 0;
     std::uint32_t index = 0;  // instruction index
     bool control = false, barrier = false, global_load = false;
+    bool pre = false;  // the FMA-pipe op before an expanded instruction (sm.lower's sincos)
     std::uint8_t ndst = 0;
     std::array<std::uint32_t, 8> dst{};  // an mma's D fragment has up to 8 registers
     std::int32_t record = -1;            // AccessRecord of a shared access
@@ -233,6 +236,7 @@ class Sm final : public SchedulerView {
     std::uint32_t in_flight = 0;  // inflight records
     bool control = false;         // a branch/ret/exit in flight
     bool at_bar = false;          // issued bar.sync, not yet released
+    bool pre_done = false;        // its next instruction's FMA-pipe op (InstInfo::expand) issued
     // GPU-LocalTM: stalled at TX.Begin by a work-group serialization; inside a transaction since
     // cycle tx_since (or outside it since then), for the execution breakdown (TmCycles).
     // cp.async groups: commit_groups issued (the open group's id), the ops not yet done per group
@@ -301,6 +305,7 @@ class Sm final : public SchedulerView {
   void async_issue(Warp& wp, Inflight& in, const InstInfo& info);
   void async_done(Warp& wp, std::uint32_t group);
   void issue_micro(std::uint32_t w, std::uint64_t now);
+  void issue_pre(std::uint32_t w, std::uint64_t now);
   std::uint32_t new_inflight(std::uint32_t w, std::uint32_t index, std::uint64_t now);
   void push_ops(std::uint32_t inflight, Unit unit, MemWork mem, bool memory, std::uint32_t sectors,
                 std::uint64_t now, GlobalMemoryUnit::Split found = {0, 0, 0});
@@ -368,6 +373,14 @@ class Sm final : public SchedulerView {
   std::vector<Cta> ctas_;
   std::vector<std::uint8_t> pending_;         // warps x registers: writes in flight
   std::vector<std::uint8_t> pending_global_;  // ... of them, global loads
+  // The operand delay (sm.mio_delay_alu / _fma; empty when both are 0): warps x registers, the
+  // first cycle an MIO instruction may read the register; and the warps waiting for such a cycle
+  // (cycle, warp slot), recomputed then (a timed wake-up: no other event would).
+  std::vector<std::uint64_t> mio_ready_;
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> wakes_;
+  std::uint64_t next_wake_ = ~std::uint64_t{0};
+  std::vector<std::uint32_t> due_;  // wake_due's scratch
+  void wake_due(std::uint64_t now);
   WarpMask eligible_;
   std::uint32_t threads_used_ = 0, warps_used_ = 0, ctas_used_ = 0;
   std::uint64_t regs_used_ = 0, shared_used_ = 0;

@@ -1,5 +1,6 @@
 // The SM's warp eligibility (sm.hpp): why each warp may or may not issue, and the issue slot's
 // reason when none can.
+#include <algorithm>
 #include <bit>
 
 #include "timing/sm.hpp"
@@ -57,18 +58,52 @@ void Sm::recompute(std::uint32_t w) {
   if (wp.next < ctx_.info->size()) {
     const InstInfo& in = (*ctx_.info)[wp.next];
     const std::size_t base = std::size_t(w) * ctx_.nregs;
+    // An expanded instruction (sm.lower's sincos) issues its FMA-pipe op first, which reads the
+    // sources; then itself, which reads that op's result (the last register) and writes its own.
+    const std::uint32_t pre_reg = ctx_.nregs - 1;
+    const bool pre = in.expand && !wp.pre_done, after_pre = in.expand && wp.pre_done;
+    const std::uint8_t nsrc = after_pre ? 1 : in.nsrc, ndst = pre ? 0 : in.ndst;
+    const std::uint32_t* src = after_pre ? &pre_reg : in.src.data();
     bool busy = false, global = false;
-    for (std::uint8_t k = 0; k < in.nsrc; ++k) {
-      busy |= pending_[base + in.src[k]] != 0;
-      global |= pending_global_[base + in.src[k]] != 0;
+    for (std::uint8_t k = 0; k < nsrc; ++k) {
+      busy |= pending_[base + src[k]] != 0;
+      global |= pending_global_[base + src[k]] != 0;
     }
-    for (std::uint8_t k = 0; k < in.ndst; ++k) {
+    for (std::uint8_t k = 0; k < ndst; ++k) {
       busy |= pending_[base + in.dst[k]] != 0;
       global |= pending_global_[base + in.dst[k]] != 0;
     }
     if (busy) return set_reason(wp, false, global ? Stall::Memory : Stall::Scoreboard);
+    // The operand delay: an MIO instruction reads a fixed-latency pipe's result later.
+    if (!mio_ready_.empty() && !pre && (in.unit == Unit::Sfu || in.space == Space::Shared)) {
+      std::uint64_t ready = 0;
+      for (std::uint8_t k = 0; k < nsrc; ++k) ready = std::max(ready, mio_ready_[base + src[k]]);
+      if (ready > now_) {
+        wakes_.emplace_back(ready, w);
+        next_wake_ = std::min(next_wake_, ready);
+        return set_reason(wp, false, Stall::Scoreboard);
+      }
+    }
   }
   set_reason(wp, true, Stall::Issued);
+}
+
+// The warps whose operand delay ends by `now` look again (before this cycle's issue). Their
+// recompute may add wakes of its own: the due ones are taken out first.
+void Sm::wake_due(std::uint64_t now) {
+  due_.clear();
+  next_wake_ = ~std::uint64_t{0};
+  std::size_t keep = 0;
+  for (const auto& e : wakes_) {
+    if (e.first <= now) {
+      due_.push_back(e.second);
+    } else {
+      next_wake_ = std::min(next_wake_, e.first);
+      wakes_[keep++] = e;
+    }
+  }
+  wakes_.resize(keep);
+  for (const std::uint32_t w : due_) recompute(w);
 }
 
 void Sm::recompute_cta(std::uint32_t cta) {
@@ -81,7 +116,8 @@ Stall Sm::waiting_reason(std::uint32_t k) const {
 
 std::uint64_t Sm::next_event(std::uint64_t now) const {
   if (eligible_.any()) return now + 1;
-  std::uint64_t t = gmem_.next_event(now);
+  std::uint64_t t = std::max(next_wake_, now + 1);
+  t = std::min(t, gmem_.next_event(now));
   if (mio_.on()) t = std::min(t, mio_.next_event(now));
   for (const Subcore& sc : sub_) {
     if (sc.issuing >= 0) return now + 1;

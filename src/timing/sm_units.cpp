@@ -49,7 +49,8 @@ void Sm::unit_take(std::uint32_t k, Unit u, std::uint32_t index, std::uint64_t n
 Unit Sm::unit_of_next(std::uint32_t w) const {
   const Warp& wp = warps_[w];
   if (wp.step || wp.next >= ctx_.info->size()) return Unit::FsmBranch;
-  return (*ctx_.info)[wp.next].unit;
+  const InstInfo& in = (*ctx_.info)[wp.next];
+  return in.expand && !wp.pre_done ? Unit::Fma : in.unit;
 }
 
 // Takes the warps whose unit cannot take them this cycle out of `pool` (math_pipe_throttle, or

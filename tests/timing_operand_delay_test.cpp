@@ -1,0 +1,171 @@
+// The operand delay (sm.mio_delay_alu / _fma, docs/timing.md "Operand delay") and sm.lower's
+// sincos expansion (issue 42). Each case runs a dependent chain of N links between two clock
+// reads, for two lengths, so that the clock reads' constant cancels: (N2 - N1) x the link's cost,
+// against the cost derived from the keys.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+
+#include "smemsim/arch.hpp"
+#include "timing_test_util.hpp"
+
+namespace smemsim::test {
+namespace {
+
+// hopper-h100 on one SM with the lowering off unless a case turns a rule on: the chains are
+// timed as written.
+Arch hopper(const std::string& lower = "none") {
+  Arch a = find_preset("hopper-h100");
+  a.sm.count = 1;
+  a.sm.lower = lower;
+  return a;
+}
+
+// One warp: %r2 holds the address of s[0], which holds its own address, %r3 = 0 and %r4 = 1 in
+// registers (no rule can fold them), %f1 = 2.0. `link(k)` is link k's text, reading %r{10 + k}
+// or %f{10 + k} and writing %r{11 + k} or %f{11 + k}; out[0] = the chain's cycles, out[1] its
+// value.
+std::string chain(int n, const std::function<std::string(int)>& link, bool fp) {
+  std::string body;
+  for (int k = 0; k < n; ++k) body += link(k);
+  return fmt::format(R"(
+.visible .entry chain(.param .u64 out)
+{{
+  .reg .b32 %r<400>;
+  .reg .b64 %rd<8>;
+  .reg .f32 %f<400>;
+  .shared .align 4 .b8 s[64];
+  mov.u32 %r2, s;
+  st.shared.u32 [%r2], %r2;
+  mov.u32 %r1, %tid.x;
+  and.b32 %r3, %r1, 0;
+  add.u32 %r4, %r3, 1;
+  mov.u32 %r10, %r2;
+  mov.f32 %f10, 0f40000000;
+  bar.sync 0;
+  mov.u32 %r390, %clock;
+{}  mov.u32 %r391, %clock;
+  sub.s32 %r392, %r391, %r390;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  st.global.u32 [%rd2], %r392;
+  {}
+  ret;
+}}
+)",
+                     body,
+                     fp ? fmt::format("st.global.f32 [%rd2+4], %f{};", 10 + n)
+                        : fmt::format("st.global.u32 [%rd2+4], %r{};", 10 + n));
+}
+
+struct Cost {
+  std::uint32_t per_link = 0, value = 0;
+  timing::TimingStats stats;
+};
+
+// The cost of one link: the cycles of 24 links less those of 8, over 16.
+Cost link_cost(const Arch& a, const std::function<std::string(int)>& link, bool fp = false) {
+  TimedKernel k8(chain(8, link, fp), 32, 2), k24(chain(24, link, fp), 32, 2);
+  k8.run(a);
+  Cost c;
+  c.stats = k24.run(a);
+  const std::uint32_t d = k24.out()[0] - k8.out()[0];
+  EXPECT_EQ(d % 16, 0u) << d;
+  c.per_link = d / 16;
+  c.value = k24.out()[1];
+  return c;
+}
+
+// ld.shared then an ALU add of the zero register: the load's result feeds the add with no delay
+// (a variable-latency producer), the add's feeds the next load late.
+std::string lds_add(int k) {
+  return fmt::format("  ld.shared.u32 %r{0}, [%r{1}];\n  add.u32 %r{2}, %r{0}, %r3;\n", 200 + k,
+                     10 + k, 11 + k);
+}
+// ld.shared then an integer multiply-add (x * 1 + 0): IMAD on the FMA pipe.
+std::string lds_mad(int k) {
+  return fmt::format("  ld.shared.u32 %r{0}, [%r{1}];\n  mad.lo.u32 %r{2}, %r{0}, %r4, %r3;\n",
+                     200 + k, 10 + k, 11 + k);
+}
+std::string lds_lds(int k) {
+  return fmt::format("  ld.shared.u32 %r{}, [%r{}];\n", 11 + k, 10 + k);
+}
+std::string add_add(int k) {
+  return fmt::format("  add.u32 %r{}, %r{}, %r3;\n", 11 + k, 10 + k);
+}
+// sqrt.approx then fma.rn (x * 1 + 0): MUFU, then FFMA.
+std::string sqrt_fma(int k) {
+  return fmt::format(
+      "  sqrt.approx.ftz.f32 %f{0}, %f{1};\n  fma.rn.f32 %f{2}, %f{0}, 0f3F800000, "
+      "0f00000000;\n",
+      200 + k, 10 + k, 11 + k);
+}
+std::string sin_sin(int k) {
+  return fmt::format("  sin.approx.ftz.f32 %f{}, %f{};\n", 11 + k, 10 + k);
+}
+
+// hopper-h100: lat_shared_ld 23, lat_alu 4, lat_fma 4, lat_sfu 17, mio_delay_alu 2, _fma 3 (the
+// H100's and H200's chains: 29.0, 30.17, 24.17 a step; docs/calibration.md).
+TEST(OperandDelay, AFixedLatencyResultReachesAnMioInstructionLate) {
+  const Arch h = hopper();
+  ASSERT_EQ(h.sm.lat_shared_ld, 23u);
+  ASSERT_EQ(h.sm.mio_delay_alu, 2u);
+  ASSERT_EQ(h.sm.mio_delay_fma, 3u);
+  // LDS, IADD, LDS: 23 + 4 + 2; without the delay 23 + 4.
+  EXPECT_EQ(link_cost(h, lds_add).per_link, 29u);
+  Arch none = h;
+  none.sm.mio_delay_alu = none.sm.mio_delay_fma = 0;
+  EXPECT_EQ(link_cost(none, lds_add).per_link, 27u);
+  // LDS, IMAD, LDS: 23 + 4 + 3 (the FMA pipe's delay).
+  EXPECT_EQ(link_cost(h, lds_mad).per_link, 30u);
+  EXPECT_EQ(link_cost(none, lds_mad).per_link, 27u);
+  // MUFU.SQRT, FFMA, MUFU.SQRT: 17 + 4 + 3.
+  EXPECT_EQ(link_cost(h, sqrt_fma, true).per_link, 24u);
+  EXPECT_EQ(link_cost(none, sqrt_fma, true).per_link, 21u);
+  // A larger delay moves the chain by exactly the difference.
+  Arch big = h;
+  big.sm.mio_delay_alu = 9;
+  EXPECT_EQ(link_cost(big, lds_add).per_link, 23u + 4u + 9u);
+}
+
+// The delay is the MIO instruction's: a load fed by a load, and an ALU op fed by an ALU op, wait
+// only for their producers' latencies.
+TEST(OperandDelay, OnlyMioInstructionsFedByFixedPipesWait) {
+  const Arch h = hopper();
+  EXPECT_EQ(link_cost(h, lds_lds).per_link, 23u);
+  EXPECT_EQ(link_cost(h, add_add).per_link, 4u);
+  // The chase's value: s[0] holds its own address, so every load returns it (the executor runs
+  // the PTX as written whatever the delay).
+  const Cost c = link_cost(h, lds_add);
+  Arch none = h;
+  none.sm.mio_delay_alu = 0;
+  EXPECT_EQ(c.value, link_cost(none, lds_add).value);
+  EXPECT_EQ(c.stats.issue[timing::Stall::Scoreboard] > 0, true);
+}
+
+// sincos: sin.approx issues as an FMUL.RZ (lat_fma) whose result the MUFU.SIN reads after the
+// FMA pipe's operand delay: 4 + 3 + 17 = 24 a link (the H100's sin chain: 23.04); without the
+// rule, the MUFU alone, 17. The value is the PTX's either way, and the JSON counts one expanded
+// warp instruction a sin.
+TEST(OperandDelay, SinCosExpandIntoAnFmulAndAMufu) {
+  const Cost on = link_cost(hopper("sincos"), sin_sin, true);
+  const Cost off = link_cost(hopper("none"), sin_sin, true);
+  EXPECT_EQ(on.per_link, 24u);
+  EXPECT_EQ(off.per_link, 17u);
+  EXPECT_EQ(on.value, off.value);
+  float v = 0;
+  std::memcpy(&v, &on.value, 4);
+  float x = 2.0f;
+  for (int k = 0; k < 24; ++k) x = std::sin(x);
+  EXPECT_NEAR(v, x, 1e-3);
+  EXPECT_EQ(on.stats.expanded, 24u);
+  EXPECT_EQ(off.stats.expanded, 0u);
+  EXPECT_EQ(on.stats.warp_instructions, off.stats.warp_instructions);
+}
+
+}  // namespace
+}  // namespace smemsim::test
