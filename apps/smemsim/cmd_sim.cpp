@@ -193,6 +193,10 @@ void add_sim_command(CLI::App& app) {
                   "print the first N cycles (at most 100,000) of one SM as a stage-by-cycle table "
                   "(seed 004 Fig. 4)")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{100'000}));
+  cmd->add_option("--pipeview-from", o->sim.pipeview_from,
+                  "the first cycle --pipeview shows (default: sm.launch_cycles, the first cycle a "
+                  "CTA can run in; 0 on every preset but hopper-h100)")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 50));
   cmd->add_option("--pipeview-sm", o->sim.pipeview_sm, "the SM --pipeview shows")
       ->check(non_negative())
       ->capture_default_str();
@@ -218,6 +222,8 @@ void add_sim_command(CLI::App& app) {
       "  smemsim sim k.ptx --kernel k --grid 64 --block 256 --launch k.toml --scheduler lrr\n"
       "Cycles are SM clock cycles; every latency and limit is an arch key (smemsim arch show).");
   cmd->callback([o, cmd] {
+    if (cmd->count("--pipeview-from") && !o->sim.pipeview)
+      throw InputError("--pipeview-from chooses where --pipeview N starts: give --pipeview too");
     if (cmd->count("--pipeview-sm") && !o->sim.pipeview)
       throw InputError("--pipeview-sm chooses the SM of --pipeview N: give --pipeview too");
     if (cmd->count("--timeline-events") && o->sim.timeline.empty())

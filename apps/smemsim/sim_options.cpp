@@ -77,7 +77,8 @@ SimRun simulate(exec::Workload& w, const ptx::Kernel& kernel, const Arch& arch, 
   std::unique_ptr<timing::ChromeTrace> trace;
   if (!o.timeline.empty()) {
     tl = std::make_unique<OutputFile>(o.timeline, "--timeline");
-    trace = std::make_unique<timing::ChromeTrace>(tl->stream(), w.module, kernel, o.timeline_events);
+    trace =
+        std::make_unique<timing::ChromeTrace>(tl->stream(), w.module, kernel, o.timeline_events);
     fan.add(trace.get());
   }
   std::unique_ptr<timing::PipeView> view;
@@ -85,8 +86,10 @@ SimRun simulate(exec::Workload& w, const ptx::Kernel& kernel, const Arch& arch, 
     if (o.pipeview_sm >= arch.sm.count)
       throw InputError(fmt::format("--pipeview-sm {}: the GPU has {} SMs (sm.count)", o.pipeview_sm,
                                    arch.sm.count));
+    const std::uint64_t from =
+        o.pipeview_from < 0 ? arch.sm.launch_cycles : std::uint64_t(o.pipeview_from);
     view = std::make_unique<timing::PipeView>(o.pipeview_sm, o.pipeview, kernel,
-                                              arch.sm.simd_width < arch.warp_size);
+                                              arch.sm.simd_width < arch.warp_size, from);
     fan.add(view.get());
   }
   if (!fan.empty()) to.observer = &fan;

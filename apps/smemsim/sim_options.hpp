@@ -23,6 +23,8 @@ struct SimOptions {
   std::uint64_t timeline_events = 2'000'000;
   std::uint64_t pipeview = 0;
   std::uint32_t pipeview_sm = 0;
+  // --pipeview-from: its first cycle (-1: sm.launch_cycles, the first a CTA can run in).
+  std::int64_t pipeview_from = -1;
   std::uint32_t sample_ctas = 0;  // --sample-ctas K (sim only; 0: off)
   std::uint32_t threads = 0;      // --threads N (0: not given: the machine's cores)
 };

@@ -37,7 +37,12 @@ struct Timing {
 // cycles of one warp instruction without conflicts: the pipeline's front end, the unit's EXE
 // stages, the memory stages and writeback together (docs/timing.md, "Pipeline").
 struct SmConfig {
-  std::uint32_t count = 16;              // SMs on the GPU
+  std::uint32_t count = 16;  // SMs on the GPU
+  // The launch's own cost (issue 44): no CTA starts before cycle launch_cycles (the front end's
+  // work on the launch; a kernel's cycles include it), and the CTA dispatcher starts at most
+  // dispatch_ctas CTAs every dispatch_cycles cycles GPU-wide (0: no limit beyond one CTA per SM
+  // per cycle). docs/timing.md "The GPU".
+  std::uint32_t launch_cycles = 0, dispatch_ctas = 0, dispatch_cycles = 0;
   std::uint32_t max_threads = 1536;      // resident threads per SM
   std::uint32_t max_warps = 48;          // resident warps per SM
   std::uint32_t max_ctas = 8;            // resident CTAs per SM

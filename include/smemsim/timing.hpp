@@ -172,6 +172,9 @@ struct SamplingStats {
   double steady_cycles = 0, steady_p10 = 0, steady_p90 = 0, equivalents = 0;
   std::uint64_t cycles_estimate = 0, cycles_low = 0, cycles_high = 0;
   std::uint64_t slots = 0;  // CTAs resident at once over the GPU (sm.count x CTAs per SM)
+  // The dispatcher's cycles a CTA (sm.dispatch_cycles / dispatch_ctas; 0: no limit): the untimed
+  // CTAs cannot start faster than that, whatever their slots allow.
+  double dispatch_interval = 0;
   // Untimed CTAs with the warp-instruction count of a timed one (estimated by those CTAs' cycles)
   // and without (estimated by the timed CTAs' cycles per warp instruction).
   std::uint64_t matched = 0, scaled = 0;

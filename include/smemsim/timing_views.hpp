@@ -86,7 +86,9 @@ class ChromeTrace final : public Observer {
 // and the issue slot: the warp issued or the stall reason.
 class PipeView final : public Observer {
  public:
-  PipeView(std::uint32_t sm, std::uint64_t cycles, const ptx::Kernel& kernel, bool subwarps);
+  // Cycles from, from + 1, ... from + cycles - 1 of SM `sm`.
+  PipeView(std::uint32_t sm, std::uint64_t cycles, const ptx::Kernel& kernel, bool subwarps,
+           std::uint64_t from = 0);
   void on_issue(std::uint32_t sm, std::uint32_t warp, std::uint32_t, std::uint8_t,
                 std::uint64_t cycle) override;
   void on_complete(std::uint32_t, std::uint32_t, std::uint32_t, std::uint8_t, std::uint64_t,
@@ -99,7 +101,7 @@ class PipeView final : public Observer {
 
  private:
   std::uint32_t sm_;
-  std::uint64_t cycles_;
+  std::uint64_t cycles_, from_;
   const ptx::Kernel& kernel_;
   bool subwarps_;
   std::vector<std::vector<std::string>> rows_;

@@ -170,6 +170,10 @@ void validate(const Arch& a) {
   if (sm.pipeline != "unified" && sm.pipeline != "split" && sm.pipeline != "elastic")
     bad("sm.pipeline",
         fmt::format("unknown pipeline '{}' (known: unified, split, elastic)", sm.pipeline));
+  if ((sm.dispatch_ctas == 0) != (sm.dispatch_cycles == 0))
+    bad(sm.dispatch_ctas ? "sm.dispatch_cycles" : "sm.dispatch_ctas",
+        "sm.dispatch_ctas and sm.dispatch_cycles are set together (a rate: CTAs per cycles) or "
+        "both 0 (no limit)");
   if (sm.lanes_imad > sm.lanes_fma)
     bad("sm.lanes_imad", fmt::format("{} is more than the FMA unit's sm.lanes_fma = {}",
                                      sm.lanes_imad, sm.lanes_fma));

@@ -132,6 +132,14 @@ const std::vector<Key>& key_table() {
       // The SM of the cycle-level model (docs/timing.md). Latencies are issue-to-dependent-issue
       // cycles and must be at least sm.frontend_stages + sm.mem_stages + 2 (checked by validate).
       sm("sm.count", &SmConfig::count, 1, 1024, "SMs on the GPU (GTX 580: 16, seed 000 §V)"),
+      sm("sm.launch_cycles", &SmConfig::launch_cycles, 0, 1000000,
+         "cycles before a launch's first CTA starts (the launch's fixed cost; an H100's empty "
+         "kernel of one CTA: 4,054 cycles; 0: none)"),
+      sm("sm.dispatch_ctas", &SmConfig::dispatch_ctas, 0, 1 << 20,
+         "CTAs the GPU's dispatcher starts every sm.dispatch_cycles cycles (H100: 5 every 6); "
+         "0: no limit beyond one CTA per SM per cycle"),
+      sm("sm.dispatch_cycles", &SmConfig::dispatch_cycles, 0, 1 << 20,
+         "the period of sm.dispatch_ctas, cycles"),
       sm("sm.max_threads", &SmConfig::max_threads, 1, 4096,
          "resident threads per SM (Fermi: 1536, GPGPU-Sim GTX480 config; 004 Table 3: 1024)"),
       sm("sm.max_warps", &SmConfig::max_warps, 1, 128,

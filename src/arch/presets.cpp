@@ -385,6 +385,12 @@ std::vector<Arch> build() {
     Arch& a = v.back();
     a.sm.count = 132;
     a.compute_capability = 90;
+    // [H100] the launch's own cost (Nsight Compute's gpc__cycles_elapsed.max of an empty kernel,
+    // docs/calibration.md): one 32-thread CTA 4,054 cycles, of which the model's CTA takes 4;
+    // 1,320 and 13,200 CTAs 5,702 and 20,092: 1.21 cycles a CTA GPU-wide, 5 every 6 cycles.
+    a.sm.launch_cycles = 4050;
+    a.sm.dispatch_ctas = 5;
+    a.sm.dispatch_cycles = 6;
     a.sm.lanes_fma = 32;   // [WP] 32 FP32 per block
     a.sm.lanes_fp64 = 16;  // [WP] 16 FP64 per block
     // [H200] IMAD throughput 127.2 (2 ops a mad) from 1,024 threads: 16 lanes a block run it,

@@ -193,6 +193,13 @@ const std::map<std::string, std::vector<Row>>& tables() {
            {"sm.l2_latency", K::Calibrated,
             "H100 SXM: L2 chase 288.7; its replica 289.0 (the H200's 278.2, the H800's 263.0)"},
            {"sm.lanes_fma", K::Vendor, "H100 whitepaper: 32 FP32 lanes per block"},
+           {"sm.launch_cycles", K::Calibrated,
+            "H100 SXM (Nsight Compute gpc__cycles_elapsed.max): an empty kernel of one 32-thread "
+            "CTA 4,054 cycles; the model's CTA takes the rest (docs/calibration.md)"},
+           {"sm.dispatch_ctas", K::Calibrated,
+            "H100 SXM: empty kernels of 1,320 and 13,200 CTAs, 5,702 and 20,092 cycles: 1.21 "
+            "cycles a CTA GPU-wide, 5 every 6 cycles"},
+           {"sm.dispatch_cycles", K::Calibrated, "the period of sm.dispatch_ctas: 6 (H100 SXM)"},
            {"sm.lanes_fp64", K::Vendor, "H100 whitepaper: 16 FP64 lanes per block"},
            {"sm.lanes_imad", K::Calibrated,
             "H200 (calibration/h200-measured.toml): IMAD throughput 127.2 ops/clk/SM (2 a mad), "
@@ -304,6 +311,8 @@ bool applies(const Arch& a, std::string_view key) {
   if (key == "sm.lat_fp64" || key == "sm.lanes_fp64") return sm.lat_fp64 != 0;
   if (key == "sm.lat_fp16") return sm.lat_fp16 != 0;
   if (key == "sm.mio_delay_alu") return sm.mio_delay_alu != 0;
+  if (key == "sm.launch_cycles") return sm.launch_cycles != 0;
+  if (key == "sm.dispatch_ctas" || key == "sm.dispatch_cycles") return sm.dispatch_ctas != 0;
   if (key == "sm.mio_delay_fma") return sm.mio_delay_fma != 0;
   if (key == "sm.lat_tensor" || key == "sm.tensor_fmas") return sm.tensor_fmas != 0;
   if (key.starts_with("sm.l1_") || key == "sm.carveouts") return sm.l1_unified_bytes != 0;
@@ -344,7 +353,10 @@ std::string_view source_kind_name(SourceKind k) {
 }
 
 const std::vector<std::string>& timing_keys() {
-  static const std::vector<std::string> keys = {"sm.subcores",
+  static const std::vector<std::string> keys = {"sm.launch_cycles",
+                                                "sm.dispatch_ctas",
+                                                "sm.dispatch_cycles",
+                                                "sm.subcores",
                                                 "sm.mio_queue",
                                                 "sm.lanes_alu",
                                                 "sm.lanes_fma",

@@ -236,6 +236,9 @@ const TimingStats& GpuSim::run() {
     sampling.ctas_total = grid_ctas;
     sampling.ctas_timed = total;
     sampling.slots = std::uint64_t(im.ctx.ctas_per_sm) * n;
+    if (im.arch.sm.dispatch_ctas)
+      sampling.dispatch_interval =
+          double(im.arch.sm.dispatch_cycles) / double(im.arch.sm.dispatch_ctas);
     im.ctx.cta_log = &sampling.timed;
   }
   std::uint64_t next_cta = 0, age = 0;
@@ -259,13 +262,21 @@ const TimingStats& GpuSim::run() {
     is_awake[i] = 1;
     awake.insert(std::lower_bound(awake.begin(), awake.end(), i), i);
   };
+  // The earliest cycle CTA k may start (sm.launch_cycles, sm.dispatch_ctas per dispatch_cycles):
+  // the launch's fixed cost, then the dispatcher's rate, k x cycles / ctas without overflow.
+  const SmConfig& smc = im.arch.sm;
+  auto dispatch_at = [&](std::uint64_t k) -> std::uint64_t {
+    if (!smc.dispatch_ctas) return smc.launch_cycles;
+    const std::uint64_t c = smc.dispatch_ctas, d = smc.dispatch_cycles;
+    return smc.launch_cycles + k / c * d + k % c * d / c;
+  };
   for (;;) {
     // Dispatch: at most one CTA per SM per cycle, SMs in rotating order: this cycle's pass visits
     // each SM once from `first`; the next cycle's starts after the last SM that took one.
-    if (next_cta < total && !saturated) {
+    if (next_cta < total && !saturated && dispatch_at(next_cta) <= im.cycle) {
       const std::size_t first = start;
       bool took = false;
-      for (std::size_t k = 0; k < n && next_cta < total; ++k) {
+      for (std::size_t k = 0; k < n && next_cta < total && dispatch_at(next_cta) <= im.cycle; ++k) {
         const auto i = std::uint32_t((first + k) % n);
         if (im.sms[i] && !im.sms[i]->can_take()) continue;  // an SM not built yet is empty
         if (!is_awake[i]) wake(i);
@@ -307,9 +318,11 @@ const TimingStats& GpuSim::run() {
     // Skip the cycles in which nothing can happen: no CTA to dispatch, no SM with an eligible warp
     // and every op in flight still on its way (observers see every cycle: no skipping with them).
     std::uint64_t next = im.cycle + 1;
+    // A CTA that may start only later (the launch's cost, the dispatcher's rate) is an event too.
+    const bool waiting = next_cta < total && !saturated && dispatch_at(next_cta) > next;
     if (im.options.skip_idle && !im.options.observer && !issued &&
-        (next_cta >= total || saturated)) {
-      std::uint64_t event = ~std::uint64_t{0};
+        (next_cta >= total || saturated || waiting)) {
+      std::uint64_t event = waiting ? dispatch_at(next_cta) : ~std::uint64_t{0};
       for (const std::uint32_t i : awake) {  // no skip once one SM has work next cycle
         event = std::min(event, im.sms[i]->next_event(im.cycle));
         if (event <= next) break;

@@ -4,6 +4,8 @@
 // hold CTAs at once: N more CTAs keep the GPU busy N d / P cycles longer, after the timed part's
 // own ramp and drain:
 //   estimate = cycles_timed + equivalents x d / P,
+// or, where the GPU's CTA dispatcher is slower than that (sm.dispatch_ctas), the untimed CTAs'
+// count times its cycles a CTA.
 // with each untimed CTA counted as its warp instructions over the steady CTAs' mean (identical
 // CTAs count 1; `matched` counts those with a timed CTA's exact count). The range puts every
 // untimed CTA at the steady CTAs' 10th and at their 90th percentile.
@@ -63,9 +65,11 @@ void estimate_untimed(SamplingStats& s, const std::vector<std::uint64_t>& untime
     ++(counts.count(k) ? s.matched : s.scaled);
     s.equivalents += per_cta > 0 ? double(k) / per_cta : 1.0;
   }
+  const double untimed = double(untimed_instructions.size());
   const auto after = [&](double cycles) {
     const double slots = double(std::max<std::uint64_t>(s.slots, 1));
-    return s.cycles_timed + std::uint64_t(std::llround(s.equivalents * cycles / slots));
+    const double more = std::max(s.equivalents * cycles / slots, untimed * s.dispatch_interval);
+    return s.cycles_timed + std::uint64_t(std::llround(more));
   };
   s.cycles_estimate = after(s.steady_cycles);
   s.cycles_low = after(s.steady_p10);

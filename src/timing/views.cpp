@@ -152,24 +152,28 @@ void ChromeTrace::finish() {
 
 // ---- PipeView --------------------------------------------------------------------------------
 
-PipeView::PipeView(std::uint32_t sm, std::uint64_t cycles, const ptx::Kernel& kernel, bool subwarps)
-    : sm_(sm), cycles_(cycles), kernel_(kernel), subwarps_(subwarps) {}
+PipeView::PipeView(std::uint32_t sm, std::uint64_t cycles, const ptx::Kernel& kernel, bool subwarps,
+                   std::uint64_t from)
+    : sm_(sm), cycles_(cycles), from_(from), kernel_(kernel), subwarps_(subwarps) {}
 
 void PipeView::on_issue(std::uint32_t sm, std::uint32_t warp, std::uint32_t, std::uint8_t,
                         std::uint64_t cycle) {
-  if (sm != sm_ || cycle >= cycles_) return;
+  if (sm != sm_ || cycle < from_ || cycle - from_ >= cycles_) return;
+  cycle -= from_;
   if (slot_.size() <= cycle) slot_.resize(cycle + 1);
   slot_[cycle] = fmt::format("issue w{}", warp);
 }
 
 void PipeView::on_stall(std::uint32_t sm, Stall why, std::uint64_t cycle) {
-  if (sm != sm_ || cycle >= cycles_) return;
+  if (sm != sm_ || cycle < from_ || cycle - from_ >= cycles_) return;
+  cycle -= from_;
   if (slot_.size() <= cycle) slot_.resize(cycle + 1);
   slot_[cycle] = std::string(stall_name(why));
 }
 
 void PipeView::on_stages(std::uint32_t sm, std::uint64_t cycle, const std::vector<StageCell>& c) {
-  if (sm != sm_ || cycle >= cycles_) return;
+  if (sm != sm_ || cycle < from_ || cycle - from_ >= cycles_) return;
+  cycle -= from_;
   if (rows_.size() <= cycle) rows_.resize(cycle + 1);
   auto& row = rows_[cycle];
   row.clear();
@@ -197,7 +201,7 @@ std::string PipeView::render(const std::vector<std::string>& names) const {
   for (std::size_t k = 0; k < names.size(); ++k) out += fmt::format(" {:>{}}", names[k], width[k]);
   out += "  issue slot\n";
   for (std::size_t c = 0; c < rows_.size(); ++c) {
-    out += fmt::format("{:>6}", c);
+    out += fmt::format("{:>6}", c + from_);
     for (std::size_t k = 0; k < names.size(); ++k)
       out += fmt::format(" {:>{}}", k < rows_[c].size() ? rows_[c][k] : "", width[k]);
     out += fmt::format("  {}\n", c < slot_.size() ? slot_[c] : "");
