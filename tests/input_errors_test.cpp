@@ -86,6 +86,14 @@ TEST(InputErrors, TyposGetTheNearestNamesAndShortNamesWork) {
     EXPECT_EQ(r.exit_code, 0) << n << ": " << r.out;
   }
   EXPECT_NE(cli("arch show t4 --json").out.find("\"name\": \"turing-t4\""), std::string::npos);
+  // Builtins, schedulers and pipelines too; exit 2 with the list still given.
+  expect_error(cli("sim builtin:histogrm"),
+               "unknown builtin 'histogrm': did you mean 'histogram'? (builtins: histogram,");
+  expect_error(cli("sim builtin:histogram --scheduler lrrr"),
+               "--scheduler: unknown scheduler 'lrrr': did you mean 'lrr'? (known: lrr,");
+  expect_error(cli("sim builtin:histogram --pipeline elastc"),
+               "--pipeline: unknown pipeline 'elastc': did you mean 'elastic'?");
+  expect_error(cli("sim builtin:zzzzzzzz"), "unknown builtin 'zzzzzzzz' (builtins: histogram,");
 }
 
 TEST(InputErrors, EmptyFiles) {

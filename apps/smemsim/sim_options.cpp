@@ -40,17 +40,32 @@ std::uint32_t sim_threads(const SimOptions& o) {
   return o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
 }
 
+namespace {
+
+// ": did you mean 'lrr'?" before the known list, when a name is near one.
+template <class Registry>
+std::string hint(const std::string& name, const Registry& r) {
+  std::vector<std::string> names;
+  for (const auto& e : r) names.emplace_back(e.name);
+  const std::string s = did_you_mean(name, names);
+  return s.empty() ? s : ": " + s;
+}
+
+}  // namespace
+
 Arch resolve_sim_arch(const ArchOptions& arch, const SimOptions& sim) {
   ArchOptions a = arch;
   if (!sim.pipeline.empty()) {
     if (!find_named(timing::pipelines(), sim.pipeline))
-      throw InputError(fmt::format("--pipeline: unknown pipeline '{}' (known: {})", sim.pipeline,
+      throw InputError(fmt::format("--pipeline: unknown pipeline '{}'{} (known: {})", sim.pipeline,
+                                   hint(sim.pipeline, timing::pipelines()),
                                    known_names(timing::pipelines())));
     a.sets.push_back("sm.pipeline=" + sim.pipeline);
   }
   if (!sim.scheduler.empty()) {
     if (!find_named(timing::schedulers(), sim.scheduler))
-      throw InputError(fmt::format("--scheduler: unknown scheduler '{}' (known: {})", sim.scheduler,
+      throw InputError(fmt::format("--scheduler: unknown scheduler '{}'{} (known: {})",
+                                   sim.scheduler, hint(sim.scheduler, timing::schedulers()),
                                    known_names(timing::schedulers())));
     a.sets.push_back("sm.scheduler=" + sim.scheduler);
   }

@@ -14,6 +14,7 @@
 #include "smemsim/error.hpp"
 #include "smemsim/images.hpp"
 #include "smemsim/workloads.hpp"
+#include "util/names.hpp"
 #include "util/rng.hpp"
 #include "workloads/builtin_drivers.hpp"
 #include "workloads/builtin_util.hpp"
@@ -563,7 +564,9 @@ Workload make_builtin(const std::string& name, const BuiltinOptions& o,
   }
   std::string list;
   for (const std::string& n : builtin_names()) list += (list.empty() ? "" : ", ") + n;
-  throw InputError(fmt::format("unknown builtin '{}' (builtins: {})", name, list));
+  const std::string near = did_you_mean(name, builtin_names());
+  throw InputError(fmt::format("unknown builtin '{}'{} (builtins: {})", name,
+                               near.empty() ? "" : ": " + near, list));
 }
 
 const ptx::Kernel& find_kernel(const ptx::Module& m, const std::string& name) {
