@@ -77,7 +77,8 @@ TEST(TimingCli, BadOptionsAndImpossibleSmValues) {
   const std::string run = "sim " + ptx + " --launch " + spec + " ";
   const std::pair<std::string, std::string> cases[] = {
       {"--pipeline elastic2",
-       "--pipeline: unknown pipeline 'elastic2' (known: unified, split, elastic)"},
+       "--pipeline: unknown pipeline 'elastic2': did you mean 'elastic'? (known: unified, split, "
+       "elastic)"},
       {"--scheduler fifo",
        "--scheduler: unknown scheduler 'fifo' (known: lrr, gto, bank-aware, bank-aware-fill)"},
       {"--set sm.pipeline=wide",
