@@ -43,6 +43,9 @@ struct SmConfig {
   // dispatch_ctas CTAs every dispatch_cycles cycles GPU-wide (0: no limit beyond one CTA per SM
   // per cycle). docs/timing.md "The GPU".
   std::uint32_t launch_cycles = 0, dispatch_ctas = 0, dispatch_cycles = 0;
+  // An SM starts the warps of the CTAs it takes one every warp_start_cycles cycles (its first
+  // at once; 0: all at once).
+  std::uint32_t warp_start_cycles = 0;
   std::uint32_t max_threads = 1536;      // resident threads per SM
   std::uint32_t max_warps = 48;          // resident warps per SM
   std::uint32_t max_ctas = 8;            // resident CTAs per SM

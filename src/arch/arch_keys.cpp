@@ -140,6 +140,9 @@ const std::vector<Key>& key_table() {
          "0: no limit beyond one CTA per SM per cycle"),
       sm("sm.dispatch_cycles", &SmConfig::dispatch_cycles, 0, 1 << 20,
          "the period of sm.dispatch_ctas, cycles"),
+      sm("sm.warp_start_cycles", &SmConfig::warp_start_cycles, 0, 100000,
+         "cycles between the starts of two warps of the CTAs an SM takes (H100: 4; 0: a CTA's "
+         "warps start at once)"),
       sm("sm.max_threads", &SmConfig::max_threads, 1, 4096,
          "resident threads per SM (Fermi: 1536, GPGPU-Sim GTX480 config; 004 Table 3: 1024)"),
       sm("sm.max_warps", &SmConfig::max_warps, 1, 128,

@@ -237,6 +237,7 @@ class Sm final : public SchedulerView {
     bool control = false;         // a branch/ret/exit in flight
     bool at_bar = false;          // issued bar.sync, not yet released
     bool pre_done = false;        // its next instruction's FMA-pipe op (InstInfo::expand) issued
+    std::uint64_t start_at = 0;   // the cycle it may first issue in (sm.warp_start_cycles)
     // GPU-LocalTM: stalled at TX.Begin by a work-group serialization; inside a transaction since
     // cycle tx_since (or outside it since then), for the execution breakdown (TmCycles).
     // cp.async groups: commit_groups issued (the open group's id), the ops not yet done per group
@@ -379,7 +380,8 @@ class Sm final : public SchedulerView {
   std::vector<std::uint64_t> mio_ready_;
   std::vector<std::pair<std::uint64_t, std::uint32_t>> wakes_;
   std::uint64_t next_wake_ = ~std::uint64_t{0};
-  std::vector<std::uint32_t> due_;  // wake_due's scratch
+  std::vector<std::uint32_t> due_;     // wake_due's scratch
+  std::uint64_t next_warp_start_ = 0;  // sm.warp_start_cycles: the cycle the next warp may start
   void wake_due(std::uint64_t now);
   WarpMask eligible_;
   std::uint32_t threads_used_ = 0, warps_used_ = 0, ctas_used_ = 0;

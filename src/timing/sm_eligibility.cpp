@@ -36,6 +36,11 @@ void Sm::recompute(std::uint32_t w) {
     return;
   }
   if (wp.finished) return set_reason(wp, false, Stall::Idle);
+  if (wp.start_at > now_) {  // not started yet (sm.warp_start_cycles): woken when it is
+    wakes_.emplace_back(wp.start_at, w);
+    next_wake_ = std::min(next_wake_, wp.start_at);
+    return set_reason(wp, false, Stall::Idle);
+  }
   if (wp.at_bar) {
     if (ex_->state(wp.exec_slot, wp.exec_warp) == exec::WarpState::AtBarrier ||
         ctas_[wp.cta].bars_in_flight)

@@ -31,6 +31,9 @@ void Sm::start_cta(std::uint64_t cta, std::uint64_t age_base, std::uint64_t now)
   ct.started = now;
   ct.instructions = 0;
   ex_->start_cta(ct.exec_slot, cta, id_);
+  // The SM starts warps one every sm.warp_start_cycles, those of CTAs it took before first.
+  const std::uint64_t warp_start = arch_.sm.warp_start_cycles;
+  std::uint64_t start = warp_start ? std::max(now, next_warp_start_) : 0;
   std::uint32_t slot = 0;
   for (std::uint32_t k = 0; k < ctx_.warps_per_cta; ++k) {
     while (warps_[slot].used) ++slot;
@@ -46,6 +49,11 @@ void Sm::start_cta(std::uint64_t cta, std::uint64_t age_base, std::uint64_t now)
     w.exec_next = ex_->next_index(w.exec_slot, w.exec_warp);
     w.reason = Stall::Idle;
     w.tx_since = now_;
+    if (warp_start) {
+      w.start_at = start;
+      start += warp_start;
+      next_warp_start_ = start;
+    }
     ct.warps.push_back(slot);
     recompute(slot);
   }
