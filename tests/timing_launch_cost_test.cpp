@@ -60,6 +60,27 @@ TEST(LaunchCost, TheDispatcherStartsCtasAtItsRate) {
   EXPECT_THROW(validate(bad), InputError);
 }
 
+// A launch the dispatcher cannot finish within --max-cycles says how far the dispatcher got:
+// one CTA every 100 cycles, 100 CTAs, 1,000 cycles: CTAs 0..9 started (CTA 10's cycle is the
+// limit itself).
+TEST(LaunchCost, AnUnfinishedLaunchSaysWhereTheDispatcherIs) {
+  const Arch a = hopper(0, 1, 100);
+  TimedKernel k(kEmpty, 32, 1, 100);
+  timing::TimingOptions o;
+  o.max_cycles = 1000;
+  timing::GpuSim sim(k.module, k.module.kernels.at(0), a, k.launch, k.mem, o);
+  try {
+    sim.run();
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("did not finish within 1000 cycles (--max-cycles) with "
+                                         "10 of its 100 CTAs started (sm.dispatch_ctas = 1 every "
+                                         "sm.dispatch_cycles = 100)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 // An SM starts a CTA's warps one every sm.warp_start_cycles: one CTA of 32 warps ends when its
 // last warp, started 31 x 5 cycles after the first, has run its `ret` as a lone warp does.
 TEST(LaunchCost, AnSmStartsWarpsAtItsRate) {

@@ -352,8 +352,13 @@ const TimingStats& GpuSim::run() {
     }
     im.cycle = next;
     if (im.cycle >= im.options.max_cycles)
-      im.stuck(
-          fmt::format("did not finish within {} cycles (--max-cycles)", im.options.max_cycles));
+      im.stuck(fmt::format(
+          "did not finish within {} cycles (--max-cycles){}", im.options.max_cycles,
+          next_cta < total && smc.dispatch_ctas
+              ? fmt::format(" with {} of its {} CTAs started (sm.dispatch_ctas = {} every "
+                            "sm.dispatch_cycles = {})",
+                            next_cta, total, smc.dispatch_ctas, smc.dispatch_cycles)
+              : ""));
   }
   for (std::uint32_t i = 0; i < n; ++i)
     if (!is_awake[i] && im.sms[i]) im.sms[i]->add_idle(im.cycle - asleep_from[i], last_tick);

@@ -375,8 +375,9 @@ class Sm final : public SchedulerView {
   std::vector<std::uint8_t> pending_;         // warps x registers: writes in flight
   std::vector<std::uint8_t> pending_global_;  // ... of them, global loads
   // The operand delay (sm.mio_delay_alu / _fma; empty when both are 0): warps x registers, the
-  // first cycle an MIO instruction may read the register; and the warps waiting for such a cycle
-  // (cycle, warp slot), recomputed then (a timed wake-up: no other event would).
+  // first cycle an MIO instruction may read the register. And the warps waiting for a cycle (such
+  // a register's, or their start under sm.warp_start_cycles) as (cycle, warp slot), recomputed
+  // then: a timed wake-up, since no other event would.
   std::vector<std::uint64_t> mio_ready_;
   std::vector<std::pair<std::uint64_t, std::uint32_t>> wakes_;
   std::uint64_t next_wake_ = ~std::uint64_t{0};

@@ -93,8 +93,8 @@ void Sm::recompute(std::uint32_t w) {
   set_reason(wp, true, Stall::Issued);
 }
 
-// The warps whose operand delay ends by `now` look again (before this cycle's issue). Their
-// recompute may add wakes of its own: the due ones are taken out first.
+// The warps whose wait for a cycle (an operand delay, their start) ends by `now` look again,
+// before this cycle's issue. Their recompute may add wakes of its own: the due ones go first.
 void Sm::wake_due(std::uint64_t now) {
   due_.clear();
   next_wake_ = ~std::uint64_t{0};
