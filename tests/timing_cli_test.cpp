@@ -96,14 +96,17 @@ TEST(TimingCli, BadOptionsAndImpossibleSmValues) {
       {"--regs 255 --set sm.registers=8192", "it needs 16320 of 'sm.registers', the SM has 8192"},
       {"--set timing.fsm_update=2", ""},  // no shared atomic here: not used, not checked
       {"--max-cycles 0", "--max-cycles: 0 is not between 1 and 1000000000000"},
-      {"--max-cycles 99999999999999999999",
-       "--max-cycles: 99999999999999999999 is not between"},
+      {"--max-cycles 99999999999999999999", "--max-cycles: 99999999999999999999 is not between"},
       {"--regs 300", "--regs: 300 is not between 0 and 255"},
       {"--pipeview 1000000", "--pipeview: 1000000 is not between 1 and 100000"},
       {"--pipeview 5 --pipeview-sm 16 --arch fermi-gtx580",
        "--pipeview-sm 16: the GPU has 16 SMs (sm.count)"},
       {"--timeline /", "--timeline: '/' is a directory, not a file"},
       {"--timeline ''", "--timeline: empty path"},
+      {"--timeline x.json --timeline-window 9",
+       "--timeline-window '9': give the first and the end"},
+      {"--timeline x.json --timeline-window 9:9", "'9:9': the end cycle must be after the first"},
+      {"--timeline x.json --timeline-window a:9", "'a' is not a cycle (0 to 999999999999999)"},
   };
   for (const auto& [args, msg] : cases) {
     SCOPED_TRACE(args);
@@ -177,6 +180,25 @@ TEST(TimingCli, ReportJsonTimelineAndPipeview) {
   EXPECT_GT(spans, 100);
   EXPECT_EQ(doc.at("timeline").at("events").get<std::uint64_t>(), trace.at("traceEvents").size());
 
+  // A window keeps the spans that overlap it and the stalls in it, and says so.
+  const std::string tw = ::testing::TempDir() + "smemsim_tlw.json";
+  const auto jw =
+      cli("sim builtin:reduction --size 2048 --timeline " + tw + " --timeline-window 200:260");
+  ASSERT_EQ(jw.exit_code, 0) << jw.out;
+  EXPECT_NE(jw.out.find(", cycles 200:260 (open in"), std::string::npos) << jw.out;
+  std::ifstream inw(tw);
+  const auto window = nlohmann::json::parse(inw);
+  int in_window = 0;
+  for (const auto& e : window.at("traceEvents")) {
+    if (e.at("ph") != "X") continue;
+    const auto ts = e.at("ts").get<std::uint64_t>(), end = ts + e.at("dur").get<std::uint64_t>();
+    EXPECT_GT(end, 200u) << e.dump();  // ends after the window opens (dur counts its last cycle)
+    EXPECT_LT(ts, 260u) << e.dump();
+    if (e.contains("args")) ++in_window;
+  }
+  EXPECT_GT(in_window, 10);
+  EXPECT_LT(in_window, spans);
+
   const auto p = cli("sim builtin:transpose --arch cf11 --pipeline split --pipeview 30");
   ASSERT_EQ(p.exit_code, 0) << p.out;
   EXPECT_NE(p.out.find(" cycle "), std::string::npos) << p.out;
@@ -200,7 +222,9 @@ TEST(TimingCli, OptionsThatDoNotApplyAreErrors) {
            {"profile builtin:reduction --threads 2", "--threads applies to the cycle-level"},
            {"sim builtin:reduction --threads 0", "--threads: 0 is not between 1 and 1024"},
            {"sim builtin:reduction --pipeview-sm 1", "--pipeview-sm chooses the SM of --pipeview"},
-           {"sim builtin:reduction --timeline-events 10", "--timeline-events caps --timeline"}}) {
+           {"sim builtin:reduction --timeline-events 10", "--timeline-events caps --timeline"},
+           {"sim builtin:reduction --timeline-window 1:2", "--timeline-window chooses the cycles"},
+           {"sim builtin:reduction --pipeview-from 3", "--pipeview-from chooses where"}}) {
     const CliResult r = cli(args);
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.out;
     EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;

@@ -185,6 +185,9 @@ void add_sim_command(CLI::App& app) {
                   "write a Chrome trace-event file (open in Perfetto / chrome://tracing): warps, "
                   "instructions and issue-slot stalls")
       ->check(non_empty_path());
+  cmd->add_option("--timeline-window", o->sim.timeline_window,
+                  "only the cycles A to B (A:B, B not included) in the timeline: the spans that "
+                  "overlap them and the issue slots' stalls in them");
   cmd->add_option("--timeline-events", o->sim.timeline_events,
                   "stop the timeline after this many events (at most 10,000,000)")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{10'000'000}))
@@ -226,6 +229,10 @@ void add_sim_command(CLI::App& app) {
       throw InputError("--pipeview-from chooses where --pipeview N starts: give --pipeview too");
     if (cmd->count("--pipeview-sm") && !o->sim.pipeview)
       throw InputError("--pipeview-sm chooses the SM of --pipeview N: give --pipeview too");
+    if (cmd->count("--timeline-window") && o->sim.timeline.empty())
+      throw InputError(
+          "--timeline-window chooses the cycles of --timeline FILE: give --timeline too");
+    (void)timeline_window(o->sim.timeline_window);  // a malformed window: before any work
     if (cmd->count("--timeline-events") && o->sim.timeline.empty())
       throw InputError("--timeline-events caps --timeline FILE: give --timeline too");
     if (o->sim.sample_ctas && (!o->sim.timeline.empty() || o->sim.pipeview))

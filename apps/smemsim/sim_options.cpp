@@ -53,6 +53,23 @@ std::string hint(const std::string& name, const Registry& r) {
 
 }  // namespace
 
+std::pair<std::uint64_t, std::uint64_t> timeline_window(const std::string& spec) {
+  if (spec.empty()) return {0, ~std::uint64_t{0}};
+  const auto bad = [&](const std::string& why) {
+    return InputError(fmt::format("--timeline-window '{}': {}", spec.substr(0, 80), why));
+  };
+  const std::size_t colon = spec.find(':');
+  if (colon == std::string::npos) throw bad("give the first and the end cycle as A:B");
+  auto number = [&](const std::string& t) {
+    if (t.empty() || t.size() > 15 || t.find_first_not_of("0123456789") != std::string::npos)
+      throw bad(fmt::format("'{}' is not a cycle (0 to 999999999999999)", t.substr(0, 80)));
+    return std::stoull(t);
+  };
+  const std::uint64_t a = number(spec.substr(0, colon)), b = number(spec.substr(colon + 1));
+  if (a >= b) throw bad("the end cycle must be after the first");
+  return {a, b};
+}
+
 Arch resolve_sim_arch(const ArchOptions& arch, const SimOptions& sim) {
   ArchOptions a = arch;
   if (!sim.pipeline.empty()) {
@@ -92,8 +109,9 @@ SimRun simulate(exec::Workload& w, const ptx::Kernel& kernel, const Arch& arch, 
   std::unique_ptr<timing::ChromeTrace> trace;
   if (!o.timeline.empty()) {
     tl = std::make_unique<OutputFile>(o.timeline, "--timeline");
-    trace =
-        std::make_unique<timing::ChromeTrace>(tl->stream(), w.module, kernel, o.timeline_events);
+    const auto [from, to] = timeline_window(o.timeline_window);
+    trace = std::make_unique<timing::ChromeTrace>(tl->stream(), w.module, kernel, o.timeline_events,
+                                                  from, to);
     fan.add(trace.get());
   }
   std::unique_ptr<timing::PipeView> view;
@@ -133,8 +151,9 @@ SimRun simulate(exec::Workload& w, const ptx::Kernel& kernel, const Arch& arch, 
     run.timeline_json = {
         {"path", o.timeline}, {"events", trace->events()}, {"truncated", trace->truncated()}};
     run.timeline_note = fmt::format(
-        "wrote {} timeline events to {}{} (open in https://ui.perfetto.dev; 1 us = 1 cycle)",
+        "wrote {} timeline events to {}{}{} (open in https://ui.perfetto.dev; 1 us = 1 cycle)",
         trace->events(), o.timeline,
+        o.timeline_window.empty() ? "" : fmt::format(", cycles {}", o.timeline_window),
         trace->truncated() ? fmt::format(" (stopped at --timeline-events {})", o.timeline_events)
                            : "");
   }

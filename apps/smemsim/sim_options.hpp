@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -21,6 +22,7 @@ struct SimOptions {
   std::uint32_t regs = 0;
   std::string timeline;
   std::uint64_t timeline_events = 2'000'000;
+  std::string timeline_window;  // --timeline-window A:B (cycles), "" for all
   std::uint64_t pipeview = 0;
   std::uint32_t pipeview_sm = 0;
   // --pipeview-from: its first cycle (-1: sm.launch_cycles, the first a CTA can run in).
@@ -35,6 +37,8 @@ std::uint32_t sim_threads(const SimOptions& o);
 void add_sim_options(CLI::App* cmd, SimOptions& o);
 // The arch with the --pipeline/--scheduler/--barrel overrides, checked against the registries.
 Arch resolve_sim_arch(const ArchOptions& arch, const SimOptions& sim);
+// --timeline-window A:B as [A, B) ({0, ~0} when empty); a malformed one is an InputError.
+std::pair<std::uint64_t, std::uint64_t> timeline_window(const std::string& spec);
 
 struct SimRun {
   RunSummary summary;  // executor statistics, wall time, reference check

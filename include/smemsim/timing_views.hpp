@@ -38,8 +38,11 @@ class ObserverFan final : public Observer {
 // file says so when it stops early); call finish() once after the run.
 class ChromeTrace final : public Observer {
  public:
+  // Only spans that overlap cycles [from, to) and the issue slot's stalls in them are written
+  // (the thread names are written as the warps appear).
   ChromeTrace(std::ostream& out, const ptx::Module& module, const ptx::Kernel& kernel,
-              std::uint64_t max_events = 2'000'000);
+              std::uint64_t max_events = 2'000'000, std::uint64_t from = 0,
+              std::uint64_t to = ~std::uint64_t{0});
   void on_issue(std::uint32_t sm, std::uint32_t warp, std::uint32_t index, std::uint8_t micro,
                 std::uint64_t cycle) override;
   void on_complete(std::uint32_t sm, std::uint32_t warp, std::uint32_t index, std::uint8_t micro,
@@ -72,6 +75,7 @@ class ChromeTrace final : public Observer {
   const ptx::Module& module_;
   const ptx::Kernel& kernel_;
   std::uint64_t max_events_;
+  std::uint64_t from_, to_;  // the window
   std::uint64_t events_ = 0;
   bool truncated_ = false;
   std::vector<Run> runs_;                              // per SM: the open stall span

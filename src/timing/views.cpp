@@ -41,8 +41,8 @@ constexpr std::int64_t kSlotSort = std::int64_t{1} << 40;
 }  // namespace
 
 ChromeTrace::ChromeTrace(std::ostream& out, const ptx::Module& module, const ptx::Kernel& kernel,
-                         std::uint64_t max_events)
-    : out_(out), module_(module), kernel_(kernel), max_events_(max_events) {
+                         std::uint64_t max_events, std::uint64_t from, std::uint64_t to)
+    : out_(out), module_(module), kernel_(kernel), max_events_(max_events), from_(from), to_(to) {
   for (const ptx::Instruction& ins : kernel.code) labels_.push_back(ptx::to_string(kernel, ins));
   out_ << "{\"otherData\":{\"time_unit\":\"1 us on the time axis = 1 cycle\"},"
           "\"traceEvents\":[\n";
@@ -115,6 +115,7 @@ void ChromeTrace::on_complete(std::uint32_t sm, std::uint32_t warp, std::uint32_
   lane->busy = false;
   lane->used = true;
   lane->last_end = cycle;
+  if (cycle < from_ || issued >= to_) return;  // outside the window
   std::string name = index < labels_.size() ? labels_[index] : "exit";
   if (micro) name = fmt::format("{} ({})", kSteps[micro], name);
   const std::string cu =
@@ -136,6 +137,7 @@ void ChromeTrace::flush_run(std::uint32_t sm) {
 void ChromeTrace::on_stall(std::uint32_t sm, Stall why, std::uint64_t cycle) {
   if (runs_.size() <= sm) runs_.resize(sm + 1);
   Run& r = runs_[sm];
+  if (cycle < from_ || cycle >= to_) return flush_run(sm);  // outside the window
   if (r.open && r.why == why && r.to + 1 == cycle) {
     r.to = cycle;
     return;
