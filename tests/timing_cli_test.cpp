@@ -2,6 +2,7 @@
 // pipeline view, and bad input: an unknown pipeline or scheduler, impossible sm.* values, a block
 // that cannot fit, a kernel that never finishes — each one line on stderr and exit code 2.
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -198,6 +199,14 @@ TEST(TimingCli, ReportJsonTimelineAndPipeview) {
   }
   EXPECT_GT(in_window, 10);
   EXPECT_LT(in_window, spans);
+  // Only tracks with something in the window are named: every thread_name has a span.
+  std::set<std::pair<int, std::uint64_t>> used;
+  for (const auto& e : window.at("traceEvents"))
+    if (e.at("ph") == "X") used.emplace(e.at("pid").get<int>(), e.at("tid").get<std::uint64_t>());
+  for (const auto& e : window.at("traceEvents"))
+    if (e.at("ph") == "M" && e.at("name") == "thread_name")
+      EXPECT_TRUE(used.count({e.at("pid").get<int>(), e.at("tid").get<std::uint64_t>()}))
+          << e.dump();
 
   const auto p = cli("sim builtin:transpose --arch cf11 --pipeline split --pipeview 30");
   ASSERT_EQ(p.exit_code, 0) << p.out;

@@ -62,6 +62,9 @@ class ChromeTrace final : public Observer {
   struct Lane {
     std::uint32_t tid = 0;
     bool busy = false, used = false;
+    bool named = false;  // its thread name is written (with its first span)
+    std::string title;   // that name
+    std::int64_t sort = 0;
     std::uint32_t index = 0;
     std::uint8_t micro = 0;
     std::uint64_t issued = 0, last_end = 0;

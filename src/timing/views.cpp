@@ -87,11 +87,10 @@ ChromeTrace::Lane& ChromeTrace::free_lane(std::uint32_t sm, std::uint32_t warp,
   Lane l;
   const std::size_t k = lanes.size();
   l.tid = k == 0 ? warp : next_tid_[sm]++;
-  name_thread(sm, kSlotTid, "issue slot", kSlotSort);
-  name_thread(
-      sm, l.tid,
-      k == 0 ? fmt::format("warp slot {}", warp) : fmt::format("warp slot {} ({})", warp, k + 1),
-      std::int64_t(warp) * 4096 + std::int64_t(k));
+  // Named with its first span (a track with nothing in the trace gets no name events).
+  l.title =
+      k == 0 ? fmt::format("warp slot {}", warp) : fmt::format("warp slot {} ({})", warp, k + 1);
+  l.sort = std::int64_t(warp) * 4096 + std::int64_t(k);
   lanes.push_back(l);
   return lanes.back();
 }
@@ -116,6 +115,11 @@ void ChromeTrace::on_complete(std::uint32_t sm, std::uint32_t warp, std::uint32_
   lane->used = true;
   lane->last_end = cycle;
   if (cycle < from_ || issued >= to_) return;  // outside the window
+  if (!lane->named) {
+    name_thread(sm, kSlotTid, "issue slot", kSlotSort);  // the SM's, once
+    name_thread(sm, lane->tid, lane->title, lane->sort);
+    lane->named = true;
+  }
   std::string name = index < labels_.size() ? labels_[index] : "exit";
   if (micro) name = fmt::format("{} ({})", kSteps[micro], name);
   const std::string cu =
@@ -129,6 +133,7 @@ void ChromeTrace::on_complete(std::uint32_t sm, std::uint32_t warp, std::uint32_
 void ChromeTrace::flush_run(std::uint32_t sm) {
   Run& r = runs_[sm];
   if (!r.open) return;
+  name_thread(sm, kSlotTid, "issue slot", kSlotSort);  // once per SM
   emit(fmt::format(R"({{"ph":"X","pid":{},"tid":{},"ts":{},"dur":{},"name":"{}"}})", sm, kSlotTid,
                    r.from, r.to + 1 - r.from, stall_name(r.why)));
   r.open = false;
@@ -143,7 +148,6 @@ void ChromeTrace::on_stall(std::uint32_t sm, Stall why, std::uint64_t cycle) {
     return;
   }
   flush_run(sm);
-  name_thread(sm, kSlotTid, "issue slot", kSlotSort);
   r = {why, cycle, cycle, true};
 }
 
