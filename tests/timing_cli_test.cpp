@@ -108,6 +108,7 @@ TEST(TimingCli, BadOptionsAndImpossibleSmValues) {
        "--timeline-window '9': give the first and the end"},
       {"--timeline x.json --timeline-window 9:9", "'9:9': the end cycle must be after the first"},
       {"--timeline x.json --timeline-window a:9", "'a' is not a cycle (0 to 999999999999999)"},
+      {"--timeline x.json --timeline-window ''", "--timeline-window: empty (give the first"},
   };
   for (const auto& [args, msg] : cases) {
     SCOPED_TRACE(args);

@@ -74,8 +74,23 @@ TEST(LaunchCost, AnUnfinishedLaunchSaysWhereTheDispatcherIs) {
     FAIL() << "no error";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("did not finish within 1000 cycles (--max-cycles) with "
-                                         "10 of its 100 CTAs started (sm.dispatch_ctas = 1 every "
+                                         "10 of its 100 CTAs started (the first at "
+                                         "sm.launch_cycles = 0, then sm.dispatch_ctas = 1 every "
                                          "sm.dispatch_cycles = 100)"),
+              std::string::npos)
+        << e.what();
+  }
+  // The launch's own cost alone: no CTA started yet.
+  TimedKernel one(kEmpty, 32, 1, 1);
+  o.max_cycles = 10;
+  timing::GpuSim late(one.module, one.module.kernels.at(0), hopper(1000, 0, 0), one.launch, one.mem,
+                      o);
+  try {
+    late.run();
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("with 0 of its 1 CTAs started (the first at "
+                                         "sm.launch_cycles = 1000"),
               std::string::npos)
         << e.what();
   }

@@ -216,6 +216,8 @@ void add_sim_command(CLI::App& app) {
       "  smemsim sim builtin:transpose --arch cf11 --pipeline split --pipeview 40\n"
       "  smemsim sim builtin:transpose --arch cf11 --pipeline elastic --scheduler bank-aware\n"
       "  smemsim sim builtin:reduction --stats --timeline red.json\n"
+      "  smemsim sim builtin:histogram --arch h100 --timeline h.json --timeline-window 4050:4300\n"
+      "  smemsim sim builtin:histogram --arch h100 --pipeview 20   # from sm.launch_cycles, 4050\n"
       "  smemsim sim builtin:reduction --size 1048576 --arch volta-v100 --sample-ctas 2\n"
       "  smemsim sim builtin:reduction --size 1048576 --arch hopper-h100 --threads 2 --stats\n"
       "  smemsim sim builtin:lud     # a multi-launch builtin: each launch in order, and the sum\n"
@@ -232,6 +234,8 @@ void add_sim_command(CLI::App& app) {
     if (cmd->count("--timeline-window") && o->sim.timeline.empty())
       throw InputError(
           "--timeline-window chooses the cycles of --timeline FILE: give --timeline too");
+    if (cmd->count("--timeline-window") && o->sim.timeline_window.empty())
+      throw InputError("--timeline-window: empty (give the first and the end cycle as A:B)");
     (void)timeline_window(o->sim.timeline_window);  // a malformed window: before any work
     if (cmd->count("--timeline-events") && o->sim.timeline.empty())
       throw InputError("--timeline-events caps --timeline FILE: give --timeline too");

@@ -354,10 +354,12 @@ const TimingStats& GpuSim::run() {
     if (im.cycle >= im.options.max_cycles)
       im.stuck(fmt::format(
           "did not finish within {} cycles (--max-cycles){}", im.options.max_cycles,
-          next_cta < total && smc.dispatch_ctas
-              ? fmt::format(" with {} of its {} CTAs started (sm.dispatch_ctas = {} every "
-                            "sm.dispatch_cycles = {})",
-                            next_cta, total, smc.dispatch_ctas, smc.dispatch_cycles)
+          // CTAs left that the SMs had room for: the launch's cost or the dispatcher held them
+          next_cta < total && !saturated && (smc.launch_cycles || smc.dispatch_ctas)
+              ? fmt::format(" with {} of its {} CTAs started (the first at sm.launch_cycles = {}, "
+                            "then sm.dispatch_ctas = {} every sm.dispatch_cycles = {})",
+                            next_cta, total, smc.launch_cycles, smc.dispatch_ctas,
+                            smc.dispatch_cycles)
               : ""));
   }
   for (std::uint32_t i = 0; i < n; ++i)
