@@ -1,7 +1,9 @@
 // `smemsim sim` through the CLI (issue 9 "must show" 6): the report, JSON, the timeline and the
 // pipeline view, and bad input: an unknown pipeline or scheduler, impossible sm.* values, a block
 // that cannot fit, a kernel that never finishes — each one line on stderr and exit code 2.
+#include <cctype>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -109,6 +111,13 @@ TEST(TimingCli, BadOptionsAndImpossibleSmValues) {
       {"--timeline x.json --timeline-window 9:9", "'9:9': the end cycle must be after the first"},
       {"--timeline x.json --timeline-window a:9", "'a' is not a cycle (0 to 999999999999999)"},
       {"--timeline x.json --timeline-window ''", "--timeline-window: empty (give the first"},
+      {"--timeline x.json --timeline-sms 5-3", "--timeline-sms '5-3': '5-3': the range's end is"},
+      {"--timeline x.json --timeline-sms 1,a", "--timeline-sms '1,a': 'a' is not an SM number"},
+      {"--timeline x.json --timeline-sms 1,", "--timeline-sms '1,': '' is not an SM number"},
+      {"--timeline x.json --timeline-sms ''", "--timeline-sms: empty (give SMs as 0,4-7)"},
+      {"--timeline x.json --timeline-sms 0-99999999999", "'99999999999' is not an SM number"},
+      {"--arch fermi-gtx580 --timeline x.json --timeline-sms 3,16",
+       "--timeline-sms '3,16': SM 16: the GPU has 16 SMs (sm.count), 0 to 15"},
   };
   for (const auto& [args, msg] : cases) {
     SCOPED_TRACE(args);
@@ -168,8 +177,18 @@ TEST(TimingCli, ReportJsonTimelineAndPipeview) {
   const auto& t = doc.at("timing");
   EXPECT_GT(t.at("cycles").get<std::uint64_t>(), 0u);
   std::uint64_t slots = 0;
-  for (const auto& [k, v] : t.at("issue_stalls").items()) slots += v.get<std::uint64_t>();
+  // Nsight Compute's names sum to the slots; the old names are aliases (issue 47): scoreboard =
+  // wait + short_scoreboard, issued = selected, memory = long_scoreboard.
+  const auto& st = t.at("issue_stalls");
+  for (const auto& [k, v] : st.items())
+    if (k != "issued" && k != "scoreboard" && k != "memory" && k != "control" && k != "dispatch")
+      slots += v.get<std::uint64_t>();
   EXPECT_EQ(slots, t.at("cycles").get<std::uint64_t>() * 16);
+  EXPECT_EQ(st.at("scoreboard"),
+            st.at("wait").get<std::uint64_t>() + st.at("short_scoreboard").get<std::uint64_t>());
+  EXPECT_EQ(st.at("issued"), st.at("selected"));
+  EXPECT_EQ(st.at("memory"), st.at("long_scoreboard"));
+  EXPECT_GT(st.at("short_scoreboard").get<std::uint64_t>(), 0u);  // the reduction's shared loads
   EXPECT_EQ(t.at("sms").size(), 16u);
   EXPECT_EQ(doc.at("arch").at("sm").at("pipeline"), "unified");
   EXPECT_TRUE(doc.at("reference").at("matches").get<bool>());
@@ -216,6 +235,61 @@ TEST(TimingCli, ReportJsonTimelineAndPipeview) {
   EXPECT_NE(p.out.find("issue w0"), std::string::npos) << p.out;
 }
 
+// Issue 47: the views per sub-core. On hopper-h100 (4 sub-cores; warp slot w issues on sub-core
+// w % 4) the pipeview has a column per sub-core, and a warp's issue shows only in its own; the
+// timeline keeps only the SMs asked for, and --timeline-events counts spans, not the names.
+TEST(TimingCli, ViewsPerSubcoreAndSmFilter) {
+  const auto p = cli("sim builtin:histogram --arch h100 --pipeview 40");
+  ASSERT_EQ(p.exit_code, 0) << p.out;
+  std::istringstream in(p.out);
+  int rows = 0, issues = 0;
+  std::size_t col[4] = {0, 0, 0, 0};
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(" cycle ", 0) == 0) {  // the header
+      for (int k = 0; k < 4; ++k) col[k] = line.find("issue " + std::to_string(k));
+      ASSERT_NE(col[3], std::string::npos) << line;
+      continue;
+    }
+    if (!col[0] || line.size() < col[0] || !std::isdigit(static_cast<unsigned char>(line[5])))
+      continue;
+    ++rows;
+    for (int k = 0; k < 4; ++k) {
+      const std::size_t end = k < 3 ? col[k + 1] : line.size();
+      const std::string cell = line.substr(col[k], end - col[k]);
+      std::smatch m;
+      if (std::regex_search(cell, m, std::regex("issue w([0-9]+)"))) {
+        EXPECT_EQ(std::stoi(m[1]) % 4, k) << line;
+        ++issues;
+      } else {
+        EXPECT_TRUE(std::regex_search(cell, std::regex("^[a-z_]+ *$"))) << "'" << cell << "'";
+      }
+    }
+  }
+  EXPECT_EQ(rows, 40);
+  EXPECT_GT(issues, 40);  // more than one sub-core issues in some cycles
+
+  const std::string tl = ::testing::TempDir() + "smemsim_tl_sms.json";
+  const auto t = cli("sim builtin:reduction --arch a100 --json --timeline " + tl +
+                     " --timeline-sms 1,3-4 --timeline-events 500");
+  ASSERT_EQ(t.exit_code, 0) << t.out;
+  const auto doc = nlohmann::json::parse(t.out);
+  std::ifstream f(tl);
+  const auto trace = nlohmann::json::parse(f);
+  std::set<int> pids;
+  std::uint64_t spans = 0, names = 0;
+  for (const auto& e : trace.at("traceEvents")) {
+    pids.insert(e.at("pid").get<int>());
+    spans += e.at("ph") == "X";
+    names += e.at("ph") == "M";
+  }
+  EXPECT_EQ(pids, (std::set<int>{1, 3, 4}));
+  EXPECT_EQ(spans, 500u);
+  EXPECT_GT(names, 0u);
+  EXPECT_EQ(doc.at("timeline").at("spans"), spans);
+  EXPECT_EQ(doc.at("timeline").at("events"), spans + names);
+  EXPECT_TRUE(doc.at("timeline").at("truncated").get<bool>());
+}
+
 }  // namespace
 }  // namespace smemsim
 
@@ -234,6 +308,7 @@ TEST(TimingCli, OptionsThatDoNotApplyAreErrors) {
            {"sim builtin:reduction --pipeview-sm 1", "--pipeview-sm chooses the SM of --pipeview"},
            {"sim builtin:reduction --timeline-events 10", "--timeline-events caps --timeline"},
            {"sim builtin:reduction --timeline-window 1:2", "--timeline-window chooses the cycles"},
+           {"sim builtin:reduction --timeline-sms 1", "--timeline-sms chooses the SMs"},
            {"sim builtin:reduction --pipeview-from 3", "--pipeview-from chooses where"}}) {
     const CliResult r = cli(args);
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.out;

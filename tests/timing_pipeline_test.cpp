@@ -18,8 +18,8 @@ using timing::Stall;
 
 // One warp: i0 at 0, i1 at 6, i2 at 12, i3 at 18 (each 6 after its producer); ret has no operand
 // and issues at 19. i3 writes back at 18 + 5 = 23, ret at 19 + 5 = 24: the kernel takes cycles
-// 0..24, 25 cycles. The issue slot issues 5 times, waits on the scoreboard in 1-5, 7-11 and 13-17
-// (15 cycles) and is idle while the finished warp drains, 20-24 (5 cycles).
+// 0..24, 25 cycles. The issue slot issues 5 times, waits on the ALU's results (`wait`) in 1-5, 7-11
+// and 13-17 (15 cycles) and is idle while the finished warp drains, 20-24 (5 cycles).
 TEST(TimingPipeline, DependentAluChainInOneWarp) {
   TimedKernel k(kChain, 32);
   Recorder rec;
@@ -33,7 +33,8 @@ TEST(TimingPipeline, DependentAluChainInOneWarp) {
   EXPECT_EQ(rec.completed(0, 4), 24u);
   EXPECT_EQ(s.cycles, 25u);
   EXPECT_EQ(s.issue[Stall::Issued], 5u);
-  EXPECT_EQ(s.issue[Stall::Scoreboard], 15u);
+  EXPECT_EQ(s.issue[Stall::Wait], 15u);
+  EXPECT_EQ(s.issue[Stall::ShortScoreboard], 0u);
   EXPECT_EQ(s.issue[Stall::Idle], 5u);
   EXPECT_EQ(s.warp_instructions, 5u);
   EXPECT_EQ(s.thread_instructions, 5u * 32);
@@ -87,7 +88,7 @@ TEST(TimingPipeline, StrictBarrelOneInstructionPerWarpInFlight) {
   EXPECT_EQ(rec.issued(0, 4), 24u);
   EXPECT_EQ(s.cycles, 30u);
   EXPECT_EQ(s.issue[Stall::Barrel], 20u);
-  EXPECT_EQ(s.issue[Stall::Scoreboard], 0u);
+  EXPECT_EQ(s.issue[Stall::Wait], 0u);
   EXPECT_EQ(s.issue[Stall::Idle], 5u);
 }
 

@@ -28,12 +28,18 @@ void print_stalls(const timing::TimingStats& s, std::uint32_t sms, std::uint32_t
   const std::string per = subcores > 1 ? fmt::format(" x {} sub-cores", subcores) : "";
   fmt::print("issue slots ({} SMs{} x {} cycles; {:.1f}% active, with a resident warp):", sms, per,
              s.cycles, slots ? 100.0 * double(active) / double(slots) : 0.0);
+  // Largest first, by Nsight Compute's names (issue 47).
+  std::vector<timing::Stall> order;
   for (std::size_t k = 0; k < timing::kStallKinds; ++k) {
     const auto why = static_cast<timing::Stall>(k);
-    if (why == timing::Stall::NotSelected || why == timing::Stall::Idle || !s.issue[why]) continue;
+    if (why != timing::Stall::NotSelected && why != timing::Stall::Idle && s.issue[why])
+      order.push_back(why);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](timing::Stall a, timing::Stall b) { return s.issue[a] > s.issue[b]; });
+  for (const timing::Stall why : order)
     fmt::print(" {} {:.1f}%", timing::stall_name(why),
                100.0 * double(s.issue[why]) / double(active));
-  }
   fmt::print(" of the active slots\n");
 }
 
@@ -188,8 +194,10 @@ void add_sim_command(CLI::App& app) {
   cmd->add_option("--timeline-window", o->sim.timeline_window,
                   "only the cycles A to B (A:B, B not included) in the timeline: the spans that "
                   "overlap them and the issue slots' stalls in them");
+  cmd->add_option("--timeline-sms", o->sim.timeline_sms, "only these SMs in the timeline (0,4-7)");
   cmd->add_option("--timeline-events", o->sim.timeline_events,
-                  "stop the timeline after this many events (at most 10,000,000)")
+                  "stop the timeline after this many spans (at most 10,000,000; the tracks' "
+                  "names come with their first span)")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{10'000'000}))
       ->capture_default_str();
   cmd->add_option("--pipeview", o->sim.pipeview,
@@ -217,6 +225,7 @@ void add_sim_command(CLI::App& app) {
       "  smemsim sim builtin:transpose --arch cf11 --pipeline elastic --scheduler bank-aware\n"
       "  smemsim sim builtin:reduction --stats --timeline red.json\n"
       "  smemsim sim builtin:histogram --arch h100 --timeline h.json --timeline-window 4050:4300\n"
+      "  smemsim sim builtin:reduction --arch a100 --timeline r.json --timeline-sms 0-1\n"
       "  smemsim sim builtin:histogram --arch h100 --pipeview 20   # from sm.launch_cycles, 4050\n"
       "  smemsim sim builtin:reduction --size 1048576 --arch volta-v100 --sample-ctas 2\n"
       "  smemsim sim builtin:reduction --size 1048576 --arch hopper-h100 --threads 2 --stats\n"
@@ -237,6 +246,11 @@ void add_sim_command(CLI::App& app) {
     if (cmd->count("--timeline-window") && o->sim.timeline_window.empty())
       throw InputError("--timeline-window: empty (give the first and the end cycle as A:B)");
     (void)timeline_window(o->sim.timeline_window);  // a malformed window: before any work
+    if (cmd->count("--timeline-sms") && o->sim.timeline.empty())
+      throw InputError("--timeline-sms chooses the SMs of --timeline FILE: give --timeline too");
+    if (cmd->count("--timeline-sms") && o->sim.timeline_sms.empty())
+      throw InputError("--timeline-sms: empty (give SMs as 0,4-7)");
+    (void)timeline_sms(o->sim.timeline_sms);  // a malformed list: before any work
     if (cmd->count("--timeline-events") && o->sim.timeline.empty())
       throw InputError("--timeline-events caps --timeline FILE: give --timeline too");
     if (o->sim.sample_ctas && (!o->sim.timeline.empty() || o->sim.pipeview))

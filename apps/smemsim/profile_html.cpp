@@ -7,6 +7,7 @@
 #include <map>
 
 #include "smemsim/exec.hpp"
+#include "smemsim/timing.hpp"
 
 namespace smemsim::cli {
 namespace {
@@ -58,12 +59,14 @@ std::vector<std::string> source_lines(const ptx::Module& module, const std::stri
   return lines;
 }
 
-// The stall states of a warp (profile --timing's per-instruction warp_states) that are not issue.
+// The stall states of a warp (profile --timing's per-instruction warp_states) that are not issue,
+// by Nsight Compute's names (the old names, kept in the JSON as aliases, repeat them).
 bool is_stall(const std::string& state) {
-  return state != "issued" && state != "not_selected" && state != "idle";
+  return state != "selected" && state != "not_selected" && state != "idle" &&
+         !timing::is_stall_alias(state);
 }
 
-// Stalled warp-cycles by state (profile --timing's warp_states without issued, not_selected and
+// Stalled warp-cycles by state (profile --timing's warp_states without selected, not_selected and
 // idle), summed over one instruction or over a line's instructions.
 struct Stalls {
   std::uint64_t total = 0;

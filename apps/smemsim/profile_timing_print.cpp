@@ -14,7 +14,8 @@ namespace smemsim::cli {
 
 namespace {
 
-// "memory 62%, scoreboard 20%": the largest warp states of an instruction, with their shares.
+// "long_scoreboard 62%, short_scoreboard 20%": the largest warp states of an instruction, with
+// their shares.
 std::string top_states(const timing::StallCounts& c, std::size_t count) {
   std::uint64_t total = 0;
   std::vector<std::pair<std::uint64_t, timing::Stall>> states;

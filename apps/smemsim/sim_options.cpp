@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <thread>
+#include <tuple>
 
 #include "smemsim/error.hpp"
 #include "smemsim/timing_views.hpp"
@@ -70,6 +72,38 @@ std::pair<std::uint64_t, std::uint64_t> timeline_window(const std::string& spec)
   return {a, b};
 }
 
+std::vector<std::uint32_t> timeline_sms(const std::string& spec, std::uint32_t sm_count) {
+  std::vector<std::uint32_t> out;
+  if (spec.empty()) return out;
+  const auto bad = [&](const std::string& why) {
+    return InputError(fmt::format("--timeline-sms '{}': {}", spec.substr(0, 80), why));
+  };
+  const auto number = [&](const std::string& t) {
+    if (t.empty() || t.size() > 6 || t.find_first_not_of("0123456789") != std::string::npos)
+      throw bad(fmt::format("'{}' is not an SM number (give SMs as 0,4-7)", t.substr(0, 80)));
+    const auto v = std::uint32_t(std::stoul(t));
+    if (sm_count && v >= sm_count)
+      throw bad(
+          fmt::format("SM {}: the GPU has {} SMs (sm.count), 0 to {}", v, sm_count, sm_count - 1));
+    return v;
+  };
+  std::size_t at = 0;
+  while (at <= spec.size()) {
+    const std::size_t comma = std::min(spec.find(',', at), spec.size());
+    const std::string item = spec.substr(at, comma - at);
+    const std::size_t dash = item.find('-');
+    const std::uint32_t a = number(item.substr(0, dash));
+    const std::uint32_t b = dash == std::string::npos ? a : number(item.substr(dash + 1));
+    if (b < a) throw bad(fmt::format("'{}': the range's end is before its start", item));
+    if (b - a >= 100000) throw bad(fmt::format("'{}': a range of over 100,000 SMs", item));
+    for (std::uint32_t v = a; v <= b; ++v) out.push_back(v);
+    at = comma + 1;
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 Arch resolve_sim_arch(const ArchOptions& arch, const SimOptions& sim) {
   ArchOptions a = arch;
   if (!sim.pipeline.empty()) {
@@ -109,9 +143,12 @@ SimRun simulate(exec::Workload& w, const ptx::Kernel& kernel, const Arch& arch, 
   std::unique_ptr<timing::ChromeTrace> trace;
   if (!o.timeline.empty()) {
     tl = std::make_unique<OutputFile>(o.timeline, "--timeline");
-    const auto [from, to] = timeline_window(o.timeline_window);
-    trace = std::make_unique<timing::ChromeTrace>(tl->stream(), w.module, kernel, o.timeline_events,
-                                                  from, to);
+    timing::TraceOptions t;
+    std::tie(t.from, t.to) = timeline_window(o.timeline_window);
+    t.max_spans = o.timeline_events;
+    t.subcores = arch.sm.subcores;
+    t.sms = timeline_sms(o.timeline_sms, arch.sm.count);
+    trace = std::make_unique<timing::ChromeTrace>(tl->stream(), w.module, kernel, std::move(t));
     fan.add(trace.get());
   }
   std::unique_ptr<timing::PipeView> view;
@@ -122,7 +159,8 @@ SimRun simulate(exec::Workload& w, const ptx::Kernel& kernel, const Arch& arch, 
     const std::uint64_t from =
         o.pipeview_from < 0 ? arch.sm.launch_cycles : std::uint64_t(o.pipeview_from);
     view = std::make_unique<timing::PipeView>(o.pipeview_sm, o.pipeview, kernel,
-                                              arch.sm.simd_width < arch.warp_size, from);
+                                              arch.sm.simd_width < arch.warp_size, from,
+                                              arch.sm.subcores);
     fan.add(view.get());
   }
   if (!fan.empty()) to.observer = &fan;
@@ -148,12 +186,16 @@ SimRun simulate(exec::Workload& w, const ptx::Kernel& kernel, const Arch& arch, 
   if (trace) {
     trace->finish();
     tl->commit();
-    run.timeline_json = {
-        {"path", o.timeline}, {"events", trace->events()}, {"truncated", trace->truncated()}};
+    run.timeline_json = {{"path", o.timeline},
+                         {"events", trace->events()},
+                         {"spans", trace->spans()},
+                         {"truncated", trace->truncated()}};
     run.timeline_note = fmt::format(
-        "wrote {} timeline events to {}{}{} (open in https://ui.perfetto.dev; 1 us = 1 cycle)",
-        trace->events(), o.timeline,
+        "wrote {} timeline spans ({} events with the tracks' names) to {}{}{}{} (open in "
+        "https://ui.perfetto.dev; 1 us = 1 cycle)",
+        trace->spans(), trace->events(), o.timeline,
         o.timeline_window.empty() ? "" : fmt::format(", cycles {}", o.timeline_window),
+        o.timeline_sms.empty() ? "" : fmt::format(", SMs {}", o.timeline_sms),
         trace->truncated() ? fmt::format(" (stopped at --timeline-events {})", o.timeline_events)
                            : "");
   }

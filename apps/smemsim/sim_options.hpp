@@ -23,6 +23,7 @@ struct SimOptions {
   std::string timeline;
   std::uint64_t timeline_events = 2'000'000;
   std::string timeline_window;  // --timeline-window A:B (cycles), "" for all
+  std::string timeline_sms;     // --timeline-sms 0,4-7, "" for all
   std::uint64_t pipeview = 0;
   std::uint32_t pipeview_sm = 0;
   // --pipeview-from: its first cycle (-1: sm.launch_cycles, the first a CTA can run in).
@@ -39,6 +40,9 @@ void add_sim_options(CLI::App* cmd, SimOptions& o);
 Arch resolve_sim_arch(const ArchOptions& arch, const SimOptions& sim);
 // --timeline-window A:B as [A, B) ({0, ~0} when empty); a malformed one is an InputError.
 std::pair<std::uint64_t, std::uint64_t> timeline_window(const std::string& spec);
+// --timeline-sms "0,4-7" as the SMs, ascending (empty when `spec` is); a malformed list, or an SM
+// at or past `sm_count` (0: not checked), is an InputError.
+std::vector<std::uint32_t> timeline_sms(const std::string& spec, std::uint32_t sm_count = 0);
 
 struct SimRun {
   RunSummary summary;  // executor statistics, wall time, reference check

@@ -28,14 +28,18 @@
 
 namespace smemsim::timing {
 
-// Why an issue slot (or a warp) did not issue in a cycle. The first two are not stalls.
+// Why an issue slot (or a warp) did not issue in a cycle. The first two are not stalls. Each is
+// named as Nsight Compute names the warp state it is (stall_name; docs/timing.md "Stall reasons"):
+// the model's own reasons, which Nsight Compute has no state for, keep the model's names.
 enum class Stall : std::uint8_t {
-  Issued,        // the SM issued (a warp instruction or one of its subwarps)
+  Issued,        // "selected": the SM issued (a warp instruction or one of its subwarps)
   Idle,          // no resident warp: waiting for a CTA, or the SM has finished
-  Scoreboard,    // the next instruction reads or writes a register still being written
-  Memory,        // ... a register a global/local load has not returned yet
+  Wait,          // "wait": the next instruction reads or writes a register a fixed-latency pipe
+                 // (ALU, FMA, FP64, tensor, branch) is still writing, or an operand delay
+  Memory,        // "long_scoreboard": ... a register a global/local load or atomic has not
+                 // returned yet (the L1TEX path), or a cp.async group still in flight
   Barrier,       // at bar.sync until every warp of the CTA has arrived and drained its bar
-  Control,       // a branch, ret or exit of the warp is in flight
+  Control,       // "branch_resolving": a branch, ret or exit of the warp is in flight
   Atomic,        // in a lock-loop atomic (seed 000 Fig. 1), first iteration
   LockRetry,     // in a lock-loop atomic, an iteration after a lost lock
   Barrel,        // strict barrel processing: the warp's previous instruction is in flight
@@ -43,7 +47,7 @@ enum class Stall : std::uint8_t {
   NotSelected,   // eligible, but the scheduler issued another warp (per-warp only)
   BankConflict,  // the pipeline is stalled behind a shared access's extra bank pass
   Writeback,     // the pipeline is stalled behind a lost writeback arbitration
-  FrontEnd,      // the pipeline is stalled by another structural hazard (unit, path, memory queue)
+  FrontEnd,      // the pipeline is stalled by another structural hazard (unit, path, phases)
   // GPU-LocalTM (seed 003, docs/tm.md):
   TxWait,      // at TX.Begin while another warp's transaction runs work-group serialized (§3.1)
   TmOverhead,  // the pipeline is stalled behind transactional version management at MEM0 (§4.2)
@@ -51,10 +55,32 @@ enum class Stall : std::uint8_t {
   MioThrottle,       // the sub-core's memory op waits for the SM's shared-memory port, or its MIO
                      // queue has no room for the next shared access (sm.mio_queue)
   MathPipeThrottle,  // the next instruction's unit is still busy with an earlier op (its interval)
-  Dispatch,  // the next instruction's unit was taken this cycle by another sub-core (unit_scope sm)
+  Dispatch,  // "dispatch_stall": the next instruction's unit was taken this cycle by another
+             // sub-core (unit_scope sm)
+  // Issue 47 (Nsight Compute's states; the old `scoreboard` was Wait and ShortScoreboard,
+  // `front_end` also LgThrottle):
+  ShortScoreboard,  // "short_scoreboard": ... a register an MIO op (shared load or atomic, SFU,
+                    // ld.param/ld.const) is still writing
+  LgThrottle,       // "lg_throttle": a global/local request waits for room in the SM's memory queue
 };
-inline constexpr std::size_t kStallKinds = 19;
-std::string_view stall_name(Stall s);  // "issued", "idle", "scoreboard", ..., "front_end"
+inline constexpr std::size_t kStallKinds = 21;
+std::string_view stall_name(Stall s);  // "selected", "idle", "wait", ..., "lg_throttle"
+
+// smemsim's names before issue 47, kept in the JSON as aliases for one schema version: each old
+// name and the reasons whose sum it is ("scoreboard": wait + short_scoreboard).
+struct StallAlias {
+  std::string_view name;
+  std::array<Stall, 2> of;
+  std::uint8_t n;
+};
+inline constexpr std::array<StallAlias, 5> kStallAliases{{
+    {"issued", {Stall::Issued, Stall::Issued}, 1},
+    {"scoreboard", {Stall::Wait, Stall::ShortScoreboard}, 2},
+    {"memory", {Stall::Memory, Stall::Memory}, 1},
+    {"control", {Stall::Control, Stall::Control}, 1},
+    {"dispatch", {Stall::Dispatch, Stall::Dispatch}, 1},
+}};
+bool is_stall_alias(std::string_view name);  // one of kStallAliases' names
 
 struct StallCounts {
   std::array<std::uint64_t, kStallKinds> cycles{};
@@ -245,8 +271,13 @@ class Observer {
   // The instruction issued at `issued` completed (its last subwarp wrote back).
   virtual void on_complete(std::uint32_t sm, std::uint32_t warp, std::uint32_t index,
                            std::uint8_t micro, std::uint64_t issued, std::uint64_t cycle) = 0;
-  // The issue slot of SM `sm` did not issue in `cycle`, for `why`.
+  // The issue slot of SM `sm` did not issue in `cycle`, for `why` (with sub-cores: no sub-core
+  // issued, `why` the first one's reason in that cycle's order).
   virtual void on_stall(std::uint32_t sm, Stall why, std::uint64_t cycle) = 0;
+  // With sub-cores (sm.subcores > 1), also each sub-core's slot that did not issue (warp slot w
+  // issues on sub-core w % sm.subcores).
+  virtual void on_subcore_stall(std::uint32_t /*sm*/, std::uint32_t /*sub*/, Stall /*why*/,
+                                std::uint64_t /*cycle*/) {}
   // After each cycle of SM `sm` (only when wants_stages()): its stages' contents.
   virtual bool wants_stages(std::uint32_t /*sm*/) const { return false; }
   virtual void on_stages(std::uint32_t /*sm*/, std::uint64_t /*cycle*/,

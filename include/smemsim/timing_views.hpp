@@ -21,6 +21,8 @@ class ObserverFan final : public Observer {
   void on_complete(std::uint32_t sm, std::uint32_t warp, std::uint32_t index, std::uint8_t micro,
                    std::uint64_t issued, std::uint64_t cycle) override;
   void on_stall(std::uint32_t sm, Stall why, std::uint64_t cycle) override;
+  void on_subcore_stall(std::uint32_t sm, std::uint32_t sub, Stall why,
+                        std::uint64_t cycle) override;
   bool wants_stages(std::uint32_t sm) const override;
   void on_stages(std::uint32_t sm, std::uint64_t cycle, const std::vector<StageCell>& c) override;
 
@@ -28,28 +30,39 @@ class ObserverFan final : public Observer {
   std::vector<Observer*> obs_;
 };
 
-// Chrome trace-event JSON: one process per SM, an "issue slot" thread per SM with the stall
-// reasons as spans, and per warp slot the instructions as spans from issue to writeback (lock-loop
-// steps as their own spans). A warp has several instructions in flight, and the Trace Event format
-// wants the spans of one thread nested, never partly overlapping (issue 29): each warp slot has as
-// many threads ("warp slot 3", "warp slot 3 (2)", ...) as it had instructions in flight at once,
-// an instruction goes to the first whose previous span has ended, and the threads of a warp sort
-// together. 1 µs on the viewer's axis is one cycle. At most `max_events` events are written (the
-// file says so when it stops early); call finish() once after the run.
+// What a timeline holds (sim --timeline-events, --timeline-window, --timeline-sms).
+struct TraceOptions {
+  // At most this many spans; the tracks' names come with their first span and are not counted.
+  std::uint64_t max_spans = 2'000'000;
+  // Only spans that overlap cycles [from, to) and the issue slots' stalls in them.
+  std::uint64_t from = 0, to = ~std::uint64_t{0};
+  std::uint32_t subcores = 1;      // sm.subcores: an issue-slot track per sub-core when > 1
+  std::vector<std::uint32_t> sms;  // only these SMs (empty: every SM)
+};
+
+// Chrome trace-event JSON: one process per SM, an issue-slot thread per SM (per sub-core when the
+// SM has several) with the stall reasons as spans, and per warp slot the instructions as spans
+// from issue to writeback (lock-loop steps as their own spans), named by opcode and CUDA line
+// (the PTX text, instruction index and warp slot in their args). A warp has several instructions
+// in flight, and the Trace Event format wants the spans of one thread nested, never partly
+// overlapping (issue 29): each warp slot has as many threads ("warp slot 3", "warp slot 3 (2)",
+// ...) as it had instructions in flight at once, an instruction goes to the first whose previous
+// span has ended, and the threads of a warp sort together. 1 µs on the viewer's axis is one
+// cycle. The file says when it stopped at the span cap; call finish() once after the run.
 class ChromeTrace final : public Observer {
  public:
-  // Only spans that overlap cycles [from, to) and the issue slot's stalls in them are written
-  // (the thread names are written as the warps appear).
   ChromeTrace(std::ostream& out, const ptx::Module& module, const ptx::Kernel& kernel,
-              std::uint64_t max_events = 2'000'000, std::uint64_t from = 0,
-              std::uint64_t to = ~std::uint64_t{0});
+              TraceOptions options = {});
   void on_issue(std::uint32_t sm, std::uint32_t warp, std::uint32_t index, std::uint8_t micro,
                 std::uint64_t cycle) override;
   void on_complete(std::uint32_t sm, std::uint32_t warp, std::uint32_t index, std::uint8_t micro,
                    std::uint64_t issued, std::uint64_t cycle) override;
   void on_stall(std::uint32_t sm, Stall why, std::uint64_t cycle) override;
+  void on_subcore_stall(std::uint32_t sm, std::uint32_t sub, Stall why,
+                        std::uint64_t cycle) override;
   void finish();
-  std::uint64_t events() const { return events_; }
+  std::uint64_t events() const { return events_; }  // every event written, names included
+  std::uint64_t spans() const { return spans_; }
   bool truncated() const { return truncated_; }
 
  private:
@@ -69,23 +82,27 @@ class ChromeTrace final : public Observer {
     std::uint8_t micro = 0;
     std::uint64_t issued = 0, last_end = 0;
   };
+  bool kept(std::uint32_t sm) const { return keep_.empty() || (sm < keep_.size() && keep_[sm]); }
   Lane& free_lane(std::uint32_t sm, std::uint32_t warp, std::uint64_t from);
-  void flush_run(std::uint32_t sm);
-  bool emit(const std::string& event);
+  void stall(std::uint32_t sm, std::uint32_t track, Stall why, std::uint64_t cycle);
+  void flush_run(std::uint32_t track);
+  bool room();  // another span fits under the cap (else the file is marked truncated)
+  void emit(const std::string& event);
   void name_thread(std::uint32_t sm, std::uint32_t tid, const std::string& name,
                    std::int64_t sort_index);
   std::ostream& out_;
   const ptx::Module& module_;
   const ptx::Kernel& kernel_;
-  std::uint64_t max_events_;
-  std::uint64_t from_, to_;  // the window
-  std::uint64_t events_ = 0;
+  TraceOptions opt_;
+  std::vector<bool> keep_;  // per SM, from opt_.sms (empty: all)
+  std::uint64_t events_ = 0, spans_ = 0;
   bool truncated_ = false;
-  std::vector<Run> runs_;                              // per SM: the open stall span
+  std::vector<Run> runs_;                              // per issue-slot track: the open stall span
+  std::vector<bool> slot_named_;                       // ... its thread named
   std::vector<std::vector<std::vector<Lane>>> lanes_;  // per SM, per warp slot
   std::vector<std::uint32_t> next_tid_;                // per SM: the next thread for a second lane
-  std::vector<bool> slot_named_;                       // per SM: the issue slot's thread named
-  std::vector<std::string> labels_;                    // per instruction: its PTX text
+  std::vector<bool> sm_named_;                         // per SM: its process named
+  std::vector<std::string> names_, texts_, cuda_;      // per instruction: span name, PTX, CUDA
 };
 
 // The first `cycles` cycles of SM `sm`, one row per cycle, one column per stage (timing.hpp
@@ -94,13 +111,16 @@ class ChromeTrace final : public Observer {
 class PipeView final : public Observer {
  public:
   // Cycles from, from + 1, ... from + cycles - 1 of SM `sm`.
+  // With `subcores` > 1 the issue slot is a column per sub-core.
   PipeView(std::uint32_t sm, std::uint64_t cycles, const ptx::Kernel& kernel, bool subwarps,
-           std::uint64_t from = 0);
+           std::uint64_t from = 0, std::uint32_t subcores = 1);
   void on_issue(std::uint32_t sm, std::uint32_t warp, std::uint32_t, std::uint8_t,
                 std::uint64_t cycle) override;
   void on_complete(std::uint32_t, std::uint32_t, std::uint32_t, std::uint8_t, std::uint64_t,
                    std::uint64_t) override {}
   void on_stall(std::uint32_t sm, Stall why, std::uint64_t cycle) override;
+  void on_subcore_stall(std::uint32_t sm, std::uint32_t sub, Stall why,
+                        std::uint64_t cycle) override;
   bool wants_stages(std::uint32_t sm) const override { return sm == sm_; }
   void on_stages(std::uint32_t sm, std::uint64_t cycle, const std::vector<StageCell>& c) override;
   // The table, with a header of `stage_names`.
@@ -111,8 +131,9 @@ class PipeView final : public Observer {
   std::uint64_t cycles_, from_;
   const ptx::Kernel& kernel_;
   bool subwarps_;
+  std::uint32_t subcores_;
   std::vector<std::vector<std::string>> rows_;
-  std::vector<std::string> slot_;
+  std::vector<std::vector<std::string>> slot_;  // per cycle, per sub-core
 };
 
 }  // namespace smemsim::timing

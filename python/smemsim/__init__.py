@@ -345,7 +345,10 @@ def profile(target, launch=None, buffers=None, arch=None, **options):
 
 def sim(target, launch=None, buffers=None, arch=None, **options):
     """``smemsim sim`` in-process: :func:`run` on the cycle-level GPU model; the document's
-    ``timing`` holds cycles, IPC, the issue-slot stalls and the units' counts. Options as the
+    ``timing`` holds cycles, IPC, the issue-slot stalls (``issue_stalls``, by Nsight Compute's
+    warp-state names: ``long_scoreboard``, ``short_scoreboard``, ``wait``, ...; the old names
+    ``scoreboard``, ``memory``, ``issued``, ``control`` and ``dispatch`` repeat them as aliases
+    for schema 1, so leave them out of a sum) and the units' counts. Options as the
     command's: ``pipeline``, ``scheduler``, ``barrel``, ``max_cycles``, ``regs``, ``timeline``,
     ``threads`` (the SMs tick on that many threads, default the cores; the document is the same
     for any count)."""

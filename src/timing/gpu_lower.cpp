@@ -23,6 +23,10 @@ class Renumber final : public Observer {
   void on_stall(std::uint32_t sm, Stall why, std::uint64_t cycle) override {
     target_.on_stall(sm, why, cycle);
   }
+  void on_subcore_stall(std::uint32_t sm, std::uint32_t sub, Stall why,
+                        std::uint64_t cycle) override {
+    target_.on_subcore_stall(sm, sub, why, cycle);
+  }
   bool wants_stages(std::uint32_t sm) const override { return target_.wants_stages(sm); }
   void on_stages(std::uint32_t sm, std::uint64_t cycle,
                  const std::vector<StageCell>& cells) override {

@@ -27,6 +27,10 @@ class BufferedObserver final : public Observer {
   void on_stall(std::uint32_t sm, Stall why, std::uint64_t cycle) override {
     events_.push_back({Kind::Stall, 0, why, sm, 0, 0, 0, cycle, 0, 0});
   }
+  void on_subcore_stall(std::uint32_t sm, std::uint32_t sub, Stall why,
+                        std::uint64_t cycle) override {
+    events_.push_back({Kind::SubStall, 0, why, sm, sub, 0, 0, cycle, 0, 0});
+  }
   // A const query of the target: the observers' (PipeView, ObserverFan) read only their settings.
   bool wants_stages(std::uint32_t sm) const override { return target_->wants_stages(sm); }
   void on_stages(std::uint32_t sm, std::uint64_t cycle, const std::vector<StageCell>& c) override {
@@ -39,12 +43,12 @@ class BufferedObserver final : public Observer {
   void flush();
 
  private:
-  enum class Kind : std::uint8_t { Issue, Complete, Stall, Stages };
+  enum class Kind : std::uint8_t { Issue, Complete, Stall, SubStall, Stages };
   struct Event {
     Kind kind;
     std::uint8_t micro;
     Stall why;
-    std::uint32_t sm, warp, index;
+    std::uint32_t sm, warp, index;  // SubStall: `warp` is the sub-core
     std::uint64_t issued, cycle;
     std::uint32_t first, end;  // Stages: its cells in cells_
   };

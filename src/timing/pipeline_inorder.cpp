@@ -427,7 +427,10 @@ class InOrder final : public Pipeline {
     }
     if (!port(std::uint32_t(c), now)) return;
     if (o.mem == MemWork::Global) {
-      if (!h_.global_send(std::uint32_t(c), now)) return;  // queue full: FrontEnd
+      if (!h_.global_send(std::uint32_t(c), now)) {  // the memory queue is full
+        mem0_refuse_ = Stall::LgThrottle;
+        return;
+      }
       queued ? void(premem_.pop()) : take_candidate(c);
       mem0_ = c;
       pass_end_ = now;

@@ -66,6 +66,7 @@ Sm::Sm(std::uint32_t id, const SimContext& ctx)
   ctas_.resize(ctx.ctas_per_sm);
   pending_.assign(std::size_t(arch_.sm.max_warps) * ctx.nregs, 0);
   pending_global_.assign(pending_.size(), 0);
+  pending_short_.assign(pending_.size(), 0);
   if (sm.mio_delay_alu || sm.mio_delay_fma) mio_ready_.assign(pending_.size(), 0);
   if (ctx.atomics == AtomicMode::LockLoop) loop_lanes_.resize(arch_.sm.max_warps);
 }
@@ -325,10 +326,13 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
   wp.control |= in.control;
   const std::size_t base = std::size_t(w) * ctx_.nregs;
   in.ndst = info.ndst;
+  in.short_result = !in.global_load && (unit == Unit::Sfu || unit == Unit::SharedLd ||
+                                        unit == Unit::SharedAtom || unit == Unit::Const);
   for (std::uint8_t k = 0; k < info.ndst; ++k) {
     in.dst[k] = info.dst[k];
     ++pending_[base + info.dst[k]];
     if (in.global_load) ++pending_global_[base + info.dst[k]];
+    if (in.short_result) ++pending_short_[base + info.dst[k]];
   }
   // A barrier opens when its last arrival writes back: bar.sync and bar.red also hold their warp,
   // bar.arrive does not.
@@ -496,6 +500,7 @@ void Sm::complete(std::uint32_t inflight, std::uint64_t now) {
   for (std::uint8_t k = 0; k < in.ndst; ++k) {
     --pending_[base + in.dst[k]];
     if (in.global_load) --pending_global_[base + in.dst[k]];
+    if (in.short_result) --pending_short_[base + in.dst[k]];
   }
   // A fixed-latency pipe's result reaches an MIO instruction's operands later than a dependent
   // ALU or FMA instruction's (docs/timing.md "Operand delay"): without the delay, a dependent
@@ -561,11 +566,14 @@ bool Sm::tick(std::uint64_t now) {
     if (mio_.on()) mio_tick(now);
     issued_ = false;
     for (std::uint32_t j = 0; j < nsc_; ++j) {
-      const Stall slot = issue((first + j) % nsc_, now);
+      const std::uint32_t k = (first + j) % nsc_;
+      const Stall slot = issue(k, now);
       if (slot == Stall::Issued)
         issued_ = true;
-      else if (stalled == Stall::Issued)
-        stalled = slot;
+      else {
+        if (stalled == Stall::Issued) stalled = slot;
+        if (obs_) obs_->on_subcore_stall(id_, k, slot, now);
+      }
     }
   }
   if (!issued_ && obs_) obs_->on_stall(id_, stalled, now);

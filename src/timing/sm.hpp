@@ -190,10 +190,13 @@ class Sm final : public SchedulerView {
     std::int64_t issuing = -1;
     std::uint8_t issuing_sub = 0;
     std::vector<std::uint32_t> issuing_ops;
+    // Its waiting warps by reason (ShortScoreboard counted as Wait: set_reason), the kinds whose
+    // count is not zero, and the ShortScoreboard ones.
     std::array<std::uint32_t, kStallKinds> reason_count{};
-    std::uint32_t reason_bits = 0;  // the kinds whose count is not zero
-    WarpMask throttled;             // eligible warps whose unit was busy this cycle
-    WarpMask mio_held;              // eligible warps whose shared access found the MIO queue full
+    std::uint32_t reason_bits = 0;
+    std::uint32_t short_waits = 0;
+    WarpMask throttled;  // eligible warps whose unit was busy this cycle
+    WarpMask mio_held;   // eligible warps whose shared access found the MIO queue full
     Stall throttle = Stall::MathPipeThrottle;
   };
   // A unit's occupancy: lane-cycles (cycle x lanes) up to which it is taken, and who took it
@@ -210,6 +213,7 @@ class Sm final : public SchedulerView {
     std::uint8_t subs_left = 0;
     std::uint32_t index = 0;  // instruction index
     bool control = false, barrier = false, global_load = false;
+    bool short_result = false;  // written by an MIO op (shared load/atomic, SFU, ld.param/const)
     bool pre = false;  // the FMA-pipe op before an expanded instruction (sm.lower's sincos)
     std::uint8_t ndst = 0;
     std::array<std::uint32_t, 8> dst{};  // an mma's D fragment has up to 8 registers
@@ -374,6 +378,7 @@ class Sm final : public SchedulerView {
   std::vector<Cta> ctas_;
   std::vector<std::uint8_t> pending_;         // warps x registers: writes in flight
   std::vector<std::uint8_t> pending_global_;  // ... of them, global loads
+  std::vector<std::uint8_t> pending_short_;   // ... of them, MIO ops (Nsight's short scoreboard)
   // The operand delay (sm.mio_delay_alu / _fma; empty when both are 0): warps x registers, the
   // first cycle an MIO instruction may read the register. And the warps waiting for a cycle (such
   // a register's, or their start under sm.warp_start_cycles) as (cycle, warp slot), recomputed

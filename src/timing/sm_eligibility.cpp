@@ -9,16 +9,26 @@ namespace smemsim::timing {
 
 // ---- Eligibility -----------------------------------------------------------------------------
 
+// A register wait on an MIO op (short_scoreboard) counts as a wait in reason_count (the issue
+// slot's reason is chosen among the kinds as they were before issue 47 split them:
+// dominant_reason), and in short_waits too.
 void Sm::set_reason(Warp& w, bool eligible, Stall reason) {
   const std::uint32_t slot = std::uint32_t(&w - warps_.data());
   Subcore& sc = sub_[w.sub];
   auto& count = sc.reason_count;
-  if (!w.eligible && w.reason != Stall::Idle && --count[std::size_t(w.reason)] == 0)
-    sc.reason_bits &= ~(1u << std::size_t(w.reason));
+  const auto kind = [](Stall r) {
+    return std::size_t(r == Stall::ShortScoreboard ? Stall::Wait : r);
+  };
+  if (!w.eligible && w.reason != Stall::Idle) {
+    if (--count[kind(w.reason)] == 0) sc.reason_bits &= ~(1u << kind(w.reason));
+    sc.short_waits -= w.reason == Stall::ShortScoreboard;
+  }
   w.eligible = eligible;
   w.reason = eligible ? Stall::Issued : reason;
-  if (!eligible && reason != Stall::Idle && count[std::size_t(reason)]++ == 0)
-    sc.reason_bits |= 1u << std::size_t(reason);
+  if (!eligible && reason != Stall::Idle) {
+    if (count[kind(reason)]++ == 0) sc.reason_bits |= 1u << kind(reason);
+    sc.short_waits += reason == Stall::ShortScoreboard;
+  }
   if (eligible)
     eligible_.set(slot);
   else
@@ -69,16 +79,26 @@ void Sm::recompute(std::uint32_t w) {
     const bool pre = in.expand && !wp.pre_done, after_pre = in.expand && wp.pre_done;
     const std::uint8_t nsrc = after_pre ? 1 : in.nsrc, ndst = pre ? 0 : in.ndst;
     const std::uint32_t* src = after_pre ? &pre_reg : in.src.data();
-    bool busy = false, global = false;
-    for (std::uint8_t k = 0; k < nsrc; ++k) {
-      busy |= pending_[base + src[k]] != 0;
-      global |= pending_global_[base + src[k]] != 0;
+    bool busy = false;
+    for (std::uint8_t k = 0; k < nsrc; ++k) busy |= pending_[base + src[k]] != 0;
+    for (std::uint8_t k = 0; k < ndst; ++k) busy |= pending_[base + in.dst[k]] != 0;
+    if (busy) {
+      // Named as Nsight Compute names the producer's scoreboard: long (a global/local load or
+      // atomic), short (an MIO op), else a fixed-latency pipe's wait.
+      bool global = false, mio = false;
+      for (std::uint8_t k = 0; k < nsrc; ++k) {
+        global |= pending_global_[base + src[k]] != 0;
+        mio |= pending_short_[base + src[k]] != 0;
+      }
+      for (std::uint8_t k = 0; k < ndst; ++k) {
+        global |= pending_global_[base + in.dst[k]] != 0;
+        mio |= pending_short_[base + in.dst[k]] != 0;
+      }
+      return set_reason(wp, false,
+                        global ? Stall::Memory
+                        : mio  ? Stall::ShortScoreboard
+                               : Stall::Wait);
     }
-    for (std::uint8_t k = 0; k < ndst; ++k) {
-      busy |= pending_[base + in.dst[k]] != 0;
-      global |= pending_global_[base + in.dst[k]] != 0;
-    }
-    if (busy) return set_reason(wp, false, global ? Stall::Memory : Stall::Scoreboard);
     // The operand delay: an MIO instruction reads a fixed-latency pipe's result later.
     if (!mio_ready_.empty() && !pre && (in.unit == Unit::Sfu || in.space == Space::Shared)) {
       std::uint64_t ready = 0;
@@ -86,7 +106,7 @@ void Sm::recompute(std::uint32_t w) {
       if (ready > now_) {
         wakes_.emplace_back(ready, w);
         next_wake_ = std::min(next_wake_, ready);
-        return set_reason(wp, false, Stall::Scoreboard);
+        return set_reason(wp, false, Stall::Wait);
       }
     }
   }
@@ -116,7 +136,13 @@ void Sm::recompute_cta(std::uint32_t cta) {
 }
 
 Stall Sm::waiting_reason(std::uint32_t k) const {
-  return ctas_used_ ? dominant_reason(k) : Stall::Idle;
+  if (!ctas_used_) return Stall::Idle;
+  const Stall r = dominant_reason(k);
+  // reason_count[Wait] holds both register waits: short_scoreboard when it is the larger part.
+  const Subcore& sc = sub_[k];
+  if (r == Stall::Wait && 2 * sc.short_waits > sc.reason_count[std::size_t(Stall::Wait)])
+    return Stall::ShortScoreboard;
+  return r;
 }
 
 std::uint64_t Sm::next_event(std::uint64_t now) const {
@@ -142,7 +168,10 @@ void Sm::skip(std::uint64_t, std::uint64_t n) {
   if (ctas_used_) stats_.busy_cycles += n;
 }
 
-// The most common reason among sub-core k's warps that cannot issue.
+// The most common reason among sub-core k's warps that cannot issue. A register dependency on a
+// fixed-latency pipe (wait) and on an MIO op (short_scoreboard) count as one reason here, at wait's
+// place, and the slot takes the larger of the two (a tie: wait): the slot's reason is the one it
+// had before issue 47 split them, and the old `scoreboard` stays their sum.
 Stall Sm::dominant_reason(std::uint32_t k) const {
   const Subcore& sc = sub_[k];
   std::size_t best = 0;

@@ -74,6 +74,7 @@ void Sm::retire_warp(std::uint32_t w) {
   wp.pre_done = false;
   std::fill_n(pending_.begin() + std::ptrdiff_t(std::size_t(w) * ctx_.nregs), ctx_.nregs, 0);
   std::fill_n(pending_global_.begin() + std::ptrdiff_t(std::size_t(w) * ctx_.nregs), ctx_.nregs, 0);
+  std::fill_n(pending_short_.begin() + std::ptrdiff_t(std::size_t(w) * ctx_.nregs), ctx_.nregs, 0);
   if (!mio_ready_.empty())
     std::fill_n(mio_ready_.begin() + std::ptrdiff_t(std::size_t(w) * ctx_.nregs), ctx_.nregs, 0);
   Cta& ct = ctas_[wp.cta];

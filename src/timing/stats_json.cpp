@@ -1,6 +1,7 @@
 // The one JSON form of the timing statistics (docs/timing.md, "JSON").
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "smemsim/exec.hpp"
@@ -10,12 +11,23 @@
 namespace smemsim::timing {
 
 std::string_view stall_name(Stall s) {
-  static constexpr std::string_view kNames[kStallKinds] = {
-      "issued",       "idle",          "scoreboard",         "memory",    "barrier",
-      "control",      "atomic",        "lock_retry",         "barrel",    "safe_distance",
-      "not_selected", "bank_conflict", "writeback",          "front_end", "tx_wait",
-      "tm_overhead",  "mio_throttle",  "math_pipe_throttle", "dispatch"};
+  static constexpr std::string_view kNames[kStallKinds] = {"selected",       "idle",
+                                                           "wait",           "long_scoreboard",
+                                                           "barrier",        "branch_resolving",
+                                                           "atomic",         "lock_retry",
+                                                           "barrel",         "safe_distance",
+                                                           "not_selected",   "bank_conflict",
+                                                           "writeback",      "front_end",
+                                                           "tx_wait",        "tm_overhead",
+                                                           "mio_throttle",   "math_pipe_throttle",
+                                                           "dispatch_stall", "short_scoreboard",
+                                                           "lg_throttle"};
   return kNames[static_cast<std::size_t>(s)];
+}
+
+bool is_stall_alias(std::string_view name) {
+  return std::any_of(kStallAliases.begin(), kStallAliases.end(),
+                     [&](const StallAlias& a) { return a.name == name; });
 }
 
 void InstrStats::add(const InstrStats& o) {
@@ -81,6 +93,7 @@ StallGroups group_stalls(const StallCounts& c) {
         break;
       case Stall::Writeback:
       case Stall::FrontEnd:
+      case Stall::LgThrottle:
       case Stall::TmOverhead:
       case Stall::MioThrottle:
       case Stall::MathPipeThrottle:
@@ -102,6 +115,13 @@ nlohmann::json stalls_json(const StallCounts& c, bool with_warp_only) {
     const Stall s = static_cast<Stall>(k);
     if (s == Stall::NotSelected && !with_warp_only) continue;
     j[std::string(stall_name(s))] = c.cycles[k];
+  }
+  // The old names (issue 47), for one schema version: they repeat the reasons above, so a sum over
+  // the object counts them twice (docs/json.md).
+  for (const StallAlias& a : kStallAliases) {
+    std::uint64_t v = 0;
+    for (std::uint8_t i = 0; i < a.n; ++i) v += c[a.of[i]];
+    j[std::string(a.name)] = v;
   }
   return j;
 }

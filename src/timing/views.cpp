@@ -20,6 +20,10 @@ void ObserverFan::on_complete(std::uint32_t sm, std::uint32_t warp, std::uint32_
 void ObserverFan::on_stall(std::uint32_t sm, Stall why, std::uint64_t cycle) {
   for (Observer* o : obs_) o->on_stall(sm, why, cycle);
 }
+void ObserverFan::on_subcore_stall(std::uint32_t sm, std::uint32_t sub, Stall why,
+                                   std::uint64_t cycle) {
+  for (Observer* o : obs_) o->on_subcore_stall(sm, sub, why, cycle);
+}
 bool ObserverFan::wants_stages(std::uint32_t sm) const {
   return std::any_of(obs_.begin(), obs_.end(), [&](Observer* o) { return o->wants_stages(sm); });
 }
@@ -34,35 +38,59 @@ namespace {
 constexpr std::string_view kSteps[5] = {"", "Read", "Update", "Write", "Branch"};
 constexpr char kStepLetter[5] = {' ', 'R', 'U', 'W', 'B'};
 // The issue-slot track of an SM sorts after its warp tracks; a warp slot's second and later
-// threads are numbered from kSlotTid + 1.
+// threads are numbered from kSlotTid + 1; sub-core k's issue slot is thread kSubTid + k.
 constexpr std::uint32_t kSlotTid = 100000;
+constexpr std::uint32_t kSubTid = 99000;
 constexpr std::int64_t kSlotSort = std::int64_t{1} << 40;
+
+// "ld.shared.u32" of "@%p1 ld.shared.u32 %r5, [%r4];": the opcode with its modifiers.
+std::string opcode_of(const std::string& text) {
+  std::size_t at = 0;
+  if (!text.empty() && (text[0] == '@')) at = text.find(' ') + 1;
+  const std::size_t end = text.find_first_of(" ;", at);
+  return text.substr(at, end == std::string::npos ? std::string::npos : end - at);
+}
 
 }  // namespace
 
 ChromeTrace::ChromeTrace(std::ostream& out, const ptx::Module& module, const ptx::Kernel& kernel,
-                         std::uint64_t max_events, std::uint64_t from, std::uint64_t to)
-    : out_(out), module_(module), kernel_(kernel), max_events_(max_events), from_(from), to_(to) {
-  for (const ptx::Instruction& ins : kernel.code) labels_.push_back(ptx::to_string(kernel, ins));
+                         TraceOptions options)
+    : out_(out), module_(module), kernel_(kernel), opt_(std::move(options)) {
+  opt_.subcores = std::max<std::uint32_t>(opt_.subcores, 1);
+  for (const std::uint32_t sm : opt_.sms) {
+    if (keep_.size() <= sm) keep_.resize(sm + 1, false);
+    keep_[sm] = true;
+  }
+  // A span is named by its opcode and CUDA line (issue 47: by its PTX text, four unrolled copies
+  // of one load were four names and four colours); without -lineinfo, by opcode and PTX line.
+  for (const ptx::Instruction& ins : kernel.code) {
+    texts_.push_back(ptx::to_string(kernel, ins));
+    std::string cu = exec::cuda_location(module, ins);
+    cuda_.push_back(cu);
+    const std::size_t slash = cu.find_last_of('/');
+    if (slash != std::string::npos) cu = cu.substr(slash + 1);
+    names_.push_back(opcode_of(texts_.back()) + " " +
+                     (cu.empty() ? fmt::format("(PTX line {})", ins.ptx_line) : cu));
+  }
   out_ << "{\"otherData\":{\"time_unit\":\"1 us on the time axis = 1 cycle\"},"
           "\"traceEvents\":[\n";
 }
 
-bool ChromeTrace::emit(const std::string& event) {
-  if (events_ >= max_events_) {
-    truncated_ = true;
-    return false;
-  }
+bool ChromeTrace::room() {
+  if (spans_ < opt_.max_spans) return true;
+  truncated_ = true;
+  return false;
+}
+
+void ChromeTrace::emit(const std::string& event) {
   out_ << (events_++ ? ",\n" : "") << event;
-  return true;
 }
 
 void ChromeTrace::name_thread(std::uint32_t sm, std::uint32_t tid, const std::string& name,
                               std::int64_t sort_index) {
-  if (tid == kSlotTid) {
-    if (slot_named_.size() <= sm) slot_named_.resize(sm + 1, false);
-    if (slot_named_[sm]) return;
-    slot_named_[sm] = true;
+  if (sm_named_.size() <= sm) sm_named_.resize(sm + 1, false);
+  if (!sm_named_[sm]) {
+    sm_named_[sm] = true;
     emit(fmt::format(R"({{"ph":"M","name":"process_name","pid":{},"args":{{"name":"SM {}"}}}})", sm,
                      sm));
     emit(fmt::format(
@@ -88,8 +116,10 @@ ChromeTrace::Lane& ChromeTrace::free_lane(std::uint32_t sm, std::uint32_t warp,
   const std::size_t k = lanes.size();
   l.tid = k == 0 ? warp : next_tid_[sm]++;
   // Named with its first span (a track with nothing in the trace gets no name events).
-  l.title =
-      k == 0 ? fmt::format("warp slot {}", warp) : fmt::format("warp slot {} ({})", warp, k + 1);
+  const std::string sub =
+      opt_.subcores > 1 ? fmt::format(", sub-core {}", warp % opt_.subcores) : "";
+  l.title = k == 0 ? fmt::format("warp slot {}{}", warp, sub)
+                   : fmt::format("warp slot {} ({}){}", warp, k + 1, sub);
   l.sort = std::int64_t(warp) * 4096 + std::int64_t(k);
   lanes.push_back(l);
   return lanes.back();
@@ -97,6 +127,7 @@ ChromeTrace::Lane& ChromeTrace::free_lane(std::uint32_t sm, std::uint32_t warp,
 
 void ChromeTrace::on_issue(std::uint32_t sm, std::uint32_t warp, std::uint32_t index,
                            std::uint8_t micro, std::uint64_t cycle) {
+  if (!kept(sm)) return;
   Lane& l = free_lane(sm, warp, cycle);
   l.busy = l.used = true;
   l.index = index;
@@ -106,6 +137,7 @@ void ChromeTrace::on_issue(std::uint32_t sm, std::uint32_t warp, std::uint32_t i
 
 void ChromeTrace::on_complete(std::uint32_t sm, std::uint32_t warp, std::uint32_t index,
                               std::uint8_t micro, std::uint64_t issued, std::uint64_t cycle) {
+  if (!kept(sm)) return;
   Lane* lane = nullptr;
   if (sm < lanes_.size() && warp < lanes_[sm].size())
     for (Lane& l : lanes_[sm][warp])
@@ -114,67 +146,98 @@ void ChromeTrace::on_complete(std::uint32_t sm, std::uint32_t warp, std::uint32_
   lane->busy = false;
   lane->used = true;
   lane->last_end = cycle;
-  if (cycle < from_ || issued >= to_) return;  // outside the window
+  if (cycle < opt_.from || issued >= opt_.to) return;  // outside the window
+  if (!room()) return;
   if (!lane->named) {
-    name_thread(sm, kSlotTid, "issue slot", kSlotSort);  // the SM's, once
     name_thread(sm, lane->tid, lane->title, lane->sort);
     lane->named = true;
   }
-  std::string name = index < labels_.size() ? labels_[index] : "exit";
+  const bool known = index < kernel_.code.size();
+  std::string name = known ? names_[index] : "exit";
   if (micro) name = fmt::format("{} ({})", kSteps[micro], name);
-  const std::string cu =
-      index < kernel_.code.size() ? exec::cuda_location(module_, kernel_.code[index]) : "";
+  ++spans_;
   emit(fmt::format(
-      R"({{"ph":"X","pid":{},"tid":{},"ts":{},"dur":{},"name":{},"args":{{"ptx_line":{},"cuda":{}}}}})",
+      R"({{"ph":"X","pid":{},"tid":{},"ts":{},"dur":{},"name":{},"args":{{"ptx_line":{},"cuda":{},"ptx":{},"pc":{},"warp_slot":{}}}}})",
       sm, lane->tid, issued, cycle + 1 - issued, nlohmann::json(name).dump(),
-      index < kernel_.code.size() ? kernel_.code[index].ptx_line : 0, nlohmann::json(cu).dump()));
+      known ? kernel_.code[index].ptx_line : 0, nlohmann::json(known ? cuda_[index] : "").dump(),
+      nlohmann::json(known ? texts_[index] : "").dump(), index, warp));
 }
 
-void ChromeTrace::flush_run(std::uint32_t sm) {
-  Run& r = runs_[sm];
+void ChromeTrace::flush_run(std::uint32_t track) {
+  Run& r = runs_[track];
   if (!r.open) return;
-  name_thread(sm, kSlotTid, "issue slot", kSlotSort);  // once per SM
-  emit(fmt::format(R"({{"ph":"X","pid":{},"tid":{},"ts":{},"dur":{},"name":"{}"}})", sm, kSlotTid,
-                   r.from, r.to + 1 - r.from, stall_name(r.why)));
   r.open = false;
+  if (!room()) return;
+  const std::uint32_t sm = track / opt_.subcores, sub = track % opt_.subcores;
+  const std::uint32_t tid = opt_.subcores > 1 ? kSubTid + sub : kSlotTid;
+  if (slot_named_.size() <= track) slot_named_.resize(track + 1, false);
+  if (!slot_named_[track]) {
+    slot_named_[track] = true;
+    name_thread(sm, tid,
+                opt_.subcores > 1 ? fmt::format("issue slot, sub-core {}", sub) : "issue slot",
+                kSlotSort + sub);
+  }
+  ++spans_;
+  emit(fmt::format(R"({{"ph":"X","pid":{},"tid":{},"ts":{},"dur":{},"name":"{}"}})", sm, tid,
+                   r.from, r.to + 1 - r.from, stall_name(r.why)));
 }
 
-void ChromeTrace::on_stall(std::uint32_t sm, Stall why, std::uint64_t cycle) {
-  if (runs_.size() <= sm) runs_.resize(sm + 1);
-  Run& r = runs_[sm];
-  if (cycle < from_ || cycle >= to_) return flush_run(sm);  // outside the window
+void ChromeTrace::stall(std::uint32_t sm, std::uint32_t track, Stall why, std::uint64_t cycle) {
+  if (!kept(sm)) return;
+  if (runs_.size() <= track) runs_.resize(track + 1);
+  Run& r = runs_[track];
+  if (cycle < opt_.from || cycle >= opt_.to) return flush_run(track);  // outside the window
   if (r.open && r.why == why && r.to + 1 == cycle) {
     r.to = cycle;
     return;
   }
-  flush_run(sm);
+  flush_run(track);
   r = {why, cycle, cycle, true};
 }
 
+void ChromeTrace::on_stall(std::uint32_t sm, Stall why, std::uint64_t cycle) {
+  if (opt_.subcores == 1) stall(sm, sm, why, cycle);
+}
+
+void ChromeTrace::on_subcore_stall(std::uint32_t sm, std::uint32_t sub, Stall why,
+                                   std::uint64_t cycle) {
+  if (opt_.subcores > 1 && sub < opt_.subcores) stall(sm, sm * opt_.subcores + sub, why, cycle);
+}
+
 void ChromeTrace::finish() {
-  for (std::uint32_t sm = 0; sm < runs_.size(); ++sm) flush_run(sm);
+  for (std::uint32_t t = 0; t < runs_.size(); ++t) flush_run(t);
   out_ << "\n],\"truncated\":" << (truncated_ ? "true" : "false") << "}\n";
 }
 
 // ---- PipeView --------------------------------------------------------------------------------
 
 PipeView::PipeView(std::uint32_t sm, std::uint64_t cycles, const ptx::Kernel& kernel, bool subwarps,
-                   std::uint64_t from)
-    : sm_(sm), cycles_(cycles), from_(from), kernel_(kernel), subwarps_(subwarps) {}
+                   std::uint64_t from, std::uint32_t subcores)
+    : sm_(sm),
+      cycles_(cycles),
+      from_(from),
+      kernel_(kernel),
+      subwarps_(subwarps),
+      subcores_(std::max<std::uint32_t>(subcores, 1)) {}
 
 void PipeView::on_issue(std::uint32_t sm, std::uint32_t warp, std::uint32_t, std::uint8_t,
                         std::uint64_t cycle) {
   if (sm != sm_ || cycle < from_ || cycle - from_ >= cycles_) return;
   cycle -= from_;
-  if (slot_.size() <= cycle) slot_.resize(cycle + 1);
-  slot_[cycle] = fmt::format("issue w{}", warp);
+  if (slot_.size() <= cycle) slot_.resize(cycle + 1, std::vector<std::string>(subcores_));
+  slot_[cycle][warp % subcores_] = fmt::format("issue w{}", warp);
 }
 
 void PipeView::on_stall(std::uint32_t sm, Stall why, std::uint64_t cycle) {
-  if (sm != sm_ || cycle < from_ || cycle - from_ >= cycles_) return;
+  if (subcores_ == 1) on_subcore_stall(sm, 0, why, cycle);
+}
+
+void PipeView::on_subcore_stall(std::uint32_t sm, std::uint32_t sub, Stall why,
+                                std::uint64_t cycle) {
+  if (sm != sm_ || sub >= subcores_ || cycle < from_ || cycle - from_ >= cycles_) return;
   cycle -= from_;
-  if (slot_.size() <= cycle) slot_.resize(cycle + 1);
-  slot_[cycle] = std::string(stall_name(why));
+  if (slot_.size() <= cycle) slot_.resize(cycle + 1, std::vector<std::string>(subcores_));
+  slot_[cycle][sub] = std::string(stall_name(why));
 }
 
 void PipeView::on_stages(std::uint32_t sm, std::uint64_t cycle, const std::vector<StageCell>& c) {
@@ -203,19 +266,47 @@ std::string PipeView::render(const std::vector<std::string>& names) const {
   for (const auto& row : rows_)
     for (std::size_t k = 0; k < row.size() && k < width.size(); ++k)
       width[k] = std::max(width[k], row[k].size());
+  // The issue slot: one column, or one per sub-core (the last column unpadded).
+  std::vector<std::size_t> slot_width(subcores_, 0);
+  for (std::uint32_t k = 0; k < subcores_; ++k) {
+    slot_width[k] = fmt::format("issue {}", k).size();
+    for (const auto& row : slot_) slot_width[k] = std::max(slot_width[k], row[k].size());
+  }
+  const auto slots = [&](const std::vector<std::string>* row) {
+    if (subcores_ == 1) return fmt::format("  {}\n", row ? (*row)[0] : "");
+    std::string t = " ";
+    for (std::uint32_t k = 0; k < subcores_; ++k)
+      t += k + 1 < subcores_ ? fmt::format(" {:<{}}", row ? (*row)[k] : "", slot_width[k])
+                             : fmt::format(" {}", row ? (*row)[k] : "");
+    while (!t.empty() && t.back() == ' ') t.pop_back();
+    return t + "\n";
+  };
   std::string out = fmt::format("{:>6}", "cycle");
   for (std::size_t k = 0; k < names.size(); ++k) out += fmt::format(" {:>{}}", names[k], width[k]);
-  out += "  issue slot\n";
+  if (subcores_ == 1) {
+    out += "  issue slot\n";
+  } else {
+    out += " ";
+    for (std::uint32_t k = 0; k < subcores_; ++k)
+      out +=
+          fmt::format(" {:<{}}", fmt::format("issue {}", k), k + 1 < subcores_ ? slot_width[k] : 0);
+    out += "\n";
+  }
   for (std::size_t c = 0; c < rows_.size(); ++c) {
     out += fmt::format("{:>6}", c + from_);
     for (std::size_t k = 0; k < names.size(); ++k)
       out += fmt::format(" {:>{}}", k < rows_[c].size() ? rows_[c][k] : "", width[k]);
-    out += fmt::format("  {}\n", c < slot_.size() ? slot_[c] : "");
+    out += slots(c < slot_.size() ? &slot_[c] : nullptr);
   }
   out += fmt::format(
       "(SM {}; a cell is w<warp slot>{}:<PTX line>, R/U/W/B the lock-loop Read, Update, Write, "
-      "Branch; EXE+ the unit stage closest to MEM0, RPL an access waiting to replay a bank pass)\n",
-      sm_, subwarps_ ? ".<subwarp>" : "");
+      "Branch; EXE+ the unit stage closest to MEM0, RPL an access waiting to replay a bank "
+      "pass{})\n",
+      sm_, subwarps_ ? ".<subwarp>" : "",
+      subcores_ > 1
+          ? fmt::format("; issue K: sub-core K's issue slot, warp slot w on sub-core w % {}",
+                        subcores_)
+          : "");
   return out;
 }
 
