@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <regex>
 #include <set>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -19,6 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 using study::Figure;
 using study::lay_out;
+using study::PlotLayout;
 
 std::string fresh(const std::string& name) {
   const std::string d = ::testing::TempDir() + "smemsim_figures_" + name;
@@ -135,23 +138,60 @@ TEST(StudyFigures, AHundredSweptValuesAreCondensedAndTheCaptionSaysSo) {
   EXPECT_GE(l.y.hi, 93.0);  // panel values 1..100 sampled evenly: the last drawn is 100
 }
 
-// Speed-ups around 1: the axis spans the data and the reference line, not zero.
-TEST(StudyFigures, SpeedUpsNearOneGetARangeNearTheDataAndTheLine) {
+// Speed-ups around 1. As lines, the axis spans the data and the reference line, not zero. As
+// bars it starts at zero, line or not (issue 47: a bar axis from 0.71 drew 0.74 as a third of
+// 0.80): a bar's length is its value.
+TEST(StudyFigures, SpeedUpLinesGetARangeNearTheDataAndBarsStartAtZero) {
   Figure f{"f", "speed-up", "", "speed-up"};
-  f.clustered = true;
   f.ref_y = 1.0;
-  f.categories = {"a", "b"};
   f.series = {{"x"}, {"y"}};
+  f.series[0].x = f.series[1].x = {1, 2};
   f.series[0].y = {1.02, 1.10};
   f.series[1].y = {1.05, 1.18};
   auto l = lay_out(f);
   // Data and line span 1.00..1.18; 12% of that added on each side: 0.978..1.2016.
   EXPECT_NEAR(l.y.lo, 1.0 - 0.12 * 0.18, 1e-9);
   EXPECT_NEAR(l.y.hi, 1.18 + 0.12 * 0.18, 1e-9);
-  // Without the reference line the bars start at zero.
+  // The same as clustered bars: from zero to 6 % above the tallest.
+  f.clustered = true;
+  f.categories = {"a", "b"};
+  l = lay_out(f);
+  EXPECT_EQ(l.y.lo, 0.0);
+  EXPECT_NEAR(l.y.hi, 1.18 * 1.06, 1e-9);
   f.ref_y = std::numeric_limits<double>::quiet_NaN();
   l = lay_out(f);
   EXPECT_EQ(l.y.lo, 0.0);
+}
+
+// Tick labels a reader can tell apart (issue 47). gnuplot's own ticks with a fixed "%.1s%c" put
+// two "1.2M" and two "1.1M" on a k-means axis (a 50k step); the layout chooses the step and the
+// decimals it needs. A log axis
+// within one decade (800k to 2M) had a single label, 1x10^6; it gets 800k, 900k, 1M, 1.5M, 2M.
+TEST(StudyFigures, TickLabelsAreDistinctAndALogAxisHasSeveral) {
+  Figure f{"f", "cycles", "R", "cycles"};
+  f.series = {{"k"}};
+  f.series[0].x = {1, 2, 4, 8};
+  f.series[0].y = {1.32e6, 1.21e6, 1.11e6, 1.0e6};
+  PlotLayout l = lay_out(f);
+  ASSERT_TRUE(l.y_si_format);
+  ASSERT_GE(l.yticks.size(), 4u);
+  std::set<std::string> labels;
+  for (const auto& [v, t] : l.yticks) {
+    EXPECT_TRUE(labels.insert(t).second) << t;
+    EXPECT_GE(v, l.y.lo);
+    EXPECT_LE(v, l.y.hi);
+    // The label is the value: its number times the prefix (M here) within half a step.
+    EXPECT_NEAR(std::stod(t) * 1e6, v, 1.0) << t;
+  }
+  // The axis spans 1.0M - 6 % .. 1.32M + 6 % of 0.32M (0.9808M..1.3392M); a sixth of that,
+  // 59.7k, rounds up to a step of 100k: 1.0M, 1.1M, 1.2M, 1.3M.
+  EXPECT_EQ(labels, (std::set<std::string>{"1.0M", "1.1M", "1.2M", "1.3M"}));
+  f.logy = true;
+  f.series[0].y = {1.4e6, 1.2e6, 1.0e6, 0.8e6};
+  l = lay_out(f);  // 800k / 1.4 to 1.4M x 1.4: 571k to 1.96M
+  std::vector<std::string> log_labels;
+  for (const auto& [v, t] : l.yticks) log_labels.push_back(t);
+  EXPECT_EQ(log_labels, (std::vector<std::string>{"600k", "700k", "800k", "900k", "1M", "1.5M"}));
 }
 
 // One series: no legend strip; eight categories of 16-character names fit flat on a wider page
@@ -195,6 +235,13 @@ TEST(StudyFigures, SixteenSeriesGetSixteenDistinctStyles) {
     styles.insert({(*it)[1], (*it)[2]});
   EXPECT_EQ(entries, 16u) << page;  // 8 sizes, without and with padding
   EXPECT_EQ(styles.size(), entries);
+  // Every second series dashed (issue 47): "32 words + pad" on "32 words" shows both colours.
+  std::vector<std::string> dashes;
+  for (auto it = std::sregex_iterator(page.begin(), page.end(), entry);
+       it != std::sregex_iterator(); ++it)
+    dashes.push_back((*it)[2]);
+  ASSERT_EQ(dashes.size(), 16u);
+  for (std::size_t k = 0; k + 1 < 8; k += 2) EXPECT_NE(dashes[k], dashes[k + 1]) << k;
   // Okabe-Ito's palette, none of gnuplot's defaults.
   EXPECT_NE(page.find("#0072B2"), std::string::npos);
   EXPECT_EQ(page.find("#9400D3"), std::string::npos);

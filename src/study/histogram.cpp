@@ -199,7 +199,9 @@ std::int64_t Histogram::run_kernel(const images::Gray12& img, const Point& p, st
 StudyInfo histogram_info() {
   return {
       "histogram",
-      "Histograms of 12-bit photographs at 1,536 x 1,024: bins 32..4096, R 1..256 within memory, "
+      "Histograms of 12-bit gray images (by default the photographs of scripts/fetch-images.sh at "
+      "1,536 x 1,024; --quick: generated ones; the report says which ran): bins 32..4096, R "
+      "1..256 within memory, "
       "replication (cyclic, block), replication + padding, our bin-stretching layout; bank/lock "
       "hash mod/xor/add, the lock hash under the arch's reading and under `all`",
       "seed 000 §V.B, Fig. 7; seed 001 §4.2, Fig. 9",

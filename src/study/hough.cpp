@@ -324,7 +324,9 @@ Report Hough::report(const Table& t) const {
 StudyInfo hough_info() {
   return {
       "hough",
-      "Hough transform voting on the edge pixels of a 640x480 photograph: polar vote space, "
+      "Hough transform voting on the edge pixels of a 640x480 image (by default a photograph of "
+      "scripts/fetch-images.sh; --quick: a generated one; the report says which ran): polar vote "
+      "space, "
       "replication R up to the memory limit or bin-stretching, bank/lock hash mod/xor/add",
       "seed 000 §V.C, Fig. 8",
       {{"images", "cache/building.jpg", "generated:blocks",

@@ -43,9 +43,12 @@ constexpr const char* kPalette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
                                     "#E69F00", "#56B4E9", "#000000", "#F0E442"};
 constexpr std::size_t kColours = std::size(kPalette);
 
+// Every second series is dashed (issue 47: "32 bins, all" hid "32 bins" under it): where two
+// coincide the earlier one shows in the later one's gaps, and a series and its variant ("X", "X +
+// pad") read as a pair. Past eight series the colours repeat with dot-dash and short dashes.
 std::string line_style(std::size_t k) {
-  return fmt::format("lw 2 lc rgb '{}' dt {} pt {} ps 0.9", kPalette[k % kColours],
-                     (k / kColours) % 5 + 1, k % 13 + 1);
+  const int dt = int(k % 2) + 1 + 2 * int((k / kColours) % 2);  // 1 2 | 3 4
+  return fmt::format("lw 2 lc rgb '{}' dt {} pt {} ps 0.9", kPalette[k % kColours], dt, k % 13 + 1);
 }
 std::string bar_style(std::size_t k) {
   return k < kColours ? fmt::format("lc rgb '{}' fs solid 0.85 border rgb '#333333'", kPalette[k])
@@ -105,7 +108,13 @@ void panel_axes(const Figure& f, const PlotLayout& l, std::size_t p, std::ostrea
   gp << "set xlabel " << gp_quote(b.bottom_row ? f.xlabel : "") << " noenhanced\n";
   gp << "set ylabel " << gp_quote(b.left_column ? f.ylabel : "") << " noenhanced\n";
   gp << "set yrange " << range(l.y.lo, l.y.hi) << "\n";
-  if (l.y_si_format) gp << "set format y '%.1s%c'\n";
+  if (!l.yticks.empty()) {
+    gp << "set ytics (";
+    for (std::size_t i = 0; i < l.yticks.size(); ++i)
+      gp << (i ? ", " : "") << gp_quote(l.yticks[i].second)
+         << fmt::format(" {:.9g}", l.yticks[i].first);
+    gp << ")\n";
+  }
   if (std::isfinite(f.ref_y))
     gp << fmt::format(
         "set arrow 1 from graph 0, first {0:.9g} to graph 1, first {0:.9g} nohead dt 2 lw 1.5 "

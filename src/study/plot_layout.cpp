@@ -70,6 +70,10 @@ AxisRange y_range(const Figure& f, const std::vector<const Figure*>& panels) {
   double lo = *std::min_element(v.begin(), v.end()), hi = *std::max_element(v.begin(), v.end());
   if (f.logy) return {lo / 1.4, hi * 1.4};
   const double data_lo = lo;
+  if (bars(f)) {  // a bar's length is its value: the axis starts at zero (issue 47), ref or not
+    if (ref) hi = std::max(hi, f.ref_y), lo = std::min(lo, f.ref_y);
+    return {std::min(lo, 0.0), hi > 0 ? hi * 1.06 : 1.0};
+  }
   if (ref) {
     lo = std::min(lo, f.ref_y);
     hi = std::max(hi, f.ref_y);
@@ -77,11 +81,68 @@ AxisRange y_range(const Figure& f, const std::vector<const Figure*>& panels) {
     if (data_lo >= 0) r.lo = std::max(r.lo, 0.0);
     return r;
   }
-  if (bars(f)) return {std::min(lo, 0.0), hi > 0 ? hi * 1.06 : 1.0};
   if (lo >= 0 && lo < 0.25 * hi) lo = 0;
   AxisRange r = padded(lo, hi, 0.06);
   if (data_lo >= 0) r.lo = std::max(r.lo, 0.0);
   return r;
+}
+
+// `v` with the SI prefix of 10^p (p a multiple of 3, 0 to 12) and `decimals` decimals, trailing
+// zeros of a fraction kept (a tick column reads alike): 1.05M, 780k, 26M.
+std::string si(double v, int p, int decimals) {
+  static constexpr const char* kPrefix[] = {"", "k", "M", "G", "T"};
+  if (v == 0) return "0";
+  return fmt::format("{:.{}f}{}", v / std::pow(10.0, p), decimals, kPrefix[p / 3]);
+}
+int si_power(double v) {
+  return v >= 1000 ? std::clamp(int(std::floor(std::log10(v) / 3)) * 3, 0, 12) : 0;
+}
+
+// Ticks of a linear SI axis: a 1-2-2.5-5 step giving about six, labelled with the prefix of the
+// axis's largest value and the decimals that step needs.
+std::vector<std::pair<double, std::string>> si_ticks(AxisRange r) {
+  std::vector<std::pair<double, std::string>> t;
+  const double raw = (r.hi - r.lo) / 6;
+  if (!(raw > 0)) return t;
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = 10 * mag;
+  for (double m : {1.0, 2.0, 2.5, 5.0})
+    if (m * mag >= raw) {
+      step = m * mag;
+      break;
+    }
+  const int p = si_power(std::max(std::abs(r.lo), std::abs(r.hi)));
+  int decimals = 0;
+  const double unit = step / std::pow(10.0, p);
+  while (decimals < 4) {
+    const double scaled = unit * std::pow(10.0, decimals);
+    if (std::abs(scaled - std::round(scaled)) < 1e-6 * std::max(1.0, scaled)) break;
+    ++decimals;
+  }
+  for (double v = std::ceil(r.lo / step - 1e-9) * step; v <= r.hi + 1e-9 * step; v += step)
+    t.emplace_back(v, si(std::abs(v) < 1e-9 * step ? 0 : v, p, decimals));
+  return t;
+}
+
+// Ticks of a log axis: 1, 2, 5 x 10^k within the range; 1..9 x 10^k when that gives fewer than
+// three. Each labelled with its own prefix (200k, 1M), decimals only where needed (1.5M).
+std::vector<std::pair<double, std::string>> log_ticks(AxisRange r) {
+  std::vector<std::pair<double, std::string>> t;
+  if (!(r.lo > 0) || !(r.hi > r.lo)) return t;
+  for (const auto& mantissas :
+       {std::vector<double>{1, 2, 5}, std::vector<double>{1, 1.5, 2, 3, 4, 5, 6, 7, 8, 9}}) {
+    t.clear();
+    for (int k = int(std::floor(std::log10(r.lo))); k <= int(std::ceil(std::log10(r.hi))); ++k)
+      for (double m : mantissas) {
+        const double v = m * std::pow(10.0, k);
+        if (v < r.lo || v > r.hi) continue;
+        const int p = si_power(v);
+        const double u = v / std::pow(10.0, p);
+        t.emplace_back(v, si(v, p, std::abs(u - std::round(u)) < 1e-9 ? 0 : 1));
+      }
+    if (t.size() >= 3) break;
+  }
+  return t;
 }
 
 AxisRange x_range(const Figure& f, const std::vector<const Figure*>& panels) {
@@ -246,6 +307,10 @@ PlotLayout lay_out(const Figure& f) {
     const double frac = std::min(0.6, label_px / std::max(plot_h, 1.0));
     l.y.hi = l.y.lo + (l.y.hi - l.y.lo) / (1 - frac);
   }
+  if (f.logy)
+    l.yticks = log_ticks(l.y);
+  else if (l.y_si_format)
+    l.yticks = si_ticks(l.y);
   return l;
 }
 

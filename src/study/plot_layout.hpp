@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "smemsim/study.hpp"
@@ -36,7 +37,11 @@ struct PlotLayout {
   int lmargin = 10, bmargin = 3,
       rmargin = 2;  // character units, the same in every panel (aligned frames)
   bool rotate_xtics = false, rotate_bar_labels = false;
-  bool y_si_format = false;                // y ticks as 780k, 26M
+  bool y_si_format = false;  // y ticks as 780k, 26M
+  // The y ticks, where the layout sets them: an SI axis at a step its labels resolve ("1.05M",
+  // not "1.1M" twice) and a log axis at 1-2-5 (more where that gives fewer than three), each
+  // labelled (issue 47: a log axis within one decade had a single label). Empty: gnuplot's.
+  std::vector<std::pair<double, std::string>> yticks;
   std::vector<TextLine> text;              // title lines, caption lines
   std::vector<std::string> series_titles;  // every panel's series, once each, in order
   double legend_y = 0, legend_h = 0;       // screen fractions; drawn with > 1 series
