@@ -7,6 +7,7 @@
 #include <map>
 #include <regex>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -36,9 +37,11 @@ TEST(ProfileHtml, ThePageHasTheSourceConflictsStallsHintsAndSummary) {
   const std::string path = transpose_page("page.html");
   const std::string html = slurp(path);
   EXPECT_TRUE(html.starts_with("<!DOCTYPE html>"));
-  // Self-contained: no script, no stylesheet or image fetched from anywhere.
-  for (const char* outside : {"<script", "src=", "@import", "url("})
+  // Self-contained: its one script (sortable columns) and its style inline, nothing fetched from
+  // anywhere.
+  for (const char* outside : {"<script src", "src=", "@import", "url(", "http"})
     EXPECT_EQ(html.find(outside), std::string::npos) << outside;
+  EXPECT_EQ(html.find("<script>"), html.rfind("<script>"));
   // Its only links are to its own rows: the hottest lines at the top (issue 47: the page opened
   // at line 1, the kernel below the fold).
   for (auto at = html.find("href="); at != std::string::npos; at = html.find("href=", at + 1))
@@ -64,7 +67,7 @@ TEST(ProfileHtml, ThePageHasTheSourceConflictsStallsHintsAndSummary) {
   EXPECT_NE(html.substr(load, 400).find("long_scoreboard"), std::string::npos);
   // Its global load's DRAM bytes (issue 44): a 64 x 64 float matrix read once, 16,384 bytes; the
   // GTX 580 preset has no caches, so no hit-rate column.
-  EXPECT_NE(html.find("<th>DRAM bytes</th><th style=\"text-align:left\">source"),
+  EXPECT_NE(html.find("<th class=\"s\">DRAM bytes</th><th style=\"text-align:left\">source"),
             std::string::npos);
   EXPECT_NE(html.substr(load, html.find("</tr>", load) - load).find(">16384<"), std::string::npos)
       << html.substr(load, 600);
@@ -74,13 +77,15 @@ TEST(ProfileHtml, ThePageHasTheSourceConflictsStallsHintsAndSummary) {
   // Nsight Compute attributes it).
   const auto ptx_table = html.find("<details>");
   ASSERT_NE(ptx_table, std::string::npos);
-  EXPECT_NE(html.find("<th>stalls</th><th>reason</th><th style=\"text-align:left\">instruction",
-                      ptx_table),
-            std::string::npos);
-  EXPECT_TRUE(
-      std::regex_search(html.substr(ptx_table),
-                        std::regex("%</td><td class=\"v\">long_scoreboard</td><td class=\"code\">"
-                                   "st\\.shared\\.f32")));
+  EXPECT_NE(
+      html.find(
+          "<th class=\"s\">stalls</th><th>reason</th><th style=\"text-align:left\">instruction",
+          ptx_table),
+      std::string::npos);
+  EXPECT_TRUE(std::regex_search(html.substr(ptx_table),
+                                std::regex("%</td><td class=\"v\" title=\"long_scoreboard "
+                                           "[0-9]+%[^\"]*\">long_scoreboard</td><td class=\"code\">"
+                                           "st\\.shared\\.f32")));
   for (const char* s : {"fermi-gtx580", "grid [4,4,1] x block [16,16,1]", "896 (mean bank degree",
                         "matches the CPU reference", "<details><summary>PTX of transpose_naive"})
     EXPECT_NE(html.find(s), std::string::npos) << s;
@@ -128,8 +133,12 @@ TEST(ProfileHtml, EachLinesMainReasonIsItsLargestStallInTheJson) {
       ASSERT_NE(at, std::string::npos) << b << " line " << line;
       const std::string row = html.substr(at, html.find("</tr>", at) - at);
       std::smatch m;
-      ASSERT_TRUE(std::regex_search(row, m, std::regex("%</td><td class=\"v\">([a-z_]+)</td>")))
+      ASSERT_TRUE(std::regex_search(
+          row, m,
+          std::regex("%</td><td class=\"v\" title=\"([a-z_]+) [0-9]+%[^\"]*\">([a-z_]+)</td>")))
           << b << " line " << line << ": " << row;
+      // The reason shown, and the first of the tooltip's breakdown (every stall, largest first).
+      EXPECT_EQ(m[2].str(), top) << b << " line " << line;
       EXPECT_EQ(m[1].str(), top) << b << " line " << line;
       ++checked;
     }
@@ -201,6 +210,38 @@ TEST(ProfileHtml, ChromiumRendersThePage) {
   ASSERT_EQ(dom.exit_code, 0) << dom.out;
   EXPECT_NE(dom.out.find("<tr class=\"hot\" id=\"L39\">"), std::string::npos);
   EXPECT_NE(dom.out.find("<h1>transpose_naive</h1>"), std::string::npos);
+  // Sortable columns (issue 47): opened as PAGE#sort=stalls, the script sorts the source table by
+  // its stalls column, largest first (lines without stalls last, in source order), and marks the
+  // header. Read back from the DOM Chromium built.
+  const auto sorted = shell(base + "--dump-dom 'file://" + path + "#sort=stalls'");
+  ASSERT_EQ(sorted.exit_code, 0) << sorted.out;
+  const std::string& d = sorted.out;
+  const auto table = d.find("<table class=\"src\">");
+  ASSERT_NE(table, std::string::npos);
+  const std::string first = d.substr(table, d.find("</table>", table) - table);
+  EXPECT_NE(first.find("data-on=\"1\">stalls</th>"), std::string::npos) << first.substr(0, 600);
+  const std::regex row("<tr[^>]* id=\"L([0-9]+)\"[^>]*>((?:(?!</tr>).)*)</tr>");
+  const std::regex cell("<td[^>]*>([^<]*)</td>");
+  std::vector<double> stalls;
+  std::vector<int> blank_lines;
+  for (auto it = std::sregex_iterator(first.begin(), first.end(), row);
+       it != std::sregex_iterator(); ++it) {
+    const std::string body = (*it)[2];
+    std::vector<std::string> tds;
+    for (auto c = std::sregex_iterator(body.begin(), body.end(), cell); c != std::sregex_iterator();
+         ++c)
+      tds.push_back((*c)[1]);
+    ASSERT_GT(tds.size(), 5u) << body;
+    if (tds[5].empty()) {
+      blank_lines.push_back(std::stoi((*it)[1]));
+      continue;
+    }
+    EXPECT_TRUE(blank_lines.empty()) << "a stalled line after an unstalled one: " << (*it)[1];
+    stalls.push_back(std::stod(tds[5]));
+  }
+  ASSERT_GT(stalls.size(), 3u);
+  EXPECT_TRUE(std::is_sorted(stalls.rbegin(), stalls.rend())) << stalls.front();
+  EXPECT_TRUE(std::is_sorted(blank_lines.begin(), blank_lines.end()));
   const std::string png = ::testing::TempDir() + "smemsim-profile-transpose.png";
   std::filesystem::remove(png);
   const auto shot = shell(base + "--window-size=1300,1500 --screenshot=" + png + " file://" + path);

@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <utility>
+#include <vector>
 
+#include "profile_html_assets.hpp"
 #include "smemsim/exec.hpp"
 #include "smemsim/timing.hpp"
 
@@ -78,6 +81,20 @@ struct Stalls {
         by_state[state] += count.get<std::uint64_t>();
       }
   }
+  // Every state with its share, largest first: "long_scoreboard 62%, wait 20%, ..." (the reason
+  // cell's tooltip: the per-line breakdown by name, issue 47).
+  std::string breakdown() const {
+    std::vector<std::pair<std::uint64_t, std::string>> v;
+    for (const auto& [state, count] : by_state)
+      if (count) v.push_back({count, state});
+    std::stable_sort(v.begin(), v.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::string t;
+    for (const auto& [count, state] : v)
+      t += fmt::format("{}{} {:.0f}%", t.empty() ? "" : ", ", state,
+                       100.0 * double(count) / double(std::max<std::uint64_t>(total, 1)));
+    return t;
+  }
   // The main reason: the largest state (a tie: the first name in order).
   std::string top() const {
     std::string name;
@@ -101,7 +118,7 @@ struct LineView {
 // The page opens at what matters (issue 47: the profiled kernel was below the fold of a page that
 // starts at line 1): the five lines with the most bank conflicts and, with --timing, the five with
 // the most stalled warp-cycles, each linked to its row below (a link within the page: it stays
-// self-contained, with no script).
+// self-contained).
 std::string hottest_lines(const std::map<std::string, std::map<std::uint32_t, LineView>>& files,
                           double all_conflicts, std::uint64_t all_stalls, bool timing) {
   struct Hot {
@@ -158,19 +175,6 @@ std::string heat(double share, const char* rgb, double most = 0.9) {
 constexpr const char* kConflictRgb = "213,94,0";
 constexpr const char* kStallRgb = "0,114,178";
 
-const char* kStyle = R"(
-body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222;max-width:1400px}
-h1{font-size:20px;margin:0 0 .3em} h2{font-size:16px;margin:1.4em 0 .4em}
-.sum td{padding:1px 12px 1px 0} .sum td:first-child{color:#555}
-table.src{border-collapse:collapse;font:12.5px/1.35 ui-monospace,monospace;width:100%}
-table.src td{padding:0 6px;vertical-align:top;white-space:pre}
-table.src th{font:600 12px system-ui,sans-serif;text-align:right;padding:2px 6px;border-bottom:1px solid #999;position:sticky;top:0;background:#fff}
-td.n{color:#888;text-align:right} td.v{text-align:right;color:#333} table.src td.code{white-space:pre-wrap}
-td.code{white-space:pre-wrap;width:100%} tr.hint td{color:#8a3b00;font-style:italic;padding-bottom:3px;white-space:pre-wrap}
-tr.hot td.code{font-weight:600} .key span{display:inline-block;width:14px;height:10px;margin:0 4px 0 10px}
-details{margin-top:1.2em} summary{cursor:pointer;font-weight:600}
-)";
-
 }  // namespace
 
 std::string profile_html(const nlohmann::json& doc, const std::vector<std::string>& hints,
@@ -217,7 +221,8 @@ std::string profile_html(const nlohmann::json& doc, const std::vector<std::strin
 
   std::string h = "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>";
   const std::string name = ptx::demangle(kernel.name);
-  h += esc("smemsim profile: " + name) + "</title><style>" + kStyle + "</style></head><body>";
+  h +=
+      esc("smemsim profile: " + name) + "</title><style>" + kProfileStyle + "</style></head><body>";
   h += "<h1>" + esc(name) + "</h1>";
   h += "<p>" + esc(doc.value("description", "")) + "</p><table class=\"sum\">";
   const auto row = [&](const std::string& k, const std::string& v) {
@@ -263,11 +268,11 @@ std::string profile_html(const nlohmann::json& doc, const std::vector<std::strin
     std::vector<std::string> text =
         source_lines(module, file, lines.empty() ? 0 : lines.rbegin()->first + 50);
     h += "<h2>" + esc(file) + (text.empty() ? " (source not found: its profiled lines only)" : "") +
-         "</h2><table class=\"src\"><tr><th>line</th><th>accesses</th><th>conflicts</th>"
-         "<th>share</th><th>degree</th>" +
-         std::string(timing ? "<th>stalls</th><th>reason</th>" : "") +
-         std::string(global ? "<th>DRAM bytes</th>" : "") +
-         std::string(global && caches ? "<th>L1 / L2 hit</th>" : "") +
+         "</h2><table class=\"src\"><tr><th class=\"s\">line</th><th class=\"s\">accesses</th>"
+         "<th class=\"s\">conflicts</th><th class=\"s\">share</th><th class=\"s\">degree</th>" +
+         std::string(timing ? "<th class=\"s\">stalls</th><th>reason</th>" : "") +
+         std::string(global ? "<th class=\"s\">DRAM bytes</th>" : "") +
+         std::string(global && caches ? "<th class=\"s\">L1 / L2 hit</th>" : "") +
          "<th style=\"text-align:left\">source</th></tr>";
     const std::uint32_t last = text.empty() ? 0 : std::uint32_t(text.size());
     std::vector<std::uint32_t> numbers;
@@ -294,8 +299,9 @@ std::string profile_html(const nlohmann::json& doc, const std::vector<std::strin
         h += "<td></td><td></td><td></td><td></td>";
       if (timing)
         h += v && v->stalls.total
-                 ? fmt::format("<td class=\"v\"{}>{:.1f}%</td><td class=\"v\">{}</td>",
-                               heat(sshare, kStallRgb), 100 * sshare, esc(v->stalls.top()))
+                 ? fmt::format("<td class=\"v\"{}>{:.1f}%</td><td class=\"v\" title=\"{}\">{}</td>",
+                               heat(sshare, kStallRgb), 100 * sshare, esc(v->stalls.breakdown()),
+                               esc(v->stalls.top()))
                  : "<td></td><td></td>";
       if (global)
         h += v && v->sectors ? fmt::format("<td class=\"v\">{}</td>", v->dram_bytes) : "<td></td>";
@@ -315,7 +321,8 @@ std::string profile_html(const nlohmann::json& doc, const std::vector<std::strin
   }
   if (!unplaced.empty()) {
     h += "<h2>Instructions without line information (compile with nvcc -lineinfo)</h2>"
-         "<table class=\"src\"><tr><th>PTX</th><th>accesses</th><th>conflicts</th><th>degree</th>"
+         "<table class=\"src\"><tr><th class=\"s\">PTX</th><th class=\"s\">accesses</th>"
+         "<th class=\"s\">conflicts</th><th class=\"s\">degree</th>"
          "<th style=\"text-align:left\">instruction</th></tr>";
     for (const auto& [i, r] : unplaced)
       h += fmt::format(
@@ -331,9 +338,10 @@ std::string profile_html(const nlohmann::json& doc, const std::vector<std::strin
   for (const nlohmann::json& r : doc.at("rows")) by_ptx[r["ptx"].value("line", 0u)] = &r;
   h += fmt::format(
       "<details><summary>PTX of {} ({} instructions)</summary><table class=\"src\">"
-      "<tr><th>PTX</th><th>CUDA</th><th>accesses</th><th>conflicts</th><th>degree</th>{}"
+      "<tr><th class=\"s\">PTX</th><th>CUDA</th><th class=\"s\">accesses</th>"
+      "<th class=\"s\">conflicts</th><th class=\"s\">degree</th>{}"
       "<th style=\"text-align:left\">instruction</th></tr>",
-      esc(name), kernel.code.size(), timing ? "<th>stalls</th><th>reason</th>" : "");
+      esc(name), kernel.code.size(), timing ? "<th class=\"s\">stalls</th><th>reason</th>" : "");
   for (const ptx::Instruction& ins : kernel.code) {
     const auto it = by_ptx.find(ins.ptx_line);
     const nlohmann::json* r = it == by_ptx.end() ? nullptr : it->second;
@@ -349,16 +357,19 @@ std::string profile_html(const nlohmann::json& doc, const std::vector<std::strin
       const auto st = stalls_at.find(ins.ptx_line);  // the stall columns (issue 47)
       const std::uint64_t n = st == stalls_at.end() ? 0 : st->second.total;
       const double share = all_stalls ? double(n) / double(all_stalls) : 0.0;
-      h += n ? fmt::format("<td class=\"v\"{}>{:.1f}%</td><td class=\"v\">{}</td>",
-                           heat(share, kStallRgb), 100 * share, esc(st->second.top()))
+      h += n ? fmt::format("<td class=\"v\"{}>{:.1f}%</td><td class=\"v\" title=\"{}\">{}</td>",
+                           heat(share, kStallRgb), 100 * share, esc(st->second.breakdown()),
+                           esc(st->second.top()))
              : "<td></td><td></td>";
     }
     h += "<td class=\"code\">" + esc(ptx::to_string(kernel, ins)) + "</td></tr>";
   }
   h += "</table></details><p style=\"color:#777;margin-top:2em\">smemsim profile; degree: the "
        "largest bank degree of the line's accesses (for atomics with position or lock conflicts, "
-       "also the largest position and lock degree); share: of the kernel's bank conflicts.</p>"
-       "</body></html>\n";
+       "also the largest position and lock degree); share: of the kernel's bank conflicts; a "
+       "click on a column's name sorts its table by it (again: source order), and a reason's "
+       "tooltip gives every stall of the line.</p><script>" +
+       std::string(kProfileScript) + "</script></body></html>\n";
   return h;
 }
 
