@@ -58,6 +58,27 @@ TEST(ArchImport, MapsTheSharedMemoryAndSmOptionsAndListsTheRest) {
   // The TOML loads back as the same arch.
   const Arch back = parse_arch_toml(to_toml(a, true), "imported.toml", Arch{});
   EXPECT_EQ(to_toml(back), to_toml(a));
+  // Named after its file (issue 47), and results lead with that name.
+  EXPECT_EQ(a.title, "g");
+  EXPECT_EQ(back.title, "g");
+  EXPECT_EQ(arch_label(a).rfind("g (fermi-gtx580 derived (", 0), 0u) << arch_label(a);
+}
+
+// The title of an import: the file's name without its extension; GPGPU-Sim's tested
+// configurations are all called gpgpusim.config, in a folder named after the GPU, which names it
+// then. A preset has none, and its label is its name.
+TEST(ArchImport, TheResultIsNamedAfterTheFile) {
+  const Arch fermi = find_preset("fermi-gtx580");
+  EXPECT_EQ(import_gpgpusim(kConfig, "/configs/SM7_QV100/gpgpusim.config", fermi).arch.title,
+            "SM7_QV100");
+  EXPECT_EQ(import_gpgpusim(kConfig, "titan.config", fermi).arch.title, "titan");
+  EXPECT_EQ(import_gpgpusim(kConfig, "gpgpusim.config", fermi).arch.title, "gpgpusim");
+  EXPECT_EQ(fermi.title, "");
+  EXPECT_EQ(arch_label(fermi), "fermi-gtx580");
+  // A title that is the preset's name adds nothing.
+  Arch same = fermi;
+  same.title = "fermi-gtx580";
+  EXPECT_EQ(arch_label(same), "fermi-gtx580");
 }
 
 TEST(ArchImport, ClampsLatenciesBelowThePipelineWithANote) {

@@ -176,6 +176,9 @@ struct TmConfig {
 
 struct Arch {
   std::string name;
+  // What reports call it where it is not a preset's name (issue 47: `arch import` names the
+  // result after its file, "SM7_QV100"); "" for the presets. arch_label() leads with it.
+  std::string title;
   std::string description;
   std::string source;       // where the numbers come from (seed and section)
   bool calibrated = false;  // true only when every latency was measured on the named GPU

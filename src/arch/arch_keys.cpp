@@ -60,6 +60,9 @@ Key tm_str(const char* n, std::string TmConfig::*m, const char* doc) {
 const std::vector<Key>& key_table() {
   static const std::vector<Key> k = {
       str("name", &Arch::name, "the preset this arch is or was derived from"),
+      str("title", &Arch::title,
+          "what reports call this arch, before `name` (arch import: the configuration's name; "
+          "empty: `name` alone)"),
       str("description", &Arch::description, "what it models"),
       str("source", &Arch::source, "where its numbers come from (seed and section)"),
       [] {

@@ -185,8 +185,8 @@ void mark_derived(Arch& a, const Arch& base) {
   std::size_t i = 0;
   visit_arch(a, [&](std::string_view k, const ArchValue& v) {
     const auto& [key, old] = was[i++];
-    if (k == "name" || k == "description" || k == "source" || k == "calibrated" || k == "derived" ||
-        v == old)
+    if (k == "name" || k == "title" || k == "description" || k == "source" || k == "calibrated" ||
+        k == "derived" || v == old)
       return;
     changes += (changes.empty() ? "" : ", ") + std::string(k) + "=" + arch_value_text(v);
   });
@@ -195,8 +195,9 @@ void mark_derived(Arch& a, const Arch& base) {
 }
 
 std::string arch_label(const Arch& a) {
-  if (a.derived.empty()) return a.name;
-  return fmt::format("{} derived ({}), uncalibrated", a.name, a.derived);
+  const std::string from =
+      a.derived.empty() ? a.name : fmt::format("{} derived ({}), uncalibrated", a.name, a.derived);
+  return a.title.empty() || a.title == a.name ? from : fmt::format("{} ({})", a.title, from);
 }
 
 Arch parse_arch_toml(std::string_view text, const std::string& origin, const Arch& base) {

@@ -5,6 +5,7 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <filesystem>
 #include <map>
 #include <sstream>
 
@@ -17,6 +18,20 @@
 
 namespace smemsim {
 namespace {
+
+// The imported arch's title: the configuration file's name without its extension, or, for the
+// conventional "gpgpusim.config", its folder's (GPGPU-Sim's tested configurations are
+// SM7_QV100/gpgpusim.config, SM86_RTX3070/gpgpusim.config, ...). Printable characters only.
+std::string import_title(const std::string& origin) {
+  const std::filesystem::path p(origin);
+  std::string stem = p.stem().string();
+  if (stem == "gpgpusim" && p.has_parent_path() && p.parent_path().has_filename())
+    stem = p.parent_path().filename().string();
+  std::string out;
+  for (const char c : stem)
+    if (std::isprint(static_cast<unsigned char>(c)) && out.size() < 64) out += c;
+  return out.empty() ? "imported" : out;
+}
 
 std::vector<std::int64_t> integers(const std::string& v, char sep, const std::string& where,
                                    const std::string& opt) {
@@ -497,6 +512,7 @@ GpgpuSimImport import_gpgpusim(std::string_view text, const std::string& origin,
     throw InputError(fmt::format("{}: the imported arch is impossible: {}", origin, e.what()));
   }
   r.arch.description = fmt::format("imported from GPGPU-Sim configuration {}", origin);
+  r.arch.title = import_title(origin);
   mark_derived(r.arch, base);
   return r;
 }
