@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "kernel_test_util.hpp"
+#include "smemsim/exec.hpp"
 #include "smemsim/ptx.hpp"
 #include "smemsim/workloads.hpp"
 #include "test_util.hpp"
@@ -120,6 +121,50 @@ TEST(LaunchInit, BuffersAreNamedAsTheCudaSourceNamesTheParameters) {
   temp_file("names.cu", "__global__ void scale(float* out, const float* in, int n) {}\n");
   const std::string stale = exec::launch_spec_skeleton(m, m.kernels[0], "names.ptx");
   EXPECT_NE(stale.find("[buffers.p0]"), std::string::npos) << stale;
+}
+
+}  // namespace
+}  // namespace smemsim::test
+
+namespace smemsim::test {
+namespace {
+
+// Issue 47 item 5: the block and grid by trial runs. transpose32_naive (kernels/transpose.cu) was
+// written for 32 x 8 threads: each thread stores rows ty, ty + 8, ty + 16 and ty + 24 of a 32 x 32
+// float tile (4,096 bytes), so with ty <= 7 the last row is 31 (bytes up to 4,092), while the 2D
+// guess, 16 x 16, has ty = 15 storing row 39, past the tile. One CTA of 16 x 16 runs out of bounds,
+// one of 32 x 8 does not: the skeleton takes 32 x 8 and says why. A grid of a thread per element of
+// the 32 x 32 guessed (1 x 4) runs past the 2,048-element buffers (each CTA covers 32 rows); the
+// square tiles of 32 x 32, one CTA, do not. The spec then runs as written, where the old guess
+// (16 x 16, 2 x 2) stopped with the shared store's error.
+TEST(LaunchInit, TrialRunsChooseTheBlockTheKernelWasWrittenFor) {
+  const std::string ptx = std::string(SMEMSIM_PTX_DIR) + "/transpose.ptx";
+  const ptx::Module m = ptx::parse(slurp(ptx), ptx);
+  const std::string s =
+      exec::launch_spec_skeleton(m, exec::find_kernel(m, "transpose32_naive"), ptx, "t.toml");
+  EXPECT_NE(s.find("block = [32, 8]                 # guessed by trial runs of one CTA: this ran "
+                   "past the kernel's data: 16 x 16 (out-of-bounds shared store"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("transpose.cu:77); check it"), std::string::npos) << s;
+  EXPECT_NE(s.find("grid = [1, 1]                   # guessed: square tiles of 32 x 32 elements"),
+            std::string::npos)
+      << s;
+  const std::string spec = temp_file("init_t32.toml", s);
+  const CliResult r = cli("run " + ptx + " --launch " + spec);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  std::string old = s;
+  old.replace(old.find("grid = [1, 1]"), 13, "grid = [2, 2]");
+  old.replace(old.find("block = [32, 8]"), 15, "block = [16, 16]");
+  const CliResult o = cli("run " + ptx + " --launch " + temp_file("init_t16.toml", old));
+  EXPECT_EQ(o.exit_code, 2) << o.out;
+  EXPECT_NE(o.out.find("out-of-bounds shared store"), std::string::npos) << o.out;
+  // A kernel the 16 x 16 guess fits keeps it, and says a trial ran it.
+  const std::string n =
+      exec::launch_spec_skeleton(m, exec::find_kernel(m, "transpose_naive"), ptx, "n.toml");
+  EXPECT_NE(n.find("block = [16, 16]                # guessed, and one CTA of it ran in a trial"),
+            std::string::npos)
+      << n;
 }
 
 }  // namespace

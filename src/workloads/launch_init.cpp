@@ -5,7 +5,8 @@
 // zero-filled, an integer compared with a thread index (i < n) or multiplying one (row * n) is a
 // size of 1,024 elements (32 x 32 for a 2D kernel, which gets 2D blocks), and the buffers hold
 // twice that (room for a stencil's halo: in[i + r] for i < n); each such value says "guessed". The
-// skeleton runs as written and says what to check.
+// block and grid are then chosen by trial runs (launch_init_trial.cpp). The skeleton says what to
+// check.
 #include <fmt/format.h>
 
 #include <cctype>
@@ -18,6 +19,7 @@
 #include "smemsim/exec.hpp"
 #include "smemsim/ptx.hpp"
 #include "smemsim/workloads.hpp"
+#include "workloads/launch_init.hpp"
 #include "workloads/param_use.hpp"
 
 namespace smemsim::exec {
@@ -243,8 +245,8 @@ PointeeType pointer_parameter_type(const std::string& kernel_name, std::size_t i
   return spec.empty() ? PointeeType{} : PointeeType{spec, t};
 }
 
-std::string launch_spec_skeleton(const ptx::Module& m, const ptx::Kernel& k,
-                                 const std::string& ptx_path, const std::string& spec_path) {
+std::string skeleton_text(const ptx::Module& m, const ptx::Kernel& k, const std::string& ptx_path,
+                          const std::string& spec_path, const LaunchShape* shape) {
   // "code   # comment", comments in one column.
   const auto line = [](const std::string& code, const std::string& comment) {
     return comment.empty() ? code + "\n" : fmt::format("{:<32}# {}\n", code, comment);
@@ -287,7 +289,11 @@ std::string launch_spec_skeleton(const ptx::Module& m, const ptx::Kernel& k,
       cx * cy * cz > 1
           ? fmt::format("; a whole number of the kernel's {} x {} x {} clusters", cx, cy, cz)
           : "";
-  if ((use.two_dimensional && !k.reqntid[0]) || cy > 1 || cz > 1)
+  if (shape) {  // chosen by trial runs (launch_init_trial.cpp)
+    block = shape->block;
+    block_note = shape->block_note;
+    out += line(shape->grid, shape->grid_note + clusters);
+  } else if ((use.two_dimensional && !k.reqntid[0]) || cy > 1 || cz > 1)
     out += line(cz > 1 ? fmt::format("grid = [{}, {}, {}]", up(2, cx), up(2, cy), cz)
                        : fmt::format("grid = [{}, {}]", up(2, cx), up(2, cy)),
                 "guessed: 32 x 32 threads, one per element of 1,024" + clusters);
