@@ -84,8 +84,10 @@ py::dict arch_dict(const Arch& a) {
 // The rows of `addr` (n x lanes word addresses, negative: inactive) as warp accesses, to `f`;
 // an address outside the arch's memory is an error naming the row and lane.
 template <typename F>
+// `shift`: 0 for word addresses, 2 for byte addresses (the word is the byte address / 4, read here
+// rather than in a NumPy copy of the whole array: issue 48, a 768 MB array peaked at 2.4 GB).
 void each_access(const Arch& arch, const py::array_t<std::int64_t, py::array::c_style>& addr, Op op,
-                 F&& f) {
+                 F&& f, int shift = 0) {
   if (addr.ndim() != 2)
     throw InputError(
         fmt::format("addresses must be a 2-D array (accesses x lanes), not {}-D", addr.ndim()));
@@ -104,11 +106,11 @@ void each_access(const Arch& arch, const py::array_t<std::int64_t, py::array::c_
     for (std::size_t l = 0; l < lanes; ++l) {
       const std::int64_t v = a[i * lanes + l];
       if (v < 0) continue;
-      if (std::uint64_t(v) >= words)
+      if (std::uint64_t(v >> shift) >= words)
         throw InputError(
-            fmt::format("access {}, lane {}: word {} is outside {}'s {} words of shared memory", i,
-                        l, v, arch.name, words));
-      wa.set(int(l), WordAddr(v));
+            fmt::format("access {}, lane {}: {} {} is outside {}'s {} words of shared memory", i, l,
+                        shift ? "byte" : "word", v, arch.name, words));
+      wa.set(int(l), WordAddr(v >> shift));
     }
     f(i, wa);
   }
@@ -138,7 +140,9 @@ py::dict hash_search(const Arch& arch, py::array_t<std::int64_t, py::array::c_st
 // The degrees and latency of each row of `addr` (n x lanes word addresses; a negative entry is an
 // inactive lane), as AccessEvaluator gives them (smemsim analyze's numbers).
 py::dict conflicts(const Arch& arch, py::array_t<std::int64_t, py::array::c_style> addr,
-                   const std::string& op_name, bool per_lane) {
+                   const std::string& op_name, bool per_lane, const std::string& unit) {
+  if (unit != "word" && unit != "byte")
+    throw InputError(fmt::format("unit '{}' is not byte or word", unit));
   const std::optional<Op> op = parse_op(op_name);
   if (!op) throw InputError(fmt::format("op '{}' is not ld, st or atom", op_name));
   const auto n = addr.ndim() == 2 ? static_cast<py::ssize_t>(addr.shape(0)) : 0;
@@ -161,27 +165,30 @@ py::dict conflicts(const Arch& arch, py::array_t<std::int64_t, py::array::c_styl
     AccessEvaluator ev(arch);
     ConflictAnalyzer lane_an(arch);
     const int step = int(std::max<std::uint32_t>(1, arch.transaction_lanes));
-    each_access(arch, addr, *op, [&](std::size_t i, const WarpAccess& wa) {
-      if (per_lane)
-        for (int first = 0; first < int(lanes); first += step) {
-          const int count = std::min(step, int(lanes) - first);
-          lane_an.load(wa, first, count);
-          for (std::uint32_t b = 0; b < arch.banks; ++b) {
-            const LaneMask m = lane_an.bank_lanes(b);
-            if (!m) continue;
-            const int d = lane_an.bank_degree(m);
-            for (int l = 0; l < count; ++l)
-              if ((m >> l) & 1) pld[i * std::size_t(lanes) + std::size_t(first + l)] = d;
-          }
-        }
-      const AccessResult r = ev.evaluate(wa);
-      pb[i] = r.degrees.bank;
-      pp[i] = r.degrees.position;
-      pl[i] = r.degrees.lock;
-      pt[i] = r.transactions;
-      pc[i] = r.bank_conflicts;
-      pd[i] = r.latency;
-    });
+    each_access(
+        arch, addr, *op,
+        [&](std::size_t i, const WarpAccess& wa) {
+          if (per_lane)
+            for (int first = 0; first < int(lanes); first += step) {
+              const int count = std::min(step, int(lanes) - first);
+              lane_an.load(wa, first, count);
+              for (std::uint32_t b = 0; b < arch.banks; ++b) {
+                const LaneMask m = lane_an.bank_lanes(b);
+                if (!m) continue;
+                const int d = lane_an.bank_degree(m);
+                for (int l = 0; l < count; ++l)
+                  if ((m >> l) & 1) pld[i * std::size_t(lanes) + std::size_t(first + l)] = d;
+              }
+            }
+          const AccessResult r = ev.evaluate(wa);
+          pb[i] = r.degrees.bank;
+          pp[i] = r.degrees.position;
+          pl[i] = r.degrees.lock;
+          pt[i] = r.transactions;
+          pc[i] = r.bank_conflicts;
+          pd[i] = r.latency;
+        },
+        unit == "byte" ? 2 : 0);
   }
   py::dict out;
   out["bank_degree"] = bank;
@@ -422,7 +429,7 @@ PYBIND11_MODULE(_core, m) {
     return out;
   });
   m.def("conflicts", &conflicts, py::arg("arch"), py::arg("words"), py::arg("op") = "ld",
-        py::arg("per_lane") = false);
+        py::arg("per_lane") = false, py::arg("unit") = "word");
   m.def("command", &command, py::arg("args"), py::arg("spec_text"), py::arg("buffers"),
         py::arg("inferred") = std::vector<std::string>());
   m.def("hash_search", &hash_search, py::arg("arch"), py::arg("words"), py::arg("family") = "bvxor",
