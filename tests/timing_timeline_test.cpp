@@ -146,6 +146,10 @@ TEST(TimingTimeline, IssueSlotTracksPerSubcoreSumToTheStalls) {
                                     : "reduction.cu:";
       EXPECT_NE(e["name"].get<std::string>().find(where), std::string::npos) << e;
       EXPECT_LT(a["pc"].get<std::size_t>(), r.instructions);
+      // Its CTA and warp: the 16 CTAs of 256 threads go one to an SM in grid order (both GPUs
+      // have at least 16 SMs), so SM s holds CTA s, whose warp k sits in warp slot k.
+      EXPECT_EQ(a["cta"].get<std::int64_t>(), e["pid"].get<std::int64_t>()) << e;
+      EXPECT_EQ(a["warp"], a["warp_slot"]) << e;
       ++checked_spans;
     }
     EXPECT_GT(checked_spans, 0u);

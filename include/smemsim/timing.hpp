@@ -278,6 +278,10 @@ class Observer {
   // issues on sub-core w % sm.subcores).
   virtual void on_subcore_stall(std::uint32_t /*sm*/, std::uint32_t /*sub*/, Stall /*why*/,
                                 std::uint64_t /*cycle*/) {}
+  // Warp slot `warp` of SM `sm` now holds warp `warp_in_cta` of CTA `cta` (its linear index in
+  // the grid, x fastest), from `cycle` on: the timeline's spans carry both (issue 47).
+  virtual void on_warp_start(std::uint32_t /*sm*/, std::uint32_t /*warp*/, std::uint64_t /*cta*/,
+                             std::uint32_t /*warp_in_cta*/, std::uint64_t /*cycle*/) {}
   // After each cycle of SM `sm` (only when wants_stages()): its stages' contents.
   virtual bool wants_stages(std::uint32_t /*sm*/) const { return false; }
   virtual void on_stages(std::uint32_t /*sm*/, std::uint64_t /*cycle*/,

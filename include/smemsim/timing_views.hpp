@@ -23,6 +23,8 @@ class ObserverFan final : public Observer {
   void on_stall(std::uint32_t sm, Stall why, std::uint64_t cycle) override;
   void on_subcore_stall(std::uint32_t sm, std::uint32_t sub, Stall why,
                         std::uint64_t cycle) override;
+  void on_warp_start(std::uint32_t sm, std::uint32_t warp, std::uint64_t cta,
+                     std::uint32_t warp_in_cta, std::uint64_t cycle) override;
   bool wants_stages(std::uint32_t sm) const override;
   void on_stages(std::uint32_t sm, std::uint64_t cycle, const std::vector<StageCell>& c) override;
 
@@ -60,6 +62,8 @@ class ChromeTrace final : public Observer {
   void on_stall(std::uint32_t sm, Stall why, std::uint64_t cycle) override;
   void on_subcore_stall(std::uint32_t sm, std::uint32_t sub, Stall why,
                         std::uint64_t cycle) override;
+  void on_warp_start(std::uint32_t sm, std::uint32_t warp, std::uint64_t cta,
+                     std::uint32_t warp_in_cta, std::uint64_t cycle) override;
   void finish();
   std::uint64_t events() const { return events_; }  // every event written, names included
   std::uint64_t spans() const { return spans_; }
@@ -100,9 +104,14 @@ class ChromeTrace final : public Observer {
   std::vector<Run> runs_;                              // per issue-slot track: the open stall span
   std::vector<bool> slot_named_;                       // ... its thread named
   std::vector<std::vector<std::vector<Lane>>> lanes_;  // per SM, per warp slot
-  std::vector<std::uint32_t> next_tid_;                // per SM: the next thread for a second lane
-  std::vector<bool> sm_named_;                         // per SM: its process named
-  std::vector<std::string> names_, texts_, cuda_;      // per instruction: span name, PTX, CUDA
+  struct Holder {
+    std::uint64_t cta = 0;
+    std::uint32_t warp = 0;
+  };
+  std::vector<std::vector<Holder>> holders_;       // per SM, per warp slot: its CTA and warp now
+  std::vector<std::uint32_t> next_tid_;            // per SM: the next thread for a second lane
+  std::vector<bool> sm_named_;                     // per SM: its process named
+  std::vector<std::string> names_, texts_, cuda_;  // per instruction: span name, PTX, CUDA
 };
 
 // The first `cycles` cycles of SM `sm`, one row per cycle, one column per stage (timing.hpp

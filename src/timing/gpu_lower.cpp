@@ -27,6 +27,10 @@ class Renumber final : public Observer {
                         std::uint64_t cycle) override {
     target_.on_subcore_stall(sm, sub, why, cycle);
   }
+  void on_warp_start(std::uint32_t sm, std::uint32_t warp, std::uint64_t cta,
+                     std::uint32_t warp_in_cta, std::uint64_t cycle) override {
+    target_.on_warp_start(sm, warp, cta, warp_in_cta, cycle);
+  }
   bool wants_stages(std::uint32_t sm) const override { return target_.wants_stages(sm); }
   void on_stages(std::uint32_t sm, std::uint64_t cycle,
                  const std::vector<StageCell>& cells) override {

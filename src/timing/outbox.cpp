@@ -18,6 +18,9 @@ void BufferedObserver::flush() {
       case Kind::SubStall:
         target_->on_subcore_stall(e.sm, e.warp, e.why, e.cycle);
         break;
+      case Kind::WarpStart:
+        target_->on_warp_start(e.sm, e.warp, e.issued, e.index, e.cycle);
+        break;
       case Kind::Stages:
         scratch_.assign(cells_.begin() + e.first, cells_.begin() + e.end);
         target_->on_stages(e.sm, e.cycle, scratch_);

@@ -31,6 +31,10 @@ class BufferedObserver final : public Observer {
                         std::uint64_t cycle) override {
     events_.push_back({Kind::SubStall, 0, why, sm, sub, 0, 0, cycle, 0, 0});
   }
+  void on_warp_start(std::uint32_t sm, std::uint32_t warp, std::uint64_t cta,
+                     std::uint32_t warp_in_cta, std::uint64_t cycle) override {
+    events_.push_back({Kind::WarpStart, 0, Stall::Issued, sm, warp, warp_in_cta, cta, cycle, 0, 0});
+  }
   // A const query of the target: the observers' (PipeView, ObserverFan) read only their settings.
   bool wants_stages(std::uint32_t sm) const override { return target_->wants_stages(sm); }
   void on_stages(std::uint32_t sm, std::uint64_t cycle, const std::vector<StageCell>& c) override {
@@ -43,12 +47,13 @@ class BufferedObserver final : public Observer {
   void flush();
 
  private:
-  enum class Kind : std::uint8_t { Issue, Complete, Stall, SubStall, Stages };
+  enum class Kind : std::uint8_t { Issue, Complete, Stall, SubStall, WarpStart, Stages };
   struct Event {
     Kind kind;
     std::uint8_t micro;
     Stall why;
-    std::uint32_t sm, warp, index;  // SubStall: `warp` is the sub-core
+    std::uint32_t sm, warp, index;  // SubStall: `warp` is the sub-core; WarpStart: `index` is the
+                                    // warp in its CTA, `issued` the CTA
     std::uint64_t issued, cycle;
     std::uint32_t first, end;  // Stages: its cells in cells_
   };

@@ -55,6 +55,7 @@ void Sm::start_cta(std::uint64_t cta, std::uint64_t age_base, std::uint64_t now)
       next_warp_start_ = start;
     }
     ct.warps.push_back(slot);
+    if (obs_) obs_->on_warp_start(id_, slot, cta, k, now);
     recompute(slot);
   }
   ++ctas_used_;

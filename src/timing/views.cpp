@@ -24,6 +24,10 @@ void ObserverFan::on_subcore_stall(std::uint32_t sm, std::uint32_t sub, Stall wh
                                    std::uint64_t cycle) {
   for (Observer* o : obs_) o->on_subcore_stall(sm, sub, why, cycle);
 }
+void ObserverFan::on_warp_start(std::uint32_t sm, std::uint32_t warp, std::uint64_t cta,
+                                std::uint32_t warp_in_cta, std::uint64_t cycle) {
+  for (Observer* o : obs_) o->on_warp_start(sm, warp, cta, warp_in_cta, cycle);
+}
 bool ObserverFan::wants_stages(std::uint32_t sm) const {
   return std::any_of(obs_.begin(), obs_.end(), [&](Observer* o) { return o->wants_stages(sm); });
 }
@@ -125,6 +129,14 @@ ChromeTrace::Lane& ChromeTrace::free_lane(std::uint32_t sm, std::uint32_t warp,
   return lanes.back();
 }
 
+void ChromeTrace::on_warp_start(std::uint32_t sm, std::uint32_t warp, std::uint64_t cta,
+                                std::uint32_t warp_in_cta, std::uint64_t) {
+  if (!kept(sm)) return;
+  if (holders_.size() <= sm) holders_.resize(sm + 1);
+  if (holders_[sm].size() <= warp) holders_[sm].resize(warp + 1);
+  holders_[sm][warp] = {cta, warp_in_cta};
+}
+
 void ChromeTrace::on_issue(std::uint32_t sm, std::uint32_t warp, std::uint32_t index,
                            std::uint8_t micro, std::uint64_t cycle) {
   if (!kept(sm)) return;
@@ -156,11 +168,13 @@ void ChromeTrace::on_complete(std::uint32_t sm, std::uint32_t warp, std::uint32_
   std::string name = known ? names_[index] : "exit";
   if (micro) name = fmt::format("{} ({})", kSteps[micro], name);
   ++spans_;
+  const Holder h =
+      sm < holders_.size() && warp < holders_[sm].size() ? holders_[sm][warp] : Holder{};
   emit(fmt::format(
-      R"({{"ph":"X","pid":{},"tid":{},"ts":{},"dur":{},"name":{},"args":{{"ptx_line":{},"cuda":{},"ptx":{},"pc":{},"warp_slot":{}}}}})",
+      R"({{"ph":"X","pid":{},"tid":{},"ts":{},"dur":{},"name":{},"args":{{"ptx_line":{},"cuda":{},"ptx":{},"pc":{},"warp_slot":{},"cta":{},"warp":{}}}}})",
       sm, lane->tid, issued, cycle + 1 - issued, nlohmann::json(name).dump(),
       known ? kernel_.code[index].ptx_line : 0, nlohmann::json(known ? cuda_[index] : "").dump(),
-      nlohmann::json(known ? texts_[index] : "").dump(), index, warp));
+      nlohmann::json(known ? texts_[index] : "").dump(), index, warp, h.cta, h.warp));
 }
 
 void ChromeTrace::flush_run(std::uint32_t track) {
