@@ -1,6 +1,7 @@
 // `smemsim sim` through the CLI (issue 9 "must show" 6): the report, JSON, the timeline and the
 // pipeline view, and bad input: an unknown pipeline or scheduler, impossible sm.* values, a block
 // that cannot fit, a kernel that never finishes — each one line on stderr and exit code 2.
+#include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <regex>
@@ -267,6 +268,36 @@ TEST(TimingCli, ViewsPerSubcoreAndSmFilter) {
   }
   EXPECT_EQ(rows, 40);
   EXPECT_GT(issues, 40);  // more than one sub-core issues in some cycles
+
+  // The MIO queues' column per sub-core: its head (+N behind it), * for a bank pass. The SM has
+  // one shared-memory port, one pass a cycle (docs/timing.md "MIO queues"), so no row has two.
+  // The transpose's 16 CTAs of 8 warps take one SM each of volta-v100's 80; on SM 0 each warp
+  // stores its tile row once (1 pass) and reads a column with an 8-way conflict (8 passes):
+  // 8 x (1 + 8) = 72 stars, every pass of the SM (the run's 1,152 passes / 16 CTAs), all within
+  // the 745 cycles shown. The conflicting reads queue behind each other.
+  const auto t8 = cli("sim builtin:transpose --arch v100 --pipeview 2000");
+  ASSERT_EQ(t8.exit_code, 0) << t8.out;
+  std::istringstream tin(t8.out);
+  std::size_t from = std::string::npos, to = 0;
+  int passes = 0, queued = 0;
+  for (std::string line; std::getline(tin, line);) {
+    if (line.rfind(" cycle ", 0) == 0) {
+      // Cells are right-aligned under their names: the MIO columns lie between the end of
+      // s3.WB's name and the end of s3.MIO's.
+      ASSERT_NE(line.find("s3.MIO"), std::string::npos) << line;
+      from = line.find("s3.WB") + 5;
+      to = line.find("s3.MIO") + 6;
+      continue;
+    }
+    if (from == std::string::npos || line.size() < to || line[0] == '(') continue;
+    const std::string cells = line.substr(from, to - from);
+    const auto stars = std::count(cells.begin(), cells.end(), '*');
+    EXPECT_LE(stars, 1) << line;
+    passes += int(stars);
+    queued += cells.find('+') != std::string::npos;
+  }
+  EXPECT_EQ(passes, 72);
+  EXPECT_GT(queued, 10);
 
   const std::string tl = ::testing::TempDir() + "smemsim_tl_sms.json";
   const auto t = cli("sim builtin:reduction --arch a100 --json --timeline " + tl +

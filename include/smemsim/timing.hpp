@@ -259,6 +259,10 @@ struct StageCell {
   std::uint8_t sub = 0;     // subwarp
   std::uint32_t index = 0;  // instruction index (micro-ops: the atom's)
   std::uint8_t micro = 0;   // 0: a PTX instruction; 1..4: lock-loop Read/Update/Write/Branch
+  // An MIO queue's cell (sm.mio_queue): the entries waiting behind it, and whether it passed the
+  // banks in this cycle.
+  std::uint8_t behind = 0;
+  bool pass = false;
 };
 
 // Receives events as the simulation runs (the timeline and the pipeline view implement it).

@@ -31,6 +31,7 @@ template <typename T>
 class Fifo {
  public:
   bool empty() const { return head_ == v_.size(); }
+  std::size_t size() const { return v_.size() - head_; }
   T& front() { return v_[head_]; }
   const T& front() const { return v_[head_]; }
   void push_back(const T& x) { v_.push_back(x); }
@@ -81,6 +82,7 @@ class MioUnit {
       if (e.due <= now && (!head || e.seq < head->seq)) head = &e, from = k;
     }
     if (!head || !port()) return;
+    passed_ = {head->op, from, now};
     Op& o = ops[head->op];
     if (!head->planned) {
       plan(head->op);
@@ -107,6 +109,19 @@ class MioUnit {
     queues_[from].pop_front();
     if (queues_[from].empty()) waiting_ &= ~(1u << from);
     --used_[from];
+  }
+
+  // For --pipeview: sub-core `sub`'s op that passed the banks in cycle `now`, else its queue's
+  // head (false: neither), and the entries waiting behind it.
+  bool shown(std::uint32_t sub, std::uint64_t now, std::uint32_t& op, bool& passing,
+             std::uint32_t& behind) const {
+    const Fifo<Entry>& q = queues_[sub];
+    passing = passed_.at == now && passed_.sub == sub;
+    if (!passing && q.empty()) return false;
+    op = passing ? passed_.op : q.front().op;
+    const bool popped = passing && (q.empty() || q.front().op != passed_.op);
+    behind = std::uint32_t(q.size() - (popped || q.empty() ? 0 : 1));
+    return true;
   }
 
   bool return_ready(std::uint64_t now, std::uint32_t sub) const { return return_at_[sub] <= now; }
@@ -150,6 +165,10 @@ class MioUnit {
   // Kept beside the queues so that the cycle's looks read the unit, not every queue (issue 49):
   // the sub-cores whose queue holds ops, and each one's first return cycle (~0: none).
   std::uint32_t waiting_ = 0;
+  struct Pass {
+    std::uint32_t op = 0, sub = 0;
+    std::uint64_t at = ~std::uint64_t{0};
+  } passed_;                                      // the last bank pass the port gave (pipeview)
   std::array<std::uint64_t, 8> return_at_ = [] {  // sm.subcores <= 8
     std::array<std::uint64_t, 8> a;
     a.fill(~std::uint64_t{0});

@@ -96,11 +96,18 @@ bool Sm::busy() const {
 }
 
 std::vector<std::string> Sm::stage_names() const {
-  if (nsc_ == 1) return sub_[0].pipe->stage_names();
   std::vector<std::string> names;
-  for (std::uint32_t k = 0; k < nsc_; ++k)
-    for (const std::string& n : sub_[k].pipe->stage_names())
-      names.push_back(fmt::format("s{}.{}", k, n));
+  if (nsc_ == 1) {
+    names = sub_[0].pipe->stage_names();
+  } else {
+    for (std::uint32_t k = 0; k < nsc_; ++k)
+      for (const std::string& n : sub_[k].pipe->stage_names())
+        names.push_back(fmt::format("s{}.{}", k, n));
+  }
+  // Each sub-core's MIO queue (issue 47): its head, or the op that passed the banks.
+  if (mio_.on())
+    for (std::uint32_t k = 0; k < nsc_; ++k)
+      names.push_back(nsc_ == 1 ? std::string("MIO") : fmt::format("s{}.MIO", k));
   return names;
 }
 
@@ -596,6 +603,18 @@ bool Sm::tick(std::uint64_t now) {
       sc.pipe->stages(now, stage_cells_);
       cells_.insert(cells_.end(), stage_cells_.begin(), stage_cells_.end());
     }
+    if (mio_.on())
+      for (std::uint32_t k = 0; k < nsc_; ++k) {
+        StageCell c;
+        std::uint32_t op = 0, behind = 0;
+        if (mio_.shown(k, now, op, c.pass, behind)) {
+          c.warp = ops_[op].warp;
+          c.sub = ops_[op].sub;
+          c.index = ops_[op].inflight;
+          c.behind = std::uint8_t(std::min<std::uint32_t>(behind, 255));
+        }
+        cells_.push_back(c);
+      }
     for (StageCell& c : cells_) {
       if (c.warp < 0) continue;
       const Inflight& in = inflight_.items[c.index];

@@ -270,6 +270,8 @@ void PipeView::on_stages(std::uint32_t sm, std::uint64_t cycle, const std::vecto
     t += ":";
     t += s.index < kernel_.code.size() ? fmt::format("{}", kernel_.code[s.index].ptx_line) : "end";
     if (s.micro) t += kStepLetter[s.micro];
+    if (s.behind) t += fmt::format("+{}", s.behind);
+    if (s.pass) t += '*';
     row.push_back(std::move(t));
   }
 }
@@ -315,8 +317,13 @@ std::string PipeView::render(const std::vector<std::string>& names) const {
   out += fmt::format(
       "(SM {}; a cell is w<warp slot>{}:<PTX line>, R/U/W/B the lock-loop Read, Update, Write, "
       "Branch; EXE+ the unit stage closest to MEM0, RPL an access waiting to replay a bank "
-      "pass{})\n",
+      "pass{}{})\n",
       sm_, subwarps_ ? ".<subwarp>" : "",
+      std::any_of(names.begin(), names.end(),
+                  [](const std::string& n) { return n.ends_with("MIO"); })
+          ? "; MIO the head of the MIO queue (sm.mio_queue), +N the accesses waiting behind it, "
+            "* a bank pass in this cycle"
+          : "",
       subcores_ > 1
           ? fmt::format("; issue K: sub-core K's issue slot, warp slot w on sub-core w % {}",
                         subcores_)
