@@ -16,6 +16,18 @@ std::string describe(const Token& t) {
   return fmt::format("'{}'", t.text);
 }
 
+const Token& Cursor::lex_to(std::size_t i) const {
+  while (end_ <= i && !ended_) {
+    const std::size_t k = end_ - first_;
+    if (k % kChunk == 0) chunks_.push_back(std::make_unique<Token[]>(kChunk));
+    Token& t = chunks_[k / kChunk][k % kChunk];
+    t = lexer_.next();
+    ended_ = t.kind == TokKind::End;
+    ++end_;
+  }
+  return at(i < end_ ? i : end_ - 1);
+}
+
 void Cursor::fail(const Token& at, const std::string& message) const {
   fail(at.line, message);
 }

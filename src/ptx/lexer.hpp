@@ -21,8 +21,26 @@ struct Token {
   bool is_word(std::string_view w) const { return kind == TokKind::Word && text == w; }
 };
 
-// Splits `text` into tokens; the last token is End. Throws InputError (`filename:line:`) on a
-// character that cannot start a token or an unterminated string/comment.
+// Tokens of `text` one at a time (issue 48: the parser holds a statement's tokens, not the file's;
+// ten tokens a line took 250 bytes a line). Throws InputError (`filename:line:`) on a character
+// that cannot start a token or an unterminated string/comment; after the last token, End forever.
+class Lexer {
+ public:
+  Lexer(std::string_view text, const std::string& filename) : text_(text), filename_(&filename) {}
+  Token next();
+  // The ';' from here at brace depth `depth` up to the '}' that closes it (n counted before), by
+  // its characters: comments and strings skipped, nothing kept, no error raised (the parser reports
+  // one when it gets there).
+  std::size_t statements_ahead(int depth, std::size_t n) const;
+
+ private:
+  std::string_view text_;
+  const std::string* filename_;
+  std::size_t i_ = 0;
+  std::uint32_t line_ = 1;
+};
+
+// Splits `text` into tokens; the last token is End.
 std::vector<Token> lex(std::string_view text, const std::string& filename);
 
 }  // namespace smemsim::ptx

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -15,35 +16,50 @@
 
 namespace smemsim::ptx {
 
-// A cursor over the tokens of one PTX text; every error names `filename:line`.
+// A cursor over the tokens of one PTX text; every error names `filename:line`. It lexes as the
+// parser reads, and holds the tokens from the last forget() on (issue 48), in chunks that never
+// move (a reference to a token stays valid while later ones are lexed): the parser calls forget()
+// between a body's statements, where it keeps no reference to an earlier token.
 class Cursor {
  public:
-  Cursor(std::vector<Token> tokens, std::string filename)
-      : toks_(std::move(tokens)), filename_(std::move(filename)) {}
+  Cursor(std::string_view text, std::string filename)
+      : filename_(std::move(filename)), lexer_(text, filename_) {}
+  Cursor(const Cursor&) = delete;
+  Cursor& operator=(const Cursor&) = delete;
 
   const Token& peek(std::size_t ahead = 0) const {
     const std::size_t i = pos_ + ahead;
-    return i < toks_.size() ? toks_[i] : toks_.back();
+    if (i < end_) [[likely]]
+      return at(i);
+    return lex_to(i);
   }
   const Token& next() {
     const Token& t = peek();
-    if (pos_ < toks_.size() - 1) ++pos_;
+    if (t.kind != TokKind::End) ++pos_;
     return t;
   }
   bool at_end() const { return peek().kind == TokKind::End; }
+  // Drops the chunks of tokens read so far (references to them die).
+  void forget() {
+    while (pos_ - first_ >= kChunk) {
+      chunks_.erase(chunks_.begin());
+      first_ += kChunk;
+    }
+  }
   // The ';' ahead at this brace depth, up to the '}' that closes it: an upper bound of the
   // instructions of a body just opened (its code vector is reserved once, not grown by doubling,
-  // which held the old and the new array at once: issue 48, a 4 M-line PTX took 3.25 GB).
+  // which held the old and the new array at once: issue 48, a 4 M-line PTX took 3.25 GB). The
+  // tokens already lexed, then the characters after them (Lexer::statements_ahead).
   std::size_t statements_ahead() const {
     std::size_t n = 0;
     int depth = 0;
-    for (std::size_t i = pos_; i < toks_.size(); ++i) {
-      const Token& t = toks_[i];
+    for (std::size_t i = pos_; i < end_; ++i) {
+      const Token& t = at(i);
       if (t.is('{')) ++depth;
-      if (t.is('}') && depth-- == 0) break;
+      if ((t.is('}') && depth-- == 0) || t.kind == TokKind::End) return n;
       if (t.is(';') && depth == 0) ++n;
     }
-    return n;
+    return lexer_.statements_ahead(depth, n);
   }
   bool accept(char c) {
     if (!peek().is(c)) return false;
@@ -58,8 +74,19 @@ class Cursor {
   const std::string& filename() const { return filename_; }
 
  private:
-  std::vector<Token> toks_;
+  static constexpr std::size_t kChunk = 1024;  // tokens
+  const Token& at(std::size_t i) const {
+    const std::size_t k = i - first_;
+    return chunks_[k / kChunk][k % kChunk];
+  }
+  const Token& lex_to(std::size_t i) const;  // lexes up to token i (or End), returns it
+
   std::string filename_;
+  mutable Lexer lexer_;
+  mutable std::vector<std::unique_ptr<Token[]>> chunks_;
+  mutable std::size_t first_ = 0;  // the index of chunks_[0][0]
+  mutable std::size_t end_ = 0;    // one past the last token lexed
+  mutable bool ended_ = false;     // End lexed
   std::size_t pos_ = 0;
 };
 

@@ -33,7 +33,7 @@ Space space_from_directive(std::string_view d) {
 
 class Parser {
  public:
-  Parser(std::string_view text, const std::string& filename) : cur_(lex(text, filename), filename) {
+  Parser(std::string_view text, const std::string& filename) : cur_(text, filename) {
     mod_.filename = filename;
   }
 
@@ -322,7 +322,7 @@ class Parser {
 
   // { body }, then the branch targets resolved.
   void body_with_labels(KernelBuilder& kb, std::string_view what) {
-    const Token& open = cur_.peek();
+    const Token open = cur_.peek();  // a copy: body() forgets the tokens it has read
     cur_.expect('{', fmt::format("to open the body of {} '{}'", what, kb.kernel.name));
     kb.reg_scopes.emplace_back();
     kb.kernel.code.reserve(cur_.statements_ahead());
@@ -378,9 +378,10 @@ class Parser {
     kb.kernel.symbols.push_back(std::move(s));
   }
 
-  void body(KernelBuilder& kb, const Token& open) {
+  void body(KernelBuilder& kb, const Token open) {
     int depth = 1;
     for (;;) {
+      cur_.forget();  // between statements: no reference to a token read so far is kept
       const Token& t = cur_.peek();
       if (t.kind == TokKind::End)
         cur_.fail(open, fmt::format("unterminated body of kernel '{}'", kb.kernel.name));
