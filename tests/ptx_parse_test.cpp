@@ -128,13 +128,13 @@ TEST(PtxParse, InstructionsOperandsAndBranches) {
   EXPECT_EQ(c[1].ops[1].kind, OperandKind::Special);
   EXPECT_EQ(c[1].ops[1].special, ptx::Special::TidX);
   EXPECT_EQ(c[2].ops[1].kind, OperandKind::ImmFloat);
-  EXPECT_EQ(c[2].ops[1].fimm, 1.0);
-  EXPECT_EQ(c[3].ops[1].fimm, 2.0);
+  EXPECT_EQ(c[2].ops[1].fimm(), 1.0);
+  EXPECT_EQ(c[3].ops[1].fimm(), 2.0);
   // ld.global.v4.f32 {..}, [%rd1+-16]
   EXPECT_EQ(c[4].vec, 4);
   EXPECT_EQ(c[4].ops[0].kind, OperandKind::Vector);
   EXPECT_EQ(c[4].ops[0].count, 4);
-  EXPECT_EQ(k.regs[c[4].ops[0].vec[3]].name, "%f4");
+  EXPECT_EQ(k.regs[k.vec(c[4].ops[0], 3)].name, "%f4");
   EXPECT_EQ(c[4].ops[1].imm, -16);
   EXPECT_EQ(k.regs[c[4].ops[1].reg].name, "%rd1");
   // atom with [reg+offset], line info from .loc with inlined_at.

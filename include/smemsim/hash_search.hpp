@@ -155,7 +155,10 @@ class ReferenceSets {
     std::uint64_t id = ~std::uint64_t{0};
   };
   static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
-  std::vector<Slot> table_ = std::vector<Slot>(1024);
+  // 16 slots to start (it doubles as it fills): `profile` keeps one table per shared-memory line,
+  // and 1,024 slots took 16 KB a line (issue 48).
+  static constexpr std::size_t kFirstSlots = 16;
+  std::vector<Slot> table_ = std::vector<Slot>(kFirstSlots);
   std::size_t table_used_ = 0;
   void table_insert(std::uint64_t hash, std::uint64_t id);
 };

@@ -9,8 +9,10 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,7 +20,7 @@
 namespace smemsim::ptx {
 
 inline constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
-// A vector element that is an immediate: Operand::vimm[vec[k] - kVecImm].
+// A vector element that is an immediate: Kernel::vec_imm(o, element) reads it.
 inline constexpr std::uint32_t kVecImm = kNone - 8;
 inline bool is_vec_imm(std::uint32_t v) {
   return v >= kVecImm && v != kNone;
@@ -200,20 +202,29 @@ enum class OperandKind : std::uint8_t {
   Label,     // branch target: target = instruction index in Kernel::code
 };
 
+// 20 bytes (issue 48: it was 80, with a vector's elements inline, and an instruction 552; a PTX
+// line now takes a third of that). A vector's elements live in its kernel (Kernel::vec_elems, read
+// with Kernel::vec), a float immediate's bits in imm; the symbol and the label or vector index
+// share a word (no kind has both), and imm is aligned to 4 so that six operands pack.
 struct Operand {
   OperandKind kind = OperandKind::None;
   bool negate = false;     // !%p for predicate sources
-  std::uint8_t count = 0;  // Vector: number of registers
+  std::uint8_t count = 0;  // Vector: number of elements
   Special special = Special::TidX;
-  std::uint32_t reg = kNone;     // Reg, Memory base register
-  std::uint32_t sym = kNone;     // Symbol, Memory base symbol
-  std::uint32_t target = kNone;  // Label
-  std::int64_t imm = 0;          // ImmInt value, Memory/Symbol byte offset
-  double fimm = 0.0;             // ImmFloat value
-  // Vector registers (at most 8: a wmma fragment); kNone for an immediate element, in vimm.
-  std::array<std::uint32_t, 8> vec{kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone};
-  std::array<std::int64_t, 2> vimm{};  // mov.b32 %f1, {0, %rs1}: immediate elements (packing)
+  std::uint32_t reg = kNone;  // Reg, Memory base register
+  union {
+    std::uint32_t sym = kNone;  // Symbol, Memory base symbol
+    // Label: the instruction index in Kernel::code. Vector: where its elements start in
+    // Kernel::vec_elems.
+    std::uint32_t target;
+  };
+  // ImmInt value, Memory/Symbol byte offset; ImmFloat: the double's bits.
+  std::int64_t imm [[gnu::packed, gnu::aligned(4)]] = 0;
+
+  double fimm() const { return std::bit_cast<double>(std::int64_t(imm)); }  // ImmFloat value
+  void set_fimm(double v) { imm = std::bit_cast<std::int64_t>(v); }
 };
+static_assert(sizeof(Operand) == 20 && alignof(Operand) == 4);
 
 // A location in a source file named by .file (file is the .file index; 0 = unknown).
 struct SourceLoc {
@@ -242,6 +253,7 @@ struct SourceLoc {
 //   tex/tld4: {d} (4 registers), handle (a 64-bit register), {c} (coordinates; .a1d/.a2d: the
 //     layer first) [, lod (tex.level) | , {dPdx}, {dPdy} (tex.grad)]; type = d's type, type2 =
 //     the coordinates' (s32 or f32); geom; tld4's component in comp (r g b a = 0..3)
+// 188 bytes (issue 48: 552 before; see Operand).
 struct Instruction {
   Opcode op = Opcode::Ret;
   Type type = Type::None;   // instruction type (cvt/set: destination type)
@@ -263,10 +275,10 @@ struct Instruction {
   std::uint8_t comp = 0;
   std::uint8_t vec = 1;           // .v2/.v4 width of ld/st
   CacheOp cache = CacheOp::None;  // ld/st: the cache operator written (the timing's caches)
-  std::uint32_t flags = 0;        // Flag bits
-  std::uint32_t guard = kNone;    // guard predicate register (@%p), kNone if unguarded
   bool guard_negated = false;     // @!%p
   std::uint8_t num_ops = 0;
+  std::uint32_t flags = 0;      // Flag bits
+  std::uint32_t guard = kNone;  // guard predicate register (@%p), kNone if unguarded
   std::array<Operand, 6> ops{};
   std::uint32_t ptx_line = 0;  // line in the PTX text
   SourceLoc loc;               // from the last .loc before it (file 0 when none)
@@ -280,6 +292,7 @@ struct Instruction {
 
   bool has(Flag f) const { return (flags & f) != 0; }
 };
+static_assert(sizeof(Instruction) == 188);
 
 struct Register {
   std::string name;  // e.g. "%r12"
@@ -344,6 +357,19 @@ struct Kernel {
   std::vector<Symbol> symbols;        // params, kernel variables, module variables
   std::vector<Register> regs;         // dense register numbering
   std::vector<Instruction> code;
+  // The elements of the code's vector operands: Operand::count of them from Operand::target (a
+  // register, or kVecImm + j for its immediate j), then its immediates, two words each.
+  std::vector<std::uint32_t> vec_elems;
+  std::uint32_t vec(const Operand& o, int k) const {
+    return vec_elems[o.target + std::uint32_t(k)];
+  }
+  std::int64_t vec_imm(const Operand& o, std::uint32_t element) const {
+    const std::size_t at = o.target + o.count + 2 * std::size_t(element - kVecImm);
+    return std::int64_t(std::uint64_t(vec_elems[at]) | std::uint64_t(vec_elems[at + 1]) << 32);
+  }
+  // Stores a vector operand's elements and immediates; sets o.target and o.count.
+  void add_vector(Operand& o, std::span<const std::uint32_t> elems,
+                  std::span<const std::int64_t> imms);
   std::array<std::uint32_t, 3> reqntid{0, 0, 0};  // .reqntid/.maxntid (0 = none)
   // Thread-block clusters (issue 46; __cluster_dims__): .explicitcluster, .reqnctapercluster
   // (0 = none) and .maxclusterrank (0 = none).

@@ -136,7 +136,7 @@ void pack_unpack(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x,
   each_lane(m, [&](int l) {
     const std::uint64_t s = a[l];  // read before writing: a destination may be the source
     for (int k = 0; k < n; ++k)
-      im.row(w, im.reg_row(v.vec[std::size_t(k)]))[l] = (s >> (k * ew)) & emask;
+      im.row(w, im.reg_row(im.kernel.vec(v, k)))[l] = (s >> (k * ew)) & emask;
   });
 }
 

@@ -300,8 +300,8 @@ std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask 
         std::int32_t coord[5] = {};
         const ptx::Operand& v = ins.ops[map_at + 1];
         for (int k = 0; k < v.count; ++k) {
-          const std::uint32_t r = v.vec[std::size_t(k)];
-          const std::uint64_t bits = ptx::is_vec_imm(r) ? std::uint64_t(v.vimm[r - ptx::kVecImm])
+          const std::uint32_t r = im.kernel.vec(v, k);
+          const std::uint64_t bits = ptx::is_vec_imm(r) ? std::uint64_t(im.kernel.vec_imm(v, r))
                                                         : im.row(w, im.reg_row(r))[l];
           coord[k] = static_cast<std::int32_t>(static_cast<std::uint32_t>(bits));
         }

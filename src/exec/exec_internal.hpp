@@ -10,6 +10,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "smemsim/conflict.hpp"
@@ -43,27 +44,29 @@ inline constexpr std::uint64_t kOffsetMask = (std::uint64_t{1} << kRegionShift) 
 // Row r < local_rows is warp-local (a row of the warp's file: registers, then special registers;
 // Impl::place_rows), rows above are constants shared by every warp (immediates and symbol
 // addresses, one value broadcast over the lanes).
+// 104 bytes (issue 48: was 168, a PTX line's share of a launch): the 32-bit rows and indices,
+// the 64-bit masks and offset, then the bytes.
 struct XInst {
   // Register rows (Impl::row) of the operands: a register, or a constant row holding an immediate,
   // a special register or a symbol address.
   std::array<std::uint32_t, 6> row{kNoRow, kNoRow, kNoRow, kNoRow, kNoRow, kNoRow};
   std::array<std::uint32_t, 4> vrow{kNoRow, kNoRow, kNoRow, kNoRow};  // vector operand
-  std::array<std::uint64_t, 6> neg{};   // 1 for a negated predicate operand
-  std::uint32_t mem_row = kNoRow;       // base register of the memory operand
+  std::uint32_t mem_row = kNoRow;  // base register of the memory operand
+  std::uint32_t guard = kNoRow;
+  std::uint32_t target = 0;             // bra
+  std::uint32_t reconv = 0;             // bra: reconvergence index
   std::uint64_t mem_base_mask = ~0ull;  // width of the base register
   // The address wraps at the base register's width: [%r4+68] with a 32-bit %r4 is computed modulo
   // 2^32 as the hardware does (a "negative" %r4 plus 68 is a small offset), a 64-bit base modulo
   // 2^64 (issue 15).
   std::uint64_t mem_addr_mask = ~0ull;
   std::int64_t mem_off = 0;
-  std::uint32_t guard = kNoRow;
-  std::uint64_t guard_neg = 0;
-  std::uint32_t target = 0;  // bra
-  std::uint32_t reconv = 0;  // bra: reconvergence index
-  std::uint8_t bytes = 0;    // ld/st/atom element size
-  std::uint8_t bits = 0;     // instruction type width (type2 for cvt/set sources: bits2)
+  std::uint64_t dst_mask = ~0ull;     // destination register width (ld/cvt/atom)
+  std::array<std::uint8_t, 6> neg{};  // 1 for a negated predicate operand
+  std::uint8_t guard_neg = 0;
+  std::uint8_t bytes = 0;  // ld/st/atom element size
+  std::uint8_t bits = 0;   // instruction type width (type2 for cvt/set sources: bits2)
   std::uint8_t bits2 = 0;
-  std::uint64_t dst_mask = ~0ull;  // destination register width (ld/cvt/atom)
   bool reads_clock = false;
 };
 
@@ -425,7 +428,10 @@ struct Impl {
   void place_specials();  // special_at, cc_row and local_rows from the kernel's operands
   void place_rows();      // file_row and file_rows, and the decoded code's rows made file rows
   std::uint32_t lane_row(const std::function<std::uint64_t(std::uint32_t)>& value);
-  std::set<std::uint32_t> varying_rows;  // constant rows that differ by lane (lane_row)
+  // The row of each uniform constant (const_row; a hash, not a search of the rows: a kernel of
+  // 200,000 distinct immediates took 3.8 s to prepare, and 4 M lines hours; issue 48). Rows that
+  // differ by lane (lane_row) are never in it.
+  std::unordered_map<std::uint64_t, std::uint32_t> const_index;
   std::uint32_t vector_row(const ptx::Operand& o, int k, const ptx::Instruction& ins);
   std::uint64_t symbol_address(std::uint32_t sym) const;
   void predecode();

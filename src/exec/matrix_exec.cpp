@@ -37,8 +37,8 @@ using VectorRows = std::array<std::uint64_t*, 8>;
 VectorRows vector_rows(Impl& im, Warp& w, const ptx::Operand& v) {
   VectorRows rows{};
   for (std::size_t k = 0; k < rows.size() && k < v.count; ++k)
-    if (v.vec[k] != ptx::kNone && !ptx::is_vec_imm(v.vec[k]))
-      rows[k] = im.row(w, im.reg_row(v.vec[k]));
+    if (const std::uint32_t r = im.kernel.vec(v, int(k)); !ptx::is_vec_imm(r))
+      rows[k] = im.row(w, im.reg_row(r));
   return rows;
 }
 
@@ -84,7 +84,7 @@ void ldmatrix(Impl& im, Cta& cta, Warp& w, std::uint32_t pc) {
   for (int i = 0; i < num; ++i) {
     std::uint16_t mat[8][8];  // mat[row][col] of matrix i, rows as the lanes address them
     if (!load) {
-      const std::uint64_t* src = im.row(w, im.reg_row(regs.vec[std::size_t(i)]));
+      const std::uint64_t* src = im.row(w, im.reg_row(im.kernel.vec(regs, i)));
       for (int t = 0; t < 32; ++t)
         for (int e = 0; e < 2; ++e) {
           const int r = trans ? 2 * (t % 4) + e : t / 4, c = trans ? t / 4 : 2 * (t % 4) + e;
@@ -94,7 +94,7 @@ void ldmatrix(Impl& im, Cta& cta, Warp& w, std::uint32_t pc) {
       continue;
     }
     for (int r = 0; r < 8; ++r) std::memcpy(mat[r], ptr[8 * i + r], 16);
-    std::uint64_t* d = im.row(w, im.reg_row(regs.vec[std::size_t(i)]));
+    std::uint64_t* d = im.row(w, im.reg_row(im.kernel.vec(regs, i)));
     for (int t = 0; t < 32; ++t) {
       // Thread t gets row t/4, columns 2(t%4) and 2(t%4)+1; transposed, the column t/4 of rows
       // 2(t%4) and 2(t%4)+1.

@@ -91,13 +91,13 @@ std::uint64_t imm_bits(const ptx::Operand& o, Type t) {
   const int bits = ptx::type_bits(t);
   if (o.kind == OperandKind::ImmFloat && ptx::is_half(t)) {  // one half, or both of a pair
     const std::uint64_t h =
-        detail::double_to_small(o.fimm, detail::half_format(t), ptx::Rounding::Rn);
+        detail::double_to_small(o.fimm(), detail::half_format(t), ptx::Rounding::Rn);
     return bits == 32 ? (h << 16) | h : h;
   }
   if (o.kind == OperandKind::ImmFloat) {
     if (t == Type::F32 || (t != Type::F64 && bits <= 32))
-      return std::bit_cast<std::uint32_t>(static_cast<float>(o.fimm));
-    return std::bit_cast<std::uint64_t>(o.fimm);
+      return std::bit_cast<std::uint32_t>(static_cast<float>(o.fimm()));
+    return std::bit_cast<std::uint64_t>(o.fimm());
   }
   if (t == Type::F32) return std::bit_cast<std::uint32_t>(static_cast<float>(o.imm));
   if (t == Type::F64) return std::bit_cast<std::uint64_t>(static_cast<double>(o.imm));
@@ -555,19 +555,17 @@ std::uint64_t Impl::symbol_address(std::uint32_t sym) const {
 // The register row of vector element k: the register, or a constant row for an immediate element
 // (mov.b32 %f1, {0, %rs1}), at the element's width.
 std::uint32_t Impl::vector_row(const ptx::Operand& o, int k, const ptx::Instruction& ins) {
-  const std::uint32_t v = o.vec[std::size_t(k)];
+  const std::uint32_t v = kernel.vec(o, k);
   if (!ptx::is_vec_imm(v)) return v;
   const int w = ptx::type_bits(ins.type) / std::max<int>(1, o.count);
-  return const_row(static_cast<std::uint64_t>(o.vimm[v - ptx::kVecImm]) & width_mask(w));
+  return const_row(static_cast<std::uint64_t>(kernel.vec_imm(o, v)) & width_mask(w));
 }
 
 std::uint32_t Impl::const_row(std::uint64_t bits) {
-  const std::size_t rows = consts.size() / lanes;
-  for (std::size_t r = 0; r < rows; ++r)
-    if (consts[r * lanes] == bits && !varying_rows.contains(std::uint32_t(r)))
-      return local_rows + static_cast<std::uint32_t>(r);
-  consts.insert(consts.end(), lanes, bits);
-  return local_rows + static_cast<std::uint32_t>(rows);
+  const auto rows = static_cast<std::uint32_t>(consts.size() / lanes);
+  const auto [it, added] = const_index.try_emplace(bits, rows);
+  if (added) consts.insert(consts.end(), lanes, bits);
+  return local_rows + it->second;
 }
 
 void Impl::predecode() {
@@ -652,16 +650,16 @@ void Impl::predecode() {
       // tex.grad's gradients are not read (a texture has one level).
       const ptx::Operand& d = ins.ops[0];
       const ptx::Operand& c = ins.ops[2];
-      for (int k = 0; k < 4; ++k) x.vrow[std::size_t(k)] = d.vec[std::size_t(k)];
+      for (int k = 0; k < 4; ++k) x.vrow[std::size_t(k)] = kernel.vec(d, k);
       for (std::size_t k = 2; k < x.row.size(); ++k) x.row[k] = kNoRow;
-      for (int k = 0; k < c.count; ++k) x.row[std::size_t(2 + k)] = c.vec[std::size_t(k)];
+      for (int k = 0; k < c.count; ++k) x.row[std::size_t(2 + k)] = kernel.vec(c, k);
     }
     if (ins.op == Opcode::WmmaStore && ins.num_ops == 3) x.row[1] = kNoRow;  // the fragment: ops[1]
     if (ins.op == Opcode::Bra) x.reconv = reconv[pc];
     if (ins.num_ops > 0 && ins.ops[0].kind == OperandKind::Reg)
       x.dst_mask = reg_mask(ins.ops[0].reg);
     if (ins.num_ops > 0 && ins.ops[0].kind == OperandKind::Vector)
-      x.dst_mask = reg_mask(ins.ops[0].vec[0]);
+      x.dst_mask = reg_mask(kernel.vec(ins.ops[0], 0));
   }
 }
 

@@ -12,7 +12,7 @@ namespace {
 // f(register) for every register `ins` mentions: its guard, register operands, memory bases and
 // vector elements.
 template <typename F>
-void each_register_of(const ptx::Instruction& ins, F&& f) {
+void each_register_of(const ptx::Kernel& kernel, const ptx::Instruction& ins, F&& f) {
   if (ins.guard != ptx::kNone) f(ins.guard);
   for (const ptx::Operand& o : ins.ops) {
     switch (o.kind) {
@@ -21,8 +21,8 @@ void each_register_of(const ptx::Instruction& ins, F&& f) {
         if (o.reg != ptx::kNone) f(o.reg);
         break;
       case ptx::OperandKind::Vector:
-        for (std::uint8_t k = 0; k < o.count && k < o.vec.size(); ++k)
-          if (o.vec[k] != ptx::kNone) f(o.vec[k]);
+        for (int k = 0; k < o.count; ++k)
+          if (const std::uint32_t r = kernel.vec(o, k); !ptx::is_vec_imm(r)) f(r);
         break;
       default:
         break;
@@ -43,7 +43,7 @@ RegisterRows share_register_rows(const ptx::Kernel& kernel) {
   std::vector<RegSpan> loops;
   for (std::uint32_t i = 0; i < n; ++i) {
     const ptx::Instruction& ins = kernel.code[i];
-    each_register_of(ins, [&](std::uint32_t r) {
+    each_register_of(kernel, ins, [&](std::uint32_t r) {
       if (r >= nregs) return;
       span[r].first = std::min(span[r].first, i);
       span[r].last = std::max(span[r].last, i);

@@ -134,7 +134,6 @@ std::uint32_t Impl::special_row(ptx::Special sp, const ptx::Instruction& ins) {
 std::uint32_t Impl::lane_row(const std::function<std::uint64_t(std::uint32_t)>& value) {
   const auto r = static_cast<std::uint32_t>(consts.size() / lanes);
   for (std::uint32_t l = 0; l < lanes; ++l) consts.push_back(value(l));
-  varying_rows.insert(r);
   return local_rows + r;
 }
 

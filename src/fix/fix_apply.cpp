@@ -134,9 +134,10 @@ std::string insert_index_function(ptx::Kernel& k, const std::vector<std::uint32_
       continue;
     }
     if (m.sym != kNone) return "an address of both a register and a symbol";
-    const auto key = std::pair(m.reg, m.imm);
+    const auto key = std::pair(m.reg, std::int64_t(m.imm));
     if (const auto it = done.find(key); it != done.end()) {
-      std::tie(m.reg, m.imm) = it->second;
+      m.reg = it->second.first;
+      m.imm = it->second.second;
       continue;
     }
     const bool hoist = ndef[m.reg] == 1 && def[m.reg] != i;
@@ -189,7 +190,7 @@ std::string insert_index_function(ptx::Kernel& k, const std::vector<std::uint32_
     per = std::max<std::uint32_t>(per, std::uint32_t(code.size()));
     auto& at = hoist ? after[def[key.first]] : before[i];
     at.insert(at.end(), code.begin(), code.end());
-    if (hoist) done[key] = {m.reg, m.imm};
+    if (hoist) done[key] = {m.reg, std::int64_t(m.imm)};
   }
   splice(k, std::move(head), before, after);
   out.form = r.row ? fmt::format("i + (i / {}) * {} inserted for each address ({} instructions)",

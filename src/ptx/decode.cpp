@@ -376,31 +376,34 @@ Operand Decoder::operand(bool memory, bool label) {
     cur_.next();
     ++open_;
     o.kind = OperandKind::Vector;
-    int imms = 0;
+    std::array<std::uint32_t, 8> elems{};
+    std::array<std::int64_t, 2> imms{};
+    std::size_t n = 0, nimm = 0;
     do {
       const Token& r = cur_.peek();
-      if (o.count == o.vec.size()) cur_.fail(r, "vector operand has more than 8 elements");
+      if (n == elems.size()) cur_.fail(r, "vector operand has more than 8 elements");
       if (r.kind == TokKind::Number || r.is('-')) {  // {0, %rs1}: packing an immediate
-        if (imms == int(o.vimm.size()))
+        if (nimm == imms.size())
           cur_.fail(r, "a vector operand has at most two immediate elements");
         std::uint64_t hex = 0;  // 0f3F800000 / 0d...: the literal's bits, as the element's
         if (r.kind == TokKind::Number && r.text.size() > 2 && r.text[0] == '0' &&
             (r.text[1] == 'f' || r.text[1] == 'F' || r.text[1] == 'd' || r.text[1] == 'D') &&
             parse_int_literal(fmt::format("0x{}", r.text.substr(2)), hex)) {
           cur_.next();
-          o.vimm[std::size_t(imms)] = static_cast<std::int64_t>(hex);
+          imms[nimm] = static_cast<std::int64_t>(hex);
         } else {
-          o.vimm[std::size_t(imms)] = signed_int(false);
+          imms[nimm] = signed_int(false);
         }
-        o.vec[o.count++] = kVecImm + std::uint32_t(imms++);
+        elems[n++] = kVecImm + std::uint32_t(nimm++);
         continue;
       }
       // A register: %name, or a name declared without the % ({low, high} in nvcc's headers).
       if (r.kind != TokKind::Word || (r.text[0] != '%' && kb_.find_reg(r.text) == kNone))
         cur_.fail(r, fmt::format("malformed vector element {}", describe(r)));
       cur_.next();
-      o.vec[o.count++] = reg(r);
+      elems[n++] = reg(r);
     } while (cur_.accept(','));
+    kb_.kernel.add_vector(o, std::span(elems.data(), n), std::span(imms.data(), nimm));
     cur_.expect('}', "to close the vector operand");
     --open_;
     return o;
@@ -425,9 +428,10 @@ Operand Decoder::operand(bool memory, bool label) {
     cur_.next();
     if (is_float_literal(n.text)) {
       o.kind = OperandKind::ImmFloat;
-      if (!parse_float_literal(n.text, o.fimm))
+      double v = 0.0;
+      if (!parse_float_literal(n.text, v))
         cur_.fail(n, fmt::format("malformed number '{}'", n.text));
-      if (neg) o.fimm = -o.fimm;
+      o.set_fimm(neg ? -v : v);
     } else {
       std::uint64_t v = 0;
       if (!parse_int_literal(n.text, v)) cur_.fail(n, fmt::format("malformed number '{}'", n.text));

@@ -185,8 +185,8 @@ Instruction Decoder::bulk_copy() {
       malformed(fmt::format("'{}' needs {} coordinate{}, got {}", text, int(ins_.vec),
                             ins_.vec == 1 ? "" : "s", int(v.count)));
     for (int k = 0; k < v.count; ++k)
-      if (!is_vec_imm(v.vec[std::size_t(k)]) &&
-          type_bits(kb_.kernel.regs[v.vec[std::size_t(k)]].type) != 32)
+      if (!is_vec_imm(kb_.kernel.vec(v, k)) &&
+          type_bits(kb_.kernel.regs[kb_.kernel.vec(v, k)].type) != 32)
         malformed(fmt::format("'{}': the coordinates are 32-bit registers", text));
     cur_.expect(']', fmt::format("to close the tensor map operand of '{}'", text));
   };

@@ -210,7 +210,7 @@ void Decoder::mov_vector_operands() {
   else
     need(1, is_value(1) && ins_.ops[1].kind != OperandKind::Symbol, "a register or immediate");
   for (int k = 0; k < v.count; ++k)
-    if (!pack && is_vec_imm(v.vec[std::size_t(k)]))
+    if (!pack && is_vec_imm(kb_.kernel.vec(v, k)))
       malformed(fmt::format("'{}': unpacking needs registers", m_.text));
 }
 
@@ -358,7 +358,7 @@ void Decoder::expect_vector(std::size_t i, int regs, const char* what) {
   if (v.kind != OperandKind::Vector || v.count != regs)
     malformed(fmt::format("'{}' needs {} registers in its {}", m_.text, regs, what));
   for (int k = 0; k < v.count; ++k)
-    if (is_vec_imm(v.vec[std::size_t(k)]))
+    if (is_vec_imm(kb_.kernel.vec(v, k)))
       malformed(fmt::format("'{}': the {} holds registers only", m_.text, what));
 }
 

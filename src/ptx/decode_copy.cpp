@@ -116,7 +116,7 @@ Instruction Decoder::async_copy() {
     expect_count(2, 2);
     expect_vector(ld ? 0 : 1, ins_.vec, ld ? "destination" : "source");
     for (int k = 0; k < ins_.vec; ++k)
-      if (type_bits(kb_.kernel.regs[ins_.ops[ld ? 0 : 1].vec[std::size_t(k)]].type) != 32)
+      if (type_bits(kb_.kernel.regs[kb_.kernel.vec(ins_.ops[ld ? 0 : 1], k)].type) != 32)
         malformed(fmt::format("'{}': each register holds two b16 elements (32 bits)", text));
     return ins_;
   }

@@ -108,20 +108,23 @@ class TexDecoder {
     Operand o;
     o.kind = OperandKind::Vector;
     cur_.expect('{', fmt::format("to open the {} of '{}'", what, m_.text));
+    std::array<std::uint32_t, 4> elems{};
+    std::size_t n = 0;
     do {
       const Token& r = cur_.peek();
       if (r.kind != TokKind::Word || r.text[0] != '%')
         cur_.fail(r, fmt::format("malformed vector element {}", describe(r)));
       cur_.next();
-      if (o.count == 4) cur_.fail(r, "vector operand has more than 4 elements");
-      o.vec[o.count++] = reg(r);
+      if (n == elems.size()) cur_.fail(r, "vector operand has more than 4 elements");
+      elems[n++] = reg(r);
     } while (cur_.accept(','));
     cur_.expect('}', fmt::format("to close the {} of '{}'", what, m_.text));
-    if (want && o.count != want)
+    if (want && n != want)
       malformed(fmt::format("'{}' needs {} {} element{}, got {}", m_.text, want, what,
-                            want == 1 ? "" : "s", o.count));
-    for (int k = 0; k < o.count; ++k)
-      if (kb_.kernel.regs[o.vec[std::size_t(k)]].type == Type::Pred)
+                            want == 1 ? "" : "s", n));
+    kb_.kernel.add_vector(o, std::span(elems.data(), n), {});
+    for (std::size_t k = 0; k < n; ++k)
+      if (kb_.kernel.regs[elems[k]].type == Type::Pred)
         malformed(fmt::format("'{}': a predicate in the {}", m_.text, what));
     return o;
   }
@@ -143,7 +146,7 @@ class TexDecoder {
   void operands() {
     ins_.ops[0] = vector(4, "destination vector");
     for (int k = 0; k < 4; ++k)
-      if (type_bits(kb_.kernel.regs[ins_.ops[0].vec[std::size_t(k)]].type) != 32)
+      if (type_bits(kb_.kernel.regs[kb_.kernel.vec(ins_.ops[0], k)].type) != 32)
         malformed(fmt::format("'{}': the destination registers must be 32-bit", m_.text));
     if (cur_.peek().is('|')) unsupported("the residency predicate d|p of sparse textures");
     cur_.expect(',', fmt::format("after the destination of '{}'", m_.text));

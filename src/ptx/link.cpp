@@ -170,9 +170,18 @@ class Linker {
           if (o.reg != kNone) o.reg += reg_off;
         if ((o.kind == OperandKind::Memory || o.kind == OperandKind::Symbol) && o.sym != kNone)
           o.sym = sym[o.sym];
-        if (o.kind == OperandKind::Vector)
-          for (int v = 0; v < o.count; ++v)
-            if (!is_vec_imm(o.vec[std::size_t(v)])) o.vec[std::size_t(v)] += reg_off;
+        if (o.kind == OperandKind::Vector) {  // its elements (and immediates) move too
+          const std::uint32_t from = o.target;
+          const std::size_t words =
+              o.count + 2 * std::size_t(std::count_if(
+                                f.vec_elems.begin() + from, f.vec_elems.begin() + from + o.count,
+                                [](std::uint32_t e) { return is_vec_imm(e); }));
+          o.target = static_cast<std::uint32_t>(k_.vec_elems.size());
+          for (std::size_t w = 0; w < words; ++w) {
+            const std::uint32_t e = f.vec_elems[from + w];
+            k_.vec_elems.push_back(w < o.count && !is_vec_imm(e) ? e + reg_off : e);
+          }
+        }
         if (o.kind == OperandKind::Label) o.target += lf.entry;
       }
       if (ins.op == Opcode::Call) ins.ops[0].imm += call_off;

@@ -166,7 +166,7 @@ std::string operand_text(const Kernel& k, const Operand& o) {
     case OperandKind::ImmInt:
       return fmt::format("{}", o.imm);
     case OperandKind::ImmFloat:
-      return fmt::format("{}", o.fimm);
+      return fmt::format("{}", o.fimm());
     case OperandKind::Symbol:
       return o.imm ? fmt::format("{}+{}", sym(o.sym), o.imm) : sym(o.sym);
     case OperandKind::Special:
@@ -179,9 +179,9 @@ std::string operand_text(const Kernel& k, const Operand& o) {
     case OperandKind::Vector: {
       std::string s = "{";
       for (int i = 0; i < o.count; ++i)
-        s += (i ? ", " : "") + (is_vec_imm(o.vec[std::size_t(i)])
-                                    ? fmt::format("{}", o.vimm[o.vec[std::size_t(i)] - kVecImm])
-                                    : reg(o.vec[static_cast<std::size_t>(i)]));
+        s += (i ? ", " : "") + (is_vec_imm(k.vec(o, i))
+                                    ? fmt::format("{}", k.vec_imm(o, k.vec(o, i)))
+                                    : reg(k.vec(o, i)));
       return s + "}";
     }
     case OperandKind::Label:
@@ -428,6 +428,17 @@ std::uint32_t Kernel::find_symbol(std::string_view n) const {
   for (std::size_t i = 0; i < symbols.size(); ++i)
     if (symbols[i].name == n) return static_cast<std::uint32_t>(i);
   return kNone;
+}
+
+void Kernel::add_vector(Operand& o, std::span<const std::uint32_t> elems,
+                        std::span<const std::int64_t> imms) {
+  o.target = static_cast<std::uint32_t>(vec_elems.size());
+  o.count = static_cast<std::uint8_t>(elems.size());
+  vec_elems.insert(vec_elems.end(), elems.begin(), elems.end());
+  for (const std::int64_t v : imms) {
+    vec_elems.push_back(static_cast<std::uint32_t>(std::uint64_t(v)));
+    vec_elems.push_back(static_cast<std::uint32_t>(std::uint64_t(v) >> 32));
+  }
 }
 
 const Kernel* Module::find_kernel(std::string_view n) const {

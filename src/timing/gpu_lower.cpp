@@ -74,6 +74,7 @@ void GpuSim::Impl::lower_code() {
   if (order.empty()) return;
   scheduled = std::make_unique<ptx::Kernel>(lower::reordered(kernel, order));
   code = scheduled.get();
+  std::vector<InstInfo>().swap(info);  // not beside its successor (issue 48: 172 bytes a line)
   info = decode_kernel(*code);
   absorbed = apply_lowering(*code, info, rules);
   if (options.observer) {

@@ -142,6 +142,7 @@ Space space_of(const ptx::Instruction& ins) {
 
 struct Sets {
   InstInfo& info;
+  const ptx::Kernel& kernel;
   void src(std::uint32_t r) {
     if (r != ptx::kNone && info.nsrc < info.src.size()) info.src[info.nsrc++] = r;
   }
@@ -157,7 +158,7 @@ struct Sets {
         break;
       case OperandKind::Vector:
         for (int k = 0; k < o.count; ++k)
-          if (!ptx::is_vec_imm(o.vec[std::size_t(k)])) src(o.vec[std::size_t(k)]);
+          if (!ptx::is_vec_imm(kernel.vec(o, k))) src(kernel.vec(o, k));
         break;
       default:
         break;
@@ -166,7 +167,7 @@ struct Sets {
   void write(const ptx::Operand& o) {
     if (o.kind == OperandKind::Reg) dst(o.reg);
     if (o.kind == OperandKind::Vector)
-      for (int k = 0; k < o.count; ++k) dst(o.vec[std::size_t(k)]);
+      for (int k = 0; k < o.count; ++k) dst(kernel.vec(o, k));
   }
 };
 
@@ -243,7 +244,7 @@ std::vector<InstInfo> decode_kernel(const ptx::Kernel& kernel) {
     bool in_function = false;
     for (const ptx::LinkedFunction& f : kernel.functions) in_function |= i >= f.entry && i < f.end;
     info.exit = ins.op == Opcode::Exit || (ins.op == Opcode::Ret && !in_function);
-    Sets sets{info};
+    Sets sets{info, kernel};
     if (ins.guard != ptx::kNone) sets.src(ins.guard);
     const bool w0 = writes_op0(ins);
     // setp's q (ops[4]) and shfl's / match.all's p (ops[5]) follow the counted operands.

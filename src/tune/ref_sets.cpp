@@ -249,7 +249,7 @@ void ReferenceSets::spill() {
   spilled_.push_back(rec);
   spilled_sets_ += live_.narrow_count + live_.wide.size();
   live_ = Store{};
-  table_ = std::vector<Slot>(1024);
+  table_ = std::vector<Slot>(kFirstSlots);
   table_used_ = 0;
 }
 

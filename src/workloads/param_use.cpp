@@ -43,10 +43,10 @@ KernelUse param_uses(const ptx::Kernel& k) {
         t.index = is_index(o.special);
         break;
       case ptx::OperandKind::Vector:
-        for (std::uint8_t i = 0; i < o.count && i < o.vec.size(); ++i)
-          if (o.vec[i] < reg.size()) {
-            t.params |= reg[o.vec[i]].params;
-            t.index |= reg[o.vec[i]].index;
+        for (int i = 0; i < o.count; ++i)
+          if (const std::uint32_t r = k.vec(o, i); r < reg.size()) {
+            t.params |= reg[r].params;
+            t.index |= reg[r].index;
           }
         break;
       default:
@@ -63,7 +63,7 @@ KernelUse param_uses(const ptx::Kernel& k) {
     };
     if (d.kind == ptx::OperandKind::Reg) put(d.reg);
     if (d.kind == ptx::OperandKind::Vector)
-      for (std::uint8_t i = 0; i < d.count && i < d.vec.size(); ++i) put(d.vec[i]);
+      for (int i = 0; i < d.count; ++i) put(k.vec(d, i));
   };
   // To a fixed point: taints only grow, so at most one pass per register and a last one.
   for (std::size_t pass = 0; pass <= reg.size() + 1; ++pass) {

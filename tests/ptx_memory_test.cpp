@@ -1,0 +1,120 @@
+// Memory per PTX line (issue 48, item 8): a 92 MB PTX of 4 M instructions took 3.25 GB, about 810
+// bytes a line. The peak resident memory of the CLI is measured on two generated kernels of the
+// same shape, 40,000 and 240,000 instructions, and the difference divided by the 200,000 lines
+// between them: what one more line costs, without the program's own few megabytes.
+//
+// The bounds, from the sizes of what a line keeps (independent of how they are computed):
+//   - parsing: the text (about 30 bytes a line here) and a ptx::Instruction (188 bytes, six
+//     20-byte operands) while the text is held: at most 240 bytes a line. The tokens of a body are
+//     not all held at once (they were about 250 bytes a line).
+//   - `run`: the module and the executor's decoded instruction (104 bytes) beside it: at most 340.
+//   - `sim`: the scheduled copy of the code and the timing's instruction table on top: at most 900
+//     (it was 1,740 before; two timing tables were held at once).
+// Not run under AddressSanitizer, whose red zones and quarantine change every figure.
+#include <string>
+#include <vector>
+
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "test_util.hpp"
+
+namespace smemsim {
+namespace {
+
+// A kernel of `n` instructions in the mix of a compiled loop body (integer and float arithmetic,
+// shared loads and stores, a compare and a guarded store), with 64 distinct immediates as
+// compiled code has a few.
+std::string big_kernel(int n) {
+  std::string t =
+      ".version 7.0\n.target sm_75\n.address_size 64\n.visible .entry big(.param .u64 p)\n{\n"
+      "  .reg .b32 %r<16>;\n  .reg .f32 %f<16>;\n  .reg .b64 %rd<8>;\n  .reg .pred %p<2>;\n"
+      "  .shared .align 4 .b8 sm[1024];\n  mov.u64 %rd1, sm;\n";
+  t.reserve(std::size_t(n) * 36);
+  for (int i = 0; i < n; ++i) {
+    const int a = 2 + i % 10, c = i % 64, o = (i % 256) * 4;
+    switch (i % 6) {
+      case 0:
+        t += fmt::format("  add.u32 %r{}, %r1, {};\n", a, c);
+        break;
+      case 1:
+        t += fmt::format("  ld.shared.f32 %f{}, [%rd1+{}];\n", a, o);
+        break;
+      case 2:
+        t += fmt::format("  fma.rn.f32 %f{}, %f1, %f2, %f3;\n", a);
+        break;
+      case 3:
+        t += fmt::format("  setp.lt.u32 %p1, %r{}, {};\n", a, c);
+        break;
+      case 4:
+        t += fmt::format("  @%p1 st.shared.f32 [%rd1+{}], %f{};\n", o, a);
+        break;
+      default:
+        t += fmt::format("  mul.lo.s32 %r{}, %r2, 37;\n", a);
+        break;
+    }
+  }
+  return t + "  ret;\n}\n";
+}
+
+// Peak resident kilobytes of the CLI run with `args` (its own, from wait4), output discarded.
+long peak_kb(const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  std::string cli = SMEMSIM_CLI;
+  argv.push_back(cli.data());
+  std::vector<std::string> copy = args;
+  for (std::string& a : copy) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  rusage ru{};
+  if (pid < 0 || wait4(pid, &status, 0, &ru) != pid) return -1;
+  return ru.ru_maxrss;
+}
+
+TEST(PtxMemory, ALineCostsUnder240BytesToParse340ToRunAnd900ToSimulate) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "resident memory under AddressSanitizer is not the program's";
+#endif
+  const std::string small = test::temp_file("mem_small.ptx", big_kernel(40000));
+  const std::string large = test::temp_file("mem_large.ptx", big_kernel(240000));
+  const std::string spec =
+      test::temp_file("mem.toml",
+                      "kernel = \"big\"\ngrid = 1\nblock = 32\nargs = [\"out\"]\n"
+                      "[buffers.out]\ntype = \"u32\"\ncount = 1\n");
+  // The kernel named does not exist: the CLI parses the module and stops (exit 2).
+  const std::string none =
+      test::temp_file("mem_none.toml",
+                      "kernel = \"absent\"\ngrid = 1\nblock = 32\nargs = [\"out\"]\n"
+                      "[buffers.out]\ntype = \"u32\"\ncount = 1\n");
+  struct Case {
+    const char* command;
+    const std::string& launch;
+    double most;  // bytes a line
+  } cases[] = {{"run", none, 240}, {"run", spec, 340}, {"sim", spec, 900}};
+  for (const Case& c : cases) {
+    const long a = peak_kb({c.command, small, "--launch", c.launch});
+    const long b = peak_kb({c.command, large, "--launch", c.launch});
+    ASSERT_GT(a, 0);
+    ASSERT_GT(b, 0);
+    const double per_line = double(b - a) * 1024.0 / 200000.0;
+    EXPECT_LT(per_line, c.most) << c.command << " with " << c.launch << ": " << a << " KB, then "
+                                << b << " KB";
+    EXPECT_GT(per_line, 100) << "a line holds at least its instruction: the measure is broken";
+  }
+}
+
+}  // namespace
+}  // namespace smemsim
