@@ -202,10 +202,27 @@ enum class OperandKind : std::uint8_t {
   Label,     // branch target: target = instruction index in Kernel::code
 };
 
+// A 64-bit integer kept in two 4-byte words, so that an Operand packs in 20 bytes: it converts to
+// and from std::int64_t, and a reference to it is an ordinary aligned one (a packed int64_t field
+// was a misaligned reference whenever one was bound, as fmt::format does: UBSan's report).
+struct Imm64 {
+  std::uint32_t lo = 0, hi = 0;
+  constexpr Imm64() = default;
+  constexpr Imm64(std::int64_t v)  // NOLINT: converts implicitly, as the int64_t it replaces
+      : lo(static_cast<std::uint32_t>(static_cast<std::uint64_t>(v))),
+        hi(static_cast<std::uint32_t>(static_cast<std::uint64_t>(v) >> 32)) {}
+  constexpr operator std::int64_t() const {  // NOLINT
+    return static_cast<std::int64_t>(std::uint64_t{lo} | std::uint64_t{hi} << 32);
+  }
+  constexpr Imm64& operator+=(std::int64_t d) { return *this = std::int64_t(*this) + d; }
+  constexpr Imm64& operator-=(std::int64_t d) { return *this = std::int64_t(*this) - d; }
+  constexpr Imm64& operator*=(std::int64_t d) { return *this = std::int64_t(*this) * d; }
+};
+
 // 20 bytes (issue 48: it was 80, with a vector's elements inline, and an instruction 552; a PTX
 // line now takes a third of that). A vector's elements live in its kernel (Kernel::vec_elems, read
 // with Kernel::vec), a float immediate's bits in imm; the symbol and the label or vector index
-// share a word (no kind has both), and imm is aligned to 4 so that six operands pack.
+// share a word (no kind has both).
 struct Operand {
   OperandKind kind = OperandKind::None;
   bool negate = false;     // !%p for predicate sources
@@ -219,7 +236,7 @@ struct Operand {
     std::uint32_t target;
   };
   // ImmInt value, Memory/Symbol byte offset; ImmFloat: the double's bits.
-  std::int64_t imm [[gnu::packed, gnu::aligned(4)]] = 0;
+  Imm64 imm;
 
   double fimm() const { return std::bit_cast<double>(std::int64_t(imm)); }  // ImmFloat value
   void set_fimm(double v) { imm = std::bit_cast<std::int64_t>(v); }

@@ -269,10 +269,11 @@ std::string pad_by_stride(ptx::Kernel& k, const std::vector<std::uint32_t>& acc,
   for (const std::uint32_t i : acc) rename(k.code[i], true);
   for (const auto& [n, coef] : rows) {
     Instruction& in = copy_of.count(n) ? copies[copy_of[n]] : k.code[n];
-    const std::uint64_t c = in.op == Opcode::Shl ? std::uint64_t{1} << in.ops[2].imm
-                            : in.op == Opcode::Mad || ptx::is_float(in.type) ? in.ops[2].imm
-                            : in.ops[2].kind == OperandKind::ImmInt          ? in.ops[2].imm
-                                                                             : in.ops[1].imm;
+    const std::int64_t imm2 = in.ops[2].imm, imm1 = in.ops[1].imm;
+    const std::uint64_t c = in.op == Opcode::Shl ? std::uint64_t{1} << imm2
+                            : in.op == Opcode::Mad || ptx::is_float(in.type) ? imm2
+                            : in.ops[2].kind == OperandKind::ImmInt          ? imm2
+                                                                             : imm1;
     const std::uint64_t scale = coef / c;
     const std::uint64_t want = coef / row * (row + pad);
     if (want % scale) return "a row multiplier cannot take the padded stride exactly";
