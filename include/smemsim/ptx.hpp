@@ -198,7 +198,7 @@ enum class OperandKind : std::uint8_t {
   Symbol,    // address of Kernel::symbols[sym] (+ imm)
   Special,   // special register
   Memory,    // [base + imm]: base is reg, else sym, else none (absolute address imm)
-  Vector,    // {vec[0..count)} registers (ld/st .v2/.v4)
+  Vector,    // {e0, e1, ...}: Kernel::vec(o, 0..count) (ld/st .v2/.v4, mma fragments, packing)
   Label,     // branch target: target = instruction index in Kernel::code
 };
 
