@@ -128,12 +128,4 @@ std::size_t Lexer::statements_ahead(int depth, std::size_t n) const {
   return n;
 }
 
-std::vector<Token> lex(std::string_view text, const std::string& filename) {
-  std::vector<Token> out;
-  Lexer lexer(text, filename);
-  do out.push_back(lexer.next());
-  while (out.back().kind != TokKind::End);
-  return out;
-}
-
 }  // namespace smemsim::ptx

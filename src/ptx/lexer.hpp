@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace smemsim::ptx {
 
@@ -39,8 +38,5 @@ class Lexer {
   std::size_t i_ = 0;
   std::uint32_t line_ = 1;
 };
-
-// Splits `text` into tokens; the last token is End.
-std::vector<Token> lex(std::string_view text, const std::string& filename);
 
 }  // namespace smemsim::ptx
