@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
 # The checks that need a real GPU, in one run (docs/calibration.md "Measured on an H200 and an H100"):
 #   scripts/gpu-checks.sh [--quick] OUT [SMEMSIM]
-# writes into OUT (at most 8 files):
+# writes into OUT (nine files; a device machine returns eight, so pack them: tar czf):
 #   replicas.toml  scripts/calibrate: every replica microbenchmark, a measurement file
 #   keys.toml      scripts/calibrate --keys: kernels/ubench.cu's chains as timing keys
 #   hopper.txt     scripts/hopper_measure.cu: bulk-copy and distributed-shared-memory latencies
+#   memory.txt     scripts/memory_measure.cu: L1/L2/DRAM bandwidth, one-word atomics, DRAM chase
 #   sass.txt       the replicas' SASS for sm_70, sm_75, sm_80 and sm_90, and the suite's for sm_90
 #   suite.txt      the kernel suite replayed on the GPU (scripts/gpu-replay.cu): outputs against
 #                  the executor's, milliseconds; and `sim --threads N` speed (SMEMSIM's --stats)
 #   ncu.csv        Nsight Compute over the same launches: cycles, instructions, shared-memory
 #                  wavefronts and bank conflicts
+#   stalls.csv     Nsight Compute's warp-state and scheduler sections over them (why warps wait)
 #   log.txt        everything printed
 # SMEMSIM is a smemsim binary (default build/release/apps/smemsim/smemsim); it writes the suite's
 # packages (smemsim run --export-gpu) and times itself. Needs nvcc, a CUDA GPU, and for ncu.csv
-# Nsight Compute with access to the counters. --quick leaves out keys.toml, the suite's SASS and
+# Nsight Compute with access to the counters. --quick leaves out keys.toml, stalls.csv, the suite's SASS and
 # the speed runs (about a minute less).
 set -u
 quick=0
@@ -26,7 +28,7 @@ usage="usage: scripts/gpu-checks.sh [--quick] OUT [SMEMSIM]"
 out="${1:-}"
 [ -n "$out" ] || { echo "gpu-checks: no OUT folder ($usage)" >&2; exit 2; }
 case "$out" in
-  -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h | --help) sed -n '2,/^set -u/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
   -*) echo "gpu-checks: unknown option '$out' ($usage)" >&2; exit 2 ;;
 esac
 [ -e "$out" ] && [ ! -d "$out" ] && { echo "gpu-checks: $out is not a directory" >&2; exit 2; }
@@ -51,6 +53,10 @@ fi
 step hopper
 nvcc -O2 -arch=sm_90 -o "$tmp/hopper" scripts/hopper_measure.cu &&
   timeout 60 "$tmp/hopper" | tee "$out/hopper.txt"
+
+step memory
+nvcc -O2 -arch=native -o "$tmp/memory" scripts/memory_measure.cu &&
+  timeout 120 "$tmp/memory" | tee "$out/memory.txt"
 
 step SASS
 {
@@ -115,4 +121,13 @@ for metrics in "$base$extra" "$base"; do
   tail -5 "$tmp/ncu.err"
 done
 wc -l "$out/ncu.csv"
+
+if [ $quick = 0 ]; then
+  step stalls
+  timeout 300 ncu --clock-control none --print-kernel-base mangled --csv \
+    --section WarpStateStats --section SchedulerStats --section LaunchStats --section Occupancy \
+    "$tmp/replay" --once $(cat "$tmp/ran") > "$out/stalls.csv" 2> "$tmp/ncu.err" ||
+    tail -5 "$tmp/ncu.err"
+  wc -l "$out/stalls.csv"
+fi
 step done

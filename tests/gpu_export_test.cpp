@@ -106,8 +106,8 @@ TEST(GpuExport, RefusesWhatNoGpuRunsWithOneLine) {
 #ifdef SMEMSIM_NVCC
 // The GPU-side programs of scripts/gpu-checks.sh compile with the configured nvcc (they run only
 // where a GPU is: docs/calibration.md "Measured on an H200 and an H100"). gpu-replay links the
-// driver API, found in the toolkit's stub folder here; without a GPU, hopper_measure and
-// operand_delay stop with one line and exit code 2.
+// driver API, found in the toolkit's stub folder here; without a GPU, hopper_measure,
+// operand_delay and memory_measure stop with one line and exit code 2.
 TEST(GpuExport, TheGpuProgramsCompile) {
   const std::filesystem::path nvcc(SMEMSIM_NVCC);
   const std::string stubs = (nvcc.parent_path().parent_path() / "lib64" / "stubs").string();
@@ -117,7 +117,7 @@ TEST(GpuExport, TheGpuProgramsCompile) {
   };
   for (const Program& p :
        {Program{"gpu-replay", "-L" + stubs + " -lcuda"}, Program{"hopper_measure", "-arch=sm_90"},
-        Program{"operand_delay", "-arch=sm_90"}}) {
+        Program{"operand_delay", "-arch=sm_90"}, Program{"memory_measure", "-arch=sm_80"}}) {
     const std::string bin = ::testing::TempDir() + "smemsim_" + p.name;
     const test::CliResult c =
         test::shell(std::string(SMEMSIM_NVCC) + " -O2 " + p.flags + " -o " + bin + " " +
