@@ -25,9 +25,10 @@ Rules parse_rules(std::string_view spec, std::string_view key) {
   if (spec.empty())
     throw InputError(fmt::format(
         "arch key '{}': empty (give none, all, or a comma list of fma, imad, lea, addr, scaled, "
-        "cvt, mov, schedule, sincos)",
+        "cvt, mov, schedule, spaces, sincos)",
         key));
-  if (spec == "all") return parse_rules("fma,imad,lea,addr,scaled,cvt,mov,schedule,sincos", key);
+  if (spec == "all")
+    return parse_rules("fma,imad,lea,addr,scaled,cvt,mov,schedule,spaces,sincos", key);
   std::size_t pos = 0;
   while (pos <= spec.size()) {
     const std::size_t comma = spec.find(',', pos);
@@ -41,12 +42,13 @@ Rules parse_rules(std::string_view spec, std::string_view key) {
                  : name == "cvt"      ? &r.cvt
                  : name == "mov"      ? &r.mov
                  : name == "schedule" ? &r.schedule
+                 : name == "spaces"   ? &r.spaces
                  : name == "sincos"   ? &r.sincos
                                       : nullptr;
     if (!flag)
       throw InputError(fmt::format(
           "arch key '{}': unknown lowering rule '{}' (give a comma list of fma, imad, lea, addr, "
-          "scaled, cvt, mov, schedule, sincos; or all, or none)",
+          "scaled, cvt, mov, schedule, spaces, sincos; or all, or none)",
           key, name));
     *flag = true;
     if (comma == std::string_view::npos) break;
@@ -70,6 +72,7 @@ std::string to_string(const Rules& r) {
   add(r.cvt, "cvt");
   add(r.mov, "mov");
   add(r.schedule, "schedule");
+  add(r.spaces, "spaces");
   add(r.sincos, "sincos");
   return s.empty() ? "none" : s;
 }

@@ -17,13 +17,17 @@ struct Rules {
   bool fma = false, imad = false, lea = false, addr = false, scaled = false, cvt = false,
        mov = false;
   bool schedule = false;  // the list scheduler (schedule.hpp), not an absorbing rule
+  // The scheduler keeps the order of two memory instructions only where it matters: a write and
+  // another access to state spaces that may alias (schedule.hpp); without it, every load, store
+  // and atomic stays in program order among themselves.
+  bool spaces = false;
   // sin/cos issue as two instructions, an FMA-pipe range reduction then the SFU op (lower.hpp);
   // it adds an issue slot rather than absorbing one.
   bool sincos = false;
   bool any() const { return fma || imad || lea || addr || scaled || cvt || mov; }
 };
-// "fma,imad,lea,addr,scaled,cvt,mov,schedule,sincos", "all" or "none": throws InputError naming
-// `key` (an empty spec or an empty name in the list is refused too).
+// "fma,imad,lea,addr,scaled,cvt,mov,schedule,spaces,sincos", "all" or "none": throws InputError
+// naming `key` (an empty spec or an empty name in the list is refused too).
 Rules parse_rules(std::string_view spec, std::string_view key = "sm.lower");
 std::string to_string(const Rules& r);  // the canonical comma list, "none" when empty
 

@@ -3,6 +3,7 @@
 #include "lower/schedule.hpp"
 
 #include <algorithm>
+#include <array>
 #include <queue>
 #include <tuple>
 
@@ -11,32 +12,59 @@ namespace {
 
 using ptx::Opcode;
 
-// Instructions whose order among themselves is kept: memory, warp-level and other side effects.
-bool ordered(const ptx::Instruction& ins) {
+// How an instruction takes part in the order the scheduler keeps (schedule.hpp).
+//   Full: kept in order with every other instruction listed here (atomics, volatile and strong
+//     accesses, asynchronous copies, nanosleep; and with `spaces` off every memory instruction).
+//   Warp / Carry: kept in order among their own kind (shuffles and votes; the carry flag).
+//   Load / Write: a memory access to `space` (None: generic), ordered against writes, and a write
+//     against loads too, to the spaces that may alias it (the same space, or a generic address).
+enum class Part : std::uint8_t { Free, Full, Warp, Carry, Load, Write };
+
+struct Role {
+  Part part = Part::Free;
+  ptx::Space space = ptx::Space::Generic;
+};
+
+Role role(const ptx::Instruction& ins, bool spaces) {
+  const bool strong = ins.flags & (ptx::kVolatile | ptx::kStrong);
+  const ptx::Space sp = ins.space == ptx::Space::None ? ptx::Space::Generic : ins.space;
+  auto mem = [&](Part p) { return spaces && !strong ? Role{p, sp} : Role{Part::Full, sp}; };
   switch (ins.op) {
     case Opcode::Ld:
+    case Opcode::Ldmatrix:
+    case Opcode::WmmaLoad:
+      return mem(Part::Load);
+    case Opcode::Tex:
+    case Opcode::Tld4:  // reads memory a kernel may also write through global addresses
+      return spaces ? Role{Part::Load, ptx::Space::Global} : Role{Part::Full, sp};
     case Opcode::St:
+    case Opcode::Stmatrix:
+    case Opcode::WmmaStore:
+      return mem(Part::Write);
     case Opcode::Atom:
     case Opcode::Red:
-    case Opcode::Ldmatrix:
-    case Opcode::Stmatrix:
     case Opcode::CpAsync:
     case Opcode::CpAsyncCommit:
-    case Opcode::Tex:
-    case Opcode::Tld4:
-    case Opcode::WmmaLoad:
-    case Opcode::WmmaStore:
     case Opcode::Nanosleep:
+      return {Part::Full, sp};
     case Opcode::Shfl:
     case Opcode::Vote:
     case Opcode::Match:
     case Opcode::Redux:
     case Opcode::Activemask:
-    case Opcode::Cvta:  // generic addresses: cheap, and kept beside their memory instructions
-      return true;
+      return {spaces ? Part::Warp : Part::Full, sp};
+    case Opcode::Cvta:  // a register's arithmetic; kept beside the memory instructions without
+                        // spaces
+      return {spaces ? Part::Free : Part::Full, sp};
     default:
-      return ins.has(ptx::kCc) || ins.has(ptx::kCarryIn);
+      if (ins.has(ptx::kCc) || ins.has(ptx::kCarryIn))
+        return {spaces ? Part::Carry : Part::Full, sp};
+      return {};
   }
+}
+
+bool may_alias(ptx::Space a, ptx::Space b) {
+  return a == b || a == ptx::Space::Generic || b == ptx::Space::Generic;
 }
 
 // An instruction nothing moves across: it reads a clock.
@@ -68,7 +96,7 @@ struct Node {
 
 // Schedules nodes (in program order) and appends their instructions to `order`.
 void schedule_run(std::vector<Node>& nodes, const std::vector<RegUse>& uses,
-                  const std::vector<std::uint32_t>& latency, const ptx::Kernel& k,
+                  const std::vector<std::uint32_t>& latency, const ptx::Kernel& k, bool spaces,
                   std::vector<std::uint32_t>& order) {
   const std::size_t n = nodes.size();
   if (n <= 1) {
@@ -76,17 +104,27 @@ void schedule_run(std::vector<Node>& nodes, const std::vector<RegUse>& uses,
       for (std::uint32_t i = d.first; i <= d.last; ++i) order.push_back(i);
     return;
   }
-  // Dependences: the last writer of each register, its readers since, the last ordered node.
+  // Dependences: the last writer of each register and its readers since; for the order of
+  // memory and warp-level instructions (role), the last Full node and the ordered nodes since,
+  // the last Warp and Carry nodes, and per state space its last write and the loads since.
   std::vector<std::uint32_t> writer(k.regs.size(), ptx::kNone);
   std::vector<std::vector<std::uint32_t>> readers(k.regs.size());
-  std::uint32_t last_ordered = ptx::kNone;
   auto edge = [&](std::uint32_t from, std::uint32_t to, std::uint32_t lat) {
     if (from == ptx::kNone || from == to) return;
     nodes[from].succ.emplace_back(to, lat);
     ++nodes[to].preds;
   };
+  constexpr std::size_t kSpaces = std::size_t(ptx::Space::Const) + 1;
+  struct SpaceOrder {
+    std::uint32_t write = ptx::kNone;
+    std::vector<std::uint32_t> loads;
+  };
+  std::array<SpaceOrder, kSpaces> space{};
+  std::uint32_t last_full = ptx::kNone, last_warp = ptx::kNone, last_carry = ptx::kNone;
+  std::vector<std::uint32_t> since_full;
+  std::vector<Role> roles;
   for (std::uint32_t d = 0; d < n; ++d) {
-    bool side = false;
+    roles.clear();
     for (std::uint32_t i = nodes[d].first; i <= nodes[d].last; ++i) {
       for (std::uint32_t r : uses[i].reads)
         if (r < writer.size() && writer[r] != d) {
@@ -100,11 +138,44 @@ void schedule_run(std::vector<Node>& nodes, const std::vector<RegUse>& uses,
           readers[r].clear();
           writer[r] = d;
         }
-      side |= ordered(k.code[i]);
+      const Role ro = role(k.code[i], spaces);
+      if (ro.part != Part::Free) roles.push_back(ro);
     }
-    if (side) {
-      edge(last_ordered, d, 0);
-      last_ordered = d;
+    if (roles.empty()) continue;
+    edge(last_full, d, 0);
+    if (std::any_of(roles.begin(), roles.end(), [](Role r) { return r.part == Part::Full; })) {
+      for (std::uint32_t x : since_full) edge(x, d, 0);
+      since_full.clear();
+      space = {};
+      last_full = d;
+      last_warp = last_carry = ptx::kNone;
+      continue;
+    }
+    since_full.push_back(d);
+    for (const Role& ro : roles) {
+      if (ro.part == Part::Warp) {
+        edge(last_warp, d, 0);
+        last_warp = d;
+      } else if (ro.part == Part::Carry) {
+        edge(last_carry, d, 0);
+        last_carry = d;
+      } else {
+        const bool write = ro.part == Part::Write;
+        for (std::size_t t = 0; t < kSpaces; ++t) {
+          if (!may_alias(ptx::Space(t), ro.space)) continue;
+          edge(space[t].write, d, 0);
+          if (write) {
+            for (std::uint32_t x : space[t].loads) edge(x, d, 0);
+            // Later accesses that may alias t are ordered after these loads through d.
+            if (t == std::size_t(ro.space) || ro.space == ptx::Space::Generic)
+              space[t].loads.clear();
+          }
+        }
+        if (write)
+          space[std::size_t(ro.space)].write = d;
+        else
+          space[std::size_t(ro.space)].loads.push_back(d);
+      }
     }
   }
   // Heights: the longest latency path from a node to the run's end.
@@ -143,7 +214,7 @@ void schedule_run(std::vector<Node>& nodes, const std::vector<RegUse>& uses,
 
 std::vector<std::uint32_t> schedule(const ptx::Kernel& kernel, const std::vector<RegUse>& uses,
                                     const std::vector<std::uint32_t>& latency,
-                                    const std::vector<std::uint32_t>& with) {
+                                    const std::vector<std::uint32_t>& with, bool spaces) {
   const std::uint32_t n = std::uint32_t(kernel.code.size());
   if (uses.size() < n || latency.size() < n) return {};
   const std::vector<std::uint32_t> block = blocks(kernel);
@@ -158,7 +229,7 @@ std::vector<std::uint32_t> schedule(const ptx::Kernel& kernel, const std::vector
   order.reserve(n);
   std::vector<Node> run;
   auto flush = [&] {
-    schedule_run(run, uses, latency, kernel, order);
+    schedule_run(run, uses, latency, kernel, spaces, order);
     run.clear();
   };
   for (std::uint32_t i = 0; i < n; ++i) {

@@ -9,7 +9,13 @@
 // itself sees the code it timed). Kept in order: registers (read after write, write after read,
 // write after write), memory and warp-level instructions among themselves (loads, stores,
 // atomics, shuffles, votes, the carry flag), and an absorbed instruction with the one it issues
-// with (lower.hpp).
+// with (lower.hpp). With `spaces` (sm.lower rule `spaces`) the memory order kept is the one that
+// can change a result: a store against every earlier or later access to a state space that may
+// alias its own (the same space, or a generic address), so two loads pass each other and a
+// global load passes a shared store, as ptxas hoists a tile's global loads above the shared
+// stores of the loads before them (sm_90 SASS of kernels/convolution.cu); atomics, volatile and
+// strong accesses, asynchronous copies and nanosleep stay in order with all of them, shuffles
+// and votes among themselves, the carry flag among its users.
 #pragma once
 
 #include <cstdint>
@@ -23,10 +29,10 @@ namespace smemsim::lower {
 // The new order of kernel.code (order[new position] = old index), or an empty vector when the
 // scheduler changed nothing. `latency[i]`: cycles from instruction i's issue until a dependent
 // instruction may issue. `with[i]`: what an absorbed instruction issues with (kNone: it issues;
-// may be empty: nothing absorbed).
+// may be empty: nothing absorbed). `spaces`: keep only the memory order that may alias (above).
 std::vector<std::uint32_t> schedule(const ptx::Kernel& kernel, const std::vector<RegUse>& uses,
                                     const std::vector<std::uint32_t>& latency,
-                                    const std::vector<std::uint32_t>& with);
+                                    const std::vector<std::uint32_t>& with, bool spaces = false);
 
 // kernel with its code in `order` (schedule's result); labels, calls and functions unchanged
 // (each block keeps its first and last positions).

@@ -70,7 +70,7 @@ void GpuSim::Impl::lower_code() {
         latency[i] = ctx.latency[std::size_t(in.unit)];
     }
   }
-  order = lower::schedule(kernel, reg_uses(info), latency, absorbed);
+  order = lower::schedule(kernel, reg_uses(info), latency, absorbed, rules.spaces);
   if (order.empty()) return;
   scheduled = std::make_unique<ptx::Kernel>(lower::reordered(kernel, order));
   code = scheduled.get();
