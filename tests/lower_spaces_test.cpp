@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "lower/schedule.hpp"
+#include "lower_test_util.hpp"
 #include "smemsim/arch.hpp"
 #include "timing/inst_info.hpp"
 #include "timing_test_util.hpp"
@@ -102,18 +103,7 @@ TEST(LowerSpaces, AHoistedLoadHidesItsLatency) {
   ret;
 }
 )";
-  Arch a = find_preset("hopper-h100");
-  a.sm.count = 1;
-  std::uint32_t span[2];
-  for (int on = 0; on < 2; ++on) {
-    a.sm.lower = on ? "schedule,spaces" : "schedule";
-    TimedKernel k(body, 1, 80);  // the loads on two lines: neither hits the other's
-    k.run(a);
-    span[on] = k.out()[0];
-  }
-  const std::uint32_t saved = span[0] - span[1];
-  EXPECT_GE(saved, a.sm.global_latency) << span[0] << " " << span[1];
-  EXPECT_LE(saved, a.sm.lat_shared_ld + a.sm.global_latency + 8) << span[0] << " " << span[1];
+  expect_one_load_latency_saved(body, "schedule", "schedule,spaces");
 }
 
 }  // namespace

@@ -101,7 +101,7 @@ TEST(Lowering, MarksWhatPtxasMakesFree) {
 
 TEST(Lowering, RulesParseAndRefuseTypos) {
   EXPECT_EQ(lower::to_string(lower::parse_rules("all")),
-            "fma,imad,lea,addr,scaled,cvt,mov,schedule,spaces,sincos");
+            "fma,imad,lea,addr,scaled,cvt,mov,ifcvt,schedule,spaces,sincos");
   EXPECT_EQ(lower::to_string(lower::parse_rules("none")), "none");
   EXPECT_EQ(lower::to_string(lower::parse_rules("mov,fma")), "fma,mov");
   try {
@@ -125,9 +125,10 @@ TEST(Lowering, RulesParseAndRefuseTypos) {
               "fma,imad,lea,addr,scaled,cvt,mov,schedule")
         << p;
   // And for sm_90 sin.approx as FMUL.RZ then MUFU.SIN (the same SASS): sincos; global loads
-  // hoisted above shared stores (an H100's SASS of conv_rows): spaces.
+  // hoisted above shared stores and branches round them made predicates (an H100's SASS of
+  // conv_rows): spaces and ifcvt.
   EXPECT_EQ(lower::to_string(lower::parse_rules(find_preset("hopper-h100").sm.lower)),
-            "fma,imad,lea,addr,cvt,mov,schedule,spaces,sincos");
+            "fma,imad,lea,addr,cvt,mov,ifcvt,schedule,spaces,sincos");
 }
 
 // t0 = clock, N links, t1 = clock; out[0] = t1 - t0, out[1] = the chain's value (lane 0).

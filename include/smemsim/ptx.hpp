@@ -188,6 +188,10 @@ enum Flag : std::uint32_t {
   // Eviction Priority Hints"; issue 44). The other eviction priorities are accepted and not
   // modelled (an LRU L1).
   kL1NoAllocate = 1 << 29,
+  // A forward branch round a few instructions that the timing's lowering made predicates of them
+  // (sm.lower's `ifcvt`, src/lower/ifcvt.hpp): the branch became `mov.pred p, p`, which does
+  // nothing and takes no issue slot. Set by that pass only, never by the parser.
+  kIfConverted = 1u << 30,
 };
 
 enum class OperandKind : std::uint8_t {

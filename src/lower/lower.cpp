@@ -222,6 +222,12 @@ std::vector<Lowered> lower(const ptx::Kernel& kernel, const std::vector<RegUse>&
       cand[p] = {Rule::Mov, ptx::kNone};
   }
 
+  // A branch if-conversion made a no-op (ifcvt.hpp): it issues with the first instruction it
+  // guarded, which reads its predicate.
+  if (rules.ifcvt)
+    for (std::uint32_t p = 0; p < n; ++p)
+      if (code[p].has(ptx::kIfConverted)) cand[p] = {Rule::Ifcvt, ptx::kNone};
+
   // Keep a candidate only when the instruction it would issue with is the one that consumes it
   // (so that the consumer's wait for its registers is the wait the absorbed instruction adds).
   // Backwards: the instructions after i are decided first.

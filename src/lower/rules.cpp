@@ -10,8 +10,8 @@
 namespace smemsim::lower {
 namespace {
 
-constexpr std::array<std::string_view, kRules> kNames = {"",     "fma",    "imad", "lea",
-                                                         "addr", "scaled", "cvt",  "mov"};
+constexpr std::array<std::string_view, kRules> kNames = {"",       "fma", "imad", "lea",  "addr",
+                                                         "scaled", "cvt", "mov",  "ifcvt"};
 
 }  // namespace
 
@@ -25,10 +25,10 @@ Rules parse_rules(std::string_view spec, std::string_view key) {
   if (spec.empty())
     throw InputError(fmt::format(
         "arch key '{}': empty (give none, all, or a comma list of fma, imad, lea, addr, scaled, "
-        "cvt, mov, schedule, spaces, sincos)",
+        "cvt, mov, ifcvt, schedule, spaces, sincos)",
         key));
   if (spec == "all")
-    return parse_rules("fma,imad,lea,addr,scaled,cvt,mov,schedule,spaces,sincos", key);
+    return parse_rules("fma,imad,lea,addr,scaled,cvt,mov,ifcvt,schedule,spaces,sincos", key);
   std::size_t pos = 0;
   while (pos <= spec.size()) {
     const std::size_t comma = spec.find(',', pos);
@@ -41,6 +41,7 @@ Rules parse_rules(std::string_view spec, std::string_view key) {
                  : name == "scaled"   ? &r.scaled
                  : name == "cvt"      ? &r.cvt
                  : name == "mov"      ? &r.mov
+                 : name == "ifcvt"    ? &r.ifcvt
                  : name == "schedule" ? &r.schedule
                  : name == "spaces"   ? &r.spaces
                  : name == "sincos"   ? &r.sincos
@@ -48,7 +49,7 @@ Rules parse_rules(std::string_view spec, std::string_view key) {
     if (!flag)
       throw InputError(fmt::format(
           "arch key '{}': unknown lowering rule '{}' (give a comma list of fma, imad, lea, addr, "
-          "scaled, cvt, mov, schedule, spaces, sincos; or all, or none)",
+          "scaled, cvt, mov, ifcvt, schedule, spaces, sincos; or all, or none)",
           key, name));
     *flag = true;
     if (comma == std::string_view::npos) break;
@@ -71,6 +72,7 @@ std::string to_string(const Rules& r) {
   add(r.scaled, "scaled");
   add(r.cvt, "cvt");
   add(r.mov, "mov");
+  add(r.ifcvt, "ifcvt");
   add(r.schedule, "schedule");
   add(r.spaces, "spaces");
   add(r.sincos, "sincos");

@@ -94,7 +94,7 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
     throw InputError("arch key 'timing.native_position': the cycle model needs >= 1");
   if (options.max_cycles == 0) throw InputError("--max-cycles must be at least 1");
 
-  if (rules.schedule) lower_code();
+  if (rules.schedule || rules.ifcvt) lower_code();
   // The executor checks the launch (block size, shared memory, arguments) first.
   primary = std::make_unique<exec::Executor>(module, *code, arch, launch, mem, 1, options.remap);
   const exec::Executor& probe = *primary;

@@ -29,7 +29,10 @@ struct GpuSim::Impl {
   // caller's kernel's numbering (per-instruction statistics, observer events).
   std::vector<std::uint32_t> order;
   std::unique_ptr<ptx::Kernel> scheduled;
-  const ptx::Kernel* code = nullptr;   // kernel or *scheduled
+  // sm.lower's `ifcvt`: the kernel with its short forward branches made predicates (same
+  // positions, src/lower/ifcvt.hpp), until the scheduler copies it; none when none qualified.
+  std::unique_ptr<ptx::Kernel> converted;
+  const ptx::Kernel* code = nullptr;   // kernel, *converted or *scheduled
   std::unique_ptr<Observer> renumber;  // the caller's observer behind an index map
   std::vector<InstInfo> info;
   std::vector<std::uint32_t>
@@ -59,6 +62,7 @@ struct GpuSim::Impl {
   const exec::ExecStats& exec_stats();
   [[noreturn]] void stuck(const std::string& why) const;
   void lower_code();
+  void if_convert_code();  // sm.lower's ifcvt (gpu_lower.cpp)
 };
 
 }  // namespace smemsim::timing

@@ -1,5 +1,6 @@
 // The list scheduler's side of the GPU (sm.lower's `schedule`, src/lower/schedule.hpp): the kernel
 // in the scheduled order, and the caller's numbering for what leaves GpuSim.
+#include "lower/ifcvt.hpp"
 #include "lower/schedule.hpp"
 #include "timing/gpu_impl.hpp"
 
@@ -48,9 +49,12 @@ class Renumber final : public Observer {
 
 }  // namespace
 
-// The list scheduler (src/lower/schedule.hpp): each instruction's latency to a dependent one, as
-// the SM will time it, then the kernel in the scheduled order, decoded and lowered again.
+// If-conversion (src/lower/ifcvt.hpp), then the list scheduler (src/lower/schedule.hpp): each
+// instruction's latency to a dependent one, as the SM will time it, then the kernel in the
+// scheduled order, decoded and lowered again.
 void GpuSim::Impl::lower_code() {
+  if (rules.ifcvt) if_convert_code();
+  if (!rules.schedule) return;
   const SmConfig& sm = arch.sm;
   std::vector<std::uint32_t> latency(info.size());
   for (std::size_t i = 0; i < info.size(); ++i) {
@@ -70,10 +74,11 @@ void GpuSim::Impl::lower_code() {
         latency[i] = ctx.latency[std::size_t(in.unit)];
     }
   }
-  order = lower::schedule(kernel, reg_uses(info), latency, absorbed, rules.spaces);
+  order = lower::schedule(*code, reg_uses(info), latency, absorbed, rules.spaces);
   if (order.empty()) return;
-  scheduled = std::make_unique<ptx::Kernel>(lower::reordered(kernel, order));
+  scheduled = std::make_unique<ptx::Kernel>(lower::reordered(*code, order));
   code = scheduled.get();
+  converted.reset();
   std::vector<InstInfo>().swap(info);  // not beside its successor (issue 48: 172 bytes a line)
   info = decode_kernel(*code);
   absorbed = apply_lowering(*code, info, rules);
@@ -81,6 +86,24 @@ void GpuSim::Impl::lower_code() {
     renumber = std::make_unique<Renumber>(*options.observer, order);
     options.observer = renumber.get();
   }
+}
+
+// The branches to convert are found on the caller's kernel decoded as written (each instruction's
+// own registers, not an absorbed group's); only when there are some is the kernel copied.
+void GpuSim::Impl::if_convert_code() {
+  std::vector<InstInfo>().swap(info);
+  std::vector<InstInfo> plain = decode_kernel(kernel);
+  const std::vector<std::uint32_t> branches = lower::if_conversions(kernel, reg_uses(plain));
+  if (branches.empty()) {
+    info = std::move(plain);
+  } else {
+    std::vector<InstInfo>().swap(plain);
+    converted = std::make_unique<ptx::Kernel>(kernel);
+    lower::if_convert(*converted, branches);
+    code = converted.get();
+    info = decode_kernel(*code);
+  }
+  absorbed = apply_lowering(*code, info, rules);
 }
 
 }  // namespace smemsim::timing
