@@ -112,6 +112,41 @@ $L2:
   expect_one_load_latency_saved(body, "schedule,spaces", "schedule,spaces,ifcvt");
 }
 
+// A converted body's global load is often off in every lane (a tile's bounds check): no request
+// leaves the SM, so its reader waits for no memory. One thread, between two clock reads: a
+// predicated-off ld.global, then an add of its destination. Before, the model sent an empty
+// request and the add waited a DRAM latency (500 on hopper-h100); now the span is the load's
+// issue through the LSU path alone: under lat_shared_ld + 30 cycles, far under global_latency.
+TEST(LowerIfcvt, AnAccessWithEveryLaneOffWaitsForNoMemory) {
+  const std::string body = R"(
+.visible .entry off(.param .u64 out)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, 7;
+  setp.eq.u32 %p1, %r1, %r1;
+  mov.u32 %r10, %clock;
+  @!%p1 ld.global.u32 %r2, [%rd2+256];
+  add.s32 %r3, %r2, 1;
+  mov.u32 %r11, %clock;
+  sub.s32 %r12, %r11, %r10;
+  st.global.u32 [%rd2], %r12;
+  st.global.u32 [%rd2+4], %r3;
+  ret;
+}
+)";
+  Arch a = find_preset("hopper-h100");
+  a.sm.count = 1;
+  TimedKernel k(body, 1, 80);
+  k.run(a);
+  EXPECT_EQ(k.out()[1], 8u);  // the load wrote nothing
+  EXPECT_LT(k.out()[0], a.sm.lat_shared_ld + 30);
+}
+
 // The converted kernel is what the executor runs: every suite kernel whose results do not depend
 // on timing gives the same outputs, byte for byte, with the rule on and off (volta-v100 with
 // the hopper rules added; its other keys as shipped).

@@ -182,9 +182,12 @@ class GlobalMemoryUnit {
     std::uint64_t rate, credit = 0;
   };
   std::uint64_t latency(Kind kind, std::uint32_t sectors, Split f) const {
+    // Every lane off (a predicated-off access, as if-conversion makes them): no request leaves
+    // the SM, nothing comes back to wait for.
+    if (!sectors) return 0;
     if (kind == Kind::Atomic)  // the lanes on one word updated one after another at the L2
       return atomic_latency_ + atomic_serial_ * (f.same > 1 ? f.same - 1u : 0u);
-    if (kind == Kind::Store || !sectors || std::uint32_t(f.l1) + f.l2 < sectors)
+    if (kind == Kind::Store || std::uint32_t(f.l1) + f.l2 < sectors)
       return load_latency_;
     return f.l2 ? l2_latency_ : l1_latency_;
   }
