@@ -332,3 +332,35 @@ SMEMSIM_OPERAND_CHAIN(rep_mufu_ffma,
                                    : "+f"(f)
                                    : "f"(one)
                                    : "memory");)
+
+// DRAM latency (issue 44; scripts/memory_measure.cu measured 680 cycles a link on an H100 with the
+// L2 flushed from the host): thread 0 writes a ring of 4,096 u64 links 8 KiB apart through the
+// first 32 MiB of `ring`, then the 1,024 threads read the 96 MiB after it once (ld.global.cg.v4),
+// which leaves none of the ring in an L2 of 50 MB or less (the model's, on one SM, is the whole
+// sm.l2_bytes); then thread 0 follows 2,048 links with ld.global.cg: each a line no cache holds.
+// `ring` is 128 MiB (the runner's FlushRing).
+extern "C" __global__ void rep_dram_chase(unsigned* clk, unsigned* out, unsigned long long* ring,
+                                          int) {
+  const unsigned links = 4096, stride = 1024;  // u64 words: 8 KiB
+  if (threadIdx.x == 0)
+    for (unsigned i = 0; i < links; ++i)
+      ring[i * stride] = reinterpret_cast<unsigned long long>(ring + ((i + 1) % links) * stride);
+  __syncthreads();
+  const uint4* flush = reinterpret_cast<const uint4*>(ring + links * stride);
+  const unsigned n16 = (96u << 20) / 16;
+  unsigned acc = 0;
+  for (unsigned i = threadIdx.x; i < n16; i += blockDim.x) {
+    const uint4 v = __ldcg(flush + i);
+    acc ^= v.x ^ v.w;
+  }
+  __syncthreads();
+  unsigned long long p = reinterpret_cast<unsigned long long>(ring);
+  unsigned t0 = 0, t1 = 0;
+  if (threadIdx.x == 0) {
+    t0 = clock32();
+    for (int i = 0; i < 2048; ++i) asm volatile("ld.global.cg.u64 %0, [%0];" : "+l"(p));
+    t1 = clock32();
+  }
+  stamp(clk, t0, t1);
+  out[threadIdx.x] = acc ^ static_cast<unsigned>(p);
+}

@@ -15,7 +15,7 @@
 
 namespace {
 
-enum class Extra { None, AtomicRing, ChaseRing };
+enum class Extra { None, AtomicRing, ChaseRing, FlushRing };
 
 struct Row {
   const char *name, *unit, *what;
@@ -29,7 +29,7 @@ struct Row {
 
 struct Buffers {
   unsigned *clk, *out, *atomic_ring;
-  unsigned long long* chase_ring;
+  unsigned long long *chase_ring, *flush_ring;  // 4,096 u64; 128 MiB (rep_dram_chase)
 };
 
 // One launch of each kernel shape (the overload picks the one the replica's kernel has).
@@ -44,7 +44,8 @@ void launch(void (*k)(unsigned*, unsigned*, unsigned*), const Row& r, const Buff
 }
 void launch(void (*k)(unsigned*, unsigned*, unsigned long long*, int), const Row& r,
             const Buffers& b) {
-  k<<<1, r.threads>>>(b.clk, b.out, b.chase_ring, r.arg);
+  k<<<1, r.threads>>>(b.clk, b.out, r.extra == Extra::FlushRing ? b.flush_ring : b.chase_ring,
+                      r.arg);
 }
 
 // The figure of one run, as src/calibrate/replicas.cpp computes it from the clocks.
@@ -98,6 +99,7 @@ int main(int argc, char** argv) {
   check(cudaMalloc(&b.out, 1024 * sizeof(unsigned)), "cudaMalloc");
   check(cudaMalloc(&b.atomic_ring, 1024 * sizeof(unsigned)), "cudaMalloc");
   check(cudaMalloc(&b.chase_ring, 4096 * sizeof(unsigned long long)), "cudaMalloc");
+  check(cudaMalloc(&b.flush_ring, std::size_t(128) << 20), "cudaMalloc");
   std::printf(
       "# Measured by scripts/calibrate: every replica of kernels/ubench_replicas.cu on this\n"
       "# GPU, the median of five runs after a warm-up. smemsim calibrate FILE fits the\n"
@@ -135,5 +137,6 @@ int main(int argc, char** argv) {
   check(cudaFree(b.out), "cudaFree");
   check(cudaFree(b.atomic_ring), "cudaFree");
   check(cudaFree(b.chase_ring), "cudaFree");
+  check(cudaFree(b.flush_ring), "cudaFree");
   return 0;
 }

@@ -98,7 +98,7 @@ TEST(CalibratePublished, H800Luo2024) {
 
 // Our own measurements (scripts/calibrate on an H200 and an H100 SXM, whose SM figures agree to
 // four digits): hopper-h100's SM keys (latencies, lanes_imad, tensor_fmas, native_position,
-// scheduler) are calibrated to both, its L1, L2 and global-atomic latencies to the H100's
+// scheduler) are calibrated to both, its L1, L2, DRAM and global-atomic latencies to the H100's
 // (docs/calibration.md "Measured on an H200 and an H100"). With the operand delay and the sin/cos
 // expansion (sm.mio_delay_*, sm.lower's sincos) every latency chain is within 5 %; the misses,
 // each with what the model lacks:

@@ -429,6 +429,9 @@ std::vector<Arch> build() {
     a.sm.lat_shared_atom = 26;  // [H200] an atomic with its result used: the load's + 2.8
     // [H100] atomicAdd chase 307.6 a hop, its IMAD.WIDE included (the H200's 290.3).
     a.sm.global_atomic_latency = 282;
+    // [H100] a chase of lines no cache holds (rep_dram_chase: the L2 flushed by reading 96 MiB
+    // past the ring) 685.6 a link (calibration/h100-measured.toml); its replica 686.1.
+    a.sm.global_latency = 664;
     a.sm.global_bytes_per_cycle = 13;  // [WP] 3350 GB/s / (132 SMs x 1980 MHz) = 12.8
     // [GUIDE] cc 9.0: 256 KB of L1 and shared memory, carve-outs 0, 8, 16, 32, 64, 100, 132, 164,
     // 196 or 228 KB. [WP] 50 MB of L2; 16 ways assumed. L2 bandwidth per SM assumed the V100's

@@ -236,6 +236,10 @@ const std::map<std::string, std::vector<Row>>& tables() {
             "H200: 2 to 32 lanes on one word, 2.0 a lane (4.8 to 64.7); replicas within 4.2 %"},
            {"sm.global_atomic_latency", K::Calibrated,
             "H100 SXM: atomicAdd chase 307.6 a hop; its replica 307.7 with 282 (the H200's 290.3)"},
+           {"sm.global_latency", K::Calibrated,
+            "H100 SXM: a chase of lines no cache holds (the L2 flushed by reading 96 MiB past "
+            "them), 685.6 cycles a link; its replica 686.1 (scripts/memory_measure.cu, flushed "
+            "from the host: 680-690)"},
            {"sm.scheduler", K::Calibrated,
             "lrr: the H200's shared, FFMA and HFMA2 throughputs each nearer than with gto "
             "(docs/calibration.md)"},

@@ -55,9 +55,11 @@ double run_replica(const Replica& r, const Arch& preset, const ptx::Module& m) {
   if (r.extra == Extra::AtomicRing)
     launch.args.push_back(exec::Arg::buf(
         mem.add(exec::Buffer{"ring", exec::ElemType::U32, std::vector<std::uint8_t>(1024 * 4)})));
-  if (r.extra == Extra::ChaseRing) {
+  if (r.extra == Extra::ChaseRing || r.extra == Extra::FlushRing) {
+    // FlushRing: 128 MiB, a 32 MiB ring and 96 MiB to read past it (rep_dram_chase).
+    const std::size_t bytes = r.extra == Extra::FlushRing ? std::size_t(128) << 20 : 4096 * 8;
     launch.args.push_back(exec::Arg::buf(
-        mem.add(exec::Buffer{"ring", exec::ElemType::U64, std::vector<std::uint8_t>(4096 * 8)})));
+        mem.add(exec::Buffer{"ring", exec::ElemType::U64, std::vector<std::uint8_t>(bytes)})));
     launch.args.push_back(exec::Arg::integer(r.arg));
   }
   if (r.steps) launch.args.push_back(exec::Arg::integer(r.steps));

@@ -36,7 +36,7 @@ struct Replica {
   double amount = 1;
   // The extra argument after clk and out: none, a u32 ring of 1,024 (global atomics), or a u64
   // ring of 4,096 and the flag `arg` (global chases).
-  enum class Extra : std::uint8_t { None, AtomicRing, ChaseRing } extra = Extra::None;
+  enum class Extra : std::uint8_t { None, AtomicRing, ChaseRing, FlushRing } extra = Extra::None;
   std::int32_t arg = 0;
 };
 
