@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """Compares the kernel suite measured on a GPU (scripts/gpu-checks.sh: ncu.csv) with the model.
 
-    scripts/gpu-compare.py NCU_CSV [--smemsim BIN] [--arch hopper-h100]
+    scripts/gpu-compare.py NCU_CSV [--smemsim BIN] [--arch hopper-h100] [--set KEY=VALUE ...]
 
 For each launch of scripts/gpu-suite.txt it reads Nsight Compute's figures (cycles, shared-memory
 instructions, wavefronts and bank conflicts, summed over the package's launches) and runs the same
 launch in smemsim (`sim --json` for cycles, `profile --json` for the shared-memory counts), and
 prints a Markdown table. Nsight's rows are matched to the packages in the order gpu-checks.sh ran
 them (the packages' names sorted), each row's kernel name checked against the package's launches.
+A last line sums the launches up: the geometric mean of model/GPU cycles, the median distance
+from 1 (|log|), and how many are within 10 % and 25 % of the GPU and how many over 1.15.
 """
 import argparse
+import math
 import csv
 import json
 import os
@@ -81,7 +84,10 @@ def main():
     ap.add_argument("ncu_csv")
     ap.add_argument("--smemsim", default=os.path.join(HERE, "..", "build/release/apps/smemsim/smemsim"))
     ap.add_argument("--arch", default="hopper-h100")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="override an arch key of the model (repeatable), as smemsim's --set")
     a = ap.parse_args()
+    ratios = []
     ncu = read_ncu(a.ncu_csv)
     at = 0
     print(f"| launch | kernels | GPU cycles | model cycles | model/GPU | GPU shared ld/st | "
@@ -107,6 +113,8 @@ def main():
                 for k, v in m.items():
                     g[k] = g.get(k, 0) + v
             base = [f"builtin:{builtin}", *opts, "--arch", a.arch]
+            for kv in a.set:
+                base += ["--set", kv]
             s = smemsim_json(a.smemsim, ["sim"] + base)
             p = smemsim_json(a.smemsim, ["profile"] + base)
             cyc = s["timing"]["cycles"] if s else float("nan")
@@ -115,6 +123,8 @@ def main():
             oth = p["totals"]["accesses"] - ld - st if p else 0
             conf = p["totals"]["bank_conflicts"] if p else 0
             gc = g.get("gpc__cycles_elapsed.max", float("nan"))
+            if s and gc > 0:
+                ratios.append(cyc / gc)
             print(f"| {name} | {len(kernels)} | {gc:,.0f} | {cyc:,.0f} | {cyc / gc:.2f} | "
                   f"{g.get('smsp__sass_inst_executed_op_shared_ld.sum', 0):,.0f} / "
                   f"{g.get('smsp__sass_inst_executed_op_shared_st.sum', 0):,.0f}"
@@ -125,6 +135,15 @@ def main():
                   f"{g.get('l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum', 0):,.0f} / "
                   f"{g.get('l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum', 0):,.0f} | "
                   f"{conf:,} |")
+    if ratios:
+        logs = sorted(abs(math.log(x)) for x in ratios)
+        n = len(ratios)
+        print(f"\n{n} launches: geometric mean of model/GPU "
+              f"{math.exp(sum(math.log(x) for x in ratios) / n):.2f}, median |log(model/GPU)| "
+              f"{logs[n // 2] if n % 2 else (logs[n // 2 - 1] + logs[n // 2]) / 2:.3f}; "
+              f"within 10 %: {sum(0.9 <= x <= 1.1 for x in ratios)}, "
+              f"within 25 %: {sum(abs(math.log(x)) <= math.log(1.25) for x in ratios)}, "
+              f"over 1.15: {sum(x > 1.15 for x in ratios)}")
     if at != len(ncu):
         print(f"\n{len(ncu) - at} Nsight rows were not matched to a launch", file=sys.stderr)
 
