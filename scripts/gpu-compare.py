@@ -2,6 +2,7 @@
 """Compares the kernel suite measured on a GPU (scripts/gpu-checks.sh: ncu.csv) with the model.
 
     scripts/gpu-compare.py NCU_CSV [--smemsim BIN] [--arch hopper-h100] [--set KEY=VALUE ...]
+                           [--warm-l2]
 
 For each launch of scripts/gpu-suite.txt it reads Nsight Compute's figures (cycles, shared-memory
 instructions, wavefronts and bank conflicts, summed over the package's launches) and runs the same
@@ -86,6 +87,9 @@ def main():
     ap.add_argument("--arch", default="hopper-h100")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="override an arch key of the model (repeatable), as smemsim's --set")
+    ap.add_argument("--warm-l2", action="store_true",
+                    help="run the model with --warm-l2 (the inputs in the L2 at the start), for a "
+                    "profile taken with Nsight's --cache-control none")
     a = ap.parse_args()
     ratios = []
     ncu = read_ncu(a.ncu_csv)
@@ -115,7 +119,7 @@ def main():
             base = [f"builtin:{builtin}", *opts, "--arch", a.arch]
             for kv in a.set:
                 base += ["--set", kv]
-            s = smemsim_json(a.smemsim, ["sim"] + base)
+            s = smemsim_json(a.smemsim, ["sim"] + base + (["--warm-l2"] if a.warm_l2 else []))
             p = smemsim_json(a.smemsim, ["profile"] + base)
             cyc = s["timing"]["cycles"] if s else float("nan")
             ld = sum(x["accesses"] for x in p["rows"] if x["op"] == "ld") if p else 0

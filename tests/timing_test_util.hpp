@@ -136,6 +136,7 @@ struct TimedKernel {
   ptx::Module module;
   exec::GlobalMemory mem;
   exec::Launch launch;
+  bool warm_l2 = false;  // TimingOptions::warm_l2
 
   TimedKernel(const std::string& body, std::uint32_t threads, std::uint32_t words = 64,
               std::uint32_t blocks = 1) {
@@ -164,6 +165,7 @@ struct TimedKernel {
     o.per_instruction = per_instruction;
     o.threads = threads;
     o.parallel_min_sms = 1;
+    o.warm_l2 = warm_l2;
     timing::GpuSim sim(module, module.kernels.at(0), arch, launch, mem, o);
     return sim.run();
   }

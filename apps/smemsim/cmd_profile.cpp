@@ -285,8 +285,8 @@ void add_profile_command(CLI::App& app) {
   cmd->callback([o, cmd] {
     // The cycle model's options do nothing without it (issue 28: they were accepted silently).
     if (!o->timing)
-      for (const char* opt :
-           {"--pipeline", "--scheduler", "--barrel", "--max-cycles", "--regs", "--threads"})
+      for (const char* opt : {"--pipeline", "--scheduler", "--barrel", "--max-cycles", "--regs",
+                              "--threads", "--warm-l2"})
         if (cmd->count(opt))
           throw InputError(
               fmt::format("{} applies to the cycle-level model: give --timing (or use sim)", opt));

@@ -221,6 +221,7 @@ void add_sim_command(CLI::App& app) {
       "  smemsim sim builtin:histogram --bins 64 --replication 16        # GTX 580, lock loop\n"
       "  smemsim sim builtin:histogram --bins 64 --replication 16 --model loadstore\n"
       "  smemsim sim builtin:atomic_bench --conflicts 8 --stride 32 --json\n"
+      "  smemsim sim builtin:conv --arch h100 --warm-l2   # its inputs in the L2 when it starts\n"
       "  smemsim sim builtin:transpose --arch cf11 --pipeline split --pipeview 40\n"
       "  smemsim sim builtin:transpose --arch cf11 --pipeline elastic --scheduler bank-aware\n"
       "  smemsim sim builtin:reduction --stats --timeline red.json\n"

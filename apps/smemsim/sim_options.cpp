@@ -36,6 +36,10 @@ void add_sim_options(CLI::App* cmd, SimOptions& o) {
                   "threads the SMs are simulated on (results are the same for any count; default: "
                   "the cores this process may use; more than the SMs or the cores are not used)")
       ->check(CLI::Range(std::uint32_t{1}, timing::kMaxThreads));
+  cmd->add_flag("--warm-l2", o.warm_l2,
+                "the launch's buffers start in the L2 (as a copy from the host just before the "
+                "launch leaves them, while they fit in sm.l2_bytes); default: every line starts "
+                "in DRAM, as under Nsight Compute's default --cache-control all");
 }
 
 std::uint32_t sim_threads(const SimOptions& o) {
@@ -134,6 +138,7 @@ SimRun simulate(exec::Workload& w, const ptx::Kernel& kernel, const Arch& arch, 
   to.consumer = consumer;
   to.sample_ctas = o.sample_ctas;
   to.threads = sim_threads(o);
+  to.warm_l2 = o.warm_l2;
   LaunchProgress progress;
   to.progress = progress.callback();
   timing::ObserverFan fan;
@@ -213,6 +218,7 @@ SimPipeline simulate_pipeline(exec::Workload& w, const Arch& arch, const SimOpti
     to.regs_per_thread = o.regs;
     to.sample_ctas = o.sample_ctas;
     to.threads = sim_threads(o);
+    to.warm_l2 = o.warm_l2;
     LaunchProgress progress;
     to.progress = progress.callback();
     set_activity(fmt::format("simulating launch {} of {} ({}): try a smaller launch", i + 1,

@@ -30,11 +30,12 @@ struct SimOptions {
   std::int64_t pipeview_from = -1;
   std::uint32_t sample_ctas = 0;  // --sample-ctas K (sim only; 0: off)
   std::uint32_t threads = 0;      // --threads N (0: not given: the machine's cores)
+  bool warm_l2 = false;           // --warm-l2 (TimingOptions::warm_l2)
 };
 // The threads --threads asks for, or the machine's cores.
 std::uint32_t sim_threads(const SimOptions& o);
 
-// --pipeline, --scheduler, --barrel, --max-cycles, --regs, --threads.
+// --pipeline, --scheduler, --barrel, --max-cycles, --regs, --threads, --warm-l2.
 void add_sim_options(CLI::App* cmd, SimOptions& o);
 // The arch with the --pipeline/--scheduler/--barrel overrides, checked against the registries.
 Arch resolve_sim_arch(const ArchOptions& arch, const SimOptions& sim);

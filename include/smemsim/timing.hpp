@@ -298,6 +298,11 @@ struct TimingOptions {
   // Registers per thread for the residency limit sm.registers (0: registers do not limit).
   std::uint32_t regs_per_thread = 0;
   bool per_instruction = false;  // fill TimingStats::instructions (costs a warp scan per cycle)
+  // The launch's buffers start in the L2 (`sim --warm-l2`), as a copy from the host just before
+  // the launch leaves them: in their order, while they fit in sm.l2_bytes, a load's sector of one
+  // of them that the SM's share of the L2 misses is an L2 hit. Off: every line starts in DRAM, as
+  // under Nsight Compute's default --cache-control all (docs/timing.md "Caches").
+  bool warm_l2 = false;
   // Jump over cycles in which nothing can happen (same results; off only to check that claim).
   bool skip_idle = true;
   Observer* observer = nullptr;

@@ -39,7 +39,7 @@ class SectorCache {
       l->used = ++clock_;
       return true;
     }
-    if (!allocate) return false;
+    if (!allocate || !ways_) return false;  // no lines (a share smaller than one set): a miss
     if (!l) l = victim(sector);
     l->valid |= bit;
     l->used = ++clock_;

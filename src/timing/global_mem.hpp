@@ -15,6 +15,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <utility>
 #include <vector>
 
 #include "smemsim/arch.hpp"
@@ -50,6 +51,10 @@ class GlobalMemoryUnit {
     l2_.configure_ways(sm.count ? sm.l2_bytes / sm.count : 0, sm.l2_ways);
   }
   bool caches() const { return l1_.on() || l2_.on(); }
+  // Sector ranges a load finds in the L2 whatever the SM's share holds (TimingOptions::warm_l2).
+  void set_resident(const std::vector<std::pair<std::uint64_t, std::uint64_t>>* r) {
+    resident_ = r && !r->empty() ? r : nullptr;
+  }
   std::uint64_t l1_bytes() const { return l1_.on() ? l1_.bytes() : 0; }
 
   // Looks the sectors of one instruction up (issue order) and updates the caches: loads allocate
@@ -75,7 +80,7 @@ class GlobalMemoryUnit {
         if (l2_.on()) {
           if (op == ptx::CacheOp::Cv)
             l2_.invalidate(x);
-          else if (l2_.access(x, true))
+          else if (l2_.access(x, true) || resident(x))
             ++s.l2;
         }
       } else if (kind == Kind::Store) {
@@ -187,10 +192,16 @@ class GlobalMemoryUnit {
     if (!sectors) return 0;
     if (kind == Kind::Atomic)  // the lanes on one word updated one after another at the L2
       return atomic_latency_ + atomic_serial_ * (f.same > 1 ? f.same - 1u : 0u);
-    if (kind == Kind::Store || std::uint32_t(f.l1) + f.l2 < sectors)
-      return load_latency_;
+    if (kind == Kind::Store || std::uint32_t(f.l1) + f.l2 < sectors) return load_latency_;
     return f.l2 ? l2_latency_ : l1_latency_;
   }
+  bool resident(std::uint64_t x) const {
+    if (!resident_) return false;
+    for (const auto& [lo, hi] : *resident_)
+      if (x >= lo && x < hi) return true;
+    return false;
+  }
+  const std::vector<std::pair<std::uint64_t, std::uint64_t>>* resident_ = nullptr;
   Path dram_, l1_bw_, l2_bw_;
   std::uint64_t load_latency_, atomic_latency_, atomic_serial_, l1_latency_, l2_latency_;
   SectorCache l1_, l2_;

@@ -136,6 +136,19 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
           ? 0
           : (std::uint64_t(launch.carveout_percent) * arch.memory_bytes + 99) / 100;
   ctx.l1_bytes = l1_capacity(arch, std::max(ctx.shared_per_cta * ctx.ctas_per_sm, preferred));
+  // --warm-l2: the buffers, in their order, while they fit in the GPU's L2 (each at its generic
+  // address, exec::GlobalMemory::base_address), as the sectors (address / 32) the caches see.
+  if (options.warm_l2 && sm.l2_bytes) {
+    std::uint64_t held = 0;
+    for (std::uint32_t i = 0; i < mem.buffers.size(); ++i) {
+      const std::uint64_t n = mem.buffers[i].bytes.size();
+      if (n == 0) continue;
+      if (held + n > sm.l2_bytes) break;
+      held += n;
+      const std::uint64_t base = exec::GlobalMemory::base_address(i);
+      ctx.l2_resident.emplace_back(base / 32, (base + n + 31) / 32);  // in sectors
+    }
+  }
 
   primary->set_clock_source(&cycle);
   primary->set_count_sectors(true);

@@ -24,6 +24,7 @@ Sm::Sm(std::uint32_t id, const SimContext& ctx)
       gmem_(ctx.arch->sm, ctx.l1_bytes),
       mio_(ctx.arch->sm.subcores, ctx.arch->sm.mio_queue) {
   const SmConfig& sm = arch_.sm;
+  gmem_.set_resident(&ctx.l2_resident);
   for (std::size_t u = 0; u < kUnits; ++u) {
     mio_tail_[u] =
         m_ + (shared_memory_unit(static_cast<Unit>(u)) ? ctx_.latency[u] - (f_ + m_ + 1) - 1 : 0);

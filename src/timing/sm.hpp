@@ -83,7 +83,10 @@ struct SimContext {
   std::uint32_t nregs = 0;
   std::uint32_t ctas_per_sm = 1;  // resident CTAs an SM can hold (executor slots per SM)
   std::uint64_t l1_bytes = 0;     // the L1 the launch's shared-memory carve-out leaves per SM
-  bool uses_tm = false;           // the kernel has GPU-LocalTM transactions
+  // TimingOptions::warm_l2: the buffers' sectors (byte address / 32) [first, second) that start
+  // in the L2.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> l2_resident;
+  bool uses_tm = false;  // the kernel has GPU-LocalTM transactions
   exec::Dim3 grid;
   std::vector<CtaRecord>* cta_log = nullptr;  // --sample-ctas: every retired CTA, in SM order
 };
