@@ -348,7 +348,8 @@ def sim(target, launch=None, buffers=None, arch=None, **options):
     for schema 1, so leave them out of a sum) and the units' counts. Options as the
     command's: ``pipeline``, ``scheduler``, ``barrel``, ``max_cycles``, ``regs``, ``timeline``,
     ``threads`` (the SMs tick on that many threads, default the cores; the document is the same
-    for any count)."""
+    for any count), ``warm_l2=True`` (the launch's buffers start in the L2, as a copy from the
+    host just before the launch leaves them; default: every line starts in DRAM)."""
     return _command("sim", target, launch, buffers, arch, options)
 
 

@@ -202,6 +202,17 @@ def test_sim_threads_give_the_same_document():
     assert one["timing"]["cycles"] > 0
 
 
+def test_sim_warm_l2_starts_the_inputs_in_the_l2():
+    # conv's tile loads are L2 hits instead of DRAM misses: fewer cycles, the same outputs; the
+    # L2 holds the sectors a cold run had to fetch (docs/timing.md "Caches").
+    cold = smemsim.sim("builtin:conv", arch="hopper-h100", threads=1)
+    warm = smemsim.sim("builtin:conv", arch="hopper-h100", threads=1, warm_l2=True)
+    assert warm["timing"]["cycles"] < cold["timing"]["cycles"]
+    assert warm["timing"]["units"]["l2_hit_sectors"] > cold["timing"]["units"]["l2_hit_sectors"]
+    for name, b in cold["buffers"].items():
+        assert (warm["buffers"][name] == b).all()
+
+
 def test_a_ptx_kernels_buffers_from_and_to_numpy_equal_the_clis(tmp_path):
     spec = tmp_path / "t.toml"
     spec.write_text(f"""kernel = "transpose_naive"
