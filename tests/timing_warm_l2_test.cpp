@@ -71,6 +71,9 @@ TEST(WarmL2, TheCliTakesItWhereACycleModelRuns) {
   ASSERT_EQ(warm.exit_code, 0) << warm.out;
   ASSERT_EQ(cold.exit_code, 0) << cold.out;
   EXPECT_NE(warm.out, cold.out);  // its inputs are L2 hits: fewer cycles
+  // And the document says which reading it is.
+  EXPECT_NE(warm.out.find("\"warm_l2\": true"), std::string::npos);
+  EXPECT_NE(cold.out.find("\"warm_l2\": false"), std::string::npos);
   const CliResult p = cli("profile builtin:conv --warm-l2");
   EXPECT_EQ(p.exit_code, 2) << p.out;
   EXPECT_NE(p.out.find("--warm-l2 applies to the cycle-level model"), std::string::npos) << p.out;

@@ -214,6 +214,7 @@ struct TimingStats {
   // The lowering pass (sm.lower): its rules and the warp instructions it made free; the lowered
   // count the cycle model issued is warp_instructions - absorbed + expanded.
   std::string lower = "none";
+  bool warm_l2 = false;  // TimingOptions::warm_l2: the launch began with its buffers in the L2
   std::uint64_t absorbed = 0, expanded = 0;
   std::uint64_t thread_instructions = 0;
   std::uint64_t ctas = 0;

@@ -435,6 +435,7 @@ const TimingStats& GpuSim::run() {
     st.ctas = grid_ctas;
   }
   st.lower = lower::to_string(im.rules);
+  st.warm_l2 = im.options.warm_l2;
   st.uses_tm = im.ctx.uses_tm;
   if (st.uses_tm) st.tm_counts = es.tm;
   for (const auto& o : im.outboxes)  // per-instruction statistics the SMs kept apart

@@ -181,6 +181,7 @@ nlohmann::json to_json(const TimingStats& s, const ptx::Module& module, const pt
         {"expanded", s.expanded},
         {"warp_instructions",
          s.warp_instructions - std::min(s.absorbed, s.warp_instructions) + s.expanded}}},
+      {"warm_l2", s.warm_l2},
       {"ipc", s.ipc()},
       {"ctas", s.ctas},
       {"issue_stalls", stalls_json(s.issue, false)},
