@@ -91,6 +91,17 @@ def main():
                     help="run the model with --warm-l2 (the inputs in the L2 at the start), for a "
                     "profile taken with Nsight's --cache-control none")
     a = ap.parse_args()
+    # The arch and its overrides are checked once, before any launch runs (each would fail alike).
+    check = [a.smemsim, "arch", "show", "--arch", a.arch]
+    for kv in a.set:
+        check += ["--set", kv]
+    try:
+        r = subprocess.run(check, capture_output=True, text=True)
+    except OSError as e:
+        die(f"--smemsim {a.smemsim}: {e.strerror}")
+    if r.returncode != 0:
+        die(r.stderr.strip().splitlines()[-1].removeprefix("smemsim: error: ") if r.stderr.strip()
+            else f"{a.smemsim} did not run")
     ratios = []
     ncu = read_ncu(a.ncu_csv)
     at = 0

@@ -103,6 +103,25 @@ TEST(GpuExport, RefusesWhatNoGpuRunsWithOneLine) {
   EXPECT_EQ(std::ifstream(dir + "/replay.txt").good(), false);
 }
 
+// scripts/gpu-compare.py refuses what it cannot compare with one line and exit code 2 before it
+// runs any launch: a missing CSV, a folder, an arch override that is no key=value, a smemsim that
+// is not there (each launch's row would otherwise read nan).
+TEST(GpuExport, CompareRefusesBadInputWithOneLine) {
+  const std::string py =
+      "/usr/bin/python3 " + std::string(SMEMSIM_SOURCE_DIR) + "/scripts/gpu-compare.py ";
+  const std::string csv =
+      std::string(SMEMSIM_SOURCE_DIR) + "/calibration/runs/h100-2026-11-26/ncu.csv";
+  for (const std::string& args :
+       {std::string("/nonexistent.csv"), std::string("/tmp"),
+        csv + " --set bogus --smemsim " + SMEMSIM_CLI, csv + " --smemsim /nonexistent",
+        csv + " --arch nope --smemsim " + SMEMSIM_CLI}) {
+    const test::CliResult r = test::shell(py + args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << args << "\n" << r.out;
+    EXPECT_EQ(r.out.rfind("gpu-compare: ", 0), 0u) << args << "\n" << r.out;
+  }
+}
+
 #ifdef SMEMSIM_NVCC
 // The GPU-side programs of scripts/gpu-checks.sh compile with the configured nvcc (they run only
 // where a GPU is: docs/calibration.md "Measured on an H200 and an H100"). gpu-replay links the
