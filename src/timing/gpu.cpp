@@ -47,7 +47,8 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
   validate(arch);
   const SmConfig& sm = arch.sm;
   rules = lower::parse_rules(sm.lower);
-  absorbed = apply_lowering(kernel, info, rules);
+  if (rules.ifcvt) if_convert_code();  // on the decode as written, before anything is absorbed
+  absorbed = apply_lowering(*code, info, rules);
   ctx.atomics = atomic_mode(arch);
   const Timing& t = arch.timing;
   auto& lat = ctx.latency;
@@ -94,7 +95,7 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
     throw InputError("arch key 'timing.native_position': the cycle model needs >= 1");
   if (options.max_cycles == 0) throw InputError("--max-cycles must be at least 1");
 
-  if (rules.schedule || rules.ifcvt) lower_code();
+  if (rules.schedule) lower_code();
   // The executor checks the launch (block size, shared memory, arguments) first.
   primary = std::make_unique<exec::Executor>(module, *code, arch, launch, mem, 1, options.remap);
   const exec::Executor& probe = *primary;

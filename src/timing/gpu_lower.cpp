@@ -49,12 +49,10 @@ class Renumber final : public Observer {
 
 }  // namespace
 
-// If-conversion (src/lower/ifcvt.hpp), then the list scheduler (src/lower/schedule.hpp): each
+// The list scheduler (src/lower/schedule.hpp), on the kernel if-conversion left: each
 // instruction's latency to a dependent one, as the SM will time it, then the kernel in the
 // scheduled order, decoded and lowered again.
 void GpuSim::Impl::lower_code() {
-  if (rules.ifcvt) if_convert_code();
-  if (!rules.schedule) return;
   const SmConfig& sm = arch.sm;
   std::vector<std::uint32_t> latency(info.size());
   for (std::size_t i = 0; i < info.size(); ++i) {
@@ -88,22 +86,17 @@ void GpuSim::Impl::lower_code() {
   }
 }
 
-// The branches to convert are found on the caller's kernel decoded as written (each instruction's
-// own registers, not an absorbed group's); only when there are some is the kernel copied.
+// The branches to convert are found on `info` as the constructor decoded it (each instruction's
+// own registers: nothing is absorbed yet); only when there are some is the kernel copied and
+// decoded again.
 void GpuSim::Impl::if_convert_code() {
+  const std::vector<std::uint32_t> branches = lower::if_conversions(kernel, reg_uses(info));
+  if (branches.empty()) return;
+  converted = std::make_unique<ptx::Kernel>(kernel);
+  lower::if_convert(*converted, branches);
+  code = converted.get();
   std::vector<InstInfo>().swap(info);
-  std::vector<InstInfo> plain = decode_kernel(kernel);
-  const std::vector<std::uint32_t> branches = lower::if_conversions(kernel, reg_uses(plain));
-  if (branches.empty()) {
-    info = std::move(plain);
-  } else {
-    std::vector<InstInfo>().swap(plain);
-    converted = std::make_unique<ptx::Kernel>(kernel);
-    lower::if_convert(*converted, branches);
-    code = converted.get();
-    info = decode_kernel(*code);
-  }
-  absorbed = apply_lowering(*code, info, rules);
+  info = decode_kernel(*code);
 }
 
 }  // namespace smemsim::timing
