@@ -101,7 +101,7 @@ TEST(Lowering, MarksWhatPtxasMakesFree) {
 
 TEST(Lowering, RulesParseAndRefuseTypos) {
   EXPECT_EQ(lower::to_string(lower::parse_rules("all")),
-            "fma,imad,lea,addr,scaled,cvt,mov,ifcvt,schedule,spaces,sincos");
+            "fma,imad,lea,addr,scaled,cvt,mov,ifcvt,lop3,schedule,spaces,sincos");
   EXPECT_EQ(lower::to_string(lower::parse_rules("none")), "none");
   EXPECT_EQ(lower::to_string(lower::parse_rules("mov,fma")), "fma,mov");
   try {

@@ -208,6 +208,26 @@ std::vector<Lowered> lower(const ptx::Kernel& kernel, const std::vector<RegUse>&
     cand[p] = {rule, c};
     products[c] = 1;
   }
+  // Logic: a bitwise and/or/xor/not whose only reader is an and/or/xor of the same width, which
+  // has not taken one in already: LOP3.LUT computes any function of three registers, so the two
+  // are one instruction; an instruction that took one in is not itself taken in (four inputs).
+  if (rules.lop3) {
+    auto logic = [](const ptx::Instruction& x) {
+      return (x.op == Opcode::And || x.op == Opcode::Or || x.op == Opcode::Xor) &&
+             x.type != ptx::Type::Pred;
+    };
+    for (std::uint32_t p = 0; p < n; ++p) {
+      if (cand[p].rule != Rule::None || products[p] || !f.unguarded(p)) continue;
+      const ptx::Instruction& in = code[p];
+      if (!logic(in) && !(in.op == Opcode::Not && in.type != ptx::Type::Pred)) continue;
+      const std::uint32_t c = f.single_reader(p, f.only_dst(p));
+      if (c == ptx::kNone || cand[c].rule != Rule::None || products[c] || !logic(code[c]) ||
+          ptx::type_bits(code[c].type) != ptx::type_bits(in.type))
+        continue;
+      cand[p] = {Rule::Lop3, c};
+      products[c] = 1;
+    }
+  }
   // Free moves: integer truncation and register copies, whatever reads them.
   for (std::uint32_t p = 0; p < n; ++p) {
     if (cand[p].rule != Rule::None || !f.unguarded(p) || f.only_dst(p) == ptx::kNone) continue;

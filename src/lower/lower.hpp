@@ -22,6 +22,10 @@
 //   cvt   cvt between integer types to the same or a narrower width, no saturation: the low
 //         register of a pair, no instruction.
 //   mov   mov of one register to another of the same width: removed by register coalescing.
+//   lop3  and/or/xor/not (not on predicates) whose result is read only by an and/or/xor of the
+//         same width that takes in no other: one LOP3.LUT, any bitwise function of three
+//         registers (PTX ISA, lop3; SASS from Maxwell on: `LOP3.LUT R5, R4, UR4, R3, 0xfe` is
+//         the OR of three values).
 // and `schedule`, the list scheduler (schedule.hpp), which reorders rather than absorbs, and
 //   sincos  sin/cos.approx.f32 as two instructions: an FMUL.RZ by 1/(2 pi) on the FMA pipe (the
 //         range reduction), then MUFU.SIN/COS on its result (the SASS ptxas 13.0 emits for sm_90;

@@ -10,8 +10,8 @@
 namespace smemsim::lower {
 namespace {
 
-constexpr std::array<std::string_view, kRules> kNames = {"",       "fma", "imad", "lea",  "addr",
-                                                         "scaled", "cvt", "mov",  "ifcvt"};
+constexpr std::array<std::string_view, kRules> kNames = {"",       "fma", "imad", "lea",   "addr",
+                                                         "scaled", "cvt", "mov",  "ifcvt", "lop3"};
 
 }  // namespace
 
@@ -25,10 +25,10 @@ Rules parse_rules(std::string_view spec, std::string_view key) {
   if (spec.empty())
     throw InputError(fmt::format(
         "arch key '{}': empty (give none, all, or a comma list of fma, imad, lea, addr, scaled, "
-        "cvt, mov, ifcvt, schedule, spaces, sincos)",
+        "cvt, mov, ifcvt, lop3, schedule, spaces, sincos)",
         key));
   if (spec == "all")
-    return parse_rules("fma,imad,lea,addr,scaled,cvt,mov,ifcvt,schedule,spaces,sincos", key);
+    return parse_rules("fma,imad,lea,addr,scaled,cvt,mov,ifcvt,lop3,schedule,spaces,sincos", key);
   std::size_t pos = 0;
   while (pos <= spec.size()) {
     const std::size_t comma = spec.find(',', pos);
@@ -42,6 +42,7 @@ Rules parse_rules(std::string_view spec, std::string_view key) {
                  : name == "cvt"      ? &r.cvt
                  : name == "mov"      ? &r.mov
                  : name == "ifcvt"    ? &r.ifcvt
+                 : name == "lop3"     ? &r.lop3
                  : name == "schedule" ? &r.schedule
                  : name == "spaces"   ? &r.spaces
                  : name == "sincos"   ? &r.sincos
@@ -49,7 +50,7 @@ Rules parse_rules(std::string_view spec, std::string_view key) {
     if (!flag)
       throw InputError(fmt::format(
           "arch key '{}': unknown lowering rule '{}' (give a comma list of fma, imad, lea, addr, "
-          "scaled, cvt, mov, ifcvt, schedule, spaces, sincos; or all, or none)",
+          "scaled, cvt, mov, ifcvt, lop3, schedule, spaces, sincos; or all, or none)",
           key, name));
     *flag = true;
     if (comma == std::string_view::npos) break;
@@ -73,6 +74,7 @@ std::string to_string(const Rules& r) {
   add(r.cvt, "cvt");
   add(r.mov, "mov");
   add(r.ifcvt, "ifcvt");
+  add(r.lop3, "lop3");
   add(r.schedule, "schedule");
   add(r.spaces, "spaces");
   add(r.sincos, "sincos");

@@ -9,8 +9,8 @@
 
 namespace smemsim::lower {
 
-enum class Rule : std::uint8_t { None, Fma, Imad, Lea, Addr, Scaled, Cvt, Mov, Ifcvt };
-inline constexpr std::size_t kRules = 9;
+enum class Rule : std::uint8_t { None, Fma, Imad, Lea, Addr, Scaled, Cvt, Mov, Ifcvt, Lop3 };
+inline constexpr std::size_t kRules = 10;
 std::string_view rule_name(Rule r);  // "fma", ... ("" for None)
 
 struct Rules {
@@ -19,6 +19,8 @@ struct Rules {
   // A forward branch round at most kIfcvtBody instructions of one block, none guarded, becomes
   // their guard (src/lower/ifcvt.hpp): no branch, no divergence, one block for the scheduler.
   bool ifcvt = false;
+  // A bitwise and/or/xor/not whose result only one and/or/xor reads: the two are one LOP3.
+  bool lop3 = false;
   bool schedule = false;  // the list scheduler (schedule.hpp), not an absorbing rule
   // The scheduler keeps the order of two memory instructions only where it matters: a write and
   // another access to state spaces that may alias (schedule.hpp); without it, every load, store
@@ -27,9 +29,9 @@ struct Rules {
   // sin/cos issue as two instructions, an FMA-pipe range reduction then the SFU op (lower.hpp);
   // it adds an issue slot rather than absorbing one.
   bool sincos = false;
-  bool any() const { return fma || imad || lea || addr || scaled || cvt || mov || ifcvt; }
+  bool any() const { return fma || imad || lea || addr || scaled || cvt || mov || ifcvt || lop3; }
 };
-// "fma,imad,lea,addr,scaled,cvt,mov,ifcvt,schedule,spaces,sincos", "all" or "none": throws
+// "fma,imad,lea,addr,scaled,cvt,mov,ifcvt,lop3,schedule,spaces,sincos", "all" or "none": throws
 // InputError naming `key` (an empty spec or an empty name in the list is refused too).
 Rules parse_rules(std::string_view spec, std::string_view key = "sm.lower");
 std::string to_string(const Rules& r);  // the canonical comma list, "none" when empty
