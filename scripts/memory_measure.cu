@@ -9,12 +9,16 @@
 //     order) and 1 GiB after the L2 was flushed (DRAM).
 // Each figure is the median of five runs after a warm-up (as scripts/calibrate).
 //   nvcc -O2 -arch=native -o memory_measure scripts/memory_measure.cu && ./memory_measure
+// With --figures it measures the four bandwidths only and prints them as [[figure]] tables of a
+// measurement file (benchmarks l1_read, l2_read, dram_read, dram_write: the replicas smemsim
+// calibrate runs these kernels with), which scripts/calibrate appends to the replicas' file.
 #include "../kernels/memory_ubench.cu"
 #include "calibrate_common.cuh"
 
 #include <algorithm>
 #include <cstdio>
 #include <random>
+#include <string>
 #include <vector>
 
 #define CHECK(x) check((x), #x)
@@ -63,13 +67,32 @@ void build_ring(unsigned long long* d, size_t bytes, size_t stride, unsigned see
 
 }  // namespace
 
-int main() {
+// One [[figure]] of a measurement file (docs/calibration.md "Measurement files").
+void figure(const char* id, double value, const char* kernel, const char* step) {
+  std::printf("\n[[figure]]\nid = \"%s\"\nbenchmark = \"%s\"\nvalue = %.4f\nunit = \"B/clk/SM\"\n",
+              id, id, value);
+  std::printf("where = \"scripts/memory_measure.cu, kernel %s (kernels/memory_ubench.cu)\"\n",
+              kernel);
+  std::printf("[figure.method]\nstep = \"%s, 1,024 threads a CTA, a CTA on every SM: one CTA's bytes "
+              "over the median CTA's span\"\n",
+              step);
+  std::printf("clock = \"clock64 of thread 0 between two barriers\"\nblock = 1024\ngrid = %d\n",
+              sms);
+}
+
+int main(int argc, char** argv) {
   check_program = "memory_measure";
+  const bool figures = argc == 2 && std::string(argv[1]) == "--figures";
+  if (argc > 2 || (argc == 2 && !figures)) {
+    std::fprintf(stderr, "memory_measure: usage: memory_measure [--figures]\n");
+    return 2;
+  }
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
   sms = prop.multiProcessorCount;
-  std::printf("# scripts/memory_measure on %s (sm_%d%d, %d SMs, L2 %d KiB): median of 5\n",
-              prop.name, prop.major, prop.minor, sms, prop.l2CacheSize / 1024);
+  if (!figures)
+    std::printf("# scripts/memory_measure on %s (sm_%d%d, %d SMs, L2 %d KiB): median of 5\n",
+                prop.name, prop.major, prop.minor, sms, prop.l2CacheSize / 1024);
   CHECK(cudaMalloc(&clk, 4 * 8 * 1024));  // the chases' flush writes its spans at 2048
   unsigned* out;
   CHECK(cudaMalloc(&out, size_t(sms + 1) * 1024 * 4));  // the atomics' word, then theirs
@@ -78,7 +101,7 @@ int main() {
   clock_rate<<<1, 1>>>(clk);
   CHECK(cudaDeviceSynchronize());
   CHECK(cudaMemcpy(h, clk, 16, cudaMemcpyDeviceToHost));
-  std::printf("sm_clock_mhz %.1f\n", 1e3 * double(h[0]) / double(h[1]));
+  if (!figures) std::printf("sm_clock_mhz %.1f\n", 1e3 * double(h[0]) / double(h[1]));
 
   const size_t dram_per_cta = size_t(16) << 20;
   uint4* buf;
@@ -89,9 +112,12 @@ int main() {
     bool l1;
     size_t bytes;
     int reps;
+    const char* step;
   };
-  for (const Read& r : {Read{"l1_read", true, 32 << 10, 64}, Read{"l2_read", false, 128 << 10, 16},
-                        Read{"dram_read", false, dram_per_cta, 1}}) {
+  for (const Read& r :
+       {Read{"l1_read", true, 32 << 10, 64, "ld.global.ca.v4 of the CTA's 32 KiB, 64 times"},
+        Read{"l2_read", false, 128 << 10, 16, "ld.global.cg.v4 of the CTA's 128 KiB, 16 times"},
+        Read{"dram_read", false, dram_per_cta, 1, "ld.global.cg.v4 of the CTA's 16 MiB once"}}) {
     const unsigned n16 = unsigned(r.bytes / 16);
     double med = 0, big = 0;
     const double cycles = median_of_five([&] {
@@ -103,8 +129,11 @@ int main() {
       return med;
     });
     const double per_sm = double(r.bytes) * r.reps / cycles;
-    std::printf("%s_bytes_per_clk_sm %.2f\n%s_bytes_per_clk %.1f\n", r.name, per_sm, r.name,
-                per_sm * sms);
+    if (figures)
+      figure(r.name, per_sm, r.l1 ? "mem_read_ca" : "mem_read_cg", r.step);
+    else
+      std::printf("%s_bytes_per_clk_sm %.2f\n%s_bytes_per_clk %.1f\n", r.name, per_sm, r.name,
+                  per_sm * sms);
   }
   {
     double med = 0, big = 0;
@@ -113,6 +142,11 @@ int main() {
       spans(sms, &med, &big);
       return med;
     });
+    if (figures) {
+      figure("dram_write", double(dram_per_cta) / cycles, "mem_write",
+             "st.global.v4 of the CTA's 16 MiB once");
+      return 0;
+    }
     std::printf("dram_write_bytes_per_clk_sm %.2f\ndram_write_bytes_per_clk %.1f\n",
                 double(dram_per_cta) / cycles, double(dram_per_cta) / cycles * sms);
   }

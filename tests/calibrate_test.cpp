@@ -41,7 +41,7 @@ TEST(Calibrate, VoltaReproducesTheTitanVFigures) {
       {"l1_bandwidth", {-0.091, "issue/writeback-bound, not the L1's"}},
   };
   const Arch v = find_preset("volta-v100");
-  const ptx::Module code = calibrate::load_replicas();
+  const calibrate::Code code = calibrate::load_replicas();
   for (const calibrate::Figure& f : m.figures) {
     const double x = calibrate::run_replica(*calibrate::find_replica(f.benchmark), v, code);
     const double err = (x - f.value) / f.value;
@@ -58,7 +58,7 @@ TEST(Calibrate, VoltaReproducesTheTitanVFigures) {
 // TITAN V's 249.3. With the preset's two (Accel-Sim's EX_WB width per scheduler) it lands within
 // 5 %.
 TEST(Calibrate, Half2ThroughputNeedsTwoWritebackPorts) {
-  const ptx::Module code = calibrate::load_replicas();
+  const calibrate::Code code = calibrate::load_replicas();
   const calibrate::Replica& r = *calibrate::find_replica("hfma2_tput");
   Arch v = find_preset("volta-v100");
   ASSERT_EQ(v.sm.writeback_ports, 2u);
@@ -73,7 +73,7 @@ TEST(Calibrate, Half2ThroughputNeedsTwoWritebackPorts) {
 // measured, 74.3 before lowering: the per-hop shl and add saturated the ALU lanes) lands within
 // 2 %.
 TEST(Calibrate, SharedChaseAndBandwidthOnceLowered) {
-  const ptx::Module code = calibrate::load_replicas();
+  const calibrate::Code code = calibrate::load_replicas();
   const calibrate::Replica& r = *calibrate::find_replica("shared_chase");
   const calibrate::Replica& bw = *calibrate::find_replica("shared_bw32");
   Arch v = find_preset("volta-v100");
@@ -152,7 +152,7 @@ TEST(Calibrate, KeysMarkedCalibratedAreTheFit) {
 // more of the loop). The lanes stay the FMA pipe's: with 1,024 threads the half2 rate is at
 // most 16 lanes x 4 sub-cores x 4 flops = 256 a cycle, never twice that.
 TEST(Calibrate, HalfPrecisionHasItsOwnLatencyOnTheFmaLanes) {
-  const ptx::Module code = calibrate::load_replicas();
+  const calibrate::Code code = calibrate::load_replicas();
   const calibrate::Replica& chain = *calibrate::find_replica("hfma2_chain");
   const calibrate::Replica& tput = *calibrate::find_replica("hfma2_tput");
   Arch v = find_preset("volta-v100");
@@ -245,6 +245,31 @@ TEST(Calibrate, CliRefusesABadFileWithExitTwo) {
   const CliResult ok = cli("calibrate " + kFile);
   EXPECT_EQ(ok.exit_code, 0) << ok.out;
   EXPECT_NE(ok.out.find("shared_latency"), std::string::npos) << ok.out;
+}
+
+// The memory replicas (kernels/memory_ubench.cu's streaming kernels on one SM) are bound by the
+// path their sectors take when it is narrow enough: 16 B/clk from the L2 against one 512-byte
+// warp load of about ten instructions every 32 cycles, so the 2 MiB the L2 read moves take
+// 2 MiB / 16 = 131,072 cycles and the figure is 16 B/clk within the latency of the first load
+// and the L1 misses' queue (under 3 %); the same for a store stream at the DRAM's 8. And the
+// replica runs on the SM's share of the L2: a region that fits the share is read from it, so the
+// L2 read does not move with the DRAM's rate.
+TEST(Calibrate, MemoryReplicasReachTheirPathsRate) {
+  Arch h = find_preset("hopper-h100");
+  h.sm.l2_bytes_per_cycle = 16;
+  h.sm.global_bytes_per_cycle = 8;
+  const calibrate::Code code = calibrate::load_replicas();
+  const double l2 = calibrate::run_replica(*calibrate::find_replica("l2_read"), h, code);
+  EXPECT_NEAR(l2, 16.0, 0.03 * 16);
+  const double write = calibrate::run_replica(*calibrate::find_replica("dram_write"), h, code);
+  EXPECT_NEAR(write, 8.0, 0.03 * 8);
+  h.sm.global_bytes_per_cycle = 4;
+  EXPECT_NEAR(calibrate::run_replica(*calibrate::find_replica("l2_read"), h, code), l2, 0.01 * l2);
+  // Without the warm start the first of the 16 reads comes from DRAM at 4 B/clk: 128 KiB / 4 +
+  // 15 x 128 KiB / 16 = 155,648 cycles, 13.5 B/clk.
+  calibrate::Replica cold = *calibrate::find_replica("l2_read");
+  cold.warm_l2 = false;
+  EXPECT_NEAR(calibrate::run_replica(cold, h, code), 2.0 * 1024 * 1024 / 155648, 0.03 * 13.5);
 }
 
 }  // namespace

@@ -432,16 +432,21 @@ std::vector<Arch> build() {
     // [H100] a chase of lines no cache holds (rep_dram_chase: the L2 flushed by reading 96 MiB
     // past the ring) 685.6 a link (calibration/h100-measured.toml); its replica 686.1.
     a.sm.global_latency = 664;
-    a.sm.global_bytes_per_cycle = 13;  // [WP] 3350 GB/s / (132 SMs x 1980 MHz) = 12.8
+    // [H100] a CTA on every SM streaming its 16 MiB: 11.39 B/clk/SM read (ld.global.cg.v4), 12.67
+    // written (st.global.v4), kernels/memory_ubench.cu by scripts/memory_measure.cu; their replicas
+    // (dram_read, dram_write) give 11.99 and 12.02 with 12, the least squares of the two: one rate
+    // for both ([WP] 3350 GB/s / (132 SMs x 1980 MHz) = 12.8, the peak, was the key before).
+    a.sm.global_bytes_per_cycle = 12;
     // [GUIDE] cc 9.0: 256 KB of L1 and shared memory, carve-outs 0, 8, 16, 32, 64, 100, 132, 164,
-    // 196 or 228 KB. [WP] 50 MB of L2; 16 ways assumed. L2 bandwidth per SM assumed the V100's
-    // 17. Latencies calibrated: [H100] (calibration/h100-measured.toml, our replicas on an H100
-    // SXM) L1 chase 43.6, L2 chase 288.7 ([LUO24]'s H800 PCIe: 40.7, 263.0; the H200: 43.2,
-    // 278.2).
+    // 196 or 228 KB. [WP] 50 MB of L2; 16 ways assumed. Latencies calibrated: [H100]
+    // (calibration/h100-measured.toml, our replicas on an H100 SXM) L1 chase 43.6, L2 chase 288.7
+    // ([LUO24]'s H800 PCIe: 40.7, 263.0; the H200: 43.2, 278.2). L2 bandwidth: [H100] a CTA on
+    // every SM reading its 128 KiB 16 times (ld.global.cg.v4, in the L2) 31.31 B/clk/SM; its
+    // replica (l2_read) 31.72 with 32 (the V100's 17, assumed before, gave 16.92).
     a.sm.l1_unified_bytes = 256 * 1024;
     a.sm.carveouts = "0,8,16,32,64,100,132,164,196,228";
     a.sm.l2_bytes = 50 * 1024 * 1024;
-    a.sm.l2_bytes_per_cycle = 17;
+    a.sm.l2_bytes_per_cycle = 32;
     a.sm.l1_latency = 14;
     a.sm.l2_latency = 267;
     // [H200] wmma m16n16k16 (two HMMA.16816) from 1,024 threads: 1,337 FMA/clk/SM, 334 a

@@ -250,7 +250,13 @@ const std::map<std::string, std::vector<Row>>& tables() {
             "`spaces`, and predicated where the PTX branches round each, `ifcvt`"},
            {"sm.writeback_ports", K::Assumed,
             "2, as Accel-Sim's Volta, Turing and Ampere configs have it; no H100 config read"},
-           {"sm.global_bytes_per_cycle", K::Vendor, "3350 GB/s / (132 SMs x 1980 MHz) = 12.8"},
+           {"sm.global_bytes_per_cycle", K::Calibrated,
+            "H100 SXM, a CTA on every SM streaming its 16 MiB (kernels/memory_ubench.cu): "
+            "11.39 B/clk/SM read, 12.67 written; their replicas 11.99 and 12.02, one rate for "
+            "both (the whitepaper's 3350 GB/s / (132 SMs x 1980 MHz) = 12.8 is the peak)"},
+           {"sm.l2_bytes_per_cycle", K::Calibrated,
+            "H100 SXM, a CTA on every SM reading its 128 KiB 16 times in the L2 "
+            "(ld.global.cg.v4, kernels/memory_ubench.cu): 31.31 B/clk/SM; its replica 31.72"},
        }},
       {"fermi-gtx580",
        {

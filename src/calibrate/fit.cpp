@@ -55,7 +55,7 @@ Fit fit(const Measurements& m, const Arch& base, const std::string& ptx_dir) {
         by_key[key].push_back(&fig);
       }
   }
-  const ptx::Module code = load_replicas(ptx_dir);
+  const Code code = load_replicas(ptx_dir);
   std::map<std::string, double> before;
   for (const Figure& fig : m.figures)
     before[fig.id] = run_replica(*find_replica(fig.benchmark), base, code);

@@ -22,8 +22,33 @@ const std::vector<Replica>& replicas() {
 #define SMEMSIM_REPLICA(name, kernel, unit, what, key, missing, threads, steps, span, rate, \
                         amount, extra, arg)                                                 \
   {name, #kernel, unit, what, key, missing, threads, steps, span, rate, amount, Extra::extra, arg},
+  constexpr double kMiB = kK * kK;
   static const std::vector<Replica> r = {
 #include "calibrate/replica_table.inc"
+      // kernels/memory_ubench.cu's streaming kernels, as scripts/memory_measure.cu runs them (a
+      // CTA of 1,024 threads on every SM; the figure is one CTA's bytes over the median CTA's
+      // span). `arg` is the CTA's region in 16-byte words, `steps` the times it is read. The L1
+      // read checks sm.l1_bytes_per_cycle rather than fitting it: the model's figure is bound by
+      // the loop's ALU work, not the L1, and l1_bw_64v's 122 B/clk says the L1 delivers more
+      // (docs/calibration.md "The memory's bandwidths").
+      {"l1_read", "mem_read_ca", "B/clk/SM",
+       "ld.global.ca.v4 of the CTA's 32 KiB, 64 times, 1,024 threads, thread 0's clock64 between "
+       "two barriers: bytes a cycle",
+       "", "", 1024, 64, false, true, 2 * kMiB, Extra::MemReadCa, 2048, true},
+      {"l2_read", "mem_read_cg", "B/clk/SM",
+       "ld.global.cg.v4 of the CTA's 128 KiB, 16 times, 1,024 threads, thread 0's clock64 "
+       "between two barriers: bytes a cycle",
+       "sm.l2_bytes_per_cycle", "", 1024, 16, false, true, 2 * kMiB, Extra::MemReadCg, 8192, true},
+      {"dram_read", "mem_read_cg", "B/clk/SM",
+       "ld.global.cg.v4 of the CTA's 16 MiB once, 1,024 threads, thread 0's clock64 between two "
+       "barriers: bytes a cycle",
+       "sm.global_bytes_per_cycle", "", 1024, 1, false, true, 16 * kMiB, Extra::MemReadCg, 1 << 20,
+       false},
+      {"dram_write", "mem_write", "B/clk/SM",
+       "st.global.v4 of the CTA's 16 MiB once, 1,024 threads, thread 0's clock64 between two "
+       "barriers: bytes a cycle",
+       "sm.global_bytes_per_cycle", "", 1024, 0, false, true, 16 * kMiB, Extra::MemWrite, 1 << 20,
+       false},
   };
 #undef SMEMSIM_REPLICA
   return r;
@@ -35,14 +60,52 @@ const Replica* find_replica(std::string_view name) {
   return nullptr;
 }
 
-ptx::Module load_replicas(const std::string& ptx_dir) {
-  return exec::load_suite_ptx(ptx_dir.empty() ? exec::suite_ptx_dir() : ptx_dir, "ubench_replicas",
-                              "smemsim calibrate");
+Code load_replicas(const std::string& ptx_dir) {
+  const std::string dir = ptx_dir.empty() ? exec::suite_ptx_dir() : ptx_dir;
+  return {exec::load_suite_ptx(dir, "ubench_replicas", "smemsim calibrate"),
+          exec::load_suite_ptx(dir, "memory_ubench", "smemsim calibrate")};
 }
 
-double run_replica(const Replica& r, const Arch& preset, const ptx::Module& m) {
+namespace {
+
+// A memory_ubench kernel on one CTA (Replica::Extra's Mem kinds): bytes over thread 0's span.
+double run_memory_replica(const Replica& r, Arch arch, const ptx::Module& m) {
+  exec::GlobalMemory mem;
+  const std::size_t region = std::size_t(r.arg) * 16;
+  const std::uint32_t clk =
+      mem.add(exec::Buffer{"clk", exec::ElemType::U64, std::vector<std::uint8_t>(16)});
+  const std::uint32_t data =
+      mem.add(exec::Buffer{"data", exec::ElemType::U32, std::vector<std::uint8_t>(region, 1)});
+  exec::Launch launch;
+  launch.grid = {1, 1, 1};
+  launch.block = {r.threads, 1, 1};
+  launch.args = {exec::Arg::buf(clk), exec::Arg::buf(data)};
+  if (r.extra != Extra::MemWrite)
+    launch.args.push_back(exec::Arg::buf(mem.add(
+        exec::Buffer{"out", exec::ElemType::U32, std::vector<std::uint8_t>(4u * r.threads)})));
+  launch.args.push_back(exec::Arg::integer(r.arg));
+  if (r.extra != Extra::MemWrite) launch.args.push_back(exec::Arg::integer(r.steps));
+  timing::TimingOptions opt;
+  opt.warm_l2 = r.warm_l2;
+  timing::GpuSim sim(m, exec::find_kernel(m, std::string(r.kernel)), arch, launch, mem, opt);
+  sim.run();
+  std::uint64_t c[2];
+  std::memcpy(c, mem.find("clk")->bytes.data(), sizeof c);
+  if (c[1] <= c[0])
+    throw std::runtime_error(fmt::format("calibrate: replica {} measured 0 cycles", r.name));
+  return r.amount / double(c[1] - c[0]);
+}
+
+}  // namespace
+
+double run_replica(const Replica& r, const Arch& preset, const Code& code) {
+  // One SM, with its share of the L2 (the SMs of a full launch share it; the model's SMs do not
+  // otherwise contend).
   Arch arch = preset;
+  if (arch.sm.count > 1) arch.sm.l2_bytes /= arch.sm.count;
   arch.sm.count = 1;
+  if (r.memory()) return run_memory_replica(r, arch, code.memory);
+  const ptx::Module& m = code.replicas;
   exec::GlobalMemory mem;
   const std::uint32_t clk =
       mem.add(exec::Buffer{"clk", exec::ElemType::U32, std::vector<std::uint8_t>(8u * r.threads)});

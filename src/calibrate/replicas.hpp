@@ -35,18 +35,38 @@ struct Replica {
   bool rate = false;
   double amount = 1;
   // The extra argument after clk and out: none, a u32 ring of 1,024 (global atomics), or a u64
-  // ring of 4,096 and the flag `arg` (global chases).
-  enum class Extra : std::uint8_t { None, AtomicRing, ChaseRing, FlushRing } extra = Extra::None;
+  // ring of 4,096 and the flag `arg` (global chases). The Mem kinds run a kernel of
+  // kernels/memory_ubench.cu instead (mem_read_ca, mem_read_cg, mem_write: a u64 clk of thread
+  // 0's clock64 before and after, and the CTA's own `arg` 16-byte words read `steps` times, or
+  // written once), as scripts/memory_measure.cu runs it with a CTA on every SM; here one CTA
+  // runs on one SM whose L2 is its share of the preset's (sm.l2_bytes / sm.count), the model's
+  // SMs having no other contention.
+  enum class Extra : std::uint8_t {
+    None,
+    AtomicRing,
+    ChaseRing,
+    FlushRing,
+    MemReadCa,
+    MemReadCg,
+    MemWrite
+  } extra = Extra::None;
   std::int32_t arg = 0;
+  // The launch starts with its buffers in the L2 (TimingOptions::warm_l2): the GPU's figure is the
+  // median of five launches of a region the L2 holds, each after the last.
+  bool warm_l2 = false;
+  bool memory() const { return extra >= Extra::MemReadCa; }
 };
 
 const std::vector<Replica>& replicas();
 const Replica* find_replica(std::string_view name);  // nullptr when none
 
-// The replicas' PTX (ubench_replicas.ptx in `ptx_dir`, exec::suite_ptx_dir() when empty): load
-// it once for every run.
-ptx::Module load_replicas(const std::string& ptx_dir = "");
+// The replicas' PTX: ubench_replicas.ptx and memory_ubench.ptx.
+struct Code {
+  ptx::Module replicas, memory;
+};
+// Loads both from `ptx_dir` (exec::suite_ptx_dir() when empty), once for every run.
+Code load_replicas(const std::string& ptx_dir = "");
 // The figure the cycle model gives for `r` on `arch` (one SM), in r.unit.
-double run_replica(const Replica& r, const Arch& arch, const ptx::Module& replicas);
+double run_replica(const Replica& r, const Arch& arch, const Code& code);
 
 }  // namespace smemsim::calibrate
