@@ -5,6 +5,8 @@
 // L2 is not held, and the option is refused where no cycle model runs.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <string>
 
 #include "smemsim/arch.hpp"
@@ -18,7 +20,7 @@ namespace {
 // no cache of the SM holds it) and an add of what it read. The span is the load's path plus the
 // add: cold, through sm.global_latency; warm, through sm.l2_latency. Everything else is the same
 // run, so the spans differ by global_latency - l2_latency (664 - 267 = 397 on hopper-h100), give
-// or take the cycle or two a sector waits for its path's bandwidth (13 B/clk from DRAM, 17 from
+// or take the cycle or two a sector waits for its path's bandwidth (12 B/clk from DRAM, 32 from
 // the L2: a 32-byte sector's credit).
 constexpr const char* kOneLoad = R"(
 .visible .entry one(.param .u64 out)
@@ -77,6 +79,43 @@ TEST(WarmL2, TheCliTakesItWhereACycleModelRuns) {
   const CliResult p = cli("profile builtin:conv --warm-l2");
   EXPECT_EQ(p.exit_code, 2) << p.out;
   EXPECT_NE(p.out.find("--warm-l2 applies to the cycle-level model"), std::string::npos) << p.out;
+}
+
+// A launch spec says the same with warm_l2 = true (for sim, profile --timing and fix): the
+// kernel above, as a file, takes the cycles --warm-l2 gives it, in a spec alone or beside the
+// flag; a value that is not a boolean is one line naming the spec's line, exit 2.
+TEST(WarmL2, ALaunchSpecCanSayIt) {
+  const std::string ptx = temp_file("warm_one.ptx", std::string(kTimingHeader) + kOneLoad);
+  const std::string base =
+      "kernel = \"one\"\ngrid = 1\nblock = 1\nargs = [\"out\"]\n"
+      "[buffers.out]\ntype = \"u32\"\ncount = 80\n";
+  const std::string cold = temp_file("warm_cold.toml", base);
+  const std::string warm = temp_file("warm_warm.toml", "warm_l2 = true\n" + base);
+  // The JSON's cycles, and whether it says warm_l2 (negative when it says false).
+  auto cycles = [&](const std::string& spec, const char* flag) -> long long {
+    const CliResult r =
+        cli(fmt::format("sim {} --launch {} --arch hopper-h100 --json {}", ptx, spec, flag));
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    const std::size_t c = r.out.find("\"cycles\": "), w = r.out.find("\"warm_l2\": ");
+    if (c == std::string::npos || w == std::string::npos) {
+      ADD_FAILURE() << r.out;
+      return 0;
+    }
+    const long long n = std::stoll(r.out.substr(c + 10, 20));
+    return r.out.compare(w + 11, 4, "true") == 0 ? n : -n;
+  };
+  const long long by_flag = cycles(cold, "--warm-l2");
+  EXPECT_GT(by_flag, 0);
+  EXPECT_EQ(cycles(warm, ""), by_flag);
+  EXPECT_EQ(cycles(warm, "--warm-l2"), by_flag);
+  const long long flushed = cycles(cold, "");
+  EXPECT_LT(flushed, 0);
+  EXPECT_GT(-flushed, by_flag);  // the DRAM's latency instead of the L2's
+  const std::string bad2 = temp_file("warm_bad2.toml", "warm_l2 = 1\n" + base);
+  const CliResult r = cli(fmt::format("sim {} --launch {} --arch hopper-h100", ptx, bad2));
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("warm_bad2.toml:1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("'warm_l2' must be true or false"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -39,7 +39,8 @@ void add_sim_options(CLI::App* cmd, SimOptions& o) {
   cmd->add_flag("--warm-l2", o.warm_l2,
                 "the launch's buffers start in the L2 (as a copy from the host just before the "
                 "launch leaves them, while they fit in sm.l2_bytes); default: every line starts "
-                "in DRAM, as under Nsight Compute's default --cache-control all");
+                "in DRAM, as under Nsight Compute's default --cache-control all (a launch spec "
+                "says the same with warm_l2 = true)");
 }
 
 std::uint32_t sim_threads(const SimOptions& o) {
@@ -138,7 +139,7 @@ SimRun simulate(exec::Workload& w, const ptx::Kernel& kernel, const Arch& arch, 
   to.consumer = consumer;
   to.sample_ctas = o.sample_ctas;
   to.threads = sim_threads(o);
-  to.warm_l2 = o.warm_l2;
+  to.warm_l2 = o.warm_l2 || w.warm_l2;  // the flag or the spec's warm_l2
   LaunchProgress progress;
   to.progress = progress.callback();
   timing::ObserverFan fan;
@@ -218,7 +219,7 @@ SimPipeline simulate_pipeline(exec::Workload& w, const Arch& arch, const SimOpti
     to.regs_per_thread = o.regs;
     to.sample_ctas = o.sample_ctas;
     to.threads = sim_threads(o);
-    to.warm_l2 = o.warm_l2;
+    to.warm_l2 = o.warm_l2 || w.warm_l2;  // the flag or the spec's warm_l2
     LaunchProgress progress;
     to.progress = progress.callback();
     set_activity(fmt::format("simulating launch {} of {} ({}): try a smaller launch", i + 1,

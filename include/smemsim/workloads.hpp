@@ -49,6 +49,9 @@ struct Workload {
     std::string where;  // "spec:line" of its [[launch]] table
   };
   std::vector<Step> pipeline;
+  // The spec's warm_l2: the cycle model starts every launch with its buffers in the L2
+  // (timing::TimingOptions::warm_l2, as sim --warm-l2 does).
+  bool warm_l2 = false;
   // What reading the spec adjusted, as a GPU would ("spec:line: texture 'img': ..."): the commands
   // print each as a note on stderr.
   std::vector<std::string> notes;

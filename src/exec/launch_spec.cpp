@@ -410,11 +410,20 @@ void apply_launch_spec_text(std::string_view text, const std::string& origin, Wo
     const std::string key(k.str());
     if (key != "kernel" && key != "grid" && key != "block" && key != "dynamic_shared" &&
         key != "carveout" && key != "printf_buffer" && key != "args" && key != "buffers" &&
-        key != "textures" && key != "tensor_maps" && key != "symbols" && key != "launch")
+        key != "textures" && key != "tensor_maps" && key != "symbols" && key != "launch" &&
+        key != "warm_l2")
       c.fail(&v, fmt::format("unknown key '{}' (kernel, grid, block, dynamic_shared, carveout, "
                              "printf_buffer, args, buffers, textures, tensor_maps, symbols, "
-                             "launch)",
+                             "launch, warm_l2)",
                              key));
+  }
+  if (const toml::node* n = root.get("warm_l2")) {
+    // The cycle model's starting L2 (TimingOptions::warm_l2; sim --warm-l2 sets it for any spec).
+    if (!n->is_boolean())
+      c.fail(n,
+             "'warm_l2' must be true or false (true: the launch's buffers start in the L2, as "
+             "after the host copied them)");
+    w.warm_l2 = n->value<bool>().value();
   }
   if (const toml::node* n = root.get("kernel")) {
     if (!n->is_string()) c.fail(n, "'kernel' must be a string");

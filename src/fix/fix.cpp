@@ -73,6 +73,7 @@ RunResult run_once(exec::Workload w, const Arch& arch, const FixOptions& o,
   to.max_cycles = o.max_cycles;
   to.regs_per_thread = o.regs;
   to.consumer = &tee;
+  to.warm_l2 = w.warm_l2;  // the spec's starting L2, for the kernel and every candidate
   if (remap) to.remap = *remap;
   timing::GpuSim sim(w.module, k, arch, w.launch, w.memory, to);
   if (arrays) {
