@@ -114,9 +114,11 @@ void add_calibrate_command(CLI::App& app) {
         fmt::print("  {:<22} {} ({}), {} figures\n", f.stem().string(), m.gpu, m.preset,
                    m.figures.size());
       }
-      fmt::print("replicas (a figure's benchmark):\n");
+      fmt::print(
+          "replicas (a figure's benchmark; each runs its kernel of kernels/ubench_replicas.cu, "
+          "the memory's of kernels/memory_ubench.cu):\n");
       for (const calibrate::Replica& r : calibrate::replicas())
-        fmt::print("  {:<22} {:<11} {}{}\n", r.name, r.unit, r.what,
+        fmt::print("  {:<22} {:<11} {} ({}){}\n", r.name, r.unit, r.what, r.kernel,
                    r.key.empty()
                        ? (r.missing.empty() ? " [checks]"
                                             : " [not fitted: " + std::string(r.missing) + "]")
