@@ -9,13 +9,19 @@
 // Each figure is the 32-bit %clock of thread 0 around the loop divided by the steps, the median
 // of five launches after a warm-up (as scripts/calibrate).
 //   nvcc -O2 -arch=sm_90 -o hopper_measure scripts/hopper_measure.cu && ./hopper_measure
+// With --figures it measures the bulk copies of 16, 4,096 and 32,768 bytes only and prints them as
+// [[figure]] tables of a measurement file (benchmarks bulk_copy_16, _4096, _32768: the replicas
+// smemsim calibrate runs kernels/hopper_ubench.cu's bulk_latency with), which scripts/calibrate
+// appends on an sm_90 GPU.
 #include <cooperative_groups.h>
 
+#include "../kernels/hopper_ubench.cu"  // bulk_latency (its replica: smemsim calibrate)
 #include "calibrate_common.cuh"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 namespace cg = cooperative_groups;
@@ -24,43 +30,6 @@ namespace cg = cooperative_groups;
 
 __device__ __forceinline__ unsigned smem(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-
-// One thread: `steps` bulk copies of `bytes` from src to shared memory, each waited for before
-// the next is issued (its mbarrier's phase flips when the bytes have landed).
-__global__ void bulk_latency(unsigned* clk, const char* src, unsigned bytes, int steps) {
-  __shared__ alignas(128) char buf[32768];
-  __shared__ alignas(8) unsigned long long bar;
-  if (threadIdx.x != 0) return;
-  const unsigned b = smem(&bar), d = smem(buf);
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(b));
-  asm volatile("fence.proxy.async.shared::cta;");
-  unsigned phase = 0;
-  unsigned start = 0, stop = 0;
-  for (int i = -1; i < steps; ++i) {
-    if (i == 0) asm volatile("mov.u32 %0, %%clock;" : "=r"(start)::"memory");
-    asm volatile(
-        "{ .reg .b64 st;\n"
-        "mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1; }" ::"r"(b),
-        "r"(bytes)
-        : "memory");
-    asm volatile(
-        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
-            "r"(d),
-        "l"(src), "r"(bytes), "r"(b)
-        : "memory");
-    asm volatile(
-        "{ .reg .pred p;\n"
-        "W: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
-        "@!p bra W; }" ::"r"(b),
-        "r"(phase)
-        : "memory");
-    phase ^= 1;
-  }
-  asm volatile("mov.u32 %0, %%clock;" : "=r"(stop)::"memory");
-  clk[0] = start;
-  clk[1] = stop;
-  clk[2] = buf[bytes - 1];  // keep the copies
 }
 
 // One thread: p = ld.global.cg [p] round a ring of u64 pointers (the L2 latency beside it).
@@ -112,8 +81,13 @@ double cycles(unsigned* d_clk, int steps) {
   return double(unsigned(h[1] - h[0])) / steps;
 }
 
-int main() {
+int main(int argc, char** argv) {
   check_program = "hopper_measure";
+  const bool figures = argc == 2 && std::string(argv[1]) == "--figures";
+  if (argc > 2 || (argc == 2 && !figures)) {
+    std::fprintf(stderr, "hopper_measure: usage: hopper_measure [--figures]\n");
+    return 2;
+  }
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
   if (prop.major < 9) {
@@ -131,6 +105,23 @@ int main() {
   std::vector<unsigned long long> h(4096);
   for (int i = 0; i < 4096; ++i) h[i] = reinterpret_cast<unsigned long long>(ring + (i + 1) % 4096);
   CHECK(cudaMemcpy(ring, h.data(), 4096 * 8, cudaMemcpyHostToDevice));
+  if (figures) {
+    for (unsigned bytes : {16u, 4096u, 32768u}) {
+      const double v = median_of_five([&] {
+        bulk_latency<<<1, 32>>>(clk, src, bytes, 256);
+        return cycles(clk, 256);
+      });
+      std::printf(
+          "\n[[figure]]\nid = \"bulk_copy_%u\"\nbenchmark = \"bulk_copy_%u\"\nvalue = %.4f\n"
+          "unit = \"cycles\"\nwhere = \"scripts/hopper_measure.cu, kernel bulk_latency "
+          "(kernels/hopper_ubench.cu)\"\n[figure.method]\nstep = \"cp.async.bulk of %u bytes "
+          "from the L2 to shared memory, then mbarrier.try_wait.parity until its phase flips, 256 "
+          "copies: cycles a copy\"\nclock = \"32-bit %%clock around the loop, thread 0\"\n"
+          "block = 32\ngrid = 1\n",
+          bytes, bytes, v, bytes);
+    }
+    return 0;
+  }
   std::printf("# scripts/hopper_measure on %s (sm_%d%d, %d SMs): cycles a step, median of 5\n",
               prop.name, prop.major, prop.minor, prop.multiProcessorCount);
   const int steps = 1024;

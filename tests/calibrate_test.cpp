@@ -272,5 +272,21 @@ TEST(Calibrate, MemoryReplicasReachTheirPathsRate) {
   EXPECT_NEAR(calibrate::run_replica(cold, h, code), 2.0 * 1024 * 1024 / 155648, 0.03 * 13.5);
 }
 
+// A bulk copy (the TMA) reads the L2 and never the L1 (an H100's 16-byte copy takes the L2
+// chase's latency and 9 cycles): after the untimed first copy, each of bulk_latency's copies finds
+// its 16 bytes in the L2, so its figure moves one for one with sm.l2_latency and not at all with
+// sm.l1_latency (it took 92 cycles, L1 hits, before).
+TEST(Calibrate, BulkCopiesReadTheL2NotTheL1) {
+  const calibrate::Code code = calibrate::load_replicas();
+  const calibrate::Replica& r = *calibrate::find_replica("bulk_copy_16");
+  Arch h = find_preset("hopper-h100");
+  const double base = calibrate::run_replica(r, h, code);
+  h.sm.l1_latency += 50;
+  EXPECT_DOUBLE_EQ(calibrate::run_replica(r, h, code), base);
+  h.sm.l2_latency += 40;
+  EXPECT_NEAR(calibrate::run_replica(r, h, code), base + 40, 0.5);
+  EXPECT_GT(base, double(h.sm.l2_latency - 40));
+}
+
 }  // namespace
 }  // namespace smemsim::test

@@ -49,6 +49,26 @@ const std::vector<Replica>& replicas() {
        "barriers: bytes a cycle",
        "sm.global_bytes_per_cycle", "", 1024, 0, false, true, 16 * kMiB, Extra::MemWrite, 1 << 20,
        false},
+      // A bulk copy's latency from issue to its mbarrier's phase, one thread (the TMA's
+      // non-tensor form): the model reads the L2 as the TMA does, and two of its mechanisms are
+      // missing, so the figures check and are never fitted.
+      {"bulk_copy_16", "bulk_latency", "cycles",
+       "cp.async.bulk of 16 bytes from the L2 to shared memory, then mbarrier.try_wait.parity "
+       "until its phase flips, 1 thread, 256 copies: cycles a copy",
+       "", "try_wait polls in the model; the GPU suspends the thread until the phase completes", 32,
+       256, false, false, 256, Extra::BulkCopy, 16, false},
+      {"bulk_copy_4096", "bulk_latency", "cycles",
+       "cp.async.bulk of 4,096 bytes from the L2 to shared memory, then mbarrier.try_wait.parity "
+       "until its phase flips, 1 thread, 256 copies: cycles a copy",
+       "", "try_wait polls in the model; the GPU suspends the thread until the phase completes", 32,
+       256, false, false, 256, Extra::BulkCopy, 4096, false},
+      {"bulk_copy_32768", "bulk_latency", "cycles",
+       "cp.async.bulk of 32,768 bytes from the L2 to shared memory, then "
+       "mbarrier.try_wait.parity until its phase flips, 1 thread, 256 copies: cycles a copy",
+       "",
+       "one SM's copy engine alone pulls 94 B/clk from the L2; the model's L2 path is an SM's "
+       "share with every SM reading (issue 44)",
+       32, 256, false, false, 256, Extra::BulkCopy, 32768, false},
   };
 #undef SMEMSIM_REPLICA
   return r;
@@ -63,7 +83,8 @@ const Replica* find_replica(std::string_view name) {
 Code load_replicas(const std::string& ptx_dir) {
   const std::string dir = ptx_dir.empty() ? exec::suite_ptx_dir() : ptx_dir;
   return {exec::load_suite_ptx(dir, "ubench_replicas", "smemsim calibrate"),
-          exec::load_suite_ptx(dir, "memory_ubench", "smemsim calibrate")};
+          exec::load_suite_ptx(dir, "memory_ubench", "smemsim calibrate"),
+          exec::load_suite_ptx(dir, "hopper_ubench", "smemsim calibrate")};
 }
 
 namespace {
@@ -96,6 +117,27 @@ double run_memory_replica(const Replica& r, Arch arch, const ptx::Module& m) {
   return r.amount / double(c[1] - c[0]);
 }
 
+// bulk_latency on one CTA: thread 0's span over the copies.
+double run_bulk_replica(const Replica& r, const Arch& arch, const ptx::Module& m) {
+  exec::GlobalMemory mem;
+  const std::uint32_t clk =
+      mem.add(exec::Buffer{"clk", exec::ElemType::U32, std::vector<std::uint8_t>(16)});
+  const std::uint32_t src = mem.add(
+      exec::Buffer{"src", exec::ElemType::U8, std::vector<std::uint8_t>(std::size_t(1) << 16, 1)});
+  exec::Launch launch;
+  launch.grid = {1, 1, 1};
+  launch.block = {r.threads, 1, 1};
+  launch.args = {exec::Arg::buf(clk), exec::Arg::buf(src), exec::Arg::integer(r.arg),
+                 exec::Arg::integer(r.steps)};
+  timing::GpuSim sim(m, exec::find_kernel(m, std::string(r.kernel)), arch, launch, mem, {});
+  sim.run();
+  std::uint32_t c[2];
+  std::memcpy(c, mem.find("clk")->bytes.data(), sizeof c);
+  if (c[1] == c[0])
+    throw std::runtime_error(fmt::format("calibrate: replica {} measured 0 cycles", r.name));
+  return double(std::uint32_t(c[1] - c[0])) / r.amount;
+}
+
 }  // namespace
 
 double run_replica(const Replica& r, const Arch& preset, const Code& code) {
@@ -105,6 +147,7 @@ double run_replica(const Replica& r, const Arch& preset, const Code& code) {
   if (arch.sm.count > 1) arch.sm.l2_bytes /= arch.sm.count;
   arch.sm.count = 1;
   if (r.memory()) return run_memory_replica(r, arch, code.memory);
+  if (r.extra == Extra::BulkCopy) return run_bulk_replica(r, arch, code.hopper);
   const ptx::Module& m = code.replicas;
   exec::GlobalMemory mem;
   const std::uint32_t clk =

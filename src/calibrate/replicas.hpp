@@ -48,21 +48,27 @@ struct Replica {
     FlushRing,
     MemReadCa,
     MemReadCg,
-    MemWrite
+    MemWrite,
+    // kernels/hopper_ubench.cu's bulk_latency (as scripts/hopper_measure.cu runs it): `steps`
+    // copies of `arg` bytes from a 64 KiB buffer to shared memory, one thread.
+    BulkCopy
   } extra = Extra::None;
   std::int32_t arg = 0;
   // The launch starts with its buffers in the L2 (TimingOptions::warm_l2): the GPU's figure is the
   // median of five launches of a region the L2 holds, each after the last.
   bool warm_l2 = false;
-  bool memory() const { return extra >= Extra::MemReadCa; }
+  bool memory() const { return extra >= Extra::MemReadCa && extra <= Extra::MemWrite; }
+  // In the replica table (replica_table.inc), which scripts/calibrate_measure.cu runs on a GPU;
+  // the others' figures come from scripts/memory_measure.cu and hopper_measure.cu --figures.
+  bool in_table() const { return extra <= Extra::FlushRing; }
 };
 
 const std::vector<Replica>& replicas();
 const Replica* find_replica(std::string_view name);  // nullptr when none
 
-// The replicas' PTX: ubench_replicas.ptx and memory_ubench.ptx.
+// The replicas' PTX: ubench_replicas.ptx, memory_ubench.ptx and hopper_ubench.ptx.
 struct Code {
-  ptx::Module replicas, memory;
+  ptx::Module replicas, memory, hopper;
 };
 // Loads both from `ptx_dir` (exec::suite_ptx_dir() when empty), once for every run.
 Code load_replicas(const std::string& ptx_dir = "");

@@ -311,9 +311,11 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
                           : info.store && !info.async_copy ? GlobalMemoryUnit::Kind::Store
                                                            : GlobalMemoryUnit::Kind::Load;
         const ptx::Instruction& ins = ctx_.kernel->code[r.index];
-        found =
-            gmem_.classify(ex_->sectors(), sectors, kind, ins.cache, ins.space == ptx::Space::Local,
-                           ins.has(ptx::kVolatile), ins.has(ptx::kL1NoAllocate));
+        // A bulk copy (the TMA) reads the L2, never the L1: on an H100 a 16-byte copy from the
+        // L2 takes the L2 chase's latency and 9 cycles (hopper_ubench.cu's bulk_latency).
+        const ptx::CacheOp op = ins.op == ptx::Opcode::CpBulk ? ptx::CacheOp::Cg : ins.cache;
+        found = gmem_.classify(ex_->sectors(), sectors, kind, op, ins.space == ptx::Space::Local,
+                               ins.has(ptx::kVolatile), ins.has(ptx::kL1NoAllocate));
       }
       if (info.atomic && arch_.sm.l2_atomic_cycles)
         found.same = static_cast<std::uint16_t>(ex_->same_address_lanes());
