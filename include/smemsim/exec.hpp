@@ -290,6 +290,11 @@ class Executor {
   // timing model calls it when the copy's memory operation completes.
   void set_defer_bulk(bool on);
   void land_bulk(std::uint32_t id);
+  // The mbarrier.try_wait at `pc` once more for the lanes `lanes` (IssueResult::executed), as when
+  // its suspended threads resume: each lane's predicate is written again; true when every lane's
+  // phase is complete. Nothing else changes and no access is counted (a timing model holds a
+  // try_wait whose phase is incomplete until it is, as the GPU suspends the thread).
+  bool retry_wait(std::uint32_t slot, std::uint32_t warp, std::uint32_t pc, LaneMask lanes);
   // The distinct 32-byte sectors (byte address / 32, ascending) of the last issue() whose
   // global_sectors is non-zero: its first global_sectors entries (a local address is a per-thread
   // key in a window of its own).

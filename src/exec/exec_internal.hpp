@@ -536,6 +536,8 @@ void land_copies(Impl& im, Cta& cta, Warp& w, std::uint32_t keep_groups, bool al
 // mbarrier.*, cp.async.mbarrier.arrive and nanosleep (mbarrier.cpp); returns true when a
 // test_wait/try_wait found a lane's phase not yet complete (run() then runs the other warps).
 bool exec_mbarrier(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);
+// Executor::retry_wait: a try_wait's predicates again, nothing else (mbarrier.cpp).
+bool retry_mbar_wait(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);
 // complete_tx of `bytes` on the mbarrier at shared offset `at` for lane l (a bulk copy's
 // completion; mbarrier.cpp): an error naming the thread when it is not an initialized object.
 void mbarrier_complete_tx(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, int l, std::uint32_t at,

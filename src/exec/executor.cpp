@@ -371,6 +371,12 @@ void Executor::set_clock_source(const std::uint64_t* cycles) {
 void Executor::set_defer_bulk(bool on) {
   impl_->defer_bulk = on;
 }
+bool Executor::retry_wait(std::uint32_t slot, std::uint32_t warp, std::uint32_t pc,
+                          LaneMask lanes) {
+  Cta& cta = impl_->ctas.at(slot);
+  return detail::retry_mbar_wait(*impl_, cta, cta.warps.at(warp), pc, lanes);
+}
+
 void Executor::land_bulk(std::uint32_t id) {
   detail::land_bulk(*impl_, id);
 }

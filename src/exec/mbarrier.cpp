@@ -8,7 +8,8 @@
 //             expected; .noComplete must not complete it; arrive_drop also lowers `expected`
 //   test_wait / try_wait   true when the phase named by the token (or, .parity, by its parity)
 //             has completed; try_wait's "potentially blocking" wait returns at once here (its time
-//             limit is system-dependent: a loop around it is how every kernel uses it)
+//             limit is system-dependent: a loop around it is how every kernel uses it); the cycle
+//             model times the suspension (Executor::retry_wait, timing/sm.cpp)
 //   cp.async.mbarrier.arrive   the warp's cp.async copies land now (a copy may complete at any
 //             time after its issue); .noinc arrives, without it the count is unchanged (PTX: it
 //             is incremented, then the copies' completion arrives)
@@ -23,6 +24,8 @@
 #include <fmt/format.h>
 
 #include <cstring>
+
+#include <stdexcept>
 
 #include "exec/exec_internal.hpp"
 
@@ -98,6 +101,27 @@ void mbarrier_complete_tx(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, int l, 
   maybe_complete(cta, at, b);
   b.store(p);
   ++im.mbar_epoch;
+}
+
+bool retry_mbar_wait(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
+  const ptx::Instruction& ins = im.kernel.code[pc];
+  const XInst& x = im.xcode[pc];
+  if (ins.op != ptx::Opcode::Mbarrier || ptx::MbarOp(ins.comp) != ptx::MbarOp::TryWait)
+    throw std::logic_error("retry_wait: not an mbarrier.try_wait");
+  bool all = true;
+  LaneMask shared = 0;
+  each_lane(m, [&](int l) {
+    // The object passed its checks when the try_wait issued, and nothing moves it since.
+    const std::uint8_t* p = lane_pointer(im, cta, w, pc, l, ins.space,
+                                         operand_address(im, w, ins.ops[1], l), 8, false, shared);
+    const Mbar b = Mbar::load(p);
+    const std::uint64_t s = im.row(w, x.row[2])[l];
+    const bool done =
+        ins.has(ptx::kParity) ? (s & 1) != (b.phase & 1) : ((s >> 40) & kPhaseMask) != b.phase;
+    im.row(w, x.row[0])[l] = done ? 1 : 0;
+    all &= done;
+  });
+  return all;
 }
 
 bool exec_mbarrier(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {

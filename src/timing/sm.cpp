@@ -88,7 +88,30 @@ std::uint32_t Sm::exe_stages(Unit u) const {
   return ctx_.latency[std::size_t(u)] - (f_ + m_ + 1);
 }
 
+// Suspended try_waits whose phase has completed since (an arrival issued, a bulk copy landed:
+// both happen in this SM's ticks), or whose time limit has passed, complete.
+bool Sm::resume_waits(std::uint64_t now) {
+  bool any = false;
+  std::size_t k = 0;
+  while (k < suspended_.size()) {
+    const std::uint32_t id = suspended_[k];
+    Inflight& in = inflight_.items[id];
+    const Warp& wp = warps_[in.warp];
+    if (ex_->retry_wait(wp.exec_slot, wp.exec_warp, in.index, in.wait_lanes) ||
+        now >= in.resume_by) {
+      in.suspended = false;
+      suspended_.erase(suspended_.begin() + std::ptrdiff_t(k));
+      complete(id, now);
+      any = true;
+    } else {
+      ++k;
+    }
+  }
+  return any;
+}
+
 bool Sm::busy() const {
+  if (!suspended_.empty()) return true;
   if (!gmem_.empty() || (mio_.on() && !mio_.empty()) || !wakes_.empty()) return true;
   if (nsc_ == 1) return !sub_[0].pipe->empty() || sub_[0].issuing >= 0;
   for (const Subcore& sc : sub_)
@@ -327,6 +350,15 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
   }
   if (info.async_copy || info.async_commit || info.async_wait) async_issue(wp, in, info);
   in.bulk = r.bulk;
+  // mbarrier.try_wait is "potentially blocking" (PTX ISA): where a lane's phase is incomplete the
+  // GPU suspends the thread until it completes (or a time limit passes). Here the instruction
+  // does not complete until then, and its predicates are taken again when it does.
+  if (r.waiting && r.op == ptx::Opcode::Mbarrier &&
+      ptx::MbarOp(ctx_.kernel->code[r.index].comp) == ptx::MbarOp::TryWait) {
+    in.suspended = true;
+    in.wait_lanes = r.executed;
+    in.resume_by = now + kTryWaitSuspend;
+  }
   in.tm_cycles = std::min<std::uint32_t>(r.tm_cycles, 0xffff);
   if (r.tm_cycles && !memory) {  // TX.Begin / TX.Commit: their work is done in the LDS (003 Fig. 1)
     mem = MemWork::Tm;
@@ -503,7 +535,17 @@ Stall Sm::issue(std::uint32_t k, std::uint64_t now) {
 
 void Sm::complete(std::uint32_t inflight, std::uint64_t now) {
   // The record stays valid until put() below: nothing here allocates an inflight record.
-  const Inflight& in = inflight_.items[inflight];
+  Inflight& held = inflight_.items[inflight];
+  if (held.suspended) {
+    const Warp& hw = warps_[held.warp];
+    if (!ex_->retry_wait(hw.exec_slot, hw.exec_warp, held.index, held.wait_lanes) &&
+        now < held.resume_by) {
+      suspended_.push_back(inflight);  // resume_waits() completes it
+      return;
+    }
+    held.suspended = false;
+  }
+  const Inflight& in = held;
   const std::uint32_t w = in.warp;
   Warp& wp = warps_[w];
   const std::size_t base = std::size_t(w) * ctx_.nregs;
@@ -598,6 +640,7 @@ bool Sm::tick(std::uint64_t now) {
   apply();
   gmem_.tick(now, [&](std::uint32_t id) { completed_.push_back(id); });
   apply();
+  if (!suspended_.empty()) resume_waits(now);
   if (ctas_used_) ++stats_.busy_cycles;
   Observer* obs = obs_;
   if (obs && obs->wants_stages(id_)) {

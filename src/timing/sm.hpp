@@ -41,6 +41,13 @@
 
 namespace smemsim::timing {
 
+// The longest a suspended mbarrier.try_wait holds its threads before it returns false and its loop
+// tries again. The PTX ISA leaves the limit to the system (and to try_wait's suspendTimeHint,
+// which is accepted and not modelled); 4,096 cycles is assumed: longer than any copy or arrival
+// the suite waits for, short enough that a phase nothing will complete is still polled between
+// two of the spin checks (every 65,536 cycles), which then name it.
+inline constexpr std::uint64_t kTryWaitSuspend = 4096;
+
 // How shared atomics are timed: the lock loop of seed 000 Fig. 1 (lock-bit GPUs), a native atomic
 // unit (locks = 0 or atomics.model = native), or as loads (atomics.model = loadstore: GPGPU-Sim's
 // original behaviour, seed 000 Fig. 4).
@@ -232,6 +239,11 @@ class Sm final : public SchedulerView {
     std::uint32_t tm_cycles = 0;    // GPU-LocalTM work the instruction adds at MEM0 (003 §4.2)
     std::int32_t async_group = -1;  // a cp.async: its warp's group (Warp::async_*)
     std::uint32_t bulk = 0;  // a bulk copy into shared memory: it lands at completion (issue 46)
+    // An mbarrier.try_wait that found a phase incomplete: its threads are suspended (it does not
+    // complete) until every lane's phase is complete or until `resume_by` (kTryWaitSuspend).
+    bool suspended = false;
+    LaneMask wait_lanes = 0;
+    std::uint64_t resume_by = 0;
   };
   struct Warp {
     bool used = false;
@@ -398,6 +410,9 @@ class Sm final : public SchedulerView {
   std::uint64_t seq_ = 0;
   std::uint64_t now_ = 0;
   std::vector<std::uint32_t> completed_;
+  // Suspended try_waits (Inflight::suspended) whose pipeline work is done: looked at each tick.
+  std::vector<std::uint32_t> suspended_;
+  bool resume_waits(std::uint64_t now);  // completes those that may go on; true if any did
   std::vector<StageCell> cells_, stage_cells_;
   bool issued_ = false, progressed_ = false;
   SmStats stats_;

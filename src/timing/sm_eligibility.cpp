@@ -149,6 +149,9 @@ std::uint64_t Sm::next_event(std::uint64_t now) const {
   if (eligible_.any()) return now + 1;
   std::uint64_t t = std::max(next_wake_, now + 1);
   t = std::min(t, gmem_.next_event(now));
+  // A suspended try_wait resumes at an event of this SM (looked at in its tick) or at its limit.
+  for (const std::uint32_t id : suspended_)
+    t = std::min(t, std::max(inflight_.items[id].resume_by, now + 1));
   if (mio_.on()) t = std::min(t, mio_.next_event(now));
   for (const Subcore& sc : sub_) {
     if (sc.issuing >= 0) return now + 1;
