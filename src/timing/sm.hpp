@@ -224,7 +224,8 @@ class Sm final : public SchedulerView {
     std::uint32_t index = 0;  // instruction index
     bool control = false, barrier = false, global_load = false;
     bool short_result = false;  // written by an MIO op (shared load/atomic, SFU, ld.param/const)
-    bool pre = false;  // the FMA-pipe op before an expanded instruction (sm.lower's sincos)
+    bool pre = false;        // the FMA-pipe op before an expanded instruction (sm.lower's sincos)
+    bool suspended = false;  // a try_wait whose threads wait for its phase (below)
     std::uint8_t ndst = 0;
     std::array<std::uint32_t, 8> dst{};  // an mma's D fragment has up to 8 registers
     std::int32_t record = -1;            // AccessRecord of a shared access
@@ -239,9 +240,9 @@ class Sm final : public SchedulerView {
     std::uint32_t tm_cycles = 0;    // GPU-LocalTM work the instruction adds at MEM0 (003 §4.2)
     std::int32_t async_group = -1;  // a cp.async: its warp's group (Warp::async_*)
     std::uint32_t bulk = 0;  // a bulk copy into shared memory: it lands at completion (issue 46)
-    // An mbarrier.try_wait that found a phase incomplete: its threads are suspended (it does not
-    // complete) until every lane's phase is complete or until `resume_by` (kTryWaitSuspend).
-    bool suspended = false;
+    // An mbarrier.try_wait that found a phase incomplete (`suspended`, beside the flags above):
+    // its threads are suspended (it does not complete) until every lane of `wait_lanes` has its
+    // phase complete or until `resume_by` (kTryWaitSuspend).
     LaneMask wait_lanes = 0;
     std::uint64_t resume_by = 0;
   };
