@@ -92,53 +92,54 @@ Code load_replicas(const std::string& ptx_dir) {
 
 namespace {
 
-// A memory_ubench kernel on one CTA (Replica::Extra's Mem kinds): bytes over thread 0's span.
-double run_memory_replica(const Replica& r, Arch arch, const ptx::Module& m) {
-  exec::GlobalMemory mem;
-  const std::size_t region = std::size_t(r.arg) * 16;
-  const std::uint32_t clk =
-      mem.add(exec::Buffer{"clk", exec::ElemType::U64, std::vector<std::uint8_t>(16)});
-  const std::uint32_t data =
-      mem.add(exec::Buffer{"data", exec::ElemType::U32, std::vector<std::uint8_t>(region, 1)});
-  exec::Launch launch;
-  launch.grid = {1, 1, 1};
-  launch.block = {r.threads, 1, 1};
-  launch.args = {exec::Arg::buf(clk), exec::Arg::buf(data)};
-  if (r.extra != Extra::MemWrite)
-    launch.args.push_back(exec::Arg::buf(mem.add(
-        exec::Buffer{"out", exec::ElemType::U32, std::vector<std::uint8_t>(4u * r.threads)})));
-  launch.args.push_back(exec::Arg::integer(r.arg));
-  if (r.extra != Extra::MemWrite) launch.args.push_back(exec::Arg::integer(r.steps));
-  timing::TimingOptions opt;
-  opt.warm_l2 = r.warm_l2;
-  timing::GpuSim sim(m, exec::find_kernel(m, std::string(r.kernel)), arch, launch, mem, opt);
-  sim.run();
-  std::uint64_t c[2];
-  std::memcpy(c, mem.find("clk")->bytes.data(), sizeof c);
-  if (c[1] <= c[0])
-    throw std::runtime_error(fmt::format("calibrate: replica {} measured 0 cycles", r.name));
-  return r.amount / double(c[1] - c[0]);
+// The buffers replica `r`'s kernel takes, added to `mem`, and its arguments (the clocks first).
+std::vector<exec::Arg> arguments(const Replica& r, exec::GlobalMemory& mem) {
+  auto buffer = [&](const char* name, exec::ElemType t, std::size_t bytes, std::uint8_t fill = 0) {
+    return exec::Arg::buf(mem.add(exec::Buffer{name, t, std::vector<std::uint8_t>(bytes, fill)}));
+  };
+  std::vector<exec::Arg> a;
+  if (r.memory()) {  // mem_read_ca/cg(clk, in, out, n16, reps), mem_write(clk, dst, n16)
+    a = {buffer("clk", exec::ElemType::U64, 16),
+         buffer("data", exec::ElemType::U32, std::size_t(r.arg) * 16, 1)};
+    if (r.extra != Extra::MemWrite) a.push_back(buffer("out", exec::ElemType::U32, 4u * r.threads));
+    a.push_back(exec::Arg::integer(r.arg));
+    if (r.extra != Extra::MemWrite) a.push_back(exec::Arg::integer(r.steps));
+    return a;
+  }
+  if (r.extra == Extra::BulkCopy)  // bulk_latency(clk, src, bytes, steps)
+    return {buffer("clk", exec::ElemType::U32, 16),
+            buffer("src", exec::ElemType::U8, std::size_t(1) << 16, 1), exec::Arg::integer(r.arg),
+            exec::Arg::integer(r.steps)};
+  a = {buffer("clk", exec::ElemType::U32, 8u * r.threads),
+       buffer("out", exec::ElemType::U32, 4u * r.threads)};
+  if (r.extra == Extra::AtomicRing) a.push_back(buffer("ring", exec::ElemType::U32, 1024 * 4));
+  if (r.extra == Extra::ChaseRing || r.extra == Extra::FlushRing) {
+    // FlushRing: 128 MiB, a 32 MiB ring and 96 MiB to read past it (rep_dram_chase).
+    a.push_back(buffer("ring", exec::ElemType::U64,
+                       r.extra == Extra::FlushRing ? std::size_t(128) << 20 : 4096 * 8));
+    a.push_back(exec::Arg::integer(r.arg));
+  }
+  if (r.steps) a.push_back(exec::Arg::integer(r.steps));
+  return a;
 }
 
-// bulk_latency on one CTA: thread 0's span over the copies.
-double run_bulk_replica(const Replica& r, const Arch& arch, const ptx::Module& m) {
-  exec::GlobalMemory mem;
-  const std::uint32_t clk =
-      mem.add(exec::Buffer{"clk", exec::ElemType::U32, std::vector<std::uint8_t>(16)});
-  const std::uint32_t src = mem.add(
-      exec::Buffer{"src", exec::ElemType::U8, std::vector<std::uint8_t>(std::size_t(1) << 16, 1)});
-  exec::Launch launch;
-  launch.grid = {1, 1, 1};
-  launch.block = {r.threads, 1, 1};
-  launch.args = {exec::Arg::buf(clk), exec::Arg::buf(src), exec::Arg::integer(r.arg),
-                 exec::Arg::integer(r.steps)};
-  timing::GpuSim sim(m, exec::find_kernel(m, std::string(r.kernel)), arch, launch, mem, {});
-  sim.run();
-  std::uint32_t c[2];
-  std::memcpy(c, mem.find("clk")->bytes.data(), sizeof c);
-  if (c[1] == c[0])
-    throw std::runtime_error(fmt::format("calibrate: replica {} measured 0 cycles", r.name));
-  return double(std::uint32_t(c[1] - c[0])) / r.amount;
+// The cycles the kernel timed: thread 0's clocks (a 64-bit clock64 pair for the memory
+// kernels, else a 32-bit %clock pair, which wraps), or with `span` from the first thread's start
+// to the last one's stop.
+std::uint64_t cycles_of(const Replica& r, const exec::Buffer& clk) {
+  if (r.memory()) {
+    std::uint64_t c[2];
+    std::memcpy(c, clk.bytes.data(), sizeof c);
+    return c[1] > c[0] ? c[1] - c[0] : 0;
+  }
+  std::vector<std::uint32_t> c(r.span ? 2u * r.threads : 2u);
+  std::memcpy(c.data(), clk.bytes.data(), c.size() * 4);
+  std::uint32_t first = c[0], last = c[1];
+  for (std::uint32_t t = 1; r.span && t < r.threads; ++t) {
+    first = std::min(first, c[2 * t]);
+    last = std::max(last, c[2 * t + 1]);
+  }
+  return std::uint32_t(last - first);
 }
 
 }  // namespace
@@ -149,42 +150,19 @@ double run_replica(const Replica& r, const Arch& preset, const Code& code) {
   Arch arch = preset;
   if (arch.sm.count > 1) arch.sm.l2_bytes /= arch.sm.count;
   arch.sm.count = 1;
-  if (r.memory()) return run_memory_replica(r, arch, code.memory);
-  if (r.extra == Extra::BulkCopy) return run_bulk_replica(r, arch, code.hopper);
-  const ptx::Module& m = code.replicas;
+  const ptx::Module& m = r.memory()                   ? code.memory
+                         : r.extra == Extra::BulkCopy ? code.hopper
+                                                      : code.replicas;
   exec::GlobalMemory mem;
-  const std::uint32_t clk =
-      mem.add(exec::Buffer{"clk", exec::ElemType::U32, std::vector<std::uint8_t>(8u * r.threads)});
-  const std::uint32_t out =
-      mem.add(exec::Buffer{"out", exec::ElemType::U32, std::vector<std::uint8_t>(4u * r.threads)});
   exec::Launch launch;
   launch.grid = {1, 1, 1};
   launch.block = {r.threads, 1, 1};
-  launch.args = {exec::Arg::buf(clk), exec::Arg::buf(out)};
-  if (r.extra == Extra::AtomicRing)
-    launch.args.push_back(exec::Arg::buf(
-        mem.add(exec::Buffer{"ring", exec::ElemType::U32, std::vector<std::uint8_t>(1024 * 4)})));
-  if (r.extra == Extra::ChaseRing || r.extra == Extra::FlushRing) {
-    // FlushRing: 128 MiB, a 32 MiB ring and 96 MiB to read past it (rep_dram_chase).
-    const std::size_t bytes = r.extra == Extra::FlushRing ? std::size_t(128) << 20 : 4096 * 8;
-    launch.args.push_back(exec::Arg::buf(
-        mem.add(exec::Buffer{"ring", exec::ElemType::U64, std::vector<std::uint8_t>(bytes)})));
-    launch.args.push_back(exec::Arg::integer(r.arg));
-  }
-  if (r.steps) launch.args.push_back(exec::Arg::integer(r.steps));
-  timing::GpuSim sim(m, exec::find_kernel(m, std::string(r.kernel)), arch, launch, mem, {});
+  launch.args = arguments(r, mem);
+  timing::TimingOptions opt;
+  opt.warm_l2 = r.warm_l2;
+  timing::GpuSim sim(m, exec::find_kernel(m, std::string(r.kernel)), arch, launch, mem, opt);
   sim.run();
-  std::vector<std::uint32_t> c(2u * r.threads);
-  std::memcpy(c.data(), mem.find("clk")->bytes.data(), c.size() * 4);
-  std::uint64_t cycles = std::uint64_t(c[1] - c[0]);  // thread 0 (32-bit %clock wraps)
-  if (r.span) {
-    std::uint32_t first = c[0], last = c[1];
-    for (std::uint32_t t = 1; t < r.threads; ++t) {
-      first = std::min(first, c[2 * t]);
-      last = std::max(last, c[2 * t + 1]);
-    }
-    cycles = last - first;
-  }
+  const std::uint64_t cycles = cycles_of(r, *mem.find("clk"));
   if (cycles == 0)
     throw std::runtime_error(fmt::format("calibrate: replica {} measured 0 cycles", r.name));
   return r.rate ? r.amount / double(cycles) : double(cycles) / r.amount;
