@@ -111,14 +111,15 @@ int main(int argc, char** argv) {
         bulk_latency<<<1, 32>>>(clk, src, bytes, 256);
         return cycles(clk, 256);
       });
-      std::printf(
-          "\n[[figure]]\nid = \"bulk_copy_%u\"\nbenchmark = \"bulk_copy_%u\"\nvalue = %.4f\n"
-          "unit = \"cycles\"\nwhere = \"scripts/hopper_measure.cu, kernel bulk_latency "
-          "(kernels/hopper_ubench.cu)\"\n[figure.method]\nstep = \"cp.async.bulk of %u bytes "
-          "from the L2 to shared memory, then mbarrier.try_wait.parity until its phase flips, 256 "
-          "copies: cycles a copy\"\nclock = \"32-bit %%clock around the loop, thread 0\"\n"
-          "block = 32\ngrid = 1\n",
-          bytes, bytes, v, bytes);
+      char id[32], step[160];
+      std::snprintf(id, sizeof id, "bulk_copy_%u", bytes);
+      std::snprintf(step, sizeof step,
+                    "cp.async.bulk of %u bytes from the L2 to shared memory, then "
+                    "mbarrier.try_wait.parity until its phase flips, 256 copies: cycles a copy",
+                    bytes);
+      print_figure(id, v, "cycles",
+                   "scripts/hopper_measure.cu, kernel bulk_latency (kernels/hopper_ubench.cu)",
+                   step, "32-bit %clock around the loop, thread 0", 32, 1);
     }
     return 0;
   }

@@ -67,17 +67,15 @@ void build_ring(unsigned long long* d, size_t bytes, size_t stride, unsigned see
 
 }  // namespace
 
-// One [[figure]] of a measurement file (docs/calibration.md "Measurement files").
+// One of the bandwidth figures (--figures), a CTA of 1,024 threads on every SM.
 void figure(const char* id, double value, const char* kernel, const char* step) {
-  std::printf("\n[[figure]]\nid = \"%s\"\nbenchmark = \"%s\"\nvalue = %.4f\nunit = \"B/clk/SM\"\n",
-              id, id, value);
-  std::printf("where = \"scripts/memory_measure.cu, kernel %s (kernels/memory_ubench.cu)\"\n",
-              kernel);
-  std::printf("[figure.method]\nstep = \"%s, 1,024 threads a CTA, a CTA on every SM: one CTA's bytes "
-              "over the median CTA's span\"\n",
-              step);
-  std::printf("clock = \"clock64 of thread 0 between two barriers\"\nblock = 1024\ngrid = %d\n",
-              sms);
+  const std::string where =
+      std::string("scripts/memory_measure.cu, kernel ") + kernel + " (kernels/memory_ubench.cu)";
+  const std::string method = std::string(step) +
+                             ", 1,024 threads a CTA, a CTA on every SM: one CTA's bytes over the "
+                             "median CTA's span";
+  print_figure(id, value, "B/clk/SM", where.c_str(), method.c_str(),
+               "clock64 of thread 0 between two barriers", 1024, unsigned(sms));
 }
 
 int main(int argc, char** argv) {
