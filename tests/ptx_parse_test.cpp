@@ -135,26 +135,26 @@ TEST(PtxParse, InstructionsOperandsAndBranches) {
   EXPECT_EQ(c[4].ops[0].kind, OperandKind::Vector);
   EXPECT_EQ(c[4].ops[0].count, 4);
   EXPECT_EQ(k.regs[k.vec(c[4].ops[0], 3)].name, "%f4");
-  EXPECT_EQ(c[4].ops[1].imm, -16);
+  EXPECT_EQ(c[4].ops[1].imm(), -16);
   EXPECT_EQ(k.regs[c[4].ops[1].reg].name, "%rd1");
   // atom with [reg+offset], line info from .loc with inlined_at.
   EXPECT_EQ(c[5].op, ptx::Opcode::Atom);
   EXPECT_EQ(c[5].atom, ptx::AtomOp::Add);
   EXPECT_EQ(c[5].space, ptx::Space::Shared);
   EXPECT_EQ(c[5].type, ptx::Type::U32);
-  EXPECT_EQ(c[5].ops[1].imm, 8);
-  EXPECT_EQ(c[5].ops[2].imm, 1);
+  EXPECT_EQ(c[5].ops[1].imm(), 8);
+  EXPECT_EQ(c[5].ops[2].imm(), 1);
   EXPECT_EQ(c[5].ptx_line, 28u);
-  EXPECT_EQ(c[5].loc.file, 2u);
-  EXPECT_EQ(c[5].loc.line, 112u);
-  EXPECT_EQ(c[5].inlined_at.file, 1u);
-  EXPECT_EQ(c[5].inlined_at.line, 25u);
-  EXPECT_EQ(c[0].loc.line, 10u);
-  EXPECT_EQ(c[0].inlined_at.file, 0u);
+  EXPECT_EQ(m.site(c[5]).loc.file, 2u);
+  EXPECT_EQ(m.site(c[5]).loc.line, 112u);
+  EXPECT_EQ(m.site(c[5]).inlined_at.file, 1u);
+  EXPECT_EQ(m.site(c[5]).inlined_at.line, 25u);
+  EXPECT_EQ(m.site(c[0]).loc.line, 10u);
+  EXPECT_EQ(m.site(c[0]).inlined_at.file, 0u);
   // red to a symbol + offset.
   EXPECT_EQ(c[6].op, ptx::Opcode::Red);
   EXPECT_EQ(c[6].ops[0].sym, k.find_symbol("tile"));
-  EXPECT_EQ(c[6].ops[0].imm, 4);
+  EXPECT_EQ(c[6].ops[0].imm(), 4);
   // setp with a negated combining predicate, setp with p|q.
   EXPECT_EQ(c[7].cmp, ptx::CmpOp::Lt);
   EXPECT_EQ(c[7].bool_op, ptx::BoolOp::And);
@@ -164,7 +164,7 @@ TEST(PtxParse, InstructionsOperandsAndBranches) {
   EXPECT_EQ(k.regs[c[8].ops[4].reg].name, "%p2");
   EXPECT_EQ(c[9].ops[1].kind, OperandKind::Symbol);
   EXPECT_EQ(c[10].atom, ptx::AtomOp::Cas);
-  EXPECT_EQ(c[10].ops[3].imm, -1);
+  EXPECT_EQ(c[10].ops[3].imm(), -1);
   EXPECT_EQ(c[11].rounding, ptx::Rounding::Rni);
   EXPECT_EQ(c[11].type, ptx::Type::S32);
   EXPECT_EQ(c[11].type2, ptx::Type::F32);
@@ -175,7 +175,7 @@ TEST(PtxParse, InstructionsOperandsAndBranches) {
   EXPECT_EQ(k.regs[c[12].guard].name, "%p1");
   EXPECT_EQ(c[12].ops[0].target, 5u);
   EXPECT_EQ(c[14].ops[1].kind, OperandKind::Memory);
-  EXPECT_EQ(c[14].ops[1].imm, 12);
+  EXPECT_EQ(c[14].ops[1].imm(), 12);
   EXPECT_EQ(c[15].op, ptx::Opcode::Bar);
   EXPECT_EQ(c[16].ops[0].target, 18u);  // a label after the last instruction: code.size()
   EXPECT_EQ(c[17].op, ptx::Opcode::Ret);
@@ -250,7 +250,7 @@ TEST(PtxParse, AcceptsTheIssueInstructionList) {
   EXPECT_EQ(c[2].vec, 2);
   EXPECT_TRUE(c[2].has(ptx::kNc));
   EXPECT_EQ(c[3].space, ptx::Space::Local);
-  EXPECT_EQ(c[5].ops[0].imm, -4);
+  EXPECT_EQ(c[5].ops[0].imm(), -4);
   EXPECT_TRUE(c[6].has(ptx::kTo));
   EXPECT_FALSE(c[7].has(ptx::kTo));
   EXPECT_EQ(c[9].mode, ptx::MulMode::Wide);
@@ -303,7 +303,7 @@ TEST(PtxParse, ScopedRegisterWithoutPercentAsAnAddress) {
   EXPECT_EQ(cp.ops[1].kind, OperandKind::Memory);
   EXPECT_EQ(cp.ops[1].reg, code.at(2).ops[0].reg);  // mad.wide's destination
   EXPECT_EQ(code.at(4).ops[1].reg, code.at(2).ops[0].reg);
-  EXPECT_EQ(code.at(4).ops[1].imm, 4);
+  EXPECT_EQ(code.at(4).ops[1].imm(), 4);
 }
 
 }  // namespace

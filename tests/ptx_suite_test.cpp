@@ -41,8 +41,9 @@ using test::source_line;
 // code inlined from a CUDA header (atomicAdd, ...) its inlined_at call site.
 std::uint32_t cu_line(const ptx::Module& m, const ptx::Instruction& i, const std::string& cu) {
   auto in_cu = [&](const ptx::SourceLoc& l) { return m.file_name(l.file).ends_with("/" + cu); };
-  if (in_cu(i.loc)) return i.loc.line;
-  if (in_cu(i.inlined_at)) return i.inlined_at.line;
+  const ptx::SourceSite& s = m.site(i);
+  if (in_cu(s.loc)) return s.loc.line;
+  if (in_cu(s.inlined_at)) return s.inlined_at.line;
   return 0;
 }
 
@@ -64,7 +65,8 @@ TEST(PtxSuite, EveryKernelSourceParsesWithConsistentIr) {
       for (const ptx::Instruction& i : k.code) {
         if (i.guard != ptx::kNone) EXPECT_EQ(k.regs.at(i.guard).type, ptx::Type::Pred);
         if (i.op == Opcode::Bra) EXPECT_LE(i.ops[0].target, k.code.size());
-        EXPECT_LT(i.loc.file, m.files.size());
+        ASSERT_LT(i.site, m.sites.size());
+        EXPECT_LT(m.site(i).loc.file, m.files.size());
         for (std::uint8_t o = 0; o < i.num_ops; ++o) {
           const ptx::Operand& op = i.ops[o];
           if (op.kind == ptx::OperandKind::Reg) EXPECT_LT(op.reg, k.regs.size());

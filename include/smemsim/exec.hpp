@@ -376,8 +376,10 @@ class Executor {
 // "histogram.cu:45" for an instruction: its .loc, or the .loc's inlined_at call site when the .loc
 // points into a CUDA header (atomicAdd's body). "" when the PTX has no line information.
 std::string cuda_location(const ptx::Module& module, const ptx::Instruction& ins);
+std::string cuda_location(const ptx::Module& module, const ptx::SourceSite& site);
 // The CUDA file (path as in the PTX's .file table) and line of that location; "" without one.
 std::string cuda_file(const ptx::Module& module, const ptx::Instruction& ins, std::uint32_t& line);
+std::string cuda_file(const ptx::Module& module, const ptx::SourceSite& site, std::uint32_t& line);
 // Where a .file path of the module is on this machine: the path itself, or a relative path (the
 // shipped suite PTX's "../histogram.cu") from the PTX file's folder when it is not found from the
 // current one; "" when neither is a regular file.
@@ -385,11 +387,12 @@ std::string cuda_source_path(const ptx::Module& module, const std::string& file)
 // The text of that CUDA line, leading blanks removed, as source_display shows it; "" when the file
 // cannot be read.
 std::string cuda_source_text(const ptx::Module& module, const ptx::Instruction& ins);
+std::string cuda_source_text(const ptx::Module& module, const ptx::SourceSite& site);
 // A line of a CUDA file as the profile shows it (issue 48: a file's escape sequences drove the
 // terminal and its NUL bytes went into the HTML): control bytes other than a tab as \xNN, and at
 // most 500 bytes, then "...(N more bytes)".
 std::string source_display(std::string_view line);
-// The line that called the inlined function the instruction belongs to (Instruction::call_site), as
+// The line that called the inlined function the instruction belongs to (SourceSite::call_site), as
 // cuda_location writes it, "" when it was not inlined; `text` gets that line's source text.
 std::string cuda_call_site(const ptx::Module& module, const ptx::Instruction& ins,
                            std::string* text = nullptr);

@@ -47,6 +47,7 @@ Json ptx_location(const ptx::Module& module, const ptx::Instruction& ins);
 // {"file": the CUDA file as the PTX's .file table names it, "line": ...}; null without line
 // information (PTX compiled without -lineinfo).
 Json cuda_location(const ptx::Module& module, const ptx::Instruction& ins);
+Json cuda_location(const ptx::Module& module, const ptx::SourceSite& site);
 
 // The executor's counts: ctas, warp/thread instructions, shared accesses (and "tm" when the kernel
 // ran transactions).

@@ -41,7 +41,7 @@ enum class Opcode : std::uint8_t {
   // Integer intrinsics (issue 15): bit find, n-th set bit, dot products, 24-bit multiplies, sum
   // of absolute difference; float class test and copysign.
   Bfind, Fns, Dp4a, Dp2a, Mul24, Mad24, Sad, Testp, Copysign,
-  Call,  // a device function call: ops[0].imm indexes Kernel::calls
+  Call,  // a device function call: ops[0].imm() indexes Kernel::calls
   // Texture fetches on texture objects (issue 15): tex (point/linear sampling, integer fetch) and
   // tld4 (the four texels of the bilinear footprint, one component each).
   Tex, Tld4,
@@ -206,27 +206,18 @@ enum class OperandKind : std::uint8_t {
   Label,     // branch target: target = instruction index in Kernel::code
 };
 
-// A 64-bit integer kept in two 4-byte words, so that an Operand packs in 20 bytes: it converts to
-// and from std::int64_t, and a reference to it is an ordinary aligned one (a packed int64_t field
-// was a misaligned reference whenever one was bound, as fmt::format does: UBSan's report).
-struct Imm64 {
-  std::uint32_t lo = 0, hi = 0;
-  constexpr Imm64() = default;
-  constexpr Imm64(std::int64_t v)  // NOLINT: converts implicitly, as the int64_t it replaces
-      : lo(static_cast<std::uint32_t>(static_cast<std::uint64_t>(v))),
-        hi(static_cast<std::uint32_t>(static_cast<std::uint64_t>(v) >> 32)) {}
-  constexpr operator std::int64_t() const {  // NOLINT
-    return static_cast<std::int64_t>(std::uint64_t{lo} | std::uint64_t{hi} << 32);
-  }
-  constexpr Imm64& operator+=(std::int64_t d) { return *this = std::int64_t(*this) + d; }
-  constexpr Imm64& operator-=(std::int64_t d) { return *this = std::int64_t(*this) - d; }
-  constexpr Imm64& operator*=(std::int64_t d) { return *this = std::int64_t(*this) * d; }
-};
+// The largest address offset an operand keeps: [reg+immOff] and [var+immOff] are signed 32-bit and
+// [immAddr] is 32-bit (PTX ISA "Addresses as Operands"); the parser refuses larger ones.
+inline constexpr bool fits_operand_offset(std::int64_t v) {
+  return v >= std::numeric_limits<std::int32_t>::min() &&
+         v <= std::numeric_limits<std::int32_t>::max();
+}
 
-// 20 bytes (issue 48: it was 80, with a vector's elements inline, and an instruction 552; a PTX
-// line now takes a third of that). A vector's elements live in its kernel (Kernel::vec_elems, read
-// with Kernel::vec), a float immediate's bits in imm; the symbol and the label or vector index
-// share a word (no kind has both).
+// 16 bytes (issue 48: it was 80, with a vector's elements inline, and an instruction 552; then 20,
+// with a 64-bit immediate beside the symbol word). A vector's elements live in its kernel
+// (Kernel::vec_elems, read with Kernel::vec). The symbol and the label or vector index share a word
+// (no kind has both), and an integer or float immediate, which has neither, keeps its high 32 bits
+// there: imm() is 64 bits for ImmInt and ImmFloat, a signed 32-bit offset for the other kinds.
 struct Operand {
   OperandKind kind = OperandKind::None;
   bool negate = false;     // !%p for predicate sources
@@ -239,19 +230,50 @@ struct Operand {
     // Kernel::vec_elems.
     std::uint32_t target;
   };
-  // ImmInt value, Memory/Symbol byte offset; ImmFloat: the double's bits.
-  Imm64 imm;
 
-  double fimm() const { return std::bit_cast<double>(std::int64_t(imm)); }  // ImmFloat value
-  void set_fimm(double v) { imm = std::bit_cast<std::int64_t>(v); }
+  // ImmInt value, Memory/Symbol byte offset; ImmFloat: the double's bits. Set the kind first: it
+  // says where the bits go.
+  std::int64_t imm() const {
+    if (!wide()) return static_cast<std::int32_t>(imm_lo_);
+    return static_cast<std::int64_t>(std::uint64_t{imm_lo_} | std::uint64_t{sym ^ kNone} << 32);
+  }
+  // Throws InputError when an offset does not fit in 32 bits (fits_operand_offset).
+  void set_imm(std::int64_t v);
+  double fimm() const { return std::bit_cast<double>(imm()); }  // ImmFloat value
+  void set_fimm(double v) { set_imm(std::bit_cast<std::int64_t>(v)); }
+
+ private:
+  // The high word is kept inverted in `sym`, so that an immediate whose kind was set and its value
+  // not is 0, as it was when the value had a field of its own.
+  bool wide() const { return kind == OperandKind::ImmInt || kind == OperandKind::ImmFloat; }
+  std::uint32_t imm_lo_ = 0;
 };
-static_assert(sizeof(Operand) == 20 && alignof(Operand) == 4);
+static_assert(sizeof(Operand) == 16 && alignof(Operand) == 4);
 
 // A location in a source file named by .file (file is the .file index; 0 = unknown).
 struct SourceLoc {
   std::uint32_t file = 0;
   std::uint32_t line = 0;
   std::uint32_t column = 0;
+  friend bool operator==(const SourceLoc&, const SourceLoc&) = default;
+  friend auto operator<=>(const SourceLoc&, const SourceLoc&) = default;
+};
+
+// Where an instruction comes from in the CUDA source (nvcc -lineinfo): the last .loc before it,
+// where that inlined code was called, and the innermost call site. Instructions share them: a
+// module keeps each distinct one once (Module::sites) and an instruction its index (issue 48: three
+// SourceLocs in every instruction were 36 of its bytes).
+struct SourceSite {
+  SourceLoc loc;  // from the last .loc before it (file 0 when none)
+  // Where inlined code was called (file 0 when not inlined): for code of a header (atomicAdd's
+  // body, tex2D's handlers) the innermost call site outside headers, across nested inlining.
+  SourceLoc inlined_at;
+  // The innermost site its code was inlined at, whatever the file (file 0 when not inlined): the
+  // line that called a kernel author's own helper (a profile row names it when the helper's line
+  // alone does not tell its uses apart).
+  SourceLoc call_site;
+  friend bool operator==(const SourceSite&, const SourceSite&) = default;
+  friend auto operator<=>(const SourceSite&, const SourceSite&) = default;
 };
 
 // One decoded instruction. Operand layout per opcode (destination first, PTX order):
@@ -274,7 +296,7 @@ struct SourceLoc {
 //   tex/tld4: {d} (4 registers), handle (a 64-bit register), {c} (coordinates; .a1d/.a2d: the
 //     layer first) [, lod (tex.level) | , {dPdx}, {dPdy} (tex.grad)]; type = d's type, type2 =
 //     the coordinates' (s32 or f32); geom; tld4's component in comp (r g b a = 0..3)
-// 188 bytes (issue 48: 552 before; see Operand).
+// 132 bytes (issue 48: 552 before; see Operand and SourceSite).
 struct Instruction {
   Opcode op = Opcode::Ret;
   Type type = Type::None;   // instruction type (cvt/set: destination type)
@@ -302,18 +324,11 @@ struct Instruction {
   std::uint32_t guard = kNone;  // guard predicate register (@%p), kNone if unguarded
   std::array<Operand, 6> ops{};
   std::uint32_t ptx_line = 0;  // line in the PTX text
-  SourceLoc loc;               // from the last .loc before it (file 0 when none)
-  // Where inlined code was called (file 0 when not inlined): for code of a header (atomicAdd's
-  // body, tex2D's handlers) the innermost call site outside headers, across nested inlining.
-  SourceLoc inlined_at;
-  // The innermost site its code was inlined at, whatever the file (file 0 when not inlined): the
-  // line that called a kernel author's own helper (a profile row names it when the helper's line
-  // alone does not tell its uses apart).
-  SourceLoc call_site;
+  std::uint32_t site = 0;      // its CUDA source: Module::sites[site] (0: none)
 
   bool has(Flag f) const { return (flags & f) != 0; }
 };
-static_assert(sizeof(Instruction) == 188);
+static_assert(sizeof(Instruction) == 132);
 
 struct Register {
   std::string name;  // e.g. "%r12"
@@ -426,7 +441,10 @@ struct Module {
   // Device functions (.func): parsed like kernels (parameters, body) so that a module that has
   // them loads; calls are not executed yet (a kernel with `call` lists it as unsupported).
   std::vector<Kernel> functions;
+  // The CUDA source sites of the instructions (Instruction::site), each once; sites[0] is none.
+  std::vector<SourceSite> sites{SourceSite{}};
 
+  const SourceSite& site(const Instruction& i) const { return sites[i.site]; }
   const Kernel* find_kernel(std::string_view name) const;  // nullptr if absent
   std::string file_name(std::uint32_t index) const;        // "" when unknown
 };

@@ -403,9 +403,9 @@ void exec_alu(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x, La
         x.row[1] != kNoRow ? im.row(w, x.row[1]) : nullptr,
         x.row[2] != kNoRow ? im.row(w, x.row[2]) : nullptr,
         x.row[3] != kNoRow ? im.row(w, x.row[3]) : nullptr,
-        x.neg[1],
-        x.neg[2],
-        x.neg[3]};
+        x.negated(1),
+        x.negated(2),
+        x.negated(3)};
   switch (ins.op) {
     case Opcode::Setp: {
       std::uint64_t* q = x.row[4] != kNoRow ? im.row(w, x.row[4]) : nullptr;
@@ -420,8 +420,9 @@ void exec_alu(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x, La
     case Opcode::Set: {
       const bool float_dst = ptx::is_float(ins.type);
       const std::uint64_t one = float_dst ? bits(1.0f) : width_mask(x.bits);
+      const int bits2 = ptx::type_bits(ins.type2);
       each_lane(m, [&](int l) {
-        const bool r = compare(ins.cmp, ins.type2, x.bits2, o.a[l], o.b[l]);
+        const bool r = compare(ins.cmp, ins.type2, bits2, o.a[l], o.b[l]);
         const bool c = o.c ? ((o.c[l] ^ o.nc) & 1) : false;
         o.d[l] = combine(ins.bool_op, r, c) ? one : 0;
       });
@@ -432,9 +433,11 @@ void exec_alu(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x, La
       each_lane(m, [&](int l) { o.d[l] = (((o.c[l] ^ o.nc) & 1) ? o.a[l] : o.b[l]) & mask; });
       return;
     }
-    case Opcode::Cvt:
-      each_lane(m, [&](int l) { o.d[l] = convert(o.a[l], ins) & x.dst_mask; });
+    case Opcode::Cvt: {
+      const std::uint64_t mask = width_mask(x.dst_bits);
+      each_lane(m, [&](int l) { o.d[l] = convert(o.a[l], ins) & mask; });
       return;
+    }
     case Opcode::Bfi: {  // PTX ISA: b with bits pos .. pos + len - 1 replaced by a's low bits
       const std::uint64_t* len = im.row(w, x.row[4]);
       const std::uint64_t msb = std::uint64_t(x.bits - 1);

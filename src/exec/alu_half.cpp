@@ -177,7 +177,7 @@ bool exec_half(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x, L
         const double xb = decode(std::uint32_t(b[l] >> (16 * k)), h);
         bool r = float_compare(ins.cmp, xa, xb);
         if (c) {
-          const bool cv = ((c[l] ^ x.neg[3]) & 1) != 0;
+          const bool cv = ((c[l] ^ x.negated(3)) & 1) != 0;
           r = ins.bool_op == ptx::BoolOp::And   ? r && cv
               : ins.bool_op == ptx::BoolOp::Or  ? r || cv
               : ins.bool_op == ptx::BoolOp::Xor ? r != cv

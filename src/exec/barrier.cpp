@@ -97,7 +97,7 @@ void exec_barrier(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
   if (red) {
     const XInst& x = im.xcode[pc];
     const std::uint64_t* c = im.row(w, x.row[ins.num_ops - 1]);
-    const std::uint64_t neg = x.neg[ins.num_ops - 1];
+    const std::uint64_t neg = x.negated(ins.num_ops - 1u);
     each_lane(m, [&](int l) {
       const bool p = ((c[l] ^ neg) & 1) != 0;
       b.popc += p ? 1 : 0;

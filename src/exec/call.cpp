@@ -65,7 +65,7 @@ void finish_frame(Impl& im, Cta& cta, Warp& w) {
 
 std::uint16_t exec_call(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
   const ptx::Instruction& ins = im.kernel.code[pc];
-  const std::size_t c = std::size_t(ins.ops[0].imm);
+  const std::size_t c = std::size_t(ins.ops[0].imm());
   const CallInfo& ci = im.calls[c];
   if (ci.builtin != ptx::Builtin::None) {
     const std::uint16_t sectors = exec_builtin(im, cta, w, pc, m, ci);

@@ -9,10 +9,13 @@
 
 namespace smemsim::exec {
 
-// For every instruction index i: the instruction index where lanes that diverge at a branch i
-// reconverge (the first instruction of the immediate post-dominator of i's block), or
-// kernel.code.size() when that is the kernel's exit. Meaningful for branches; other entries hold
-// the value of their block.
-std::vector<std::uint32_t> reconvergence_points(const ptx::Kernel& kernel);
+// A branch (instruction `pc`) and the instruction index where lanes that diverge at it reconverge
+// (`rpc`: the first instruction of the immediate post-dominator of its block), or
+// kernel.code.size() when that is the kernel's exit.
+struct Reconvergence {
+  std::uint32_t pc, rpc;
+};
+// Every branch of the kernel, in order (issue 48: only the branches, not a word per instruction).
+std::vector<Reconvergence> reconvergence_points(const ptx::Kernel& kernel);
 
 }  // namespace smemsim::exec

@@ -28,7 +28,7 @@ std::uint64_t operand_address(Impl& im, Warp& w, const ptx::Operand& o, int l) {
     base = im.row(w, im.reg_row(o.reg))[l] & mask;
   }
   const std::uint64_t off =
-      static_cast<std::uint64_t>(o.imm) + (o.sym != ptx::kNone ? im.symbol_address(o.sym) : 0);
+      static_cast<std::uint64_t>(o.imm()) + (o.sym != ptx::kNone ? im.symbol_address(o.sym) : 0);
   return (base + off) & mask;
 }
 
@@ -55,11 +55,11 @@ std::uint16_t exec_cp_async(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneM
   }
   if (ins.op == ptx::Opcode::CpAsyncWait) {
     if (ins.has(ptx::kUni)) ++w.groups;  // wait_all: commit, then wait for every group
-    land_copies(im, cta, w, static_cast<std::uint32_t>(ins.ops[0].imm), false);
+    land_copies(im, cta, w, static_cast<std::uint32_t>(ins.ops[0].imm()), false);
     return 0;
   }
   const XInst& x = im.xcode[pc];
-  const std::uint64_t size = static_cast<std::uint64_t>(ins.ops[2].imm);
+  const std::uint64_t size = static_cast<std::uint64_t>(ins.ops[2].imm());
   const bool has_extra = ins.num_ops == 4;
   const bool ignore_pred = has_extra && ins.ops[3].kind == ptx::OperandKind::Reg &&
                            im.kernel.regs[ins.ops[3].reg].type == ptx::Type::Pred;
@@ -72,7 +72,7 @@ std::uint16_t exec_cp_async(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneM
     if (has_extra) {
       const std::uint64_t v = im.row(w, x.row[3])[l];
       if (ignore_pred)
-        n = ((v ^ x.neg[3]) & 1) ? 0 : size;  // ignore-src: the destination is zero-filled
+        n = ((v ^ x.negated(3)) & 1) ? 0 : size;  // ignore-src: the destination is zero-filled
       else
         n = v & 0xffffffffu;
       if (n > size)

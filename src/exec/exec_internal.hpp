@@ -44,31 +44,39 @@ inline constexpr std::uint64_t kOffsetMask = (std::uint64_t{1} << kRegionShift) 
 // Row r < local_rows is warp-local (a row of the warp's file: registers, then special registers;
 // Impl::place_rows), rows above are constants shared by every warp (immediates and symbol
 // addresses, one value broadcast over the lanes).
-// 104 bytes (issue 48: was 168, a PTX line's share of a launch): the 32-bit rows and indices,
-// the 64-bit masks and offset, then the bytes.
+// 56 bytes (issue 48: it was 168, then 104, a PTX line's share of a launch). Masks became widths;
+// a branch's target and reconvergence point share the words of a vector's rows; a symbol's address
+// is a constant row, so that the offset is the operand's 32 bits; the predicates' negations are
+// bits; the element sizes are the type's.
 struct XInst {
   // Register rows (Impl::row) of the operands: a register, or a constant row holding an immediate,
   // a special register or a symbol address.
   std::array<std::uint32_t, 6> row{kNoRow, kNoRow, kNoRow, kNoRow, kNoRow, kNoRow};
-  std::array<std::uint32_t, 4> vrow{kNoRow, kNoRow, kNoRow, kNoRow};  // vector operand
-  std::uint32_t mem_row = kNoRow;  // base register of the memory operand
+  // The rows of a vector operand (ld/st .v2/.v4, mov packing, tex's destination); a branch, which
+  // has none, keeps its target and reconvergence index in the first two (target(), reconv()).
+  std::array<std::uint32_t, 4> vrow{kNoRow, kNoRow, kNoRow, kNoRow};
+  // The memory operand's base: a register, or the constant row of a symbol's address.
+  std::uint32_t mem_row = kNoRow;
   std::uint32_t guard = kNoRow;
-  std::uint32_t target = 0;             // bra
-  std::uint32_t reconv = 0;             // bra: reconvergence index
-  std::uint64_t mem_base_mask = ~0ull;  // width of the base register
+  std::int32_t mem_off = 0;  // the memory operand's offset (ptx::fits_operand_offset)
   // The address wraps at the base register's width: [%r4+68] with a 32-bit %r4 is computed modulo
   // 2^32 as the hardware does (a "negative" %r4 plus 68 is a small offset), a 64-bit base modulo
-  // 2^64 (issue 15).
-  std::uint64_t mem_addr_mask = ~0ull;
-  std::int64_t mem_off = 0;
-  std::uint64_t dst_mask = ~0ull;     // destination register width (ld/cvt/atom)
-  std::array<std::uint8_t, 6> neg{};  // 1 for a negated predicate operand
-  std::uint8_t guard_neg = 0;
-  std::uint8_t bytes = 0;  // ld/st/atom element size
-  std::uint8_t bits = 0;   // instruction type width (type2 for cvt/set sources: bits2)
-  std::uint8_t bits2 = 0;
-  bool reads_clock = false;
+  // 2^64 (issue 15). width_mask(mem_bits) masks the base and the sum.
+  std::uint8_t mem_bits = 64;
+  std::uint8_t dst_bits = 64;  // destination register width (ld/cvt/atom): width_mask(dst_bits)
+  // Bit k < 6: operand k is a negated predicate; kGuardNeg: the guard is (@!p); kReadsClock: an
+  // operand is %clock, %clock64, %clock_hi or the global timer.
+  std::uint8_t neg = 0;
+  std::uint8_t bits = 0;  // instruction type width (a cvt's or set's source: ptx::type_bits(type2))
+  static constexpr std::uint8_t kGuardNeg = 1u << 6, kReadsClock = 1u << 7;
+
+  std::uint32_t target() const { return vrow[0]; }  // bra
+  std::uint32_t reconv() const { return vrow[1]; }  // bra: reconvergence index
+  std::uint64_t negated(std::size_t k) const { return (neg >> k) & 1u; }
+  std::uint64_t guard_negated() const { return (neg >> 6) & 1u; }
+  bool reads_clock() const { return (neg & kReadsClock) != 0; }
 };
+static_assert(sizeof(XInst) == 56);
 
 struct StackEntry {
   std::uint32_t pc;

@@ -127,6 +127,10 @@ Buffer& GlobalMemory::get(const std::string& name) {
 }
 
 std::string cuda_location(const ptx::Module& module, const ptx::Instruction& ins) {
+  return cuda_location(module, module.site(ins));
+}
+
+std::string cuda_location(const ptx::Module& module, const ptx::SourceSite& ins) {
   auto base = [](const std::string& path) {
     const std::size_t slash = path.find_last_of('/');
     return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -138,6 +142,10 @@ std::string cuda_location(const ptx::Module& module, const ptx::Instruction& ins
 }
 
 std::string cuda_file(const ptx::Module& module, const ptx::Instruction& ins, std::uint32_t& line) {
+  return cuda_file(module, module.site(ins), line);
+}
+
+std::string cuda_file(const ptx::Module& module, const ptx::SourceSite& ins, std::uint32_t& line) {
   if (ins.loc.file == 0 || ins.loc.line == 0) return {};
   std::string file = module.file_name(ins.loc.file);
   line = ins.loc.line;
@@ -157,6 +165,10 @@ std::string cuda_source_path(const ptx::Module& module, const std::string& file)
 }
 
 std::string cuda_source_text(const ptx::Module& module, const ptx::Instruction& ins) {
+  return cuda_source_text(module, module.site(ins));
+}
+
+std::string cuda_source_text(const ptx::Module& module, const ptx::SourceSite& ins) {
   std::uint32_t line = 0;
   const std::string file = cuda_file(module, ins, line);
   if (file.empty()) return {};
@@ -184,9 +196,9 @@ std::string source_display(std::string_view line) {
 
 std::string cuda_call_site(const ptx::Module& module, const ptx::Instruction& ins,
                            std::string* text) {
-  if (ins.call_site.file == 0) return {};
-  ptx::Instruction at;
-  at.loc = ins.call_site;
+  const ptx::SourceSite& site = module.site(ins);
+  if (site.call_site.file == 0) return {};
+  const ptx::SourceSite at{site.call_site, {}, {}};
   if (text) *text = cuda_source_text(module, at);
   return cuda_location(module, at);
 }

@@ -85,15 +85,16 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
   LaneMask exec = active;
   if (x.guard != kNoRow) {
     const std::uint64_t* p = row(w, x.guard);
+    const std::uint64_t gneg = x.guard_negated();
     exec = 0;
     each_lane(active, [&](int l) {
-      if ((p[l] ^ x.guard_neg) & 1) exec |= LaneMask{1} << l;
+      if ((p[l] ^ gneg) & 1) exec |= LaneMask{1} << l;
     });
   }
   r.op = ins.op;
   r.executed = exec;
   r.in_tx = w.tx.depth > 0;
-  if (x.reads_clock) {
+  if (x.reads_clock()) {
     // %clock, %clock64 and %clock_hi, those the kernel reads (the global timer's rows are these:
     // specials.cpp).
     const std::uint64_t now = clock_source ? *clock_source : clock;
@@ -111,14 +112,14 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
     case Opcode::Bra: {
       const LaneMask not_taken = active & ~exec;
       if (!not_taken) {
-        top.pc = x.target;
+        top.pc = x.target();
       } else if (!exec) {
         top.pc = pc + 1;
       } else {
-        const std::uint32_t rpc = x.reconv;
+        const std::uint32_t rpc = x.reconv();
         top.pc = rpc;  // `top` becomes the reconvergence entry
         w.stack.push_back({pc + 1, rpc, not_taken});
-        w.stack.push_back({x.target, rpc, exec});  // the taken path runs first
+        w.stack.push_back({x.target(), rpc, exec});  // the taken path runs first
       }
       normalize(w);
       break;

@@ -55,8 +55,9 @@ void require_full_warp(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m
 
 // The address lane l's memory operand names (base register + offset, at the base's width).
 std::uint64_t address(Impl& im, Warp& w, const XInst& x, int l) {
-  const std::uint64_t base = x.mem_row != kNoRow ? im.row(w, x.mem_row)[l] & x.mem_base_mask : 0;
-  return (base + static_cast<std::uint64_t>(x.mem_off)) & x.mem_addr_mask;
+  const std::uint64_t mask = width_mask(x.mem_bits);
+  const std::uint64_t base = x.mem_row != kNoRow ? im.row(w, x.mem_row)[l] & mask : 0;
+  return (base + static_cast<std::uint64_t>(std::int64_t{x.mem_off})) & mask;
 }
 
 // 16-bit element e of register value v.

@@ -397,12 +397,13 @@ template <bool Track>
 void apply_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
   const ptx::Instruction& ins = im.kernel.code[pc];
   const XInst& x = im.xcode[pc];
-  const int bytes = x.bytes;
+  const int bytes = ptx::type_bytes(ins.type);
   const bool is_vec = ins.vec > 1;
   const std::uint64_t total = std::uint64_t(bytes) * ins.vec;
   const Resolver rs{im, cta, w, pc, ins, total, total};
   const std::uint64_t* base = x.mem_row != kNoRow ? im.row(w, x.mem_row) : nullptr;
-  const std::uint64_t off = static_cast<std::uint64_t>(x.mem_off);
+  const std::uint64_t off = static_cast<std::uint64_t>(std::int64_t{x.mem_off});
+  const std::uint64_t amask = width_mask(x.mem_bits), dmask = width_mask(x.dst_bits);
   const Space space = ins.space;
   LaneMask shared_mask = 0;
   const int words = static_cast<int>(std::max<std::uint64_t>(1, (total + 3) / 4));
@@ -413,7 +414,7 @@ void apply_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
       // Resolve every lane first so that a failing lane leaves no partial effect.
       std::uint8_t* ptrs[kMaxLanes];
       each_lane(m, [&](int l) {
-        const std::uint64_t a = ((base ? (base[l] & x.mem_base_mask) : 0) + off) & x.mem_addr_mask;
+        const std::uint64_t a = ((base ? (base[l] & amask) : 0) + off) & amask;
         ptrs[l] = resolve<Track>(rs, space, l, a, false, shared_mask);
       });
       emit_shared(im, w, cta, pc, Op::Load, shared_mask, words);
@@ -423,7 +424,7 @@ void apply_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
         each_lane(m, [&](int l) {
           std::uint64_t raw = 0;
           std::memcpy(&raw, ptrs[l], std::size_t(bytes));
-          d[l] = extend(raw, bytes, sgn) & x.dst_mask;
+          d[l] = extend(raw, bytes, sgn) & dmask;
         });
       } else {
         for (int k = 0; k < ins.vec; ++k) {
@@ -431,7 +432,7 @@ void apply_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
           each_lane(m, [&](int l) {
             std::uint64_t raw = 0;
             std::memcpy(&raw, ptrs[l] + k * bytes, std::size_t(bytes));
-            d[l] = extend(raw, bytes, sgn) & x.dst_mask;
+            d[l] = extend(raw, bytes, sgn) & dmask;
           });
         }
       }
@@ -440,7 +441,7 @@ void apply_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
     case Opcode::St: {
       std::uint8_t* ptrs[kMaxLanes];
       each_lane(m, [&](int l) {
-        const std::uint64_t a = ((base ? (base[l] & x.mem_base_mask) : 0) + off) & x.mem_addr_mask;
+        const std::uint64_t a = ((base ? (base[l] & amask) : 0) + off) & amask;
         ptrs[l] = resolve<Track>(rs, space, l, a, true, shared_mask);
       });
       emit_shared(im, w, cta, pc, Op::Store, shared_mask, words);
@@ -461,7 +462,7 @@ void apply_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
       Resolver ra = rs;
       ra.atomic_lanes = &later;
       each_lane(m, [&](int l) {
-        const std::uint64_t a = ((base ? (base[l] & x.mem_base_mask) : 0) + off) & x.mem_addr_mask;
+        const std::uint64_t a = ((base ? (base[l] & amask) : 0) + off) & amask;
         ptrs[l] = resolve<Track>(ra, space, l, a, true, shared_mask);
       });
       emit_shared(im, w, cta, pc, Op::Atomic, shared_mask, 1);
@@ -471,12 +472,12 @@ void apply_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
       each_lane(m, [&](int l) {
         if ((later >> l) & 1) [[unlikely]] {
           im.deferred.atomic(
-              {ptrs[l], b[l], c ? c[l] : 0, d ? d + l : nullptr, x.dst_mask, ins.atom, ins.type});
+              {ptrs[l], b[l], c ? c[l] : 0, d ? d + l : nullptr, dmask, ins.atom, ins.type});
           return;
         }
         const std::uint64_t old =
             atomic_apply(ins.atom, ins.type, ptrs[l], b[l], c ? c[l] : 0, changed);
-        if (d) d[l] = old & x.dst_mask;
+        if (d) d[l] = old & dmask;
       });
       if (changed) ++im.writes;
       return;
@@ -537,7 +538,8 @@ std::uint16_t exec_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMas
       im.same_address = std::max<std::uint32_t>(im.same_address, std::uint32_t(run));
     }
   }
-  return count_sectors(im, m, std::uint64_t(im.xcode[pc].bytes) * im.kernel.code[pc].vec);
+  const ptx::Instruction& ins = im.kernel.code[pc];
+  return count_sectors(im, m, std::uint64_t(ptx::type_bytes(ins.type)) * ins.vec);
 }
 
 void exec_cvta(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x, LaneMask m) {

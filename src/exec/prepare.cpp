@@ -99,9 +99,9 @@ std::uint64_t imm_bits(const ptx::Operand& o, Type t) {
       return std::bit_cast<std::uint32_t>(static_cast<float>(o.fimm()));
     return std::bit_cast<std::uint64_t>(o.fimm());
   }
-  if (t == Type::F32) return std::bit_cast<std::uint32_t>(static_cast<float>(o.imm));
-  if (t == Type::F64) return std::bit_cast<std::uint64_t>(static_cast<double>(o.imm));
-  return static_cast<std::uint64_t>(o.imm);
+  if (t == Type::F32) return std::bit_cast<std::uint32_t>(static_cast<float>(o.imm()));
+  if (t == Type::F64) return std::bit_cast<std::uint64_t>(static_cast<double>(o.imm()));
+  return static_cast<std::uint64_t>(o.imm());
 }
 
 // A kernel's name for a message: demangled, and past 80 characters its first 77 and "..." (a
@@ -149,9 +149,7 @@ Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, const Laun
   };
   if (!kernel.unsupported.empty()) {  // the module parsed; this kernel cannot run (issue 15)
     const ptx::Kernel::Unsupported& u = kernel.unsupported.front();
-    ptx::Instruction at;  // for its CUDA line
-    at.loc = u.loc;
-    at.inlined_at = u.inlined_at;
+    const ptx::SourceSite at{u.loc, u.inlined_at, {}};  // for its CUDA line
     const std::string cuda = cuda_location(module, at);
     throw InputError(located(module.filename, u.line,
                              fmt::format("{}{} in kernel '{}'{}", u.message,
@@ -255,7 +253,8 @@ void Impl::place_rows() {
   for (std::size_t pc = 0; pc < kernel.code.size(); ++pc) {
     XInst& x = xcode[pc];
     for (std::uint32_t& r : x.row) place(r);
-    for (std::uint32_t& r : x.vrow) place(r);
+    if (kernel.code[pc].op != Opcode::Bra)  // a branch's vrow is its target and reconvergence
+      for (std::uint32_t& r : x.vrow) place(r);
     place(x.mem_row);
     place(x.guard);
   }
@@ -569,10 +568,10 @@ std::uint32_t Impl::const_row(std::uint64_t bits) {
 }
 
 void Impl::predecode() {
-  const std::vector<std::uint32_t> reconv = reconvergence_points(kernel);
+  const std::vector<Reconvergence> reconv = reconvergence_points(kernel);
   xcode.resize(kernel.code.size());
-  auto reg_mask = [&](std::uint32_t reg) {
-    return width_mask(std::max(ptx::type_bits(kernel.regs[reg].type), 1));
+  auto reg_bits = [&](std::uint32_t reg) {
+    return static_cast<std::uint8_t>(std::clamp(ptx::type_bits(kernel.regs[reg].type), 1, 64));
   };
   for (std::size_t pc = 0; pc < kernel.code.size(); ++pc) {
     const ptx::Instruction& ins = kernel.code[pc];
@@ -588,11 +587,9 @@ void Impl::predecode() {
           ptx::type_name(ptx::is_half(ins.type) || ins.type == Type::TF32 ? ins.type : ins.type2)));
     if (ins.op == Opcode::St && ins.space == Space::Param) unsupported("st.param");
     x.bits = static_cast<std::uint8_t>(ptx::type_bits(ins.type));
-    x.bits2 = static_cast<std::uint8_t>(ptx::type_bits(ins.type2));
-    x.bytes = static_cast<std::uint8_t>(ptx::type_bytes(ins.type));
     if (ins.guard != ptx::kNone) {
       x.guard = ins.guard;
-      x.guard_neg = ins.guard_negated ? 1 : 0;
+      if (ins.guard_negated) x.neg |= XInst::kGuardNeg;
     }
     if (ptx::is_warp_level(ins.op) && lanes != 32)
       unsupported(
@@ -608,7 +605,7 @@ void Impl::predecode() {
           break;
         case OperandKind::Reg:
           x.row[i] = o.reg;
-          x.neg[i] = o.negate ? 1 : 0;
+          if (o.negate) x.neg = static_cast<std::uint8_t>(x.neg | 1u << i);
           break;
         case OperandKind::ImmInt:
         case OperandKind::ImmFloat:
@@ -619,29 +616,26 @@ void Impl::predecode() {
           if (o.special == ptx::Special::Clock || o.special == ptx::Special::Clock64 ||
               o.special == ptx::Special::ClockHi ||
               (o.special >= ptx::Special::GlobalTimer && o.special <= ptx::Special::GlobalTimerHi))
-            x.reads_clock = true;
+            x.neg |= XInst::kReadsClock;
           break;
         case OperandKind::Symbol:
-          x.row[i] = const_row(symbol_address(o.sym) + static_cast<std::uint64_t>(o.imm));
+          x.row[i] = const_row(symbol_address(o.sym) + static_cast<std::uint64_t>(o.imm()));
           break;
         case OperandKind::Memory:
           if (o.reg != ptx::kNone) {
             x.mem_row = o.reg;
-            x.mem_base_mask = reg_mask(o.reg);
-            x.mem_addr_mask = x.mem_base_mask;
-            x.mem_off = o.imm;
+            x.mem_bits = reg_bits(o.reg);
           } else if (o.sym != ptx::kNone) {
-            x.mem_off = static_cast<std::int64_t>(symbol_address(o.sym)) + o.imm;
-          } else {
-            x.mem_off = o.imm;
+            x.mem_row = const_row(symbol_address(o.sym));
           }
+          x.mem_off = static_cast<std::int32_t>(o.imm());  // 32 bits: fits_operand_offset
           break;
         case OperandKind::Vector:  // ld/st .v2/.v4 and mov packing (wider vectors: their exec)
           for (int k = 0; k < o.count && k < int(x.vrow.size()); ++k)
             x.vrow[std::size_t(k)] = vector_row(o, k, ins);
           break;
         case OperandKind::Label:
-          x.target = o.target;
+          x.vrow[0] = o.target;  // XInst::target()
           break;
       }
     }
@@ -655,12 +649,12 @@ void Impl::predecode() {
       for (int k = 0; k < c.count; ++k) x.row[std::size_t(2 + k)] = kernel.vec(c, k);
     }
     if (ins.op == Opcode::WmmaStore && ins.num_ops == 3) x.row[1] = kNoRow;  // the fragment: ops[1]
-    if (ins.op == Opcode::Bra) x.reconv = reconv[pc];
     if (ins.num_ops > 0 && ins.ops[0].kind == OperandKind::Reg)
-      x.dst_mask = reg_mask(ins.ops[0].reg);
+      x.dst_bits = reg_bits(ins.ops[0].reg);
     if (ins.num_ops > 0 && ins.ops[0].kind == OperandKind::Vector)
-      x.dst_mask = reg_mask(kernel.vec(ins.ops[0], 0));
+      x.dst_bits = reg_bits(kernel.vec(ins.ops[0], 0));
   }
+  for (const Reconvergence& r : reconv) xcode[r.pc].vrow[1] = r.rpc;  // XInst::reconv()
 }
 
 }  // namespace smemsim::exec

@@ -136,7 +136,7 @@ void race_access(Impl& im, const Cta& cta, const Warp& w, std::uint32_t pc, Op o
     case ptx::Opcode::St:
     case ptx::Opcode::Atom:
     case ptx::Opcode::Red:
-      bytes = std::uint32_t(im.xcode[pc].bytes) * std::max<std::uint32_t>(1, ins.vec);
+      bytes = std::uint32_t(ptx::type_bytes(ins.type)) * std::max<std::uint32_t>(1, ins.vec);
       break;
     default:
       break;

@@ -110,7 +110,7 @@ void vote(Impl& im, Warp& w, const ptx::Instruction& ins, const XInst& x, LaneMa
   const std::uint64_t* p = im.row(w, x.row[1]);
   LaneMask yes = 0;
   each_lane(m, [&](int l) {
-    if ((p[l] ^ x.neg[1]) & 1) yes |= LaneMask{1} << l;
+    if ((p[l] ^ x.negated(1)) & 1) yes |= LaneMask{1} << l;
   });
   std::uint64_t r = 0;
   switch (ins.warp) {

@@ -53,7 +53,7 @@ RegisterFlow register_flow(const ptx::Kernel& k) {
 Operand imm_op(std::int64_t v) {
   Operand o;
   o.kind = OperandKind::ImmInt;
-  o.imm = v;
+  o.set_imm(v);
   return o;
 }
 
@@ -71,9 +71,7 @@ Instruction make(Opcode op, Type t, std::initializer_list<Operand> ops, const In
   std::size_t j = 0;
   for (const Operand& o : ops) in.ops[j++] = o;
   in.ptx_line = at.ptx_line;
-  in.loc = at.loc;
-  in.inlined_at = at.inlined_at;
-  in.call_site = at.call_site;
+  in.site = at.site;
   return in;
 }
 
@@ -130,14 +128,14 @@ std::string insert_index_function(ptx::Kernel& k, const std::vector<std::uint32_
     Operand& m = in.ops[std::size_t(memory_operand(in))];
     if (m.reg == kNone) {  // a constant address: the new one is a constant too
       if (m.sym != sym) return "an access of the array through another symbol";
-      m.imm = std::int64_t(r.map(std::uint64_t(a.offset) + std::uint64_t(m.imm)) - a.offset);
+      m.set_imm(std::int64_t(r.map(std::uint64_t(a.offset) + std::uint64_t(m.imm())) - a.offset));
       continue;
     }
     if (m.sym != kNone) return "an address of both a register and a symbol";
-    const auto key = std::pair(m.reg, std::int64_t(m.imm));
+    const auto key = std::pair(m.reg, std::int64_t(m.imm()));
     if (const auto it = done.find(key); it != done.end()) {
       m.reg = it->second.first;
-      m.imm = it->second.second;
+      m.set_imm(it->second.second);
       continue;
     }
     const bool hoist = ndef[m.reg] == 1 && def[m.reg] != i;
@@ -160,8 +158,8 @@ std::string insert_index_function(ptx::Kernel& k, const std::vector<std::uint32_
           make(Opcode::Sub, s, {reg_op(off), reg_op(from), reg_op(base_reg(w, generic))}, in));
       from = off;
     }
-    if (m.imm) {
-      code.push_back(make(Opcode::Add, s, {reg_op(off), reg_op(from), imm_op(m.imm)}, in));
+    if (m.imm()) {
+      code.push_back(make(Opcode::Add, s, {reg_op(off), reg_op(from), imm_op(m.imm())}, in));
       from = off;
     }
     if (r.row) {
@@ -184,13 +182,13 @@ std::string insert_index_function(ptx::Kernel& k, const std::vector<std::uint32_
         code.push_back(
             make(Opcode::Add, s, {reg_op(addr), reg_op(off), reg_op(base_reg(w, generic))}, in));
       }
-      m.imm = 0;
+      m.set_imm(0);
     }
     m.reg = addr;
     per = std::max<std::uint32_t>(per, std::uint32_t(code.size()));
     auto& at = hoist ? after[def[key.first]] : before[i];
     at.insert(at.end(), code.begin(), code.end());
-    if (hoist) done[key] = {m.reg, std::int64_t(m.imm)};
+    if (hoist) done[key] = {m.reg, std::int64_t(m.imm())};
   }
   splice(k, std::move(head), before, after);
   out.form = r.row ? fmt::format("i + (i / {}) * {} inserted for each address ({} instructions)",

@@ -185,7 +185,7 @@ Applied apply_replication(const ptx::Module& module, const std::string& kernel,
         row0 = a;
       }
     }
-    m.imm *= R;
+    m.set_imm(m.imm() * R);
     std::vector<Instruction>& post = after[i];
     if (updates(in)) {
       ++n_atomic;
@@ -197,7 +197,7 @@ Applied apply_replication(const ptx::Module& module, const std::string& kernel,
       for (std::int64_t c = 1; c < R; ++c) {
         Instruction st = in;
         st.ops[0].reg = row0;
-        st.ops[0].imm = m.imm + 4 * c;
+        st.ops[0].set_imm(m.imm() + 4 * c);
         st.ops[1] = v;
         post.push_back(st);
       }
@@ -224,7 +224,7 @@ Applied apply_replication(const ptx::Module& module, const std::string& kernel,
         ld.ops[0].reg = x;
         ld.ops[1].reg = ak;
         ld.ops[1].sym = kNone;
-        ld.ops[1].imm = m.imm;
+        ld.ops[1].set_imm(m.imm());
         post.push_back(ld);
         post.push_back(guarded_as(combine(op, type, d, x, in), in));
       }
@@ -298,9 +298,9 @@ Applied apply_aggregation(const ptx::Module& module, const std::string& kernel,
     const std::uint32_t sum = new_reg(k, Type::B32);
     if (v.kind == OperandKind::ImmInt) {
       pre.push_back(make(Opcode::Popc, Type::B32, {reg_op(sum), reg_op(peers)}, in));
-      if (v.imm != 1) {
+      if (v.imm() != 1) {
         Instruction mul =
-            make(Opcode::Mul, Type::U32, {reg_op(sum), reg_op(sum), imm_op(v.imm)}, in);
+            make(Opcode::Mul, Type::U32, {reg_op(sum), reg_op(sum), imm_op(v.imm())}, in);
         mul.mode = ptx::MulMode::Lo;
         pre.push_back(mul);
       }

@@ -41,7 +41,7 @@ struct Walk {
     if (!bad.empty()) return;
     switch (o.kind) {
       case OperandKind::ImmInt:
-        constant += o.imm * std::int64_t(scale);
+        constant += o.imm() * std::int64_t(scale);
         return;
       case OperandKind::Symbol:
         if (o.sym != sym) {
@@ -50,7 +50,7 @@ struct Walk {
         }
         if (scale != 1) bad = "the array's address is scaled";
         ++symbols;
-        constant += o.imm;
+        constant += o.imm();
         return;
       case OperandKind::Reg:
         return reg(o.reg, scale, depth);
@@ -99,7 +99,7 @@ struct Walk {
           k.code[init].guard != ptx::kNone || in.ops[1].kind != OperandKind::Reg ||
           in.ops[1].reg != r || !imm(in.ops[2]))
         continue;
-      const std::int64_t by = in.ops[2].imm * std::int64_t(scale);
+      const std::int64_t by = in.ops[2].imm() * std::int64_t(scale);
       if (by > 0 && std::uint64_t(by) % row_bytes == 0) {
         nodes.insert(step);
         rows[step] = std::uint64_t(by);
@@ -136,27 +136,27 @@ struct Walk {
       case Opcode::Sub:
         if (ptx::is_float(in.type) || !imm(o[2])) return leaf(scale);
         descend[i] = scale;
-        constant -= o[2].imm * std::int64_t(scale);
+        constant -= o[2].imm() * std::int64_t(scale);
         return operand(o[1], scale, depth + 1);
       case Opcode::Shl:
-        if (!imm(o[2]) || o[2].imm < 0 || o[2].imm > 31) return leaf(scale);
-        return product(i, o[1], std::uint64_t{1} << o[2].imm, scale, depth);
+        if (!imm(o[2]) || o[2].imm() < 0 || o[2].imm() > 31) return leaf(scale);
+        return product(i, o[1], std::uint64_t{1} << o[2].imm(), scale, depth);
       case Opcode::Mul:
         if (ptx::is_float(in.type) || in.mode == ptx::MulMode::Hi) return leaf(scale);
-        if (imm(o[2]) && o[2].imm > 0)
-          return product(i, o[1], std::uint64_t(o[2].imm), scale, depth);
-        if (imm(o[1]) && o[1].imm > 0)
-          return product(i, o[2], std::uint64_t(o[1].imm), scale, depth);
+        if (imm(o[2]) && o[2].imm() > 0)
+          return product(i, o[1], std::uint64_t(o[2].imm()), scale, depth);
+        if (imm(o[1]) && o[1].imm() > 0)
+          return product(i, o[2], std::uint64_t(o[1].imm()), scale, depth);
         return leaf(scale);
       case Opcode::Mad:
-        if (ptx::is_float(in.type) || in.mode == ptx::MulMode::Hi || !imm(o[2]) || o[2].imm <= 0)
+        if (ptx::is_float(in.type) || in.mode == ptx::MulMode::Hi || !imm(o[2]) || o[2].imm() <= 0)
           return leaf(scale);
         // mad d, a, c, b: a * c, then b.
-        if ((std::uint64_t(o[2].imm) * scale) % row_bytes == 0) {
-          rows[i] = std::uint64_t(o[2].imm) * scale;
+        if ((std::uint64_t(o[2].imm()) * scale) % row_bytes == 0) {
+          rows[i] = std::uint64_t(o[2].imm()) * scale;
         } else {
           descend[i] = scale;
-          operand(o[1], std::uint64_t(o[2].imm) * scale, depth + 1);
+          operand(o[1], std::uint64_t(o[2].imm()) * scale, depth + 1);
         }
         return operand(o[3], scale, depth + 1);
       default:
@@ -181,7 +181,7 @@ std::string pad_by_stride(ptx::Kernel& k, const std::vector<std::uint32_t>& acc,
     w.row_bytes = row;
     w.sym = sym;
     const Operand& m = k.code[i].ops[std::size_t(memory_operand(k.code[i]))];
-    w.constant = m.imm;
+    w.constant = m.imm();
     if (m.sym != ptx::kNone) {
       Operand named;
       named.kind = OperandKind::Symbol;
@@ -269,7 +269,7 @@ std::string pad_by_stride(ptx::Kernel& k, const std::vector<std::uint32_t>& acc,
   for (const std::uint32_t i : acc) rename(k.code[i], true);
   for (const auto& [n, coef] : rows) {
     Instruction& in = copy_of.count(n) ? copies[copy_of[n]] : k.code[n];
-    const std::int64_t imm2 = in.ops[2].imm, imm1 = in.ops[1].imm;
+    const std::int64_t imm2 = in.ops[2].imm(), imm1 = in.ops[1].imm();
     const std::uint64_t c = in.op == Opcode::Shl ? std::uint64_t{1} << imm2
                             : in.op == Opcode::Mad || ptx::is_float(in.type) ? imm2
                             : in.ops[2].kind == OperandKind::ImmInt          ? imm2
@@ -284,15 +284,16 @@ std::string pad_by_stride(ptx::Kernel& k, const std::vector<std::uint32_t>& acc,
       in.type = wide(in.type) ? Type::U64 : Type::U32;
       in.ops[2] = imm_op(c2);
     } else if (in.op == Opcode::Mad || in.ops[2].kind == OperandKind::ImmInt) {
-      in.ops[2].imm = c2;
+      in.ops[2].set_imm(c2);
     } else {
-      in.ops[1].imm = c2;
+      in.ops[1].set_imm(c2);
     }
     ++out.changed;
   }
   for (const auto& [i, d] : delta) {
     Instruction& in = k.code[i];
-    in.ops[std::size_t(memory_operand(in))].imm += d;
+    in.ops[std::size_t(memory_operand(in))].set_imm(in.ops[std::size_t(memory_operand(in))].imm() +
+                                                    d);
   }
   Insertions after;
   for (const auto& [n, c] : copy_of) after[n].push_back(copies[c]);

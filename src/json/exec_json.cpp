@@ -20,8 +20,12 @@ Json ptx_location(const ptx::Module& module, const ptx::Instruction& ins) {
 }
 
 Json cuda_location(const ptx::Module& module, const ptx::Instruction& ins) {
+  return cuda_location(module, module.site(ins));
+}
+
+Json cuda_location(const ptx::Module& module, const ptx::SourceSite& site) {
   std::uint32_t line = 0;
-  const std::string file = exec::cuda_file(module, ins, line);
+  const std::string file = exec::cuda_file(module, site, line);
   if (file.empty()) return nullptr;
   return location(file, line);
 }
@@ -106,8 +110,8 @@ Json to_json(const exec::ProfileRow& r, const ptx::Module& module, const ptx::Ke
   if (r.index < kernel.code.size()) {
     j["ptx"] = ptx_location(module, kernel.code[r.index]);
     j["cuda"] = cuda_location(module, kernel.code[r.index]);
-    ptx::Instruction caller;  // the line that called the inlined function it belongs to
-    caller.loc = kernel.code[r.index].call_site;
+    // the line that called the inlined function it belongs to
+    const ptx::SourceSite caller{module.site(kernel.code[r.index]).call_site, {}, {}};
     j["called_from"] = caller.loc.file ? cuda_location(module, caller) : Json(nullptr);
   } else {
     j["ptx"] = location(module.filename, r.ptx_line);

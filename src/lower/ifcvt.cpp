@@ -59,9 +59,7 @@ void if_convert(ptx::Kernel& k, const std::vector<std::uint32_t>& branches) {
     mov.ops[0].reg = mov.ops[1].reg = p;
     mov.flags = ptx::kIfConverted;
     mov.ptx_line = br.ptx_line;
-    mov.loc = br.loc;
-    mov.inlined_at = br.inlined_at;
-    mov.call_site = br.call_site;
+    mov.site = br.site;
     br = mov;
   }
 }

@@ -162,7 +162,8 @@ std::vector<Lowered> lower(const ptx::Kernel& kernel, const std::vector<RegUse>&
           if (idx.kind != OperandKind::Reg || f.nwrite[idx.reg] != 1 || f.writer[idx.reg] != s)
             continue;
           if (shl.op != Opcode::Shl || !f.unguarded(s) || shl.ops[1].kind != OperandKind::Reg ||
-              shl.ops[2].kind != OperandKind::ImmInt || shl.ops[2].imm < 2 || shl.ops[2].imm > 4)
+              shl.ops[2].kind != OperandKind::ImmInt || shl.ops[2].imm() < 2 ||
+              shl.ops[2].imm() > 4)
             continue;
           if (f.single_reader(s, idx.reg) != a || !f.constant(base)) continue;
           cand[s] = {Rule::Scaled, a};
@@ -176,7 +177,7 @@ std::vector<Lowered> lower(const ptx::Kernel& kernel, const std::vector<RegUse>&
         // offsets are immediates in SASS: LDS R, [R+0x...]).
         const bool shared = code[c].space == ptx::Space::Shared;
         auto folds = [&](const ptx::Operand& o) {
-          return o.kind == OperandKind::ImmInt ? fits_offset(o.imm) : shared && f.constant(o);
+          return o.kind == OperandKind::ImmInt ? fits_offset(o.imm()) : shared && f.constant(o);
         };
         if (folds(add.ops[1]) != folds(add.ops[2])) cand[a] = {Rule::Addr, c};
       }

@@ -363,9 +363,9 @@ Operand Decoder::operand(bool memory, bool label) {
         o.sym = kb_.find_symbol(b.text);
         if (o.sym == kNone) cur_.fail(b, fmt::format("unknown symbol '{}'", b.text));
       }
-      if (cur_.peek().is('+') || cur_.peek().is('-')) o.imm = signed_int(true);
+      if (cur_.peek().is('+') || cur_.peek().is('-')) o.set_imm(offset(true));
     } else if (b.kind == TokKind::Number || b.is('-')) {
-      o.imm = signed_int(false);
+      o.set_imm(offset(false));
     } else {
       cur_.fail(b, fmt::format("malformed address operand {}", describe(b)));
     }
@@ -436,7 +436,7 @@ Operand Decoder::operand(bool memory, bool label) {
       std::uint64_t v = 0;
       if (!parse_int_literal(n.text, v)) cur_.fail(n, fmt::format("malformed number '{}'", n.text));
       o.kind = OperandKind::ImmInt;
-      o.imm = static_cast<std::int64_t>(neg ? ~v + 1 : v);
+      o.set_imm(static_cast<std::int64_t>(neg ? ~v + 1 : v));
     }
     return o;
   }
@@ -463,13 +463,13 @@ Operand Decoder::operand(bool memory, bool label) {
     }
     if (t.text == "WARP_SZ") {  // the predefined identifier warpSize compiles to (PTX ISA)
       o.kind = OperandKind::ImmInt;
-      o.imm = 32;
+      o.set_imm(32);
       return o;
     }
     o.kind = OperandKind::Symbol;
     o.sym = kb_.find_symbol(t.text);
     if (o.sym == kNone) cur_.fail(t, fmt::format("unknown symbol '{}'", t.text));
-    if (cur_.peek().is('+')) o.imm = signed_int(true);
+    if (cur_.peek().is('+')) o.set_imm(offset(true));
     return o;
   }
   cur_.fail(t, fmt::format("malformed operand {}", describe(t)));
@@ -490,6 +490,16 @@ std::int64_t Decoder::signed_int(bool needs_sign) {
     cur_.fail(n, fmt::format("malformed offset {}", describe(n)));
   cur_.next();
   return static_cast<std::int64_t>(neg ? ~v + 1 : v);
+}
+
+std::int64_t Decoder::offset(bool needs_sign) {
+  const Token at = cur_.peek();
+  const std::int64_t v = signed_int(needs_sign);
+  if (!fits_operand_offset(v))
+    cur_.fail(at, fmt::format("the address offset {} does not fit in 32 bits (PTX ISA: a signed "
+                              "32-bit offset)",
+                              v));
+  return v;
 }
 
 void Decoder::operands(const OpInfo& info) {

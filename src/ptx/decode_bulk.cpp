@@ -70,7 +70,7 @@ Instruction Decoder::bulk_copy() {
         malformed(fmt::format("unknown modifier '.{}' in '{}'", mods[k], text));
     read_list({});
     expect_count(1, 1);
-    if (ins_.ops[0].kind != OperandKind::ImmInt || ins_.ops[0].imm < 0)
+    if (ins_.ops[0].kind != OperandKind::ImmInt || ins_.ops[0].imm() < 0)
       malformed(fmt::format("'{}' needs a non-negative integer", text));
     return ins_;
   }
@@ -200,7 +200,7 @@ Instruction Decoder::bulk_copy() {
     ins_.ops[at] = operand(false, false);
     need(at, is_value(at), "a register or immediate (the size in bytes)");
     if (ins_.ops[at].kind == OperandKind::ImmInt &&
-        (ins_.ops[at].imm <= 0 || ins_.ops[at].imm % 16 != 0))
+        (ins_.ops[at].imm() <= 0 || ins_.ops[at].imm() % 16 != 0))
       malformed(fmt::format("'{}': the size must be a positive multiple of 16 bytes", text));
   };
   switch (BulkOp(ins_.comp)) {

@@ -38,12 +38,12 @@ Instruction Decoder::async_copy() {
       if (mods[2] == "wait_all") {  // = commit_group; wait_group 0 (PTX ISA)
         expect_count(0, 0);
         ins_.ops[0].kind = OperandKind::ImmInt;
-        ins_.ops[0].imm = 0;
+        ins_.ops[0].set_imm(0);
         ins_.flags |= kUni;
         return ins_;
       }
       expect_count(1, 1);
-      if (ins_.ops[0].kind != OperandKind::ImmInt || ins_.ops[0].imm < 0)
+      if (ins_.ops[0].kind != OperandKind::ImmInt || ins_.ops[0].imm() < 0)
         malformed(fmt::format("'{}' needs a non-negative integer", text));
       return ins_;
     }
@@ -78,9 +78,9 @@ Instruction Decoder::async_copy() {
     expect_count(3, hint ? 5 : 4);
     if (hint) --ins_.num_ops;  // the cache policy operand: no functional effect
     if (ins_.ops[2].kind != OperandKind::ImmInt ||
-        (ins_.ops[2].imm != 4 && ins_.ops[2].imm != 8 && ins_.ops[2].imm != 16))
+        (ins_.ops[2].imm() != 4 && ins_.ops[2].imm() != 8 && ins_.ops[2].imm() != 16))
       malformed(fmt::format("'{}': the copy size must be 4, 8 or 16 bytes", text));
-    if (cg && ins_.ops[2].imm != 16) malformed(fmt::format("'{}': .cg copies 16 bytes", text));
+    if (cg && ins_.ops[2].imm() != 16) malformed(fmt::format("'{}': .cg copies 16 bytes", text));
     if (ins_.num_ops == 4 && !is_value(3))
       malformed(fmt::format("'{}': the source size must be a register or integer", text));
     return ins_;

@@ -149,6 +149,8 @@ class Decoder {
   Operand operand(bool memory, bool label);
   // [+|-] [-] number, as in [%r1+-4].
   std::int64_t signed_int(bool needs_sign);
+  // signed_int for an address offset: refused unless it fits in 32 bits (fits_operand_offset).
+  std::int64_t offset(bool needs_sign);
   void operands(const OpInfo& info);
   // Warp-level instructions: the operand count with and without .sync, the destination, the
   // predicate source of vote, the optional predicate destination of shfl and match.all.

@@ -184,7 +184,7 @@ class Linker {
         }
         if (o.kind == OperandKind::Label) o.target += lf.entry;
       }
-      if (ins.op == Opcode::Call) ins.ops[0].imm += call_off;
+      if (ins.op == Opcode::Call) ins.ops[0].set_imm(ins.ops[0].imm() + call_off);
       k_.code.push_back(ins);
     }
     lf.calls_begin = call_off;

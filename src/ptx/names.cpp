@@ -164,17 +164,17 @@ std::string operand_text(const Kernel& k, const Operand& o) {
       return s;
     }
     case OperandKind::ImmInt:
-      return fmt::format("{}", o.imm);
+      return fmt::format("{}", o.imm());
     case OperandKind::ImmFloat:
       return fmt::format("{}", o.fimm());
     case OperandKind::Symbol:
-      return o.imm ? fmt::format("{}+{}", sym(o.sym), o.imm) : sym(o.sym);
+      return o.imm() ? fmt::format("{}+{}", sym(o.sym), o.imm()) : sym(o.sym);
     case OperandKind::Special:
       return std::string(name_of(kSpecialNames, o.special));
     case OperandKind::Memory: {
       std::string base = o.reg != kNone ? reg(o.reg) : o.sym != kNone ? sym(o.sym) : "";
-      if (base.empty()) return fmt::format("[{}]", o.imm);
-      return o.imm ? fmt::format("[{}+{}]", base, o.imm) : fmt::format("[{}]", base);
+      if (base.empty()) return fmt::format("[{}]", o.imm());
+      return o.imm() ? fmt::format("[{}+{}]", base, o.imm()) : fmt::format("[{}]", base);
     }
     case OperandKind::Vector: {
       std::string s = "{";
@@ -304,8 +304,8 @@ std::string bulk_text(const Kernel& k, const Instruction& ins, std::string s) {
     case BulkOp::Commit:
       return s + ".commit_group;";
     case BulkOp::Wait:
-      return s +
-             fmt::format(".wait_group{} {};", ins.has(kNoComplete) ? ".read" : "", ins.ops[0].imm);
+      return s + fmt::format(".wait_group{} {};", ins.has(kNoComplete) ? ".read" : "",
+                             ins.ops[0].imm());
     case BulkOp::Prefetch:
       s += ".prefetch";
       break;
@@ -428,6 +428,17 @@ std::uint32_t Kernel::find_symbol(std::string_view n) const {
   for (std::size_t i = 0; i < symbols.size(); ++i)
     if (symbols[i].name == n) return static_cast<std::uint32_t>(i);
   return kNone;
+}
+
+void Operand::set_imm(std::int64_t v) {
+  if (wide()) {
+    imm_lo_ = static_cast<std::uint32_t>(static_cast<std::uint64_t>(v));
+    sym = static_cast<std::uint32_t>(static_cast<std::uint64_t>(v) >> 32) ^ kNone;
+    return;
+  }
+  if (!fits_operand_offset(v))
+    throw InputError(fmt::format("an address offset of {} does not fit in 32 bits", v));
+  imm_lo_ = static_cast<std::uint32_t>(static_cast<std::int32_t>(v));
 }
 
 void Kernel::add_vector(Operand& o, std::span<const std::uint32_t> elems,
@@ -567,7 +578,7 @@ std::string to_string(const Kernel& k, const Instruction& ins) {
   add(type_name(ins.type));
   add(type_name(ins.type2));
   if (ins.op == Opcode::Call) {
-    const std::size_t c = std::size_t(ins.ops[0].imm);
+    const std::size_t c = std::size_t(ins.ops[0].imm());
     return s + " " + (c < k.calls.size() ? k.calls[c].callee : "?") + ";";
   }
   if (ins.op == Opcode::Tex || ins.op == Opcode::Tld4) {  // d, [a, c] {, lod | , dPdx, dPdy}

@@ -105,7 +105,12 @@ bool is_float_literal(std::string_view text);
 // table is known (nvcc writes it after the kernels): resolve_inline_sites.
 struct InlineChains {
   std::vector<std::vector<SourceLoc>> chains{{}};
-  std::vector<std::uint32_t> ins_chain;
+  // Until then an instruction's `site` indexes `pending`: the .loc it follows and its chain.
+  struct Pending {
+    SourceLoc loc, inlined_at;
+    std::uint32_t chain = 0;
+  };
+  std::vector<Pending> pending;
   std::vector<std::uint32_t> unsupported_chain;  // per Kernel::unsupported entry
 };
 
@@ -140,6 +145,7 @@ struct KernelBuilder {
   InlineChains inlining;
   std::map<std::array<std::uint32_t, 3>, std::uint32_t> loc_chain;
   std::uint32_t chain = 0;
+  std::uint32_t site = kNone;  // the current .loc's entry in inlining.pending (kNone: none yet)
 
   std::uint32_t find_reg(std::string_view name) const;  // kNone if undeclared
   // Index of `name` among the kernel's symbols; a module variable is added on first use. kNone if
@@ -159,7 +165,9 @@ struct UnsupportedInstruction {
 // Sets each instruction's inlined_at to the innermost frame of its inlining chain that is not in a
 // header (a kernel's line rather than cuda_runtime's or texture_indirect_functions.h's), or the
 // outermost frame when every one is.
-void resolve_inline_sites(Kernel& k, const InlineChains& c, const Module& m);
+// Each instruction's site becomes an index into m.sites (`index` finds those already there).
+void resolve_inline_sites(Kernel& k, const InlineChains& c, Module& m,
+                          std::map<SourceSite, std::uint32_t>& index);
 
 // Decodes one instruction: the mnemonic token has been consumed; reads operands up to and including
 // ';'.

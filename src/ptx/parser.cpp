@@ -39,10 +39,11 @@ class Parser {
 
   Module run() {
     while (!cur_.at_end()) module_statement();
+    std::map<SourceSite, std::uint32_t> index{{SourceSite{}, 0}};
     for (std::size_t i = 0; i < mod_.kernels.size(); ++i)
-      resolve_inline_sites(mod_.kernels[i], kernel_chains_[i], mod_);
+      resolve_inline_sites(mod_.kernels[i], kernel_chains_[i], mod_, index);
     for (std::size_t i = 0; i < mod_.functions.size(); ++i)
-      resolve_inline_sites(mod_.functions[i], function_chains_[i], mod_);
+      resolve_inline_sites(mod_.functions[i], function_chains_[i], mod_, index);
     return std::move(mod_);
   }
 
@@ -488,7 +489,7 @@ class Parser {
     cur_.expect(';', "after the call");
     ins.num_ops = 0;
     ins.ops[0].kind = OperandKind::ImmInt;
-    ins.ops[0].imm = static_cast<std::int64_t>(kb.kernel.calls.size());
+    ins.ops[0].set_imm(static_cast<std::int64_t>(kb.kernel.calls.size()));
     kb.kernel.calls.push_back(std::move(site));
     return ins;
   }
@@ -520,10 +521,12 @@ class Parser {
     ins.guard = guard;
     ins.guard_negated = negated;
     ins.ptx_line = m.line;
-    ins.loc = kb.loc;
-    ins.inlined_at = kb.inlined_at;
+    if (kb.site == kNone) {
+      kb.site = static_cast<std::uint32_t>(kb.inlining.pending.size());
+      kb.inlining.pending.push_back({kb.loc, kb.inlined_at, kb.chain});
+    }
+    ins.site = kb.site;
     kb.kernel.code.push_back(ins);
-    kb.inlining.ins_chain.push_back(kb.chain);
   }
 
   // .reg .type %a, %b<N>, ... ;
@@ -598,6 +601,7 @@ class Parser {
     kb.loc = loc;
     kb.inlined_at = inlined;
     kb.chain = 0;
+    kb.site = kNone;
     if (inlined.file != 0) {  // this .loc's call sites: inlined_at, then that site's own
       std::vector<SourceLoc> sites{inlined};
       const auto parent = kb.loc_chain.find({inlined.file, inlined.line, inlined.column});
@@ -631,13 +635,20 @@ void resolve_site(const std::vector<SourceLoc>& sites, const SourceLoc& loc, Sou
 
 }  // namespace
 
-void resolve_inline_sites(Kernel& k, const InlineChains& c, const Module& m) {
-  for (std::size_t i = 0; i < k.code.size() && i < c.ins_chain.size(); ++i) {
-    Instruction& ins = k.code[i];
-    const std::vector<SourceLoc>& sites = c.chains[c.ins_chain[i]];
-    if (!sites.empty()) ins.call_site = sites.front();
-    resolve_site(sites, ins.loc, ins.inlined_at, m);
+void resolve_inline_sites(Kernel& k, const InlineChains& c, Module& m,
+                          std::map<SourceSite, std::uint32_t>& index) {
+  std::vector<std::uint32_t> final_site(c.pending.size());
+  for (std::size_t j = 0; j < c.pending.size(); ++j) {
+    const InlineChains::Pending& p = c.pending[j];
+    SourceSite s{p.loc, p.inlined_at, {}};
+    const std::vector<SourceLoc>& sites = c.chains[p.chain];
+    if (!sites.empty()) s.call_site = sites.front();
+    resolve_site(sites, s.loc, s.inlined_at, m);
+    const auto [it, added] = index.try_emplace(s, static_cast<std::uint32_t>(m.sites.size()));
+    if (added) m.sites.push_back(s);
+    final_site[j] = it->second;
   }
+  for (Instruction& ins : k.code) ins.site = final_site[ins.site];
   for (std::size_t i = 0; i < k.unsupported.size() && i < c.unsupported_chain.size(); ++i)
     resolve_site(c.chains[c.unsupported_chain[i]], k.unsupported[i].loc,
                  k.unsupported[i].inlined_at, m);

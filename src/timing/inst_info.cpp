@@ -218,8 +218,8 @@ std::vector<InstInfo> decode_kernel(const ptx::Kernel& kernel) {
     // printf (issue 45): a global write of its arguments to the runtime's buffer, as the GPU's
     // vprintf makes it (the executor counts its sectors).
     const bool is_printf =
-        ins.op == Opcode::Call && std::size_t(ins.ops[0].imm) < kernel.calls.size() &&
-        kernel.calls[std::size_t(ins.ops[0].imm)].builtin == ptx::Builtin::Printf;
+        ins.op == Opcode::Call && std::size_t(ins.ops[0].imm()) < kernel.calls.size() &&
+        kernel.calls[std::size_t(ins.ops[0].imm())].builtin == ptx::Builtin::Printf;
     if (is_printf) {
       info.unit = Unit::Global;
       info.space = Space::Global;
@@ -237,7 +237,7 @@ std::vector<InstInfo> decode_kernel(const ptx::Kernel& kernel) {
     info.async_commit =
         ins.op == Opcode::CpAsyncCommit || (ins.op == Opcode::CpAsyncWait && ins.has(ptx::kUni));
     info.async_wait = ins.op == Opcode::CpAsyncWait;
-    if (info.async_wait) info.async_keep = static_cast<std::uint32_t>(ins.ops[0].imm);
+    if (info.async_wait) info.async_keep = static_cast<std::uint32_t>(ins.ops[0].imm());
     info.barrier = ins.op == Opcode::Bar && !ins.has(ptx::kArrive);
     info.arrive = ins.op == Opcode::Bar && ins.has(ptx::kArrive);
     // A `ret` of a device function linked into the kernel returns to its caller.

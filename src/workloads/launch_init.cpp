@@ -103,7 +103,7 @@ std::string elem_of(std::string t) {
 std::vector<std::string> source_parameter_names(const ptx::Module& m, const ptx::Kernel& k) {
   std::string file;
   for (const ptx::Instruction& ins : k.code)
-    if (ins.loc.file != 0) {
+    if (m.site(ins).loc.file != 0) {
       std::uint32_t line = 0;
       file = cuda_file(m, ins, line);
       if (!file.empty()) break;
