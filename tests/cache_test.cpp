@@ -232,10 +232,8 @@ TEST(Cache, ALargerCarveOutLeavesLessL1) {
 // .L1::no_allocate (PTX ISA, cache eviction priority hints; issue 44): the 96 KiB twice-read
 // kernel above with the hint on its load. Without it the second pass finds its 3,072 sectors in
 // the V100's 128 KiB L1 (Cache.ALargerCarveOutLeavesLessL1). With it the first pass allocates
-// nothing in the L1, and the L2 cannot keep the array either: one SM's share is 6 MiB / 80, 25
-// sets of 24 lines (600 lines), and the array's 768 lines, read in order twice, put about 31
-// lines through each set, so LRU evicts every line before its second read. No hit at all, and
-// the kernel takes longer.
+// nothing in the L1, so the second pass finds them in the L2 (the GPU's 6 MiB holds 96 KiB):
+// 3,072 L2 hits, none in the L1, and the kernel takes longer (an L2 hit's latency, not an L1's).
 TEST(Cache, NoAllocateLoadsLeaveTheL1Empty) {
   const std::string spec = temp_file("cache_noalloc.toml",
                                      "grid = 1\nblock = 256\nargs = [\"a\", \"out\"]\n"
@@ -255,7 +253,8 @@ TEST(Cache, NoAllocateLoadsLeaveTheL1Empty) {
   ASSERT_TRUE(hinted.is_object() && plain_run.is_object());
   EXPECT_EQ(plain_run["timing"]["units"]["l1_hit_sectors"], 3072);
   EXPECT_EQ(hinted["timing"]["units"]["l1_hit_sectors"], 0);
-  EXPECT_EQ(hinted["timing"]["units"]["l2_hit_sectors"], 0);
+  EXPECT_EQ(hinted["timing"]["units"]["l2_hit_sectors"], 3072);
+  EXPECT_EQ(plain_run["timing"]["units"]["l2_hit_sectors"], 0);
   EXPECT_EQ(hinted["timing"]["units"]["global_sectors"], 2 * 3072 + 32);
   EXPECT_GT(hinted["timing"]["cycles"].get<double>(), plain_run["timing"]["cycles"].get<double>());
 }
@@ -321,9 +320,11 @@ TEST(Cache, LanesOnOneGlobalWordAreUpdatedOneAfterAnother) {
   EXPECT_EQ(cycles(5, "fermi-gtx580"), cycles(2, "fermi-gtx580"));
 }
 
-// The caches are each SM's own state, so the parallel simulator gives the same cycles and hits on
-// any thread count: the 96 KiB kernel on 64 CTAs (one per SM), each finding its second pass in its
-// L1.
+// The L1s are each SM's own state and the L2 is served at the end of each cycle in SM order, so
+// the parallel simulator gives the same cycles and hits on any thread count: the 96 KiB kernel on
+// 64 CTAs (one per SM), each finding its second pass in its L1. The first pass's 3,072 sectors
+// come from DRAM once, for the first SM that asks for each (the 96 KiB stay in the 6 MiB L2):
+// the other 63 SMs find them in the L2, 63 x 3,072 hits.
 TEST(Cache, TheSameOnAnyThreadCount) {
   const std::string ptx = temp_file("cache_threads.ptx", kTwice);
   const std::string spec =
@@ -337,6 +338,7 @@ TEST(Cache, TheSameOnAnyThreadCount) {
     ASSERT_EQ(r.exit_code, 0) << r.out;
     const nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
     EXPECT_EQ(j["timing"]["units"]["l1_hit_sectors"], 64 * 3072);
+    EXPECT_EQ(j["timing"]["units"]["l2_hit_sectors"], 63 * 3072);
     const std::string t = j["timing"]["cycles"].dump() + " " + j["timing"]["units"].dump();
     if (first.empty()) first = t;
     EXPECT_EQ(t, first) << threads << " threads";
@@ -369,10 +371,13 @@ TEST(Cache, TheCarveOutIsTheSmallestThatHoldsTheSharedMemory) {
 // Naive: each thread loads 64 elements of A and 64 of B: 128 warps x 128 = 16,384 requests; a warp
 // is two rows of 16 threads, so an A load touches 2 words (2 sectors) and a B load 2 x 64
 // consecutive bytes of one row (2 sectors): 32,768 sectors. Each CTA needs 16 rows of A and 16
-// columns of B once, 8 KiB = 256 sectors, 4,096 over the 16 CTAs from DRAM (131,072 bytes); the
-// L1 holds them for the rest (28,672). Tiled: per CTA 4 k-steps x 8 warps = 32 requests per matrix,
-// 512 over the grid, 4 sectors each (16 consecutive floats per half-warp), 65,536 bytes each: the
-// same DRAM bytes (the L1 held the naive kernel's re-reads), 16 times fewer requests.
+// columns of B once, 8 KiB = 256 sectors, 4,096 over the 16 CTAs past its L1; the L1 holds them
+// for the rest (28,672). The L2 is every SM's: each of A's and B's 512 sectors comes from DRAM
+// once (1,024 sectors, 32,768 bytes) and the other 3,072 are L2 hits. Tiled: per CTA 4 k-steps x
+// 8 warps = 32 requests per matrix, 512 over the grid, 4 sectors each (16 consecutive floats per
+// half-warp), 2,048 sectors, of which the matrix's 512 from DRAM (16,384 bytes) and 1,536 from the
+// L2: the same DRAM bytes and L2 traffic (the L1 held the naive kernel's re-reads), 16 times fewer
+// requests.
 TEST(Cache, TheTileSavesRequestsTheL1WouldServe) {
   const auto lines = [](const std::string& variant) {
     const CliResult r =
@@ -387,12 +392,14 @@ TEST(Cache, TheTileSavesRequestsTheL1WouldServe) {
   EXPECT_EQ(naive[0]["requests"], 16384);
   EXPECT_EQ(naive[0]["sectors"], 32768);
   EXPECT_EQ(naive[0]["l1_hit_sectors"], 28672);
-  EXPECT_EQ(naive[0]["dram_bytes"], 131072);
+  EXPECT_EQ(naive[0]["l2_hit_sectors"], 3072);
+  EXPECT_EQ(naive[0]["dram_bytes"], 32768);
   ASSERT_EQ(tiled.size(), 3u);  // the A tile's load, the B tile's, the store
   for (int k = 0; k < 2; ++k) {
     EXPECT_EQ(tiled[k]["requests"], 512);
     EXPECT_EQ(tiled[k]["sectors"], 2048);
-    EXPECT_EQ(tiled[k]["dram_bytes"], 65536);
+    EXPECT_EQ(tiled[k]["l2_hit_sectors"], 1536);
+    EXPECT_EQ(tiled[k]["dram_bytes"], 16384);
   }
   EXPECT_EQ(naive[1]["dram_bytes"], tiled[2]["dram_bytes"]);  // C, 16 KiB
 }

@@ -178,17 +178,22 @@ TEST(FixCorpus, UniformHistogramSaysWhyNoAtomicFixHelps) {
 
 // stencil18 on a 16 x 16 block: a warp reads rows ty and ty + 1 of the 18-word halo tile, 16
 // words each, 18 words apart, so row ty + 1 starts on bank 18 and its last two words (banks 32,
-// 33 = 0, 1) fall on row ty's first two: 2-way. No padding or swizzle of the tile is 1 % faster
-// once written into the kernel (the 48-word rows fix the loads but the halo's stores then
-// conflict); fix says so and names the change of shape that would help: rows 16 (mod 32) words
+// 33 = 0, 1) fall on row ty's first two: 2-way. Padding the rows to 48 words fixes the loads
+// (the halo's stores then conflict 2-way instead) and, written into the kernel, is faster by more
+// than 1 % since the L2 is shared (issue 44: the global loads, which were most of the time, take
+// less); the swizzles fix little and cost 4 instructions an address. fix recommends the padding
+// and names the cause and the change of shape that would remove it: rows 16 (mod 32) words
 // apart, i.e. 16 or 48, or a 32-wide block.
 TEST(FixCorpus, StencilGetsNoLayoutButTheRowWidth) {
   const nlohmann::json j = json_of("fix " + launch("stencil18", "stencil.toml", "turing-t4"));
   ASSERT_EQ(j["arrays"].size(), 1u) << j.dump(1);
   const nlohmann::json& a = j["arrays"][0];
-  for (const auto& c : a["candidates"]) EXPECT_FALSE(c["recommended"]) << c["description"];
-  const std::string why = a["why_none"];
-  EXPECT_NE(why.find("no layout change helps"), std::string::npos) << why;
+  for (const auto& c : a["candidates"])
+    EXPECT_EQ(c["recommended"].get<bool>(),
+              c["description"].get<std::string>().starts_with("pad 30 words"))
+        << c["description"];
+  EXPECT_EQ(a["why_none"], "");
+  const std::string why = a["cause"];
   EXPECT_NE(why.find("2 rows of 16 consecutive words, 18 words apart"), std::string::npos) << why;
   EXPECT_NE(why.find("a row width of 16 or 48 words, or a block 32 threads wide"),
             std::string::npos)

@@ -120,8 +120,21 @@ struct SmConfig {
   std::uint32_t l1_bytes_per_cycle = 0;  // L1 hits' sectors per SM (0: no limit)
   std::uint32_t l2_bytes = 0;            // the whole L2; each SM models sm.count's share
   std::uint32_t l2_ways = 16;
-  std::uint32_t l2_latency = 0;          // an L1 miss that hits in L2: request to data return
-  std::uint32_t l2_bytes_per_cycle = 0;  // L2 hits' sectors per SM (0: no limit)
+  std::uint32_t l2_latency = 0;  // an L1 miss that hits in L2: request to data return
+  // L2 hits' sectors per SM (0: no limit); with sm.l2_slices, the SM's port to the L2: every
+  // sector its L1 did not hold (hits, misses, stores and atomics) leaves at this rate.
+  std::uint32_t l2_bytes_per_cycle = 0;
+  // One L2 shared by every SM (docs/timing.md "The shared L2"): sm.l2_slices slices, a line's
+  // by sm.l2_hash, each l2_bytes / l2_slices of tags and l2_slice_bytes_per_cycle of data path,
+  // behind sm.dram_channels DRAM channels that together move sm.global_bytes_per_cycle x
+  // sm.count bytes a cycle. A slice holds sm.l2_queue_sectors sectors waiting and a channel
+  // sm.dram_queue_sectors before they push back. 0 slices: each SM models its share of the L2.
+  std::uint32_t l2_slices = 0;
+  std::uint32_t l2_slice_bytes_per_cycle = 0;
+  std::string l2_hash = "xor";  // xor | mod: how a line's address picks its slice
+  std::uint32_t dram_channels = 1;
+  std::uint32_t l2_queue_sectors = 64;
+  std::uint32_t dram_queue_sectors = 64;
   // Cycles the L2 takes per update of one address: a global atomic whose N lanes hit one word
   // returns (N - 1) x this later (0: lanes on one word cost nothing more, the seeds' GPUs).
   std::uint32_t l2_atomic_cycles = 0;

@@ -304,6 +304,11 @@ struct TimingOptions {
   // of them that the SM's share of the L2 misses is an L2 hit. Off: every line starts in DRAM, as
   // under Nsight Compute's default --cache-control all (docs/timing.md "Caches").
   bool warm_l2 = false;
+  // The launch is one of this many alike that run on the GPU's other SMs at the same time: a
+  // shared L2 (sm.l2_slices) gives it 1 / l2_share of each slice's lines and rate and of each
+  // DRAM channel's rate (`smemsim calibrate` runs a figure measured with a CTA on every SM so,
+  // on one SM).
+  std::uint32_t l2_share = 1;
   // Jump over cycles in which nothing can happen (same results; off only to check that claim).
   bool skip_idle = true;
   Observer* observer = nullptr;

@@ -149,6 +149,16 @@ void validate(const Arch& a) {
                            v, sm.min_latency()));
   if (sm.l1_unified_bytes && !sm.l1_latency)
     bad("sm.l1_latency", "an L1 (sm.l1_unified_bytes) needs a hit latency of 1 or more");
+  if (sm.l2_slices) {
+    if (!sm.l2_slice_bytes_per_cycle)
+      bad("sm.l2_slice_bytes_per_cycle",
+          "a shared L2 (sm.l2_slices) needs a slice rate of 1 or more");
+    if (sm.dram_channels > sm.l2_slices)
+      bad("sm.dram_channels", fmt::format("{} channels for {} L2 slices: at most one a slice",
+                                          sm.dram_channels, sm.l2_slices));
+  }
+  if (sm.l2_hash != "xor" && sm.l2_hash != "mod")
+    bad("sm.l2_hash", fmt::format("'{}' is not xor or mod", sm.l2_hash));
   if (sm.l2_bytes && !sm.l2_latency)
     bad("sm.l2_latency", "an L2 (sm.l2_bytes) needs a hit latency of 1 or more");
   (void)carveout_list(a);  // names the key when the list is malformed

@@ -262,14 +262,31 @@ const std::vector<Key>& key_table() {
       sm("sm.l1_bytes_per_cycle", &SmConfig::l1_bytes_per_cycle, 0, 65536,
          "bytes per cycle of L1 hits one SM's requests may move (0: no limit)"),
       sm("sm.l2_bytes", &SmConfig::l2_bytes, 0, 1u << 28,
-         "bytes of L2 on the GPU; each SM models its share, l2_bytes / sm.count (0: no L2)"),
+         "bytes of L2 on the GPU, in sm.l2_slices slices (0 slices: each SM models its share, "
+         "l2_bytes / sm.count; 0 bytes: no L2)"),
       sm("sm.l2_ways", &SmConfig::l2_ways, 1, 1024,
          "ways of the L2 (128-byte sectored lines, LRU)"),
       sm("sm.l2_latency", &SmConfig::l2_latency, 0, 100000,
          "cycles an L2 hit's data (an L1 miss) takes to return after its request, beyond the "
          "LSU's path (sm.lat_shared_ld)"),
       sm("sm.l2_bytes_per_cycle", &SmConfig::l2_bytes_per_cycle, 0, 65536,
-         "bytes per cycle of L2 hits one SM's requests may move (0: no limit)"),
+         "bytes per cycle of L2 hits one SM's requests may move (0: no limit); with sm.l2_slices, "
+         "of every sector its L1 did not hold: the SM's port to the L2"),
+      sm("sm.l2_slices", &SmConfig::l2_slices, 0, 4096,
+         "slices of one L2 every SM shares (0: each SM models its share, l2_bytes / sm.count, "
+         "and its share of the L2's and DRAM's bandwidth)"),
+      sm("sm.l2_slice_bytes_per_cycle", &SmConfig::l2_slice_bytes_per_cycle, 0, 65536,
+         "bytes per cycle one L2 slice moves (sm.l2_slices; hits, fills and writes alike)"),
+      sm_str("sm.l2_hash", &SmConfig::l2_hash,
+             "how a 128-byte line picks its L2 slice: xor (the line's address folded by XOR, "
+             "then modulo the slices) or mod (the line's address modulo the slices)"),
+      sm("sm.dram_channels", &SmConfig::dram_channels, 1, 4096,
+         "DRAM channels behind a shared L2 (sm.l2_slices): slice s is channel s x channels / "
+         "slices's; together they move sm.global_bytes_per_cycle x sm.count bytes a cycle"),
+      sm("sm.l2_queue_sectors", &SmConfig::l2_queue_sectors, 1, 65536,
+         "sectors an L2 slice holds waiting before an SM's request to it must wait"),
+      sm("sm.dram_queue_sectors", &SmConfig::dram_queue_sectors, 1, 65536,
+         "sectors a DRAM channel holds waiting before its L2 slices must wait"),
       sm("sm.l2_atomic_cycles", &SmConfig::l2_atomic_cycles, 0, 100000,
          "cycles the L2 takes per update of one address: a global atomic with N lanes on one word "
          "returns (N - 1) x this later (0: no serialization)"),

@@ -255,6 +255,13 @@ std::vector<Arch> build() {
     // [TV] every thread of 160 CTAs adding to one global word moves 0.4645 B/clk: one 4-byte
     // update per 8.6 cycles at the word's L2 slice. Assumed the same on the others.
     a.sm.l2_atomic_cycles = 9;
+    // One L2 every SM shares (docs/timing.md "The shared L2"), its slices and channels per preset
+    // below; a slice's queue and a channel's hold 64 sectors ([CFG] QV100
+    // -gpgpu_dram_partition_queues 64:64:64:64, entries of a sector here). An SM's port to the
+    // L2 2 sectors a cycle (assumed; the H100's is calibrated).
+    a.sm.l2_bytes_per_cycle = 64;
+    a.sm.l2_queue_sectors = 64;
+    a.sm.dram_queue_sectors = 64;
     a.sm.global_latency = 500;  // assumed
     a.source =
         "CUDA guide (geometry); NVIDIA whitepapers (processing blocks, lanes, tensor rate); "
@@ -294,13 +301,16 @@ std::vector<Arch> build() {
     a.sm.global_bytes_per_cycle = 7;  // [WP] 900 GB/s / (80 SMs x 1530 MHz) = 7.35
     // [GUIDE] cc 7.0: 128 KB of L1 and shared memory per SM, shared carve-outs 0, 8, 16, 32, 64 or
     // 96 KB ([CFG] -gpgpu_shmem_option 0,8,16,32,64,96, -gpgpu_unified_l1d_size 128). [WP] 6 MB of
-    // L2, 24-way ([CFG] -gpgpu_cache:dl2 S:32:128:24). [TV] L2 bandwidth 1,365.7 B/clk over 80
-    // SMs: 17 each. Latencies calibrated: [TV] L1 chase 33.7, L2 (.cg) chase 211.1 a hop.
+    // L2, 24-way ([CFG] -gpgpu_cache:dl2 S:32:128:24), in 64 slices behind 32 channels ([CFG]
+    // -gpgpu_n_mem 32, -gpgpu_n_sub_partition_per_mchannel 2). [TV] L2 bandwidth 1,365.7 B/clk
+    // over the 64 slices: 21 each. Latencies calibrated: [TV] L1 chase 33.7, L2 (.cg) chase 211.1.
     a.sm.l1_unified_bytes = 128 * 1024;
     a.sm.carveouts = "0,8,16,32,64,96";
     a.sm.l2_bytes = 6 * 1024 * 1024;
     a.sm.l2_ways = 24;
-    a.sm.l2_bytes_per_cycle = 17;
+    a.sm.l2_slices = 64;
+    a.sm.l2_slice_bytes_per_cycle = 21;
+    a.sm.dram_channels = 32;
     a.sm.l1_latency = 2;
     a.sm.l2_latency = 185;
     // [WP] 8 tensor cores of 64 FP16 FMA/clock per SM: 128 per block. [TV] wmma m16n16k16
@@ -341,11 +351,15 @@ std::vector<Arch> build() {
     a.sm.global_bytes_per_cycle = 5;  // [WP] 320 GB/s / (40 SMs x 1590 MHz) = 5.03
     // [GUIDE] cc 7.5: 96 KB of L1 and shared memory, carve-outs 32 or 64 KB ([CFG] RTX2060
     // -gpgpu_shmem_option 32,64). [WP] T4: 4 MB of L2; 16 ways ([CFG] RTX2060 dl2 S:64:128:16).
-    // L2 bandwidth per SM assumed the V100's 17. Latencies calibrated: [JIA19] T4 L1 32, L2 188.
+    // Slices: 2 on each of 8 32-bit GDDR6 channels ([WP] 256-bit; 2 a channel as [CFG]'s),
+    // each the H100's calibrated 26 B/clk (assumed: no measurement of this GPU). Latencies
+    // calibrated: [JIA19] T4 L1 32, L2 188.
     a.sm.l1_unified_bytes = 96 * 1024;
     a.sm.carveouts = "32,64";
     a.sm.l2_bytes = 4 * 1024 * 1024;
-    a.sm.l2_bytes_per_cycle = 17;
+    a.sm.l2_slices = 16;
+    a.sm.l2_slice_bytes_per_cycle = 26;
+    a.sm.dram_channels = 8;
     a.sm.l1_latency = 9;
     a.sm.l2_latency = 170;
     // [WP] 512 FP16 FMA/clock per SM: 128 per block. [NAK] HMMA.1688 (m16n8k8, 1024 FMA, I = 8)
@@ -367,12 +381,16 @@ std::vector<Arch> build() {
     a.sm.lat_shared_atom = 31;         // assumed: the load's 28 + the T4's calibrated gap, 3
     a.sm.global_bytes_per_cycle = 10;  // [WP] 1555 GB/s / (108 SMs x 1410 MHz) = 10.2
     // [GUIDE] cc 8.0: 192 KB of L1 and shared memory, carve-outs 0, 8, 16, 32, 64, 100, 132 or
-    // 164 KB. [WP] 40 MB of L2; 16 ways assumed ([CFG] RTX3070's). L2 bandwidth per SM assumed the
-    // V100's 17. Latencies calibrated: [LUO24] A100 L1 37.9, L2 261.5 (ABD22: 33, 200).
+    // 164 KB. [WP] 40 MB of L2; 16 ways assumed ([CFG] RTX3070's); 80 slices (assumed: 80 x 64 B
+    // make [WP]'s 5,120 B/clk of L2 read bandwidth), 2 on each of 40 channels ([WP] 5 HBM2
+    // stacks of 8), each the H100's calibrated 26 B/clk (assumed: no measurement of this GPU).
+    // Latencies calibrated: [LUO24] A100 L1 37.9, L2 261.5 (ABD22: 33, 200).
     a.sm.l1_unified_bytes = 192 * 1024;
     a.sm.carveouts = "0,8,16,32,64,100,132,164";
     a.sm.l2_bytes = 40 * 1024 * 1024;
-    a.sm.l2_bytes_per_cycle = 17;
+    a.sm.l2_slices = 80;
+    a.sm.l2_slice_bytes_per_cycle = 26;
+    a.sm.dram_channels = 40;
     a.sm.l1_latency = 3;
     a.sm.l2_latency = 234;
     // [WP] 1024 FP16 FMA/clock per SM: 256 per block. [NAK] HMMA.16816 (2048 FMA, I = 8) 17:
@@ -440,13 +458,19 @@ std::vector<Arch> build() {
     // [GUIDE] cc 9.0: 256 KB of L1 and shared memory, carve-outs 0, 8, 16, 32, 64, 100, 132, 164,
     // 196 or 228 KB. [WP] 50 MB of L2; 16 ways assumed. Latencies calibrated: [H100]
     // (calibration/h100-measured.toml, our replicas on an H100 SXM) L1 chase 43.6, L2 chase 288.7
-    // ([LUO24]'s H800 PCIe: 40.7, 263.0; the H200: 43.2, 278.2). L2 bandwidth: [H100] a CTA on
-    // every SM reading its 128 KiB 16 times (ld.global.cg.v4, in the L2) 31.31 B/clk/SM; its
-    // replica (l2_read) 31.72 with 32 (the V100's 17, assumed before, gave 16.92).
+    // ([LUO24]'s H800 PCIe: 40.7, 263.0; the H200: 43.2, 278.2). The shared L2: 160 slices, 2 on
+    // each of 80 channels (5 HBM3 stacks of 16; assumed, 2 a channel as [CFG]'s). Its bandwidth:
+    // [H100] a CTA on every SM reading its 128 KiB 16 times (ld.global.cg.v4, in the L2) 31.31
+    // B/clk/SM; its replica (l2_read, the SM's share of the slices) 31.35 with 26 a slice. One
+    // SM's port: [H100] one thread's cp.async.bulk of 4,096 and 32,768 bytes from the L2 take
+    // 351.96 and 635.77 cycles (94 B/clk between them); their replicas 344.6 and 638.6 with 99.
     a.sm.l1_unified_bytes = 256 * 1024;
     a.sm.carveouts = "0,8,16,32,64,100,132,164,196,228";
     a.sm.l2_bytes = 50 * 1024 * 1024;
-    a.sm.l2_bytes_per_cycle = 32;
+    a.sm.l2_bytes_per_cycle = 99;
+    a.sm.l2_slices = 160;
+    a.sm.l2_slice_bytes_per_cycle = 26;
+    a.sm.dram_channels = 80;
     a.sm.l1_latency = 14;
     a.sm.l2_latency = 267;
     // [H200] wmma m16n16k16 (two HMMA.16816) from 1,024 threads: 1,337 FMA/clk/SM, 334 a

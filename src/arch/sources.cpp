@@ -50,7 +50,16 @@ const std::vector<Row> kModernCommon = {
     {"sm.l1_bytes_per_cycle", K::Assumed,
      "128: four sectors a cycle (the TITAN V log measures 113.9 B/clk/SM of L1 hits)"},
     {"sm.l2_bytes_per_cycle", K::Assumed,
-     "17, the V100's (the TITAN V log's 1,365.7 B/clk over 80 SMs): no measurement of this GPU"},
+     "64: an SM's port to the shared L2, two sectors a cycle (the H100's, calibrated by its bulk "
+     "copies, is 99): no measurement of this GPU"},
+    {"sm.l2_queue_sectors", K::Config,
+     "Accel-Sim SM7_QV100: -gpgpu_dram_partition_queues 64:64:64:64 (interconnect to L2), "
+     "entries of one sector here"},
+    {"sm.dram_queue_sectors", K::Config,
+     "Accel-Sim SM7_QV100: -gpgpu_dram_partition_queues 64:64:64:64 (L2 to DRAM)"},
+    {"sm.l2_hash", K::Assumed,
+     "xor: NVIDIA's slice hash is not published; the line address folded by XOR spreads a "
+     "power-of-two stride (GPGPU-Sim's configs use their IPOLY hash)"},
     {"sm.l2_atomic_cycles", K::Assumed,
      "9, the V100's (the TITAN V log's one-word atomicAdd bandwidth): no measurement of this GPU"},
     {"timing.ld_base", K::Assumed, kAssumedTiming},
@@ -79,8 +88,12 @@ const std::map<std::string, std::vector<Row>>& tables() {
            {"sm.l2_atomic_cycles", K::Measured,
             "TITAN V log (line 28): every thread of 160 CTAs adding to one global word, 0.4645 "
             "B/clk: a 4-byte update per 8.6 cycles"},
-           {"sm.l2_bytes_per_cycle", K::Measured,
-            "TITAN V log: L2 bandwidth 1,365.7 B/clk over 80 SMs (its peak: 48 banks x 32 B)"},
+           {"sm.l2_slice_bytes_per_cycle", K::Measured,
+            "TITAN V log: L2 bandwidth 1,365.7 B/clk, over the V100's 64 slices: 21 (the TITAN V "
+            "has 48, its peak 48 x 32 B)"},
+           {"sm.l2_slices", K::Config,
+            "Accel-Sim SM7_QV100: -gpgpu_n_mem 32 x -gpgpu_n_sub_partition_per_mchannel 2"},
+           {"sm.dram_channels", K::Config, "Accel-Sim SM7_QV100: -gpgpu_n_mem 32"},
            {"sm.lanes_fma", K::Vendor, "V100 whitepaper: 16 FP32 lanes per block"},
            {"sm.lanes_fp64", K::Vendor, "V100 whitepaper: 8 FP64 lanes per block"},
            {"sm.tensor_fmas", K::Vendor, "V100 whitepaper: 8 tensor cores x 64 FP16 FMA/clk/SM"},
@@ -126,6 +139,11 @@ const std::map<std::string, std::vector<Row>>& tables() {
             "CUDA guide, cc 7.5: shared memory 32 or 64 KB (Accel-Sim SM75_RTX2060 "
             "-gpgpu_shmem_option 32,64)"},
            {"sm.l2_bytes", K::Vendor, "T4: 4 MB of L2"},
+           {"sm.l2_slices", K::Assumed,
+            "2 on each of 8 channels, as Accel-Sim's configs put 2 a channel: not published"},
+           {"sm.dram_channels", K::Vendor, "T4: 256-bit GDDR6, eight 32-bit channels"},
+           {"sm.l2_slice_bytes_per_cycle", K::Assumed,
+            "26, the H100's calibrated slice rate: no measurement of this GPU"},
            {"sm.l1_latency", K::Calibrated,
             "Jia et al. 2019 Table 3.1 (calibration/t4-jia2019.toml): L1 hit 32; its replica "
             "32.04"},
@@ -164,6 +182,14 @@ const std::map<std::string, std::vector<Row>>& tables() {
            {"sm.carveouts", K::Vendor,
             "CUDA guide, cc 8.0: shared memory 0, 8, 16, 32, 64, 100, 132 or 164 KB"},
            {"sm.l2_bytes", K::Vendor, "A100 whitepaper: 40 MB"},
+           {"sm.l2_slices", K::Assumed,
+            "80 slices of 64 B a cycle make the A100 whitepaper's 5,120 B/clk of L2 read "
+            "bandwidth, 2 on each channel as Accel-Sim's configs have it (the count is not "
+            "published)"},
+           {"sm.dram_channels", K::Vendor, "A100 whitepaper: 5 HBM2 stacks, 8 channels each"},
+           {"sm.l2_slice_bytes_per_cycle", K::Assumed,
+            "26, the H100's calibrated slice rate (the whitepaper's 64 is the peak): no "
+            "measurement of this GPU"},
            {"sm.l1_latency", K::Calibrated,
             "Luo et al. 2024 (calibration/a100-luo2024.toml): L1 37.9; its replica 37.22 "
             "(Abdelkhalik et al. 2022: 33)"},
@@ -254,9 +280,18 @@ const std::map<std::string, std::vector<Row>>& tables() {
             "H100 SXM, a CTA on every SM streaming its 16 MiB (kernels/memory_ubench.cu): "
             "11.39 B/clk/SM read, 12.67 written; their replicas 11.99 and 12.02, one rate for "
             "both (the whitepaper's 3350 GB/s / (132 SMs x 1980 MHz) = 12.8 is the peak)"},
-           {"sm.l2_bytes_per_cycle", K::Calibrated,
+           {"sm.l2_slice_bytes_per_cycle", K::Calibrated,
             "H100 SXM, a CTA on every SM reading its 128 KiB 16 times in the L2 "
-            "(ld.global.cg.v4, kernels/memory_ubench.cu): 31.31 B/clk/SM; its replica 31.72"},
+            "(ld.global.cg.v4, kernels/memory_ubench.cu): 31.31 B/clk/SM; its replica (the SM's "
+            "share of the slices) 31.35"},
+           {"sm.l2_bytes_per_cycle", K::Calibrated,
+            "H100 SXM, one thread's cp.async.bulk of 4,096 and 32,768 bytes from the L2 "
+            "(scripts/hopper_measure.cu): 351.96 and 635.77 cycles; their replicas 344.6 and "
+            "638.6 with 99 (the SM's port to the L2)"},
+           {"sm.l2_slices", K::Assumed,
+            "2 on each of 80 channels (5 HBM3 stacks of 16), as Accel-Sim's configs put 2 a "
+            "channel: not published"},
+           {"sm.dram_channels", K::Vendor, "H100 SXM: 5 HBM3 stacks, 16 channels each"},
        }},
       {"fermi-gtx580",
        {
@@ -332,6 +367,9 @@ bool applies(const Arch& a, std::string_view key) {
   if (key == "sm.mio_delay_fma") return sm.mio_delay_fma != 0;
   if (key == "sm.lat_tensor" || key == "sm.tensor_fmas") return sm.tensor_fmas != 0;
   if (key.starts_with("sm.l1_") || key == "sm.carveouts") return sm.l1_unified_bytes != 0;
+  if (key == "sm.l2_slice_bytes_per_cycle" || key == "sm.l2_hash" || key == "sm.l2_queue_sectors" ||
+      key.starts_with("sm.dram_"))
+    return sm.l2_bytes != 0 && sm.l2_slices != 0;
   if (key.starts_with("sm.l2_")) return sm.l2_bytes != 0;
   return true;
 }
@@ -407,6 +445,12 @@ const std::vector<std::string>& timing_keys() {
                                                 "sm.l2_bytes",
                                                 "sm.l2_latency",
                                                 "sm.l2_bytes_per_cycle",
+                                                "sm.l2_slices",
+                                                "sm.l2_slice_bytes_per_cycle",
+                                                "sm.l2_hash",
+                                                "sm.l2_queue_sectors",
+                                                "sm.dram_channels",
+                                                "sm.dram_queue_sectors",
                                                 "sm.l2_atomic_cycles",
                                                 "sm.scheduler",
                                                 "timing.t_base",

@@ -38,7 +38,8 @@ const std::vector<Replica>& replicas() {
       {"l2_read", "mem_read_cg", "B/clk/SM",
        "ld.global.cg.v4 of the CTA's 128 KiB, 16 times, 1,024 threads, thread 0's clock64 "
        "between two barriers: bytes a cycle",
-       "sm.l2_bytes_per_cycle", "", 1024, 16, false, true, 2 * kMiB, Extra::MemReadCg, 8192, true},
+       "sm.l2_slice_bytes_per_cycle", "", 1024, 16, false, true, 2 * kMiB, Extra::MemReadCg, 8192,
+       true},
       {"dram_read", "mem_read_cg", "B/clk/SM",
        "ld.global.cg.v4 of the CTA's 16 MiB once, 1,024 threads, thread 0's clock64 between two "
        "barriers: bytes a cycle",
@@ -52,8 +53,7 @@ const std::vector<Replica>& replicas() {
       // A bulk copy's latency from issue to its mbarrier's phase, one thread (the TMA's
       // non-tensor form): the model reads the L2 as the TMA does, and the waiting thread is
       // suspended until the phase flips. The small copy checks the L2's latency (no key of its
-      // own); the larger ones move more than an SM's share of the L2 path, which the model does
-      // not give one SM (issue 44), so they are never fitted.
+      // own); the larger ones, one SM alone pulling from the shared L2, fit the SM's port to it.
       {"bulk_copy_16", "bulk_latency", "cycles",
        "cp.async.bulk of 16 bytes from the L2 to shared memory, then mbarrier.try_wait.parity "
        "until its phase flips, 1 thread, 256 copies: cycles a copy",
@@ -61,17 +61,11 @@ const std::vector<Replica>& replicas() {
       {"bulk_copy_4096", "bulk_latency", "cycles",
        "cp.async.bulk of 4,096 bytes from the L2 to shared memory, then mbarrier.try_wait.parity "
        "until its phase flips, 1 thread, 256 copies: cycles a copy",
-       "",
-       "one SM's copy engine alone pulls 94 B/clk from the L2; the model's L2 path is an SM's "
-       "share with every SM reading (issue 44)",
-       32, 256, false, false, 256, Extra::BulkCopy, 4096, false},
+       "sm.l2_bytes_per_cycle", "", 32, 256, false, false, 256, Extra::BulkCopy, 4096, false},
       {"bulk_copy_32768", "bulk_latency", "cycles",
        "cp.async.bulk of 32,768 bytes from the L2 to shared memory, then "
        "mbarrier.try_wait.parity until its phase flips, 1 thread, 256 copies: cycles a copy",
-       "",
-       "one SM's copy engine alone pulls 94 B/clk from the L2; the model's L2 path is an SM's "
-       "share with every SM reading (issue 44)",
-       32, 256, false, false, 256, Extra::BulkCopy, 32768, false},
+       "sm.l2_bytes_per_cycle", "", 32, 256, false, false, 256, Extra::BulkCopy, 32768, false},
   };
 #undef SMEMSIM_REPLICA
   return r;
@@ -145,11 +139,18 @@ std::uint64_t cycles_of(const Replica& r, const exec::Buffer& clk) {
 }  // namespace
 
 double run_replica(const Replica& r, const Arch& preset, const Code& code) {
-  // One SM, with its share of the L2 (the SMs of a full launch share it; the model's SMs do not
-  // otherwise contend).
+  // One CTA, on one SM. A figure measured with a CTA on every SM (the memory kernels) gets that
+  // SM's share of the L2: with a shared L2 (sm.l2_slices) 1 / sm.count of its lines and of the
+  // slices' and DRAM channels' rates (TimingOptions::l2_share); without, the SM's share is the
+  // model's anyway. The other figures (one CTA on the GPU) have the whole L2.
   Arch arch = preset;
-  if (arch.sm.count > 1) arch.sm.l2_bytes /= arch.sm.count;
-  arch.sm.count = 1;
+  timing::TimingOptions opt;
+  if (arch.sm.l2_slices) {
+    if (r.memory()) opt.l2_share = std::max(arch.sm.count, 1u);
+  } else {
+    if (arch.sm.count > 1) arch.sm.l2_bytes /= arch.sm.count;
+    arch.sm.count = 1;
+  }
   const ptx::Module& m = r.memory()                   ? code.memory
                          : r.extra == Extra::BulkCopy ? code.hopper
                                                       : code.replicas;
@@ -158,7 +159,6 @@ double run_replica(const Replica& r, const Arch& preset, const Code& code) {
   launch.grid = {1, 1, 1};
   launch.block = {r.threads, 1, 1};
   launch.args = arguments(r, mem);
-  timing::TimingOptions opt;
   opt.warm_l2 = r.warm_l2;
   timing::GpuSim sim(m, exec::find_kernel(m, std::string(r.kernel)), arch, launch, mem, opt);
   sim.run();

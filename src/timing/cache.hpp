@@ -1,9 +1,12 @@
 // A sectored, set-associative cache of global and local memory (issue 44, docs/timing.md
 // "Caches"): 128-byte lines of four 32-byte sectors, a line allocated on a miss and only the
 // sectors fetched made valid (sectored allocation), least recently used replacement. It holds
-// tags, not data: the executor keeps the values; this decides hits.
+// tags, not data: the executor keeps the values; this decides hits. A write may mark its sector
+// dirty (the shared L2 writes back): the dirty sectors of a line its allocation evicts are
+// reported (evicted()), for the DRAM to take.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -14,15 +17,18 @@ class SectorCache {
   static constexpr std::uint32_t kLineBytes = 128, kSectors = 4;
 
   // `bytes` of lines in `sets` sets (its ways: what fits); off when not one line a set fits.
-  void configure(std::uint64_t bytes, std::uint32_t sets) {
+  // `div`: the set of line L is (L / div) % sets (an L2 slice's lines, one in `div` of them).
+  void configure(std::uint64_t bytes, std::uint32_t sets, std::uint64_t div = 1) {
+    div_ = div ? div : 1;
     sets_ = sets ? sets : 1;
     ways_ = static_cast<std::uint32_t>(bytes / (std::uint64_t(kLineBytes) * sets_));
     lines_.assign(std::size_t(sets_) * ways_, Line{});
   }
   // `bytes` of lines of `ways` ways (its sets: what fits, at least one).
-  void configure_ways(std::uint64_t bytes, std::uint32_t ways) {
+  void configure_ways(std::uint64_t bytes, std::uint32_t ways, std::uint64_t div = 1) {
+    div_ = div ? div : 1;
     const std::uint64_t sets = ways ? bytes / (std::uint64_t(kLineBytes) * ways) : 0;
-    if (!sets) return configure(0, 1);
+    if (!sets) return configure(0, 1, div);
     sets_ = static_cast<std::uint32_t>(sets);
     ways_ = ways;
     lines_.assign(std::size_t(sets_) * ways_, Line{});
@@ -32,26 +38,45 @@ class SectorCache {
 
   // Sector `sector` (byte address / 32): whether it is valid here. On a miss with `allocate`, its
   // line is allocated (the least recently used of its set evicted) and the sector made valid.
-  bool access(std::uint64_t sector, bool allocate) {
+  // `dirty`: a write-back write (the sector becomes dirty, allocated or not). evicted() then
+  // says what the allocation pushed out.
+  bool access(std::uint64_t sector, bool allocate, bool dirty = false) {
+    evicted_dirty_ = 0;
     Line* l = find(sector);
+    last_ = l;
     const std::uint8_t bit = std::uint8_t(1u << (sector % kSectors));
     if (l && (l->valid & bit)) {
       l->used = ++clock_;
+      if (dirty) l->dirty |= bit;
       return true;
     }
     if (!allocate || !ways_) return false;  // no lines (a share smaller than one set): a miss
     if (!l) l = victim(sector);
+    last_ = l;
     l->valid |= bit;
+    if (dirty) l->dirty |= bit;
     l->used = ++clock_;
     return false;
   }
+  // When the line the last access found or allocated has its data (a shared L2's fill from
+  // DRAM, in the L2's ticks; 0: it has), and setting it.
+  std::uint64_t last_fill() const { return last_ ? last_->fill : 0; }
+  void set_last_fill(std::uint64_t t) {
+    if (last_) last_->fill = t;
+  }
+  // The dirty sectors the last access's allocation evicted, and their line (byte address / 128).
+  std::uint32_t evicted_dirty() const { return evicted_dirty_; }
+  std::uint64_t evicted_line() const { return evicted_line_; }
   // A write that goes through (Volta-Hopper's L1): the sector stays valid where its line is, and
   // nothing is allocated.
   void touch(std::uint64_t sector) {
     if (Line* l = find(sector); l && (l->valid & (1u << (sector % kSectors)))) l->used = ++clock_;
   }
   void invalidate(std::uint64_t sector) {
-    if (Line* l = find(sector)) l->valid &= std::uint8_t(~(1u << (sector % kSectors)));
+    if (Line* l = find(sector)) {
+      l->valid &= std::uint8_t(~(1u << (sector % kSectors)));
+      l->dirty &= l->valid;
+    }
   }
 
  private:
@@ -59,8 +84,10 @@ class SectorCache {
     std::uint64_t tag = ~std::uint64_t{0};
     std::uint64_t used = 0;  // the LRU clock's value at its last use
     std::uint8_t valid = 0;  // one bit per sector
+    std::uint8_t dirty = 0;  // written and not yet in memory (a subset of valid)
+    std::uint64_t fill = 0;  // when its last fill's data arrives (set_last_fill)
   };
-  Line* set_of(std::uint64_t line) { return &lines_[std::size_t(line % sets_) * ways_]; }
+  Line* set_of(std::uint64_t line) { return &lines_[std::size_t(line / div_ % sets_) * ways_]; }
   Line* find(std::uint64_t sector) {
     if (!ways_) return nullptr;
     const std::uint64_t line = sector / kSectors;
@@ -75,12 +102,17 @@ class SectorCache {
     Line* v = set;
     for (std::uint32_t w = 1; w < ways_; ++w)
       if (set[w].used < v->used) v = &set[w];
-    *v = Line{line, 0, 0};
+    evicted_dirty_ = std::uint32_t(std::popcount(unsigned(v->dirty)));
+    evicted_line_ = v->tag;
+    *v = Line{line, 0, 0, 0, 0};
     return v;
   }
 
   std::uint32_t sets_ = 1, ways_ = 0;
-  std::uint64_t clock_ = 0;
+  std::uint64_t clock_ = 0, div_ = 1;
+  std::uint32_t evicted_dirty_ = 0;
+  Line* last_ = nullptr;
+  std::uint64_t evicted_line_ = 0;
   std::vector<Line> lines_;
 };
 

@@ -9,6 +9,10 @@
 // sm.global_atomic_latency, and competes for writeback; a store is done when its last sector left.
 // No DRAM banks, no interconnect contention between SMs. Returning data goes to the writeback
 // port of the sub-core that sent the request (sm.subcores): one return queue per sub-core.
+// With a shared L2 (sm.l2_slices, l2.hpp) the L2 is not the SM's: classify looks up the L1 only
+// and hands back the sectors bound for the L2; those leave the queue at the SM's port rate
+// (sm.l2_bytes_per_cycle) where their slice has room, and at the end of the cycle (resolve, in
+// SM order) the L2 serves them and says when the data is back.
 #pragma once
 
 #include <algorithm>
@@ -21,6 +25,7 @@
 #include "smemsim/arch.hpp"
 #include "smemsim/ptx.hpp"
 #include "timing/cache.hpp"
+#include "timing/l2.hpp"
 
 namespace smemsim::timing {
 
@@ -37,8 +42,10 @@ class GlobalMemoryUnit {
 
   // `l1_bytes`: the L1 the launch's carve-out leaves (arch l1_capacity); the L2 share is
   // sm.l2_bytes / sm.count.
-  GlobalMemoryUnit(const SmConfig& sm, std::uint64_t l1_bytes)
-      : dram_(sm.global_bytes_per_cycle),
+  // `l2`: the L2 every SM shares, or nullptr (each SM its share).
+  GlobalMemoryUnit(const SmConfig& sm, std::uint64_t l1_bytes, SharedL2* l2 = nullptr)
+      : l2s_(l2 && l2->on() ? l2 : nullptr),
+        dram_(sm.global_bytes_per_cycle),
         l1_bw_(sm.l1_bytes_per_cycle),
         l2_bw_(sm.l2_bytes_per_cycle),
         load_latency_(sm.global_latency),
@@ -48,9 +55,10 @@ class GlobalMemoryUnit {
         l2_latency_(sm.l2_latency),
         returns_(sm.subcores) {
     l1_.configure(l1_bytes, sm.l1_sets);
-    l2_.configure_ways(sm.count ? sm.l2_bytes / sm.count : 0, sm.l2_ways);
+    if (!l2s_) l2_.configure_ways(sm.count ? sm.l2_bytes / sm.count : 0, sm.l2_ways);
   }
-  bool caches() const { return l1_.on() || l2_.on(); }
+  bool caches() const { return l1_.on() || l2_.on() || l2s_; }
+  bool shared_l2() const { return l2s_ != nullptr; }
   // Sector ranges a load finds in the L2 whatever the SM's share holds (TimingOptions::warm_l2).
   void set_resident(const std::vector<std::pair<std::uint64_t, std::uint64_t>>* r) {
     resident_ = r && !r->empty() ? r : nullptr;
@@ -65,8 +73,11 @@ class GlobalMemoryUnit {
   // sectors and is done at the L2. Only loads' hits are returned: stores and atomics move their
   // sectors at the DRAM's rate, as without caches. A load with `no_allocate` (.L1::no_allocate)
   // hits the L1 but does not allocate there on a miss.
+  // With a shared L2, the sectors bound for it (L1 misses, stores, atomics) are appended to
+  // `to_l2` in their order, and none is an L2 hit yet.
   Split classify(const std::uint64_t* sec, std::uint32_t n, Kind kind, ptx::CacheOp op, bool local,
-                 bool strong, bool no_allocate = false) {
+                 bool strong, bool no_allocate = false,
+                 std::vector<std::uint64_t>* to_l2 = nullptr) {
     Split s{0, 0, 0};
     if (!caches()) return s;
     const bool l1_ok = l1_.on() && !strong && op != ptx::CacheOp::Cg && op != ptx::CacheOp::Cv;
@@ -75,6 +86,10 @@ class GlobalMemoryUnit {
       if (kind == Kind::Load) {
         if (l1_ok && l1_.access(x, !no_allocate)) {
           ++s.l1;
+          continue;
+        }
+        if (to_l2) {
+          to_l2->push_back(x);
           continue;
         }
         if (l2_.on()) {
@@ -88,10 +103,16 @@ class GlobalMemoryUnit {
           l1_.access(x, true);
         else
           l1_.touch(x);
-        l2_.access(x, true);
+        if (to_l2)
+          to_l2->push_back(x);
+        else
+          l2_.access(x, true);
       } else {
         l1_.invalidate(x);
-        l2_.access(x, true);
+        if (to_l2)
+          to_l2->push_back(x);
+        else
+          l2_.access(x, true);
       }
     }
     return s;
@@ -100,9 +121,19 @@ class GlobalMemoryUnit {
   bool can_send() const { return queue_.size() < kQueue; }
   // `sub`: the sub-core whose writeback port takes the returning data; `found`: the sectors the
   // caches hold (classify).
+  // With a shared L2: `to_l2` the request's sectors bound for it (sectors - found.l1 of them),
+  // `again` a .cv load, `row` the instruction its L2 hits are counted for (resolve).
   void send(std::uint32_t op, std::uint32_t sectors, Kind kind, std::uint32_t sub = 0,
-            Split found = {0, 0, 0}) {
+            Split found = {0, 0, 0}, const std::uint64_t* to_l2 = nullptr, bool again = false,
+            std::uint32_t row = 0) {
     queue_.push_back({op, sectors, found.l1, found.l2, kind, sub, latency(kind, sectors, found)});
+    if (!l2s_) return;
+    Request& r = queue_.back();
+    r.to_l2 = sectors - found.l1;
+    r.again = again;
+    r.same = found.same;
+    r.row = row;
+    addr_.insert(addr_.end(), to_l2, to_l2 + r.to_l2);
   }
   // Moves this cycle's bytes; calls stored(op) for every store whose last sector left.
   template <typename F>
@@ -116,10 +147,28 @@ class GlobalMemoryUnit {
     while (!queue_.empty()) {
       Request& r = queue_.front();
       l1_bw_.take(r.l1, r.sectors);
-      l2_bw_.take(r.l2, r.sectors);
-      std::uint32_t dram = r.sectors - r.l1 - r.l2;
-      dram_.take(dram, r.sectors);
+      if (l2s_) {
+        // Through the SM's port, each sector once its slice has room.
+        while (r.sectors > r.l1 && (!l2_bw_.rate || l2_bw_.credit >= 32) &&
+               l2s_->accepts(l2s_->slice_of(addr_[r.to_l2 - (r.sectors - r.l1)]), now)) {
+          if (l2_bw_.rate) l2_bw_.credit -= 32;
+          --r.sectors;
+        }
+      } else {
+        l2_bw_.take(r.l2, r.sectors);
+        std::uint32_t dram = r.sectors - r.l1 - r.l2;
+        dram_.take(dram, r.sectors);
+      }
       if (r.sectors) break;
+      if (l2s_ && r.to_l2) {  // the L2 serves it at the end of the cycle (resolve)
+        departed_.push_back(
+            {r.op, r.sub, r.kind, r.again, r.same, r.row, std::uint32_t(left_.size()), r.to_l2});
+        left_.insert(left_.end(), addr_.begin(), addr_.begin() + r.to_l2);
+        addr_.erase(addr_.begin(), addr_.begin() + r.to_l2);
+        if (r.kind == Kind::Store) stored(r.op);
+        queue_.pop_front();
+        continue;
+      }
       if (r.kind == Kind::Store)
         stored(r.op);
       else
@@ -142,8 +191,29 @@ class GlobalMemoryUnit {
     refresh(sub);
     return op;
   }
+  // The end of cycle `now` (GpuSim's commit, SM order): the L2 serves the requests that left the
+  // queue in it; a load's or atomic's data returns when the L2 says. hit(row, sectors) for each.
+  template <typename F>
+  void resolve(std::uint64_t now, F&& hit) {
+    for (const Departed& d : departed_) {
+      const SharedL2::Access a = d.kind == Kind::Store    ? SharedL2::Access::Store
+                                 : d.kind == Kind::Atomic ? SharedL2::Access::Atomic
+                                 : d.again                ? SharedL2::Access::LoadAgain
+                                                          : SharedL2::Access::Load;
+      const SharedL2::Served sv = l2s_->serve(left_.data() + d.first, d.n, a, d.same, now);
+      if (sv.hits) hit(d.row, sv.hits);
+      if (d.kind == Kind::Store) continue;
+      // The L1's hits of the same request (their latency is the shorter) come back with it.
+      (d.kind == Kind::Load ? returns_[d.sub].loads : returns_[d.sub].atomics)
+          .push_back({d.op, std::max(sv.at, now + 1)});
+      refresh(d.sub);
+    }
+    departed_.clear();
+    left_.clear();
+  }
+  bool resolving() const { return !departed_.empty(); }
   bool empty() const {
-    if (!queue_.empty()) return false;
+    if (!queue_.empty() || !departed_.empty()) return false;
     for (const Returns& r : returns_)
       if (!r.loads.empty() || !r.atomics.empty()) return false;
     return true;
@@ -164,6 +234,21 @@ class GlobalMemoryUnit {
     Kind kind;
     std::uint32_t sub;
     std::uint64_t latency;  // from its last sector leaving to its data's return
+    // A shared L2's: the sectors bound for it (the first of addr_), a .cv load, an atomic's most
+    // lanes on one word, the instruction's row.
+    std::uint32_t to_l2 = 0;
+    bool again = false;
+    std::uint16_t same = 0;
+    std::uint32_t row = 0;
+  };
+  // A request that left the queue this cycle for the shared L2: its sectors are left_[first,
+  // first + n).
+  struct Departed {
+    std::uint32_t op, sub;
+    Kind kind;
+    bool again;
+    std::uint16_t same;
+    std::uint32_t row, first, n;
   };
   struct Return {
     std::uint32_t op;
@@ -202,6 +287,10 @@ class GlobalMemoryUnit {
     return false;
   }
   const std::vector<std::pair<std::uint64_t, std::uint64_t>>* resident_ = nullptr;
+  SharedL2* l2s_;
+  std::deque<std::uint64_t> addr_;  // the queued requests' sectors bound for the shared L2
+  std::vector<Departed> departed_;
+  std::vector<std::uint64_t> left_;
   Path dram_, l1_bw_, l2_bw_;
   std::uint64_t load_latency_, atomic_latency_, atomic_serial_, l1_latency_, l2_latency_;
   SectorCache l1_, l2_;

@@ -144,11 +144,17 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
     for (std::uint32_t i = 0; i < mem.buffers.size(); ++i) {
       const std::uint64_t n = mem.buffers[i].bytes.size();
       if (n == 0) continue;
-      if (held + n > sm.l2_bytes) break;
+      if (held + n > sm.l2_bytes / std::max(options.l2_share, 1u)) break;
       held += n;
       const std::uint64_t base = exec::GlobalMemory::base_address(i);
       ctx.l2_resident.emplace_back(base / 32, (base + n + 31) / 32);  // in sectors
     }
+  }
+
+  if (sm.l2_slices && sm.l2_bytes) {
+    l2 = std::make_unique<SharedL2>(sm, options.l2_share);
+    l2->set_resident(&ctx.l2_resident);
+    ctx.l2 = l2.get();
   }
 
   primary->set_clock_source(&cycle);

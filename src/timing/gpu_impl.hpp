@@ -42,6 +42,7 @@ struct GpuSim::Impl {
   std::unique_ptr<exec::Executor> primary;
   std::vector<std::unique_ptr<exec::Executor>> exs;  // per SM, made when it first takes a CTA
   SimContext ctx;
+  std::unique_ptr<SharedL2> l2;  // sm.l2_slices: the L2 every SM shares
   std::vector<std::unique_ptr<Sm>> sms;
   std::vector<InstrStats> instr;
   std::uint64_t cycle = 0;

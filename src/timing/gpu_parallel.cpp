@@ -89,6 +89,7 @@ void GpuSim::Impl::commit(const std::vector<std::uint32_t>& awake) {
     exec::Executor& e = *exs[i];
     e.commit_global();
     added += e.memory_writes() - writes;
+    if (ctx.l2) sms[i]->resolve_l2(cycle);
     if (!arena) continue;
     Outbox& o = *outboxes[i];
     if (options.observer) o.observer.flush();

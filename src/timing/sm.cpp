@@ -21,7 +21,7 @@ Sm::Sm(std::uint32_t id, const SimContext& ctx)
       phased_(ctx.arch->wide_access != "words"),
       nsc_(ctx.arch->sm.subcores),
       smu_(*ctx.arch),
-      gmem_(ctx.arch->sm, ctx.l1_bytes),
+      gmem_(ctx.arch->sm, ctx.l1_bytes, ctx.l2),
       mio_(ctx.arch->sm.subcores, ctx.arch->sm.mio_queue) {
   const SmConfig& sm = arch_.sm;
   gmem_.set_resident(&ctx.l2_resident);
@@ -149,6 +149,7 @@ void Sm::push_ops(std::uint32_t inflight, Unit unit, MemWork mem, bool memory,
       cost && tensor == std::size_t(Unit::Tensor)
           ? std::min<std::uint64_t>((cost + lanes_[tensor] - 1) / lanes_[tensor] - 1, 0xffff)
           : 0);
+  std::uint32_t l2_taken = 0;  // of to_l2_, by the ops before
   for (std::uint32_t s = 0; s < nsub_; ++s) {
     std::uint32_t id;
     if (!free_ops_.empty()) {
@@ -173,6 +174,15 @@ void Sm::push_ops(std::uint32_t inflight, Unit unit, MemWork mem, bool memory,
     o.l1 = share(found.l1);
     o.l2 = std::min<std::uint16_t>(share(found.l2), std::uint16_t(o.sectors - o.l1));
     o.same = found.same;
+    if (gmem_.shared_l2() && mem == MemWork::Global) {  // this op's part of the L2's sectors
+      if (op_l2_.size() < ops_.size()) op_l2_.resize(ops_.size());
+      const std::size_t first = std::min(to_l2_.size(), std::size_t(l2_taken));
+      const std::size_t n = std::min<std::size_t>(to_l2_.size() - first, o.sectors - o.l1);
+      op_l2_[id].assign(to_l2_.begin() + std::ptrdiff_t(first),
+                        to_l2_.begin() + std::ptrdiff_t(first + n));
+      l2_taken += std::uint32_t(n);
+      o.sectors = static_cast<std::uint16_t>(o.l1 + n);
+    }
     o.seq = seq_++;
     o.extra = extra;
     if (mio_.on() && mio_work(mem)) mio_.reserve(k);
@@ -304,6 +314,7 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
                (info.space == Space::Generic && r.executed)) {
       mem = MemWork::Global;
       unit = Unit::Global;
+      to_l2_.clear();
       sectors = r.global_sectors;
       if (instr_ && sectors && r.index < instr_->size()) ++(*instr_)[r.index].global_requests;
       in.global_load = !info.store;
@@ -316,7 +327,8 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
         // L2 takes the L2 chase's latency and 9 cycles (hopper_ubench.cu's bulk_latency).
         const ptx::CacheOp op = ins.op == ptx::Opcode::CpBulk ? ptx::CacheOp::Cg : ins.cache;
         found = gmem_.classify(ex_->sectors(), sectors, kind, op, ins.space == ptx::Space::Local,
-                               ins.has(ptx::kVolatile), ins.has(ptx::kL1NoAllocate));
+                               ins.has(ptx::kVolatile), ins.has(ptx::kL1NoAllocate),
+                               gmem_.shared_l2() ? &to_l2_ : nullptr);
       }
       if (info.atomic && arch_.sm.l2_atomic_cycles)
         found.same = static_cast<std::uint16_t>(ex_->same_address_lanes());

@@ -93,6 +93,9 @@ struct SimContext {
   // TimingOptions::warm_l2: the buffers' sectors (byte address / 32) [first, second) that start
   // in the L2.
   std::vector<std::pair<std::uint64_t, std::uint64_t>> l2_resident;
+  // The L2 every SM shares (sm.l2_slices), or nullptr: each SM models its share. SMs read its
+  // slices' backlogs while they tick; only resolve_l2, in GpuSim's commit, changes it.
+  SharedL2* l2 = nullptr;
   bool uses_tm = false;  // the kernel has GPU-LocalTM transactions
   exec::Dim3 grid;
   std::vector<CtaRecord>* cta_log = nullptr;  // --sample-ctas: every retired CTA, in SM order
@@ -132,6 +135,9 @@ class Sm final : public SchedulerView {
   }
   // Whether anything can still change without an issue (ops in flight, memory pending).
   bool busy() const;
+  // The end of cycle `now` (GpuSim's commit, in SM order): the shared L2 serves the requests that
+  // left this SM's queue in it.
+  void resolve_l2(std::uint64_t now);
   // The first cycle after `now` in which this SM could do anything (~0: never by itself).
   std::uint64_t next_event(std::uint64_t now) const;
   // Cycles now + 1 .. now + n pass with nothing happening: count them as the issue slot would.
@@ -387,6 +393,9 @@ class Sm final : public SchedulerView {
   std::array<std::uint32_t, kUnits> mio_tail_{};
   std::vector<Op> ops_;
   std::vector<std::uint32_t> free_ops_;
+  // With a shared L2: each op's sectors bound for it (by op id), and the issuing instruction's.
+  std::vector<std::vector<std::uint64_t>> op_l2_;
+  std::vector<std::uint64_t> to_l2_;
   Pool<Inflight> inflight_;
   Pool<AccessRecord> records_;
   std::vector<Warp> warps_;

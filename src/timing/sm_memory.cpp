@@ -145,7 +145,15 @@ bool Sm::global_send(std::uint32_t id, std::uint64_t, std::uint32_t sub) {
   const auto kind = info.atomic                      ? GlobalMemoryUnit::Kind::Atomic
                     : info.store && !info.async_copy ? GlobalMemoryUnit::Kind::Store
                                                      : GlobalMemoryUnit::Kind::Load;
-  gmem_.send(id, o.sectors, kind, sub, {o.l1, o.l2, o.same});
+  const std::uint32_t row = inflight_.items[o.inflight].index;
+  if (gmem_.shared_l2()) {
+    const ptx::Instruction& ins = ctx_.kernel->code[row];
+    const bool again = kind == GlobalMemoryUnit::Kind::Load && ins.op != ptx::Opcode::CpBulk &&
+                       ins.cache == ptx::CacheOp::Cv;
+    gmem_.send(id, o.sectors, kind, sub, {o.l1, o.l2, o.same}, op_l2_[id].data(), again, row);
+  } else {
+    gmem_.send(id, o.sectors, kind, sub, {o.l1, o.l2, o.same});
+  }
   ++stats_.units.global_requests;
   stats_.units.global_sectors += o.sectors;
   stats_.units.l1_hit_sectors += o.l1;
@@ -157,6 +165,14 @@ bool Sm::global_send(std::uint32_t id, std::uint64_t, std::uint32_t sub) {
     r.l2_hit_sectors += o.l2;
   }
   return true;
+}
+
+void Sm::resolve_l2(std::uint64_t now) {
+  if (!gmem_.resolving()) return;
+  gmem_.resolve(now, [&](std::uint32_t row, std::uint32_t hits) {
+    stats_.units.l2_hit_sectors += hits;
+    if (instr_ && row < instr_->size()) (*instr_)[row].l2_hit_sectors += hits;
+  });
 }
 
 bool Sm::mio_send(std::uint32_t id, std::uint64_t now, std::uint32_t sub) {
