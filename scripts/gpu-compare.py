@@ -7,7 +7,9 @@
 For each launch of scripts/gpu-suite.txt it reads Nsight Compute's figures (cycles, shared-memory
 instructions, wavefronts and bank conflicts, summed over the package's launches) and runs the same
 launch in smemsim (`sim --json` for cycles, `profile --json` for the shared-memory counts), and
-prints a Markdown table. Nsight's rows are matched to the packages in the order gpu-checks.sh ran
+prints a Markdown table. Where the CSV has Nsight's L2 read lookups from the L1
+(ncu_cache_all.csv, ncu_cache_none.csv), two columns more: the GPU's L2 read hits and lookups,
+the model's L2 hit sectors and the sectors its L1s did not hold (stores and atomics included). Nsight's rows are matched to the packages in the order gpu-checks.sh ran
 them (the packages' names sorted), each row's kernel name checked against the package's launches.
 A last line sums the launches up: the geometric mean of model/GPU cycles, the median distance
 from 1 (|log|), and how many are within 10 % and 25 % of the GPU and how many over 1.15.
@@ -27,6 +29,18 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def die(msg):
     print(f"gpu-compare: {msg}", file=sys.stderr)
     sys.exit(2)
+
+
+HIT = "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"
+MISS = "lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum"
+
+
+def l2_cells(g, s):
+    """The GPU's L2 read hits / lookups and the model's L2 hit sectors / sectors past its L1s."""
+    hit, miss = g.get(HIT, 0), g.get(MISS, 0)
+    u = s["timing"]["units"] if s else {}
+    past = u.get("global_sectors", 0) - u.get("l1_hit_sectors", 0)
+    return f" {hit:,.0f} / {hit + miss:,.0f} | {u.get('l2_hit_sectors', 0):,} / {past:,} |"
 
 
 def read_ncu(path):
@@ -105,9 +119,14 @@ def main():
     ratios = []
     ncu = read_ncu(a.ncu_csv)
     at = 0
+    # Nsight's L2 read lookups from the L1 (ncu_cache_all/none.csv have them): a column of the GPU's
+    # hits / lookups beside the model's L2 hit sectors / sectors its L1s did not hold (stores and
+    # atomics included in the model's).
+    l2 = any(HIT in m for _, m in ncu)
     print(f"| launch | kernels | GPU cycles | model cycles | model/GPU | GPU shared ld/st | "
-          f"model ld/st | GPU wavefronts ld/st | GPU conflicts ld/st | model conflicts |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          f"model ld/st | GPU wavefronts ld/st | GPU conflicts ld/st | model conflicts |"
+          + (" GPU L2 read hits / lookups | model L2 hits / past L1 |" if l2 else ""))
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if l2 else ""))
     with tempfile.TemporaryDirectory() as tmp:
         for name, builtin, opts in suite():
             pk = os.path.join(tmp, name)
@@ -149,7 +168,7 @@ def main():
                   f"{g.get('l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum', 0):,.0f} | "
                   f"{g.get('l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum', 0):,.0f} / "
                   f"{g.get('l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum', 0):,.0f} | "
-                  f"{conf:,} |")
+                  f"{conf:,} |" + (l2_cells(g, s) if l2 else ""))
     if ratios:
         logs = sorted(abs(math.log(x)) for x in ratios)
         n = len(ratios)
