@@ -2,13 +2,13 @@
 // launched (every 64-bit parameter a 4 KiB buffer, every other one the number 1; 2 blocks of 64
 // threads, 1 KiB of dynamic shared memory). The input's length picks how: bit 2 set, the functional
 // executor alone with a 50,000 warp-instruction step limit (Executor::run, as `smemsim run`);
-// otherwise a 2-SM GPU with a 20,000-cycle limit on one of four SM configurations (seed 004's
+// otherwise a 2-SM GPU with a 20,000-cycle limit on one of five SM configurations (seed 004's
 // unified, split and elastic pipelines; gto, lrr and the bank-aware schedulers; Fermi's replayed
-// passes or cf11's held MEM0). Memory is bounded by the executor's own limits (512 KiB of local
-// memory per thread, 256 MiB of register file per CTA) and by libFuzzer's -malloc_limit_mb, which
-// scripts/test.sh sets to 512. It must finish or throw InputError (a bad access, a kernel that does
-// not finish, an unsupported launch). Anything else (another exception, a crash, a sanitizer report,
-// a hang, an allocation past the limit) is a bug.
+// passes or cf11's held MEM0; hopper-h100's L1s and the L2 its SMs share). Memory is bounded by the
+// executor's own limits (512 KiB of local memory per thread, 256 MiB of register file per CTA) and
+// by libFuzzer's -malloc_limit_mb, which scripts/test.sh sets to 512. It must finish or throw
+// InputError (a bad access, a kernel that does not finish, an unsupported launch). Anything else
+// (another exception, a crash, a sanitizer report, a hang, an allocation past the limit) is a bug.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -46,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       return 0;
     }
     Arch arch = default_arch();
-    switch (size % 4) {
+    switch (size % 5) {
       case 1:
         arch = find_preset("cf11");
         arch.sm.pipeline = "elastic";
@@ -60,6 +60,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         arch.sm.pipeline = "elastic";
         arch.sm.scheduler = "bank-aware-fill";
         arch.sm.relaxed_commit = "in-order";
+        break;
+      case 4:  // caches: L1s and the L2 both SMs share (its slices, channels, atomics)
+        arch = find_preset("hopper-h100");
+        arch.sm.launch_cycles = 0;
         break;
       default:
         break;
