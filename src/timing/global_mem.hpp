@@ -7,12 +7,12 @@
 // load's data returns the latency of the farthest level one of its sectors came from after its
 // last sector left (sm.l1_latency, sm.l2_latency or sm.global_latency), an atomic's after
 // sm.global_atomic_latency, and competes for writeback; a store is done when its last sector left.
-// No DRAM banks, no interconnect contention between SMs. Returning data goes to the writeback
-// port of the sub-core that sent the request (sm.subcores): one return queue per sub-core.
-// With a shared L2 (sm.l2_slices, l2.hpp) the L2 is not the SM's: classify looks up the L1 only
-// and hands back the sectors bound for the L2; those leave the queue at the SM's port rate
-// (sm.l2_bytes_per_cycle) where their slice has room, and at the end of the cycle (resolve, in
-// SM order) the L2 serves them and says when the data is back.
+// Returning data goes to the writeback port of the sub-core that sent the request
+// (sm.subcores): one return queue per sub-core. That is the model without a shared L2 (no
+// contention between SMs). With a shared L2 (sm.l2_slices, l2.hpp) the L2 is not the SM's: classify
+// looks up the L1 only and hands back the sectors bound for the L2; those leave the queue at the
+// SM's port rate (sm.l2_bytes_per_cycle) where their slice has room, and at the end of the cycle
+// (resolve, in SM order) the L2 serves them and says when the data is back.
 #pragma once
 
 #include <algorithm>
@@ -40,9 +40,8 @@ class GlobalMemoryUnit {
     std::uint16_t l1, l2, same;
   };
 
-  // `l1_bytes`: the L1 the launch's carve-out leaves (arch l1_capacity); the L2 share is
-  // sm.l2_bytes / sm.count.
-  // `l2`: the L2 every SM shares, or nullptr (each SM its share).
+  // `l1_bytes`: the L1 the launch's carve-out leaves (arch l1_capacity). `l2`: the L2 every SM
+  // shares, or nullptr: then the SM models its share of it, sm.l2_bytes / sm.count.
   GlobalMemoryUnit(const SmConfig& sm, std::uint64_t l1_bytes, SharedL2* l2 = nullptr)
       : l2s_(l2 && l2->on() ? l2 : nullptr),
         dram_(sm.global_bytes_per_cycle),
@@ -70,11 +69,11 @@ class GlobalMemoryUnit {
   // load reads the L2, as ptxas makes it LDG.E.STRONG), in the L1; .cv reads memory again; a
   // global store writes through the L1 (a valid sector stays, nothing is allocated) into the L2;
   // local memory is written back in the L1 (allocated there); an atomic invalidates its L1
-  // sectors and is done at the L2. Only loads' hits are returned: stores and atomics move their
-  // sectors at the DRAM's rate, as without caches. A load with `no_allocate` (.L1::no_allocate)
-  // hits the L1 but does not allocate there on a miss.
-  // With a shared L2, the sectors bound for it (L1 misses, stores, atomics) are appended to
-  // `to_l2` in their order, and none is an L2 hit yet.
+  // sectors and is done at the L2. Only loads' hits are returned: without a shared L2, stores and
+  // atomics move their sectors at the DRAM's rate, as without caches. A load with `no_allocate`
+  // (.L1::no_allocate) hits the L1 but does not allocate there on a miss. With a shared L2, the
+  // sectors bound for it (L1 misses, stores, atomics) are appended to `to_l2` in their order, and
+  // none is an L2 hit yet.
   Split classify(const std::uint64_t* sec, std::uint32_t n, Kind kind, ptx::CacheOp op, bool local,
                  bool strong, bool no_allocate = false,
                  std::vector<std::uint64_t>* to_l2 = nullptr) {
