@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # The checks that need a real GPU, in one run (docs/calibration.md "Measured on an H200 and an H100"):
 #   scripts/gpu-checks.sh [--quick] OUT [SMEMSIM]
-# writes into OUT (nine files; a device machine returns eight, so pack them: tar czf):
+# writes into OUT (eleven files; a device machine returns eight, so pack them: tar czf):
 #   replicas.toml  scripts/calibrate: every replica microbenchmark, a measurement file
 #   keys.toml      scripts/calibrate --keys: kernels/ubench.cu's chains as timing keys
 #   hopper.txt     scripts/hopper_measure.cu: bulk-copy and distributed-shared-memory latencies
 #   memory.txt     scripts/memory_measure.cu: L1/L2/DRAM bandwidth, one-word atomics, DRAM chase
+#   scaling.txt    scripts/memory_scaling.cu: the bandwidths from 1 .. every SM, one word's
+#                  atomics not aggregated, chases while other SMs load DRAM or the L2
+#   ncu_lookups.csv  Nsight's L1 and L2 lookups of memory_scaling --ncu's launches (a line many
+#                  SMs read at once; two warps' loads of one sector)
 #   sass.txt       the replicas' SASS for sm_70, sm_75, sm_80 and sm_90, and the suite's for sm_90
 #   suite.txt      the kernel suite replayed on the GPU (scripts/gpu-replay.cu): outputs against
 #                  the executor's, milliseconds; and `sim --threads N` speed (SMEMSIM's --stats)
@@ -57,6 +61,16 @@ nvcc -O2 -arch=sm_90 -o "$tmp/hopper" scripts/hopper_measure.cu &&
 step memory
 nvcc -O2 -arch=native -o "$tmp/memory" scripts/memory_measure.cu &&
   timeout 120 "$tmp/memory" | tee "$out/memory.txt"
+
+step scaling
+nvcc -O2 -arch=native -o "$tmp/scaling" scripts/memory_scaling.cu &&
+  timeout 150 "$tmp/scaling" | tee "$out/scaling.txt"
+ml=lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum
+ml+=,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
+ml+=,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum
+ml+=,l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_miss.sum,dram__bytes_read.sum
+timeout 90 ncu --cache-control all --clock-control none --csv --metrics "$ml" "$tmp/scaling" --ncu \
+  > "$out/ncu_lookups.csv" 2> "$tmp/ncu.err" || tail -5 "$tmp/ncu.err"
 
 step SASS
 {
