@@ -9,6 +9,7 @@
 #include "smemsim/arch.hpp"
 #include "smemsim/error.hpp"
 #include "test_util.hpp"
+#include "timing/global_mem.hpp"
 #include "timing/l2.hpp"
 
 namespace smemsim::test {
@@ -71,6 +72,119 @@ TEST(SharedL2, ASecondSmsReadOfALineOnItsWayWaitsForItsFill) {
   const auto b = l2.serve(&x, 1, Access::Load, 0, 1000);
   EXPECT_EQ(b.at, 1300u);
   EXPECT_EQ(b.hits, 1u);
+}
+
+// Two warps of one SM load sector 16 through the L1, at cycles 10 and 11. The first misses: its
+// sector is allocated in the L1 and goes to the L2 (cold: slice 0 and channel 0 take it at once,
+// the data lands at 10 + 300 = 310). The second finds the sector allocated, an L1 hit (as the
+// H100's Nsight counts it: scripts/memory_scaling.cu's mem_read_pairs_ca, 32,768 L1 hits and
+// 32,768 L2 lookups of 65,536 sectors) that sends nothing to the L2, but its data is the
+// first's fill: back at 310, not at 11 + the L1's 20. A third load at 400, after the fill, is a
+// plain hit: 400 + 20.
+TEST(SharedL2, AnL1HitOnASectorStillBeingFilledWaitsForTheFill) {
+  using G = timing::GlobalMemoryUnit;
+  SmConfig c = small();
+  c.l1_latency = 20;
+  timing::SharedL2 l2(c);
+  G g(c, 4096, &l2);
+  const std::uint64_t x = 16;
+  std::vector<std::uint64_t> to;
+  const auto load = [&](std::uint32_t op, std::uint64_t now) {
+    to.clear();
+    const G::Split s = g.classify(&x, 1, G::Kind::Load, ptx::CacheOp::Ca, false, false, false,
+                                  &to, now);
+    g.send(op, 1, G::Kind::Load, 0, s, to.data());
+    return s;
+  };
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> back;  // op, cycle its data is back
+  const auto run = [&](std::uint64_t from, std::uint64_t to_cycle) {
+    for (std::uint64_t t = from; t <= to_cycle; ++t) {
+      g.tick(t, [](std::uint32_t) {});
+      g.resolve(t, [](std::uint32_t, std::uint32_t) {});
+      while (g.return_ready(t)) back.push_back({g.pop_return(t), t});
+    }
+  };
+  const G::Split a = load(0, 10);
+  EXPECT_EQ(a.l1, 0u);
+  EXPECT_NE(a.own, 0u);
+  EXPECT_EQ(to.size(), 1u);
+  run(10, 10);
+  const G::Split b = load(1, 11);
+  EXPECT_EQ(b.l1, 1u);  // counted an L1 hit
+  EXPECT_TRUE(to.empty());  // nothing more for the L2
+  EXPECT_EQ(b.ready, 310u);  // the first's fill is timed by now
+  run(11, 399);
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0], std::make_pair(0u, std::uint64_t{310}));
+  EXPECT_EQ(back[1], std::make_pair(1u, std::uint64_t{310}));
+  const G::Split d = load(2, 400);
+  EXPECT_EQ(d.l1, 1u);
+  EXPECT_EQ(d.ready, 0u);
+  EXPECT_EQ(d.wait, 0u);
+  run(400, 430);
+  ASSERT_EQ(back.size(), 3u);
+  EXPECT_EQ(back[2], std::make_pair(2u, std::uint64_t{420}));
+}
+
+// Both loads in the same cycle: the second takes the first's fill number before the L2 has timed
+// it, and learns the time when both are served at the end of the cycle.
+TEST(SharedL2, AnL1HitOnAFillNotYetTimedWaitsForItToo) {
+  using G = timing::GlobalMemoryUnit;
+  SmConfig c = small();
+  c.l1_latency = 20;
+  timing::SharedL2 l2(c);
+  G g(c, 4096, &l2);
+  const std::uint64_t x = 16;
+  std::vector<std::uint64_t> to;
+  const G::Split a =
+      g.classify(&x, 1, G::Kind::Load, ptx::CacheOp::Ca, false, false, false, &to, 10);
+  g.send(0, 1, G::Kind::Load, 0, a, to.data());
+  to.clear();
+  const G::Split b =
+      g.classify(&x, 1, G::Kind::Load, ptx::CacheOp::Ca, false, false, false, &to, 10);
+  EXPECT_EQ(b.wait, a.own);
+  g.send(1, 1, G::Kind::Load, 0, b, to.data());
+  std::vector<std::uint64_t> at(2, 0);
+  for (std::uint64_t t = 10; t < 400; ++t) {
+    g.tick(t, [](std::uint32_t) {});
+    g.resolve(t, [](std::uint32_t, std::uint32_t) {});
+    while (g.return_ready(t)) at[g.pop_return(t)] = t;
+  }
+  EXPECT_EQ(at[0], 310u);
+  EXPECT_EQ(at[1], 310u);
+}
+
+// The SM's port has two ways (sm.l2_bytes_per_cycle 64, sm.l2_write_bytes_per_cycle 32): 8
+// sectors of a store leave one a cycle, 8 of a load two a cycle. The first tick finds the port's
+// credit full (rate + one sector: 64 toward the L2, 96 for loads), so the store moves 2 sectors at
+// cycle 100 and one a cycle after, its last at 106; the load 3, then 2, 2 and 1: its last at 103.
+// With no write key a store takes the load's way, 103 too. (The H100: one CTA alone writes 32
+// B/clk, scripts/memory_scaling.cu, where its loads come back at up to 99.)
+TEST(SharedL2, AStoresSectorsLeaveByThePortsWayTowardTheL2) {
+  using G = timing::GlobalMemoryUnit;
+  const auto last_sector = [](std::uint32_t write_rate, G::Kind kind) {
+    SmConfig c = small();
+    c.l2_queue_sectors = 64;
+    c.l2_bytes_per_cycle = 64;
+    c.l2_write_bytes_per_cycle = write_rate;
+    timing::SharedL2 l2(c);
+    G g(c, 0, &l2);
+    std::vector<std::uint64_t> sec = {0, 1, 2, 3, 4, 5, 6, 7}, to;
+    const G::Split s =
+        g.classify(sec.data(), 8, kind, ptx::CacheOp::None, false, false, false, &to, 100);
+    EXPECT_EQ(to.size(), 8u);
+    g.send(0, 8, kind, 0, s, to.data());
+    for (std::uint64_t t = 100; t < 200; ++t) {
+      g.tick(t, [](std::uint32_t) {});
+      const bool gone = g.resolving();
+      g.resolve(t, [](std::uint32_t, std::uint32_t) {});
+      if (gone) return t;
+    }
+    return std::uint64_t{0};
+  };
+  EXPECT_EQ(last_sector(32, G::Kind::Store), 106u);
+  EXPECT_EQ(last_sector(32, G::Kind::Load), 103u);
+  EXPECT_EQ(last_sector(0, G::Kind::Store), 103u);
 }
 
 // Eight sectors the L2 holds (a warm L2's buffer): lines 1 and 5 are both slice 1's, so the

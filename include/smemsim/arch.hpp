@@ -124,6 +124,9 @@ struct SmConfig {
   // L2 hits' sectors per SM (0: no limit); with sm.l2_slices, the SM's port to the L2: every
   // sector its L1 did not hold (hits, misses, stores and atomics) leaves at this rate.
   std::uint32_t l2_bytes_per_cycle = 0;
+  // With sm.l2_slices, the other way of the port: the bytes a cycle of stores' sectors (their
+  // data) an SM sends toward the L2; 0: stores take sm.l2_bytes_per_cycle as loads do.
+  std::uint32_t l2_write_bytes_per_cycle = 0;
   // One L2 shared by every SM (docs/timing.md "The shared L2"): sm.l2_slices slices, a line's
   // by sm.l2_hash, each l2_bytes / l2_slices of tags and l2_slice_bytes_per_cycle of data path,
   // behind sm.dram_channels DRAM channels that together move sm.global_bytes_per_cycle x

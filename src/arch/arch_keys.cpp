@@ -272,6 +272,9 @@ const std::vector<Key>& key_table() {
       sm("sm.l2_bytes_per_cycle", &SmConfig::l2_bytes_per_cycle, 0, 65536,
          "bytes per cycle of L2 hits one SM's requests may move (0: no limit); with sm.l2_slices, "
          "of every sector its L1 did not hold: the SM's port to the L2"),
+      sm("sm.l2_write_bytes_per_cycle", &SmConfig::l2_write_bytes_per_cycle, 0, 65536,
+         "with sm.l2_slices, bytes per cycle of stores' sectors one SM sends toward the L2 (its "
+         "port's other way; 0: stores share sm.l2_bytes_per_cycle with the loads)"),
       sm("sm.l2_slices", &SmConfig::l2_slices, 0, 4096,
          "slices of one L2 every SM shares (0: each SM models its share, l2_bytes / sm.count, "
          "and its share of the L2's and DRAM's bandwidth)"),

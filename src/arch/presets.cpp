@@ -468,11 +468,20 @@ std::vector<Arch> build() {
     a.sm.carveouts = "0,8,16,32,64,100,132,164,196,228";
     a.sm.l2_bytes = 50 * 1024 * 1024;
     a.sm.l2_bytes_per_cycle = 99;
+    // [H100] one CTA alone writing 16 MiB: 31.98 B/clk, the same from 256 to 1,024 threads and
+    // from 1 to 33 CTAs (scripts/memory_scaling.cu): one sector a cycle leaves an SM toward the
+    // L2, where its loads' data comes back at 99 (dram_write_1cta: 32.00 with 32).
+    a.sm.l2_write_bytes_per_cycle = 32;
     a.sm.l2_slices = 160;
     a.sm.l2_slice_bytes_per_cycle = 26;
     a.sm.dram_channels = 80;
     a.sm.l1_latency = 14;
     a.sm.l2_latency = 267;
+    // [H100] 32 lanes adding to one word, the address through a table so that ptxas cannot
+    // aggregate them (scripts/memory_scaling.cu): 192.8 cycles a warp's atomic for one warp,
+    // 0.49 updates a cycle for one CTA; their replicas (atomic_word_warp, _cta) 186.3 and 0.49
+    // with 2 a lane. (With a CTA on every SM the word takes 0.69 a cycle, which no replica runs.)
+    a.sm.l2_atomic_cycles = 2;
     // [H200] wmma m16n16k16 (two HMMA.16816) from 1,024 threads: 1,337 FMA/clk/SM, 334 a
     // block, 65 % of the whitepaper's 2048 FMA/clk/SM, which is wgmma's rate (not modelled yet:
     // issue 46); the model runs mma.sync and wmma, so the tensor unit is mma.sync's: 336 gives

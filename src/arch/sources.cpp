@@ -52,6 +52,9 @@ const std::vector<Row> kModernCommon = {
     {"sm.l2_bytes_per_cycle", K::Assumed,
      "64: an SM's port to the shared L2, two sectors a cycle (the H100's, calibrated by its bulk "
      "copies, is 99): no measurement of this GPU"},
+    {"sm.l2_write_bytes_per_cycle", K::Assumed,
+     "0: stores share the port with the loads (sm.l2_bytes_per_cycle); no measurement of one "
+     "SM's stores on this GPU"},
     {"sm.l2_queue_sectors", K::Config,
      "Accel-Sim SM7_QV100: -gpgpu_dram_partition_queues 64:64:64:64 (interconnect to L2), "
      "entries of one sector here"},
@@ -262,6 +265,10 @@ const std::map<std::string, std::vector<Row>>& tables() {
             "H200: 2 to 32 lanes on one word, 2.0 a lane (4.8 to 64.7); replicas within 4.2 %"},
            {"sm.global_atomic_latency", K::Calibrated,
             "H100 SXM: atomicAdd chase 307.6 a hop; its replica 307.7 with 282 (the H200's 290.3)"},
+           {"sm.l2_atomic_cycles", K::Calibrated,
+            "H100 SXM, one warp and one CTA alone adding to one global word through a table "
+            "(kernels/memory_ubench.cu mem_atomic_ind: ptxas cannot aggregate the lanes): 192.8 "
+            "cycles a warp's atomic, 0.49 updates a cycle; their replicas 186.3 and 0.49 with 2"},
            {"sm.global_latency", K::Calibrated,
             "H100 SXM: a chase of lines no cache holds (the L2 flushed by reading 96 MiB past "
             "them), 685.6 cycles a link; its replica 686.1 (scripts/memory_measure.cu, flushed "
@@ -288,6 +295,11 @@ const std::map<std::string, std::vector<Row>>& tables() {
             "H100 SXM, one thread's cp.async.bulk of 4,096 and 32,768 bytes from the L2 "
             "(scripts/hopper_measure.cu): 351.96 and 635.77 cycles; their replicas 344.6 and "
             "638.6 with 99 (the SM's port to the L2)"},
+           {"sm.l2_write_bytes_per_cycle", K::Calibrated,
+            "H100 SXM, one CTA of 1,024 threads alone on the GPU writing 16 MiB (st.global.v4, "
+            "kernels/memory_ubench.cu, scripts/memory_scaling.cu): 31.98 B/clk, flat from 256 "
+            "threads and from 1 to 33 CTAs (one sector a cycle an SM); its replica "
+            "(dram_write_1cta) 32.00 with 32"},
            {"sm.l2_slices", K::Assumed,
             "2 on each of 80 channels (5 HBM3 stacks of 16), as Accel-Sim's configs put 2 a "
             "channel: not published"},
@@ -445,6 +457,7 @@ const std::vector<std::string>& timing_keys() {
                                                 "sm.l2_bytes",
                                                 "sm.l2_latency",
                                                 "sm.l2_bytes_per_cycle",
+                                                "sm.l2_write_bytes_per_cycle",
                                                 "sm.l2_slices",
                                                 "sm.l2_slice_bytes_per_cycle",
                                                 "sm.l2_hash",

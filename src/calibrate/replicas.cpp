@@ -50,6 +50,33 @@ const std::vector<Replica>& replicas() {
        "barriers: bytes a cycle",
        "sm.global_bytes_per_cycle", "", 1024, 0, false, true, 16 * kMiB, Extra::MemWrite, 1 << 20,
        false},
+      // The same streams from one CTA alone on the GPU (scripts/memory_scaling.cu --figures): the
+      // whole L2 and DRAM behind one SM, so what limits them is the SM (its warps' loads in
+      // flight, its port to the L2), not the slices or channels every SM shares.
+      {"l2_read_1cta", "mem_read_cg", "B/clk/SM",
+       "ld.global.cg.v4 of 128 KiB, 16 times, one CTA of 1,024 threads alone on the GPU, thread "
+       "0's clock64 between two barriers: bytes a cycle",
+       "", "", 1024, 16, false, true, 2 * kMiB, Extra::MemReadCg, 8192, true, true},
+      {"dram_read_1cta", "mem_read_cg", "B/clk/SM",
+       "ld.global.cg.v4 of 16 MiB once, one CTA of 1,024 threads alone on the GPU, thread 0's "
+       "clock64 between two barriers: bytes a cycle",
+       "", "", 1024, 1, false, true, 16 * kMiB, Extra::MemReadCg, 1 << 20, false, true},
+      {"dram_write_1cta", "mem_write", "B/clk/SM",
+       "st.global.v4 of 16 MiB once, one CTA of 1,024 threads alone on the GPU, thread 0's "
+       "clock64 between two barriers: bytes a cycle",
+       "sm.l2_write_bytes_per_cycle", "", 1024, 0, false, true, 16 * kMiB, Extra::MemWrite,
+       1 << 20, false, true},
+      // One word's atomics as the L2 executes them, 32 lanes a warp (ptxas cannot aggregate
+      // them: the address comes through a table).
+      {"atomic_word_warp", "mem_atomic_ind", "cycles",
+       "atomicAdd by 32 lanes to one global word, the address through a table, result used, 16 "
+       "a thread, one warp alone, thread 0's clock64: cycles a warp's atomic",
+       "sm.l2_atomic_cycles", "", 32, 16, false, false, 16, Extra::MemAtomic, 0, false, true},
+      {"atomic_word_cta", "mem_atomic_ind", "ops/clk/SM",
+       "atomicAdd by 1,024 threads to one global word, the address through a table, result used, "
+       "16 a thread, one CTA alone, thread 0's clock64: updates a cycle",
+       "sm.l2_atomic_cycles", "", 1024, 16, false, true, 16 * kK, Extra::MemAtomic, 0, false,
+       true},
       // A bulk copy's latency from issue to its mbarrier's phase, one thread (the TMA's
       // non-tensor form): the model reads the L2 as the TMA does, and the waiting thread is
       // suspended until the phase flips. The small copy checks the L2's latency (no key of its
@@ -92,6 +119,10 @@ std::vector<exec::Arg> arguments(const Replica& r, exec::GlobalMemory& mem) {
     return exec::Arg::buf(mem.add(exec::Buffer{name, t, std::vector<std::uint8_t>(bytes, fill)}));
   };
   std::vector<exec::Arg> a;
+  if (r.extra == Extra::MemAtomic)  // mem_atomic_ind(clk, word, idx, out, iters), idx all 0
+    return {buffer("clk", exec::ElemType::U64, 16), buffer("word", exec::ElemType::U32, 4),
+            buffer("idx", exec::ElemType::U32, 4u * r.threads),
+            buffer("out", exec::ElemType::U32, 4u * r.threads), exec::Arg::integer(r.steps)};
   if (r.memory()) {  // mem_read_ca/cg(clk, in, out, n16, reps), mem_write(clk, dst, n16)
     a = {buffer("clk", exec::ElemType::U64, 16),
          buffer("data", exec::ElemType::U32, std::size_t(r.arg) * 16, 1)};
@@ -146,7 +177,7 @@ double run_replica(const Replica& r, const Arch& preset, const Code& code) {
   Arch arch = preset;
   timing::TimingOptions opt;
   if (arch.sm.l2_slices) {
-    if (r.memory()) opt.l2_share = std::max(arch.sm.count, 1u);
+    if (r.memory() && !r.alone) opt.l2_share = std::max(arch.sm.count, 1u);
   } else {
     if (arch.sm.count > 1) arch.sm.l2_bytes /= arch.sm.count;
     arch.sm.count = 1;

@@ -49,6 +49,10 @@ struct Replica {
     MemReadCa,
     MemReadCg,
     MemWrite,
+    // mem_atomic_ind(clk, word, idx, out, steps): `steps` atomicAdds a thread to word[idx[t]],
+    // idx all 0 (one word; ptxas cannot aggregate the warp's lanes), as
+    // scripts/memory_scaling.cu runs it.
+    MemAtomic,
     // kernels/hopper_ubench.cu's bulk_latency (as scripts/hopper_measure.cu runs it): `steps`
     // copies of `arg` bytes from a 64 KiB buffer to shared memory, one thread.
     BulkCopy
@@ -57,7 +61,10 @@ struct Replica {
   // The launch starts with its buffers in the L2 (TimingOptions::warm_l2): the GPU's figure is the
   // median of five launches of a region the L2 holds, each after the last.
   bool warm_l2 = false;
-  bool memory() const { return extra >= Extra::MemReadCa && extra <= Extra::MemWrite; }
+  // The figure was measured with this one CTA alone on the GPU (scripts/memory_scaling.cu's
+  // *_1cta figures), not one a SM: the replica's SM has the whole L2 to itself.
+  bool alone = false;
+  bool memory() const { return extra >= Extra::MemReadCa && extra <= Extra::MemAtomic; }
   // In the replica table (replica_table.inc), which scripts/calibrate_measure.cu runs on a GPU;
   // the others' figures come from scripts/memory_measure.cu and hopper_measure.cu --figures.
   bool in_table() const { return extra <= Extra::FlushRing; }

@@ -19,6 +19,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -36,8 +37,14 @@ class GlobalMemoryUnit {
 
   // Where a request's sectors were found: the rest of them come from DRAM.
   // `same`: an atomic's most lanes on one address (0 or 1: none share one).
+  // With a shared L2, `own`: the fill this load starts (its L1 misses allocated, data on its
+  // way; 0 if none); `wait`: an L1 hit on a sector another load's fill has not brought yet (the
+  // GPU counts it a hit, and its data comes with that fill): the latest such fill's number, or
+  // `ready` its cycle where the fill is already timed.
   struct Split {
     std::uint16_t l1, l2, same;
+    std::uint32_t own, wait;  // the members left out of a brace list are 0
+    std::uint64_t ready;
   };
 
   // `l1_bytes`: the L1 the launch's carve-out leaves (arch l1_capacity). `l2`: the L2 every SM
@@ -47,6 +54,7 @@ class GlobalMemoryUnit {
         dram_(sm.global_bytes_per_cycle),
         l1_bw_(sm.l1_bytes_per_cycle),
         l2_bw_(sm.l2_bytes_per_cycle),
+        write_bw_(sm.l2_write_bytes_per_cycle),
         load_latency_(sm.global_latency),
         atomic_latency_(sm.global_atomic_latency),
         atomic_serial_(sm.l2_atomic_cycles),
@@ -74,10 +82,12 @@ class GlobalMemoryUnit {
   // (.L1::no_allocate) hits the L1 but does not allocate there on a miss. With a shared L2, the
   // sectors bound for it (L1 misses, stores, atomics) are appended to `to_l2` in their order, and
   // none is an L2 hit yet.
+  // With a shared L2 an L1 hit on a sector whose fill is still on its way waits for that fill
+  // (`now`: the issue cycle; see Split).
   Split classify(const std::uint64_t* sec, std::uint32_t n, Kind kind, ptx::CacheOp op, bool local,
                  bool strong, bool no_allocate = false,
-                 std::vector<std::uint64_t>* to_l2 = nullptr) {
-    Split s{0, 0, 0};
+                 std::vector<std::uint64_t>* to_l2 = nullptr, std::uint64_t now = 0) {
+    Split s{};
     if (!caches()) return s;
     const bool l1_ok = l1_.on() && !strong && op != ptx::CacheOp::Cg && op != ptx::CacheOp::Cv;
     for (std::uint32_t i = 0; i < n; ++i) {
@@ -85,10 +95,15 @@ class GlobalMemoryUnit {
       if (kind == Kind::Load) {
         if (l1_ok && l1_.access(x, !no_allocate)) {
           ++s.l1;
+          if (to_l2 && !filling_.empty()) pending_hit(x, now, s);
           continue;
         }
         if (to_l2) {
           to_l2->push_back(x);
+          if (l1_ok && !no_allocate) {  // allocated: its data comes with this load's fill
+            if (!s.own) s.own = next_fill_++ ? next_fill_ - 1 : next_fill_++;  // never 0
+            filling_[x] = kPendingBit | s.own;
+          }
           continue;
         }
         if (l2_.on()) {
@@ -98,6 +113,7 @@ class GlobalMemoryUnit {
             ++s.l2;
         }
       } else if (kind == Kind::Store) {
+        if (to_l2 && !filling_.empty()) filling_.erase(x);  // the store's data is the L1's now
         if (local)
           l1_.access(x, true);
         else
@@ -108,6 +124,7 @@ class GlobalMemoryUnit {
           l2_.access(x, true);
       } else {
         l1_.invalidate(x);
+        if (to_l2 && !filling_.empty()) filling_.erase(x);
         if (to_l2)
           to_l2->push_back(x);
         else
@@ -123,7 +140,7 @@ class GlobalMemoryUnit {
   // With a shared L2: `to_l2` the request's sectors bound for it (sectors - found.l1 of them),
   // `again` a .cv load, `row` the instruction its L2 hits are counted for (resolve).
   void send(std::uint32_t op, std::uint32_t sectors, Kind kind, std::uint32_t sub = 0,
-            Split found = {0, 0, 0}, const std::uint64_t* to_l2 = nullptr, bool again = false,
+            Split found = {}, const std::uint64_t* to_l2 = nullptr, bool again = false,
             std::uint32_t row = 0) {
     queue_.push_back({op, sectors, found.l1, found.l2, kind, sub, latency(kind, sectors, found)});
     if (!l2s_) return;
@@ -132,6 +149,9 @@ class GlobalMemoryUnit {
     r.again = again;
     r.same = found.same;
     r.row = row;
+    r.own = found.own;
+    r.wait = found.wait;
+    r.ready = found.ready;
     addr_.insert(addr_.end(), to_l2, to_l2 + r.to_l2);
   }
   // Moves this cycle's bytes; calls stored(op) for every store whose last sector left.
@@ -143,14 +163,17 @@ class GlobalMemoryUnit {
     dram_.accrue(elapsed);
     l1_bw_.accrue(elapsed);
     l2_bw_.accrue(elapsed);
+    write_bw_.accrue(elapsed);
     while (!queue_.empty()) {
       Request& r = queue_.front();
       l1_bw_.take(r.l1, r.sectors);
       if (l2s_) {
-        // Through the SM's port, each sector once its slice has room.
-        while (r.sectors > r.l1 && (!l2_bw_.rate || l2_bw_.credit >= 32) &&
+        // Through the SM's port, each sector once its slice has room: a store's by the port's
+        // way toward the L2 where the arch gives it one (sm.l2_write_bytes_per_cycle).
+        Path& port = r.kind == Kind::Store && write_bw_.rate ? write_bw_ : l2_bw_;
+        while (r.sectors > r.l1 && (!port.rate || port.credit >= 32) &&
                l2s_->accepts(l2s_->slice_of(addr_[r.to_l2 - (r.sectors - r.l1)]), now)) {
-          if (l2_bw_.rate) l2_bw_.credit -= 32;
+          if (port.rate) port.credit -= 32;
           --r.sectors;
         }
       } else {
@@ -159,9 +182,12 @@ class GlobalMemoryUnit {
         dram_.take(dram, r.sectors);
       }
       if (r.sectors) break;
-      if (l2s_ && r.to_l2) {  // the L2 serves it at the end of the cycle (resolve)
-        departed_.push_back(
-            {r.op, r.sub, r.kind, r.again, r.same, r.row, std::uint32_t(left_.size()), r.to_l2});
+      // The L2 serves it at the end of the cycle (resolve); there too a load whose L1 hits wait
+      // for a fill learns when that fill lands.
+      if (l2s_ && (r.to_l2 || r.wait || r.ready > now + r.latency)) {
+        departed_.push_back({r.op, r.sub, r.kind, r.again, r.same, r.row,
+                             std::uint32_t(left_.size()), r.to_l2, r.own, r.wait,
+                             r.to_l2 ? r.ready : std::max(r.ready, now + r.latency)});
         left_.insert(left_.end(), addr_.begin(), addr_.begin() + r.to_l2);
         addr_.erase(addr_.begin(), addr_.begin() + r.to_l2);
         if (r.kind == Kind::Store) stored(r.op);
@@ -199,9 +225,17 @@ class GlobalMemoryUnit {
                                  : d.kind == Kind::Atomic ? SharedL2::Access::Atomic
                                  : d.again                ? SharedL2::Access::LoadAgain
                                                           : SharedL2::Access::Load;
-      const SharedL2::Served sv = l2s_->serve(left_.data() + d.first, d.n, a, d.same, now);
-      if (sv.hits) hit(d.row, sv.hits);
+      SharedL2::Served sv{};
+      if (d.n) {
+        sv = l2s_->serve(left_.data() + d.first, d.n, a, d.same, now);
+        if (sv.hits) hit(d.row, sv.hits);
+      }
       if (d.kind == Kind::Store) continue;
+      // An L1 hit on a sector still being filled: its data comes with the fill (a fill not yet
+      // timed, its request still queued behind this one, is taken as an L2 hit's time).
+      sv.at = std::max(sv.at, d.ready);
+      if (d.wait) sv.at = std::max(sv.at, fill_landed(d.wait, now));
+      if (d.own) landed(d.own, sv.at, left_.data() + d.first, d.n);
       // The L1's hits of the same request (their latency is the shorter) come back with it.
       (d.kind == Kind::Load ? returns_[d.sub].loads : returns_[d.sub].atomics)
           .push_back({d.op, std::max(sv.at, now + 1)});
@@ -209,6 +243,11 @@ class GlobalMemoryUnit {
     }
     departed_.clear();
     left_.clear();
+    // Forget fills that have landed, now and then (a hit on one finds it landed anyway).
+    if (filling_.size() > kFillingSweep) {
+      for (auto it = filling_.begin(); it != filling_.end();)
+        it = (it->second & kPendingBit) || it->second > now ? std::next(it) : filling_.erase(it);
+    }
   }
   bool resolving() const { return !departed_.empty(); }
   bool empty() const {
@@ -239,6 +278,8 @@ class GlobalMemoryUnit {
     bool again = false;
     std::uint16_t same = 0;
     std::uint32_t row = 0;
+    std::uint32_t own = 0, wait = 0;  // Split's
+    std::uint64_t ready = 0;
   };
   // A request that left the queue this cycle for the shared L2: its sectors are left_[first,
   // first + n).
@@ -248,6 +289,8 @@ class GlobalMemoryUnit {
     bool again;
     std::uint16_t same;
     std::uint32_t row, first, n;
+    std::uint32_t own, wait;
+    std::uint64_t ready;  // its L1 hits' data: at this cycle at the earliest
   };
   struct Return {
     std::uint32_t op;
@@ -279,6 +322,36 @@ class GlobalMemoryUnit {
     if (kind == Kind::Store || std::uint32_t(f.l1) + f.l2 < sectors) return load_latency_;
     return f.l2 ? l2_latency_ : l1_latency_;
   }
+  // The fills in flight: kPendingBit | its number while the load is queued, then the cycle its
+  // data lands. The ring keeps each timed fill's cycle for the loads that took its number before
+  // it was timed.
+  static constexpr std::uint64_t kPendingBit = std::uint64_t{1} << 63;
+  static constexpr std::size_t kFillRing = 4096, kFillingSweep = 1 << 16;
+  void pending_hit(std::uint64_t x, std::uint64_t now, Split& s) {
+    const auto it = filling_.find(x);
+    if (it == filling_.end()) return;
+    if (it->second & kPendingBit) {
+      s.wait = std::max(s.wait, std::uint32_t(it->second));
+    } else if (it->second > now) {
+      s.ready = std::max(s.ready, it->second);
+    } else {
+      filling_.erase(it);
+    }
+  }
+  std::uint64_t fill_landed(std::uint32_t fill, std::uint64_t now) const {
+    const auto& [n, at] = fill_ring_[fill % kFillRing];
+    return n == fill ? at : now + l2_latency_;
+  }
+  void landed(std::uint32_t own, std::uint64_t at, const std::uint64_t* sec, std::uint32_t n) {
+    fill_ring_[own % kFillRing] = {own, at};
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const auto it = filling_.find(sec[i]);
+      if (it != filling_.end() && it->second == (kPendingBit | own)) it->second = at;
+    }
+  }
+  std::unordered_map<std::uint64_t, std::uint64_t> filling_;  // sector: see kPendingBit
+  std::array<std::pair<std::uint32_t, std::uint64_t>, kFillRing> fill_ring_{};
+  std::uint32_t next_fill_ = 1;
   bool resident(std::uint64_t x) const {
     if (!resident_) return false;
     for (const auto& [lo, hi] : *resident_)
@@ -290,7 +363,7 @@ class GlobalMemoryUnit {
   std::deque<std::uint64_t> addr_;  // the queued requests' sectors bound for the shared L2
   std::vector<Departed> departed_;
   std::vector<std::uint64_t> left_;
-  Path dram_, l1_bw_, l2_bw_;
+  Path dram_, l1_bw_, l2_bw_, write_bw_;
   std::uint64_t load_latency_, atomic_latency_, atomic_serial_, l1_latency_, l2_latency_;
   SectorCache l1_, l2_;
   std::uint64_t last_ = ~std::uint64_t{0};  // cycle of the last tick (the first adds one cycle)

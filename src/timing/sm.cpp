@@ -175,7 +175,8 @@ void Sm::push_ops(std::uint32_t inflight, Unit unit, MemWork mem, bool memory,
     o.l2 = std::min<std::uint16_t>(share(found.l2), std::uint16_t(o.sectors - o.l1));
     o.same = found.same;
     if (gmem_.shared_l2() && mem == MemWork::Global) {  // this op's part of the L2's sectors
-      if (op_l2_.size() < ops_.size()) op_l2_.resize(ops_.size());
+      if (op_l2_.size() < ops_.size()) op_l2_.resize(ops_.size()), op_fill_.resize(ops_.size());
+      op_fill_[id] = {found.own, found.wait, found.ready};
       const std::size_t first = std::min(to_l2_.size(), std::size_t(l2_taken));
       const std::size_t n = std::min<std::size_t>(to_l2_.size() - first, o.sectors - o.l1);
       op_l2_[id].assign(to_l2_.begin() + std::ptrdiff_t(first),
@@ -290,7 +291,7 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
   MemWork mem = MemWork::None;
   bool memory = info.space != Space::None;
   std::uint32_t sectors = 0;
-  GlobalMemoryUnit::Split found{0, 0, 0};
+  GlobalMemoryUnit::Split found{};
   if (memory) {
     if (r.shared_accesses && !info.async_copy) {
       mem = MemWork::Shared;
@@ -328,7 +329,7 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
         const ptx::CacheOp op = ins.op == ptx::Opcode::CpBulk ? ptx::CacheOp::Cg : ins.cache;
         found = gmem_.classify(ex_->sectors(), sectors, kind, op, ins.space == ptx::Space::Local,
                                ins.has(ptx::kVolatile), ins.has(ptx::kL1NoAllocate),
-                               gmem_.shared_l2() ? &to_l2_ : nullptr);
+                               gmem_.shared_l2() ? &to_l2_ : nullptr, now);
       }
       if (info.atomic && arch_.sm.l2_atomic_cycles)
         found.same = static_cast<std::uint16_t>(ex_->same_address_lanes());

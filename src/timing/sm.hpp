@@ -335,7 +335,7 @@ class Sm final : public SchedulerView {
   void issue_pre(std::uint32_t w, std::uint64_t now);
   std::uint32_t new_inflight(std::uint32_t w, std::uint32_t index, std::uint64_t now);
   void push_ops(std::uint32_t inflight, Unit unit, MemWork mem, bool memory, std::uint32_t sectors,
-                std::uint64_t now, GlobalMemoryUnit::Split found = {0, 0, 0});
+                std::uint64_t now, GlobalMemoryUnit::Split found = {});
   void push_next_sub(Subcore& sc, std::uint64_t now);
   void complete(std::uint32_t inflight, std::uint64_t now);
   void finish_step(std::uint32_t w, std::uint64_t now);
@@ -395,6 +395,12 @@ class Sm final : public SchedulerView {
   std::vector<std::uint32_t> free_ops_;
   // With a shared L2: each op's sectors bound for it (by op id), and the issuing instruction's.
   std::vector<std::vector<std::uint64_t>> op_l2_;
+  // And the fill each op starts in the L1, or waits for (GlobalMemoryUnit::Split).
+  struct OpFill {
+    std::uint32_t own = 0, wait = 0;
+    std::uint64_t ready = 0;
+  };
+  std::vector<OpFill> op_fill_;
   std::vector<std::uint64_t> to_l2_;
   Pool<Inflight> inflight_;
   Pool<AccessRecord> records_;

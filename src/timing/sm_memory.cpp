@@ -150,9 +150,11 @@ bool Sm::global_send(std::uint32_t id, std::uint64_t, std::uint32_t sub) {
     const ptx::Instruction& ins = ctx_.kernel->code[row];
     const bool again = kind == GlobalMemoryUnit::Kind::Load && ins.op != ptx::Opcode::CpBulk &&
                        ins.cache == ptx::CacheOp::Cv;
-    gmem_.send(id, o.sectors, kind, sub, {o.l1, o.l2, o.same}, op_l2_[id].data(), again, row);
+    const OpFill& f = op_fill_[id];
+    gmem_.send(id, o.sectors, kind, sub, {o.l1, o.l2, o.same, f.own, f.wait, f.ready},
+               op_l2_[id].data(), again, row);
   } else {
-    gmem_.send(id, o.sectors, kind, sub, {o.l1, o.l2, o.same});
+    gmem_.send(id, o.sectors, kind, sub, {o.l1, o.l2, o.same, 0, 0, 0});
   }
   ++stats_.units.global_requests;
   stats_.units.global_sectors += o.sectors;
