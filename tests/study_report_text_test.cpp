@@ -12,6 +12,7 @@
 // cannot fall. For S < L the copies are on other locks and the degree falls.
 #include <unistd.h>
 
+#include <filesystem>
 #include <regex>
 #include <string>
 
@@ -23,9 +24,13 @@ namespace smemsim::test {
 namespace {
 
 std::string report(const std::string& study, const std::string& locks) {
-  // A folder of this process: a second run into one resumes (and reuses) its points.
+  // A folder of this process: a second run into one resumes (and reuses) its points. Emptied
+  // first: an earlier process with the same pid may have left one, of another build's arch
+  // (which the study refuses to resume).
   const std::string out = ::testing::TempDir() + "smemsim_text_" + std::to_string(::getpid()) +
                           "_" + locks + "_" + study;
+  std::error_code ec;
+  std::filesystem::remove_all(out, ec);
   const auto r = cli("study run " + study + " --quick --no-plots --set atomics.locks=" + locks +
                      " --out " + out);
   EXPECT_EQ(r.exit_code, 0) << r.out;
