@@ -1,7 +1,8 @@
 // scripts/operand_delay.cu: dependent chains that tell apart where a latency goes (issue 42,
 // docs/calibration.md "One rule would fit all five latency chains"): a shared load or a MUFU fed
 // by a variable-latency result (another load, another MUFU) or by a fixed-latency one (IADD3,
-// FFMA, IMAD), and a fixed-latency op fed by a load or a MUFU. Each chain is inline PTX of one
+// FFMA, IMAD), and a fixed-latency op fed by a load or a MUFU; and division and square root on
+// their own results (the sequences of sm.lower's divide). Each chain is inline PTX of one
 // thread, `zero` and `one` come from the launch so that ptxas cannot fold them, and the figure is
 // %clock around 1,024 steps over the steps, the median of five after a warm-up. The SASS of each
 // kernel (cuobjdump) shows what ran.
@@ -68,6 +69,17 @@ CHAIN_KERNEL(ffma_ffma, asm volatile("fma.rn.f32 %0, %0, %1, 0f00000000;"
                                      : "f"(one)
                                      : "memory");)
 
+// Divisions on their own results (sm.lower's divide, src/timing/expand.cpp): by a divisor from
+// the launch that keeps the value (1 for a quotient, the largest value for a remainder), so that
+// ptxas emits its general sequence.
+CHAIN_KERNEL(div_u32, asm volatile("div.u32 %0, %0, %1;" : "+r"(p) : "r"(zero + 1) : "memory");)
+CHAIN_KERNEL(rem_u32, asm volatile("rem.u32 %0, %0, %1;" : "+r"(p) : "r"(zero - 1) : "memory");)
+CHAIN_KERNEL(div_s32, asm volatile("div.s32 %0, %0, %1;" : "+r"(p) : "r"(zero + 1) : "memory");)
+CHAIN_KERNEL(rem_s32,
+             asm volatile("rem.s32 %0, %0, %1;" : "+r"(p) : "r"(zero + 0x7fffffffu) : "memory");)
+CHAIN_KERNEL(div_f32, asm volatile("div.rn.f32 %0, %0, %1;" : "+f"(f) : "f"(one) : "memory");)
+CHAIN_KERNEL(sqrt_f32, asm volatile("sqrt.rn.f32 %0, %0;" : "+f"(f)::"memory");)
+
 template <typename K>
 double run(K kernel, unsigned* clk) {
   return median_of_five([&] {
@@ -95,5 +107,11 @@ int main() {
   std::printf("mufu_mufu %.2f\n", run(mufu_mufu, clk));
   std::printf("mufu_ffma %.2f\n", run(mufu_ffma, clk));
   std::printf("ffma_ffma %.2f\n", run(ffma_ffma, clk));
+  std::printf("div_u32 %.2f\n", run(div_u32, clk));
+  std::printf("rem_u32 %.2f\n", run(rem_u32, clk));
+  std::printf("div_s32 %.2f\n", run(div_s32, clk));
+  std::printf("rem_s32 %.2f\n", run(rem_s32, clk));
+  std::printf("div_f32 %.2f\n", run(div_f32, clk));
+  std::printf("sqrt_f32 %.2f\n", run(sqrt_f32, clk));
   return 0;
 }

@@ -101,7 +101,7 @@ TEST(Lowering, MarksWhatPtxasMakesFree) {
 
 TEST(Lowering, RulesParseAndRefuseTypos) {
   EXPECT_EQ(lower::to_string(lower::parse_rules("all")),
-            "fma,imad,lea,addr,scaled,cvt,mov,ifcvt,lop3,schedule,spaces,sincos");
+            "fma,imad,lea,addr,scaled,cvt,mov,ifcvt,lop3,schedule,spaces,sincos,divide");
   EXPECT_EQ(lower::to_string(lower::parse_rules("none")), "none");
   EXPECT_EQ(lower::to_string(lower::parse_rules("mov,fma")), "fma,mov");
   try {
@@ -128,7 +128,7 @@ TEST(Lowering, RulesParseAndRefuseTypos) {
   // hoisted above shared stores and branches round them made predicates (an H100's SASS of
   // conv_rows): spaces and ifcvt.
   EXPECT_EQ(lower::to_string(lower::parse_rules(find_preset("hopper-h100").sm.lower)),
-            "fma,imad,lea,addr,cvt,mov,ifcvt,schedule,spaces,sincos");
+            "fma,imad,lea,addr,cvt,mov,ifcvt,schedule,spaces,sincos,divide");
 }
 
 // t0 = clock, N links, t1 = clock; out[0] = t1 - t0, out[1] = the chain's value (lane 0).

@@ -1,7 +1,7 @@
 // The operand delay (sm.mio_delay_alu / _fma, docs/timing.md "Operand delay") and sm.lower's
-// sincos expansion (issue 42). Each case runs a dependent chain of N links between two clock
-// reads, for two lengths, so that the clock reads' constant cancels: (N2 - N1) x the link's cost,
-// against the cost derived from the keys.
+// sincos and divide expansions (issue 42). Each case runs a dependent chain of N links between two
+// clock reads, for two lengths, so that the clock reads' constant cancels: (N2 - N1) x the link's
+// cost, against the cost derived from the keys.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -195,6 +195,64 @@ TEST(OperandDelay, SinCosExpandIntoAnFmulAndAMufu) {
   EXPECT_EQ(on.stats.expanded, 24u);
   EXPECT_EQ(off.stats.expanded, 0u);
   EXPECT_EQ(on.stats.warp_instructions, off.stats.warp_instructions);
+}
+
+// divide: a div.u32 by a register issues as ptxas 13.0's 18 instructions for sm_90 (17 steps,
+// then the PTX instruction as the last LOP3; src/timing/expand.cpp). Its critical path, from the
+// previous link's LOP3 (ALU) on: I2F (an SFU step: the ALU's result reaches it 2 late) 4 + 2,
+// MUFU.RCP 17, IADD3 17, F2I 4 + 2, then IMAD, IMAD.HI, IMAD.HI, IADD3, IMAD, ISETP, IMAD.IADD,
+// ISETP, IADD3 and the LOP3, 17 + 9 x 4: 6 + 17 + 17 + 6 + 17 + 36 = 99 a link (the steps off the
+// path issue in its shadow). Without the rule one SFU op, 17. Dividing by %r4 = 1 keeps the value.
+std::string div_u32(int k) {
+  return fmt::format("  div.u32 %r{}, %r{}, %r4;\n", 11 + k, 10 + k);
+}
+TEST(Expand, AnIntegerDivisionIsPtxassSequence) {
+  const std::string rules = "sincos,divide";
+  const Cost on = link_cost(hopper(rules), div_u32);
+  const Cost off = link_cost(hopper("none"), div_u32);
+  EXPECT_EQ(on.per_link, 99u);
+  EXPECT_EQ(off.per_link, 17u);
+  EXPECT_EQ(on.value, off.value);
+  EXPECT_EQ(on.stats.expanded, 24u * 17u);
+  EXPECT_EQ(off.stats.expanded, 0u);
+}
+
+// div.rn.f32 by a register: BSSY, MUFU.RCP, FCHK, four FFMAs, BRA, BSYNC, then the last FFMA (10,
+// the attention kernel's SASS). The path from the previous link's last FFMA: MUFU.RCP reads it
+// 4 + 3 late (the FMA pipe's operand delay), then 17, and 4 for each FFMA after: 7 + 17 + 4 x 4 =
+// 40 a link; BRA and BSYNC issue while the last FFMA waits. x / 2 each link.
+std::string div_f32(int k) {
+  return fmt::format("  div.rn.f32 %f{}, %f{}, %f10;\n", 11 + k, 10 + k);
+}
+TEST(Expand, AnIeeeFloatDivisionIsTenInstructions) {
+  const Cost on = link_cost(hopper("divide"), div_f32, true);
+  const Cost off = link_cost(hopper("none"), div_f32, true);
+  EXPECT_EQ(on.per_link, 40u);
+  EXPECT_EQ(off.per_link, 17u);
+  EXPECT_EQ(on.value, off.value);
+  float v = 0;
+  std::memcpy(&v, &on.value, 4);
+  EXPECT_FLOAT_EQ(v, std::ldexp(1.0f, -23));  // 2 / 2^24
+  EXPECT_EQ(on.stats.expanded, 24u * 9u);
+}
+
+// How many steps each form adds (the SASS counts less one, expand.cpp): the signed forms take the
+// absolute values and the sign (IABS, LOP3), the remainders no quotient fix-up. Division by an
+// immediate (ptxas multiplies by the inverse), .approx and .full are not expanded.
+TEST(Expand, EachFormAddsItsSequencesSteps) {
+  const auto steps = [](const std::string& link, bool fp = false) {
+    const Cost c = link_cost(
+        hopper("divide"), [&](int k) { return fmt::format(fmt::runtime(link), 11 + k, 10 + k); },
+        fp);
+    return c.stats.expanded / 24;
+  };
+  EXPECT_EQ(steps("  rem.u32 %r{}, %r{}, %r4;\n"), 16u);
+  EXPECT_EQ(steps("  div.s32 %r{}, %r{}, %r4;\n"), 24u);
+  EXPECT_EQ(steps("  rem.s32 %r{}, %r{}, %r4;\n"), 22u);
+  EXPECT_EQ(steps("  sqrt.rn.f32 %f{}, %f{};\n", true), 9u);
+  EXPECT_EQ(steps("  div.u32 %r{}, %r{}, 3;\n"), 0u);
+  EXPECT_EQ(steps("  div.approx.f32 %f{}, %f{}, %f10;\n", true), 0u);
+  EXPECT_EQ(steps("  div.full.f32 %f{}, %f{}, %f10;\n", true), 0u);
 }
 
 }  // namespace

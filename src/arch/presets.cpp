@@ -435,7 +435,11 @@ std::vector<Arch> build() {
     //   `spaces` rule): [H100] SASS of the suite, conv_rows's ten LDGs issue before the ten STSs
     //   of the loads before them, and the branches round each (one load) are predicates there:
     //   the `ifcvt` rule (docs/calibration.md "The suite and the memory on an H100, again").
-    a.sm.lower = "fma,imad,lea,addr,cvt,mov,ifcvt,schedule,spaces,sincos";
+    // - integer division and remainder by a register, div.rn.f32 and sqrt.rn.f32 issue as the
+    //   17-25 and 10 instructions ptxas 13.0 emits for sm_90 (the `divide` rule, expand.cpp): the
+    //   H200's Nsight counts of the suite's SASS (FCHK, I2F, F2I, IABS) and SASS of one division
+    //   a kernel (docs/calibration.md "One SM to every SM").
+    a.sm.lower = "fma,imad,lea,addr,cvt,mov,ifcvt,schedule,spaces,sincos,divide";
     a.sm.mio_delay_alu = 2;
     a.sm.mio_delay_fma = 3;
     a.sm.scheduler = "lrr";

@@ -280,7 +280,10 @@ const std::map<std::string, std::vector<Row>>& tables() {
             "the H200's SASS (ptxas 13.0, sm_90): LEA then LDS [R] for a scaled shared index, "
             "so every rule but `scaled`; FMUL.RZ then MUFU.SIN for sin.approx: `sincos`; an "
             "H100's (the same ptxas): conv_rows's LDGs hoisted above the STSs before them, "
-            "`spaces`, and predicated where the PTX branches round each, `ifcvt`"},
+            "`spaces`, and predicated where the PTX branches round each, `ifcvt`; ptxas 13.0's "
+            "sequences for integer and IEEE float division and square root (an H100/H200's "
+            "cuobjdump of one division a kernel, and Nsight's opcode counts of the suite): "
+            "`divide`"},
            {"sm.writeback_ports", K::Assumed,
             "2, as Accel-Sim's Volta, Turing and Ampere configs have it; no H100 config read"},
            {"sm.global_bytes_per_cycle", K::Calibrated,

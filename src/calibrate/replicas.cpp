@@ -64,8 +64,8 @@ const std::vector<Replica>& replicas() {
       {"dram_write_1cta", "mem_write", "B/clk/SM",
        "st.global.v4 of 16 MiB once, one CTA of 1,024 threads alone on the GPU, thread 0's "
        "clock64 between two barriers: bytes a cycle",
-       "sm.l2_write_bytes_per_cycle", "", 1024, 0, false, true, 16 * kMiB, Extra::MemWrite,
-       1 << 20, false, true},
+       "sm.l2_write_bytes_per_cycle", "", 1024, 0, false, true, 16 * kMiB, Extra::MemWrite, 1 << 20,
+       false, true},
       // One word's atomics as the L2 executes them, 32 lanes a warp (ptxas cannot aggregate
       // them: the address comes through a table).
       {"atomic_word_warp", "mem_atomic_ind", "cycles",
@@ -75,8 +75,7 @@ const std::vector<Replica>& replicas() {
       {"atomic_word_cta", "mem_atomic_ind", "ops/clk/SM",
        "atomicAdd by 1,024 threads to one global word, the address through a table, result used, "
        "16 a thread, one CTA alone, thread 0's clock64: updates a cycle",
-       "sm.l2_atomic_cycles", "", 1024, 16, false, true, 16 * kK, Extra::MemAtomic, 0, false,
-       true},
+       "sm.l2_atomic_cycles", "", 1024, 16, false, true, 16 * kK, Extra::MemAtomic, 0, false, true},
       // A bulk copy's latency from issue to its mbarrier's phase, one thread (the TMA's
       // non-tensor form): the model reads the L2 as the TMA does, and the waiting thread is
       // suspended until the phase flips. The small copy checks the L2's latency (no key of its

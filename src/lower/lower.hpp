@@ -30,6 +30,9 @@
 //   sincos  sin/cos.approx.f32 as two instructions: an FMUL.RZ by 1/(2 pi) on the FMA pipe (the
 //         range reduction), then MUFU.SIN/COS on its result (the SASS ptxas 13.0 emits for sm_90;
 //         docs/calibration.md): the cycle model issues the FMUL first, then the PTX instruction.
+//   divide  div/rem.u32/s32 by a register, div.rn.f32 by a register and sqrt.rn.f32 as the
+//         sequences ptxas 13.0 emits for sm_90 (10-25 instructions; src/timing/expand.cpp): the
+//         cycle model issues the sequence's steps, then the PTX instruction.
 #pragma once
 
 #include <cstdint>

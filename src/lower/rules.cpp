@@ -25,10 +25,11 @@ Rules parse_rules(std::string_view spec, std::string_view key) {
   if (spec.empty())
     throw InputError(fmt::format(
         "arch key '{}': empty (give none, all, or a comma list of fma, imad, lea, addr, scaled, "
-        "cvt, mov, ifcvt, lop3, schedule, spaces, sincos)",
+        "cvt, mov, ifcvt, lop3, schedule, spaces, sincos, divide)",
         key));
   if (spec == "all")
-    return parse_rules("fma,imad,lea,addr,scaled,cvt,mov,ifcvt,lop3,schedule,spaces,sincos", key);
+    return parse_rules("fma,imad,lea,addr,scaled,cvt,mov,ifcvt,lop3,schedule,spaces,sincos,divide",
+                       key);
   std::size_t pos = 0;
   while (pos <= spec.size()) {
     const std::size_t comma = spec.find(',', pos);
@@ -46,11 +47,12 @@ Rules parse_rules(std::string_view spec, std::string_view key) {
                  : name == "schedule" ? &r.schedule
                  : name == "spaces"   ? &r.spaces
                  : name == "sincos"   ? &r.sincos
+                 : name == "divide"   ? &r.divide
                                       : nullptr;
     if (!flag)
       throw InputError(fmt::format(
           "arch key '{}': unknown lowering rule '{}' (give a comma list of fma, imad, lea, addr, "
-          "scaled, cvt, mov, ifcvt, lop3, schedule, spaces, sincos; or all, or none)",
+          "scaled, cvt, mov, ifcvt, lop3, schedule, spaces, sincos, divide; or all, or none)",
           key, name));
     *flag = true;
     if (comma == std::string_view::npos) break;
@@ -78,6 +80,7 @@ std::string to_string(const Rules& r) {
   add(r.schedule, "schedule");
   add(r.spaces, "spaces");
   add(r.sincos, "sincos");
+  add(r.divide, "divide");
   return s.empty() ? "none" : s;
 }
 

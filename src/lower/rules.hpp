@@ -29,9 +29,12 @@ struct Rules {
   // sin/cos issue as two instructions, an FMA-pipe range reduction then the SFU op (lower.hpp);
   // it adds an issue slot rather than absorbing one.
   bool sincos = false;
+  // Integer division and remainder by a register, IEEE float division and square root issue as
+  // the instruction sequences ptxas emits for them (timing/expand.hpp); they add issue slots.
+  bool divide = false;
   bool any() const { return fma || imad || lea || addr || scaled || cvt || mov || ifcvt || lop3; }
 };
-// "fma,imad,lea,addr,scaled,cvt,mov,ifcvt,lop3,schedule,spaces,sincos", "all" or "none": throws
+// "fma,imad,lea,addr,scaled,cvt,mov,ifcvt,lop3,schedule,spaces,sincos,divide", "all" or "none": throws
 // InputError naming `key` (an empty spec or an empty name in the list is refused too).
 Rules parse_rules(std::string_view spec, std::string_view key = "sm.lower");
 std::string to_string(const Rules& r);  // the canonical comma list, "none" when empty

@@ -85,8 +85,8 @@ class GlobalMemoryUnit {
   // With a shared L2 an L1 hit on a sector whose fill is still on its way waits for that fill
   // (`now`: the issue cycle; see Split).
   Split classify(const std::uint64_t* sec, std::uint32_t n, Kind kind, ptx::CacheOp op, bool local,
-                 bool strong, bool no_allocate = false,
-                 std::vector<std::uint64_t>* to_l2 = nullptr, std::uint64_t now = 0) {
+                 bool strong, bool no_allocate = false, std::vector<std::uint64_t>* to_l2 = nullptr,
+                 std::uint64_t now = 0) {
     Split s{};
     if (!caches()) return s;
     const bool l1_ok = l1_.on() && !strong && op != ptx::CacheOp::Cg && op != ptx::CacheOp::Cv;

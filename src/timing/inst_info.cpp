@@ -1,6 +1,8 @@
 // Decodes each instruction's unit, memory space and register sets for the timing model.
 #include "timing/inst_info.hpp"
 
+#include "timing/expand.hpp"
+
 namespace smemsim::timing {
 namespace {
 
@@ -204,6 +206,28 @@ bool writes_op0(const ptx::Instruction& ins) {
   }
 }
 
+// The expansion sm.lower gives `ins` (expand.hpp): sin/cos.approx with sincos; with divide,
+// div/rem.u32/s32 by a register (by an immediate ptxas multiplies by its inverse: a few
+// instructions, left as one) and div.rn.f32 by a register / sqrt.rn.f32 (div.f32 without a rounding
+// is div.rn's; .approx and .full are one MUFU and an FMUL or two, left as one).
+Expand expansion_of(const ptx::Instruction& ins, const lower::Rules& rules) {
+  if (rules.sincos && (ins.op == Opcode::Sin || ins.op == Opcode::Cos)) return Expand::SinCos;
+  if (!rules.divide) return Expand::None;
+  if ((ins.op == Opcode::Div || ins.op == Opcode::Rem) && ins.num_ops >= 3 &&
+      ins.ops[2].kind == OperandKind::Reg) {
+    const bool div = ins.op == Opcode::Div;
+    if (ins.type == ptx::Type::U32) return div ? Expand::DivU32 : Expand::RemU32;
+    if (ins.type == ptx::Type::S32) return div ? Expand::DivS32 : Expand::RemS32;
+  }
+  const bool ieee = !ins.has(ptx::kApprox) && !ins.has(ptx::kFull);
+  if (ins.type == ptx::Type::F32 && ieee) {
+    if (ins.op == Opcode::Div && ins.num_ops >= 3 && ins.ops[2].kind == OperandKind::Reg)
+      return Expand::DivF32;
+    if (ins.op == Opcode::Sqrt) return Expand::SqrtF32;
+  }
+  return Expand::None;
+}
+
 }  // namespace
 
 std::vector<InstInfo> decode_kernel(const ptx::Kernel& kernel) {
@@ -274,10 +298,12 @@ std::vector<lower::RegUse> reg_uses(const std::vector<InstInfo>& info) {
 
 std::vector<std::uint32_t> apply_lowering(const ptx::Kernel& kernel, std::vector<InstInfo>& info,
                                           const lower::Rules& rules) {
-  if (rules.sincos)
-    for (std::size_t i = 0; i < info.size(); ++i)
-      info[i].expand =
-          kernel.code[i].op == ptx::Opcode::Sin || kernel.code[i].op == ptx::Opcode::Cos;
+  for (std::size_t i = 0; i < info.size(); ++i) {
+    const Expand e = expansion_of(kernel.code[i], rules);
+    if (e == Expand::None) continue;
+    info[i].expand = e;
+    info[i].unit = expansion(e).last;
+  }
   if (!rules.any()) return {};
   const std::size_t n = info.size();
   std::vector<std::uint32_t> with(n, ptx::kNone);

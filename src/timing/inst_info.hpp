@@ -12,6 +12,9 @@
 
 namespace smemsim::timing {
 
+// sm.lower's expansions (expand.hpp): an instruction the GPU runs as a sequence.
+enum class Expand : std::uint8_t { None, SinCos, DivU32, RemU32, DivS32, RemS32, DivF32, SqrtF32 };
+
 // Execution classes: each has its own latency (arch keys) and so its own EXE depth.
 enum class Unit : std::uint8_t {
   Alu,
@@ -63,9 +66,9 @@ struct InstInfo {
   // INT8 / 2, FP64 x16; sm.tensor_fmas).
   std::uint32_t tensor_work = 0;
   bool int_mul = false;  // an integer mul/mad on the FMA pipe (sm.lanes_imad)
-  // sm.lower's sincos: the instruction issues as two, an FMA-pipe op first (its range reduction,
-  // reading its sources), then itself on its unit reading only that op's result.
-  bool expand = false;
+  // sm.lower's sincos and divide: the instruction issues after the steps of its expansion
+  // (expand.hpp), then itself on `unit` reading only the last chain step's result.
+  Expand expand = Expand::None;
   std::array<std::uint32_t, 28> src{};  // wmma.mma reads up to 24 fragment registers
   std::array<std::uint32_t, 8> dst{};
   NextClass next_class() const {

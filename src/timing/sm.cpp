@@ -208,9 +208,10 @@ void Sm::push_next_sub(Subcore& sc, std::uint64_t now) {
 void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
   Warp& wp = warps_[w];
   if (wp.step) return issue_micro(w, now);
-  if (!wp.pre_done && wp.next < ctx_.info->size() && (*ctx_.info)[wp.next].expand)
+  if (wp.next < ctx_.info->size() && (*ctx_.info)[wp.next].expand != Expand::None &&
+      wp.pre_step < expansion((*ctx_.info)[wp.next].expand).n)
     return issue_pre(w, now);
-  wp.pre_done = false;
+  wp.pre_step = 0;
   // One collector per thread, not per SM: its record is 2 KiB, and one that every SM on the thread
   // reuses stays in the cache (one per SM made a 132-SM reduction 4 % slower on one thread).
   static thread_local AccessCollector col;
@@ -383,21 +384,25 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
     recompute(w);
 }
 
-// sm.lower's sincos: the range reduction (FMUL.RZ) before a sin/cos, on the FMA pipe. It
-// executes nothing (the PTX instruction computes the result when it issues) and writes the
-// scoreboard's extra register, the one the instruction then waits for.
+// A step of sm.lower's expansion before an instruction (expand.hpp: sin/cos's range reduction, a
+// division's sequence), on its unit. It executes nothing (the PTX instruction computes the result
+// when it issues); a chain step writes the scoreboard's extra register, which the next chain
+// step and then the instruction wait for.
 void Sm::issue_pre(std::uint32_t w, std::uint64_t now) {
   Warp& wp = warps_[w];
+  const ExpandStep step = expansion((*ctx_.info)[wp.next].expand).steps[wp.pre_step];
   const std::uint32_t id = new_inflight(w, wp.next, now);
   Inflight& in = inflight_.items[id];
-  in.pre = true;
-  in.ndst = 1;
-  in.dst[0] = ctx_.nregs - 1;
-  ++pending_[std::size_t(w) * ctx_.nregs + in.dst[0]];
+  in.pre = static_cast<std::uint8_t>(1 + std::uint8_t(step.unit));
+  if (step.chain) {
+    in.ndst = 1;
+    in.dst[0] = ctx_.nregs - 1;
+    ++pending_[std::size_t(w) * ctx_.nregs + in.dst[0]];
+  }
   ++stats_.expanded;
-  wp.pre_done = true;
+  ++wp.pre_step;
   if (obs_) obs_->on_issue(id_, w, wp.next, 0, now);
-  push_ops(id, static_cast<Unit>(unit_map_[std::size_t(Unit::Fma)]), MemWork::None, false, 0, now);
+  push_ops(id, static_cast<Unit>(unit_map_[std::size_t(step.unit)]), MemWork::None, false, 0, now);
   recompute(w);
 }
 
@@ -522,11 +527,12 @@ void Sm::complete(std::uint32_t inflight, std::uint64_t now) {
   // issues from the next cycle on.
   if (!mio_ready_.empty() && !in.micro && in.ndst && in.index < ctx_.info->size()) {
     const InstInfo& info = (*ctx_.info)[in.index];
-    std::uint32_t delay = in.pre ? arch_.sm.mio_delay_fma : 0;
-    if (!in.pre && info.space == Space::None) {
-      if (info.unit == Unit::Alu)
+    std::uint32_t delay = 0;
+    if (info.space == Space::None || in.pre) {
+      const Unit unit = in.pre ? Unit(in.pre - 1) : info.unit;
+      if (unit == Unit::Alu)
         delay = arch_.sm.mio_delay_alu;
-      else if (info.unit == Unit::Fma || info.unit == Unit::Fp16)
+      else if (unit == Unit::Fma || unit == Unit::Fp16)
         delay = arch_.sm.mio_delay_fma;
     }
     if (delay)

@@ -32,6 +32,7 @@
 
 #include "smemsim/timing.hpp"
 #include "timing/bank_aware.hpp"
+#include "timing/expand.hpp"
 #include "timing/global_mem.hpp"
 #include "timing/mio.hpp"
 #include "timing/outbox.hpp"
@@ -230,7 +231,8 @@ class Sm final : public SchedulerView {
     std::uint32_t index = 0;  // instruction index
     bool control = false, barrier = false, global_load = false;
     bool short_result = false;  // written by an MIO op (shared load/atomic, SFU, ld.param/const)
-    bool pre = false;        // the FMA-pipe op before an expanded instruction (sm.lower's sincos)
+    // A step of an expanded instruction's sequence (sm.lower; expand.hpp): 1 + its unit; 0: none.
+    std::uint8_t pre = 0;
     bool suspended = false;  // a try_wait whose threads wait for its phase (below)
     std::uint8_t ndst = 0;
     std::array<std::uint32_t, 8> dst{};  // an mma's D fragment has up to 8 registers
@@ -262,7 +264,7 @@ class Sm final : public SchedulerView {
     std::uint32_t in_flight = 0;  // inflight records
     bool control = false;         // a branch/ret/exit in flight
     bool at_bar = false;          // issued bar.sync, not yet released
-    bool pre_done = false;        // its next instruction's FMA-pipe op (InstInfo::expand) issued
+    std::uint8_t pre_step = 0;    // the steps of its next instruction's expansion issued
     std::uint64_t start_at = 0;   // the cycle it may first issue in (sm.warp_start_cycles)
     // GPU-LocalTM: stalled at TX.Begin by a work-group serialization; inside a transaction since
     // cycle tx_since (or outside it since then), for the execution breakdown (TmCycles).

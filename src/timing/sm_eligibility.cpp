@@ -73,10 +73,21 @@ void Sm::recompute(std::uint32_t w) {
   if (wp.next < ctx_.info->size()) {
     const InstInfo& in = (*ctx_.info)[wp.next];
     const std::size_t base = std::size_t(w) * ctx_.nregs;
-    // An expanded instruction (sm.lower's sincos) issues its FMA-pipe op first, which reads the
-    // sources; then itself, which reads that op's result (the last register) and writes its own.
+    // An expanded instruction (sm.lower's sincos, divide; expand.hpp) issues its steps first: the
+    // first chain step and the others read the sources, a later chain step the extra register
+    // (the last); then itself, which reads that register and writes its own.
     const std::uint32_t pre_reg = ctx_.nregs - 1;
-    const bool pre = in.expand && !wp.pre_done, after_pre = in.expand && wp.pre_done;
+    bool pre = false, after_pre = false;
+    Unit unit = in.unit;  // this issue's: the step's, or the instruction's
+    if (in.expand != Expand::None) {
+      const Expansion& e = expansion(in.expand);
+      pre = wp.pre_step < e.n;
+      if (pre) unit = e.steps[wp.pre_step].unit;
+      bool chained = false;  // a chain step before this one
+      for (std::uint8_t k = 0; k < std::min<std::uint8_t>(wp.pre_step, e.n); ++k)
+        chained |= e.steps[k].chain;
+      after_pre = chained && (!pre || e.steps[wp.pre_step].chain);
+    }
     const std::uint8_t nsrc = after_pre ? 1 : in.nsrc, ndst = pre ? 0 : in.ndst;
     const std::uint32_t* src = after_pre ? &pre_reg : in.src.data();
     bool busy = false;
@@ -99,8 +110,9 @@ void Sm::recompute(std::uint32_t w) {
                         : mio  ? Stall::ShortScoreboard
                                : Stall::Wait);
     }
-    // The operand delay: an MIO instruction reads a fixed-latency pipe's result later.
-    if (!mio_ready_.empty() && !pre && (in.unit == Unit::Sfu || in.space == Space::Shared)) {
+    // The operand delay: an MIO instruction (an expansion's SFU step too: I2F, MUFU.RCP, F2I)
+    // reads a fixed-latency pipe's result later.
+    if (!mio_ready_.empty() && (unit == Unit::Sfu || (!pre && in.space == Space::Shared))) {
       std::uint64_t ready = 0;
       for (std::uint8_t k = 0; k < nsrc; ++k) ready = std::max(ready, mio_ready_[base + src[k]]);
       if (ready > now_) {

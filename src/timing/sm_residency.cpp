@@ -72,7 +72,7 @@ void Sm::retire_warp(std::uint32_t w) {
   set_reason(wp, false, Stall::Idle);
   eligible_.clear(w);
   wp.used = false;
-  wp.pre_done = false;
+  wp.pre_step = 0;
   std::fill_n(pending_.begin() + std::ptrdiff_t(std::size_t(w) * ctx_.nregs), ctx_.nregs, 0);
   std::fill_n(pending_global_.begin() + std::ptrdiff_t(std::size_t(w) * ctx_.nregs), ctx_.nregs, 0);
   std::fill_n(pending_short_.begin() + std::ptrdiff_t(std::size_t(w) * ctx_.nregs), ctx_.nregs, 0);

@@ -50,7 +50,11 @@ Unit Sm::unit_of_next(std::uint32_t w) const {
   const Warp& wp = warps_[w];
   if (wp.step || wp.next >= ctx_.info->size()) return Unit::FsmBranch;
   const InstInfo& in = (*ctx_.info)[wp.next];
-  return in.expand && !wp.pre_done ? Unit::Fma : in.unit;
+  if (in.expand != Expand::None) {
+    const Expansion& e = expansion(in.expand);
+    if (wp.pre_step < e.n) return e.steps[wp.pre_step].unit;
+  }
+  return in.unit;
 }
 
 // Takes the warps whose unit cannot take them this cycle out of `pool` (math_pipe_throttle, or

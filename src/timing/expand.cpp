@@ -1,0 +1,74 @@
+// The expansions' table (expand.hpp). Each comment is the SASS of ptxas 13.0 for sm_90, in
+// order; `c` marks the steps on the critical path (chain), the rest take an issue slot only.
+// Conversions (I2F, F2I) run on the SFU as MUFU does (Accel-Sim's configs put them on the SFU);
+// BSSY, BSYNC and a branch not taken on the branch unit; FCHK on the ALU.
+#include "timing/expand.hpp"
+
+namespace smemsim::timing {
+namespace {
+
+// The steps: on the ALU, the FMA pipe, the SFU or the branch unit; `c`: on the chain.
+constexpr ExpandStep kA{Unit::Alu, false}, kAc{Unit::Alu, true}, kF{Unit::Fma, false},
+    kFc{Unit::Fma, true}, kSc{Unit::Sfu, true}, kB{Unit::Branch, false};
+
+constexpr Expansion kExpandNone{Unit::Alu, 0, {}};
+// sin/cos.approx.f32: FMUL.RZ by 1/(2 pi) (c), then MUFU.SIN/COS (the instruction, on the SFU).
+constexpr Expansion kExpandSinCos{Unit::Sfu, 1, {kFc}};
+// div.u32 by a register: I2F.U32.RP (c), IADD3 -d, ISETP.NE d, MUFU.RCP (c), IADD3 (c), F2I (c),
+// IMAD.MOV 0, IMAD (c), IMAD.HI (c), IMAD.HI (c), IADD3 (c), IMAD (c), ISETP.GE (c),
+// @P IMAD.IADD (c), @P IADD3, ISETP.GE (c), @P IADD3 (c), then @!P LOP3 (d = 0): 18.
+constexpr Expansion kExpandDivU32{
+    Unit::Alu,
+    17,
+    {kSc, kA, kA, kSc, kAc, kSc, kF, kFc, kFc, kFc, kAc, kFc, kAc, kFc, kA, kAc, kAc}};
+// rem.u32: I2F.U32.RP (c), IADD3, ISETP.NE, MUFU.RCP (c), IADD3 (c), F2I (c), HFMA2.MMA 0,
+// IMAD (c), IMAD.HI (c), IMAD.HI (c), IMAD.MOV -q (c), IMAD (c), ISETP.GE (c), @P IADD3 (c),
+// ISETP.GE (c), @P IMAD.IADD (c), then @!P LOP3: 17.
+constexpr Expansion kExpandRemU32{
+    Unit::Alu, 16, {kSc, kA, kA, kSc, kAc, kSc, kF, kFc, kFc, kFc, kFc, kFc, kAc, kAc, kAc, kFc}};
+// div.s32: IABS |d| (c), IABS, I2F.RP (c), IABS |n|, IADD3, MOV, LOP3 sign, ISETP sign,
+// MUFU.RCP (c), VIADD (c), F2I (c), IMAD.MOV 0, IMAD.MOV -r (c), IMAD (c), IMAD.HI (c),
+// IMAD.HI (c), IMAD (c), ISETP.GT (c), @!P IMAD.IADD (c), @!P IADD3, ISETP.NE, ISETP.GE (c),
+// @P VIADD (c), @!P IADD3 -q (c), then @!P LOP3: 25.
+constexpr Expansion kExpandDivS32{
+    Unit::Alu, 24, {kAc, kA,  kSc, kA,  kA,  kA,  kA,  kA, kSc, kAc, kSc, kF,
+                    kFc, kFc, kFc, kFc, kFc, kAc, kFc, kA, kA,  kAc, kAc, kAc}};
+// rem.s32: IABS |d| (c), IABS, I2F.RP (c), IABS |n|, IADD3, MOV, ISETP sign, MUFU.RCP (c),
+// VIADD (c), F2I (c), IMAD.MOV 0, IMAD.MOV -r (c), IMAD (c), IMAD.HI (c), IMAD.HI (c), IMAD (c),
+// ISETP.GT (c), @!P IMAD.IADD (c), ISETP.NE, ISETP.GT (c), @!P IADD3 (c), @!P IMAD.MOV -r (c),
+// then @!P LOP3: 23.
+constexpr Expansion kExpandRemS32{
+    Unit::Alu, 22, {kAc, kA,  kSc, kA,  kA,  kA,  kA,  kSc, kAc, kSc, kF,
+                    kFc, kFc, kFc, kFc, kFc, kAc, kFc, kA,  kAc, kAc, kFc}};
+// div.rn.f32 (and div.f32 by default): BSSY, MUFU.RCP (c), FCHK, FFMA (c) x 4, @!P BRA (the
+// slow path's call not taken), BSYNC, then the last FFMA: 10 (the attention kernel's SASS).
+constexpr Expansion kExpandDivF32{Unit::Fma, 9, {kB, kSc, kA, kFc, kFc, kFc, kFc, kB, kB}};
+// sqrt.rn.f32: BSSY, IADD3, MUFU.RSQ (c), ISETP.GT, @!P BRA, FMUL.FTZ (c), FMUL.FTZ, FFMA (c),
+// BSYNC, and the last FFMA: 10.
+constexpr Expansion kExpandSqrtF32{Unit::Fma, 9, {kB, kA, kSc, kA, kB, kFc, kF, kFc, kB}};
+
+}  // namespace
+
+const Expansion& expansion(Expand e) {
+  switch (e) {
+    case Expand::SinCos:
+      return kExpandSinCos;
+    case Expand::DivU32:
+      return kExpandDivU32;
+    case Expand::RemU32:
+      return kExpandRemU32;
+    case Expand::DivS32:
+      return kExpandDivS32;
+    case Expand::RemS32:
+      return kExpandRemS32;
+    case Expand::DivF32:
+      return kExpandDivF32;
+    case Expand::SqrtF32:
+      return kExpandSqrtF32;
+    case Expand::None:
+      break;
+  }
+  return kExpandNone;
+}
+
+}  // namespace smemsim::timing
