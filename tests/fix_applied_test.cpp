@@ -117,6 +117,34 @@ L1:
 
 // --emit cuda writes code alone on stdout: a header that includes cleanly, the arch line and the
 // notes on stderr.
+// fix reports the global traffic of each run (issue 44). builtin:transpose (64 x 64 floats, 16 x 16
+// tiles) reads each element once and writes each once: 16,384 bytes each way, 512 sectors each.
+// On hopper-h100 (L1s, a shared L2 that starts empty) every load sector misses both caches and
+// every store sector goes past the L1 and counts as written through: 1,024 sectors past the L1s
+// and 32,768 bytes neither cache held. A relayout of the tile changes neither (the same global
+// accesses, a few bytes more shared memory under an 8 KiB carve-out either way), so every
+// candidate reports the same; and the text says so.
+TEST(FixApplied, EveryLayoutReportsTheGlobalTrafficItsRunMoved) {
+  const nlohmann::json j = json_of("fix builtin:transpose --arch hopper-h100");
+  EXPECT_EQ(j["l2_sectors"], 1024);
+  EXPECT_EQ(j["dram_bytes"], 32768);
+  ASSERT_EQ(j["arrays"].size(), 1u);
+  int offered = 0;
+  for (const auto& c : j["arrays"][0]["candidates"]) {
+    if (!c["offered"]) continue;
+    ++offered;
+    EXPECT_EQ(c["l2_sectors"], 1024) << c["description"];
+    EXPECT_EQ(c["dram_bytes"], 32768) << c["description"];
+  }
+  EXPECT_GE(offered, 2);
+  const CliResult t = shell(std::string(SMEMSIM_CLI) + " fix builtin:transpose --arch hopper-h100");
+  EXPECT_NE(t.out.find("global traffic: every layout moves what the kernel as written does (32768 "
+                       "bytes from DRAM, 1024 sectors past the L1s)"),
+            std::string::npos)
+      << t.out;
+  EXPECT_NE(t.out.find("DRAM B"), std::string::npos);
+}
+
 TEST(FixApplied, EmitWritesOnlyCodeOnStdout) {
   const CliResult r = shell(std::string(SMEMSIM_CLI) +
                             " fix builtin:transpose --variant naive32 --arch turing-t4 --emit "

@@ -45,6 +45,19 @@ std::string speedup(std::uint64_t before, std::uint64_t after) {
   return after ? fmt::format("{:.2f}x", double(before) / double(after)) : "-";
 }
 
+// "; 8192 -> 12288 bytes from DRAM, 512 -> 768 sectors past the L1s" where a fix changes the
+// global traffic (issue 44), "" where it does not.
+std::string traffic_change(const fix::Traffic& before, const fix::Traffic& after) {
+  if (before == after) return "";
+  std::string s = "; ";
+  if (before.dram_bytes != after.dram_bytes)
+    s += fmt::format("{} -> {} bytes from DRAM", before.dram_bytes, after.dram_bytes);
+  if (before.l2_sectors != after.l2_sectors)
+    s += fmt::format("{}{} -> {} sectors past the L1s", s.size() > 2 ? ", " : "", before.l2_sectors,
+                     after.l2_sectors);
+  return s;
+}
+
 void print_layouts(const fix::FixReport& rep, const fix::ArrayFix& a) {
   TextTable t({{"#"},
                {"fix", true, true},
@@ -52,9 +65,10 @@ void print_layouts(const fix::FixReport& rep, const fix::ArrayFix& a) {
                {"cycles"},
                {"speedup"},
                {"shared B"},
+               {"DRAM B"},
                {"output", true}});
   t.add({"-", "as written", std::to_string(a.conflicts), std::to_string(rep.cycles), "1.00x",
-         std::to_string(rep.shared_bytes), "-"});
+         std::to_string(rep.shared_bytes), std::to_string(rep.traffic.dram_bytes), "-"});
   int k = 0;
   bool estimates = false;
   for (const fix::Candidate& c : a.candidates) {
@@ -62,9 +76,25 @@ void print_layouts(const fix::FixReport& rep, const fix::ArrayFix& a) {
     estimates |= !c.applied;
     t.add({std::to_string(++k), c.description, std::to_string(c.conflicts()),
            std::to_string(c.cycles) + (c.applied ? "" : "*"), speedup(rep.cycles, c.cycles),
-           std::to_string(c.shared_bytes), "identical"});
+           std::to_string(c.shared_bytes), std::to_string(c.traffic.dram_bytes), "identical"});
   }
   fmt::print("{}", indented(t.render(0)));
+  // What each layout does to the global traffic (issue 44): its shared bytes change the L1's
+  // share of the SRAM and the CTAs an SM holds; its code, the kernel's own loads.
+  std::vector<std::string> moved;
+  k = 0;
+  for (const fix::Candidate& c : a.candidates) {
+    if (!c.refused.empty()) continue;
+    ++k;
+    if (!(c.traffic == rep.traffic))
+      moved.push_back(fmt::format("#{}{}", k, traffic_change(rep.traffic, c.traffic)));
+  }
+  if (k > 0 && moved.empty())
+    fmt::print(
+        "  global traffic: every layout moves what the kernel as written does ({} bytes from "
+        "DRAM, {} sectors past the L1s)\n",
+        rep.traffic.dram_bytes, rep.traffic.l2_sectors);
+  for (const std::string& m : moved) fmt::print("  global traffic: {}\n", m);
   fmt::print(
       "  cycles: each layout written into the kernel's code as the CUDA below writes it, "
       "and run{}\n",
@@ -233,13 +263,19 @@ void print_recommended_atomics(const fix::ArrayFix& a) {
   std::vector<std::string> fixes;
   const fix::Replication* r = a.best_replication();
   if (r)
-    fixes.push_back(fmt::format("replicate x{} ({} bytes; {} -> {} cycles as code, {})", r->copies,
-                                r->shared_bytes, a.baseline_cycles, *r->applied_cycles,
-                                speedup(a.baseline_cycles, *r->applied_cycles)));
+    fixes.push_back(fmt::format(
+        "replicate x{} ({} bytes; {} -> {} cycles as code, {}{})", r->copies, r->shared_bytes,
+        a.baseline_cycles, *r->applied_cycles, speedup(a.baseline_cycles, *r->applied_cycles),
+        r->applied_traffic && !a.replication.empty() && a.replication[0].applied_traffic
+            ? traffic_change(*a.replication[0].applied_traffic, *r->applied_traffic)
+            : ""));
   if (a.aggregation_recommended())
-    fixes.push_back(fmt::format("aggregate per warp ({} -> {} cycles as code, {})",
-                                a.baseline_cycles, *a.aggregation_applied_cycles,
-                                speedup(a.baseline_cycles, *a.aggregation_applied_cycles)));
+    fixes.push_back(fmt::format(
+        "aggregate per warp ({} -> {} cycles as code, {}{})", a.baseline_cycles,
+        *a.aggregation_applied_cycles, speedup(a.baseline_cycles, *a.aggregation_applied_cycles),
+        a.aggregation_applied_traffic && !a.replication.empty() && a.replication[0].applied_traffic
+            ? traffic_change(*a.replication[0].applied_traffic, *a.aggregation_applied_traffic)
+            : ""));
   if (fixes.size() == 2 && *a.aggregation_applied_cycles < *r->applied_cycles)
     std::swap(fixes[0], fixes[1]);
   if (!fixes.empty()) {
@@ -280,8 +316,9 @@ void print_report(const fix::FixReport& rep, const Arch& arch) {
     if (!a.cause.empty() && a.best()) fmt::print("  the cause: {}\n", a.cause);
     if (!a.candidates.empty()) print_layouts(rep, a);
     if (const fix::Candidate* c = a.best())
-      fmt::print("  recommended layout: {} ({} -> {} cycles, {})\n", c->description, rep.cycles,
-                 c->cycles, speedup(rep.cycles, c->cycles));
+      fmt::print("  recommended layout: {} ({} -> {} cycles, {}{})\n", c->description, rep.cycles,
+                 c->cycles, speedup(rep.cycles, c->cycles),
+                 traffic_change(rep.traffic, c->traffic));
     else if (!a.why_none().empty())
       fmt::print("  {}\n", a.why_none());
     if (!a.replication.empty()) print_atomics(a);
@@ -305,6 +342,8 @@ nlohmann::json report_json(const fix::FixReport& rep, const Arch& arch, bool cut
   j["description"] = rep.description;
   j["kernel"] = rep.kernel;
   j["cycles"] = rep.cycles;
+  j["l2_sectors"] = rep.traffic.l2_sectors;
+  j["dram_bytes"] = rep.traffic.dram_bytes;
   j["conflicts"] = rep.conflicts;
   j["shared_bytes"] = rep.shared_bytes;
   j["runs"] = rep.runs;
@@ -341,6 +380,8 @@ nlohmann::json report_json(const fix::FixReport& rep, const Arch& arch, bool cut
                            {"recommended", &c == a.best()},
                            {"conflicts", c.conflicts()},
                            {"shared_bytes", c.shared_bytes},
+                           {"l2_sectors", c.traffic.l2_sectors},
+                           {"dram_bytes", c.traffic.dram_bytes},
                            {"lines", nlohmann::json::array()},
                            {"code", fix::candidate_code(a, c, arch, cute)}};
       if (c.predicted >= 0) jc["predicted_conflicts"] = c.predicted;
@@ -356,6 +397,10 @@ nlohmann::json report_json(const fix::FixReport& rep, const Arch& arch, bool cut
                            {"max_lock", r.max_lock}};
       if (r.simulated_cycles) jr["simulated_cycles"] = *r.simulated_cycles;
       if (r.applied_cycles) jr["applied_cycles"] = *r.applied_cycles;
+      if (r.applied_traffic) {
+        jr["applied_l2_sectors"] = r.applied_traffic->l2_sectors;
+        jr["applied_dram_bytes"] = r.applied_traffic->dram_bytes;
+      }
       jr["applied_form"] = r.applied_form;
       jr["not_applied"] = r.not_applied;
       jr["recommended"] = &r == a.best_replication();
@@ -367,6 +412,10 @@ nlohmann::json report_json(const fix::FixReport& rep, const Arch& arch, bool cut
       ja["aggregated_max_lock"] = a.aggregated_max_lock;
       if (a.aggregation_applied_cycles)
         ja["aggregation_applied_cycles"] = *a.aggregation_applied_cycles;
+      if (a.aggregation_applied_traffic) {
+        ja["aggregation_applied_l2_sectors"] = a.aggregation_applied_traffic->l2_sectors;
+        ja["aggregation_applied_dram_bytes"] = a.aggregation_applied_traffic->dram_bytes;
+      }
       ja["aggregation_form"] = a.aggregation_form;
       ja["aggregation_not_applied"] = a.aggregation_not_applied;
       ja["aggregation_recommended"] = a.aggregation_recommended();

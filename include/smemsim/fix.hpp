@@ -42,6 +42,16 @@ struct LineResult {
   std::int64_t max_lock = 0;      // atomics: lanes on one lock, at most
 };
 
+// The global memory traffic of a whole run (issue 44): the sectors past the L1s (L2 lookups:
+// L1 misses, stores, atomics) and the bytes neither cache held (from DRAM, or a store's and an
+// atomic's written through), as `profile --timing` counts them (docs/timing.md "Caches"). A
+// layout change moves what its shared-memory size does to the L1 (the carve-out, the CTAs an SM
+// holds) and what its index arithmetic does to the kernel's own loads.
+struct Traffic {
+  std::uint64_t l2_sectors = 0, dram_bytes = 0;
+  bool operator==(const Traffic&) const = default;
+};
+
 // A candidate run: the kernel with one array relaid out.
 struct Candidate {
   std::string kind;            // "pad", "swizzle"
@@ -58,6 +68,7 @@ struct Candidate {
   std::string not_applied;            // why it could not be, when it was not
   std::uint64_t estimate_cycles = 0;  // the remapped run's (the executor relays out addresses)
   std::uint64_t cycles = 0;
+  Traffic traffic;                 // of the run `cycles` are of
   std::uint32_t shared_bytes = 0;  // per block
   std::vector<LineResult> lines;   // the array's lines, in the baseline's order
   std::int64_t conflicts() const;  // summed over `lines`
@@ -78,6 +89,7 @@ struct Replication {
   // atomic and the merge in every load written into the kernel, its outputs checked; the whole
   // kernel's cycles. R = 1: the baseline's.
   std::optional<std::uint64_t> applied_cycles;
+  std::optional<Traffic> applied_traffic;
   std::string applied_form, not_applied;
 };
 
@@ -97,6 +109,7 @@ struct ArrayFix {
   // Aggregation applied as code (match.any, the leader's add; src/fix/fix_apply.hpp), its outputs
   // checked: the whole kernel's cycles.
   std::optional<std::uint64_t> aggregation_applied_cycles;
+  std::optional<Traffic> aggregation_applied_traffic;
   std::string aggregation_form, aggregation_not_applied;
   std::string model;  // the atomic model's name
   std::string note;   // why no layout candidate was tried, or ""
@@ -121,6 +134,7 @@ struct ArrayFix {
 struct FixReport {
   std::string workload, description, kernel;  // of the workload as written (exec::Workload)
   std::uint64_t cycles = 0;                   // baseline
+  Traffic traffic;                            // baseline
   std::uint32_t shared_bytes = 0;
   std::int64_t conflicts = 0;    // every shared line
   std::vector<ArrayFix> arrays;  // arrays with conflicts or atomic contention

@@ -19,6 +19,7 @@ namespace {
 // What one run of the kernel gives.
 struct RunResult {
   std::uint64_t cycles = 0;
+  Traffic traffic;
   exec::SharedLayout layout;
   std::vector<exec::ProfileRow> rows;
   std::vector<exec::Buffer> buffers;
@@ -83,7 +84,11 @@ RunResult run_once(exec::Workload w, const Arch& arch, const FixOptions& o,
     arrays->set_arrays(sim.shared_layout().arrays);
   }
   RunResult r;
-  r.cycles = sim.run().cycles;
+  const timing::TimingStats st = sim.run();
+  r.cycles = st.cycles;
+  r.traffic.l2_sectors = st.units.global_sectors - st.units.l1_hit_sectors;
+  r.traffic.dram_bytes =
+      32 * (st.units.global_sectors - st.units.l1_hit_sectors - st.units.l2_hit_sectors);
   r.layout = sim.shared_layout();
   r.rows = prof.rows();
   r.blocks = w.launch.grid.count();
@@ -176,6 +181,7 @@ void apply(Candidate& c, const Target& t, const Arch& arch, const FixOptions& o,
   c.applied = true;
   c.applied_form = form;
   c.cycles = r->cycles;
+  c.traffic = r->traffic;
   c.lines = lines_after(*r, af);
 }
 
@@ -186,6 +192,7 @@ void verify(Candidate& c, const Target& t, const Arch& arch, const FixOptions& o
     AccessDigest d;
     RunResult r = run_once(t.make(), arch, o, &c.remap, nullptr, &d);
     c.cycles = c.estimate_cycles = r.cycles;
+    c.traffic = r.traffic;
     c.shared_bytes = r.layout.total_bytes;
     const std::string diff = first_difference(base.buffers, r.buffers);
     c.identical = diff.empty();
@@ -263,6 +270,7 @@ FixReport find_fixes(exec::Workload as_written, const Target& target, const Arch
   detail::ArrayConsumer arrays(arch);
   const RunResult base = run_once(std::move(as_written), arch, options, nullptr, &arrays);
   rep.cycles = base.cycles;
+  rep.traffic = base.traffic;
   rep.shared_bytes = base.layout.total_bytes;
   rep.all_arrays = base.layout.arrays;
   rep.runs = 1;
@@ -347,6 +355,7 @@ FixReport find_fixes(exec::Workload as_written, const Target& target, const Arch
       if (std::optional<RunResult> run = run_applied(std::move(agg), target, arch, options, base,
                                                      af.aggregation_not_applied)) {
         af.aggregation_applied_cycles = run->cycles;
+        af.aggregation_applied_traffic = run->traffic;
         ++rep.runs;
       }
       const std::uint32_t other = base.layout.total_bytes - p.array.bytes;
@@ -362,7 +371,7 @@ FixReport find_fixes(exec::Workload as_written, const Target& target, const Arch
         rp.max_position = p.replicated[k].max_position_degree;
         rp.max_lock = p.replicated[k].max_lock_degree;
         rp.merge_cycles = detail::merge_cycles(arch, p.array.bytes / 4, r, base.blocks);
-        if (r == 1) rp.applied_cycles = base.cycles;
+        if (r == 1) rp.applied_cycles = base.cycles, rp.applied_traffic = base.traffic;
         if (r > 1) {
           detail::Applied ap =
               detail::apply_replication(base.module, base.kernel, p.array, lines, r);
@@ -370,6 +379,7 @@ FixReport find_fixes(exec::Workload as_written, const Target& target, const Arch
           if (std::optional<RunResult> run =
                   run_applied(std::move(ap), target, arch, options, base, rp.not_applied)) {
             rp.applied_cycles = run->cycles;
+            rp.applied_traffic = run->traffic;
             ++rep.runs;
           }
         }
