@@ -79,6 +79,31 @@ CHAIN_KERNEL(rem_s32,
              asm volatile("rem.s32 %0, %0, %1;" : "+r"(p) : "r"(zero + 0x7fffffffu) : "memory");)
 CHAIN_KERNEL(div_f32, asm volatile("div.rn.f32 %0, %0, %1;" : "+f"(f) : "f"(one) : "memory");)
 CHAIN_KERNEL(sqrt_f32, asm volatile("sqrt.rn.f32 %0, %0;" : "+f"(f)::"memory");)
+// The divisor on the chain, so that nothing can be hoisted: 0xffffffff / p alternates 65535 and
+// 65537 (p starts at 65535), and 1 / f alternates 2 and 0.5.
+#define DIVISOR_CHAIN_KERNEL(name, body)                                     \
+  __global__ void name(unsigned* clk, unsigned zero, float one) {            \
+    unsigned p = zero + 65535u;                                              \
+    float f = one + one;                                                     \
+    unsigned t0 = 0, t1 = 0;                                                 \
+    for (int i = -16; i < kSteps; ++i) {                                     \
+      if (i == 0) asm volatile("mov.u32 %0, %%clock;" : "=r"(t0)::"memory"); \
+      body                                                                   \
+    }                                                                        \
+    asm volatile("mov.u32 %0, %%clock;" : "=r"(t1)::"memory");               \
+    clk[0] = t1 - t0;                                                        \
+    clk[1] = p + __float_as_uint(f);                                         \
+  }
+DIVISOR_CHAIN_KERNEL(div_u32_by_chain, asm volatile("div.u32 %0, %1, %0;"
+                                                    : "+r"(p)
+                                                    : "r"(zero - 1u)
+                                                    : "memory");)
+DIVISOR_CHAIN_KERNEL(div_s32_by_chain, asm volatile("div.s32 %0, %1, %0;"
+                                                    : "+r"(p)
+                                                    : "r"(zero + 0x7fffffffu)
+                                                    : "memory");)
+DIVISOR_CHAIN_KERNEL(div_f32_by_chain,
+                     asm volatile("div.rn.f32 %0, %1, %0;" : "+f"(f) : "f"(one) : "memory");)
 
 template <typename K>
 double run(K kernel, unsigned* clk) {
@@ -113,5 +138,8 @@ int main() {
   std::printf("rem_s32 %.2f\n", run(rem_s32, clk));
   std::printf("div_f32 %.2f\n", run(div_f32, clk));
   std::printf("sqrt_f32 %.2f\n", run(sqrt_f32, clk));
+  std::printf("div_u32_by_chain %.2f\n", run(div_u32_by_chain, clk));
+  std::printf("div_s32_by_chain %.2f\n", run(div_s32_by_chain, clk));
+  std::printf("div_f32_by_chain %.2f\n", run(div_f32_by_chain, clk));
   return 0;
 }

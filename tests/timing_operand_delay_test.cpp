@@ -203,6 +203,8 @@ TEST(OperandDelay, SinCosExpandIntoAnFmulAndAMufu) {
 // MUFU.RCP 17, IADD3 17, F2I 4 + 2, then IMAD, IMAD.HI, IMAD.HI, IADD3, IMAD, ISETP, IMAD.IADD,
 // ISETP, IADD3 and the LOP3, 17 + 9 x 4: 6 + 17 + 17 + 6 + 17 + 36 = 99 a link (the steps off the
 // path issue in its shadow). Without the rule one SFU op, 17. Dividing by %r4 = 1 keeps the value.
+// (The H200, with the divisor on the chain so that ptxas hoists nothing, takes 131.0 a link:
+// scripts/operand_delay.cu's div_u32_by_chain; the keys give each step less than the GPU does.)
 std::string div_u32(int k) {
   return fmt::format("  div.u32 %r{}, %r{}, %r4;\n", 11 + k, 10 + k);
 }
