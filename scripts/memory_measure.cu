@@ -42,14 +42,8 @@ unsigned long long* clk = nullptr;
 
 // The median and the largest of the `ctas` clock spans of the last launch.
 void spans(int ctas, double* median, double* largest) {
-  CHECK(cudaGetLastError());
-  CHECK(cudaDeviceSynchronize());
-  std::vector<unsigned long long> h(2 * ctas);
-  CHECK(cudaMemcpy(h.data(), clk, h.size() * 8, cudaMemcpyDeviceToHost));
-  std::vector<double> s(ctas);
-  for (int b = 0; b < ctas; ++b) s[b] = double(h[2 * b + 1] - h[2 * b]);
-  std::sort(s.begin(), s.end());
-  *median = s[ctas / 2];
+  const std::vector<double> s = cta_spans(clk, ctas);
+  *median = s[std::size_t(ctas / 2)];
   *largest = s.back();
 }
 

@@ -41,14 +41,7 @@ constexpr size_t kDram = size_t(16) << 20;
 
 // The median CTA's clock span of the last launch of `ctas` CTAs.
 double median_span(int ctas) {
-  CHECK(cudaGetLastError());
-  CHECK(cudaDeviceSynchronize());
-  std::vector<unsigned long long> h(2 * ctas);
-  CHECK(cudaMemcpy(h.data(), clk, h.size() * 8, cudaMemcpyDeviceToHost));
-  std::vector<double> s(ctas);
-  for (int b = 0; b < ctas; ++b) s[b] = double(h[2 * b + 1] - h[2 * b]);
-  std::sort(s.begin(), s.end());
-  return s[ctas / 2];
+  return cta_spans(clk, ctas)[std::size_t(ctas / 2)];
 }
 
 // Every SM reads 512 MiB past the regions once: none of the regions stays in the L2.
@@ -90,13 +83,7 @@ double atomics(int ctas, int threads, int iters, bool one_word, unsigned* idx) {
   CHECK(cudaMemcpy(idx, h.data(), 4096, cudaMemcpyHostToDevice));
   return median_of_five([&] {
     mem_atomic_ind<<<ctas, threads>>>(clk, out, idx, out + 1024, iters);
-    CHECK(cudaGetLastError());
-    CHECK(cudaDeviceSynchronize());
-    std::vector<unsigned long long> c(2 * ctas);
-    CHECK(cudaMemcpy(c.data(), clk, c.size() * 8, cudaMemcpyDeviceToHost));
-    double big = 0;
-    for (int b = 0; b < ctas; ++b) big = std::max(big, double(c[2 * b + 1] - c[2 * b]));
-    return big;
+    return cta_spans(clk, ctas).back();
   });
 }
 

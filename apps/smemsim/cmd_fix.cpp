@@ -432,7 +432,8 @@ void add_fix_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "fix",
       "for each conflicting shared array: padding, swizzle, replication or warp aggregation, each "
-      "layout verified by running the kernel again (same outputs, cycles on the cycle model)");
+      "layout verified by running the kernel again (same outputs, cycles on the cycle model, the "
+      "global traffic each run moves)");
   add_launch_options(cmd, o->launch);
   add_arch_options(cmd, o->arch);
   add_sim_options(cmd, o->sim);
