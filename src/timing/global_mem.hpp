@@ -101,7 +101,10 @@ class GlobalMemoryUnit {
         if (to_l2) {
           to_l2->push_back(x);
           if (l1_ok && !no_allocate) {  // allocated: its data comes with this load's fill
-            if (!s.own) s.own = next_fill_++ ? next_fill_ - 1 : next_fill_++;  // never 0
+            if (!s.own) {
+              if (next_fill_ == 0) next_fill_ = 1;  // 0 means none (after 2^32 fills)
+              s.own = next_fill_++;
+            }
             filling_[x] = kPendingBit | s.own;
           }
           continue;
@@ -244,9 +247,10 @@ class GlobalMemoryUnit {
     departed_.clear();
     left_.clear();
     // Forget fills that have landed, now and then (a hit on one finds it landed anyway).
-    if (filling_.size() > kFillingSweep) {
+    if (filling_.size() > sweep_at_) {
       for (auto it = filling_.begin(); it != filling_.end();)
         it = (it->second & kPendingBit) || it->second > now ? std::next(it) : filling_.erase(it);
+      sweep_at_ = std::max(kFillingSweep, 2 * filling_.size());
     }
   }
   bool resolving() const { return !departed_.empty(); }
@@ -326,7 +330,11 @@ class GlobalMemoryUnit {
   // data lands. The ring keeps each timed fill's cycle for the loads that took its number before
   // it was timed.
   static constexpr std::uint64_t kPendingBit = std::uint64_t{1} << 63;
-  static constexpr std::size_t kFillRing = 4096, kFillingSweep = 1 << 16;
+  // The map keeps a landed fill until a hit finds it or a sweep: when it has doubled since the
+  // last sweep (and holds kFillingSweep at least), every landed one goes. So it holds at most
+  // twice the sectors still on their way, and sweeping costs a constant a fill.
+  static constexpr std::size_t kFillRing = 4096, kFillingSweep = 4096;
+  std::size_t sweep_at_ = kFillingSweep;
   void pending_hit(std::uint64_t x, std::uint64_t now, Split& s) {
     const auto it = filling_.find(x);
     if (it == filling_.end()) return;
