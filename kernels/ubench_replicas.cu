@@ -364,3 +364,76 @@ extern "C" __global__ void rep_dram_chase(unsigned* clk, unsigned* out, unsigned
   stamp(clk, t0, t1);
   out[threadIdx.x] = acc ^ static_cast<unsigned>(p);
 }
+
+// Whole-GPU figures (issue 44): launched as the source launched them, BLOCKS_NUM =
+// (max threads an SM / 1,024) x the SM count CTAs of 1,024 threads (every thread slot of the GPU),
+// each thread's clocks at clk[2 uid], clk[2 uid + 1] with uid its index in the grid.
+__device__ __forceinline__ void stamp_grid(unsigned* clk, unsigned t0, unsigned t1) {
+  const unsigned uid = blockIdx.x * blockDim.x + threadIdx.x;
+  clk[2 * uid] = t0;
+  clk[2 * uid + 1] = t1;
+}
+
+// l2_cache/l2_bw_64f (log line 315): every thread reads the array once with ld.global.cg.f64 (a
+// grid-stride pass that leaves it in the L2; n = the threads + 32 x steps doubles), then `steps`
+// times reads a[32 i + uid] with ld.global.cg.f64 and adds it up (the window a step moves on by
+// one warp's 32 doubles); a barrier before and after the timed loop. The figure: threads x steps
+// x 8 bytes over thread 0's cycles (of CTA 0). The source's steps are 2,048.
+extern "C" __global__ void rep_l2_bw_64f(unsigned* clk, double* out, const double* a, unsigned n,
+                                         int steps) {
+  const unsigned uid = blockIdx.x * blockDim.x + threadIdx.x;
+  double sink = 0;
+  for (unsigned i = uid; i < n; i += blockDim.x * gridDim.x)
+    asm volatile("{\n\t.reg .f64 v;\n\tld.global.cg.f64 v, [%1];\n\tadd.f64 %0, v, %0;\n\t}"
+                 : "+d"(sink)
+                 : "l"(a + i)
+                 : "memory");
+  __syncthreads();
+  const unsigned t0 = clock32();
+#pragma unroll 4
+  for (int i = 0; i < steps; ++i)
+    asm volatile("{\n\t.reg .f64 v;\n\tld.global.cg.f64 v, [%1];\n\tadd.f64 %0, v, %0;\n\t}"
+                 : "+d"(sink)
+                 : "l"(a + unsigned(i) * 32u + uid)
+                 : "memory");
+  __syncthreads();
+  const unsigned t1 = clock32();
+  stamp_grid(clk, t0, t1);
+  out[uid] = sink;
+}
+
+// mem/mem_bw (log line 397): a grid-stride loop over n4 float4s of five arrays of twice the L2
+// (n4 = L2 bytes / 8), reading a, b, d, e, f and writing their sum to c, between two barriers.
+// The figure: the six arrays' bytes (24 x n4 x 4) over thread 0's cycles (of CTA 0).
+extern "C" __global__ void rep_mem_bw(unsigned* clk, const float4* a, const float4* b, float4* c,
+                                      const float4* d, const float4* e, const float4* f,
+                                      unsigned n4) {
+  const int idx = blockIdx.x * blockDim.x + threadIdx.x;
+  __syncthreads();
+  const unsigned t0 = clock32();
+  for (int i = idx; i < int(n4); i += blockDim.x * gridDim.x) {
+    const float4 a1 = a[i], b1 = b[i], d1 = d[i], e1 = e[i], f1 = f[i];
+    c[i] = make_float4(a1.x + b1.x + d1.x + e1.x + f1.x, a1.y + b1.y + d1.y + e1.y + f1.y,
+                       a1.z + b1.z + d1.z + e1.z + f1.z, a1.w + b1.w + d1.w + e1.w + f1.w);
+  }
+  __syncthreads();
+  const unsigned t1 = clock32();
+  stamp_grid(clk, t0, t1);
+}
+
+// atomics/Atomic_add_bw_conflict (log line 28): every thread adds 10 to word[0] `steps` times
+// with atomicAdd, summing the results; a barrier before and after. The figure: threads x steps x
+// 4 bytes over the span (the last stop less the first start, over all threads). The source's
+// steps are 1,024.
+extern "C" __global__ void rep_atomic_conflict(unsigned* clk, unsigned* out, unsigned* word,
+                                               int steps) {
+  unsigned sum = 0;
+  __syncthreads();
+  const unsigned t0 = clock32();
+#pragma unroll 4
+  for (int j = 0; j < steps; ++j) sum += atomicAdd(&word[0], 10u);
+  __syncthreads();
+  const unsigned t1 = clock32();
+  stamp_grid(clk, t0, t1);
+  out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+}

@@ -136,7 +136,8 @@ TEST(GpuExport, TheGpuProgramsCompile) {
   };
   for (const Program& p :
        {Program{"gpu-replay", "-L" + stubs + " -lcuda"}, Program{"hopper_measure", "-arch=sm_90"},
-        Program{"operand_delay", "-arch=sm_90"}, Program{"memory_measure", "-arch=sm_80"}}) {
+        Program{"operand_delay", "-arch=sm_90"}, Program{"memory_measure", "-arch=sm_80"},
+        Program{"whole_gpu_measure", "-arch=sm_80"}}) {
     const std::string bin = ::testing::TempDir() + "smemsim_" + p.name;
     const test::CliResult c =
         test::shell(std::string(SMEMSIM_NVCC) + " -O2 " + p.flags + " -o " + bin + " " +

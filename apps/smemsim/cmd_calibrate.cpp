@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "calibrate/fit.hpp"
 #include "calibrate/replicas.hpp"
@@ -17,7 +18,8 @@ struct CalibrateOptions {
   std::string file;
   ArchOptions arch;
   std::string out;
-  bool json = false, list = false;
+  bool json = false, list = false, check = false;
+  std::uint32_t threads = 0;  // 0: the machine's cores
 };
 
 nlohmann::json fit_json(const calibrate::Fit& f, const calibrate::Measurements& m) {
@@ -89,6 +91,12 @@ void add_calibrate_command(CLI::App& app) {
   cmd->add_option("-o,--output", o->out, "write the fitted keys as an arch file (--arch-file)")
       ->check(non_empty_path());
   cmd->add_flag("--json", o->json, "machine-readable output on stdout");
+  cmd->add_flag("--check", o->check,
+                "run every figure's replica on the base arch and print the table; fit no key");
+  cmd->add_option("--threads", o->threads,
+                  "threads a replica's SMs are simulated on (the figures are the same for any "
+                  "count; default: the machine's cores)")
+      ->check(CLI::Range(std::uint32_t{1}, timing::kMaxThreads));
   cmd->add_flag(
       "--list", o->list,
       "list the shipped measurement files and the replica microbenchmarks a figure may name");
@@ -97,6 +105,7 @@ void add_calibrate_command(CLI::App& app) {
       "Examples:\n"
       "  smemsim calibrate titanv-accelsim\n"
       "  smemsim calibrate titanv-accelsim --arch volta-v100 -o fitted.toml\n"
+      "  smemsim calibrate titanv-accelsim --check     # the preset as it is, no fit\n"
       "  smemsim sim builtin:reduction --arch volta-v100 --arch-file fitted.toml\n"
       "  smemsim calibrate t4-jia2019                  # a published table (docs/sources.md)\n"
       "  smemsim calibrate --list\n"
@@ -141,7 +150,12 @@ void add_calibrate_command(CLI::App& app) {
       ao.name = m.preset;
     }
     const Arch base = resolve_arch(ao);
-    const calibrate::Fit f = calibrate::fit(m, base);
+    calibrate::FitOptions fo;
+    fo.check = o->check;
+    fo.threads = o->threads ? o->threads : std::max(1u, std::thread::hardware_concurrency());
+    if (o->check && !o->out.empty())
+      throw InputError("calibrate: --check fits no key, so there is nothing for -o to write");
+    const calibrate::Fit f = calibrate::fit(m, base, fo);
     if (!o->out.empty()) {
       const std::string toml = calibrate::fitted_toml(f, m);
       write_output_file(o->out, "-o", toml);

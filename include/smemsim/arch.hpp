@@ -129,13 +129,15 @@ struct SmConfig {
   std::uint32_t l2_write_bytes_per_cycle = 0;
   // One L2 shared by every SM (docs/timing.md "The shared L2"): sm.l2_slices slices, a line's
   // by sm.l2_hash, each l2_bytes / l2_slices of tags and l2_slice_bytes_per_cycle of data path,
-  // behind sm.dram_channels DRAM channels that together move sm.global_bytes_per_cycle x
-  // sm.count bytes a cycle. A slice holds sm.l2_queue_sectors sectors waiting and a channel
-  // sm.dram_queue_sectors before they push back. 0 slices: each SM models its share of the L2.
+  // behind sm.dram_channels DRAM channels that together move sm.dram_bytes_per_cycle bytes a
+  // cycle (0: sm.global_bytes_per_cycle x sm.count). A slice holds sm.l2_queue_sectors sectors
+  // waiting and a channel sm.dram_queue_sectors before they push back. 0 slices: each SM models its
+  // share of the L2.
   std::uint32_t l2_slices = 0;
   std::uint32_t l2_slice_bytes_per_cycle = 0;
   std::string l2_hash = "xor";  // xor | mod: how a line's address picks its slice
   std::uint32_t dram_channels = 1;
+  std::uint32_t dram_bytes_per_cycle = 0;
   std::uint32_t l2_queue_sectors = 64;
   std::uint32_t dram_queue_sectors = 64;
   // Cycles the L2 takes per update of one address: a global atomic whose N lanes hit one word

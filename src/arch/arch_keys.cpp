@@ -285,7 +285,10 @@ const std::vector<Key>& key_table() {
              "then modulo the slices) or mod (the line's address modulo the slices)"),
       sm("sm.dram_channels", &SmConfig::dram_channels, 1, 4096,
          "DRAM channels behind a shared L2 (sm.l2_slices): slice s is channel s x channels / "
-         "slices's; together they move sm.global_bytes_per_cycle x sm.count bytes a cycle"),
+         "slices's; together they move sm.dram_bytes_per_cycle bytes a cycle"),
+      sm("sm.dram_bytes_per_cycle", &SmConfig::dram_bytes_per_cycle, 0, 1u << 20,
+         "bytes per cycle the DRAM channels behind a shared L2 (sm.l2_slices) move together, "
+         "split evenly among them (0: sm.global_bytes_per_cycle x sm.count)"),
       sm("sm.l2_queue_sectors", &SmConfig::l2_queue_sectors, 1, 65536,
          "sectors an L2 slice holds waiting before an SM's request to it must wait"),
       sm("sm.dram_queue_sectors", &SmConfig::dram_queue_sectors, 1, 65536,

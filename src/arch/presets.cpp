@@ -298,18 +298,25 @@ std::vector<Arch> build() {
     // calibration/titanv-accelsim.toml`): the hop is the atomic plus its address arithmetic (an
     // IMAD.WIDE), so the key that makes the replica take 243.8 is 214, not the figure itself.
     a.sm.global_atomic_latency = 214;
-    a.sm.global_bytes_per_cycle = 7;  // [WP] 900 GB/s / (80 SMs x 1530 MHz) = 7.35
+    // [WP] 900 GB/s / (80 SMs x 1530 MHz) = 7.35 an SM (the path without a shared L2). The DRAM
+    // behind the shared L2: 588 B/clk at 1,530 MHz, x 441 / 448.7, what the TITAN V's DRAM figure
+    // asks of its own theoretical rate ([TV] mem_bw 445.8 B/clk, its replica 443.3 with 441 where
+    // 652.8 GB/s at 1,455 MHz is 448.7: calibration/titanv-accelsim-memory.toml): 578.
+    a.sm.global_bytes_per_cycle = 7;
+    a.sm.dram_bytes_per_cycle = 578;
     // [GUIDE] cc 7.0: 128 KB of L1 and shared memory per SM, shared carve-outs 0, 8, 16, 32, 64 or
     // 96 KB ([CFG] -gpgpu_shmem_option 0,8,16,32,64,96, -gpgpu_unified_l1d_size 128). [WP] 6 MB of
     // L2, 24-way ([CFG] -gpgpu_cache:dl2 S:32:128:24), in 64 slices behind 32 channels ([CFG]
-    // -gpgpu_n_mem 32, -gpgpu_n_sub_partition_per_mchannel 2). [TV] L2 bandwidth 1,365.7 B/clk
-    // over the 64 slices: 21 each. Latencies calibrated: [TV] L1 chase 33.7, L2 (.cg) chase 211.1.
+    // -gpgpu_n_mem 32, -gpgpu_n_sub_partition_per_mchannel 2). A slice's rate calibrated on the
+    // TITAN V's 48 of the same slices ([TV] l2_bw_64f 1,384.5 B/clk; its replica 1,379 with 29,
+    // 1,345 with 28: calibration/titanv-accelsim-memory.toml). Latencies calibrated: [TV] L1
+    // chase 33.7, L2 (.cg) chase 211.1.
     a.sm.l1_unified_bytes = 128 * 1024;
     a.sm.carveouts = "0,8,16,32,64,96";
     a.sm.l2_bytes = 6 * 1024 * 1024;
     a.sm.l2_ways = 24;
     a.sm.l2_slices = 64;
-    a.sm.l2_slice_bytes_per_cycle = 21;
+    a.sm.l2_slice_bytes_per_cycle = 29;
     a.sm.dram_channels = 32;
     a.sm.l1_latency = 2;
     a.sm.l2_latency = 185;

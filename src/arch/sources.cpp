@@ -88,12 +88,15 @@ const std::map<std::string, std::vector<Row>>& tables() {
             "TITAN V log: L1 chase (ld.global.ca) 33.73 a hop; its replica 33.73"},
            {"sm.l2_latency", K::Calibrated,
             "TITAN V log: L2 chase (ld.global.cg) 211.07 a hop; its replica 211.01"},
-           {"sm.l2_atomic_cycles", K::Measured,
+           {"sm.l2_atomic_cycles", K::Calibrated,
             "TITAN V log (line 28): every thread of 160 CTAs adding to one global word, 0.4645 "
-            "B/clk: a 4-byte update per 8.6 cycles"},
-           {"sm.l2_slice_bytes_per_cycle", K::Measured,
-            "TITAN V log: L2 bandwidth 1,365.7 B/clk, over the V100's 64 slices: 21 (the TITAN V "
-            "has 48, its peak 48 x 32 B)"},
+            "B/clk; its replica 0.444 (calibration/titanv-accelsim-memory.toml)"},
+           {"sm.l2_slice_bytes_per_cycle", K::Calibrated,
+            "TITAN V log (line 315): L2 bandwidth 1,384.5 B/clk over its 48 slices of the same "
+            "GV100 design; its replica 1,379 with 29 (calibration/titanv-accelsim-memory.toml)"},
+           {"sm.dram_bytes_per_cycle", K::Calibrated,
+            "900 GB/s at 1,530 MHz = 588, x 441 / 448.7: the TITAN V's DRAM figure (line 397, "
+            "445.8 B/clk) asks 441 of its theoretical 448.7; its replica 443.3"},
            {"sm.l2_slices", K::Config,
             "Accel-Sim SM7_QV100: -gpgpu_n_mem 32 x -gpgpu_n_sub_partition_per_mchannel 2"},
            {"sm.dram_channels", K::Config, "Accel-Sim SM7_QV100: -gpgpu_n_mem 32"},
@@ -382,6 +385,9 @@ bool applies(const Arch& a, std::string_view key) {
   if (key == "sm.mio_delay_fma") return sm.mio_delay_fma != 0;
   if (key == "sm.lat_tensor" || key == "sm.tensor_fmas") return sm.tensor_fmas != 0;
   if (key.starts_with("sm.l1_") || key == "sm.carveouts") return sm.l1_unified_bytes != 0;
+  // The DRAM's own rate where a preset gives one (else sm.global_bytes_per_cycle's x sm.count).
+  if (key == "sm.dram_bytes_per_cycle")
+    return sm.dram_bytes_per_cycle != 0 && sm.l2_bytes != 0 && sm.l2_slices != 0;
   if (key == "sm.l2_slice_bytes_per_cycle" || key == "sm.l2_hash" || key == "sm.l2_queue_sectors" ||
       key.starts_with("sm.dram_"))
     return sm.l2_bytes != 0 && sm.l2_slices != 0;
@@ -466,6 +472,7 @@ const std::vector<std::string>& timing_keys() {
                                                 "sm.l2_hash",
                                                 "sm.l2_queue_sectors",
                                                 "sm.dram_channels",
+                                                "sm.dram_bytes_per_cycle",
                                                 "sm.dram_queue_sectors",
                                                 "sm.l2_atomic_cycles",
                                                 "sm.scheduler",

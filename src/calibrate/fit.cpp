@@ -39,15 +39,16 @@ Arch with_key(const Arch& a, const std::string& key, std::int64_t v) {
 
 }  // namespace
 
-Fit fit(const Measurements& m, const Arch& base, const std::string& ptx_dir) {
+Fit fit(const Measurements& m, const Arch& base, const FitOptions& opt) {
   Fit f;
-  f.arch = base;
-  validate(base);
+  // The measured GPU: the base with the file's [gpu.keys].
+  const Arch gpu = measured_gpu(m, base);
+  f.arch = gpu;
   // Figures per key, in the replicas' order (the order their keys depend on each other).
   std::map<std::string, std::vector<const Figure*>> by_key;
   std::vector<std::string> order;
   for (const Replica& r : replicas()) {
-    if (!r.missing.empty() || r.key.empty()) continue;
+    if (opt.check || !r.missing.empty() || r.key.empty()) continue;
     const std::string key(r.key);
     for (const Figure& fig : m.figures)
       if (fig.benchmark == r.name) {
@@ -55,10 +56,10 @@ Fit fit(const Measurements& m, const Arch& base, const std::string& ptx_dir) {
         by_key[key].push_back(&fig);
       }
   }
-  const Code code = load_replicas(ptx_dir);
+  const Code code = load_replicas(opt.ptx_dir);
   std::map<std::string, double> before;
   for (const Figure& fig : m.figures)
-    before[fig.id] = run_replica(*find_replica(fig.benchmark), base, code);
+    before[fig.id] = run_replica(*find_replica(fig.benchmark), gpu, code, opt.threads);
   for (const std::string& key : order) {
     const std::vector<const Figure*>& figs = by_key[key];
     std::map<std::int64_t, double> cost;  // value -> sum of squared relative errors
@@ -68,15 +69,19 @@ Fit fit(const Measurements& m, const Arch& base, const std::string& ptx_dir) {
       const Arch a = with_key(f.arch, key, v);
       double c = 0;
       for (const Figure* fig : figs) {
-        const double x = run_replica(*find_replica(fig->benchmark), a, code);
+        const double x = run_replica(*find_replica(fig->benchmark), a, code, opt.threads);
         model[v].push_back(x);
         c += std::pow((x - fig->value) / fig->value, 2);
       }
       return cost[v] = c;
     };
     const auto [lo, hi] = key_range(key, f.arch);
-    // An optional latency at 0 (another pipe's) starts from the shortest the pipeline allows.
+    // An optional latency at 0 (another pipe's) starts from the shortest the pipeline allows; the
+    // DRAM's rate at 0 (sm.global_bytes_per_cycle x sm.count) from that.
     std::int64_t v = std::max(key_value(f.arch, key), lo);
+    if (key == "sm.dram_bytes_per_cycle" && !f.arch.sm.dram_bytes_per_cycle)
+      v = std::clamp<std::int64_t>(
+          std::int64_t(f.arch.sm.global_bytes_per_cycle) * std::max(f.arch.sm.count, 1u), lo, hi);
     // Newton steps on the figures' mean (each figure moves about one cycle per cycle of its
     // key), then the integers around the landing point.
     for (int step = 0; step < 4; ++step) {
@@ -128,10 +133,11 @@ Fit fit(const Measurements& m, const Arch& base, const std::string& ptx_dir) {
     row.unit = fig.unit;
     row.measured = fig.value;
     row.before = before[fig.id];
-    row.after = run_replica(r, f.arch, code);
+    // With no key moved, the model's figure is the one before.
+    row.after = f.keys.empty() ? row.before : run_replica(r, f.arch, code, opt.threads);
     if (!r.missing.empty()) {
       row.status = fmt::format("not fitted: {}", r.missing);
-    } else if (!r.key.empty()) {
+    } else if (!r.key.empty() && !opt.check) {
       row.key = std::string(r.key);
       row.status = "fitted";
     } else {
@@ -166,15 +172,23 @@ std::string fitted_toml(const Fit& f, const Measurements& m) {
       "# smemsim calibrate: {} ({}) fitted to {}\n# measurement file: {}\n# load over the preset: "
       "smemsim sim ... --arch {} --arch-file THIS\n",
       m.gpu, m.chip.empty() ? "?" : m.chip, source, m.path, f.arch.name);
-  std::map<std::string, std::vector<const KeyFit*>> tables;
-  for (const KeyFit& k : f.keys) tables[k.key.substr(0, k.key.find('.'))].push_back(&k);
-  for (const auto& [table, keys] : tables) {
-    s += fmt::format("\n[{}]\n", table);
-    for (const KeyFit* k : keys)
-      s += fmt::format("# calibrated to {} ({}), residual {:.1f} %; the preset had {}\n{} = {}\n",
-                       source, fmt::join(k->figures, ", "), 100 * k->residual, k->before,
-                       k->key.substr(k->key.find('.') + 1), k->after);
+  // Per table: the measured GPU's own keys ([gpu.keys]) that no figure solved, then the fitted.
+  std::map<std::string, std::string> tables;
+  auto table_of = [](const std::string& key) { return key.substr(0, key.find('.')); };
+  auto name_of = [](const std::string& key) { return key.substr(key.find('.') + 1); };
+  for (const GpuKey& g : m.keys) {
+    bool fitted = false;
+    for (const KeyFit& k : f.keys) fitted |= k.key == g.key;
+    if (fitted) continue;
+    tables[table_of(g.key)] +=
+        fmt::format("# the measured GPU's ([gpu.keys] of {}, line {})\n{} = {}\n", m.path, g.line,
+                    name_of(g.key), g.text ? fmt::format("\"{}\"", g.value) : g.value);
   }
+  for (const KeyFit& k : f.keys)
+    tables[table_of(k.key)] += fmt::format(
+        "# calibrated to {} ({}), residual {:.1f} %; it was {}\n{} = {}\n", source,
+        fmt::join(k.figures, ", "), 100 * k.residual, k.before, name_of(k.key), k.after);
+  for (const auto& [table, body] : tables) s += fmt::format("\n[{}]\n{}", table, body);
   return s;
 }
 

@@ -33,7 +33,12 @@ struct Fit {
   std::vector<KeyFit> keys;
 };
 
-Fit fit(const Measurements& m, const Arch& base, const std::string& ptx_dir = "");
+struct FitOptions {
+  std::string ptx_dir;        // the replicas' PTX ("": exec::suite_ptx_dir())
+  bool check = false;         // run each replica on the base only: no key moves (after = before)
+  std::uint32_t threads = 1;  // host threads each replica's SMs tick on (results do not change)
+};
+Fit fit(const Measurements& m, const Arch& base, const FitOptions& opt = {});
 
 // The residual table for people: figure, unit, measured, model before, after, error, status.
 std::string residual_table(const Fit& f);

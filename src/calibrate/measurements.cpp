@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <toml++/toml.h>
+#include <functional>
 #include <set>
 
 #include "calibrate/replicas.hpp"
@@ -108,12 +109,41 @@ Measurements parse_measurements(std::string_view text, const std::string& path) 
            fmt::format("{} is not a format this smemsim reads (1)", format));
   const toml::table& gpu = r.table(doc, "gpu", 1);
   const std::uint64_t gline = gpu.source().begin.line;
-  r.only(gpu, {"name", "chip", "compute_capability", "sm_clock_mhz", "preset"}, "[gpu]");
+  r.only(gpu, {"name", "chip", "compute_capability", "sm_clock_mhz", "preset", "keys"}, "[gpu]");
   m.gpu = r.str(gpu, "name", true, gline);
   m.chip = r.str(gpu, "chip", false, gline);
   m.preset = r.str(gpu, "preset", false, gline);
   m.compute_capability = std::uint32_t(r.integer(gpu, "compute_capability", gline, 200));
   m.sm_clock_mhz = r.number(gpu, "sm_clock_mhz", false, gline, 1, 100000);
+  if (gpu.get("keys")) {
+    // Dotted keys either way: "sm.l2_slices" = 48, or sm.l2_slices = 48 (TOML's nested tables).
+    std::function<void(const toml::table&, const std::string&)> add =
+        [&](const toml::table& t, const std::string& prefix) {
+          for (const auto& [k, node] : t) {
+            const std::string name = prefix + std::string(k.str());
+            if (const toml::table* sub = node.as_table()) {
+              add(*sub, name + ".");
+              continue;
+            }
+            bool known = false;
+            for (const ArchKeyInfo& info : arch_key_info()) known |= info.name == name;
+            if (!known)
+              r.fail(node, name,
+                     "[gpu.keys] names no arch key (`smemsim arch show` prints them all)");
+            GpuKey g{name, "", node.source().begin.line};
+            if (const auto i = node.value_exact<std::int64_t>())
+              g.value = std::to_string(*i);
+            else if (const auto str = node.value_exact<std::string>())
+              g.value = *str, g.text = true;
+            else if (const auto b = node.value_exact<bool>())
+              g.value = *b ? "true" : "false";
+            else
+              r.fail(node, name, "[gpu.keys] takes an integer, a string or a boolean");
+            m.keys.push_back(std::move(g));
+          }
+        };
+    add(r.table(gpu, "keys", gline), "");
+  }
   const toml::table& src = r.table(doc, "source", 1);
   const std::uint64_t sline = src.source().begin.line;
   r.only(src, {"kind", "title", "repository", "path", "commit", "citation"}, "[source]");
@@ -185,6 +215,30 @@ Measurements parse_measurements(std::string_view text, const std::string& path) 
     m.figures.push_back(std::move(f));
   }
   return m;
+}
+
+Arch measured_gpu(const Measurements& m, const Arch& base) {
+  Arch a = base;
+  const GpuKey* last = nullptr;
+  try {
+    for (const GpuKey& k : m.keys) {
+      last = &k;
+      apply_override(a, k.key + "=" + k.value);
+    }
+    // A contradiction validate finds names its key: the line of that one, else the first.
+    last = nullptr;
+    validate(a);
+  } catch (const InputError& e) {
+    if (m.keys.empty()) throw;
+    if (!last) {
+      last = &m.keys.front();
+      for (const GpuKey& k : m.keys)
+        if (std::string_view(e.what()).find(k.key) != std::string_view::npos) last = &k;
+    }
+    throw InputError(
+        located(m.path, last->line, fmt::format("[gpu.keys] '{}': {}", last->key, e.what())));
+  }
+  return a;
 }
 
 Measurements load_measurements(const std::string& path) {

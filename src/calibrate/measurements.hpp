@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "smemsim/arch.hpp"
+
 namespace smemsim::calibrate {
 
 // How the figure was measured, as its source describes it.
@@ -29,10 +31,19 @@ struct Figure {
   std::uint64_t line = 0;  // of the figure's [[figure]] header in the file
 };
 
+// An arch key the measured GPU has other than its preset ([gpu.keys]: "sm.l2_slices" = 48), applied
+// over the base arch before any replica runs.
+struct GpuKey {
+  std::string key, value;  // value as --set takes it
+  std::uint64_t line = 0;
+  bool text = false;  // a string (quoted in TOML)
+};
+
 struct Measurements {
   std::string path;  // the file read (messages)
   // [gpu]
   std::string gpu, chip, preset;
+  std::vector<GpuKey> keys;
   std::uint32_t compute_capability = 0;
   double sm_clock_mhz = 0;  // 0: not stated
   // [source]
@@ -49,5 +60,8 @@ const std::vector<std::string_view>& units();
 // benchmark no replica has, a unit the replica does not measure in).
 Measurements parse_measurements(std::string_view text, const std::string& path);
 Measurements load_measurements(const std::string& path);
+// `base` with the file's [gpu.keys] set; InputError "FILE:LINE: [gpu.keys] 'KEY': ..." where one
+// is out of its range or contradicts the others (validate).
+Arch measured_gpu(const Measurements& m, const Arch& base);
 
 }  // namespace smemsim::calibrate

@@ -23,6 +23,7 @@ const std::vector<Replica>& replicas() {
                         amount, extra, arg)                                                 \
   {name, #kernel, unit, what, key, missing, threads, steps, span, rate, amount, Extra::extra, arg},
   constexpr double kMiB = kK * kK;
+  constexpr std::int32_t kL2BwSteps = 64, kAtomicSteps = 4;
   static const std::vector<Replica> r = {
 #include "calibrate/replica_table.inc"
       // kernels/memory_ubench.cu's streaming kernels, as scripts/memory_measure.cu runs them (a
@@ -92,6 +93,25 @@ const std::vector<Replica>& replicas() {
        "cp.async.bulk of 32,768 bytes from the L2 to shared memory, then "
        "mbarrier.try_wait.parity until its phase flips, 1 thread, 256 copies: cycles a copy",
        "sm.l2_bytes_per_cycle", "", 32, 256, false, false, 256, Extra::BulkCopy, 32768, false},
+      // Accel-Sim's whole-GPU figures (calibration/titanv-accelsim.toml), launched as it launched
+      // them: 1,024-thread CTAs on every thread slot of every SM. Their loops are the source's
+      // with fewer steps (`steps`; the figure is a steady rate, which the first steps' ramp
+      // changes by under 1 % at these counts: docs/calibration.md "The whole GPU's rates").
+      {"l2_bw_64f", "rep_l2_bw_64f", "B/clk",
+       "after a warm-up pass, ld.global.cg.f64 of a[32 i + uid] added up, every thread of the "
+       "GPU, 64 steps, thread 0's %clock between two barriers: bytes a cycle",
+       "sm.l2_slice_bytes_per_cycle", "", 1024, kL2BwSteps, false, true, 8.0 * kL2BwSteps,
+       Extra::L2Bw64, 0, false, false, true},
+      {"mem_bw", "rep_mem_bw", "B/clk",
+       "a grid-stride loop reading five float4 arrays of twice the L2 and writing their sum to a "
+       "sixth, every thread of the GPU, thread 0's %clock between two barriers: bytes a cycle",
+       "sm.dram_bytes_per_cycle", "", 1024, 0, false, true, 96, Extra::MemBw, 0, false, false,
+       true},
+      {"atomic_add_bw_conflict", "rep_atomic_conflict", "B/clk",
+       "atomicAdd(&word[0], 10) by every thread of the GPU, results summed, 4 a thread, the span "
+       "over all threads: bytes a cycle",
+       "sm.l2_atomic_cycles", "", 1024, kAtomicSteps, true, true, 4.0 * kAtomicSteps,
+       Extra::AtomicConflict, 0, false, false, true},
   };
 #undef SMEMSIM_REPLICA
   return r;
@@ -112,11 +132,41 @@ Code load_replicas(const std::string& ptx_dir) {
 
 namespace {
 
-// The buffers replica `r`'s kernel takes, added to `mem`, and its arguments (the clocks first).
-std::vector<exec::Arg> arguments(const Replica& r, exec::GlobalMemory& mem) {
+// rep_mem_bw's float4s an array: twice the L2 in floats, in fours (the source's
+// ARRAY_SIZE / 4 with ARRAY_SIZE = L2 bytes / 4 x 2).
+std::uint32_t mem_bw_float4s(const Arch& arch) {
+  return std::uint32_t(std::max<std::uint64_t>(arch.sm.l2_bytes / 8, 1));
+}
+
+// The buffers replica `r`'s kernel takes, added to `mem`, and its arguments (the clocks first);
+// `all` is the launch's threads.
+std::vector<exec::Arg> arguments(const Replica& r, exec::GlobalMemory& mem, const Arch& arch,
+                                 std::uint32_t all) {
   auto buffer = [&](const char* name, exec::ElemType t, std::size_t bytes, std::uint8_t fill = 0) {
     return exec::Arg::buf(mem.add(exec::Buffer{name, t, std::vector<std::uint8_t>(bytes, fill)}));
   };
+  using exec::ElemType;
+  switch (r.extra) {
+    case Extra::L2Bw64: {  // rep_l2_bw_64f(clk, out, a, n, steps)
+      const std::uint32_t n = all + 32u * std::uint32_t(r.steps);
+      return {buffer("clk", ElemType::U32, 8u * all), buffer("out", ElemType::F64, 8u * all),
+              buffer("a", ElemType::F64, 8u * n), exec::Arg::integer(n),
+              exec::Arg::integer(r.steps)};
+    }
+    case Extra::MemBw: {  // rep_mem_bw(clk, a, b, c, d, e, f, n4)
+      const std::uint32_t n4 = mem_bw_float4s(arch);
+      std::vector<exec::Arg> a = {buffer("clk", ElemType::U32, 8u * all)};
+      for (const char* name : {"a", "b", "c", "d", "e", "f"})
+        a.push_back(buffer(name, ElemType::F32, 16u * std::size_t(n4)));
+      a.push_back(exec::Arg::integer(n4));
+      return a;
+    }
+    case Extra::AtomicConflict:  // rep_atomic_conflict(clk, out, word, steps)
+      return {buffer("clk", ElemType::U32, 8u * all), buffer("out", ElemType::U32, 4u * all),
+              buffer("word", ElemType::U32, 4), exec::Arg::integer(r.steps)};
+    default:
+      break;
+  }
   std::vector<exec::Arg> a;
   if (r.extra == Extra::MemAtomic)  // mem_atomic_ind(clk, word, idx, out, iters), idx all 0
     return {buffer("clk", exec::ElemType::U64, 16), buffer("word", exec::ElemType::U32, 4),
@@ -148,18 +198,18 @@ std::vector<exec::Arg> arguments(const Replica& r, exec::GlobalMemory& mem) {
 }
 
 // The cycles the kernel timed: thread 0's clocks (a 64-bit clock64 pair for the memory
-// kernels, else a 32-bit %clock pair, which wraps), or with `span` from the first thread's start
-// to the last one's stop.
-std::uint64_t cycles_of(const Replica& r, const exec::Buffer& clk) {
+// kernels, else a 32-bit %clock pair, which wraps), or with `span` from the first start to the
+// last stop of the launch's `all` threads.
+std::uint64_t cycles_of(const Replica& r, const exec::Buffer& clk, std::uint32_t all) {
   if (r.memory()) {
     std::uint64_t c[2];
     std::memcpy(c, clk.bytes.data(), sizeof c);
     return c[1] > c[0] ? c[1] - c[0] : 0;
   }
-  std::vector<std::uint32_t> c(r.span ? 2u * r.threads : 2u);
+  std::vector<std::uint32_t> c(r.span ? 2u * all : 2u);
   std::memcpy(c.data(), clk.bytes.data(), c.size() * 4);
   std::uint32_t first = c[0], last = c[1];
-  for (std::uint32_t t = 1; r.span && t < r.threads; ++t) {
+  for (std::uint32_t t = 1; r.span && t < all; ++t) {
     first = std::min(first, c[2 * t]);
     last = std::max(last, c[2 * t + 1]);
   }
@@ -168,34 +218,43 @@ std::uint64_t cycles_of(const Replica& r, const exec::Buffer& clk) {
 
 }  // namespace
 
-double run_replica(const Replica& r, const Arch& preset, const Code& code) {
+double run_replica(const Replica& r, const Arch& preset, const Code& code, std::uint32_t threads) {
   // One CTA, on one SM. A figure measured with a CTA on every SM (the memory kernels) gets that
   // SM's share of the L2: with a shared L2 (sm.l2_slices) 1 / sm.count of its lines and of the
   // slices' and DRAM channels' rates (TimingOptions::l2_share); without, the SM's share is the
   // model's anyway. The other figures (one CTA on the GPU) have the whole L2.
+  // A whole-GPU replica runs as it ran: every SM, the whole L2.
   Arch arch = preset;
   timing::TimingOptions opt;
-  if (arch.sm.l2_slices) {
+  if (r.whole) {
+  } else if (arch.sm.l2_slices) {
     if (r.memory() && !r.alone) opt.l2_share = std::max(arch.sm.count, 1u);
   } else {
     if (arch.sm.count > 1) arch.sm.l2_bytes /= arch.sm.count;
     arch.sm.count = 1;
   }
+  const std::uint32_t grid =
+      r.whole ? std::max(arch.sm.max_threads / r.threads, 1u) * std::max(arch.sm.count, 1u) : 1;
+  const std::uint32_t all = grid * r.threads;
   const ptx::Module& m = r.memory()                   ? code.memory
                          : r.extra == Extra::BulkCopy ? code.hopper
                                                       : code.replicas;
   exec::GlobalMemory mem;
   exec::Launch launch;
-  launch.grid = {1, 1, 1};
+  launch.grid = {grid, 1, 1};
   launch.block = {r.threads, 1, 1};
-  launch.args = arguments(r, mem);
+  launch.args = arguments(r, mem, arch, all);
   opt.warm_l2 = r.warm_l2;
+  opt.threads = std::clamp(threads, 1u, std::max(grid, 1u));
   timing::GpuSim sim(m, exec::find_kernel(m, std::string(r.kernel)), arch, launch, mem, opt);
   sim.run();
-  const std::uint64_t cycles = cycles_of(r, *mem.find("clk"));
+  const std::uint64_t cycles = cycles_of(r, *mem.find("clk"), all);
   if (cycles == 0)
     throw std::runtime_error(fmt::format("calibrate: replica {} measured 0 cycles", r.name));
-  return r.rate ? r.amount / double(cycles) : double(cycles) / r.amount;
+  const double amount = !r.whole                  ? r.amount
+                        : r.extra == Extra::MemBw ? r.amount * mem_bw_float4s(arch)
+                                                  : r.amount * all;
+  return r.rate ? amount / double(cycles) : double(cycles) / amount;
 }
 
 }  // namespace smemsim::calibrate

@@ -55,7 +55,14 @@ struct Replica {
     MemAtomic,
     // kernels/hopper_ubench.cu's bulk_latency (as scripts/hopper_measure.cu runs it): `steps`
     // copies of `arg` bytes from a 64 KiB buffer to shared memory, one thread.
-    BulkCopy
+    BulkCopy,
+    // Whole-GPU kernels of ubench_replicas.cu (`whole`): rep_l2_bw_64f(clk, out, a, n, steps)
+    // over n = the grid's threads + 32 x steps doubles; rep_mem_bw(clk, a, b, c, d, e, f, n4)
+    // over six arrays of n4 = sm.l2_bytes / 8 float4s (twice the L2 each);
+    // rep_atomic_conflict(clk, out, word, steps).
+    L2Bw64,
+    MemBw,
+    AtomicConflict
   } extra = Extra::None;
   std::int32_t arg = 0;
   // The launch starts with its buffers in the L2 (TimingOptions::warm_l2): the GPU's figure is the
@@ -64,6 +71,10 @@ struct Replica {
   // The figure was measured with this one CTA alone on the GPU (scripts/memory_scaling.cu's
   // *_1cta figures), not one a SM: the replica's SM has the whole L2 to itself.
   bool alone = false;
+  // Launched as the source launched it on the whole GPU: (sm.max_threads / threads) x sm.count
+  // CTAs (Accel-Sim's BLOCKS_NUM: every thread slot), every SM, the whole L2; `amount` is then
+  // per thread of the grid (rep_mem_bw: per float4 of an array).
+  bool whole = false;
   bool memory() const { return extra >= Extra::MemReadCa && extra <= Extra::MemAtomic; }
   // In the replica table (replica_table.inc), which scripts/calibrate_measure.cu runs on a GPU;
   // the others' figures come from scripts/memory_measure.cu and hopper_measure.cu --figures.
@@ -79,7 +90,9 @@ struct Code {
 };
 // Loads both from `ptx_dir` (exec::suite_ptx_dir() when empty), once for every run.
 Code load_replicas(const std::string& ptx_dir = "");
-// The figure the cycle model gives for `r` on `arch` (one SM), in r.unit.
-double run_replica(const Replica& r, const Arch& arch, const Code& code);
+// The figure the cycle model gives for `r` on `arch` (one SM, or every SM for a `whole` one), in
+// r.unit. `threads`: the host threads the SMs tick on (TimingOptions::threads; the figure does not
+// depend on it).
+double run_replica(const Replica& r, const Arch& arch, const Code& code, std::uint32_t threads = 1);
 
 }  // namespace smemsim::calibrate

@@ -18,11 +18,13 @@ SharedL2::SharedL2(const SmConfig& sm, std::uint32_t share) {
   for (Slice& s : slices_) s.tags.configure_ways(sm.l2_bytes / sh / n, sm.l2_ways, n);
   channels_.assign(std::clamp<std::uint64_t>(sm.dram_channels * n / all, 1, n), 0);
   // A sector's ticks: 32 bytes at the rate. The slices' rate is all x l2_slice_bytes_per_cycle /
-  // share; the DRAM's the GPU's, sm.global_bytes_per_cycle x sm.count, / share; each split
-  // evenly.
+  // share; the DRAM's the GPU's, sm.dram_bytes_per_cycle (else sm.global_bytes_per_cycle x
+  // sm.count), / share; each split evenly.
   slice_cost_ =
       std::max<std::uint64_t>(32 * kTick * sh * n / (all * sm.l2_slice_bytes_per_cycle), 1);
-  const std::uint64_t dram = std::uint64_t(sm.global_bytes_per_cycle) * std::max(sm.count, 1u);
+  const std::uint64_t dram =
+      sm.dram_bytes_per_cycle ? sm.dram_bytes_per_cycle
+                              : std::uint64_t(sm.global_bytes_per_cycle) * std::max(sm.count, 1u);
   channel_cost_ = std::max<std::uint64_t>(32 * kTick * sh * channels_.size() / dram, 1);
   slice_queue_ = slice_cost_ * sm.l2_queue_sectors;
   channel_queue_ = channel_cost_ * sm.dram_queue_sectors;
