@@ -12,7 +12,10 @@ prints a Markdown table. Where the CSV has Nsight's L2 read lookups from the L1
 the model's L2 hit sectors and the sectors its L1s did not hold (stores and atomics included). Nsight's rows are matched to the packages in the order gpu-checks.sh ran
 them (the packages' names sorted), each row's kernel name checked against the package's launches.
 A last line sums the launches up: the geometric mean of model/GPU cycles, the median distance
-from 1 (|log|), and how many are within 10 % and 25 % of the GPU and how many over 1.15.
+from 1 (|log|), and how many are within 10 % and 25 % of the GPU and how many over 1.15. Where the
+CSV has the warp instructions the GPU executed (smsp__inst_executed.sum: ncu_opcodes_h200.csv), a
+column of those beside the model's lowered warp instructions (what it issues: the code as ptxas
+would emit it, docs/timing.md "Lowering") and their ratio, and a line summing the ratios up.
 """
 import argparse
 import math
@@ -56,7 +59,8 @@ def read_ncu(path):
     for r in csv.DictReader(rows):
         try:
             i = int(r["ID"])
-            v = float(r["Metric Value"].replace(",", ""))
+            # A per-opcode breakdown ("585,960 (LDS: 187,096; ...)") counts as its total.
+            v = float(r["Metric Value"].split(" (")[0].replace(",", ""))
         except (KeyError, ValueError):
             die(f"{path}: a row without ID or a numeric Metric Value: {r}")
         launches.setdefault(i, (r["Kernel Name"], {}))[1][r["Metric Name"]] = v
@@ -123,10 +127,16 @@ def main():
     # hits / lookups beside the model's L2 hit sectors / sectors its L1s did not hold (stores and
     # atomics included in the model's).
     l2 = any(HIT in m for _, m in ncu)
+    # The SASS warp instructions (ncu_opcodes_h200.csv): a column GPU / model lowered / ratio.
+    INST = "smsp__inst_executed.sum"
+    insts = any(INST in m for _, m in ncu)
+    inst_ratios = []
     print(f"| launch | kernels | GPU cycles | model cycles | model/GPU | GPU shared ld/st | "
           f"model ld/st | GPU wavefronts ld/st | GPU conflicts ld/st | model conflicts |"
-          + (" GPU L2 read hits / lookups | model L2 hits / past L1 |" if l2 else ""))
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if l2 else ""))
+          + (" GPU L2 read hits / lookups | model L2 hits / past L1 |" if l2 else "")
+          + (" GPU SASS inst | model lowered inst | model/GPU inst |" if insts else ""))
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if l2 else "")
+          + ("---:|---:|---:|" if insts else ""))
     with tempfile.TemporaryDirectory() as tmp:
         for name, builtin, opts in suite():
             pk = os.path.join(tmp, name)
@@ -157,6 +167,15 @@ def main():
             oth = p["totals"]["accesses"] - ld - st if p else 0
             conf = p["totals"]["bank_conflicts"] if p else 0
             gc = g.get("gpc__cycles_elapsed.max", float("nan"))
+
+            def inst_cells(g, s):
+                if not insts:
+                    return ""
+                gi = g.get(INST, 0)
+                mi = s["timing"]["lowered"]["warp_instructions"] if s else 0
+                if gi > 0 and mi > 0:
+                    inst_ratios.append(mi / gi)
+                return f" {gi:,.0f} | {mi:,} | {mi / gi if gi else float('nan'):.2f} |"
             if s and gc > 0:
                 ratios.append(cyc / gc)
             print(f"| {name} | {len(kernels)} | {gc:,.0f} | {cyc:,.0f} | {cyc / gc:.2f} | "
@@ -168,7 +187,7 @@ def main():
                   f"{g.get('l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum', 0):,.0f} | "
                   f"{g.get('l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum', 0):,.0f} / "
                   f"{g.get('l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum', 0):,.0f} | "
-                  f"{conf:,} |" + (l2_cells(g, s) if l2 else ""))
+                  f"{conf:,} |" + (l2_cells(g, s) if l2 else "") + inst_cells(g, s))
     if ratios:
         logs = sorted(abs(math.log(x)) for x in ratios)
         n = len(ratios)
@@ -178,6 +197,13 @@ def main():
               f"within 10 %: {sum(0.9 <= x <= 1.1 for x in ratios)}, "
               f"within 25 %: {sum(abs(math.log(x)) <= math.log(1.25) for x in ratios)}, "
               f"over 1.15: {sum(x > 1.15 for x in ratios)}")
+    if inst_ratios:
+        logs = sorted(abs(math.log(x)) for x in inst_ratios)
+        n = len(inst_ratios)
+        print(f"\n{n} launches' warp instructions: geometric mean of model lowered/GPU SASS "
+              f"{math.exp(sum(math.log(x) for x in inst_ratios) / n):.3f}, median |log| "
+              f"{logs[n // 2] if n % 2 else (logs[n // 2 - 1] + logs[n // 2]) / 2:.3f}; "
+              f"within 10 %: {sum(0.9 <= x <= 1.1 for x in inst_ratios)}")
     if at != len(ncu):
         print(f"\n{len(ncu) - at} Nsight rows were not matched to a launch", file=sys.stderr)
 
