@@ -91,6 +91,14 @@ def same_kernel(ncu_name, ptx_name):
     return ptx_name.startswith("_Z") and f"{len(base)}{base}" in ptx_name
 
 
+def spread(ratios):
+    """The geometric mean of model/GPU ratios and their median distance from 1 (|log|)."""
+    logs = sorted(abs(math.log(x)) for x in ratios)
+    n = len(logs)
+    med = logs[n // 2] if n % 2 else (logs[n // 2 - 1] + logs[n // 2]) / 2
+    return math.exp(sum(math.log(x) for x in ratios) / n), med
+
+
 def smemsim_json(binary, args):
     r = subprocess.run([binary] + args + ["--json"], capture_output=True, text=True)
     if r.returncode not in (0, 1):
@@ -189,20 +197,16 @@ def main():
                   f"{g.get('l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum', 0):,.0f} | "
                   f"{conf:,} |" + (l2_cells(g, s) if l2 else "") + inst_cells(g, s))
     if ratios:
-        logs = sorted(abs(math.log(x)) for x in ratios)
-        n = len(ratios)
-        print(f"\n{n} launches: geometric mean of model/GPU "
-              f"{math.exp(sum(math.log(x) for x in ratios) / n):.2f}, median |log(model/GPU)| "
-              f"{logs[n // 2] if n % 2 else (logs[n // 2 - 1] + logs[n // 2]) / 2:.3f}; "
+        gm, med = spread(ratios)
+        print(f"\n{len(ratios)} launches: geometric mean of model/GPU {gm:.2f}, "
+              f"median |log(model/GPU)| {med:.3f}; "
               f"within 10 %: {sum(0.9 <= x <= 1.1 for x in ratios)}, "
               f"within 25 %: {sum(abs(math.log(x)) <= math.log(1.25) for x in ratios)}, "
               f"over 1.15: {sum(x > 1.15 for x in ratios)}")
     if inst_ratios:
-        logs = sorted(abs(math.log(x)) for x in inst_ratios)
-        n = len(inst_ratios)
-        print(f"\n{n} launches' warp instructions: geometric mean of model lowered/GPU SASS "
-              f"{math.exp(sum(math.log(x) for x in inst_ratios) / n):.3f}, median |log| "
-              f"{logs[n // 2] if n % 2 else (logs[n // 2 - 1] + logs[n // 2]) / 2:.3f}; "
+        gm, med = spread(inst_ratios)
+        print(f"\n{len(inst_ratios)} launches' warp instructions: geometric mean of model "
+              f"lowered/GPU SASS {gm:.3f}, median |log| {med:.3f}; "
               f"within 10 %: {sum(0.9 <= x <= 1.1 for x in inst_ratios)}")
     if at != len(ncu):
         print(f"\n{len(ncu) - at} Nsight rows were not matched to a launch", file=sys.stderr)
