@@ -190,8 +190,11 @@ const std::vector<Key>& key_table() {
              "that make PTX instructions free as ptxas would (fma: mul+add fused; imad: integer "
              "mul+add; lea: shl+add; addr: an immediate offset in the address; scaled: a shared "
              "index shifted by 2-4 plus a constant base, [R.X4+imm]; cvt: integer truncation; mov: "
-             "register copies) and schedule (each block reordered by a list scheduler, results "
-             "unchanged), or all; docs/timing.md \"Lowering\""),
+             "register copies; ifcvt: short forward branches predicated; lop3: two bitwise ops "
+             "one), schedule (each block reordered by a list scheduler, results unchanged) and "
+             "spaces (memory reordered where spaces cannot alias), and the rules that add "
+             "instructions (sincos, divide: ptxas's sequences; wide: 64-bit integer ops as two), "
+             "or all; docs/timing.md \"Lowering\""),
       sm("sm.lanes_alu", &SmConfig::lanes_alu, 1, 64,
          "lanes of the integer/logic unit: an op of sm.simd_width threads holds it "
          "ceil(simd_width / lanes) cycles (Volta-Ampere: 16 per sub-core)"),

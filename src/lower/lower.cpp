@@ -183,11 +183,37 @@ std::vector<Lowered> lower(const ptx::Kernel& kernel, const std::vector<RegUse>&
       }
     }
   }
+  // An integer add that takes a product in (IMAD, IMAD.WIDE): no .cc, no carry in.
+  auto plain_add = [&](const ptx::Instruction& a) {
+    return a.op == Opcode::Add && is_int(a.type) && !a.has(ptx::kCc) && !a.has(ptx::kCarryIn);
+  };
+  // The other readers of a product several adds read (imad): each is an IMAD of its own.
+  std::vector<std::vector<std::uint32_t>> also(n);
   // Products: a multiply or shift whose only reader is an add (one per add).
   for (std::uint32_t p = 0; p < n; ++p) {
     if (cand[p].rule != Rule::None || !f.unguarded(p)) continue;
     const ptx::Instruction& mul = code[p];
-    const std::uint32_t c = f.single_reader(p, f.only_dst(p));
+    std::uint32_t c = f.single_reader(p, f.only_dst(p));
+    const std::uint32_t t = f.only_dst(p);
+    if (c == ptx::kNone && rules.imad && t != ptx::kNone && f.nwrite[t] == 1 && f.nread[t] > 1 &&
+        mul.op == Opcode::Mul && is_int(mul.type) &&
+        (mul.mode == ptx::MulMode::Lo || mul.mode == ptx::MulMode::Wide)) {
+      // A product several adds read (an index the kernel offsets two arrays by, before and after
+      // a barrier): ptxas multiplies again in each, one IMAD.WIDE a reader, so the multiply is
+      // free. The first reader is in its block (it issues with it).
+      std::vector<std::uint32_t> readers;
+      for (std::uint32_t j = p + 1; j < n; ++j)
+        for (std::uint32_t r : uses[j].reads)
+          if (r == t) readers.push_back(j);
+      bool all = !readers.empty() && readers.size() == f.nread[t] &&
+                 f.block[readers.front()] == f.block[p];
+      for (std::uint32_t j : readers)
+        all = all && plain_add(code[j]) && cand[j].rule == Rule::None && !products[j];
+      if (all) {
+        c = readers.front();
+        also[p].assign(readers.begin() + 1, readers.end());
+      }
+    }
     if (c == ptx::kNone || cand[c].rule != Rule::None || products[c]) continue;
     const ptx::Instruction& add = code[c];
     Rule rule = Rule::None;
@@ -205,9 +231,11 @@ std::vector<Lowered> lower(const ptx::Kernel& kernel, const std::vector<RegUse>&
              add.op == Opcode::Add && is_int(add.type) && !add.has(ptx::kCc) &&
              !add.has(ptx::kCarryIn))
       rule = Rule::Lea;
+    if (rule != Rule::Imad) also[p].clear();
     if (rule == Rule::None) continue;
     cand[p] = {rule, c};
     products[c] = 1;
+    for (std::uint32_t j : also[p]) products[j] = 1;
   }
   // Logic: a bitwise and/or/xor/not whose only reader is an and/or/xor of the same width, which
   // has not taken one in already: LOP3.LUT computes any function of three registers, so the two
@@ -272,7 +300,10 @@ std::vector<Lowered> lower(const ptx::Kernel& kernel, const std::vector<RegUse>&
     if (keep) {
       out[i].absorbed = cd.rule;
       out[i].issue_with = q;
-      if (cd.rule == Rule::Imad) out[cd.into].imad = true;
+      if (cd.rule == Rule::Imad) {
+        out[cd.into].imad = true;
+        for (std::uint32_t j : also[i]) out[j].imad = true;
+      }
       next_real[i] = q;
     } else {
       next_real[i] = i;

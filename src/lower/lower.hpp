@@ -10,7 +10,7 @@
 //         only by the add: one fused multiply-add (PTX ISA, mul/add: "mul/add sequences with no
 //         rounding modifiers may be optimized to use fused-multiply-add instructions").
 //   imad  integer mul.lo/mul.wide (or mad's add half) feeding only an add: one IMAD / IMAD.WIDE
-//         on the FMA pipe.
+//         on the FMA pipe; feeding only adds (the first right after it), an IMAD.WIDE each.
 //   lea   shl by an immediate feeding only an add: one LEA (ALU pipe).
 //   addr  add of an immediate whose sum is only a memory operand's base: [R+imm] (every
 //         load/store/atomic form from Fermi on has a signed immediate offset); for a shared
@@ -33,6 +33,9 @@
 //   divide  div/rem.u32/s32 by a register, div.rn.f32 by a register and sqrt.rn.f32 as the
 //         sequences ptxas 13.0 emits for sm_90 (10-25 instructions; src/timing/expand.cpp): the
 //         cycle model issues the sequence's steps, then the PTX instruction.
+//   wide  a 64-bit integer op that issues (not absorbed, not an IMAD.WIDE) as two: the low
+//         word, then the high word (IADD3 + IADD3.X, LEA + LEA.HI.X, ISETP + ISETP.EX); it
+//         adds an issue slot (timing/expand.hpp). On no preset yet (docs/timing.md).
 #pragma once
 
 #include <cstdint>

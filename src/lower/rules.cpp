@@ -25,11 +25,11 @@ Rules parse_rules(std::string_view spec, std::string_view key) {
   if (spec.empty())
     throw InputError(fmt::format(
         "arch key '{}': empty (give none, all, or a comma list of fma, imad, lea, addr, scaled, "
-        "cvt, mov, ifcvt, lop3, schedule, spaces, sincos, divide)",
+        "cvt, mov, ifcvt, lop3, schedule, spaces, sincos, divide, wide)",
         key));
   if (spec == "all")
-    return parse_rules("fma,imad,lea,addr,scaled,cvt,mov,ifcvt,lop3,schedule,spaces,sincos,divide",
-                       key);
+    return parse_rules(
+        "fma,imad,lea,addr,scaled,cvt,mov,ifcvt,lop3,schedule,spaces,sincos,divide,wide", key);
   std::size_t pos = 0;
   while (pos <= spec.size()) {
     const std::size_t comma = spec.find(',', pos);
@@ -48,11 +48,13 @@ Rules parse_rules(std::string_view spec, std::string_view key) {
                  : name == "spaces"   ? &r.spaces
                  : name == "sincos"   ? &r.sincos
                  : name == "divide"   ? &r.divide
+                 : name == "wide"     ? &r.wide
                                       : nullptr;
     if (!flag)
       throw InputError(fmt::format(
           "arch key '{}': unknown lowering rule '{}' (give a comma list of fma, imad, lea, addr, "
-          "scaled, cvt, mov, ifcvt, lop3, schedule, spaces, sincos, divide; or all, or none)",
+          "scaled, cvt, mov, ifcvt, lop3, schedule, spaces, sincos, divide, wide; or all, or "
+          "none)",
           key, name));
     *flag = true;
     if (comma == std::string_view::npos) break;
@@ -81,6 +83,7 @@ std::string to_string(const Rules& r) {
   add(r.spaces, "spaces");
   add(r.sincos, "sincos");
   add(r.divide, "divide");
+  add(r.wide, "wide");
   return s.empty() ? "none" : s;
 }
 

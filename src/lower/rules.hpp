@@ -32,9 +32,14 @@ struct Rules {
   // Integer division and remainder by a register, IEEE float division and square root issue as
   // the instruction sequences ptxas emits for them (timing/expand.hpp); they add issue slots.
   bool divide = false;
+  // A 64-bit integer add, sub, shift, compare, min/max or bitwise op that issues is two SASS
+  // instructions (the low word, then the high word with the carry: IADD3 + IADD3.X, LEA +
+  // LEA.HI.X, ISETP + ISETP.EX); an IMAD.WIDE (imad) is one. It adds an issue slot.
+  bool wide = false;
   bool any() const { return fma || imad || lea || addr || scaled || cvt || mov || ifcvt || lop3; }
 };
-// "fma,imad,lea,addr,scaled,cvt,mov,ifcvt,lop3,schedule,spaces,sincos,divide", "all" or "none": throws
+// "fma,imad,lea,addr,scaled,cvt,mov,ifcvt,lop3,schedule,spaces,sincos,divide,wide", "all" or
+// "none": throws
 // InputError naming `key` (an empty spec or an empty name in the list is refused too).
 Rules parse_rules(std::string_view spec, std::string_view key = "sm.lower");
 std::string to_string(const Rules& r);  // the canonical comma list, "none" when empty

@@ -47,10 +47,17 @@ constexpr Expansion kExpandDivF32{Unit::Fma, 9, {kB, kSc, kA, kFc, kFc, kFc, kFc
 // BSYNC, and the last FFMA: 10.
 constexpr Expansion kExpandSqrtF32{Unit::Fma, 9, {kB, kA, kSc, kA, kB, kFc, kF, kFc, kB}};
 
+// A 64-bit integer op (wide): the low word (IADD3, LEA, ISETP.U32, SHF, LOP3) (c), then the
+// instruction as the high word with the carry or the low word's result (IADD3.X, LEA.HI.X,
+// ISETP.EX, SHF.HI, LOP3): 2.
+constexpr Expansion kExpandWide{Unit::Alu, 1, {kAc}};
+
 }  // namespace
 
 const Expansion& expansion(Expand e) {
   switch (e) {
+    case Expand::Wide:
+      return kExpandWide;
     case Expand::SinCos:
       return kExpandSinCos;
     case Expand::DivU32:

@@ -228,6 +228,41 @@ Expand expansion_of(const ptx::Instruction& ins, const lower::Rules& rules) {
   return Expand::None;
 }
 
+// With wide: a 64-bit integer op that issues as two SASS instructions (rules.hpp). An absorbed
+// one issues nothing; one that absorbed a multiply (imad) is one IMAD.WIDE; one already expanded
+// keeps its sequence. `low` empty: no absorbing rule ran.
+void mark_wide(const ptx::Kernel& kernel, std::vector<InstInfo>& info,
+               const std::vector<lower::Lowered>& low) {
+  for (std::size_t i = 0; i < info.size(); ++i) {
+    const ptx::Instruction& ins = kernel.code[i];
+    if (ins.type != ptx::Type::U64 && ins.type != ptx::Type::S64 && ins.type != ptx::Type::B64)
+      continue;
+    switch (ins.op) {
+      case Opcode::Add:
+      case Opcode::Sub:
+      case Opcode::Shl:
+      case Opcode::Shr:
+      case Opcode::Setp:
+      case Opcode::Min:
+      case Opcode::Max:
+      case Opcode::Neg:
+      case Opcode::Abs:
+      case Opcode::And:
+      case Opcode::Or:
+      case Opcode::Xor:
+      case Opcode::Not:
+      case Opcode::Selp:
+        break;
+      default:
+        continue;
+    }
+    if (!low.empty() && (low[i].absorbed != lower::Rule::None || low[i].imad)) continue;
+    if (info[i].expand != Expand::None) continue;
+    info[i].expand = Expand::Wide;
+    info[i].unit = expansion(Expand::Wide).last;
+  }
+}
+
 }  // namespace
 
 std::vector<InstInfo> decode_kernel(const ptx::Kernel& kernel) {
@@ -304,12 +339,16 @@ std::vector<std::uint32_t> apply_lowering(const ptx::Kernel& kernel, std::vector
     info[i].expand = e;
     info[i].unit = expansion(e).last;
   }
-  if (!rules.any()) return {};
+  if (!rules.any()) {
+    if (rules.wide) mark_wide(kernel, info, {});
+    return {};
+  }
   const std::size_t n = info.size();
   std::vector<std::uint32_t> with(n, ptx::kNone);
   const std::vector<lower::Lowered> low = lower::lower(kernel, reg_uses(info), rules);
   for (std::size_t i = 0; i < n; ++i)
     if (low[i].imad && info[i].unit == Unit::Alu) info[i].unit = Unit::Fma;
+  if (rules.wide) mark_wide(kernel, info, low);
   // Backwards, so that a group's later members are merged before its first.
   std::uint32_t next = std::uint32_t(n);  // the next instruction that issues
   for (std::size_t i = n; i-- > 0;) {

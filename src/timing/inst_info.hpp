@@ -13,7 +13,17 @@
 namespace smemsim::timing {
 
 // sm.lower's expansions (expand.hpp): an instruction the GPU runs as a sequence.
-enum class Expand : std::uint8_t { None, SinCos, DivU32, RemU32, DivS32, RemS32, DivF32, SqrtF32 };
+enum class Expand : std::uint8_t {
+  None,
+  SinCos,
+  DivU32,
+  RemU32,
+  DivS32,
+  RemS32,
+  DivF32,
+  SqrtF32,
+  Wide
+};
 
 // Execution classes: each has its own latency (arch keys) and so its own EXE depth.
 enum class Unit : std::uint8_t {
