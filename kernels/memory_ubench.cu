@@ -5,7 +5,7 @@
 // sees while every SM does the same (the share of the L2 or DRAM bandwidth an SM gets), and the
 // cycle model can run the same kernel and be timed the same way. scripts/memory_measure.cu runs
 // them on a GPU (and scripts/memory_scaling.cu the kernels at the end, and the streams from fewer
-// SMs); docs/calibration.md "The memory hierarchy" has the figures.
+// SMs); docs/gpu-runs.md "The memory's bandwidths" has the figures.
 #include <cstdint>
 
 // Streaming read: CTA b reads its own `n16` 16-byte words (in + b * n16), `reps` times over, with

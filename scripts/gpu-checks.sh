@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The checks that need a real GPU, in one run (docs/calibration.md "Measured on an H200 and an H100"):
+# The checks that need a real GPU, in one run (docs/gpu-runs.md "Measured on an H200 and an H100"):
 #   scripts/gpu-checks.sh [--quick] OUT [SMEMSIM]
 # writes into OUT (eleven files; a device machine returns eight, so pack them: tar czf):
 #   replicas.toml  scripts/calibrate: every replica microbenchmark, a measurement file

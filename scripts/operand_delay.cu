@@ -1,11 +1,11 @@
 // scripts/operand_delay.cu: dependent chains that tell apart where a latency goes (issue 42,
-// docs/calibration.md "One rule would fit all five latency chains"): a shared load or a MUFU fed
-// by a variable-latency result (another load, another MUFU) or by a fixed-latency one (IADD3,
-// FFMA, IMAD), and a fixed-latency op fed by a load or a MUFU; and division and square root on
-// their own results (the sequences of sm.lower's divide). Each chain is inline PTX of one
-// thread, `zero` and `one` come from the launch so that ptxas cannot fold them, and the figure is
-// %clock around 1,024 steps over the steps, the median of five after a warm-up. The SASS of each
-// kernel (cuobjdump) shows what ran.
+// docs/gpu-runs.md "Measured on an H200 and an H100", docs/timing.md "Operand delay"): a shared
+// load or a MUFU fed by a variable-latency result (another load, another MUFU) or by a
+// fixed-latency one (IADD3, FFMA, IMAD), and a fixed-latency op fed by a load or a MUFU; and
+// division and square root on their own results (the sequences of sm.lower's divide). Each chain
+// is inline PTX of one thread, `zero` and `one` come from the launch so that ptxas cannot fold
+// them, and the figure is %clock around 1,024 steps over the steps, the median of five after a
+// warm-up. The SASS of each kernel (cuobjdump) shows what ran.
 //   nvcc -O2 -arch=sm_90 -o operand_delay scripts/operand_delay.cu && ./operand_delay
 #include "calibrate_common.cuh"
 

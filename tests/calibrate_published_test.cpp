@@ -99,7 +99,7 @@ TEST(CalibratePublished, H800Luo2024) {
 // Our own measurements (scripts/calibrate on an H200 and an H100 SXM, whose SM figures agree to
 // four digits): hopper-h100's SM keys (latencies, lanes_imad, tensor_fmas, native_position,
 // scheduler) are calibrated to both, its L1, L2, DRAM and global-atomic latencies to the H100's
-// (docs/calibration.md "Measured on an H200 and an H100"). With the operand delay and the sin/cos
+// (docs/gpu-runs.md "Measured on an H200 and an H100"). With the operand delay and the sin/cos
 // expansion (sm.mio_delay_*, sm.lower's sincos) every latency chain is within 5 %; the misses,
 // each with what the model lacks:
 // - ptxas unrolls the FFMA replica's loop 16 times further (64 FFMA a branch in the SASS), so

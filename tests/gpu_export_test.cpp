@@ -124,7 +124,7 @@ TEST(GpuExport, CompareRefusesBadInputWithOneLine) {
 
 #ifdef SMEMSIM_NVCC
 // The GPU-side programs of scripts/gpu-checks.sh compile with the configured nvcc (they run only
-// where a GPU is: docs/calibration.md "Measured on an H200 and an H100"). gpu-replay links the
+// where a GPU is: docs/gpu-runs.md "Measured on an H200 and an H100"). gpu-replay links the
 // driver API, found in the toolkit's stub folder here; without a GPU, hopper_measure,
 // operand_delay and memory_measure stop with one line and exit code 2.
 TEST(GpuExport, TheGpuProgramsCompile) {

@@ -427,7 +427,7 @@ std::vector<Arch> build() {
     a.sm.lanes_imad = 16;
     // Calibrated to an H100 SXM and an H200, whose SM figures agree to four digits
     // (calibration/h100-measured.toml, h200-measured.toml, measured by scripts/calibrate for this
-    // work, docs/calibration.md "Measured on an H200 and an H100"):
+    // work, docs/gpu-runs.md "Measured on an H200 and an H100"):
     // - ptxas for sm_90 folds no scaled index into a shared address (the window's base is a
     //   uniform register that depends on the CTA's rank in its cluster): the chase's hop is LEA
     //   then LDS [R], as that GPU's SASS shows, so the `scaled` rule is off;
@@ -441,11 +441,11 @@ std::vector<Arch> build() {
     // - the scheduler moves a load past a store to a state space that cannot alias it (the
     //   `spaces` rule): [H100] SASS of the suite, conv_rows's ten LDGs issue before the ten STSs
     //   of the loads before them, and the branches round each (one load) are predicates there:
-    //   the `ifcvt` rule (docs/calibration.md "The suite and the memory on an H100, again").
+    //   the `ifcvt` rule (docs/gpu-runs.md "The suite and the memory on an H100, again").
     // - integer division and remainder by a register, div.rn.f32 and sqrt.rn.f32 issue as the
     //   17-25 and 10 instructions ptxas 13.0 emits for sm_90 (the `divide` rule, expand.cpp): the
     //   H200's Nsight counts of the suite's SASS (FCHK, I2F, F2I, IABS) and SASS of one division
-    //   a kernel (docs/calibration.md "One SM to every SM").
+    //   a kernel (docs/gpu-runs.md "One SM to every SM").
     a.sm.lower = "fma,imad,lea,addr,cvt,mov,ifcvt,schedule,spaces,sincos,divide";
     a.sm.mio_delay_alu = 2;
     a.sm.mio_delay_fma = 3;

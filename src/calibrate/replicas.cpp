@@ -31,7 +31,7 @@ const std::vector<Replica>& replicas() {
       // span). `arg` is the CTA's region in 16-byte words, `steps` the times it is read. The L1
       // read checks sm.l1_bytes_per_cycle rather than fitting it: the model's figure is bound by
       // the loop's ALU work, not the L1, and l1_bw_64v's 122 B/clk says the L1 delivers more
-      // (docs/calibration.md "The memory's bandwidths").
+      // (docs/gpu-runs.md "The memory's bandwidths").
       {"l1_read", "mem_read_ca", "B/clk/SM",
        "ld.global.ca.v4 of the CTA's 32 KiB, 64 times, 1,024 threads, thread 0's clock64 between "
        "two barriers: bytes a cycle",
