@@ -226,10 +226,9 @@ double run_replica(const Replica& r, const Arch& preset, const Code& code, std::
   // A whole-GPU replica runs as it ran: every SM, the whole L2.
   Arch arch = preset;
   timing::TimingOptions opt;
-  if (r.whole) {
-  } else if (arch.sm.l2_slices) {
+  if (!r.whole && arch.sm.l2_slices) {
     if (r.memory() && !r.alone) opt.l2_share = std::max(arch.sm.count, 1u);
-  } else {
+  } else if (!r.whole) {
     if (arch.sm.count > 1) arch.sm.l2_bytes /= arch.sm.count;
     arch.sm.count = 1;
   }
