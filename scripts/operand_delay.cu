@@ -18,6 +18,18 @@
 
 constexpr int kSteps = 1024;
 
+// The chains' timed loop: 16 untimed steps, then kSteps between two %clock reads; clk[0] the
+// cycles, clk[1] the chain's values (p, f) so that nothing is optimized away.
+#define TIMED_STEPS(body)                                                   \
+  unsigned t0 = 0, t1 = 0;                                                  \
+  for (int i = -16; i < kSteps; ++i) {                                      \
+    if (i == 0) asm volatile("mov.u32 %0, %%clock;" : "=r"(t0)::"memory");  \
+    body                                                                    \
+  }                                                                         \
+  asm volatile("mov.u32 %0, %%clock;" : "=r"(t1)::"memory");                \
+  clk[0] = t1 - t0;                                                         \
+  clk[1] = p + __float_as_uint(f);
+
 // s[i] holds its own shared address (a word that points to itself): every chain stays at s[0].
 #define CHAIN_KERNEL(name, body)                                              \
   __global__ void name(unsigned* clk, unsigned zero, float one) {             \
@@ -28,14 +40,7 @@ constexpr int kSteps = 1024;
     __syncthreads();                                                          \
     unsigned p = base;                                                        \
     float f = one;                                                            \
-    unsigned t0 = 0, t1 = 0;                                                  \
-    for (int i = -16; i < kSteps; ++i) {                                      \
-      if (i == 0) asm volatile("mov.u32 %0, %%clock;" : "=r"(t0)::"memory");  \
-      body                                                                    \
-    }                                                                         \
-    asm volatile("mov.u32 %0, %%clock;" : "=r"(t1)::"memory");                \
-    clk[0] = t1 - t0;                                                         \
-    clk[1] = p + __float_as_uint(f);                                          \
+    TIMED_STEPS(body)                                                         \
   }
 
 // A load on its own result.
@@ -85,14 +90,7 @@ CHAIN_KERNEL(sqrt_f32, asm volatile("sqrt.rn.f32 %0, %0;" : "+f"(f)::"memory");)
   __global__ void name(unsigned* clk, unsigned zero, float one) {            \
     unsigned p = zero + 65535u;                                              \
     float f = one + one;                                                     \
-    unsigned t0 = 0, t1 = 0;                                                 \
-    for (int i = -16; i < kSteps; ++i) {                                     \
-      if (i == 0) asm volatile("mov.u32 %0, %%clock;" : "=r"(t0)::"memory"); \
-      body                                                                   \
-    }                                                                        \
-    asm volatile("mov.u32 %0, %%clock;" : "=r"(t1)::"memory");               \
-    clk[0] = t1 - t0;                                                        \
-    clk[1] = p + __float_as_uint(f);                                         \
+    TIMED_STEPS(body)                                                        \
   }
 DIVISOR_CHAIN_KERNEL(div_u32_by_chain, asm volatile("div.u32 %0, %1, %0;"
                                                     : "+r"(p)
