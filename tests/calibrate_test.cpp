@@ -325,6 +325,41 @@ TEST(Calibrate, VoltaReproducesTheTitanVMemoryFigures) {
   }
 }
 
+// mem_bw sizes its arrays by the L2: an arch with none, or one whose arrays would pass 1 GiB
+// (sm.l2_bytes at its largest, 256 MiB: 3 GiB), is refused before anything runs.
+TEST(Calibrate, MemBwRefusesAnL2ItCannotSizeItsArraysBy) {
+  const calibrate::Replica& r = *calibrate::find_replica("mem_bw");
+  Arch v = find_preset("volta-v100");
+  EXPECT_NO_THROW(calibrate::check_runnable(r, v));
+  v.sm.l2_bytes = 256u << 20;
+  EXPECT_THROW(calibrate::check_runnable(r, v), InputError);
+  v.sm.l2_bytes = 0;
+  EXPECT_THROW(calibrate::check_runnable(r, v), InputError);
+  const std::string t = R"(format = 1
+[gpu]
+name = "G"
+preset = "volta-v100"
+[gpu.keys]
+"sm.l2_bytes" = 268435456
+[source]
+kind = "measured"
+title = "t"
+citation = "c"
+[[figure]]
+id = "f"
+benchmark = "mem_bw"
+value = 400
+unit = "B/clk"
+where = "w"
+[figure.method]
+step = "s"
+clock = "c"
+)";
+  const CliResult c = cli("calibrate " + temp_file("big_l2.toml", t) + " --check");
+  EXPECT_EQ(c.exit_code, 2);
+  EXPECT_NE(c.out.find("3072 MiB in all"), std::string::npos) << c.out;
+}
+
 TEST(Calibrate, CliRefusesABadFileWithExitTwo) {
   const std::string bad = temp_file("bad_meas.toml", figure("nope", "cycles"));
   const CliResult r = cli("calibrate " + bad);

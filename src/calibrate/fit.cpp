@@ -56,6 +56,7 @@ Fit fit(const Measurements& m, const Arch& base, const FitOptions& opt) {
         by_key[key].push_back(&fig);
       }
   }
+  for (const Figure& fig : m.figures) check_runnable(*find_replica(fig.benchmark), gpu);
   const Code code = load_replicas(opt.ptx_dir);
   std::map<std::string, double> before;
   for (const Figure& fig : m.figures)

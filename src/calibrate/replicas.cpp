@@ -132,6 +132,10 @@ Code load_replicas(const std::string& ptx_dir) {
 
 namespace {
 
+// The most rep_mem_bw's six arrays may take, MiB: 630 MiB on hopper-h100's 50 MB L2, 75 on
+// volta-v100's; the largest sm.l2_bytes (256 MiB) would take 3 GiB and minutes.
+constexpr double kMemBwMaxMiB = 1024;
+
 // rep_mem_bw's float4s an array: twice the L2 in floats, in fours (the source's
 // ARRAY_SIZE / 4 with ARRAY_SIZE = L2 bytes / 4 x 2).
 std::uint32_t mem_bw_float4s(const Arch& arch) {
@@ -218,6 +222,21 @@ std::uint64_t cycles_of(const Replica& r, const exec::Buffer& clk, std::uint32_t
 
 }  // namespace
 
+void check_runnable(const Replica& r, const Arch& arch) {
+  if (r.extra != Extra::MemBw) return;
+  // Its arrays are sized by the L2 (twice it each, six of them): none to size them by, or more
+  // than this replica should allocate and stream, is the arch's fault.
+  const double mib = 96.0 * double(arch.sm.l2_bytes / 8) / (1 << 20);
+  if (!arch.sm.l2_bytes)
+    throw InputError(fmt::format(
+        "calibrate: replica {} sizes its six arrays at twice sm.l2_bytes, which is 0", r.name));
+  if (mib > kMemBwMaxMiB)
+    throw InputError(
+        fmt::format("calibrate: replica {} would stream six arrays of twice sm.l2_bytes ({}), "
+                    "{:.0f} MiB in all; it runs up to {:.0f} MiB",
+                    r.name, arch.sm.l2_bytes, mib, kMemBwMaxMiB));
+}
+
 double run_replica(const Replica& r, const Arch& preset, const Code& code, std::uint32_t threads) {
   // One CTA, on one SM. A figure measured with a CTA on every SM (the memory kernels) gets that
   // SM's share of the L2: with a shared L2 (sm.l2_slices) 1 / sm.count of its lines and of the
@@ -235,6 +254,7 @@ double run_replica(const Replica& r, const Arch& preset, const Code& code, std::
   const std::uint32_t grid =
       r.whole ? std::max(arch.sm.max_threads / r.threads, 1u) * std::max(arch.sm.count, 1u) : 1;
   const std::uint32_t all = grid * r.threads;
+  check_runnable(r, arch);
   const ptx::Module& m = r.memory()                   ? code.memory
                          : r.extra == Extra::BulkCopy ? code.hopper
                                                       : code.replicas;

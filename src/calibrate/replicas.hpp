@@ -90,6 +90,9 @@ struct Code {
 };
 // Loads both from `ptx_dir` (exec::suite_ptx_dir() when empty), once for every run.
 Code load_replicas(const std::string& ptx_dir = "");
+// InputError where `r` cannot run on `arch` as it should (mem_bw: no L2 to size its arrays by,
+// or arrays past 1 GiB), before any simulation; run_replica checks it too.
+void check_runnable(const Replica& r, const Arch& arch);
 // The figure the cycle model gives for `r` on `arch` (one SM, or every SM for a `whole` one), in
 // r.unit. `threads`: the host threads the SMs tick on (TimingOptions::threads; the figure does not
 // depend on it).
