@@ -101,7 +101,8 @@ TEST(Lowering, MarksWhatPtxasMakesFree) {
 
 TEST(Lowering, RulesParseAndRefuseTypos) {
   EXPECT_EQ(lower::to_string(lower::parse_rules("all")),
-            "fma,imad,lea,addr,scaled,cvt,mov,ifcvt,lop3,schedule,spaces,sincos,divide,wide");
+            "fma,imad,lea,addr,scaled,cvt,mov,ifcvt,lop3,vector,schedule,spaces,sincos,divide,"
+            "wide");
   EXPECT_EQ(lower::to_string(lower::parse_rules("none")), "none");
   EXPECT_EQ(lower::to_string(lower::parse_rules("mov,fma")), "fma,mov");
   try {
@@ -126,9 +127,10 @@ TEST(Lowering, RulesParseAndRefuseTypos) {
         << p;
   // And for sm_90 sin.approx as FMUL.RZ then MUFU.SIN (the same SASS): sincos; global loads
   // hoisted above shared stores and branches round them made predicates (an H100's SASS of
-  // conv_rows): spaces and ifcvt.
+  // conv_rows): spaces and ifcvt; matmul's scalar shared loads as LDS.128 (the H200's SASS
+  // opcode counts): vector.
   EXPECT_EQ(lower::to_string(lower::parse_rules(find_preset("hopper-h100").sm.lower)),
-            "fma,imad,lea,addr,cvt,mov,ifcvt,schedule,spaces,sincos,divide");
+            "fma,imad,lea,addr,cvt,mov,ifcvt,vector,schedule,spaces,sincos,divide");
 }
 
 // wide: a 64-bit integer op that issues is two SASS instructions (the low word, then the high
@@ -418,8 +420,10 @@ TEST(Lowering, ScheduledKernelsComputeTheSameAndReportInPtxOrder) {
     if (!timing_independent) continue;
     ++exact;
     // The scheduler alone, and with the memory order kept only where state spaces may alias.
+    // With vector, the loads it merges are brought together first (its own reordering).
     for (const char* rules : {"fma,imad,lea,addr,scaled,cvt,mov,schedule",
-                              "fma,imad,lea,addr,scaled,cvt,mov,schedule,spaces"}) {
+                              "fma,imad,lea,addr,scaled,cvt,mov,schedule,spaces",
+                              "fma,imad,lea,addr,scaled,cvt,mov,vector,schedule,spaces"}) {
       SCOPED_TRACE(rules);
       const BuiltinRun on = run_builtin(name, rules);
       EXPECT_EQ(on.buffers, off.buffers);

@@ -219,8 +219,11 @@ struct Arch {
   std::uint32_t hash_latency = 0;
   // How an access of more than 4 bytes per lane (.v2/.v4, 64-bit) is served (issue 15): "phases"
   // as the hardware does, lane groups whose bank units fill one transaction (64-bit: half-warps,
-  // 128-bit: quarter-warps on 4-byte banks; 8-byte banks take twice the lanes); "words": one
-  // access per 4-byte word over the whole warp (smemsim before issue 15).
+  // 128-bit: quarter-warps on 4-byte banks; 8-byte banks take twice the lanes); "pairs": the
+  // same, but a load whose lanes pair up (lanes n and n^1, or n and n^2, the same address
+  // wherever both are active) takes twice the lanes a phase, the return path packing two lanes'
+  // registers (Volta and later; docs/exec.md); "words": one access per 4-byte word over the
+  // whole warp (smemsim before issue 15).
   std::string wide_access = "phases";
 
   std::uint32_t warp_size = 32;

@@ -27,6 +27,23 @@ inline constexpr LaneMask lanes_mask(int n) {
   return n >= 64 ? ~LaneMask{0} : ((LaneMask{1} << n) - 1);
 }
 
+// The packing rule of a wide shared load (memory.wide_access = pairs): lanes n and n^1, or
+// lanes n and n^2, read the same address wherever both are active. Returns the bit that pairs
+// them (1 or 2), or 0. `same(a, b)` compares two lanes' addresses.
+template <typename Same>
+int lanes_pair(LaneMask active, Same&& same) {
+  for (const int bit : {1, 2}) {
+    bool ok = true;
+    for (LaneMask m = active; m && ok; m &= m - 1) {
+      const int l = std::countr_zero(m);
+      if ((l & bit) || !((active >> (l ^ bit)) & 1u)) continue;
+      ok = same(l, l ^ bit);
+    }
+    if (ok) return bit;
+  }
+  return 0;
+}
+
 struct WarpAccess {
   Op op = Op::Load;
   std::uint32_t pc = 0;     // instruction id (PTX line or trace `pc=`); 0 when unknown

@@ -215,8 +215,8 @@ void validate(const Arch& a) {
     bad("tm.detector", fmt::format("'{}' is not bloom or exact", tm.detector));
   if (tm.bloom_index != "position" && tm.bloom_index != "word")
     bad("tm.bloom_index", fmt::format("'{}' is not position or word", tm.bloom_index));
-  if (a.wide_access != "phases" && a.wide_access != "words")
-    bad("memory.wide_access", fmt::format("'{}' is not phases or words", a.wide_access));
+  if (a.wide_access != "phases" && a.wide_access != "words" && a.wide_access != "pairs")
+    bad("memory.wide_access", fmt::format("'{}' is not phases, pairs or words", a.wide_access));
   if (tm.timing != "paper" && tm.timing != "perfect")
     bad("tm.timing", fmt::format("'{}' is not paper or perfect", tm.timing));
   // The hash specs must parse for this geometry.

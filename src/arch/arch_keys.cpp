@@ -91,8 +91,11 @@ const std::vector<Key>& key_table() {
           "0 for mod and the fixed xor; not implied by memory.bank_hash)"),
       str("memory.wide_access", &Arch::wide_access,
           "accesses over 4 bytes per lane: phases (lane groups filling one transaction: 64-bit "
-          "half-warps, 128-bit quarter-warps; CUDA Programming Guide, shared memory) or words "
-          "(one access per word over the warp)"),
+          "half-warps, 128-bit quarter-warps; CUDA Programming Guide, shared memory), pairs "
+          "(phases, and a load whose lanes n and n^1, or n and n^2, read the same address takes "
+          "twice the lanes a phase: NVIDIA's answer for cc 7.x, forums.developer.nvidia.com/t/"
+          "77228; 2 wavefronts an LDS.128 measured on an H200) or words (one access per word "
+          "over the warp)"),
       u32("warp.size", &Arch::warp_size, 1, 64, "threads per warp (NVIDIA: 32; AMD GCN: 64)"),
       u32("warp.transaction_lanes", &Arch::transaction_lanes, 1, 64,
           "lanes served by one shared-memory transaction (Fermi: 32; GT200: 16, a half-warp; "

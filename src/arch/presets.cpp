@@ -198,6 +198,13 @@ std::vector<Arch> build() {
     a.memory_bytes = kib * 1024;
     a.atomic_model = "native";
     a.locks = 0;
+    // A wide shared load whose lanes pair up (n and n^1, or n and n^2, on one address) takes
+    // half the wavefronts: [NVF2] NVIDIA's answer for cc 7.0-7.5 (forums.developer.nvidia.com/t/
+    // 77228: the return path, 128 B a cycle, packs two lanes' registers: an LDS.128 takes 2
+    // requests, not 4); a user's Nsight counts on cc 8.6 and 9.0 (/t/373160: 2 wavefronts); an
+    // H200, matmul's LDS.128 from As[ty][k]: 12,288 load wavefronts for 10,240 LDS, 8,192 of
+    // them scalar (calibration/runs/h100-2026-11-26/ncu.csv; docs/exec.md "Wide accesses").
+    a.wide_access = "pairs";
     // The profile's per-access model (timing.*): no source gives these for Volta-Hopper yet;
     // assumed (issue 25: a GPU run of kernels/ubench would measure them).
     a.timing.ld_base = 30;
@@ -446,7 +453,10 @@ std::vector<Arch> build() {
     //   17-25 and 10 instructions ptxas 13.0 emits for sm_90 (the `divide` rule, expand.cpp): the
     //   H200's Nsight counts of the suite's SASS (FCHK, I2F, F2I, IABS) and SASS of one division
     //   a kernel (docs/gpu-runs.md "One SM to every SM").
-    a.sm.lower = "fma,imad,lea,addr,cvt,mov,ifcvt,schedule,spaces,sincos,divide";
+    // - four scalar shared loads of adjacent words from a 16-byte-aligned base are one LDS.128
+    //   (the `vector` rule): the H200's SASS of matmul, 10,240 LDS for 16,384 ld.shared.f32
+    //   (calibration/runs/h100-2026-11-27/ncu_opcodes_h200.csv; src/lower/vector.hpp).
+    a.sm.lower = "fma,imad,lea,addr,cvt,mov,ifcvt,vector,schedule,spaces,sincos,divide";
     a.sm.mio_delay_alu = 2;
     a.sm.mio_delay_fma = 3;
     a.sm.scheduler = "lrr";

@@ -286,7 +286,8 @@ const std::map<std::string, std::vector<Row>>& tables() {
             "`spaces`, and predicated where the PTX branches round each, `ifcvt`; ptxas 13.0's "
             "sequences for integer and IEEE float division and square root (an H100/H200's "
             "cuobjdump of one division a kernel, and Nsight's opcode counts of the suite): "
-            "`divide`"},
+            "`divide`; matmul's scalar shared loads as LDS.128 (the H200's opcode counts: "
+            "10,240 LDS for 16,384 ld.shared.f32): `vector`"},
            {"sm.writeback_ports", K::Assumed,
             "2, as Accel-Sim's Volta, Turing and Ampere configs have it; no H100 config read"},
            {"sm.global_bytes_per_cycle", K::Calibrated,

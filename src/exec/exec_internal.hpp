@@ -313,6 +313,9 @@ struct Impl {
     LazyAnalyzer& operator=(const LazyAnalyzer&) { return *this; }
   } tma_banks;
   bool wide_by_words = false;
+  // memory.wide_access = "pairs": a wide load whose lanes pair up (lanes_pair) takes twice the
+  // lanes a phase.
+  bool wide_pairs = false;
   std::uint32_t threads = 0;  // per CTA
   std::uint32_t warps = 0;    // per CTA
   std::uint32_t nregs = 0;

@@ -249,22 +249,35 @@ void emit_shared(Impl& im, const Warp& w, const Cta& cta, std::uint32_t pc, Op o
     }
     return;
   }
-  const int per_phase = std::max(1, std::min(int(im.lanes), int(im.transaction_lanes) / units));
+  int per_phase = std::max(1, std::min(int(im.lanes), int(im.transaction_lanes) / units));
+  // The return path packs two lanes' registers when lanes pair up (memory.wide_access = pairs):
+  // a phase takes twice the lanes, and of each pair that agrees only the lower is listed (the
+  // other is the same bank units), so a phase still fills one transaction's slots.
+  const int pair = im.wide_pairs && op == Op::Load
+                       ? lanes_pair(lanes_mask,
+                                    [&](int a, int b) {
+                                      return im.addr[std::size_t(a)] == im.addr[std::size_t(b)];
+                                    })
+                       : 0;
+  if (pair) per_phase = std::min(int(im.lanes), 2 * per_phase);
   for (int first = 0; first < int(im.lanes); first += per_phase) {
     const LaneMask group = lanes_mask & (smemsim::lanes_mask(per_phase) << first);
     if (!group) continue;
     ++im.stats.shared_accesses;
     if (!im.consumer) continue;
-    wa.lanes = static_cast<std::uint8_t>(per_phase * units);
     wa.active = 0;
+    int listed = 0;
     each_lane(group, [&](int l) {
+      if (pair && (l & pair) && ((group >> (l ^ pair)) & 1u)) return;  // its partner's units
+      const int at = pair ? listed++ : l - first;
       for (int k = 0; k < units; ++k) {
-        const int slot = (l - first) * units + k;
+        const int slot = at * units + k;
         wa.addr[std::size_t(slot)] =
             static_cast<WordAddr>((im.addr[std::size_t(l)] + 4u * std::uint32_t(k * wpu)) >> 2);
         wa.active |= LaneMask{1} << slot;
       }
     });
+    wa.lanes = static_cast<std::uint8_t>((pair ? per_phase / 2 : per_phase) * units);
     if (!cta.tma_tiles.empty() && op == Op::Load) [[unlikely]]
       tma_reads_whatif(im, cta, wa);
     im.consumer->on_access(wa);

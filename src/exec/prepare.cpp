@@ -163,6 +163,7 @@ Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, const Laun
   words_per_unit = std::max(1u, arch.words_per_bank_unit());
   transaction_lanes = std::max(1u, arch.transaction_lanes);
   wide_by_words = arch.wide_access == "words";
+  wide_pairs = arch.wide_access == "pairs";
   const std::uint64_t t = launch.block.count();
   if (t == 0 || t > 1024)
     fail_launch(

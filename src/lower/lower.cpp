@@ -1,6 +1,8 @@
 // The lowering pass (lower.hpp): which PTX instructions the GPU's instruction set makes free.
 #include "lower/lower.hpp"
 
+#include "lower/vector.hpp"
+
 namespace smemsim::lower {
 namespace {
 
@@ -107,6 +109,25 @@ bool ends_block(ptx::Opcode op) {
     default:
       return false;
   }
+}
+
+bool reads_clock(const ptx::Instruction& ins) {
+  for (std::size_t k = 0; k < ins.num_ops; ++k) {
+    const ptx::Operand& o = ins.ops[k];
+    if (o.kind != ptx::OperandKind::Special) continue;
+    switch (o.special) {
+      case ptx::Special::Clock:
+      case ptx::Special::Clock64:
+      case ptx::Special::ClockHi:
+      case ptx::Special::GlobalTimer:
+      case ptx::Special::GlobalTimerLo:
+      case ptx::Special::GlobalTimerHi:
+        return true;
+      default:
+        break;
+    }
+  }
+  return false;
 }
 
 std::vector<std::uint32_t> blocks(const ptx::Kernel& k) {
@@ -257,6 +278,14 @@ std::vector<Lowered> lower(const ptx::Kernel& kernel, const std::vector<RegUse>&
       products[c] = 1;
     }
   }
+  // Wide loads (vector.hpp): a group brought together, all but its last member issue with it.
+  if (rules.vector)
+    for (const std::vector<std::uint32_t>& g : vector_groups(kernel, uses)) {
+      bool together = true;
+      for (std::size_t j = 1; j < g.size(); ++j) together &= g[j] == g[0] + j;
+      for (std::size_t j = 0; together && j + 1 < g.size(); ++j)
+        if (cand[g[j]].rule == Rule::None) cand[g[j]] = {Rule::Vector, g.back()};
+    }
   // Free moves: integer truncation and register copies, whatever reads them.
   for (std::uint32_t p = 0; p < n; ++p) {
     if (cand[p].rule != Rule::None || !f.unguarded(p) || f.only_dst(p) == ptx::kNone) continue;

@@ -26,6 +26,9 @@
 //         same width that takes in no other: one LOP3.LUT, any bitwise function of three
 //         registers (PTX ISA, lop3; SASS from Maxwell on: `LOP3.LUT R5, R4, UR4, R3, 0xfe` is
 //         the OR of three values).
+//   vector  2 or 4 scalar 32-bit ld.shared of adjacent words from one base, 8 or 16 bytes
+//         aligned to their width: one LDS.64 / LDS.128 (vector.hpp: the loads are first brought
+//         together; all but the last are absorbed into it, which makes the whole access).
 // and `schedule`, the list scheduler (schedule.hpp), which reorders rather than absorbs, and
 //   sincos  sin/cos.approx.f32 as two instructions: an FMUL.RZ by 1/(2 pi) on the FMA pipe (the
 //         range reduction), then MUFU.SIN/COS on its result (the SASS ptxas 13.0 emits for sm_90;
@@ -64,6 +67,9 @@ struct RegUse {
 // Instructions that end a basic block: control flow and the synchronising ones (bar, fences,
 // mbarrier, cp.async.wait_group, transactions): nothing is merged or moved across them.
 bool ends_block(ptx::Opcode op);
+// An instruction nothing moves across (the list scheduler, the vector rule): it reads a clock,
+// so a kernel timing itself sees the code it timed.
+bool reads_clock(const ptx::Instruction& ins);
 // The basic block of each instruction (0, 1, ...): a block starts at a branch target, a linked
 // function's entry, and after an instruction that ends_block().
 std::vector<std::uint32_t> blocks(const ptx::Kernel& kernel);

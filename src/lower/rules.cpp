@@ -10,8 +10,8 @@
 namespace smemsim::lower {
 namespace {
 
-constexpr std::array<std::string_view, kRules> kNames = {"",       "fma", "imad", "lea",   "addr",
-                                                         "scaled", "cvt", "mov",  "ifcvt", "lop3"};
+constexpr std::array<std::string_view, kRules> kNames = {
+    "", "fma", "imad", "lea", "addr", "scaled", "cvt", "mov", "ifcvt", "lop3", "vector"};
 
 }  // namespace
 
@@ -25,11 +25,12 @@ Rules parse_rules(std::string_view spec, std::string_view key) {
   if (spec.empty())
     throw InputError(fmt::format(
         "arch key '{}': empty (give none, all, or a comma list of fma, imad, lea, addr, scaled, "
-        "cvt, mov, ifcvt, lop3, schedule, spaces, sincos, divide, wide)",
+        "cvt, mov, ifcvt, lop3, vector, schedule, spaces, sincos, divide, wide)",
         key));
   if (spec == "all")
     return parse_rules(
-        "fma,imad,lea,addr,scaled,cvt,mov,ifcvt,lop3,schedule,spaces,sincos,divide,wide", key);
+        "fma,imad,lea,addr,scaled,cvt,mov,ifcvt,lop3,vector,schedule,spaces,sincos,divide,wide",
+        key);
   std::size_t pos = 0;
   while (pos <= spec.size()) {
     const std::size_t comma = spec.find(',', pos);
@@ -44,6 +45,7 @@ Rules parse_rules(std::string_view spec, std::string_view key) {
                  : name == "mov"      ? &r.mov
                  : name == "ifcvt"    ? &r.ifcvt
                  : name == "lop3"     ? &r.lop3
+                 : name == "vector"   ? &r.vector
                  : name == "schedule" ? &r.schedule
                  : name == "spaces"   ? &r.spaces
                  : name == "sincos"   ? &r.sincos
@@ -53,7 +55,8 @@ Rules parse_rules(std::string_view spec, std::string_view key) {
     if (!flag)
       throw InputError(fmt::format(
           "arch key '{}': unknown lowering rule '{}' (give a comma list of fma, imad, lea, addr, "
-          "scaled, cvt, mov, ifcvt, lop3, schedule, spaces, sincos, divide, wide; or all, or "
+          "scaled, cvt, mov, ifcvt, lop3, vector, schedule, spaces, sincos, divide, wide; or all, "
+          "or "
           "none)",
           key, name));
     *flag = true;
@@ -79,6 +82,7 @@ std::string to_string(const Rules& r) {
   add(r.mov, "mov");
   add(r.ifcvt, "ifcvt");
   add(r.lop3, "lop3");
+  add(r.vector, "vector");
   add(r.schedule, "schedule");
   add(r.spaces, "spaces");
   add(r.sincos, "sincos");

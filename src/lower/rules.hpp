@@ -9,8 +9,20 @@
 
 namespace smemsim::lower {
 
-enum class Rule : std::uint8_t { None, Fma, Imad, Lea, Addr, Scaled, Cvt, Mov, Ifcvt, Lop3 };
-inline constexpr std::size_t kRules = 10;
+enum class Rule : std::uint8_t {
+  None,
+  Fma,
+  Imad,
+  Lea,
+  Addr,
+  Scaled,
+  Cvt,
+  Mov,
+  Ifcvt,
+  Lop3,
+  Vector
+};
+inline constexpr std::size_t kRules = 11;
 std::string_view rule_name(Rule r);  // "fma", ... ("" for None)
 
 struct Rules {
@@ -21,6 +33,9 @@ struct Rules {
   bool ifcvt = false;
   // A bitwise and/or/xor/not whose result only one and/or/xor reads: the two are one LOP3.
   bool lop3 = false;
+  // Scalar shared loads of adjacent words from one aligned base are one 64- or 128-bit load
+  // (vector.hpp): brought together, then all but the last absorbed into it.
+  bool vector = false;
   bool schedule = false;  // the list scheduler (schedule.hpp), not an absorbing rule
   // The scheduler keeps the order of two memory instructions only where it matters: a write and
   // another access to state spaces that may alias (schedule.hpp); without it, every load, store
@@ -36,9 +51,12 @@ struct Rules {
   // instructions (the low word, then the high word with the carry: IADD3 + IADD3.X, LEA +
   // LEA.HI.X, ISETP + ISETP.EX); an IMAD.WIDE (imad) is one. It adds an issue slot.
   bool wide = false;
-  bool any() const { return fma || imad || lea || addr || scaled || cvt || mov || ifcvt || lop3; }
+  bool any() const {
+    return fma || imad || lea || addr || scaled || cvt || mov || ifcvt || lop3 || vector;
+  }
 };
-// "fma,imad,lea,addr,scaled,cvt,mov,ifcvt,lop3,schedule,spaces,sincos,divide,wide", "all" or
+// "fma,imad,lea,addr,scaled,cvt,mov,ifcvt,lop3,vector,schedule,spaces,sincos,divide,wide", "all"
+// or
 // "none": throws
 // InputError naming `key` (an empty spec or an empty name in the list is refused too).
 Rules parse_rules(std::string_view spec, std::string_view key = "sm.lower");

@@ -67,26 +67,6 @@ bool may_alias(ptx::Space a, ptx::Space b) {
   return a == b || a == ptx::Space::Generic || b == ptx::Space::Generic;
 }
 
-// An instruction nothing moves across: it reads a clock.
-bool reads_clock(const ptx::Instruction& ins) {
-  for (std::size_t k = 0; k < ins.num_ops; ++k) {
-    const ptx::Operand& o = ins.ops[k];
-    if (o.kind != ptx::OperandKind::Special) continue;
-    switch (o.special) {
-      case ptx::Special::Clock:
-      case ptx::Special::Clock64:
-      case ptx::Special::ClockHi:
-      case ptx::Special::GlobalTimer:
-      case ptx::Special::GlobalTimerLo:
-      case ptx::Special::GlobalTimerHi:
-        return true;
-      default:
-        break;
-    }
-  }
-  return false;
-}
-
 // A node: instructions first..last (an absorbed run and the instruction it issues with).
 struct Node {
   std::uint32_t first = 0, last = 0;

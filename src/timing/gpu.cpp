@@ -48,6 +48,7 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
   const SmConfig& sm = arch.sm;
   rules = lower::parse_rules(sm.lower);
   if (rules.ifcvt) if_convert_code();  // on the decode as written, before anything is absorbed
+  if (rules.vector) vectorize_code();
   absorbed = apply_lowering(*code, info, rules);
   ctx.atomics = atomic_mode(arch);
   const Timing& t = arch.timing;
@@ -96,6 +97,7 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
   if (options.max_cycles == 0) throw InputError("--max-cycles must be at least 1");
 
   if (rules.schedule) lower_code();
+  renumber_events();
   // The executor checks the launch (block size, shared memory, arguments) first.
   primary = std::make_unique<exec::Executor>(module, *code, arch, launch, mem, 1, options.remap);
   const exec::Executor& probe = *primary;

@@ -32,7 +32,10 @@ struct GpuSim::Impl {
   // sm.lower's `ifcvt`: the kernel with its short forward branches made predicates (same
   // positions, src/lower/ifcvt.hpp), until the scheduler copies it; none when none qualified.
   std::unique_ptr<ptx::Kernel> converted;
-  const ptx::Kernel* code = nullptr;   // kernel, *converted or *scheduled
+  // sm.lower's `vector`: the kernel with each group of loads brought together (order holds its
+  // order), until the scheduler copies it.
+  std::unique_ptr<ptx::Kernel> vectored;
+  const ptx::Kernel* code = nullptr;   // kernel, *converted, *vectored or *scheduled
   std::unique_ptr<Observer> renumber;  // the caller's observer behind an index map
   std::vector<InstInfo> info;
   std::vector<std::uint32_t>
@@ -64,6 +67,8 @@ struct GpuSim::Impl {
   [[noreturn]] void stuck(const std::string& why) const;
   void lower_code();
   void if_convert_code();  // sm.lower's ifcvt (gpu_lower.cpp)
+  void vectorize_code();   // sm.lower's vector (gpu_lower.cpp)
+  void renumber_events();  // the observer's indices in the caller's numbering (gpu_lower.cpp)
 };
 
 }  // namespace smemsim::timing

@@ -2,6 +2,7 @@
 // in the scheduled order, and the caller's numbering for what leaves GpuSim.
 #include "lower/ifcvt.hpp"
 #include "lower/schedule.hpp"
+#include "lower/vector.hpp"
 #include "timing/gpu_impl.hpp"
 
 namespace smemsim::timing {
@@ -72,18 +73,42 @@ void GpuSim::Impl::lower_code() {
         latency[i] = ctx.latency[std::size_t(in.unit)];
     }
   }
-  order = lower::schedule(*code, reg_uses(info), latency, absorbed, rules.spaces);
-  if (order.empty()) return;
-  scheduled = std::make_unique<ptx::Kernel>(lower::reordered(*code, order));
+  const std::vector<std::uint32_t> moved =
+      lower::schedule(*code, reg_uses(info), latency, absorbed, rules.spaces);
+  if (moved.empty()) return;
+  scheduled = std::make_unique<ptx::Kernel>(lower::reordered(*code, moved));
   code = scheduled.get();
   converted.reset();
+  vectored.reset();
+  // Composed with the vector rule's order when it moved loads (order[new] = the caller's).
+  if (order.empty()) {
+    order = moved;
+  } else {
+    std::vector<std::uint32_t> both(moved.size());
+    for (std::size_t i = 0; i < moved.size(); ++i) both[i] = order[moved[i]];
+    order = std::move(both);
+  }
   std::vector<InstInfo>().swap(info);  // not beside its successor (issue 48: 172 bytes a line)
   info = decode_kernel(*code);
   absorbed = apply_lowering(*code, info, rules);
-  if (options.observer) {
-    renumber = std::make_unique<Renumber>(*options.observer, order);
-    options.observer = renumber.get();
-  }
+}
+
+// The vector rule (src/lower/vector.hpp): each group of shared loads brought together, in a copy
+// of the kernel, decoded again; only when a load moves.
+void GpuSim::Impl::vectorize_code() {
+  order = lower::vector_order(*code, reg_uses(info));
+  if (order.empty()) return;
+  vectored = std::make_unique<ptx::Kernel>(lower::reordered(*code, order));
+  code = vectored.get();
+  converted.reset();
+  std::vector<InstInfo>().swap(info);
+  info = decode_kernel(*code);
+}
+
+void GpuSim::Impl::renumber_events() {
+  if (order.empty() || !options.observer) return;
+  renumber = std::make_unique<Renumber>(*options.observer, order);
+  options.observer = renumber.get();
 }
 
 // The branches to convert are found on `info` as the constructor decoded it (each instruction's

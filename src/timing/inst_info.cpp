@@ -376,6 +376,13 @@ std::vector<std::uint32_t> apply_lowering(const ptx::Kernel& kernel, std::vector
     };
     for (std::uint8_t k = 0; k < info[i].nsrc; ++k) add(g.src, g.nsrc, info[i].src[k]);
     for (std::uint8_t k = 0; k < info[i].ndst; ++k) add(g.dst, g.ndst, info[i].dst[k]);
+    if (low[i].absorbed == lower::Rule::Vector && fits) {
+      // A merged load writes every member's register when it completes (the issuing one's
+      // InstInfo is what marks its results pending).
+      InstInfo& lead = info[next];
+      lead.merged_words = g.merged_words = true;
+      for (std::uint8_t k = 0; k < info[i].ndst; ++k) add(lead.dst, lead.ndst, info[i].dst[k]);
+    }
     if (!fits) {
       next = std::uint32_t(i);
       continue;

@@ -79,6 +79,9 @@ struct InstInfo {
   // sm.lower's sincos and divide: the instruction issues after the steps of its expansion
   // (expand.hpp), then itself on `unit` reading only the last chain step's result.
   Expand expand = Expand::None;
+  // sm.lower's vector: the shared load issues the words of the loads absorbed into it too, one
+  // access of their width (src/lower/vector.hpp).
+  bool merged_words = false;
   std::array<std::uint32_t, 28> src{};  // wmma.mma reads up to 24 fragment registers
   std::array<std::uint32_t, 8> dst{};
   NextClass next_class() const {

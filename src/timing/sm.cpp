@@ -19,6 +19,7 @@ Sm::Sm(std::uint32_t id, const SimContext& ctx)
       nsub_(ctx.arch->warp_size / ctx.arch->sm.simd_width),
       strict_(ctx.arch->sm.barrel == "strict"),
       phased_(ctx.arch->wide_access != "words"),
+      pairs_(ctx.arch->wide_access == "pairs"),
       nsc_(ctx.arch->sm.subcores),
       smu_(*ctx.arch),
       gmem_(ctx.arch->sm, ctx.l1_bytes, ctx.l2),
@@ -306,12 +307,22 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
       AccessRecord& rec = records_.items[std::size_t(in.record)];
       rec.words = std::min(col.n, AccessRecord::kMaxWords);
       rec.active = col.rec.active;
-      rec.phased = col.n > 1 && phased_;
+      // A vector group's words are its loads' (src/lower/vector.hpp): the whole warp's each,
+      // served as one access of their width.
+      rec.phased = col.n > 1 && phased_ && !info.merged_words;
       rec.extra = std::max(0, col.n - AccessRecord::kMaxWords);
       std::copy_n(col.rec.row_active, rec.words, rec.row_active);
       for (int k = 0; k < rec.words; ++k)
         std::copy_n(col.rec.addr[std::size_t(k)].begin(), arch_.warp_size,
                     rec.addr[std::size_t(k)].begin());
+      rec.paired = info.merged_words && pairs_ && !info.store &&
+                   0 != lanes_pair(rec.active, [&](int a, int b) {
+                     for (int k = 0; k < rec.words; ++k)
+                       if (rec.addr[std::size_t(k)][std::size_t(a)] !=
+                           rec.addr[std::size_t(k)][std::size_t(b)])
+                         return false;
+                     return true;
+                   });
     } else if (info.space == Space::Global || r.global_sectors ||
                (info.space == Space::Generic && r.executed)) {
       mem = MemWork::Global;

@@ -363,8 +363,9 @@ class Sm final : public SchedulerView {
   const Arch& arch_;
   std::uint32_t f_, m_;
   std::uint32_t nsub_;
-  bool strict_;        // sm.barrel = strict
-  bool phased_;        // the executor emits wide accesses as phases (memory.wide_access = phases)
+  bool strict_;  // sm.barrel = strict
+  bool phased_;  // the executor emits wide accesses as phases (memory.wide_access = phases)
+  bool pairs_;  // wide loads whose lanes pair up take twice the lanes a phase (wide_access = pairs)
   std::uint32_t nsc_;  // sub-cores
   std::vector<Subcore> sub_;
   // Units: the slot in units_ a unit uses, per unit its lanes (threads per cycle; tensor: FP16

@@ -76,11 +76,13 @@ std::uint64_t SharedMemoryUnit::key_of(WordAddr w) const {
 
 template <typename Key>
 PassPlan SharedMemoryUnit::plan_keys(Key&& key_of_word, int words, LaneMask mask, std::uint32_t lo,
-                                     std::uint32_t hi, const AccessRecord* same_word) const {
+                                     std::uint32_t hi, const AccessRecord* same_word,
+                                     bool paired) const {
   PassPlan p;
   const std::uint32_t bytes = 4u * std::uint32_t(std::max(words, 1));
-  const std::uint32_t lpp = std::clamp<std::uint32_t>(
+  std::uint32_t lpp = std::clamp<std::uint32_t>(
       txn_lanes_ * bank_width_ / std::max(bytes, bank_width_), 1, txn_lanes_);
+  if (paired) lpp = std::min(2 * lpp, txn_lanes_);
   // Phases start at multiples of lpp; those starting in [lo, hi) are this subwarp's.
   for (std::uint32_t first = (lo + lpp - 1) / lpp * lpp; first < hi; first += lpp) {
     const LaneMask lanes = mask & (lanes_mask(int(first + lpp)) & ~lanes_mask(int(first)));
@@ -116,7 +118,7 @@ PassPlan SharedMemoryUnit::plan_keys(Key&& key_of_word, int words, LaneMask mask
 PassPlan SharedMemoryUnit::plan(const AccessRecord& rec, LaneMask mask, std::uint32_t lo,
                                 std::uint32_t hi, bool same_word) const {
   return plan_keys([&](int k, int l) { return key_of(rec.addr[std::size_t(k)][std::size_t(l)]); },
-                   rec.words, mask & rec.active, lo, hi, same_word ? &rec : nullptr);
+                   rec.words, mask & rec.active, lo, hi, same_word ? &rec : nullptr, rec.paired);
 }
 
 PassPlan SharedMemoryUnit::plan_phases(const AccessRecord& rec, std::uint32_t sub,

@@ -36,6 +36,9 @@ struct AccessRecord {
   bool phased = false;
   LaneMask row_active[kMaxWords] = {};
   int extra = 0;
+  // A wide load whose lanes pair up (lanes_pair, memory.wide_access = pairs): its phases take
+  // twice the lanes (not phased records: the executor's phases already do).
+  bool paired = false;
   std::array<std::array<WordAddr, kMaxLanes>, kMaxWords> addr{};
 };
 
@@ -76,7 +79,7 @@ class SharedMemoryUnit {
  private:
   template <typename Key>
   PassPlan plan_keys(Key&& key_of_word, int words, LaneMask mask, std::uint32_t lo,
-                     std::uint32_t hi, const AccessRecord* same_word) const;
+                     std::uint32_t hi, const AccessRecord* same_word, bool paired = false) const;
 
   std::unique_ptr<IndexFunction> bank_fn_;
   std::unique_ptr<IndexFunction> lock_fn_;

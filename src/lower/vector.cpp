@@ -1,0 +1,263 @@
+// Wide shared loads (vector.hpp).
+#include "lower/vector.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <map>
+
+namespace smemsim::lower {
+namespace {
+
+using ptx::Opcode;
+using ptx::OperandKind;
+
+std::uint32_t low_bit(std::int64_t v) {
+  if (v == 0) return kAlignCap;
+  const auto b = std::uint64_t{1} << std::countr_zero(std::uint64_t(v));
+  return std::uint32_t(std::min<std::uint64_t>(b, kAlignCap));
+}
+
+std::uint32_t product(std::uint32_t a, std::uint32_t b) {
+  return std::uint32_t(std::min<std::uint64_t>(std::uint64_t(a) * b, kAlignCap));
+}
+
+// A load's bytes when it can be a member of a group, 0 otherwise.
+std::uint32_t member_bytes(const ptx::Kernel& k, const ptx::Instruction& ins) {
+  if (ins.op != Opcode::Ld || ins.space != ptx::Space::Shared || ins.guard != ptx::kNone ||
+      (ins.flags & (ptx::kVolatile | ptx::kStrong)) || ins.num_ops < 2 ||
+      ins.ops[1].kind != OperandKind::Memory)
+    return 0;
+  const ptx::Operand& m = ins.ops[1];
+  if (m.reg == ptx::kNone && (m.sym == ptx::kNone || m.sym >= k.symbols.size() ||
+                              k.symbols[m.sym].space != ptx::Space::Shared))
+    return 0;
+  // 4-byte scalars: each hands the cycle model one word a lane, which is what the merged
+  // access is built from (an 8-byte load's words come as the executor's phases, not per lane).
+  return ins.vec == 1 && ptx::type_bits(ins.type) == 32 ? 4 : 0;
+}
+
+// May the instruction change shared memory's contents (so that no load moves above it)?
+bool writes_shared(const ptx::Instruction& ins) {
+  switch (ins.op) {
+    case Opcode::St:
+    case Opcode::Atom:
+    case Opcode::Red:
+      return ins.space != ptx::Space::Global && ins.space != ptx::Space::Local &&
+             ins.space != ptx::Space::Param;
+    case Opcode::Ld:
+    case Opcode::Ldmatrix:
+      return ins.flags & (ptx::kVolatile | ptx::kStrong);  // ordered: nothing passes them
+    case Opcode::Stmatrix:
+    case Opcode::WmmaStore:
+    case Opcode::CpAsync:
+    case Opcode::CpAsyncCommit:
+    case Opcode::Nanosleep:
+      return true;
+    default:
+      return ends_block(ins.op) || reads_clock(ins);
+  }
+}
+
+struct Load {
+  std::uint32_t at = 0, bytes = 0;
+  std::int64_t offset = 0;
+  bool used = false;
+};
+
+}  // namespace
+
+std::vector<std::uint32_t> known_alignment(const ptx::Kernel& k, const std::vector<RegUse>& uses) {
+  const std::size_t nregs = k.regs.size();
+  std::vector<std::uint32_t> align(nregs, 1);
+  for (const RegUse& u : uses)
+    for (std::uint32_t r : u.writes)
+      if (r < nregs) align[r] = kAlignCap;
+  auto of = [&](const ptx::Operand& o) -> std::uint32_t {
+    switch (o.kind) {
+      case OperandKind::Reg:
+        return o.reg < nregs ? align[o.reg] : 1;
+      case OperandKind::ImmInt:
+        return low_bit(o.imm());
+      case OperandKind::Symbol:
+        if (o.sym < k.symbols.size() && k.symbols[o.sym].space == ptx::Space::Shared)
+          return std::min(kAlignCap, std::max(kSharedVarAlign, k.symbols[o.sym].align));
+        return 1;
+      default:
+        return 1;
+    }
+  };
+  // What instruction i writes into register r, given the alignments so far.
+  auto eval = [&](const ptx::Instruction& ins, std::uint32_t r) -> std::uint32_t {
+    if (ins.num_ops == 0 || ins.ops[0].kind != OperandKind::Reg || ins.ops[0].reg != r) return 1;
+    const bool integer = ins.type != ptx::Type::Pred && !ptx::is_float(ins.type);
+    if (!integer) return 1;
+    const ptx::Operand* o = ins.ops.data();
+    switch (ins.op) {
+      case Opcode::Mov:
+      case Opcode::Cvt:
+        return ins.op == Opcode::Cvt && ptx::is_float(ins.type2) ? 1 : of(o[1]);
+      case Opcode::Add:
+      case Opcode::Sub:
+      case Opcode::Or:
+        return ins.has(ptx::kCarryIn) ? 1 : std::min(of(o[1]), of(o[2]));
+      case Opcode::And:
+        return std::max(of(o[1]), of(o[2]));
+      case Opcode::Shl:
+        return o[2].kind == OperandKind::ImmInt && o[2].imm() >= 0 && o[2].imm() < 32
+                   ? product(of(o[1]), std::uint32_t(1) << o[2].imm())
+                   : 1;
+      case Opcode::Mul:
+        return ins.mode == ptx::MulMode::Lo || ins.mode == ptx::MulMode::Wide
+                   ? product(of(o[1]), of(o[2]))
+                   : 1;
+      case Opcode::Mad:
+        return ins.mode == ptx::MulMode::Lo || ins.mode == ptx::MulMode::Wide
+                   ? std::min(product(of(o[1]), of(o[2])), of(o[3]))
+                   : 1;
+      default:
+        return 1;
+    }
+  };
+  // From the top down to the greatest fixed point: each round can only lower a value, by at
+  // least one power of two, so it ends.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (std::size_t i = 0; i < k.code.size() && i < uses.size(); ++i)
+      for (std::uint32_t r : uses[i].writes) {
+        if (r >= nregs) continue;
+        const std::uint32_t v = eval(k.code[i], r);
+        if (v < align[r]) align[r] = v, changed = true;
+      }
+  }
+  return align;
+}
+
+std::vector<std::vector<std::uint32_t>> vector_groups(const ptx::Kernel& k,
+                                                      const std::vector<RegUse>& uses) {
+  std::vector<std::vector<std::uint32_t>> groups;
+  const std::uint32_t n = std::uint32_t(std::min(k.code.size(), uses.size()));
+  if (n == 0) return groups;
+  const std::vector<std::uint32_t> align = known_alignment(k, uses);
+  const std::vector<std::uint32_t> block = blocks(k);
+  // Does any instruction in (from, to), other than the group's, read or write load m's registers?
+  auto clear_between = [&](std::uint32_t from, std::uint32_t to,
+                           const std::vector<std::uint32_t>& group, std::uint32_t m) {
+    for (std::uint32_t x = from + 1; x < to; ++x) {
+      if (std::find(group.begin(), group.end(), x) != group.end()) continue;
+      for (std::uint32_t r : uses[m].writes) {
+        for (std::uint32_t y : uses[x].reads)
+          if (y == r) return false;
+        for (std::uint32_t y : uses[x].writes)
+          if (y == r) return false;
+      }
+    }
+    return true;
+  };
+  // The loads of one base since it was last written, in program order: grouped when closed.
+  auto close = [&](std::vector<Load>& loads, std::uint32_t base_align) {
+    for (const std::uint32_t width : {16u, 8u}) {
+      if (base_align < width) continue;
+      for (std::size_t a = 0; a < loads.size(); ++a) {
+        const Load& first = loads[a];
+        if (first.used || first.offset % width != 0 || first.bytes >= width) continue;
+        std::vector<std::uint32_t> group;
+        std::vector<std::size_t> picked;
+        for (std::uint32_t w = 0; w < width; w += first.bytes) {
+          std::size_t found = loads.size();
+          for (std::size_t b = 0; b < loads.size() && found == loads.size(); ++b)
+            if (!loads[b].used && loads[b].bytes == first.bytes &&
+                loads[b].offset == first.offset + w)
+              found = b;
+          if (found == loads.size()) break;
+          picked.push_back(found);
+          group.push_back(loads[found].at);
+        }
+        if (group.size() != width / first.bytes) continue;
+        std::sort(group.begin(), group.end());
+        // Distinct registers, none the base (the base is not among a load's writes: it was
+        // checked when the load was listed).
+        std::vector<std::uint32_t> regs;
+        for (std::uint32_t m : group)
+          regs.insert(regs.end(), uses[m].writes.begin(), uses[m].writes.end());
+        std::sort(regs.begin(), regs.end());
+        if (std::adjacent_find(regs.begin(), regs.end()) != regs.end()) continue;
+        bool legal = true;
+        for (std::size_t j = 1; j < group.size() && legal; ++j)
+          legal = clear_between(group[0], group[j], group, group[j]);
+        if (!legal) continue;
+        for (std::size_t p : picked) loads[p].used = true;
+        groups.push_back(std::move(group));
+      }
+    }
+    loads.clear();
+  };
+  // Open lists: per base register, and per shared variable used as a base.
+  std::map<std::uint32_t, std::vector<Load>> by_reg, by_sym;
+  auto close_all = [&] {
+    for (auto& [r, loads] : by_reg) close(loads, align[r]);
+    for (auto& [s, loads] : by_sym)
+      close(loads, std::min(kAlignCap, std::max(kSharedVarAlign, k.symbols[s].align)));
+    by_reg.clear();
+    by_sym.clear();
+  };
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (i && block[i] != block[i - 1]) close_all();
+    const ptx::Instruction& ins = k.code[i];
+    if (writes_shared(ins)) {
+      close_all();
+      continue;
+    }
+    // A written register ends the list of loads based on it (before this instruction's own
+    // load joins a list: a load that overwrites its base is no member).
+    for (std::uint32_t r : uses[i].writes) {
+      const auto it = by_reg.find(r);
+      if (it == by_reg.end()) continue;
+      close(it->second, align[r]);
+      by_reg.erase(it);
+    }
+    const std::uint32_t bytes = member_bytes(k, ins);
+    if (!bytes) continue;
+    const ptx::Operand& m = ins.ops[1];
+    bool self_based = false;
+    for (std::uint32_t r : uses[i].writes) self_based |= r == m.reg;
+    if (self_based) continue;
+    Load load{i, bytes, m.imm(), false};
+    if (m.reg != ptx::kNone)
+      by_reg[m.reg].push_back(load);
+    else
+      by_sym[m.sym].push_back(load);
+  }
+  close_all();
+  std::sort(groups.begin(), groups.end());
+  return groups;
+}
+
+std::vector<std::uint32_t> vector_order(const ptx::Kernel& k, const std::vector<RegUse>& uses) {
+  const std::vector<std::vector<std::uint32_t>> groups = vector_groups(k, uses);
+  const std::uint32_t n = std::uint32_t(k.code.size());
+  // Per instruction: the group it leads (index + 1), or that it follows another member (moved).
+  std::vector<std::uint32_t> leads(n, 0);
+  std::vector<std::uint8_t> moved(n, 0);
+  bool any = false;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const std::vector<std::uint32_t>& m = groups[g];
+    leads[m[0]] = std::uint32_t(g + 1);
+    for (std::size_t j = 1; j < m.size(); ++j) {
+      moved[m[j]] = 1;
+      any |= m[j] != m[0] + j;
+    }
+  }
+  if (!any) return {};
+  std::vector<std::uint32_t> order;
+  order.reserve(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (moved[i]) continue;
+    order.push_back(i);
+    if (leads[i])
+      for (std::size_t j = 1; j < groups[leads[i] - 1].size(); ++j)
+        order.push_back(groups[leads[i] - 1][j]);
+  }
+  return order;
+}
+
+}  // namespace smemsim::lower

@@ -1,0 +1,52 @@
+// Wide shared loads, the timing's view (sm.lower rule `vector`, issue 42): ptxas merges scalar
+// shared loads of adjacent words from one base into one 64- or 128-bit load when it knows the
+// address is aligned to the width (sm_90 SASS of kernels/conflict_free.cu's matmul, measured on
+// an H200: the inner loop's sixteen `ld.shared.f32 [%r7+4k]` from As[ty][k] are four LDS.128,
+// 16,384 scalar loads executed as 10,240 LDS in all; calibration/runs/h100-2026-11-27/
+// ncu_opcodes_h200.csv). It moves the later loads up to the first, over instructions that touch
+// neither their registers nor shared memory's contents.
+//
+// The pass brings each group's loads together (vector_order: the executors run that order, as
+// they run the list scheduler's; results do not change) and the lowering pass absorbs all but
+// the last of a run into it (lower.hpp): one issue slot, one shared access whose words are the
+// group's (the timing's SharedMemoryUnit serves it as one wide access).
+//
+// Alignment. ptxas knows an address's alignment from how it was computed; known_alignment()
+// derives it the same way for every register from its writers (a shared variable's address is
+// taken as 16-byte aligned: ptxas places shared variables itself, and it vectorises matmul's
+// As, declared `.align 4`).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "lower/lower.hpp"
+#include "smemsim/ptx.hpp"
+
+namespace smemsim::lower {
+
+// The largest alignment known_alignment() reports.
+inline constexpr std::uint32_t kAlignCap = 256;
+// What a shared variable's address is taken to be a multiple of (above).
+inline constexpr std::uint32_t kSharedVarAlign = 16;
+
+// Per register of k, a power of two its value is always a multiple of (1: nothing known): the
+// greatest solution over every instruction that writes it (mov, cvt, add, sub, shl, mul, mad,
+// and, or of registers, immediates and shared variables' addresses; anything else 1).
+std::vector<std::uint32_t> known_alignment(const ptx::Kernel& k, const std::vector<RegUse>& uses);
+
+// The groups of shared loads ptxas would issue as one: each 2 or 4 instructions of one block, in
+// program order, unguarded, non-volatile scalar 32-bit `ld.shared` from one base (a register or
+// a shared variable) at offsets that tile 8 or 16 bytes aligned to that width; between the first
+// and each later one no instruction writes the base, writes shared memory, reads a clock, or
+// reads or writes that load's registers. 16-byte groups are formed first. (ptxas also pairs
+// 8-byte loads, lavamd's doubles into LDS.128: not yet, because the executor hands the cycle
+// model an 8-byte load's words as phases rather than per lane.)
+std::vector<std::vector<std::uint32_t>> vector_groups(const ptx::Kernel& k,
+                                                      const std::vector<RegUse>& uses);
+
+// The order that moves each group's later members up to just after its first (order[new
+// position] = old index, for reordered() in schedule.hpp); empty when nothing moves.
+std::vector<std::uint32_t> vector_order(const ptx::Kernel& k, const std::vector<RegUse>& uses);
+
+}  // namespace smemsim::lower
