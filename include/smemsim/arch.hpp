@@ -230,8 +230,14 @@ struct Arch {
   std::uint32_t transaction_lanes = 32;  // lanes served by one shared-memory transaction
 
   std::string atomic_model = "alg1";  // alg1 | fsm | native
-  std::uint32_t locks = 1024;         // 0 = one lock per word (native atomics, no aliasing)
-  std::string lock_hash = "mod";      // index-function spec over the word address
+  // How a shared-memory float add (atom/red .add.f32/.f64) runs where atomics are native:
+  // "native", one atomic instruction; "cas", a compare-and-swap loop, as ptxas emits it for sm_90
+  // (LDS, FADD, ATOMS.CAST.SPIN, a compare and a branch a round; a lane retries while another
+  // lane or warp changed its word between its read and its swap). The cycle model runs the loop
+  // on the lock loop's micro-ops with one lock per word (docs/timing.md "Shared atomics").
+  std::string shared_float_atomics = "native";
+  std::uint32_t locks = 1024;     // 0 = one lock per word (native atomics, no aliasing)
+  std::string lock_hash = "mod";  // index-function spec over the word address
   // Which lock bits lock_hash produces (seed 000 leaves it open; docs/models.md): "in-bank", the
   // lock-within-bank bits above the bank's (000 Fig. 3, §IV: the Fermi presets' reading), or "all"
   // of them (smemsim before issue 14). Both are the same function for mod.

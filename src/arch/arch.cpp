@@ -215,6 +215,8 @@ void validate(const Arch& a) {
     bad("tm.detector", fmt::format("'{}' is not bloom or exact", tm.detector));
   if (tm.bloom_index != "position" && tm.bloom_index != "word")
     bad("tm.bloom_index", fmt::format("'{}' is not position or word", tm.bloom_index));
+  if (a.shared_float_atomics != "native" && a.shared_float_atomics != "cas")
+    bad("atomics.shared_float", fmt::format("'{}' is not native or cas", a.shared_float_atomics));
   if (a.wide_access != "phases" && a.wide_access != "words" && a.wide_access != "pairs")
     bad("memory.wide_access", fmt::format("'{}' is not phases, pairs or words", a.wide_access));
   if (tm.timing != "paper" && tm.timing != "perfect")

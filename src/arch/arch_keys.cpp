@@ -103,6 +103,10 @@ const std::vector<Key>& key_table() {
       str("atomics.model", &Arch::atomic_model,
           "atomic latency model: alg1 (seed 001 Algorithm 1), fsm (seed 000 §III), native, "
           "loadstore (smemsim model list)"),
+      str("atomics.shared_float", &Arch::shared_float_atomics,
+          "a shared float add where atomics are native: native (one instruction) or cas (a "
+          "compare-and-swap loop: LDS, FADD, ATOMS.CAS, compare, branch a round; the SASS ptxas "
+          "13.0 emits for sm_90, an H200's opcode counts of kmeans)"),
       u32("atomics.locks", &Arch::locks, 0, 1 << 24,
           "lock bits per SM, a power of two; 0 = one lock per word (Fermi: 1,024, seed 000 §II.A)"),
       str("atomics.lock_hash", &Arch::lock_hash,

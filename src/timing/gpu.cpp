@@ -70,15 +70,24 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
   });
   const bool loop = atomics && ctx.atomics == AtomicMode::LockLoop;
   const bool native = atomics && ctx.atomics == AtomicMode::Native;  // uses timing.native_position
+  // atomics.shared_float = cas: a float add's loop runs on the lock loop's micro-ops, each the
+  // SASS instruction it stands for: LDS, FADD, ATOMS.CAS, BRA.
+  const bool cas = native && arch.shared_float_atomics == "cas";
   lat[std::size_t(Unit::SharedAtom)] = sm.lat_shared_atom;
-  lat[std::size_t(Unit::FsmRead)] =
-      loop ? checked_latency(arch, "timing.fsm_read", t.fsm_read) : sm.lat_alu;
-  lat[std::size_t(Unit::FsmUpdate)] =
-      loop ? checked_latency(arch, "timing.fsm_update", t.fsm_update) : sm.lat_alu;
-  lat[std::size_t(Unit::FsmWrite)] =
-      loop ? checked_latency(arch, "timing.fsm_write", t.fsm_write) : sm.lat_alu;
-  lat[std::size_t(Unit::FsmBranch)] =
-      loop ? checked_latency(arch, "timing.fsm_branch", t.fsm_branch) : sm.lat_alu;
+  lat[std::size_t(Unit::FsmRead)] = loop  ? checked_latency(arch, "timing.fsm_read", t.fsm_read)
+                                    : cas ? sm.lat_shared_ld
+                                          : sm.lat_alu;
+  lat[std::size_t(Unit::FsmUpdate)] = loop
+                                          ? checked_latency(arch, "timing.fsm_update", t.fsm_update)
+                                      : cas ? lat[std::size_t(Unit::Fma)]
+                                            : sm.lat_alu;
+  lat[std::size_t(Unit::FsmWrite)] = loop  ? checked_latency(arch, "timing.fsm_write", t.fsm_write)
+                                     : cas ? sm.lat_shared_atom
+                                           : sm.lat_alu;
+  lat[std::size_t(Unit::FsmBranch)] = loop
+                                          ? checked_latency(arch, "timing.fsm_branch", t.fsm_branch)
+                                      : cas ? sm.lat_branch
+                                            : sm.lat_alu;
   // Seed 002 §4.5: a configurable bank hash sits between address generation and the banks and
   // takes memory.hash_latency cycles: every unit that reaches the banks (loads, stores, native
   // atomics, the lock loop's Read and Write) has that many more stages before MEM0. They are

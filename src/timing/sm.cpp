@@ -10,6 +10,17 @@
 
 namespace smemsim::timing {
 
+namespace {
+
+// A float add on shared memory (atom or red .add.f32/.f64): what atomics.shared_float = cas
+// runs as a compare-and-swap loop.
+bool float_add(const ptx::Instruction& ins) {
+  return (ins.op == ptx::Opcode::Atom || ins.op == ptx::Opcode::Red) &&
+         ins.atom == ptx::AtomOp::Add && ptx::is_float(ins.type);
+}
+
+}  // namespace
+
 Sm::Sm(std::uint32_t id, const SimContext& ctx)
     : id_(id),
       ctx_(ctx),
@@ -70,7 +81,9 @@ Sm::Sm(std::uint32_t id, const SimContext& ctx)
   pending_global_.assign(pending_.size(), 0);
   pending_short_.assign(pending_.size(), 0);
   if (sm.mio_delay_alu || sm.mio_delay_fma) mio_ready_.assign(pending_.size(), 0);
-  if (ctx.atomics == AtomicMode::LockLoop) loop_lanes_.resize(arch_.sm.max_warps);
+  cas_float_ = ctx.atomics == AtomicMode::Native && arch_.shared_float_atomics == "cas";
+  if (ctx.atomics == AtomicMode::LockLoop || cas_float_) loop_lanes_.resize(arch_.sm.max_warps);
+  if (cas_float_) cas_locked_.assign(std::max<std::size_t>(1, arch_.memory_bytes / 4), 0);
 }
 
 void Sm::attach(exec::Executor* ex, Outbox* out) {
@@ -261,15 +274,20 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
   if (r.state == exec::WarpState::Done) wp.finished = true;
   if (ctx_.uses_tm) account_tm(w, r, now);
 
-  // The lock loop of seed 000 Fig. 1 replaces a shared atomic on a lock-bit GPU.
-  if (info.atomic && r.shared_accesses && ctx_.atomics == AtomicMode::LockLoop) {
+  // The lock loop of seed 000 Fig. 1 replaces a shared atomic on a lock-bit GPU; a float add's
+  // compare-and-swap loop (atomics.shared_float = cas) runs on the same micro-ops, one lock a
+  // word: a lane whose word another lane holds between its read and its swap retries.
+  const bool cas = cas_float_ && info.atomic && r.shared_accesses && float_add(code[r.index]);
+  if (info.atomic && r.shared_accesses && (ctx_.atomics == AtomicMode::LockLoop || cas)) {
     LoopLanes& L = loop_lanes_[w];
     const AccessRecord& rec = col.rec;
     for (LaneMask m = rec.active; m; m &= m - 1) {
       const int l = std::countr_zero(m);
-      L.key[std::size_t(l)] = smu_.key_of(rec.addr[0][std::size_t(l)]);
-      L.lock[std::size_t(l)] = smu_.lock_of(rec.addr[0][std::size_t(l)]);
+      const WordAddr word = rec.addr[0][std::size_t(l)];
+      L.key[std::size_t(l)] = smu_.key_of(word);
+      L.lock[std::size_t(l)] = cas ? std::uint32_t(word % cas_locked_.size()) : smu_.lock_of(word);
     }
+    wp.cas = cas;
     wp.step = 1;
     wp.step_busy = false;
     wp.iteration = 0;

@@ -283,6 +283,9 @@ class Sm final : public SchedulerView {
     // Lock loop (seed 000 Fig. 1): step 1..4 is the next micro-op; 0 when not in the loop.
     std::uint8_t step = 0;
     bool step_busy = false;
+    // The loop is a float add's compare-and-swap loop (atomics.shared_float = cas): its locks
+    // are words (cas_locked_), its Read and Write ordinary bank accesses.
+    bool cas = false;
     std::uint32_t iteration = 0;
     LaneMask pending = 0, won = 0;
     std::uint8_t loop_ndst = 0;
@@ -409,6 +412,8 @@ class Sm final : public SchedulerView {
   Pool<AccessRecord> records_;
   std::vector<Warp> warps_;
   std::vector<LoopLanes> loop_lanes_;
+  bool cas_float_ = false;                // atomics.shared_float = cas
+  std::vector<std::uint8_t> cas_locked_;  // per shared word: a CAS loop's lane holds it
   std::vector<Cta> ctas_;
   std::vector<std::uint8_t> pending_;         // warps x registers: writes in flight
   std::vector<std::uint8_t> pending_global_;  // ... of them, global loads

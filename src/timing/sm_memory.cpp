@@ -18,6 +18,9 @@ void Sm::issue_micro(std::uint32_t w, std::uint64_t now) {
     ++stats_.units.lock_iterations;
     if (instr_) ++(*instr_)[wp.next].lock_iterations;
   }
+  // A CAS loop's micro-ops are SASS instructions the GPU issues (LDS, FADD, ATOMS.CAS, the
+  // branch): every one past the first adds to the lowered count.
+  if (wp.cas && !(step == 1 && wp.iteration == 1)) ++stats_.expanded;
   const std::uint32_t id = new_inflight(w, wp.next, now);
   inflight_.items[id].micro = step;
   wp.step_busy = true;
@@ -94,19 +97,25 @@ void Sm::mem0_plan(std::uint32_t id, std::uint64_t) {
       const LaneMask reading = wp.pending & lanes;
       for (LaneMask m = reading; m; m &= m - 1) {
         const int l = std::countr_zero(m);
-        if (smu_.try_lock(L.lock[std::size_t(l)]))
+        const std::uint32_t lock = L.lock[std::size_t(l)];
+        bool got = false;
+        if (!wp.cas)
+          got = smu_.try_lock(lock);
+        else if (!cas_locked_[lock])
+          cas_locked_[lock] = 1, got = true;
+        if (got)
           wp.won |= LaneMask{1} << l;
         else
           ++stats_.units.lock_failures;
       }
       p = smu_.plan(L.key, reading, lo, hi);
-      o.replay = std::uint32_t(t.fsm_read);
+      o.replay = std::uint32_t(wp.cas ? t.t_bank : t.fsm_read);
       break;
     }
     case MemWork::FsmWrite: {
       const Warp& wp = warps_[o.warp];
       p = smu_.plan(loop_lanes_[o.warp].key, wp.won & lanes, lo, hi);
-      o.replay = std::uint32_t(t.fsm_write);
+      o.replay = std::uint32_t(wp.cas ? t.t_bank : t.fsm_write);
       break;
     }
     default:
@@ -133,8 +142,13 @@ void Sm::mem0_done(std::uint32_t id, std::uint64_t) {
   if (o.mem != MemWork::FsmWrite) return;
   const Warp& wp = warps_[o.warp];
   const LoopLanes& L = loop_lanes_[o.warp];
-  for (LaneMask m = wp.won & sub_lanes(o.sub); m; m &= m - 1)
-    smu_.unlock(L.lock[std::size_t(std::countr_zero(m))]);
+  for (LaneMask m = wp.won & sub_lanes(o.sub); m; m &= m - 1) {
+    const std::uint32_t lock = L.lock[std::size_t(std::countr_zero(m))];
+    if (wp.cas)
+      cas_locked_[lock] = 0;
+    else
+      smu_.unlock(lock);
+  }
 }
 
 bool Sm::global_send(std::uint32_t id, std::uint64_t, std::uint32_t sub) {
