@@ -102,7 +102,7 @@ TEST(Lowering, MarksWhatPtxasMakesFree) {
 TEST(Lowering, RulesParseAndRefuseTypos) {
   EXPECT_EQ(lower::to_string(lower::parse_rules("all")),
             "fma,imad,lea,addr,scaled,cvt,mov,ifcvt,lop3,vector,schedule,spaces,sincos,divide,"
-            "wide");
+            "wide,bssy");
   EXPECT_EQ(lower::to_string(lower::parse_rules("none")), "none");
   EXPECT_EQ(lower::to_string(lower::parse_rules("mov,fma")), "fma,mov");
   try {
@@ -127,10 +127,10 @@ TEST(Lowering, RulesParseAndRefuseTypos) {
         << p;
   // And for sm_90 sin.approx as FMUL.RZ then MUFU.SIN (the same SASS): sincos; global loads
   // hoisted above shared stores and branches round them made predicates (an H100's SASS of
-  // conv_rows): spaces and ifcvt; matmul's scalar shared loads as LDS.128 (the H200's SASS
-  // opcode counts): vector.
+  // conv_rows): spaces and ifcvt; matmul's scalar shared loads as LDS.128 and BSSY/BSYNC round
+  // divergent branches (the H200's SASS opcode counts): vector and bssy.
   EXPECT_EQ(lower::to_string(lower::parse_rules(find_preset("hopper-h100").sm.lower)),
-            "fma,imad,lea,addr,cvt,mov,ifcvt,vector,schedule,spaces,sincos,divide");
+            "fma,imad,lea,addr,cvt,mov,ifcvt,vector,schedule,spaces,sincos,divide,bssy");
 }
 
 // wide: a 64-bit integer op that issues is two SASS instructions (the low word, then the high

@@ -198,10 +198,14 @@ const std::vector<Key>& key_table() {
              "mul+add; lea: shl+add; addr: an immediate offset in the address; scaled: a shared "
              "index shifted by 2-4 plus a constant base, [R.X4+imm]; cvt: integer truncation; mov: "
              "register copies; ifcvt: short forward branches predicated; lop3: two bitwise ops "
-             "one), schedule (each block reordered by a list scheduler, results unchanged) and "
-             "spaces (memory reordered where spaces cannot alias), and the rules that add "
-             "instructions (sincos, divide: ptxas's sequences; wide: 64-bit integer ops as two), "
-             "or all; docs/timing.md \"Lowering\""),
+             "one; vector: adjacent scalar shared loads one LDS.64/128), schedule (each block "
+             "reordered by a list scheduler, results unchanged) and spaces (memory reordered "
+             "where spaces cannot alias), and the rules that add instructions (sincos, divide: "
+             "ptxas's sequences; wide: 64-bit integer ops as two; bssy: BSSY/BSYNC round a "
+             "branch whose lanes may part), or all; docs/timing.md \"Lowering\""),
+      sm("sm.ifcvt_slots", &SmConfig::ifcvt_slots, 1, 64,
+         "sm.lower's ifcvt: the most issue slots (after the other rules, expansions counted) a "
+         "forward branch may jump over to be predicated instead"),
       sm("sm.lanes_alu", &SmConfig::lanes_alu, 1, 64,
          "lanes of the integer/logic unit: an op of sm.simd_width threads holds it "
          "ceil(simd_width / lanes) cycles (Volta-Ampere: 16 per sub-core)"),

@@ -456,7 +456,10 @@ std::vector<Arch> build() {
     // - four scalar shared loads of adjacent words from a 16-byte-aligned base are one LDS.128
     //   (the `vector` rule): the H200's SASS of matmul, 10,240 LDS for 16,384 ld.shared.f32
     //   (calibration/runs/h100-2026-11-27/ncu_opcodes_h200.csv; src/lower/vector.hpp).
-    a.sm.lower = "fma,imad,lea,addr,cvt,mov,ifcvt,vector,schedule,spaces,sincos,divide";
+    // - a branch whose lanes may part is bracketed by BSSY and BSYNC (the `bssy` rule): the
+    //   H200's opcode counts of the suite (grid3d 67,506 BSSY and 69,476 BSYNC; none in matmul,
+    //   whose branches are uniform; src/lower/converge.hpp).
+    a.sm.lower = "fma,imad,lea,addr,cvt,mov,ifcvt,vector,schedule,spaces,sincos,divide,bssy";
     // A shared float add is a compare-and-swap loop for sm_90 (LDS, FADD, ATOMS.CAST.SPIN, a
     // compare and a branch a round): the H200's opcode counts of kmeans, ATOMS 1,473, LDS 1,393
     // and FADD 1,377 for 384 PTX shared atomics (ncu_opcodes_h200.csv, docs/timing.md).

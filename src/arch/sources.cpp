@@ -287,7 +287,8 @@ const std::map<std::string, std::vector<Row>>& tables() {
             "sequences for integer and IEEE float division and square root (an H100/H200's "
             "cuobjdump of one division a kernel, and Nsight's opcode counts of the suite): "
             "`divide`; matmul's scalar shared loads as LDS.128 (the H200's opcode counts: "
-            "10,240 LDS for 16,384 ld.shared.f32): `vector`"},
+            "10,240 LDS for 16,384 ld.shared.f32): `vector`; BSSY/BSYNC round a branch "
+            "whose lanes may part (grid3d 67,506 BSSY, 69,476 BSYNC): `bssy`"},
            {"sm.writeback_ports", K::Assumed,
             "2, as Accel-Sim's Volta, Turing and Ampere configs have it; no H100 config read"},
            {"sm.global_bytes_per_cycle", K::Calibrated,

@@ -3,7 +3,9 @@
 
 namespace smemsim::lower {
 
-std::vector<std::uint32_t> if_conversions(const ptx::Kernel& k, const std::vector<RegUse>& uses) {
+std::vector<std::uint32_t> if_conversions(const ptx::Kernel& k, const std::vector<RegUse>& uses,
+                                          const std::vector<std::uint32_t>& cost,
+                                          std::uint32_t slots) {
   const std::uint32_t n = std::uint32_t(k.code.size());
   std::vector<std::uint32_t> out;
   if (uses.size() < n) return out;
@@ -29,12 +31,14 @@ std::vector<std::uint32_t> if_conversions(const ptx::Kernel& k, const std::vecto
         br.ops[0].kind != ptx::OperandKind::Label)
       continue;
     const std::uint32_t t = br.ops[0].target;
-    if (t <= i + 1 || t > n || t - i - 1 > kIfcvtBody) continue;
+    if (t <= i + 1 || t > n) continue;
     bool ok = true;
+    std::uint64_t body = 0;
     for (std::uint32_t j = i + 1; j < t && ok; ++j) {
       const ptx::Instruction& b = k.code[j];
-      ok = b.guard == ptx::kNone && !ends_block(b.op) && !bound[j] && !targeted[j] &&
-           !writes(j, br.guard);
+      body += j < cost.size() ? cost[j] : 1;
+      ok = body <= slots && b.guard == ptx::kNone && !ends_block(b.op) && !bound[j] &&
+           !targeted[j] && !writes(j, br.guard);
     }
     if (!ok) continue;
     --targeted[t];  // the label may now join the blocks round it

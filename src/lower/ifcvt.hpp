@@ -20,15 +20,19 @@
 
 namespace smemsim::lower {
 
-// The most instructions a converted branch may jump over (assumed: conv_rows's bodies are one
-// instruction each; ptxas's own limit is not published).
+// The most issue slots a converted branch may jump over when no arch says (sm.ifcvt_slots;
+// assumed: conv_rows's bodies are one instruction each; ptxas's own limit is not published).
 inline constexpr std::uint32_t kIfcvtBody = 4;
 
 // The branches of `k` to convert, in order: each a guarded `bra` to a label after it in the same
 // function, at most kIfcvtBody instructions ahead, over instructions that are unguarded, end no
 // block, are no branch's target, and do not write the branch's predicate (`uses`: each
 // instruction's registers, lower.hpp).
-std::vector<std::uint32_t> if_conversions(const ptx::Kernel& k, const std::vector<RegUse>& uses);
+// `cost[j]`: the issue slots instruction j takes once lowered (0: absorbed); empty: 1 each. The
+// body's slots must be at most `slots`.
+std::vector<std::uint32_t> if_conversions(const ptx::Kernel& k, const std::vector<RegUse>& uses,
+                                          const std::vector<std::uint32_t>& cost = {},
+                                          std::uint32_t slots = kIfcvtBody);
 
 // Converts them (if_conversions' result, for this kernel).
 void if_convert(ptx::Kernel& k, const std::vector<std::uint32_t>& branches);

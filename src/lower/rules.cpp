@@ -25,11 +25,12 @@ Rules parse_rules(std::string_view spec, std::string_view key) {
   if (spec.empty())
     throw InputError(fmt::format(
         "arch key '{}': empty (give none, all, or a comma list of fma, imad, lea, addr, scaled, "
-        "cvt, mov, ifcvt, lop3, vector, schedule, spaces, sincos, divide, wide)",
+        "cvt, mov, ifcvt, lop3, vector, schedule, spaces, sincos, divide, wide, bssy)",
         key));
   if (spec == "all")
     return parse_rules(
-        "fma,imad,lea,addr,scaled,cvt,mov,ifcvt,lop3,vector,schedule,spaces,sincos,divide,wide",
+        "fma,imad,lea,addr,scaled,cvt,mov,ifcvt,lop3,vector,schedule,spaces,sincos,divide,wide,"
+        "bssy",
         key);
   std::size_t pos = 0;
   while (pos <= spec.size()) {
@@ -51,11 +52,13 @@ Rules parse_rules(std::string_view spec, std::string_view key) {
                  : name == "sincos"   ? &r.sincos
                  : name == "divide"   ? &r.divide
                  : name == "wide"     ? &r.wide
+                 : name == "bssy"     ? &r.bssy
                                       : nullptr;
     if (!flag)
       throw InputError(fmt::format(
           "arch key '{}': unknown lowering rule '{}' (give a comma list of fma, imad, lea, addr, "
-          "scaled, cvt, mov, ifcvt, lop3, vector, schedule, spaces, sincos, divide, wide; or all, "
+          "scaled, cvt, mov, ifcvt, lop3, vector, schedule, spaces, sincos, divide, wide, bssy; or "
+          "all, "
           "or "
           "none)",
           key, name));
@@ -88,6 +91,7 @@ std::string to_string(const Rules& r) {
   add(r.sincos, "sincos");
   add(r.divide, "divide");
   add(r.wide, "wide");
+  add(r.bssy, "bssy");
   return s.empty() ? "none" : s;
 }
 

@@ -51,11 +51,15 @@ struct Rules {
   // instructions (the low word, then the high word with the carry: IADD3 + IADD3.X, LEA +
   // LEA.HI.X, ISETP + ISETP.EX); an IMAD.WIDE (imad) is one. It adds an issue slot.
   bool wide = false;
+  // A branch whose lanes may part issues a BSSY before it, and the instruction where they meet a
+  // BSYNC (converge.hpp); they add issue slots.
+  bool bssy = false;
   bool any() const {
     return fma || imad || lea || addr || scaled || cvt || mov || ifcvt || lop3 || vector;
   }
 };
-// "fma,imad,lea,addr,scaled,cvt,mov,ifcvt,lop3,vector,schedule,spaces,sincos,divide,wide", "all"
+// "fma,imad,lea,addr,scaled,cvt,mov,ifcvt,lop3,vector,schedule,spaces,sincos,divide,wide,bssy",
+// "all"
 // or
 // "none": throws
 // InputError naming `key` (an empty spec or an empty name in the list is refused too).

@@ -52,12 +52,22 @@ constexpr Expansion kExpandSqrtF32{Unit::Fma, 9, {kB, kA, kSc, kA, kB, kFc, kF, 
 // ISETP.EX, SHF.HI, LOP3): 2.
 constexpr Expansion kExpandWide{Unit::Alu, 1, {kAc}};
 
+// Convergence barriers (bssy, src/lower/converge.hpp): BSSY before a branch that may split the
+// warp, BSYNC before the instruction where its lanes meet (which issues on its own unit: `last`
+// is not used for it).
+constexpr Expansion kExpandBssy{Unit::Branch, 1, {kB}};
+constexpr Expansion kExpandBsync{Unit::Alu, 1, {kB}};
+
 }  // namespace
 
 const Expansion& expansion(Expand e) {
   switch (e) {
     case Expand::Wide:
       return kExpandWide;
+    case Expand::Bssy:
+      return kExpandBssy;
+    case Expand::Bsync:
+      return kExpandBsync;
     case Expand::SinCos:
       return kExpandSinCos;
     case Expand::DivU32:

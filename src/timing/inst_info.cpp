@@ -1,6 +1,8 @@
 // Decodes each instruction's unit, memory space and register sets for the timing model.
 #include "timing/inst_info.hpp"
 
+#include "lower/converge.hpp"
+
 #include "timing/expand.hpp"
 
 namespace smemsim::timing {
@@ -263,6 +265,17 @@ void mark_wide(const ptx::Kernel& kernel, std::vector<InstInfo>& info,
   }
 }
 
+// With bssy: BSSY before each branch that may split a warp, BSYNC before the instruction where
+// its lanes meet (src/lower/converge.hpp), where the instruction has no expansion of its own.
+void mark_convergence(const ptx::Kernel& kernel, std::vector<InstInfo>& info,
+                      const std::vector<lower::RegUse>& uses) {
+  const lower::Convergence c = lower::convergence_barriers(kernel, uses);
+  for (const std::uint32_t b : c.bssy)
+    if (b < info.size() && info[b].expand == Expand::None) info[b].expand = Expand::Bssy;
+  for (const std::uint32_t j : c.bsync)
+    if (j < info.size() && info[j].expand == Expand::None) info[j].expand = Expand::Bsync;
+}
+
 }  // namespace
 
 std::vector<InstInfo> decode_kernel(const ptx::Kernel& kernel) {
@@ -339,13 +352,15 @@ std::vector<std::uint32_t> apply_lowering(const ptx::Kernel& kernel, std::vector
     info[i].expand = e;
     info[i].unit = expansion(e).last;
   }
+  const std::vector<lower::RegUse> uses = reg_uses(info);  // each instruction's own
   if (!rules.any()) {
     if (rules.wide) mark_wide(kernel, info, {});
+    if (rules.bssy) mark_convergence(kernel, info, uses);
     return {};
   }
   const std::size_t n = info.size();
   std::vector<std::uint32_t> with(n, ptx::kNone);
-  const std::vector<lower::Lowered> low = lower::lower(kernel, reg_uses(info), rules);
+  const std::vector<lower::Lowered> low = lower::lower(kernel, uses, rules);
   for (std::size_t i = 0; i < n; ++i)
     if (low[i].imad && info[i].unit == Unit::Alu) info[i].unit = Unit::Fma;
   if (rules.wide) mark_wide(kernel, info, low);
@@ -390,6 +405,8 @@ std::vector<std::uint32_t> apply_lowering(const ptx::Kernel& kernel, std::vector
     info[i] = g;
     with[i] = next;
   }
+  // After the groups are made: a group that starts where lanes meet issues the BSYNC first.
+  if (rules.bssy) mark_convergence(kernel, info, uses);
   return with;
 }
 

@@ -22,7 +22,9 @@ enum class Expand : std::uint8_t {
   RemS32,
   DivF32,
   SqrtF32,
-  Wide
+  Wide,
+  Bssy,   // a branch that may split the warp: BSSY first (src/lower/converge.hpp)
+  Bsync,  // where its lanes meet: BSYNC first (the instruction keeps its own unit)
 };
 
 // Execution classes: each has its own latency (arch keys) and so its own EXE depth.
