@@ -168,8 +168,8 @@ struct SmConfig {
   // ("all": every one). The functional result never changes.
   std::string lower = "none";
   // sm.lower's ifcvt: a forward branch is predicated when what it jumps over issues at most this
-  // many instructions once the other rules have run (an expansion's steps counted): ptxas's
-  // limit is not published (docs/timing.md "Lowering").
+  // many instructions once predicated (an expansion's steps counted; no rule absorbs a guarded
+  // instruction): ptxas's limit is not published (docs/timing.md "Lowering").
   std::uint32_t ifcvt_slots = 4;
 
   // Front end + memory stages + one EXE stage + writeback: the shortest latency the pipeline has.

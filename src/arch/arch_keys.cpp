@@ -204,8 +204,8 @@ const std::vector<Key>& key_table() {
              "ptxas's sequences; wide: 64-bit integer ops as two; bssy: BSSY/BSYNC round a "
              "branch whose lanes may part), or all; docs/timing.md \"Lowering\""),
       sm("sm.ifcvt_slots", &SmConfig::ifcvt_slots, 1, 64,
-         "sm.lower's ifcvt: the most issue slots (after the other rules, expansions counted) a "
-         "forward branch may jump over to be predicated instead"),
+         "sm.lower's ifcvt: the most issue slots (expansions' steps counted) a forward branch "
+         "may jump over to be predicated instead"),
       sm("sm.lanes_alu", &SmConfig::lanes_alu, 1, 64,
          "lanes of the integer/logic unit: an op of sm.simd_width threads holds it "
          "ceil(simd_width / lanes) cycles (Volta-Ampere: 16 per sub-core)"),

@@ -47,6 +47,9 @@ int own_variance(const ptx::Instruction& ins) {
     case Opcode::Redux:
     case Opcode::Activemask:
       return 0;
+    case Opcode::Ld:  // a thread's own local memory differs from the others' at one address
+      if (ins.space == ptx::Space::Local) return 1;
+      break;
     default:
       break;
   }
@@ -81,6 +84,10 @@ std::vector<std::uint8_t> varying_registers(const ptx::Kernel& k, const std::vec
     for (const exec::Reconvergence& r : rec) {
       if (r.pc >= n || !conditional_branch(k.code[r.pc]) || k.code[r.pc].guard >= nregs ||
           !varying[k.code[r.pc].guard])
+        continue;
+      // Lanes that leave for the kernel's end are gone: the others' values agree (`if (i < n)
+      // { body }` keeps its body uniform).
+      if (r.rpc >= n || k.code[r.rpc].op == Opcode::Ret || k.code[r.rpc].op == Opcode::Exit)
         continue;
       const std::uint32_t target = branch_target(k.code[r.pc]);
       std::uint32_t from = r.pc + 1, to = std::min(r.rpc, n);  // [from, to)

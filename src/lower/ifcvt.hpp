@@ -25,11 +25,11 @@ namespace smemsim::lower {
 inline constexpr std::uint32_t kIfcvtBody = 4;
 
 // The branches of `k` to convert, in order: each a guarded `bra` to a label after it in the same
-// function, at most kIfcvtBody instructions ahead, over instructions that are unguarded, end no
+// function, at most `slots` issue slots ahead, over instructions that are unguarded, end no
 // block, are no branch's target, and do not write the branch's predicate (`uses`: each
 // instruction's registers, lower.hpp).
-// `cost[j]`: the issue slots instruction j takes once lowered (0: absorbed); empty: 1 each. The
-// body's slots must be at most `slots`.
+// `cost[j]`: the issue slots instruction j takes once converted (1 and its expansion's steps);
+// empty: 1 each. The body's slots must be at most `slots`.
 std::vector<std::uint32_t> if_conversions(const ptx::Kernel& k, const std::vector<RegUse>& uses,
                                           const std::vector<std::uint32_t>& cost = {},
                                           std::uint32_t slots = kIfcvtBody);

@@ -100,6 +100,7 @@ bool ends_block(ptx::Opcode op) {
     case ptx::Opcode::TxBegin:
     case ptx::Opcode::TxCommit:
     case ptx::Opcode::Bar:
+    case ptx::Opcode::BarCluster:
     case ptx::Opcode::BarWarp:
     case ptx::Opcode::Membar:
     case ptx::Opcode::Mbarrier:

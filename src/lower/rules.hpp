@@ -28,7 +28,7 @@ std::string_view rule_name(Rule r);  // "fma", ... ("" for None)
 struct Rules {
   bool fma = false, imad = false, lea = false, addr = false, scaled = false, cvt = false,
        mov = false;
-  // A forward branch round at most kIfcvtBody instructions of one block, none guarded, becomes
+  // A forward branch round at most sm.ifcvt_slots issue slots of one block, none guarded, becomes
   // their guard (src/lower/ifcvt.hpp): no branch, no divergence, one block for the scheduler.
   bool ifcvt = false;
   // A bitwise and/or/xor/not whose result only one and/or/xor reads: the two are one LOP3.
@@ -58,10 +58,7 @@ struct Rules {
     return fma || imad || lea || addr || scaled || cvt || mov || ifcvt || lop3 || vector;
   }
 };
-// "fma,imad,lea,addr,scaled,cvt,mov,ifcvt,lop3,vector,schedule,spaces,sincos,divide,wide,bssy",
-// "all"
-// or
-// "none": throws
+// The rules from a comma list of their names ("fma,imad,...,wide,bssy"), "all" or "none": throws
 // InputError naming `key` (an empty spec or an empty name in the list is refused too).
 Rules parse_rules(std::string_view spec, std::string_view key = "sm.lower");
 std::string to_string(const Rules& r);  // the canonical comma list, "none" when empty

@@ -36,14 +36,17 @@ std::uint32_t member_bytes(const ptx::Kernel& k, const ptx::Instruction& ins) {
   return ins.vec == 1 && ptx::type_bits(ins.type) == 32 ? 4 : 0;
 }
 
-// May the instruction change shared memory's contents (so that no load moves above it)?
-bool writes_shared(const ptx::Instruction& ins) {
+// May no shared load move above the instruction? It may change shared memory's contents, or
+// orders the loads after it (an atomic, a strong or volatile access, a barrier), or reads a clock.
+bool load_barrier(const ptx::Instruction& ins) {
   switch (ins.op) {
     case Opcode::St:
-    case Opcode::Atom:
+      return (ins.flags & (ptx::kVolatile | ptx::kStrong)) ||
+             (ins.space != ptx::Space::Global && ins.space != ptx::Space::Local &&
+              ins.space != ptx::Space::Param);
+    case Opcode::Atom:  // any space: an acquire orders the loads after it
     case Opcode::Red:
-      return ins.space != ptx::Space::Global && ins.space != ptx::Space::Local &&
-             ins.space != ptx::Space::Param;
+      return true;
     case Opcode::Ld:
     case Opcode::Ldmatrix:
       return ins.flags & (ptx::kVolatile | ptx::kStrong);  // ordered: nothing passes them
@@ -111,7 +114,8 @@ std::vector<std::uint32_t> known_alignment(const ptx::Kernel& k, const std::vect
                    ? product(of(o[1]), of(o[2]))
                    : 1;
       case Opcode::Mad:
-        return ins.mode == ptx::MulMode::Lo || ins.mode == ptx::MulMode::Wide
+        return !ins.has(ptx::kCarryIn) &&
+                       (ins.mode == ptx::MulMode::Lo || ins.mode == ptx::MulMode::Wide)
                    ? std::min(product(of(o[1]), of(o[2])), of(o[3]))
                    : 1;
       default:
@@ -136,6 +140,9 @@ std::vector<std::vector<std::uint32_t>> vector_groups(const ptx::Kernel& k,
                                                       const std::vector<RegUse>& uses) {
   std::vector<std::vector<std::uint32_t>> groups;
   const std::uint32_t n = std::uint32_t(std::min(k.code.size(), uses.size()));
+  // GPU-LocalTM kernels keep their loads: a transactional access's work is per PTX instruction.
+  for (const ptx::Instruction& ins : k.code)
+    if (ins.op == Opcode::TxBegin) return groups;
   if (n == 0) return groups;
   const std::vector<std::uint32_t> align = known_alignment(k, uses);
   const std::vector<std::uint32_t> block = blocks(k);
@@ -163,7 +170,7 @@ std::vector<std::vector<std::uint32_t>> vector_groups(const ptx::Kernel& k,
         std::vector<std::uint32_t> group;
         std::vector<std::size_t> picked;
         for (std::uint32_t w = 0; w < width; w += first.bytes) {
-          std::size_t found = loads.size();
+          std::size_t found = w == 0 ? a : loads.size();
           for (std::size_t b = 0; b < loads.size() && found == loads.size(); ++b)
             if (!loads[b].used && loads[b].bytes == first.bytes &&
                 loads[b].offset == first.offset + w)
@@ -203,7 +210,7 @@ std::vector<std::vector<std::uint32_t>> vector_groups(const ptx::Kernel& k,
   for (std::uint32_t i = 0; i < n; ++i) {
     if (i && block[i] != block[i - 1]) close_all();
     const ptx::Instruction& ins = k.code[i];
-    if (writes_shared(ins)) {
+    if (load_barrier(ins)) {
       close_all();
       continue;
     }

@@ -116,15 +116,14 @@ void GpuSim::Impl::renumber_events() {
 // own registers: nothing is absorbed yet); only when there are some is the kernel copied and
 // decoded again.
 void GpuSim::Impl::if_convert_code() {
-  // Each instruction's issue slots as the other rules leave it: absorbed 0, else 1 and its
-  // expansion's steps.
+  // Each instruction's issue slots once converted: 1 and its expansion's steps (a converted body
+  // is guarded, and the absorbing rules take in no guarded instruction).
   lower::Rules others = rules;
   others.ifcvt = others.bssy = false;
   std::vector<InstInfo> lowered = info;
-  const std::vector<std::uint32_t> with = apply_lowering(kernel, lowered, others);
+  apply_lowering(kernel, lowered, others);
   std::vector<std::uint32_t> cost(info.size(), 1);
-  for (std::size_t i = 0; i < cost.size(); ++i)
-    cost[i] = !with.empty() && with[i] != ptx::kNone ? 0 : 1 + expansion(lowered[i].expand).n;
+  for (std::size_t i = 0; i < cost.size(); ++i) cost[i] = 1 + expansion(lowered[i].expand).n;
   const std::vector<std::uint32_t> branches =
       lower::if_conversions(kernel, reg_uses(info), cost, arch.sm.ifcvt_slots);
   if (branches.empty()) return;

@@ -16,7 +16,7 @@ namespace {
 // runs as a compare-and-swap loop.
 bool float_add(const ptx::Instruction& ins) {
   return (ins.op == ptx::Opcode::Atom || ins.op == ptx::Opcode::Red) &&
-         ins.atom == ptx::AtomOp::Add && ptx::is_float(ins.type);
+         ins.atom == ptx::AtomOp::Add && (ins.type == ptx::Type::F32 || ins.type == ptx::Type::F64);
 }
 
 }  // namespace
@@ -83,7 +83,12 @@ Sm::Sm(std::uint32_t id, const SimContext& ctx)
   if (sm.mio_delay_alu || sm.mio_delay_fma) mio_ready_.assign(pending_.size(), 0);
   cas_float_ = ctx.atomics == AtomicMode::Native && arch_.shared_float_atomics == "cas";
   if (ctx.atomics == AtomicMode::LockLoop || cas_float_) loop_lanes_.resize(arch_.sm.max_warps);
-  if (cas_float_) cas_locked_.assign(std::max<std::size_t>(1, arch_.memory_bytes / 4), 0);
+  // A word's lock: the words are offsets in their CTA's shared memory, so each resident CTA has
+  // its own range.
+  if (cas_float_) {
+    cas_words_ = std::max<std::uint64_t>(1, (ctx.shared_per_cta + 3) / 4);
+    cas_locked_.assign(std::size_t(ctx.ctas_per_sm * cas_words_), 0);
+  }
 }
 
 void Sm::attach(exec::Executor* ex, Outbox* out) {
@@ -285,7 +290,9 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
       const int l = std::countr_zero(m);
       const WordAddr word = rec.addr[0][std::size_t(l)];
       L.key[std::size_t(l)] = smu_.key_of(word);
-      L.lock[std::size_t(l)] = cas ? std::uint32_t(word % cas_locked_.size()) : smu_.lock_of(word);
+      L.lock[std::size_t(l)] =
+          cas ? std::uint32_t((wp.cta * cas_words_ + word) % cas_locked_.size())
+              : smu_.lock_of(word);
     }
     wp.cas = cas;
     wp.step = 1;

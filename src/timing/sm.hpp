@@ -367,7 +367,7 @@ class Sm final : public SchedulerView {
   std::uint32_t f_, m_;
   std::uint32_t nsub_;
   bool strict_;  // sm.barrel = strict
-  bool phased_;  // the executor emits wide accesses as phases (memory.wide_access = phases)
+  bool phased_;  // the executor emits wide accesses as phases (memory.wide_access phases, pairs)
   bool pairs_;  // wide loads whose lanes pair up take twice the lanes a phase (wide_access = pairs)
   std::uint32_t nsc_;  // sub-cores
   std::vector<Subcore> sub_;
@@ -413,7 +413,8 @@ class Sm final : public SchedulerView {
   std::vector<Warp> warps_;
   std::vector<LoopLanes> loop_lanes_;
   bool cas_float_ = false;                // atomics.shared_float = cas
-  std::vector<std::uint8_t> cas_locked_;  // per shared word: a CAS loop's lane holds it
+  std::vector<std::uint8_t> cas_locked_;  // per resident CTA and shared word: a CAS lane holds it
+  std::uint64_t cas_words_ = 1;           // shared words per CTA (cas_locked_'s stride)
   std::vector<Cta> ctas_;
   std::vector<std::uint8_t> pending_;         // warps x registers: writes in flight
   std::vector<std::uint8_t> pending_global_;  // ... of them, global loads

@@ -88,7 +88,9 @@ void Sm::recompute(std::uint32_t w) {
         chained |= e.steps[k].chain;
       after_pre = chained && (!pre || e.steps[wp.pre_step].chain);
     }
-    const std::uint8_t nsrc = after_pre ? 1 : in.nsrc, ndst = pre ? 0 : in.ndst;
+    // A convergence barrier's step (bssy: BSSY, BSYNC) reads no register.
+    const bool barrier_step = pre && (in.expand == Expand::Bssy || in.expand == Expand::Bsync);
+    const std::uint8_t nsrc = barrier_step ? 0 : after_pre ? 1 : in.nsrc, ndst = pre ? 0 : in.ndst;
     const std::uint32_t* src = after_pre ? &pre_reg : in.src.data();
     bool busy = false;
     for (std::uint8_t k = 0; k < nsrc; ++k) busy |= pending_[base + src[k]] != 0;
