@@ -61,6 +61,21 @@ TEST(InputErrors, UnknownArchKeyAndHash) {
   expect_error(cli("analyze --pattern 0 --arch-file " + w), w + ":2: key 'memory.banks' must be");
 }
 
+// The keys issue 42 added take only their values, and an empty --arch-file is no silent "none".
+TEST(InputErrors, WideAccessSharedFloatIfcvtAndAnEmptyArchFile) {
+  expect_error(cli("analyze --pattern 0 --set memory.wide_access=pair"),
+               "arch key 'memory.wide_access': 'pair' is not phases, pairs or words");
+  expect_error(cli("analyze --pattern 0 --set atomics.shared_float=loop"),
+               "arch key 'atomics.shared_float': 'loop' is not native or cas");
+  expect_error(cli("analyze --pattern 0 --set sm.ifcvt_slots=0"),
+               "key 'sm.ifcvt_slots': 0 is not between 1 and 64");
+  expect_error(cli("analyze --pattern 0 --set sm.ifcvt_slots=100000000000000000000"),
+               "is not a non-negative integer");
+  expect_error(cli("analyze --pattern 0 --set sm.lower=vector,bssy,vectors"),
+               "unknown lowering rule 'vectors'");
+  expect_error(cli("analyze --pattern 0 --arch-file ''"), "--arch-file: the path is empty");
+}
+
 // Issue 47: a typo gets the names it is near, not the whole list; the usual short names work.
 TEST(InputErrors, TyposGetTheNearestNamesAndShortNamesWork) {
   expect_error(cli("analyze --pattern 0 --arch volta-v10"),

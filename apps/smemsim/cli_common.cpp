@@ -38,6 +38,8 @@ void add_arch_options(CLI::App* cmd, ArchOptions& o, bool hashes_and_model) {
 
 Arch resolve_arch(const ArchOptions& o) {
   Arch a = find_preset(o.name);
+  if (o.file.empty() && o.file_option && o.file_option->count())
+    throw InputError("--arch-file: the path is empty (give a TOML file; see `smemsim arch show`)");
   if (!o.file.empty()) a = load_arch_toml(o.file, a);
   for (const std::string& s : o.sets) apply_override(a, s);
   if (!o.bank_hash.empty()) a.bank_hash = o.bank_hash;
