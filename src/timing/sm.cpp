@@ -82,13 +82,7 @@ Sm::Sm(std::uint32_t id, const SimContext& ctx)
   pending_short_.assign(pending_.size(), 0);
   if (sm.mio_delay_alu || sm.mio_delay_fma) mio_ready_.assign(pending_.size(), 0);
   cas_float_ = ctx.atomics == AtomicMode::Native && arch_.shared_float_atomics == "cas";
-  if (ctx.atomics == AtomicMode::LockLoop || cas_float_) loop_lanes_.resize(arch_.sm.max_warps);
-  // A word's lock: the words are offsets in their CTA's shared memory, so each resident CTA has
-  // its own range.
-  if (cas_float_) {
-    cas_words_ = std::max<std::uint64_t>(1, (ctx.shared_per_cta + 3) / 4);
-    cas_locked_.assign(std::size_t(ctx.ctas_per_sm * cas_words_), 0);
-  }
+  if (ctx.atomics == AtomicMode::LockLoop) loop_lanes_.resize(arch_.sm.max_warps);
 }
 
 void Sm::attach(exec::Executor* ex, Outbox* out) {
@@ -283,6 +277,13 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
   // compare-and-swap loop (atomics.shared_float = cas) runs on the same micro-ops, one lock a
   // word: a lane whose word another lane holds between its read and its swap retries.
   const bool cas = cas_float_ && info.atomic && r.shared_accesses && float_add(code[r.index]);
+  if (cas && cas_locked_.empty()) {
+    // At the first CAS loop (most kernels have none): the loops' lanes, and a lock a word, each
+    // resident CTA its own range (the words are offsets in their CTA's shared memory).
+    loop_lanes_.resize(arch_.sm.max_warps);
+    cas_words_ = std::max<std::uint64_t>(1, (ctx_.shared_per_cta + 3) / 4);
+    cas_locked_.assign(std::size_t(ctx_.ctas_per_sm * cas_words_), 0);
+  }
   if (info.atomic && r.shared_accesses && (ctx_.atomics == AtomicMode::LockLoop || cas)) {
     LoopLanes& L = loop_lanes_[w];
     const AccessRecord& rec = col.rec;
