@@ -33,7 +33,7 @@ nvcc_bin() {
 
 arch_of() {  # the kernel's own arch (`// smemsim-arch: sm_80` on its first line), else sm_75
   local a
-  a="$(head -n1 "$1" | sed -n 's/.*smemsim-arch: \(sm_[0-9]*\).*/\1/p')"
+  a="$(head -n1 "$1" | sed -n 's/.*smemsim-arch: \(sm_[0-9]*a\{0,1\}\).*/\1/p')"
   echo "${a:-sm_75}"
 }
 

@@ -99,6 +99,12 @@ struct SmConfig {
   // 16x, FP64 at 1/16 that rate: A100's ratios). 0: no tensor core, an mma issues like an ALU
   // instruction.
   std::uint32_t tensor_fmas = 0;
+  // Hopper's warpgroup multiply (wgmma, issue 46): dense FP16 multiply-adds per cycle of one
+  // sub-core's tensor core for it (a warp's 16 rows of the 64 x N x K product; the same type
+  // ratios as tensor_fmas), and the fewest cycles a product holds it (its pipeline's: a chain of
+  // small products into one accumulator goes no faster). 0: no wgmma (a kernel with one is
+  // refused by the cycle model).
+  std::uint32_t wgmma_fmas = 0, lat_wgmma = 0;
   std::uint32_t lat_branch = 32;
   std::uint32_t lat_shared_ld = 32;
   std::uint32_t lat_shared_st = 36;

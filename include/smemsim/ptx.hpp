@@ -59,7 +59,20 @@ enum class Opcode : std::uint8_t {
   // a tensor copy's rank in Instruction::vec); the cluster barrier (comp 0: arrive, 1: wait) and
   // mapa (a shared address of another CTA of the cluster).
   CpBulk, BarCluster, Mapa,
+  // Issue 46: Hopper's warpgroup matrix multiply (wgmma.mma_async, .fence, .commit_group,
+  // .wait_group; the kind in the low bits of Instruction::comp, WgmmaOp).
+  Wgmma,
 };
+// What an Opcode::Wgmma does (PTX ISA "Asynchronous Warpgroup Level Matrix Multiply-Accumulate"):
+// the product, the fence before it, the commit of the warp's open group, the wait for groups.
+// An mma_async's comp also holds its immediates (kWgmma*), its N / 8 is Instruction::vec.
+enum class WgmmaOp : std::uint8_t { Mma, Fence, Commit, Wait };
+inline constexpr std::uint8_t kWgmmaOpMask = 3;
+inline constexpr std::uint8_t kWgmmaNegA = 4;     // imm-scale-a = -1
+inline constexpr std::uint8_t kWgmmaNegB = 8;     // imm-scale-b = -1
+inline constexpr std::uint8_t kWgmmaTransA = 16;  // imm-trans-a = 1: A is M-major in shared memory
+inline constexpr std::uint8_t kWgmmaTransB = 32;  // imm-trans-b = 1: B is N-major
+inline constexpr std::uint8_t kWgmmaADesc = 64;   // A from shared memory through a descriptor
 // What an Opcode::CpBulk does (PTX ISA "cp.async.bulk", "cp.async.bulk.tensor"): a contiguous copy
 // global -> shared (completing an mbarrier's transactions) or shared -> global (a bulk group), the
 // same for a box of a tensor map, the bulk groups' commit and wait, and the L2 prefetches.
@@ -81,6 +94,8 @@ enum class MmaShape : std::uint8_t {
   None, M16N8K16, M16N8K8, M16N16K16, M32N8K16, M8N32K16, M16N16K8,
   // issue 27: f64, integer and single-bit shapes, and Volta's m8n8k4
   M8N8K4, M8N8K16, M8N8K32, M8N8K128, M16N8K4, M16N8K32, M16N8K64, M16N8K128, M16N8K256,
+  // issue 46: wgmma's m64nNkK (N, 8 to 256, in Instruction::vec as N / 8)
+  M64K8, M64K16, M64K32,
 };
 // clang-format on
 

@@ -240,6 +240,13 @@ const std::vector<Key>& key_table() {
          "ceil(M*N*K / tensor_fmas) cycles (TF32 half, INT8 twice, INT4 4x, b1 16x, FP64 1/16 the "
          "rate); 0: no "
          "tensor core"),
+      sm("sm.wgmma_fmas", &SmConfig::wgmma_fmas, 0, 1 << 20,
+         "dense FP16 multiply-adds per cycle of a sub-core's tensor core for wgmma: a warp's 16 "
+         "rows of m64nNkK hold it ceil(16*N*K / wgmma_fmas) cycles (TF32 half, INT8 twice the "
+         "rate); 0: no wgmma"),
+      sm("sm.lat_wgmma", &SmConfig::lat_wgmma, 0, 100000,
+         "the fewest cycles a wgmma holds its sub-core's tensor core (a chain of small products "
+         "into one accumulator goes no faster)"),
       sm("sm.lat_sfu", &SmConfig::lat_sfu, 1, 100000,
          "cycles, special-function unit (sin, cos, ex2, lg2, rcp, sqrt, rsqrt, div, rem)"),
       sm("sm.lat_branch", &SmConfig::lat_branch, 1, 100000,

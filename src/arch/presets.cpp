@@ -516,6 +516,14 @@ std::vector<Arch> build() {
     // 1,342. Then the same wmma on its own result, 25.38 a step: lat_tensor 13 gives 25.01.
     a.sm.tensor_fmas = 336;
     a.sm.lat_tensor = 13;
+    // wgmma (issue 46): the whitepaper's 2048 dense FP16 FMA/clk/SM (989.4 TFLOPS, SXM5, 132
+    // SMs at 1,830 MHz) over four sub-cores. Luo et al. 2024 (Table X, H800) find one
+    // warpgroup's m64nNk16 takes N / 2 cycles for N >= 64: that rate from one warpgroup. With
+    // A from registers m64n8k16 and m64n16k16 take 13 (4 and 8 cycles of multiply-adds): no
+    // product holds the tensor core fewer (the replica wgmma_rs_n8 fits it: 13.03; the other
+    // eight shapes of the table, checked, are within 0.3 %: docs/timing.md "wgmma").
+    a.sm.wgmma_fmas = 512;
+    a.sm.lat_wgmma = 13;
   }
 
   for (const Arch& a : v) validate(a);

@@ -242,6 +242,13 @@ const std::map<std::string, std::vector<Row>>& tables() {
            {"sm.tensor_fmas", K::Calibrated,
             "H200 (calibration/h200-measured.toml): wmma throughput 1,337 FMA/clk/SM; its "
             "replica 1,342 (mma.sync's rate; the whitepaper's 2048 is wgmma's)"},
+           {"sm.wgmma_fmas", K::Vendor,
+            "H100 whitepaper: 2048 dense FP16 FMA/clk/SM (989.4 TFLOPS at 1,830 MHz, 132 SMs) "
+            "/ 4 sub-cores; Luo et al. 2024 Table X: one warpgroup's m64nNk16 in N/2 cycles"},
+           {"sm.lat_wgmma", K::Calibrated,
+            "Luo et al. 2024 Table X (calibration/h800-luo2024.toml): m64n8k16 with A from "
+            "registers 13.0 cycles a product, back to back; its replica wgmma_rs_n8 13.03 (the "
+            "other eight shapes of Table X checked within 0.3 %)"},
            {"sm.lat_alu", K::Config, "GPGPU-Sim SM90_H100: -ptx_opcode_latency_int 4"},
            {"sm.lat_fma", K::Calibrated,
             "H200 (calibration/h200-measured.toml): FFMA chain 4.16, IMAD 4.18; replica 4.07"},
@@ -386,6 +393,7 @@ bool applies(const Arch& a, std::string_view key) {
   if (key == "sm.warp_start_cycles") return sm.warp_start_cycles != 0;
   if (key == "sm.mio_delay_fma") return sm.mio_delay_fma != 0;
   if (key == "sm.lat_tensor" || key == "sm.tensor_fmas") return sm.tensor_fmas != 0;
+  if (key == "sm.lat_wgmma" || key == "sm.wgmma_fmas") return sm.wgmma_fmas != 0;
   if (key.starts_with("sm.l1_") || key == "sm.carveouts") return sm.l1_unified_bytes != 0;
   // The DRAM's own rate where a preset gives one (else sm.global_bytes_per_cycle's x sm.count).
   if (key == "sm.dram_bytes_per_cycle")
@@ -442,6 +450,8 @@ const std::vector<std::string>& timing_keys() {
                                                 "sm.lanes_fp64",
                                                 "sm.lanes_sfu",
                                                 "sm.tensor_fmas",
+                                                "sm.wgmma_fmas",
+                                                "sm.lat_wgmma",
                                                 "sm.frontend_stages",
                                                 "sm.mem_stages",
                                                 "sm.writeback_ports",

@@ -93,6 +93,55 @@ const std::vector<Replica>& replicas() {
        "cp.async.bulk of 32,768 bytes from the L2 to shared memory, then "
        "mbarrier.try_wait.parity until its phase flips, 1 thread, 256 copies: cycles a copy",
        "sm.l2_bytes_per_cycle", "", 32, 256, false, false, 256, Extra::BulkCopy, 32768, false},
+      // Hopper's warpgroup multiply (issue 46), Luo et al. 2024's Table X: one warpgroup's
+      // m64nNk16 (f32 += f16 x f16) into one accumulator, back to back. For N >= 64 the tensor
+      // cores' rate decides it (sm.wgmma_fmas, the whitepaper's); for small N with A and B from
+      // shared memory their reads (A 2 KiB, 16 passes a product, B N / 4); with A from registers
+      // the product's least time on the tensor core, sm.lat_wgmma, fitted to m64n8k16's.
+      {"wgmma_n8", "wgmma_latency_n8", "cycles",
+       "1,024 wgmma.mma_async m64n8k16, A and B from shared memory (128B swizzle), f32 += f16 x "
+       "f16 into one "
+       "accumulator, then commit and wait; one warpgroup: cycles a product",
+       "", "", 128, 1024, false, false, 1024, Extra::Wgmma, 0, false},
+      {"wgmma_n16", "wgmma_latency_n16", "cycles",
+       "1,024 wgmma.mma_async m64n16k16, A and B from shared memory (128B swizzle), f32 += f16 x "
+       "f16 into one "
+       "accumulator, then commit and wait; one warpgroup: cycles a product",
+       "", "", 128, 1024, false, false, 1024, Extra::Wgmma, 0, false},
+      {"wgmma_n32", "wgmma_latency_n32", "cycles",
+       "1,024 wgmma.mma_async m64n32k16, A and B from shared memory (128B swizzle), f32 += f16 x "
+       "f16 into one "
+       "accumulator, then commit and wait; one warpgroup: cycles a product",
+       "", "", 128, 1024, false, false, 1024, Extra::Wgmma, 0, false},
+      {"wgmma_n64", "wgmma_latency_n64", "cycles",
+       "1,024 wgmma.mma_async m64n64k16, A and B from shared memory (128B swizzle), f32 += f16 x "
+       "f16 into one "
+       "accumulator, then commit and wait; one warpgroup: cycles a product",
+       "", "", 128, 1024, false, false, 1024, Extra::Wgmma, 0, false},
+      {"wgmma_n128", "wgmma_latency_n128", "cycles",
+       "1,024 wgmma.mma_async m64n128k16, A and B from shared memory (128B swizzle), f32 += f16 x "
+       "f16 into one "
+       "accumulator, then commit and wait; one warpgroup: cycles a product",
+       "", "", 128, 1024, false, false, 1024, Extra::Wgmma, 0, false},
+      {"wgmma_n256", "wgmma_latency_n256", "cycles",
+       "1,024 wgmma.mma_async m64n256k16, A and B from shared memory (128B swizzle), f32 += f16 x "
+       "f16 into one "
+       "accumulator, then commit and wait; one warpgroup: cycles a product",
+       "", "", 128, 1024, false, false, 1024, Extra::Wgmma, 0, false},
+      {"wgmma_rs_n8", "wgmma_latency_rs_n8", "cycles",
+       "1,024 wgmma.mma_async m64n8k16, A from registers (128B swizzle), f32 += f16 x f16 into one "
+       "accumulator, then commit and wait; one warpgroup: cycles a product",
+       "sm.lat_wgmma", "", 128, 1024, false, false, 1024, Extra::Wgmma, 0, false},
+      {"wgmma_rs_n16", "wgmma_latency_rs_n16", "cycles",
+       "1,024 wgmma.mma_async m64n16k16, A from registers (128B swizzle), f32 += f16 x f16 into "
+       "one "
+       "accumulator, then commit and wait; one warpgroup: cycles a product",
+       "", "", 128, 1024, false, false, 1024, Extra::Wgmma, 0, false},
+      {"wgmma_rs_n32", "wgmma_latency_rs_n32", "cycles",
+       "1,024 wgmma.mma_async m64n32k16, A from registers (128B swizzle), f32 += f16 x f16 into "
+       "one "
+       "accumulator, then commit and wait; one warpgroup: cycles a product",
+       "", "", 128, 1024, false, false, 1024, Extra::Wgmma, 0, false},
       // Accel-Sim's whole-GPU figures (calibration/titanv-accelsim.toml), launched as it launched
       // them: 1,024-thread CTAs on every thread slot of every SM. Their loops are the source's
       // with fewer steps (`steps`; the figure is a steady rate, which the first steps' ramp
@@ -127,7 +176,8 @@ Code load_replicas(const std::string& ptx_dir) {
   const std::string dir = ptx_dir.empty() ? exec::suite_ptx_dir() : ptx_dir;
   return {exec::load_suite_ptx(dir, "ubench_replicas", "smemsim calibrate"),
           exec::load_suite_ptx(dir, "memory_ubench", "smemsim calibrate"),
-          exec::load_suite_ptx(dir, "hopper_ubench", "smemsim calibrate")};
+          exec::load_suite_ptx(dir, "hopper_ubench", "smemsim calibrate"),
+          exec::load_suite_ptx(dir, "wgmma", "smemsim calibrate")};
 }
 
 namespace {
@@ -184,6 +234,8 @@ std::vector<exec::Arg> arguments(const Replica& r, exec::GlobalMemory& mem, cons
     if (r.extra != Extra::MemWrite) a.push_back(exec::Arg::integer(r.steps));
     return a;
   }
+  if (r.extra == Extra::Wgmma)  // wgmma_latency_nN(clk, steps)
+    return {buffer("clk", exec::ElemType::U32, 16), exec::Arg::integer(r.steps)};
   if (r.extra == Extra::BulkCopy)  // bulk_latency(clk, src, bytes, steps)
     return {buffer("clk", exec::ElemType::U32, 16),
             buffer("src", exec::ElemType::U8, std::size_t(1) << 16, 1), exec::Arg::integer(r.arg),
@@ -257,6 +309,7 @@ double run_replica(const Replica& r, const Arch& preset, const Code& code, std::
   check_runnable(r, arch);
   const ptx::Module& m = r.memory()                   ? code.memory
                          : r.extra == Extra::BulkCopy ? code.hopper
+                         : r.extra == Extra::Wgmma    ? code.wgmma
                                                       : code.replicas;
   exec::GlobalMemory mem;
   exec::Launch launch;

@@ -62,7 +62,10 @@ struct Replica {
     // rep_atomic_conflict(clk, out, word, steps).
     L2Bw64,
     MemBw,
-    AtomicConflict
+    AtomicConflict,
+    // kernels/wgmma.cu's wgmma_latency_nN(clk, steps): one warpgroup, `steps` times fence, one
+    // m64nNk16 from shared memory, commit, wait (Luo et al. 2024's completion latency).
+    Wgmma
   } extra = Extra::None;
   std::int32_t arg = 0;
   // The launch starts with its buffers in the L2 (TimingOptions::warm_l2): the GPU's figure is the
@@ -86,7 +89,7 @@ const Replica* find_replica(std::string_view name);  // nullptr when none
 
 // The replicas' PTX: ubench_replicas.ptx, memory_ubench.ptx and hopper_ubench.ptx.
 struct Code {
-  ptx::Module replicas, memory, hopper;
+  ptx::Module replicas, memory, hopper, wgmma;
 };
 // Loads both from `ptx_dir` (exec::suite_ptx_dir() when empty), once for every run.
 Code load_replicas(const std::string& ptx_dir = "");

@@ -540,6 +540,8 @@ std::uint64_t operand_address(Impl& im, Warp& w, const ptx::Operand& o, int l);
 // ldmatrix, stmatrix, mma, wmma (matrix_exec.cpp): the warp executes them together (`m` must be
 // the full warp).
 void exec_matrix(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);
+// wgmma (wgmma.cpp, issue 46): the warp's 16 rows of the warpgroup's product, at issue.
+void exec_wgmma(Impl& im, Cta& cta, Warp& w, std::uint32_t pc);
 // cp.async, cp.async.commit_group, cp.async.wait_group/wait_all (cp_async.cpp); land_copies
 // writes every pending copy of the warp (at its exit).
 std::uint16_t exec_cp_async(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);

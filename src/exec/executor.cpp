@@ -234,7 +234,8 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
     case Opcode::Mma:
     case Opcode::WmmaLoad:
     case Opcode::WmmaStore:
-    case Opcode::WmmaMma: {
+    case Opcode::WmmaMma:
+    case Opcode::Wgmma: {
       const std::uint64_t before = stats.shared_accesses;
       if (ins.op == Opcode::Stmatrix || ins.op == Opcode::WmmaStore) ++writes;
       if (exec) exec_matrix(*this, cta, w, pc, exec);

@@ -107,6 +107,8 @@ void ldmatrix(Impl& im, Cta& cta, Warp& w, std::uint32_t pc) {
   }
 }
 
+}  // namespace
+
 // Element `sub` of a fragment register of type t (sub-byte and 8-bit elements from the low bits
 // up, PTX ISA "Matrix Data-types").
 double element(std::uint64_t reg, int sub, Type t) {
@@ -163,6 +165,8 @@ void store_element(std::uint64_t& reg, int sub, Type t, double v, bool satfinite
     }
   }
 }
+
+namespace {
 
 constexpr int kMaxK = 256;  // b1 m16n8k256
 struct Matrices {
@@ -396,6 +400,8 @@ void exec_matrix(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
                       [&](int which, Type t, int lane, FragSlots& s) {
                         return wmma_fragment(ins.shape, which, t, lane, s);
                       });
+    case Opcode::Wgmma:
+      return exec_wgmma(im, cta, w, pc);
     default:
       return;
   }

@@ -32,6 +32,8 @@ std::string_view access_name(Opcode op) {
     case Opcode::CpAsync:
     case Opcode::CpBulk:
       return "copy";
+    case Opcode::Wgmma:
+      return "matrix read (through the wgmma descriptor)";
     default:
       return "atomic";
   }

@@ -99,6 +99,18 @@ int mma_fragment(MmaShape shape, int which, Type t, bool col, int lane, FragSlot
   return o.n;
 }
 
+int wgmma_fragment(MmaShape shape, int which, Type t, int n, int rank, int lane, FragSlots& out) {
+  const int k = ptx::mma_shape_dims(shape).k;
+  Out o{out};
+  if (which == 0) {
+    tile(0, 16, k, t, lane, 0, 16 * rank, 0, o);
+    return o.n;
+  }
+  const int per = tile_regs(2, 16, k, t);
+  for (int j = 0; j < n / 8; ++j) tile(2, 16, k, t, lane, j * per, 16 * rank, 8 * j, o);
+  return o.n;
+}
+
 int wmma_fragment(MmaShape shape, int which, Type t, int lane, FragSlots& out) {
   const ptx::MmaDims d = ptx::mma_shape_dims(shape);
   const int per = tile_regs(which, 16, d.k, t);

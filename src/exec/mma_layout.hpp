@@ -51,6 +51,16 @@ int elements_per_register(ptx::Type t);
 int mma_fragment(ptx::MmaShape shape, int which, ptx::Type t, bool col, int lane, FragSlots& out);
 // The same for a wmma fragment of element type `t`: its primary registers only.
 int wmma_fragment(ptx::MmaShape shape, int which, ptx::Type t, int lane, FragSlots& out);
+// wgmma (issue 46): the elements `lane` of warp `rank` (0-3) of a warpgroup holds of A (which 0,
+// from registers) or of the accumulator D (which 2) of an m64nNkK product: the warp's 16 rows
+// (16 rank on) of A as mma.sync's m16 A tile of the same K, and of D N / 8 mma.sync m16n8 D
+// tiles side by side, their registers in order (PTX ISA "Register Fragments" of wgmma).
+int wgmma_fragment(ptx::MmaShape shape, int which, ptx::Type t, int n, int rank, int lane,
+                   FragSlots& out);
+// Element `sub` of a fragment register of type t, and a result v stored into one (rounded to
+// nearest; .satfinite clamps), as mma.sync reads and writes them (matrix_exec.cpp).
+double element(std::uint64_t reg, int sub, ptx::Type t);
+void store_element(std::uint64_t& reg, int sub, ptx::Type t, double v, bool satfinite);
 // The number of distinct registers of that wmma fragment (the rest repeat them).
 int wmma_primary_registers(ptx::MmaShape shape, int which, ptx::Type t);
 

@@ -81,6 +81,7 @@ bool half_supported(const ptx::Instruction& ins) {
     case Opcode::WmmaLoad:
     case Opcode::WmmaStore:
     case Opcode::WmmaMma:
+    case Opcode::Wgmma:
       return true;
     default:  // setp and the arithmetic of alu_half.cpp, on halves and pairs (not tf32)
       return (ins.op == Opcode::Setp || detail::half_arithmetic(ins.op)) && ptx::is_half(ins.type);

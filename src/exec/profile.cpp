@@ -12,7 +12,8 @@ namespace {
 
 // The access an instruction makes to shared memory, if it may make one: loads and stores (shared or
 // generic), atomics, and the tensor-core instructions (issue 16): ldmatrix and wmma.load read it,
-// stmatrix and wmma.store write it, cp.async writes it (its source is global).
+// stmatrix and wmma.store write it, cp.async writes it (its source is global), wgmma.mma_async
+// reads it.
 std::optional<Op> shared_op(const ptx::Instruction& ins) {
   const bool shared = ins.space == Space::Shared || ins.space == Space::Generic;
   switch (ins.op) {
@@ -32,6 +33,10 @@ std::optional<Op> shared_op(const ptx::Instruction& ins) {
       return shared ? std::optional(Op::Load) : std::nullopt;
     case Opcode::WmmaStore:
       return shared ? std::optional(Op::Store) : std::nullopt;
+    case Opcode::Wgmma:  // mma_async reads A and B through its descriptors (issue 46)
+      return ptx::WgmmaOp(ins.comp & ptx::kWgmmaOpMask) == ptx::WgmmaOp::Mma
+                 ? std::optional(Op::Load)
+                 : std::nullopt;
     case Opcode::Mbarrier:  // the object: a wait reads it, the rest update it
       if (ptx::MbarOp(ins.comp) == ptx::MbarOp::PendingCount) return std::nullopt;
       return ptx::MbarOp(ins.comp) == ptx::MbarOp::TestWait ||

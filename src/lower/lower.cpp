@@ -106,6 +106,7 @@ bool ends_block(ptx::Opcode op) {
     case ptx::Opcode::Mbarrier:
     case ptx::Opcode::CpAsyncWait:
     case ptx::Opcode::CpBulk:
+    case ptx::Opcode::Wgmma:  // its fence, groups and shared reads order what is around them
       return true;
     default:
       return false;

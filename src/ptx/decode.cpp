@@ -126,6 +126,7 @@ Instruction Decoder::run() {
   if (text.starts_with("fence.proxy.") || text.starts_with("fence.mbarrier_init."))
     return proxy_fence();
   if (base == "mma" || base == "wmma") return tensor();
+  if (base == "wgmma") return wgmma();
   if (!info) unsupported();
   ins_.op = info->op;
   if (info == &kBarWarp) ins_.flags |= kSync;
@@ -376,12 +377,14 @@ Operand Decoder::operand(bool memory, bool label) {
     cur_.next();
     ++open_;
     o.kind = OperandKind::Vector;
-    std::array<std::uint32_t, 8> elems{};
+    // wgmma's accumulators are up to 128 registers; every other instruction's vectors at most 8.
+    std::array<std::uint32_t, 128> elems{};
     std::array<std::int64_t, 2> imms{};
     std::size_t n = 0, nimm = 0;
+    const std::size_t most = m_.text.starts_with("wgmma.") ? elems.size() : 8;
     do {
       const Token& r = cur_.peek();
-      if (n == elems.size()) cur_.fail(r, "vector operand has more than 8 elements");
+      if (n == most) cur_.fail(r, fmt::format("vector operand has more than {} elements", most));
       if (r.kind == TokKind::Number || r.is('-')) {  // {0, %rs1}: packing an immediate
         if (nimm == imms.size())
           cur_.fail(r, "a vector operand has at most two immediate elements");

@@ -83,6 +83,7 @@ class Decoder {
   Instruction proxy_fence();
   // barrier.cluster.arrive/wait and mapa (decode_cluster.cpp, issue 46).
   Instruction cluster_op();
+  Instruction wgmma();  // decode_wgmma.cpp
 
  private:
   Cursor& cur_;

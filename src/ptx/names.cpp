@@ -20,8 +20,8 @@ constexpr std::string_view kOpcodeNames[] = {
     // tensor-core kernels (tensor_text writes their full form)
     "ldmatrix", "stmatrix", "cp.async", "cp.async.commit_group", "cp.async.wait_group", "mma",
     "wmma.load", "wmma.store", "wmma.mma", "mbarrier", "nanosleep", "bmsk", "prefetch",
-    "createpolicy", "cp.async.bulk", "barrier.cluster", "mapa"};
-static_assert(std::size(kOpcodeNames) == static_cast<std::size_t>(Opcode::Mapa) + 1);
+    "createpolicy", "cp.async.bulk", "barrier.cluster", "mapa", "wgmma"};
+static_assert(std::size(kOpcodeNames) == static_cast<std::size_t>(Opcode::Wgmma) + 1);
 constexpr std::string_view kMbarNames[] = {
     "init",          "arrive", "arrive_drop",      "test_wait", "try_wait",   "inval",
     "pending_count", "",       "arrive.expect_tx", "expect_tx", "complete_tx"};
@@ -199,11 +199,11 @@ bool is_header_path(std::string_view path) {
 
 namespace {
 
-constexpr std::string_view kShapeNames[] = {"",         "m16n8k16", "m16n8k8",   "m16n16k16",
-                                            "m32n8k16", "m8n32k16", "m16n16k8",  "m8n8k4",
-                                            "m8n8k16",  "m8n8k32",  "m8n8k128",  "m16n8k4",
-                                            "m16n8k32", "m16n8k64", "m16n8k128", "m16n8k256"};
-static_assert(std::size(kShapeNames) == std::size_t(MmaShape::M16N8K256) + 1);
+constexpr std::string_view kShapeNames[] = {
+    "",          "m16n8k16",  "m16n8k8", "m16n16k16", "m32n8k16", "m8n32k16", "m16n16k8",
+    "m8n8k4",    "m8n8k16",   "m8n8k32", "m8n8k128",  "m16n8k4",  "m16n8k32", "m16n8k64",
+    "m16n8k128", "m16n8k256", "m64nNk8", "m64nNk16",  "m64nNk32"};
+static_assert(std::size(kShapeNames) == std::size_t(MmaShape::M64K32) + 1);
 
 }  // namespace
 
@@ -212,6 +212,9 @@ std::string_view shape_name(MmaShape s) {
 }
 
 MmaDims mma_shape_dims(MmaShape s) {
+  // wgmma's m64nNkK: N is the instruction's (Instruction::vec)
+  if (s == MmaShape::M64K8 || s == MmaShape::M64K16 || s == MmaShape::M64K32)
+    return {64, 0, s == MmaShape::M64K8 ? 8 : s == MmaShape::M64K16 ? 16 : 32};
   // "m16n8k16" -> {16, 8, 16}
   const std::string_view n = shape_name(s);
   MmaDims d;
@@ -289,6 +292,35 @@ std::string tensor_text(const Kernel& k, const Instruction& ins, std::string gua
   }
   for (std::uint8_t i = 0; i < ins.num_ops; ++i)
     s += (i ? ", " : " ") + operand_text(k, ins.ops[i]);
+  return s + ";";
+}
+
+// A wgmma (issue 46) as PTX writes it, its immediates after the operands.
+std::string wgmma_text(const Kernel& k, const Instruction& ins, std::string s) {
+  switch (WgmmaOp(ins.comp & kWgmmaOpMask)) {
+    case WgmmaOp::Fence:
+      return s + "wgmma.fence.sync.aligned;";
+    case WgmmaOp::Commit:
+      return s + "wgmma.commit_group.sync.aligned;";
+    case WgmmaOp::Wait:
+      return s + fmt::format("wgmma.wait_group.sync.aligned {};", ins.ops[0].imm());
+    case WgmmaOp::Mma:
+      break;
+  }
+  const MmaDims d = mma_shape_dims(ins.shape);
+  s += fmt::format("wgmma.mma_async.sync.aligned.m64n{}k{}.{}.{}.{}", 8 * int(ins.vec), d.k,
+                   type_name(ins.type), type_name(ins.type2), type_name(ins.type4));
+  if (ins.has(kSatfinite)) s += ".satfinite";
+  for (std::uint8_t i = 0; i < ins.num_ops; ++i)
+    s += (i ? ", " : " ") + operand_text(k, ins.ops[i]);
+  const bool integer = ins.type2 == Type::S8 || ins.type2 == Type::U8;
+  if (!integer) {
+    s += fmt::format(", {}, {}", ins.comp & kWgmmaNegA ? -1 : 1, ins.comp & kWgmmaNegB ? -1 : 1);
+    if (ins.type2 == Type::F16 || ins.type2 == Type::BF16) {
+      if (ins.comp & kWgmmaADesc) s += fmt::format(", {}", ins.comp & kWgmmaTransA ? 1 : 0);
+      s += fmt::format(", {}", ins.comp & kWgmmaTransB ? 1 : 0);
+    }
+  }
   return s + ";";
 }
 
@@ -537,6 +569,7 @@ std::string to_string(const Kernel& k, const Instruction& ins) {
                      ins.guard < k.regs.size() ? k.regs[ins.guard].name : "?");
   if (ins.op >= Opcode::Ldmatrix && ins.op <= Opcode::Mbarrier) return tensor_text(k, ins, s);
   if (ins.op == Opcode::CpBulk) return bulk_text(k, ins, s);
+  if (ins.op == Opcode::Wgmma) return wgmma_text(k, ins, s);
   s += opcode_name(ins.op);
   if (ins.has(kCarryIn)) s += "c";  // addc, subc, madc
   auto add = [&](std::string_view m) {

@@ -228,6 +228,18 @@ GpuSim::GpuSim(const ptx::Module& module, const ptx::Kernel& kernel, const Arch&
                     "execute it (issue 46)",
                     ptx::demangle(kernel.name), kernel.cluster[0], std::max(1u, kernel.cluster[1]),
                     std::max(1u, kernel.cluster[2]))));
+  // wgmma (issue 46) runs on sm_90's warpgroup tensor cores: a preset without them has no time
+  // for it.
+  if (!arch.sm.wgmma_fmas)
+    for (const ptx::Instruction& ins : kernel.code)
+      if (ins.op == ptx::Opcode::Wgmma &&
+          ptx::WgmmaOp(ins.comp & ptx::kWgmmaOpMask) == ptx::WgmmaOp::Mma)
+        throw InputError(located(
+            module.filename, ins.ptx_line,
+            fmt::format("kernel '{}' uses wgmma.mma_async, which needs Hopper's warpgroup tensor "
+                        "cores: preset '{}' has none (sm.wgmma_fmas = 0; hopper-h100 has them); "
+                        "`run` and `profile` execute it",
+                        ptx::demangle(kernel.name), arch.name)));
   impl_ = std::make_unique<Impl>(module, kernel, arch, launch, memory, options);
 }
 

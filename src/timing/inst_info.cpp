@@ -65,9 +65,10 @@ Unit unit_of(const ptx::Instruction& ins) {
 // Dense-FP16 multiply-adds of an mma (sm.tensor_fmas): m*n*k at the A operand's relative rate
 // (NVIDIA A100 whitepaper, Table 1's dense peaks against FP16's 312 TFLOPS: TF32 1/2, FP64 1/16,
 // INT8 2x, INT4 4x, binary 16x). f16 m8n8k4 is four 8x8x4 products, one per quad-pair.
+// wgmma's m64nNkK (issue 46) takes the same type ratios; N is 8 x Instruction::vec.
 std::uint32_t tensor_work_of(const ptx::Instruction& ins) {
   const ptx::MmaDims d = ptx::mma_shape_dims(ins.shape);
-  std::uint32_t mnk = std::uint32_t(d.m * d.n * d.k);
+  std::uint32_t mnk = std::uint32_t(d.m * (ins.op == Opcode::Wgmma ? 8 * int(ins.vec) : d.n) * d.k);
   if (ins.shape == ptx::MmaShape::M8N8K4 && ins.type2 == ptx::Type::F16) mnk *= 4;
   switch (ins.type2) {
     case ptx::Type::TF32:
@@ -316,6 +317,27 @@ std::vector<InstInfo> decode_kernel(const ptx::Kernel& kernel) {
     bool in_function = false;
     for (const ptx::LinkedFunction& f : kernel.functions) in_function |= i >= f.entry && i < f.end;
     info.exit = ins.op == Opcode::Exit || (ins.op == Opcode::Ret && !in_function);
+    if (ins.op == Opcode::Wgmma) {
+      // Issue 46: an mma_async is its shared reads (the MIO path, as a load's) and then its
+      // tensor work (Sm::wgmma_done); it joins the warp's open wgmma group, which commit_group
+      // closes and wait_group N waits for. Its accumulators are no scoreboard's: the PTX ISA
+      // leaves them undefined until a wait covers the product. The fence issues as an ALU op.
+      const auto kind = ptx::WgmmaOp(ins.comp & ptx::kWgmmaOpMask);
+      info.async_kind = 1;
+      info.wgmma = kind == ptx::WgmmaOp::Mma;
+      info.async_commit = kind == ptx::WgmmaOp::Commit;
+      info.async_wait = kind == ptx::WgmmaOp::Wait;
+      if (info.async_wait) info.async_keep = static_cast<std::uint32_t>(ins.ops[0].imm());
+      Sets sets{info, kernel};
+      if (ins.guard != ptx::kNone) sets.src(ins.guard);
+      if (info.wgmma) {
+        info.unit = Unit::SharedLd;
+        info.space = Space::Shared;
+        info.tensor_work = tensor_work_of(ins);
+        for (std::size_t k = 1; k < 4; ++k) sets.read(ins.ops[k]);
+      }
+      continue;
+    }
     Sets sets{info, kernel};
     if (ins.guard != ptx::kNone) sets.src(ins.guard);
     const bool w0 = writes_op0(ins);

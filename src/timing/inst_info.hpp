@@ -73,6 +73,10 @@ struct InstInfo {
   // warp's next instruction issue only when at most N of its committed groups are outstanding.
   bool async_copy = false, async_commit = false, async_wait = false;
   std::uint32_t async_keep = 0;  // wait_group's N
+  // Which groups commit and wait name: 0 cp.async's, 1 wgmma's (issue 46). A wgmma.mma_async
+  // (`wgmma`) joins the open wgmma group; its group is done when its tensor work is.
+  std::uint8_t async_kind = 0;
+  bool wgmma = false;
   std::uint8_t nsrc = 0, ndst = 0;
   // A tensor op's work in dense-FP16 multiply-adds: m*n*k scaled by its type's rate (TF32 x2,
   // INT8 / 2, FP64 x16; sm.tensor_fmas).

@@ -42,6 +42,7 @@ Sm::Sm(std::uint32_t id, const SimContext& ctx)
         m_ + (shared_memory_unit(static_cast<Unit>(u)) ? ctx_.latency[u] - (f_ + m_ + 1) - 1 : 0);
   }
   sub_.resize(nsc_);
+  wg_free_.assign(nsc_, 0);
   for (std::uint32_t k = 0; k < nsc_; ++k) {
     Subcore& sc = sub_[k];
     sc.host = std::make_unique<Host>(*this, k);
@@ -377,7 +378,8 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
       unit = info.store ? Unit::SharedSt : Unit::SharedLd;
     }
   }
-  if (info.async_copy || info.async_commit || info.async_wait) async_issue(wp, in, info);
+  if (info.async_copy || info.wgmma || info.async_commit || info.async_wait)
+    async_issue(wp, in, info);
   in.bulk = r.bulk;
   // mbarrier.try_wait is "potentially blocking" (PTX ISA): where a lane's phase is incomplete the
   // GPU suspends the thread until it completes (or a time limit passes). Here the instruction
@@ -576,7 +578,12 @@ void Sm::complete(std::uint32_t inflight, std::uint64_t now) {
       for (std::uint8_t k = 0; k < in.ndst; ++k) mio_ready_[base + in.dst[k]] = now + 1 + delay;
   }
   if (in.record >= 0) records_.put(std::uint32_t(in.record));
-  if (in.async_group >= 0) async_done(wp, std::uint32_t(in.async_group));
+  if (in.async_group >= 0) {
+    if (in.async_kind == 1)
+      wgmma_done(w, in, now);
+    else
+      wp.groups[0].done(std::uint32_t(in.async_group));
+  }
   // A bulk copy's bytes land, and its mbarrier transactions complete, when its memory operation
   // is done: waiting warps see the copy's time through the memory hierarchy.
   if (in.bulk) ex_->land_bulk(in.bulk);

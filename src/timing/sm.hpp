@@ -246,13 +246,27 @@ class Sm final : public SchedulerView {
     std::uint8_t unresolved = 0;
     bool held = false;  // sm.relaxed_commit = in-order: its warp issues nothing until it completes
     std::uint32_t tm_cycles = 0;    // GPU-LocalTM work the instruction adds at MEM0 (003 §4.2)
-    std::int32_t async_group = -1;  // a cp.async: its warp's group (Warp::async_*)
+    std::int32_t async_group = -1;  // a cp.async or wgmma: its warp's group (Warp::groups)
+    std::uint8_t async_kind = 0;    // 0 cp.async, 1 wgmma (then its tensor work follows)
     std::uint32_t bulk = 0;  // a bulk copy into shared memory: it lands at completion (issue 46)
     // An mbarrier.try_wait that found a phase incomplete (`suspended`, beside the flags above):
     // its threads are suspended (it does not complete) until every lane of `wait_lanes` has its
     // phase complete or until `resume_by` (kTryWaitSuspend).
     LaneMask wait_lanes = 0;
     std::uint64_t resume_by = 0;
+  };
+  // A warp's groups of one kind (PTX ISA cp.async / wgmma commit_group, wait_group):
+  // commit_groups issued (the open group's id), the ops not yet done per group from `first` on,
+  // and the groups a wait_group needs done (ids below `until`).
+  struct AsyncGroups {
+    std::uint32_t commits = 0, first = 0, until = 0;
+    std::vector<std::uint32_t> left;  // small: a vector, not a deque (no allocation)
+    std::uint32_t join();             // an op joins the open group: its id
+    void done(std::uint32_t group);
+    void drop();
+    // A wait_group whose groups still have ops in flight (the front group is committed and not
+    // done, or done() would have dropped it).
+    bool holds() const { return !left.empty() && first < until; }
   };
   struct Warp {
     bool used = false;
@@ -268,10 +282,10 @@ class Sm final : public SchedulerView {
     std::uint64_t start_at = 0;   // the cycle it may first issue in (sm.warp_start_cycles)
     // GPU-LocalTM: stalled at TX.Begin by a work-group serialization; inside a transaction since
     // cycle tx_since (or outside it since then), for the execution breakdown (TmCycles).
-    // cp.async groups: commit_groups issued (the open group's id), the ops not yet done per group
-    // from async_first on, and the groups a wait_group needs done (ids below async_until).
-    std::uint32_t async_commits = 0, async_first = 0, async_until = 0;
-    std::vector<std::uint32_t> async_left;  // small: a vector, not a deque (no allocation)
+    // The warp's asynchronous groups (sm_waits.cpp): [0] cp.async's, [1] wgmma's; and the
+    // wgmma products whose tensor work ends later (cycle, group).
+    AsyncGroups groups[2];
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> wg_pending;
     bool tx_wait = false, in_tx = false;
     std::uint64_t tx_since = 0;
     std::uint32_t held = 0;      // in-flight shared instructions predicted to conflict (§6)
@@ -335,7 +349,12 @@ class Sm final : public SchedulerView {
   void issue_warp(std::uint32_t w, std::uint64_t now);
   void account_tm(std::uint32_t w, const exec::IssueResult& r, std::uint64_t now);
   void async_issue(Warp& wp, Inflight& in, const InstInfo& info);
-  void async_done(Warp& wp, std::uint32_t group);
+  // A wgmma's shared reads are done at `now`: its tensor work on the warp's sub-core follows
+  // (sm.wgmma_fmas, sm.lat_wgmma), and then its group's count.
+  void wgmma_done(std::uint32_t w, const Inflight& in, std::uint64_t now);
+  // The wgmma products of warp w done by now.
+  void wgmma_land(Warp& wp, std::uint64_t now);
+  std::vector<std::uint64_t> wg_free_;  // per sub-core: when its tensor core takes a wgmma
   void issue_micro(std::uint32_t w, std::uint64_t now);
   void issue_pre(std::uint32_t w, std::uint64_t now);
   std::uint32_t new_inflight(std::uint32_t w, std::uint32_t index, std::uint64_t now);

@@ -63,10 +63,9 @@ void Sm::recompute(std::uint32_t w) {
     wp.tx_wait = false;
   }
   if (wp.control) return set_reason(wp, false, Stall::Control);
-  // A wait_group whose groups still have copies in flight (the front group is committed and not
-  // done, or it would have been dropped: Sm::async_done).
-  if (!wp.async_left.empty() && wp.async_first < wp.async_until)
-    return set_reason(wp, false, Stall::Memory);
+  // A wait_group whose groups still have ops in flight: cp.async's copies, wgmma's products.
+  if (!wp.wg_pending.empty()) wgmma_land(wp, now_);
+  if (wp.groups[0].holds() || wp.groups[1].holds()) return set_reason(wp, false, Stall::Memory);
   if ((strict_ && wp.in_flight) || wp.held) return set_reason(wp, false, Stall::Barrel);
   // GPU-LocalTM moves other warps too (a commit that aborts them): ask the executor there.
   wp.next = ctx_.uses_tm ? ex_->next_index(wp.exec_slot, wp.exec_warp) : wp.exec_next;

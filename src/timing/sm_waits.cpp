@@ -7,32 +7,79 @@
 
 namespace smemsim::timing {
 
-// cp.async's groups (PTX ISA, cp.async.commit_group / wait_group): a copy joins the warp's open
-// group; a commit closes it; wait_group N holds the warp's next instruction until no more than the
-// N newest committed groups have copies outstanding (recompute: Stall::Memory, Nsight's
-// long_scoreboard). A group without copies is done at once.
-void Sm::async_issue(Warp& wp, Inflight& in, const InstInfo& info) {
-  if (info.async_copy) {
-    const std::uint32_t g = wp.async_commits;
-    in.async_group = std::int32_t(g);
-    if (wp.async_left.empty()) wp.async_first = g;
-    while (wp.async_first + wp.async_left.size() <= g) wp.async_left.push_back(0);
-    ++wp.async_left[g - wp.async_first];
-  }
-  if (info.async_commit) ++wp.async_commits;
-  if (info.async_wait)
-    wp.async_until = wp.async_commits - std::min(info.async_keep, wp.async_commits);
+// cp.async's and wgmma's groups (PTX ISA, cp.async.commit_group / wait_group, wgmma.commit_group
+// / wait_group): an op joins the warp's open group of its kind; a commit closes it; wait_group N
+// holds the warp's next instruction until no more than the N newest committed groups have ops
+// outstanding (recompute: Stall::Memory, Nsight's long_scoreboard). A group without ops is done
+// at once.
+std::uint32_t Sm::AsyncGroups::join() {
+  const std::uint32_t g = commits;
+  if (left.empty()) first = g;
+  while (first + left.size() <= g) left.push_back(0);
+  ++left[g - first];
+  return g;
 }
 
-void Sm::async_done(Warp& wp, std::uint32_t group) {
-  --wp.async_left[group - wp.async_first];
-  std::size_t done = 0;
-  while (done < wp.async_left.size() && wp.async_left[done] == 0 &&
-         wp.async_first < wp.async_commits) {
-    ++done;
-    ++wp.async_first;
+void Sm::AsyncGroups::done(std::uint32_t group) {
+  --left[group - first];
+  drop();
+}
+
+// Drops the committed groups at the front that have no op left (a group whose ops were all done
+// before its commit is dropped at the commit: a short wgmma is done before the next instruction).
+void Sm::AsyncGroups::drop() {
+  std::size_t n = 0;
+  while (n < left.size() && left[n] == 0 && first < commits) {
+    ++n;
+    ++first;
   }
-  wp.async_left.erase(wp.async_left.begin(), wp.async_left.begin() + std::ptrdiff_t(done));
+  left.erase(left.begin(), left.begin() + std::ptrdiff_t(n));
+}
+
+void Sm::async_issue(Warp& wp, Inflight& in, const InstInfo& info) {
+  AsyncGroups& g = wp.groups[info.async_kind];
+  in.async_kind = info.async_kind;
+  if (info.async_copy || info.wgmma) in.async_group = std::int32_t(g.join());
+  if (info.async_commit) {
+    ++g.commits;
+    g.drop();
+  }
+  if (info.async_wait) g.until = g.commits - std::min(info.async_keep, g.commits);
+}
+
+// A wgmma.mma_async (issue 46) has read its operands from shared memory by `now` (its passes
+// went through the MIO path as a load's). The warp's sub-core's tensor core multiplies the
+// warp's 16 rows: 16 x N x K of the warpgroup's 64 x N x K at sm.wgmma_fmas a cycle (type ratios
+// as mma's), and no product takes it fewer than sm.lat_wgmma cycles (its pipeline: a chain of
+// small products into one accumulator goes no faster). It starts at the instruction's issue or
+// when the tensor core has finished the warp's earlier products, whichever is later; the reads
+// stream into the multiply as it goes, so the product, and then its group's count, is done when
+// both are.
+void Sm::wgmma_done(std::uint32_t w, const Inflight& in, std::uint64_t now) {
+  Warp& wp = warps_[w];
+  const InstInfo& info = (*ctx_.info)[in.index];
+  const std::uint64_t rate = arch_.sm.wgmma_fmas ? arch_.sm.wgmma_fmas : 1;
+  const std::uint64_t cycles =
+      std::max<std::uint64_t>((info.tensor_work / 4 + rate - 1) / rate, arch_.sm.lat_wgmma);
+  std::uint64_t& free = wg_free_[wp.sub];
+  free = std::max(in.issued, free) + cycles;
+  const std::uint64_t at = std::max(free, now);
+  const auto group = std::uint32_t(in.async_group);
+  if (at <= now) return wp.groups[1].done(group);
+  wp.wg_pending.emplace_back(at, group);
+  wakes_.emplace_back(at, w);
+  next_wake_ = std::min(next_wake_, at);
+}
+
+void Sm::wgmma_land(Warp& wp, std::uint64_t now) {
+  std::size_t keep = 0;
+  for (const auto& [at, group] : wp.wg_pending) {
+    if (at <= now)
+      wp.groups[1].done(group);
+    else
+      wp.wg_pending[keep++] = {at, group};
+  }
+  wp.wg_pending.resize(keep);
 }
 
 // Suspended try_waits whose phase has completed since (an arrival issued, a bulk copy landed:
