@@ -5,6 +5,7 @@
 #   replicas.toml  scripts/calibrate: every replica microbenchmark, a measurement file
 #   keys.toml      scripts/calibrate --keys: kernels/ubench.cu's chains as timing keys
 #   hopper.txt     scripts/hopper_measure.cu: bulk-copy and distributed-shared-memory latencies
+#   wgmma.toml     scripts/wgmma_measure.cu: wgmma's latencies (the replicas wgmma_n*, [[figure]]s)
 #   memory.txt     scripts/memory_measure.cu: L1/L2/DRAM bandwidth, one-word atomics, DRAM chase
 #   scaling.txt    scripts/memory_scaling.cu: the bandwidths from 1 .. every SM, one word's
 #                  atomics not aggregated, chases while other SMs load DRAM or the L2
@@ -58,6 +59,10 @@ step hopper
 nvcc -O2 -arch=sm_90 -o "$tmp/hopper" scripts/hopper_measure.cu &&
   timeout 60 "$tmp/hopper" | tee "$out/hopper.txt"
 
+step wgmma
+nvcc -O2 -gencode arch=compute_90a,code=sm_90a -o "$tmp/wgmma" scripts/wgmma_measure.cu &&
+  timeout 60 "$tmp/wgmma" | tee "$out/wgmma.toml"
+
 step memory
 nvcc -O2 -arch=native -o "$tmp/memory" scripts/memory_measure.cu &&
   timeout 120 "$tmp/memory" | tee "$out/memory.txt"
@@ -79,9 +84,13 @@ step SASS
     nvcc -cubin -O2 -arch=sm_$a -o "$tmp/r$a.cubin" kernels/ubench_replicas.cu &&
       cuobjdump -sass "$tmp/r$a.cubin"
   done
+  echo "######## kernels/ptx/wgmma.ptx sm_90a (HGMMA, WARPGROUP.ARRIVE / DEPBAR)"
+  ptxas -arch=sm_90a -o "$tmp/w.cubin" kernels/ptx/wgmma.ptx && cuobjdump -sass "$tmp/w.cubin"
   [ $quick = 1 ] || for p in kernels/ptx/*.ptx; do
-    echo "######## $p sm_90 (ptxas -O3, as the driver's JIT)"
-    ptxas -arch=sm_90 -o "$tmp/s.cubin" "$p" && cuobjdump -sass "$tmp/s.cubin"
+    a=sm_90
+    grep -q '^\.target sm_90a' "$p" && a=sm_90a  # wgmma needs the arch-specific target
+    echo "######## $p $a (ptxas -O3, as the driver's JIT)"
+    ptxas -arch=$a -o "$tmp/s.cubin" "$p" && cuobjdump -sass "$tmp/s.cubin"
   done
 } > "$out/sass.txt" 2>&1
 wc -l "$out/sass.txt"
