@@ -70,11 +70,18 @@ void print_elastic(const timing::TimingStats& s, const Arch& arch) {
   }
 }
 
-void print_units(const timing::UnitCounts& u) {
+// Where atomics are native, the lock loop's micro-ops run only the compare-and-swap loop of a
+// shared float add (atomics.shared_float = cas): its rounds are named as such.
+void print_units(const timing::UnitCounts& u, const Arch& arch) {
+  const bool cas =
+      (arch.atomic_model == "native" || arch.locks == 0) && arch.shared_float_atomics == "cas";
   fmt::print(
-      "shared memory: {} accesses, {} bank passes ({} for bank conflicts); lock loop: {} "
-      "iterations, {} lanes found their lock taken\n",
-      u.smem_accesses, u.smem_passes, u.bank_conflict_passes, u.lock_iterations, u.lock_failures);
+      "shared memory: {} accesses, {} bank passes ({} for bank conflicts); {}: {} {}, {} lanes "
+      "found their {}\n",
+      u.smem_accesses, u.smem_passes, u.bank_conflict_passes,
+      cas ? "compare-and-swap loop of shared float adds" : "lock loop", u.lock_iterations,
+      cas ? "rounds" : "iterations", u.lock_failures,
+      cas ? "word changed and retried" : "lock taken");
   fmt::print("writeback conflicts: {}; global memory: {} requests, {} sectors of 32 bytes",
              u.writeback_conflicts, u.global_requests, u.global_sectors);
   if (u.l1_hit_sectors || u.l2_hit_sectors)
@@ -114,7 +121,7 @@ void print_sim(const exec::Workload& w, const SimRun& run, const Arch& arch, con
           p.ctas_total, o.sample_ctas, p.slots);
   }
   print_stalls(s, arch.sm.count, arch.sm.subcores);
-  print_units(s.units);
+  print_units(s.units, arch);
   if (s.uses_tm)
     fmt::print(
         "GPU-LocalTM breakdown (warp-cycles): non-TX code {}, TX code {}, memory overheads {}, "
@@ -172,7 +179,7 @@ void sim_pipeline(exec::Workload& w, const Arch& arch, const Options& o) {
         s.cycles, p.steps.size(), arch.sm.pipeline, arch.sm.scheduler, s.ipc(), arch.sm.count,
         arch.sm.subcores > 1 ? fmt::format(" of {} sub-cores", arch.sm.subcores) : "");
     print_stalls(s, arch.sm.count, arch.sm.subcores);
-    print_units(s.units);
+    print_units(s.units, arch);
   }
   if (o.launch.stats) print_sim_speed(p.total);
   fail_on_mismatch(p.summary);
