@@ -7,13 +7,15 @@
 // holds rows 16 (w % 4) .. + 15 of the 64-row accumulator, thread lane its elements
 //   i = 0 .. N/2 - 1:  row g + 8 ((i >> 1) & 1),  column 2 t + (i & 1) + 8 (i >> 2)
 // (g = lane / 4, t = lane % 4; an f16 accumulator register holds elements 2j and 2j + 1).
-//   wgmma_layouts   D (64 x 32) = A (64 x 16) B (16 x 32), f16 in, f32 out, A and B placed in
-//                   shared memory K-major by the threads under swizzle `mode` (0 none, 32, 64,
-//                   128 bytes) and read through descriptors of that mode; trans_b: B N-major
-//                   instead (modes 0 and 128); negate: D = -(A) B;
+//   wgmma_layouts   D (64 x 32) = A (64 x 16) B (16 x 32) (+ D), f16 or bf16 in, f32 out, A and
+//                   B placed in shared memory K-major by the threads under swizzle `mode` (0 none,
+//                   32, 64, 128 bytes) and read through descriptors of that mode; trans_a /
+//                   trans_b: A M-major / B N-major instead; A or B negated by its scale;
+//   wgmma_tf32      the same shape at k8 on tf32;
 //   wgmma_rs_f16    the same product with A from registers and f16 accumulators, twice (the
 //                   second adds to the first: D = 2 A B);
-//   wgmma_s8        D (64 x 32, s32) = A (64 x 32) B (32 x 32) on s8 elements;
+//   wgmma_s8        D (64 x 32, s32) = A (64 x 32) B (32 x 32) on s8 or u8 x s8 elements,
+//                   with or without .satfinite;
 //   wgmma_gemm      C (M x N, f32) = A (M x K) B^T, A and B^T (N x K) row-major f16 in global
 //                   memory, tiles of 128 x 128 x 64 brought in by the TMA with the 128B swizzle
 //                   (an mbarrier counting their bytes), two warpgroups a CTA, m64n128k16;
@@ -79,6 +81,83 @@ __device__ void mma_ss_n32_neg(float* d, std::uint64_t da, std::uint64_t db, int
       "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, "
       "%16, %17, p, -1, 1, 0, 0;\n}\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+      : "l"(da), "l"(db), "r"(accumulate));
+}
+
+// A M-major (imm-trans-a = 1), B K-major.
+__device__ void mma_ss_n32_ta(float* d, std::uint64_t da, std::uint64_t db, int accumulate) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, "
+      "%16, %17, p, 1, 1, 1, 0;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+      : "l"(da), "l"(db), "r"(accumulate));
+}
+
+// A M-major and B N-major.
+__device__ void mma_ss_n32_tab(float* d, std::uint64_t da, std::uint64_t db, int accumulate) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, "
+      "%16, %17, p, 1, 1, 1, 1;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+      : "l"(da), "l"(db), "r"(accumulate));
+}
+
+// D = A (-B) + D (imm-scale-b = -1).
+__device__ void mma_ss_n32_negb(float* d, std::uint64_t da, std::uint64_t db, int accumulate) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, "
+      "%16, %17, p, 1, -1, 0, 0;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+      : "l"(da), "l"(db), "r"(accumulate));
+}
+
+// D (64 x 32, f32) += A B on bf16 elements.
+__device__ void mma_ss_n32_bf16(float* d, std::uint64_t da, std::uint64_t db, int accumulate) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, "
+      "%16, %17, p, 1, 1, 0, 0;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+      : "l"(da), "l"(db), "r"(accumulate));
+}
+
+// D (64 x 32, f32) += A B on tf32 elements (k8).
+__device__ void mma_ss_tf32_n32(float* d, std::uint64_t da, std::uint64_t db, int accumulate) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n32k8.f32.tf32.tf32 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, "
+      "%16, %17, p, 1, 1;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+      : "l"(da), "l"(db), "r"(accumulate));
+}
+
+// D (64 x 32, s32) += A B, A u8 and B s8.
+__device__ void mma_ss_u8s8_n32(int* d, std::uint64_t da, std::uint64_t db, int accumulate) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n32k32.s32.u8.s8 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, "
+      "%16, %17, p;\n}\n"
+      : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), "+r"(d[8]), "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15])
+      : "l"(da), "l"(db), "r"(accumulate));
+}
+
+// D (64 x 32, s32) += A B on s8, clamped to the s32 range (.satfinite).
+__device__ void mma_ss_s8_sat_n32(int* d, std::uint64_t da, std::uint64_t db, int accumulate) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n32k32.satfinite.s32.s8.s8 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, "
+      "%16, %17, p;\n}\n"
+      : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), "+r"(d[8]), "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15])
       : "l"(da), "l"(db), "r"(accumulate));
 }
 
@@ -203,14 +282,24 @@ __device__ unsigned kmajor(int row, int kbyte, int span) {
   return (at & ~0x70u) | ((((at >> 4) & 7) ^ flip) << 4);
 }
 
-// Element (n, k) of B placed N-major (the k-th row holds the n's): without a swizzle in core
-// matrices of 8 n x 8 k rows of 16 bytes (8-n groups 128 bytes apart, 8-k groups 512), with the
-// 128B swizzle 64 n a 128-byte row (a row per k, chunks moved as above).
-__device__ unsigned nmajor(int n, int k, int span) {
-  if (span == 0) return (k / 8) * 512 + (n / 8) * 128 + (k % 8) * 16 + (n % 8) * 2;
-  const unsigned at = k * 128 + n * 2;
-  const unsigned flip = (at / 128) % 8;
+// Element (mn, k) of an operand placed M/N-major (row k holds the mn's, `total` of them):
+// without a swizzle in core matrices of 8 mn x 8 k rows of 16 bytes (8-mn groups 128 bytes apart,
+// the SBO; 8-k groups total / 8 x 128 apart, the LBO); with a swizzle of `span` bytes a row of
+// span / 2 mn's every span bytes, the two 8-k groups 8 span apart (SBO) and the next span / 2 mn's
+// 16 span further (LBO), chunks moved as in kmajor.
+__device__ unsigned mnmajor(int mn, int k, int span, int total) {
+  if (span == 0) return (k / 8) * (total / 8) * 128 + (mn / 8) * 128 + (k % 8) * 16 + (mn % 8) * 2;
+  const int per_row = span / 2;
+  const unsigned at = (mn / per_row) * 16 * span + (k / 8) * 8 * span + (k % 8) * span +
+                      (mn % per_row) * 2;
+  const unsigned flip = (at / 128) % (span / 16);
   return (at & ~0x70u) | ((((at >> 4) & 7) ^ flip) << 4);
+}
+
+// The descriptor of an M/N-major operand placed by mnmajor.
+__device__ std::uint64_t mn_descriptor(const void* smem, int span, int total) {
+  return span == 0 ? descriptor(smem, (total / 8) * 128, 128, 0)
+                   : descriptor(smem, 16 * span, 8 * span, span);
 }
 
 __device__ void store_d(float* out, const float* d, int n) {
@@ -219,38 +308,64 @@ __device__ void store_d(float* out, const float* d, int n) {
     out[(16 * w + g + 8 * ((i >> 1) & 1)) * n + 2 * t + (i & 1) + 8 * (i >> 2)] = d[i];
 }
 
-__global__ void wgmma_layouts(const __half* a, const __half* b, float* out, int mode, int trans_b,
-                              int negate) {
+// D starts at 1,000 in every element; `accumulate` keeps it (scale-d true) or not.
+// variant: 0 f16, 1 A negated, 2 B negated, 3 bf16 (the inputs' bits as given).
+__global__ void wgmma_layouts(const unsigned short* a, const unsigned short* b, float* out, int mode,
+                              int trans_a, int trans_b, int variant, int accumulate) {
   __shared__ alignas(1024) unsigned char sa[64 * 128], sb[32 * 128];
   // A (64 x 16): row r's 32 bytes at kmajor(r, ...); B (16 x 32, b[k * 32 + n]).
   for (int i = threadIdx.x; i < 64 * 16; i += blockDim.x) {
     const int r = i / 16, k = i % 16;
-    *reinterpret_cast<__half*>(sa + kmajor(r, 2 * k, mode)) = a[i];
+    const unsigned at = trans_a ? mnmajor(r, k, mode, 64) : kmajor(r, 2 * k, mode);
+    *reinterpret_cast<unsigned short*>(sa + at) = a[i];
   }
   for (int i = threadIdx.x; i < 16 * 32; i += blockDim.x) {
     const int k = i / 32, n = i % 32;
-    const unsigned at = trans_b ? nmajor(n, k, mode) : kmajor(n, 2 * k, mode);
-    *reinterpret_cast<__half*>(sb + at) = b[i];
+    const unsigned at = trans_b ? mnmajor(n, k, mode, 32) : kmajor(n, 2 * k, mode);
+    *reinterpret_cast<unsigned short*>(sb + at) = b[i];
   }
   fence_proxy();
   __syncthreads();
   // K-major: LBO 128 (no swizzle: the second core matrix along K), SBO the 8-row stride.
   const unsigned sbo = mode == 0 ? 256 : 8 * mode;
-  const std::uint64_t da = descriptor(sa, 128, sbo, mode);
-  // N-major B: no swizzle, LBO the 8-k stride (512), SBO the 8-n stride (128); 128B, SBO the
-  // 8-k stride (1024).
-  const std::uint64_t db = !trans_b     ? descriptor(sb, 128, sbo, mode)
-                           : mode == 0 ? descriptor(sb, 512, 128, 0)
-                                       : descriptor(sb, 16, 1024, 128);
+  const std::uint64_t da = trans_a ? mn_descriptor(sa, mode, 64) : descriptor(sa, 128, sbo, mode);
+  const std::uint64_t db = trans_b ? mn_descriptor(sb, mode, 32) : descriptor(sb, 128, sbo, mode);
   float d[16];
-  for (float& v : d) v = 0;
+  for (float& v : d) v = 1000.0f;
   fence();
-  if (negate)
-    mma_ss_n32_neg(d, da, db, 0);
+  if (trans_a && trans_b)
+    mma_ss_n32_tab(d, da, db, accumulate);
+  else if (trans_a)
+    mma_ss_n32_ta(d, da, db, accumulate);
   else if (trans_b)
-    mma_ss_n32_tb(d, da, db, 0);
+    mma_ss_n32_tb(d, da, db, accumulate);
+  else if (variant == 1)
+    mma_ss_n32_neg(d, da, db, accumulate);
+  else if (variant == 2)
+    mma_ss_n32_negb(d, da, db, accumulate);
+  else if (variant == 3)
+    mma_ss_n32_bf16(d, da, db, accumulate);
   else
-    mma_ss_n32(d, da, db, 0);
+    mma_ss_n32(d, da, db, accumulate);
+  commit();
+  wait_all();
+  store_d(out, d, 32);
+}
+
+// D (64 x 32) = A (64 x 8) B (8 x 32) on tf32 (f32 inputs, their low 13 bits ignored), K-major
+// without a swizzle.
+__global__ void wgmma_tf32(const float* a, const float* b, float* out) {
+  __shared__ alignas(1024) unsigned char sa[64 * 32], sb[32 * 32];
+  for (int i = threadIdx.x; i < 64 * 8; i += blockDim.x)
+    *reinterpret_cast<float*>(sa + kmajor(i / 8, 4 * (i % 8), 0)) = a[i];
+  for (int i = threadIdx.x; i < 8 * 32; i += blockDim.x)
+    *reinterpret_cast<float*>(sb + kmajor(i % 32, 4 * (i / 32), 0)) = b[i];
+  fence_proxy();
+  __syncthreads();
+  float d[16];
+  for (float& v : d) v = 1000.0f;
+  fence();
+  mma_ss_tf32_n32(d, descriptor(sa, 128, 256, 0), descriptor(sb, 128, 256, 0), 0);
   commit();
   wait_all();
   store_d(out, d, 32);
@@ -274,6 +389,7 @@ __global__ void wgmma_rs_f16(const __half* a, const __half* b, float* out) {
     frag[r] = unsigned(__half_as_ushort(lo)) | unsigned(__half_as_ushort(hi)) << 16;
   }
   unsigned d[8];
+  for (unsigned& v : d) v = 0x63d063d0u;  // 1,000 in both halves: scale-d = 0 drops it
   const std::uint64_t db = descriptor(sb, 128, 256, 0);
   fence();
   mma_rs_n32_f16(d, frag, db, 0);
@@ -288,7 +404,11 @@ __global__ void wgmma_rs_f16(const __half* a, const __half* b, float* out) {
   store_d(out, f, 32);
 }
 
-__global__ void wgmma_s8(const signed char* a, const signed char* b, int* out) {
+// D (64 x 32, s32) = A (64 x 32) B (32 x 32) on 8-bit integers, from `init` in every element:
+// variant 0 s8 x s8 (init dropped: scale-d = 0), 1 u8 x s8 (dropped), 2 s8 x s8 added to init
+// with .satfinite, 3 the same without (wrapping).
+__global__ void wgmma_s8(const signed char* a, const signed char* b, int* out, int variant,
+                         int init) {
   __shared__ alignas(1024) unsigned char sa[64 * 32], sb[32 * 32];
   for (int i = threadIdx.x; i < 64 * 32; i += blockDim.x)
     sa[kmajor(i / 32, i % 32, 0)] = static_cast<unsigned char>(a[i]);
@@ -298,9 +418,16 @@ __global__ void wgmma_s8(const signed char* a, const signed char* b, int* out) {
   }
   fence_proxy();
   __syncthreads();
-  int d[16] = {};
+  int d[16];
+  for (int& v : d) v = init;
+  const std::uint64_t da = descriptor(sa, 128, 256, 0), db = descriptor(sb, 128, 256, 0);
   fence();
-  mma_ss_s8_n32(d, descriptor(sa, 128, 256, 0), descriptor(sb, 128, 256, 0), 0);
+  if (variant == 1)
+    mma_ss_u8s8_n32(d, da, db, 0);
+  else if (variant == 2)
+    mma_ss_s8_sat_n32(d, da, db, 1);
+  else
+    mma_ss_s8_n32(d, da, db, variant == 3);
   commit();
   wait_all();
   const int w = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;

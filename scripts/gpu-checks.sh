@@ -104,6 +104,22 @@ while read -r name builtin opts; do
   timeout 60 "$smemsim" run "builtin:$builtin" $opts --export-gpu "$pk/$name" > /dev/null ||
     echo "export $name failed"
 done < <(grep -v "^#" scripts/gpu-suite.txt)
+# wgmma's layouts (kernels/wgmma.cu, sm_90a): A and B hold 0, 1, 2, ... (f16 iota: every sum
+# exact in f32), placed under each swizzle mode and major and read through descriptors; the replay
+# compares the GPU's products with the executor's, which checks our reading of the PTX ISA's
+# canonical layouts on the hardware. Arguments: mode, trans_a, trans_b, variant, accumulate.
+for v in "0 0 0 0 1" "32 1 0 0 0" "64 0 1 0 0" "128 1 1 0 0" "64 1 1 2 1"; do
+  # shellcheck disable=SC2086
+  set -- $v
+  spec="$tmp/wgmma_$1_$2_$3_$4_$5.toml"
+  printf 'kernel = "_Z13wgmma_layoutsPKtS0_Pfiiiii"\ngrid = 1\nblock = 128\n' > "$spec"
+  printf 'args = ["a", "b", "out", %s, %s, %s, %s, %s]\n' "$1" "$2" "$3" "$4" "$5" >> "$spec"
+  printf '[buffers.a]\ntype = "f16"\ncount = 1024\ninit = "iota"\n' >> "$spec"
+  printf '[buffers.b]\ntype = "f16"\ncount = 512\ninit = "iota"\n' >> "$spec"
+  printf '[buffers.out]\ntype = "f32"\ncount = 2048\n' >> "$spec"
+  timeout 60 "$smemsim" run kernels/ptx/wgmma.ptx --launch "$spec" \
+    --export-gpu "$pk/wgmma_$1_$2_$3_$4_$5" > /dev/null || echo "export wgmma $v failed"
+done
 
 step suite replay
 nvcc -O2 -o "$tmp/replay" scripts/gpu-replay.cu -lcuda || exit 1

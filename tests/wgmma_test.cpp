@@ -98,43 +98,106 @@ struct Operands {
   }
 };
 
-std::vector<float> run_layouts(int mode, int trans_b, int negate, const Operands& o) {
-  Wg g("_Z13wgmma_layoutsPK6__halfS1_Pfiii");
-  const std::uint32_t a = g.buf("a", ElemType::F16, halves(o.a));
-  const std::uint32_t b = g.buf("b", ElemType::F16, halves(o.b));
+// bf16 bits of a small integer: the float's top half (exact).
+std::vector<std::uint8_t> bf16s(const std::vector<int>& v) {
+  std::vector<std::uint8_t> b(v.size() * 2);
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const float f = float(v[i]);
+    std::uint32_t bits = 0;
+    std::memcpy(&bits, &f, 4);
+    const auto h = std::uint16_t(bits >> 16);
+    std::memcpy(&b[2 * i], &h, 2);
+  }
+  return b;
+}
+
+struct Layout {
+  int mode = 0, trans_a = 0, trans_b = 0, variant = 0, accumulate = 0;
+};
+
+// kernels/wgmma.cu's wgmma_layouts: D starts at 1,000 everywhere.
+std::vector<float> run_layouts(const Layout& l, const Operands& o) {
+  Wg g("_Z13wgmma_layoutsPKtS0_Pfiiiii");
+  const bool bf = l.variant == 3;
+  const std::uint32_t a = g.buf("a", ElemType::U16, bf ? bf16s(o.a) : halves(o.a));
+  const std::uint32_t b = g.buf("b", ElemType::U16, bf ? bf16s(o.b) : halves(o.b));
   const std::uint32_t out = g.buf("out", ElemType::F32, std::vector<std::uint8_t>(64 * 32 * 4));
-  g.w.launch.args = {Arg::buf(a),        Arg::buf(b),           Arg::buf(out),
-                     Arg::integer(mode), Arg::integer(trans_b), Arg::integer(negate)};
+  g.w.launch.args = {Arg::buf(a),
+                     Arg::buf(b),
+                     Arg::buf(out),
+                     Arg::integer(l.mode),
+                     Arg::integer(l.trans_a),
+                     Arg::integer(l.trans_b),
+                     Arg::integer(l.variant),
+                     Arg::integer(l.accumulate)};
   g.run();
   return g.out<float>("out");
 }
 
-TEST(Wgmma, EverySwizzleModeOfTheDescriptorReadsTheLayoutThatModeWrites) {
+// Every swizzle mode with A K- or M-major and B K- or N-major (the transposes): the layouts the
+// kernel writes are the PTX ISA's canonical ones drawn as the CUDA guide draws a swizzled TMA box
+// (kmajor, mnmajor in kernels/wgmma.cu), including the LBO between swizzle atoms along M/N (A
+// M-major under 32B and 64B spans two or four atoms).
+TEST(Wgmma, EverySwizzleModeAndMajorOfTheDescriptorReadsWhatThatLayoutHolds) {
   const Operands o(64, 16, 32, 7);
-  for (const int mode : {0, 32, 64, 128}) {
-    SCOPED_TRACE(mode);
-    EXPECT_EQ(run_layouts(mode, 0, 0, o), o.d);
-  }
+  for (const int mode : {0, 32, 64, 128})
+    for (const int ta : {0, 1})
+      for (const int tb : {0, 1}) {
+        SCOPED_TRACE(testing::Message()
+                     << "mode " << mode << " trans_a " << ta << " trans_b " << tb);
+        EXPECT_EQ(run_layouts({mode, ta, tb, 0, 0}, o), o.d);
+      }
 }
 
-TEST(Wgmma, BNMajorWithTheTransposeImmediate) {
-  const Operands o(64, 16, 32, 11);
-  for (const int mode : {0, 128}) {
-    SCOPED_TRACE(mode);
-    EXPECT_EQ(run_layouts(mode, 1, 0, o), o.d);
-  }
+// scale-d: false drops the 1,000 D started with, true adds to it.
+TEST(Wgmma, ScaleDKeepsOrDropsTheAccumulator) {
+  const Operands o(64, 16, 32, 3);
+  std::vector<float> plus = o.d;
+  for (float& v : plus) v += 1000;
+  EXPECT_EQ(run_layouts({0, 0, 0, 0, 1}, o), plus);
+  EXPECT_EQ(run_layouts({64, 0, 0, 0, 0}, o), o.d);
 }
 
-TEST(Wgmma, ANegatedByItsScaleImmediate) {
+TEST(Wgmma, AOrBNegatedByItsScaleImmediate) {
   const Operands o(64, 16, 32, 13);
   std::vector<float> neg = o.d;
   for (float& v : neg) v = -v;
-  EXPECT_EQ(run_layouts(0, 0, 1, o), neg);
+  EXPECT_EQ(run_layouts({0, 0, 0, 1, 0}, o), neg);
+  EXPECT_EQ(run_layouts({128, 0, 0, 2, 0}, o), neg);
+}
+
+TEST(Wgmma, Bf16Elements) {
+  const Operands o(64, 16, 32, 5);
+  EXPECT_EQ(run_layouts({32, 0, 0, 3, 0}, o), o.d);
+}
+
+// tf32 takes a float's sign, exponent and top 10 mantissa bits: the low 13 bits set in every
+// input change nothing.
+TEST(Wgmma, Tf32IgnoresTheLow13Bits) {
+  const Operands o(64, 8, 32, 31);
+  Wg g("_Z10wgmma_tf32PKfS0_Pf");
+  auto floats = [](const std::vector<int>& v) {
+    std::vector<std::uint8_t> b(v.size() * 4);
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const float f = float(v[i]);
+      std::uint32_t bits = 0;
+      std::memcpy(&bits, &f, 4);
+      if (v[i] != 0) bits |= 0x1fff;
+      std::memcpy(&b[4 * i], &bits, 4);
+    }
+    return b;
+  };
+  const std::uint32_t a = g.buf("a", ElemType::F32, floats(o.a));
+  const std::uint32_t b = g.buf("b", ElemType::F32, floats(o.b));
+  const std::uint32_t out = g.buf("out", ElemType::F32, std::vector<std::uint8_t>(64 * 32 * 4));
+  g.w.launch.args = {Arg::buf(a), Arg::buf(b), Arg::buf(out)};
+  g.run();
+  EXPECT_EQ(g.out<float>("out"), o.d);
 }
 
 TEST(Wgmma, AFromRegistersIntoF16AccumulatorsTwice) {
-  // The second product adds to the first (scale-d true): D = 2 A B, |2 A B| <= 2 x 16 x 9 = 288,
-  // exact in f16.
+  // D starts at 1,000, which the first product drops (scale-d false); the second adds to the
+  // first (scale-d true): D = 2 A B, |2 A B| <= 2 x 16 x 9 = 288, exact in f16.
   const Operands o(64, 16, 32, 17);
   Wg g("_Z12wgmma_rs_f16PK6__halfS1_Pf");
   const std::uint32_t a = g.buf("a", ElemType::F16, halves(o.a));
@@ -147,19 +210,47 @@ TEST(Wgmma, AFromRegistersIntoF16AccumulatorsTwice) {
   EXPECT_EQ(g.out<float>("out"), twice);
 }
 
-TEST(Wgmma, S8ProductsSumToS32) {
-  const Operands o(64, 32, 32, 19);
-  Wg g("_Z8wgmma_s8PKaS0_Pi");
-  std::vector<std::uint8_t> ab(o.a.size()), bb(o.b.size());
-  for (std::size_t i = 0; i < ab.size(); ++i) ab[i] = std::uint8_t(std::int8_t(o.a[i] * 40));
-  for (std::size_t i = 0; i < bb.size(); ++i) bb[i] = std::uint8_t(std::int8_t(o.b[i] * 40));
-  const std::uint32_t a = g.buf("a", ElemType::S8, ab), b = g.buf("b", ElemType::S8, bb);
+std::vector<std::int32_t> run_s8(const std::vector<std::uint8_t>& a,
+                                 const std::vector<std::uint8_t>& b, int variant, int init) {
+  Wg g("_Z8wgmma_s8PKaS0_Piii");
+  const std::uint32_t ab = g.buf("a", ElemType::S8, a), bb = g.buf("b", ElemType::S8, b);
   const std::uint32_t out = g.buf("out", ElemType::S32, std::vector<std::uint8_t>(64 * 32 * 4));
-  g.w.launch.args = {Arg::buf(a), Arg::buf(b), Arg::buf(out)};
+  g.w.launch.args = {Arg::buf(ab), Arg::buf(bb), Arg::buf(out), Arg::integer(variant),
+                     Arg::integer(init)};
   g.run();
-  std::vector<std::int32_t> want(o.d.size());
-  for (std::size_t i = 0; i < want.size(); ++i) want[i] = std::int32_t(o.d[i]) * 1600;
-  EXPECT_EQ(g.out<std::int32_t>("out"), want);
+  return g.out<std::int32_t>("out");
+}
+
+// s8 x s8, u8 x s8 (A's bytes read unsigned: 3 x 40 = 120 stays, -3 x 40 = 0x88 is 136), and a
+// sum past the s32 range from D = 2,147,483,000: clamped with .satfinite, wrapped without.
+TEST(Wgmma, EightBitProductsSumToS32) {
+  const Operands o(64, 32, 32, 19);
+  std::vector<std::uint8_t> a(o.a.size()), b(o.b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = std::uint8_t(std::int8_t(o.a[i] * 40));
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = std::uint8_t(std::int8_t(o.b[i] * 40));
+  std::vector<std::int32_t> s8(o.d.size()), u8(o.d.size()), sat(o.d.size()), wrap(o.d.size());
+  const std::int64_t init = 2147483000;
+  for (int r = 0; r < 64; ++r)
+    for (int c = 0; c < 32; ++c) {
+      std::int64_t ss = 0, us = 0;
+      for (int k = 0; k < 32; ++k) {
+        const std::int64_t bv = std::int8_t(b[std::size_t(k * 32 + c)]);
+        ss += std::int8_t(a[std::size_t(r * 32 + k)]) * bv;
+        us += std::int64_t(a[std::size_t(r * 32 + k)]) * bv;
+      }
+      const std::size_t i = std::size_t(r * 32 + c);
+      s8[i] = std::int32_t(ss);
+      u8[i] = std::int32_t(us);
+      sat[i] = std::int32_t(std::min<std::int64_t>(init + ss, 2147483647));
+      wrap[i] = std::int32_t(std::uint32_t(std::uint64_t(init + ss)));
+    }
+  EXPECT_EQ(run_s8(a, b, 0, 7), s8);
+  EXPECT_EQ(run_s8(a, b, 1, 7), u8);
+  const std::vector<std::int32_t> got_sat = run_s8(a, b, 2, std::int32_t(init));
+  EXPECT_EQ(got_sat, sat);
+  EXPECT_EQ(run_s8(a, b, 3, std::int32_t(init)), wrap);
+  // Some sums did pass the range (else the two would agree).
+  EXPECT_NE(sat, wrap);
 }
 
 // The GEMM through the launch spec as a user writes it: A (256 x 128) and B^T (256 x 128) f16,
@@ -290,6 +381,10 @@ TEST(Wgmma, MalformedFormsAreLocatedErrors) {
                                   ", %r1, %rd1, 0, 1, 1, 0, 0;")),
             "wg.ptx:11: operand 2 of 'wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16' must be "
             "a 64-bit register (A's matrix descriptor)");
+  EXPECT_EQ(parse_error(wg_module("  wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1, "
+                                  "%f2, %f3, %rd2}, %rd1, %rd1, 0, 1, 1, 0, 0;")),
+            "wg.ptx:11: 'wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16': the accumulator d "
+            "holds 32-bit registers; %rd2 is not one");
   EXPECT_EQ(parse_error(wg_module("  wgmma.wait_group.sync.aligned;")),
             "wg.ptx:11: 'wgmma.wait_group.sync.aligned' needs 1 operand, got 0");
   // Valid forms the executor does not model fail only the kernel that uses them.
@@ -316,6 +411,13 @@ TEST(Wgmma, ADescriptorOutsideSharedMemoryIsAnError) {
                        "bytes at byte offset 1024"),
             std::string::npos)
       << r.out;
+  // A block of 64 threads has no whole warpgroup.
+  const auto half = cli("run " + ptx + " --launch " + spec + " --grid 1 --block 64");
+  EXPECT_EQ(half.exit_code, 2) << half.out;
+  EXPECT_NE(half.out.find("needs the warpgroup's four warps of 32 threads: warp 0 is in "
+                          "warpgroup 0, and the block has 2 warps"),
+            std::string::npos)
+      << half.out;
   // The cycle model refuses it on a preset without warpgroup tensor cores.
   const auto v =
       cli("sim " + ptx + " --launch " + spec + " --arch volta-v100 --grid 1 --block 128");

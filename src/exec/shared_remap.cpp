@@ -86,6 +86,7 @@ std::uint32_t widest_shared_access(const ptx::Kernel& kernel) {
       case ptx::Opcode::CpAsync:
       case ptx::Opcode::WmmaLoad:
       case ptx::Opcode::WmmaStore:
+      case ptx::Opcode::Wgmma:  // its core matrices' 16-byte rows (issue 46)
         widest = 16;
         break;
       case ptx::Opcode::Ld:

@@ -143,6 +143,14 @@ void exec_wgmma(Impl& im, Cta& cta, Warp& w, std::uint32_t pc) {
   if (ptx::WgmmaOp(ins.comp & ptx::kWgmmaOpMask) != ptx::WgmmaOp::Mma) return;
   const int n = 8 * ins.vec, k = ptx::mma_shape_dims(ins.shape).k;
   const int rank = int(w.index % 4);
+  // The warpgroup is four whole warps (PTX ISA: four contiguous warps, the first's rank a
+  // multiple of 4), all of which execute the instruction.
+  if ((w.index / 4 + 1) * 4 > cta.warps.size() || im.lanes != 32)
+    im.fail(
+        cta, w, 0, pc,
+        fmt::format("wgmma.mma_async needs the warpgroup's four warps of 32 threads: warp {} is "
+                    "in warpgroup {}, and the block has {} warp{}",
+                    w.index, w.index / 4, cta.warps.size(), cta.warps.size() == 1 ? "" : "s"));
   static thread_local double a[16][kWgK], b[kWgK][kMaxN];
   std::vector<std::uint32_t> cores;
   const auto lane0 = [&](const ptx::Operand& o) { return im.row(w, im.reg_row(o.reg))[0]; };

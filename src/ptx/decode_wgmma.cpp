@@ -146,8 +146,18 @@ Instruction Decoder::wgmma() {
   }
   const int dregs = d == Type::F16 ? n / 4 : n / 2;
   expect_vector(0, dregs, "accumulator d");
+  // Every accumulator and A register is a 32-bit one (.f32, .s32, .f16x2, .b32).
+  auto words = [&](std::size_t i, const char* what) {
+    const Operand& v = ins_.ops[i];
+    for (int k = 0; k < v.count; ++k)
+      if (type_bits(kb_.kernel.regs[kb_.kernel.vec(v, k)].type) != 32)
+        malformed(fmt::format("'{}': the {} holds 32-bit registers; {} is not one", text, what,
+                              kb_.kernel.regs[kb_.kernel.vec(v, k)].name));
+  };
+  words(0, "accumulator d");
   if (a_regs) {
     expect_vector(1, 4, "A fragment");
+    words(1, "A fragment");
   } else {
     ins_.comp |= kWgmmaADesc;
     need(1, is_reg(1) && type_bits(kb_.kernel.regs[ins_.ops[1].reg].type) == 64,
@@ -156,7 +166,9 @@ Instruction Decoder::wgmma() {
   need(2, is_reg(2) && type_bits(kb_.kernel.regs[ins_.ops[2].reg].type) == 64,
        "a 64-bit register (B's matrix descriptor)");
   const OperandKind sk = ins_.ops[3].kind;
-  need(3, is_pred(3) || (sk == OperandKind::ImmInt && ins_.ops[3].imm() >= 0),
+  need(3,
+       is_pred(3) ||
+           (sk == OperandKind::ImmInt && (ins_.ops[3].imm() == 0 || ins_.ops[3].imm() == 1)),
        "a predicate or 0/1 (scale-d)");
   return ins_;
 }

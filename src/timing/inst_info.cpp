@@ -257,6 +257,7 @@ std::vector<InstInfo> decode_kernel(const ptx::Kernel& kernel) {
       info.wgmma = kind == ptx::WgmmaOp::Mma;
       info.async_commit = kind == ptx::WgmmaOp::Commit;
       info.async_wait = kind == ptx::WgmmaOp::Wait;
+      info.wgmma_fence = kind == ptx::WgmmaOp::Fence;
       if (info.async_wait) info.async_keep = static_cast<std::uint32_t>(ins.ops[0].imm());
       Sets sets{info, kernel};
       if (ins.guard != ptx::kNone) sets.src(ins.guard);

@@ -77,6 +77,8 @@ struct InstInfo {
   // (`wgmma`) joins the open wgmma group; its group is done when its tensor work is.
   std::uint8_t async_kind = 0;
   bool wgmma = false;
+  // wgmma.fence (WARPGROUP.ARRIVE): the warp's register writes in flight finish first.
+  bool wgmma_fence = false;
   std::uint8_t nsrc = 0, ndst = 0;
   // A tensor op's work in dense-FP16 multiply-adds: m*n*k scaled by its type's rate (TF32 x2,
   // INT8 / 2, FP64 x16; sm.tensor_fmas).

@@ -92,6 +92,9 @@ void Sm::recompute(std::uint32_t w) {
     const std::uint8_t nsrc = barrier_step ? 0 : after_pre ? 1 : in.nsrc, ndst = pre ? 0 : in.ndst;
     const std::uint32_t* src = after_pre ? &pre_reg : in.src.data();
     bool busy = false;
+    // wgmma.fence: every register write of the warp in flight (an accumulator's or A's).
+    if (in.wgmma_fence)
+      for (std::uint32_t r = 0; r < ctx_.nregs && !busy; ++r) busy = pending_[base + r] != 0;
     for (std::uint8_t k = 0; k < nsrc; ++k) busy |= pending_[base + src[k]] != 0;
     for (std::uint8_t k = 0; k < ndst; ++k) busy |= pending_[base + in.dst[k]] != 0;
     if (busy) {

@@ -50,7 +50,7 @@ void Sm::async_issue(Warp& wp, Inflight& in, const InstInfo& info) {
 // A wgmma.mma_async (issue 46) has read its operands from shared memory by `now` (its passes
 // went through the MIO path as a load's). The warp's sub-core's tensor core multiplies the
 // warp's 16 rows: 16 x N x K of the warpgroup's 64 x N x K at sm.wgmma_fmas a cycle (type ratios
-// as mma's), and no product takes it fewer than sm.lat_wgmma cycles (its pipeline: a chain of
+// as mma's), and no product holds it fewer than sm.lat_wgmma cycles (its pipeline: a chain of
 // small products into one accumulator goes no faster). It starts at the instruction's issue or
 // when the tensor core has finished the warp's earlier products, whichever is later; the reads
 // stream into the multiply as it goes, so the product, and then its group's count, is done when
@@ -61,7 +61,9 @@ void Sm::wgmma_done(std::uint32_t w, const Inflight& in, std::uint64_t now) {
   const std::uint64_t rate = arch_.sm.wgmma_fmas ? arch_.sm.wgmma_fmas : 1;
   const std::uint64_t cycles =
       std::max<std::uint64_t>((info.tensor_work / 4 + rate - 1) / rate, arch_.sm.lat_wgmma);
-  std::uint64_t& free = wg_free_[wp.sub];
+  // The tensor core of the warp's rank in its warpgroup: a warpgroup's four warps use four (the
+  // GPU places them on the four sub-cores), wherever the model's slots put them.
+  std::uint64_t& free = wg_free_[wp.exec_warp % wg_free_.size()];
   free = std::max(in.issued, free) + cycles;
   const std::uint64_t at = std::max(free, now);
   const auto group = std::uint32_t(in.async_group);
