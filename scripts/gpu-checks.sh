@@ -120,6 +120,13 @@ for v in "0 0 0 0 1" "32 1 0 0 0" "64 0 1 0 0" "128 1 1 0 0" "64 1 1 2 1"; do
   timeout 60 "$smemsim" run kernels/ptx/wgmma.ptx --launch "$spec" \
     --export-gpu "$pk/wgmma_$1_$2_$3_$4_$5" > /dev/null || echo "export wgmma $v failed"
 done
+# The TMA examples (tensor maps encoded by the replay with cuTensorMapEncodeTiled): the 128B-
+# swizzled tiles of the wgmma GEMM (random f16: its sums differ from the executor's in rounding),
+# and tma_rows' unswizzled box (exact).
+timeout 60 "$smemsim" run kernels/ptx/wgmma.ptx --launch docs/examples/wgmma_gemm.launch.toml \
+  --export-gpu "$pk/wgmma_gemm" > /dev/null || echo "export wgmma_gemm failed"
+timeout 60 "$smemsim" run kernels/ptx/tma.ptx --launch docs/examples/tma_rows.launch.toml \
+  --export-gpu "$pk/tma_rows" > /dev/null || echo "export tma_rows failed"
 
 step suite replay
 nvcc -O2 -o "$tmp/replay" scripts/gpu-replay.cu -lcuda || exit 1

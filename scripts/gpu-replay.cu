@@ -5,6 +5,8 @@
 // bytes the executor left (exact, or for a kernel the suite compares with a tolerance, the largest
 // float difference). Then it times the whole pipeline: five runs after a warm-up, each on fresh
 // inputs, the median of the CUDA events' milliseconds. --once runs each package once (for ncu).
+// A tensor map (the TMA's, issue 46) is encoded here with cuTensorMapEncodeTiled over the buffer's
+// device address and placed in the parameters where the executor put its own image.
 //
 //   nvcc -O2 -o gpu-replay scripts/gpu-replay.cu -lcuda
 //   ./gpu-replay [--once] DIR...     one line per package: name, outputs, median ms
@@ -51,7 +53,19 @@ struct Step {
   unsigned g[3], b[3], dyn;
   std::vector<unsigned char> params;
   std::vector<Reloc> relocs;
+  std::vector<std::pair<std::size_t, std::size_t>> maps;  // parameter offset, tensor map
   CUfunction f = nullptr;
+};
+// A tensor map of the launch spec (smemsim's `tensormap` line), encoded here with the driver's
+// cuTensorMapEncodeTiled over the buffer's device address.
+struct TMap {
+  std::size_t buffer = 0;
+  unsigned long long offset = 0;
+  std::string type;
+  unsigned rank = 0;
+  cuuint64_t dims[5] = {}, strides[4] = {};
+  cuuint32_t box[5] = {}, estrides[5] = {};
+  int swizzle = 0, l2 = 0, nan = 0;
 };
 struct Buf {
   std::size_t bytes;
@@ -68,6 +82,7 @@ struct Package {
   std::vector<Symbol> symbols;
   std::vector<Buf> bufs;
   std::vector<Step> steps;
+  std::vector<TMap> maps;
 };
 
 Package load(const std::string& dir) {
@@ -106,6 +121,28 @@ Package load(const std::string& dir) {
         y.bytes.push_back(static_cast<unsigned char>(std::stoul(hex.substr(i, 2), nullptr, 16)));
       p.symbols.push_back(std::move(y));
     }
+    if (word == "tensormap") {
+      TMap t;
+      std::size_t i;
+      in >> i >> t.buffer >> t.offset >> t.type >> t.rank;
+      if (!in || t.rank < 1 || t.rank > 5 || t.buffer >= p.bufs.size() || i != p.maps.size())
+        throw Failed{dir + "/replay.txt: a malformed tensormap line"};
+      for (unsigned d = 0; d < t.rank; ++d) in >> t.dims[d];
+      for (unsigned d = 1; d < t.rank; ++d) in >> t.strides[d - 1];
+      for (unsigned d = 0; d < t.rank; ++d) in >> t.box[d];
+      for (unsigned d = 0; d < t.rank; ++d) in >> t.estrides[d];
+      in >> t.swizzle >> t.l2 >> t.nan;
+      if (!in) throw Failed{dir + "/replay.txt: a malformed tensormap line"};
+      p.maps.push_back(t);
+    }
+    if (word == "tmap") {
+      std::size_t at, map;
+      in >> at >> map;
+      if (p.steps.empty() || !in || map >= p.maps.size() ||
+          at + 128 > p.steps.back().params.size())
+        throw Failed{dir + "/replay.txt: a tmap line outside its launch's parameters"};
+      p.steps.back().maps.push_back({at, map});
+    }
     if (word == "reloc") {
       Reloc r;
       in >> r.at >> r.buffer >> r.offset;
@@ -116,6 +153,39 @@ Package load(const std::string& dir) {
     }
   }
   return p;
+}
+
+// The CUtensorMap of `t` over its buffer's device memory.
+CUtensorMap encode(const Package& p, const TMap& t) {
+  const std::string& y = t.type;
+  const CUtensorMapDataType type = y == "u8"     ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+                                   : y == "u16"  ? CU_TENSOR_MAP_DATA_TYPE_UINT16
+                                   : y == "u32"  ? CU_TENSOR_MAP_DATA_TYPE_UINT32
+                                   : y == "s32"  ? CU_TENSOR_MAP_DATA_TYPE_INT32
+                                   : y == "u64"  ? CU_TENSOR_MAP_DATA_TYPE_UINT64
+                                   : y == "s64"  ? CU_TENSOR_MAP_DATA_TYPE_INT64
+                                   : y == "f16"  ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                   : y == "f64"  ? CU_TENSOR_MAP_DATA_TYPE_FLOAT64
+                                   : y == "bf16" ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                   : y == "tf32" ? CU_TENSOR_MAP_DATA_TYPE_TFLOAT32
+                                                 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  const CUtensorMapSwizzle swizzle = t.swizzle == 32    ? CU_TENSOR_MAP_SWIZZLE_32B
+                                     : t.swizzle == 64  ? CU_TENSOR_MAP_SWIZZLE_64B
+                                     : t.swizzle == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
+                                                        : CU_TENSOR_MAP_SWIZZLE_NONE;
+  const CUtensorMapL2promotion l2 = t.l2 == 1   ? CU_TENSOR_MAP_L2_PROMOTION_L2_64B
+                                    : t.l2 == 2 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B
+                                    : t.l2 == 3 ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+                                                : CU_TENSOR_MAP_L2_PROMOTION_NONE;
+  CUtensorMap m;
+  check(cuTensorMapEncodeTiled(&m, type, t.rank,
+                               reinterpret_cast<void*>(p.bufs[t.buffer].d + t.offset), t.dims,
+                               t.strides, t.box, t.estrides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+                               l2,
+                               t.nan ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
+                                     : CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+        "cuTensorMapEncodeTiled", p.dir);
+  return m;
 }
 
 double as_double(const unsigned char* p, const std::string& t) {
@@ -225,6 +295,10 @@ int main(int argc, char** argv) {
           for (const Reloc& r : s.relocs) {
             const unsigned long long a = p.bufs[r.buffer].d + r.offset;
             std::memcpy(&params[r.at], &a, 8);
+          }
+          for (const auto& [at, map] : s.maps) {
+            const CUtensorMap m = encode(p, p.maps[map]);
+            std::memcpy(&params[at], &m, sizeof m);
           }
           std::size_t size = params.size();
           void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, params.data(),

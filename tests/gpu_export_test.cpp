@@ -103,6 +103,27 @@ TEST(GpuExport, RefusesWhatNoGpuRunsWithOneLine) {
   EXPECT_EQ(std::ifstream(dir + "/replay.txt").good(), false);
 }
 
+// kernels/wgmma.cu's wgmma_gemm(const __grid_constant__ CUtensorMap ta, tb, float* c, int n, int k)
+// from docs/examples/wgmma_gemm.launch.toml: the CUDA ABI puts each 128-byte, 64-aligned
+// CUtensorMap at 0 and 128, c at 256, n and k at 264 and 268. The replay encodes each map with
+// cuTensorMapEncodeTiled from the spec's fields: f16 over buffer a (0) and bt (1), dims 128 x 256,
+// row stride 128 x 2 = 256 bytes, box 64 x 128, element strides 1, the 128B swizzle, no L2
+// promotion, zero fill.
+TEST(GpuExport, TensorMapsTravelAsTheirEncodeTiledArguments) {
+  const std::string dir = ::testing::TempDir() + "smemsim_export_wgmma";
+  const test::CliResult r =
+      cli("run " + std::string(SMEMSIM_SOURCE_DIR) + "/kernels/ptx/wgmma.ptx --launch " +
+          SMEMSIM_SOURCE_DIR + "/docs/examples/wgmma_gemm.launch.toml --export-gpu " + dir);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const std::string m = slurp(dir + "/replay.txt");
+  EXPECT_EQ(lines_starting(m, "tensormap"),
+            (std::vector<std::string>{"tensormap 0 0 0 f16 2 128 256 256 64 128 1 1 128 0 0",
+                                      "tensormap 1 1 0 f16 2 128 256 256 64 128 1 1 128 0 0"}))
+      << m;
+  EXPECT_EQ(lines_starting(m, "tmap"), (std::vector<std::string>{"tmap 0 0", "tmap 128 1"}));
+  EXPECT_EQ(lines_starting(m, "reloc"), (std::vector<std::string>{"reloc 256 2 0"}));
+}
+
 // scripts/gpu-compare.py refuses what it cannot compare with one line and exit code 2 before it
 // runs any launch: a missing CSV, a folder, an arch override that is no key=value, a smemsim that
 // is not there (each launch's row would otherwise read nan).
@@ -137,7 +158,8 @@ TEST(GpuExport, TheGpuProgramsCompile) {
   for (const Program& p :
        {Program{"gpu-replay", "-L" + stubs + " -lcuda"}, Program{"hopper_measure", "-arch=sm_90"},
         Program{"operand_delay", "-arch=sm_90"}, Program{"memory_measure", "-arch=sm_80"},
-        Program{"whole_gpu_measure", "-arch=sm_80"}}) {
+        Program{"whole_gpu_measure", "-arch=sm_80"},
+        Program{"wgmma_measure", "-gencode arch=compute_90a,code=sm_90a"}}) {
     const std::string bin = ::testing::TempDir() + "smemsim_" + p.name;
     const test::CliResult c =
         test::shell(std::string(SMEMSIM_NVCC) + " -O2 " + p.flags + " -o " + bin + " " +

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "smemsim/error.hpp"
+#include "smemsim/tensor_map.hpp"
 
 namespace smemsim::cli {
 namespace {
@@ -24,6 +25,9 @@ namespace fs = std::filesystem;
 struct Packed {
   std::vector<std::uint8_t> image;
   std::vector<exec::Arg::Reloc> relocs;  // buffer addresses (texture is never set)
+  // Tensor maps (issue 46): the parameter's offset and the map (GlobalMemory::tensor_maps); the
+  // replay encodes a real CUtensorMap there with cuTensorMapEncodeTiled.
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> maps;
 };
 
 std::uint64_t param_align(const ptx::Symbol& s) {
@@ -76,11 +80,17 @@ Packed pack(const ptx::Kernel& k, const exec::Launch& l, const exec::GlobalMemor
           p.relocs.push_back({std::uint32_t(off + r.at), false, r.index, r.offset});
         }
         break;
-      case exec::Arg::Kind::Texture:
       case exec::Arg::Kind::TensorMap:
-        throw InputError(fmt::format(
-            "--export-gpu: kernel '{}' parameter {} is a {}: not replayable yet", k.name, i + 1,
-            a.kind == exec::Arg::Kind::Texture ? "texture" : "tensor map"));
+        if (s.size_bytes() < exec::kTensorMapBytes)
+          throw InputError(
+              fmt::format("--export-gpu: kernel '{}' parameter {} takes a tensor map in {} bytes",
+                          k.name, i + 1, s.size_bytes()));
+        p.maps.push_back({off, a.buffer});
+        break;
+      case exec::Arg::Kind::Texture:
+        throw InputError(
+            fmt::format("--export-gpu: kernel '{}' parameter {} is a texture: not replayable yet",
+                        k.name, i + 1));
     }
     (void)bits;
     if (a.kind != exec::Arg::Kind::Bytes && a.kind != exec::Arg::Kind::Buffer && bits > 64)
@@ -110,8 +120,8 @@ std::string hex(const std::vector<std::uint8_t>& b) {
 }  // namespace
 
 GpuExport::GpuExport(std::string dir, const exec::Workload& w) : dir_(std::move(dir)) {
-  if (w.memory.textures.size() || w.memory.tensor_maps.size())
-    throw InputError("--export-gpu: launches with textures or tensor maps are not replayable yet");
+  if (w.memory.textures.size())
+    throw InputError("--export-gpu: launches with textures are not replayable yet");
   if (!w.symbol_inits.empty())
     throw InputError(
         "--export-gpu: launches that initialise module variables ([symbols]) are not replayable "
@@ -154,6 +164,18 @@ GpuExport::GpuExport(std::string dir, const exec::Workload& w) : dir_(std::move(
     write_file(fs::path(dir_) / fmt::format("buf{}.in", i), b.bytes.data(), b.bytes.size());
     m += fmt::format("buffer {} {} {} {}\n", i, b.bytes.size(), exec::elem_name(b.type), b.name);
   }
+  // A tensor map: its buffer, the byte offset of its globalAddress, the element type, the rank,
+  // then globalDim (rank), globalStrides (rank - 1, bytes), boxDim and elementStrides (rank each),
+  // the swizzle's bytes, the L2 promotion (0 none, 1 64B, 2 128B, 3 256B) and the NaN fill (1).
+  for (std::size_t i = 0; i < w.memory.tensor_maps.size(); ++i) {
+    const exec::TensorMap& t = w.memory.tensor_maps[i];
+    m += fmt::format("tensormap {} {} {} {} {}", i, t.buffer, t.offset, t.type, int(t.rank));
+    for (int d = 0; d < t.rank; ++d) m += fmt::format(" {}", t.dims[std::size_t(d)]);
+    for (int d = 1; d < t.rank; ++d) m += fmt::format(" {}", t.strides[std::size_t(d)]);
+    for (int d = 0; d < t.rank; ++d) m += fmt::format(" {}", t.box[std::size_t(d)]);
+    for (int d = 0; d < t.rank; ++d) m += fmt::format(" {}", t.estrides[std::size_t(d)]);
+    m += fmt::format(" {} {} {}\n", int(t.swizzle), int(t.l2_promotion), t.oob_nan ? 1 : 0);
+  }
   for (const exec::Workload::Step& st : steps) {
     const ptx::Kernel& k = exec::find_kernel(w.module, st.kernel);
     const Packed p = pack(k, st.launch, w.memory);
@@ -163,6 +185,7 @@ GpuExport::GpuExport(std::string dir, const exec::Workload& w) : dir_(std::move(
                      p.image.empty() ? "-" : hex(p.image));
     for (const exec::Arg::Reloc& r : p.relocs)
       m += fmt::format("reloc {} {} {}\n", r.at, r.index, r.offset);
+    for (const auto& [at, map] : p.maps) m += fmt::format("tmap {} {}\n", at, map);
   }
 }
 
