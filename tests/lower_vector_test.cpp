@@ -105,6 +105,61 @@ TEST(LoweringVector, GroupsAndTheOrderThatBringsThemTogether) {
   EXPECT_EQ(minfo[9].ndst, 4);  // the group's four results wait for the one load
 }
 
+// Stores (ptxas's STS.64 / STS.128: grid3d's pairs and scan_blelloch's, 1,536 -> 768 and 616 ->
+// 552 shared stores as on the H200, calibration/runs/h100-2026-11-26/ncu.csv): a group gathers at
+// its last member, the earlier ones moving down past what neither reads nor writes shared memory
+// nor changes their values.
+const char* kStores = R"(
+.visible .entry stores(.param .u64 out)
+{
+  .reg .b32 %r<10>;
+  .reg .f32 %f<10>;
+  .shared .align 4 .b8 tile[1024];
+  mov.u32 %r1, %tid.x;            // 0
+  mov.u32 %r2, tile;              // 1  16
+  shl.b32 %r3, %r1, 6;            // 2  64
+  add.s32 %r4, %r2, %r3;          // 3  16
+  mov.f32 %f1, 0f3F800000;        // 4
+  st.shared.f32 [%r4], %f1;       // 5  group {5, 7}: + 0 and + 4, 8-aligned
+  add.f32 %f2, %f1, %f1;          // 6  makes the second value: the first store moves below it
+  st.shared.f32 [%r4+4], %f2;     // 7
+  st.shared.f32 [%r4+8], %f1;     // 8  + 8 and + 12: a shared load between
+  ld.shared.f32 %f3, [%r4+32];    // 9
+  st.shared.f32 [%r4+12], %f2;    // 10
+  st.shared.f32 [%r4+16], %f1;    // 11 + 16 and + 20: f1 changes between
+  mov.f32 %f1, 0f40000000;        // 12
+  st.shared.f32 [%r4+20], %f2;    // 13
+  st.shared.f32 [%r4+24], %f2;    // 14 + 24 is stored again at 15: 14 stays before it
+  st.shared.f32 [%r4+24], %f1;    // 15 group {15, 16}
+  st.shared.f32 [%r4+28], %f1;    // 16
+  ret;                            // 17
+}
+)";
+
+TEST(LoweringVector, StoresGatherAtTheirLastMember) {
+  const ptx::Module m = ptx::parse(std::string(kTimingHeader) + kStores, "s.ptx");
+  const ptx::Kernel& k = m.kernels.at(0);
+  const std::vector<timing::InstInfo> info = timing::decode_kernel(k);
+  const auto uses = timing::reg_uses(info);
+  EXPECT_EQ(lower::vector_groups(k, uses),
+            (std::vector<std::vector<std::uint32_t>>{{5, 7}, {15, 16}}));
+  std::vector<std::uint32_t> want = {0, 1, 2, 3, 4, 6, 5, 7};
+  for (std::uint32_t i = 8; i < k.code.size(); ++i) want.push_back(i);
+  EXPECT_EQ(lower::vector_order(k, uses), want);
+  // In that order 5 (now at 6) issues with 7, and 15 with 16: one wide store each.
+  const ptx::Kernel moved = lower::reordered(k, want);
+  std::vector<timing::InstInfo> minfo = timing::decode_kernel(moved);
+  const auto with = timing::apply_lowering(moved, minfo, lower::parse_rules("vector"));
+  std::vector<std::uint32_t> absorbed;
+  for (std::uint32_t i = 0; i < with.size(); ++i)
+    if (with[i] != ptx::kNone) absorbed.push_back(i);
+  EXPECT_EQ(absorbed, (std::vector<std::uint32_t>{6, 15}));
+  EXPECT_EQ(with[6], 7u);
+  EXPECT_EQ(with[15], 16u);
+  EXPECT_TRUE(minfo[7].merged_words);
+  EXPECT_TRUE(minfo[7].store);
+}
+
 // The executor's wavefronts of one ld.shared.v4.f32 by a warp whose lane t reads byte `addr(t)`.
 std::vector<int> v4_phases(const std::string& addr_ptx, const char* wide_access) {
   const std::string ptx = std::string(kTimingHeader) + R"(

@@ -21,13 +21,18 @@ std::uint32_t product(std::uint32_t a, std::uint32_t b) {
   return std::uint32_t(std::min<std::uint64_t>(std::uint64_t(a) * b, kAlignCap));
 }
 
-// A load's bytes when it can be a member of a group, 0 otherwise.
+// The memory operand of a load (ops[1]) or a store (ops[0]).
+const ptx::Operand& address_of(const ptx::Instruction& ins) {
+  return ins.ops[ins.op == Opcode::St ? 0 : 1];
+}
+
+// A load's or store's bytes when it can be a member of a group, 0 otherwise.
 std::uint32_t member_bytes(const ptx::Kernel& k, const ptx::Instruction& ins) {
-  if (ins.op != Opcode::Ld || ins.space != ptx::Space::Shared || ins.guard != ptx::kNone ||
-      (ins.flags & (ptx::kVolatile | ptx::kStrong)) || ins.num_ops < 2 ||
-      ins.ops[1].kind != OperandKind::Memory)
+  if ((ins.op != Opcode::Ld && ins.op != Opcode::St) || ins.space != ptx::Space::Shared ||
+      ins.guard != ptx::kNone || (ins.flags & (ptx::kVolatile | ptx::kStrong)) || ins.num_ops < 2 ||
+      address_of(ins).kind != OperandKind::Memory)
     return 0;
-  const ptx::Operand& m = ins.ops[1];
+  const ptx::Operand& m = address_of(ins);
   if (m.reg == ptx::kNone && (m.sym == ptx::kNone || m.sym >= k.symbols.size() ||
                               k.symbols[m.sym].space != ptx::Space::Shared))
     return 0;
@@ -61,7 +66,31 @@ bool load_barrier(const ptx::Instruction& ins) {
   }
 }
 
-struct Load {
+// May no shared store move below the instruction? Any access to shared (or generic) memory may
+// read or overwrite the store's word, and what orders or observes memory (barriers, fences,
+// atomics, a clock) stays behind the stores before it.
+bool store_barrier(const ptx::Instruction& ins) {
+  switch (ins.op) {
+    case Opcode::Ld:
+    case Opcode::St:
+      return ins.space != ptx::Space::Global && ins.space != ptx::Space::Local &&
+             ins.space != ptx::Space::Param && ins.space != ptx::Space::Const;
+    case Opcode::Atom:
+    case Opcode::Red:
+    case Opcode::Ldmatrix:
+    case Opcode::Stmatrix:
+    case Opcode::WmmaLoad:
+    case Opcode::WmmaStore:
+    case Opcode::CpAsync:
+    case Opcode::CpAsyncCommit:
+    case Opcode::Nanosleep:
+      return true;
+    default:
+      return ends_block(ins.op) || reads_clock(ins);
+  }
+}
+
+struct Load {  // a load or a store of a list
   std::uint32_t at = 0, bytes = 0;
   std::int64_t offset = 0;
   bool used = false;
@@ -160,6 +189,18 @@ std::vector<std::vector<std::uint32_t>> vector_groups(const ptx::Kernel& k,
     }
     return true;
   };
+  // A store moves down to the group's last: does any instruction in (from, to), other than the
+  // group's, write a register store m reads (its value)?
+  auto unchanged_between = [&](std::uint32_t from, std::uint32_t to,
+                               const std::vector<std::uint32_t>& group, std::uint32_t m) {
+    for (std::uint32_t x = from + 1; x < to; ++x) {
+      if (std::find(group.begin(), group.end(), x) != group.end()) continue;
+      for (std::uint32_t r : uses[m].reads)
+        for (std::uint32_t y : uses[x].writes)
+          if (y == r) return false;
+    }
+    return true;
+  };
   // The loads of one base since it was last written, in program order: grouped when closed.
   auto close = [&](std::vector<Load>& loads, std::uint32_t base_align) {
     for (const std::uint32_t width : {16u, 8u}) {
@@ -181,16 +222,22 @@ std::vector<std::vector<std::uint32_t>> vector_groups(const ptx::Kernel& k,
         }
         if (group.size() != width / first.bytes) continue;
         std::sort(group.begin(), group.end());
-        // Distinct registers, none the base (the base is not among a load's writes: it was
-        // checked when the load was listed).
-        std::vector<std::uint32_t> regs;
-        for (std::uint32_t m : group)
-          regs.insert(regs.end(), uses[m].writes.begin(), uses[m].writes.end());
-        std::sort(regs.begin(), regs.end());
-        if (std::adjacent_find(regs.begin(), regs.end()) != regs.end()) continue;
         bool legal = true;
-        for (std::size_t j = 1; j < group.size() && legal; ++j)
-          legal = clear_between(group[0], group[j], group, group[j]);
+        if (k.code[group[0]].op == Opcode::St) {
+          // Stores: each earlier one moves down to the last, its value unchanged on the way.
+          for (std::size_t j = 0; j + 1 < group.size() && legal; ++j)
+            legal = unchanged_between(group[j], group.back(), group, group[j]);
+        } else {
+          // Loads: distinct registers, none the base (the base is not among a load's writes: it
+          // was checked when the load was listed); each later one moves up to the first.
+          std::vector<std::uint32_t> regs;
+          for (std::uint32_t m : group)
+            regs.insert(regs.end(), uses[m].writes.begin(), uses[m].writes.end());
+          std::sort(regs.begin(), regs.end());
+          legal = std::adjacent_find(regs.begin(), regs.end()) == regs.end();
+          for (std::size_t j = 1; j < group.size() && legal; ++j)
+            legal = clear_between(group[0], group[j], group, group[j]);
+        }
         if (!legal) continue;
         for (std::size_t p : picked) loads[p].used = true;
         groups.push_back(std::move(group));
@@ -198,43 +245,61 @@ std::vector<std::vector<std::uint32_t>> vector_groups(const ptx::Kernel& k,
     }
     loads.clear();
   };
-  // Open lists: per base register, and per shared variable used as a base.
-  std::map<std::uint32_t, std::vector<Load>> by_reg, by_sym;
-  auto close_all = [&] {
-    for (auto& [r, loads] : by_reg) close(loads, align[r]);
-    for (auto& [s, loads] : by_sym)
-      close(loads, std::min(kAlignCap, std::max(kSharedVarAlign, k.symbols[s].align)));
-    by_reg.clear();
-    by_sym.clear();
+  // Open lists, loads' [0] and stores' [1]: per base register, and per shared variable used as a
+  // base.
+  std::map<std::uint32_t, std::vector<Load>> by_reg[2], by_sym[2];
+  auto sym_align = [&](std::uint32_t sym) {
+    return std::min(kAlignCap, std::max(kSharedVarAlign, k.symbols[sym].align));
+  };
+  auto close_kind = [&](int kind) {
+    for (auto& [r, list] : by_reg[kind]) close(list, align[r]);
+    for (auto& [sym, list] : by_sym[kind]) close(list, sym_align(sym));
+    by_reg[kind].clear();
+    by_sym[kind].clear();
   };
   for (std::uint32_t i = 0; i < n; ++i) {
-    if (i && block[i] != block[i - 1]) close_all();
+    if (i && block[i] != block[i - 1]) close_kind(0), close_kind(1);
     const ptx::Instruction& ins = k.code[i];
-    if (load_barrier(ins)) {
-      close_all();
-      continue;
-    }
-    // A written register ends the list of loads based on it (before this instruction's own
-    // load joins a list: a load that overwrites its base is no member).
-    for (std::uint32_t r : uses[i].writes) {
-      const auto it = by_reg.find(r);
-      if (it == by_reg.end()) continue;
-      close(it->second, align[r]);
-      by_reg.erase(it);
-    }
     const std::uint32_t bytes = member_bytes(k, ins);
+    const bool store = bytes && ins.op == Opcode::St;
+    if (load_barrier(ins)) close_kind(0);
+    // A store of a list passes only the stores of its own list (other words of one base).
+    if (store_barrier(ins)) {
+      const ptx::Operand& m = address_of(ins);
+      for (int s2 = 0; s2 < 2; ++s2)
+        for (auto& [base, list] : s2 ? by_sym[1] : by_reg[1]) {
+          const bool mine = store && (s2 ? m.reg == ptx::kNone && m.sym == base
+                                         : m.reg != ptx::kNone && m.reg == base);
+          bool overlaps = false;  // one of its words again: the later store must stay later
+          for (const Load& l : list)
+            overlaps |= l.offset < m.imm() + std::int64_t(bytes) &&
+                        m.imm() < l.offset + std::int64_t(l.bytes);
+          if (!mine || overlaps) close(list, s2 ? sym_align(base) : align[base]);
+        }
+    }
+    if (load_barrier(ins) && !store) continue;
+    // A written register ends the lists based on it (before this instruction's own access joins
+    // a list: a load that overwrites its base is no member).
+    for (std::uint32_t r : uses[i].writes)
+      for (int kind = 0; kind < 2; ++kind) {
+        const auto it = by_reg[kind].find(r);
+        if (it == by_reg[kind].end()) continue;
+        close(it->second, align[r]);
+        by_reg[kind].erase(it);
+      }
     if (!bytes) continue;
-    const ptx::Operand& m = ins.ops[1];
+    const ptx::Operand& m = address_of(ins);
     bool self_based = false;
     for (std::uint32_t r : uses[i].writes) self_based |= r == m.reg;
     if (self_based) continue;
     Load load{i, bytes, m.imm(), false};
     if (m.reg != ptx::kNone)
-      by_reg[m.reg].push_back(load);
+      by_reg[store][m.reg].push_back(load);
     else
-      by_sym[m.sym].push_back(load);
+      by_sym[store][m.sym].push_back(load);
   }
-  close_all();
+  close_kind(0);
+  close_kind(1);
   std::sort(groups.begin(), groups.end());
   return groups;
 }
@@ -246,12 +311,17 @@ std::vector<std::uint32_t> vector_order(const ptx::Kernel& k, const std::vector<
   std::vector<std::uint32_t> leads(n, 0);
   std::vector<std::uint8_t> moved(n, 0);
   bool any = false;
+  // A load group gathers at its first member (the later ones move up), a store group at its last
+  // (the earlier ones move down: their values are ready there).
   for (std::size_t g = 0; g < groups.size(); ++g) {
     const std::vector<std::uint32_t>& m = groups[g];
-    leads[m[0]] = std::uint32_t(g + 1);
-    for (std::size_t j = 1; j < m.size(); ++j) {
+    const bool store = k.code[m[0]].op == Opcode::St;
+    const std::size_t lead = store ? m.size() - 1 : 0;
+    leads[m[lead]] = std::uint32_t(g + 1);
+    for (std::size_t j = 0; j < m.size(); ++j) {
+      if (j == lead) continue;
       moved[m[j]] = 1;
-      any |= m[j] != m[0] + j;
+      any |= store ? m[j] + (m.size() - 1 - j) != m.back() : m[j] != m[0] + j;
     }
   }
   if (!any) return {};
@@ -259,10 +329,17 @@ std::vector<std::uint32_t> vector_order(const ptx::Kernel& k, const std::vector<
   order.reserve(n);
   for (std::uint32_t i = 0; i < n; ++i) {
     if (moved[i]) continue;
-    order.push_back(i);
-    if (leads[i])
-      for (std::size_t j = 1; j < groups[leads[i] - 1].size(); ++j)
-        order.push_back(groups[leads[i] - 1][j]);
+    if (!leads[i]) {
+      order.push_back(i);
+      continue;
+    }
+    const std::vector<std::uint32_t>& m = groups[leads[i] - 1];
+    if (k.code[m[0]].op == Opcode::St) {
+      order.insert(order.end(), m.begin(), m.end());  // the earlier stores, then i (the last)
+    } else {
+      order.push_back(i);
+      order.insert(order.end(), m.begin() + 1, m.end());
+    }
   }
   return order;
 }
