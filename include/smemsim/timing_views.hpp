@@ -95,7 +95,6 @@ class ChromeTrace final : public Observer {
   void name_thread(std::uint32_t sm, std::uint32_t tid, const std::string& name,
                    std::int64_t sort_index);
   std::ostream& out_;
-  const ptx::Module& module_;
   const ptx::Kernel& kernel_;
   TraceOptions opt_;
   std::vector<bool> keep_;  // per SM, from opt_.sms (empty: all)

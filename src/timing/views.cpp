@@ -59,7 +59,7 @@ std::string opcode_of(const std::string& text) {
 
 ChromeTrace::ChromeTrace(std::ostream& out, const ptx::Module& module, const ptx::Kernel& kernel,
                          TraceOptions options)
-    : out_(out), module_(module), kernel_(kernel), opt_(std::move(options)) {
+    : out_(out), kernel_(kernel), opt_(std::move(options)) {
   opt_.subcores = std::max<std::uint32_t>(opt_.subcores, 1);
   for (const std::uint32_t sm : opt_.sms) {
     if (keep_.size() <= sm) keep_.resize(sm + 1, false);
