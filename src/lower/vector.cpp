@@ -66,27 +66,20 @@ bool load_barrier(const ptx::Instruction& ins) {
   }
 }
 
-// May no shared store move below the instruction? Any access to shared (or generic) memory may
-// read or overwrite the store's word, and what orders or observes memory (barriers, fences,
-// atomics, a clock) stays behind the stores before it.
+// May no shared store move below the instruction? Whatever no load passes (a store, an atomic,
+// a fence, a barrier, a clock), and every access that reads shared (or generic) memory: it may
+// read the store's word.
 bool store_barrier(const ptx::Instruction& ins) {
+  if (load_barrier(ins)) return true;
   switch (ins.op) {
     case Opcode::Ld:
-    case Opcode::St:
       return ins.space != ptx::Space::Global && ins.space != ptx::Space::Local &&
              ins.space != ptx::Space::Param && ins.space != ptx::Space::Const;
-    case Opcode::Atom:
-    case Opcode::Red:
     case Opcode::Ldmatrix:
-    case Opcode::Stmatrix:
     case Opcode::WmmaLoad:
-    case Opcode::WmmaStore:
-    case Opcode::CpAsync:
-    case Opcode::CpAsyncCommit:
-    case Opcode::Nanosleep:
       return true;
     default:
-      return ends_block(ins.op) || reads_clock(ins);
+      return false;
   }
 }
 
