@@ -152,7 +152,8 @@ void exec_wgmma(Impl& im, Cta& cta, Warp& w, std::uint32_t pc) {
                     "in warpgroup {}, and the block has {} warp{}",
                     w.index, w.index / 4, cta.warps.size(), cta.warps.size() == 1 ? "" : "s"));
   static thread_local double a[16][kWgK], b[kWgK][kMaxN];
-  std::vector<std::uint32_t> cores;
+  static thread_local std::vector<std::uint32_t> cores;  // kept: no allocation an instruction
+  cores.clear();
   const auto lane0 = [&](const ptx::Operand& o) { return im.row(w, im.reg_row(o.reg))[0]; };
   // Every lane names the same descriptors.
   for (int i = 1; i <= 2; ++i) {

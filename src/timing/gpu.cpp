@@ -237,8 +237,8 @@ GpuSim::GpuSim(const ptx::Module& module, const ptx::Kernel& kernel, const Arch&
         throw InputError(located(
             module.filename, ins.ptx_line,
             fmt::format("kernel '{}' uses wgmma.mma_async, which needs Hopper's warpgroup tensor "
-                        "cores: preset '{}' has none (sm.wgmma_fmas = 0; hopper-h100 has them); "
-                        "`run` and `profile` execute it",
+                        "cores: the arch ({}) has none (sm.wgmma_fmas = 0; the hopper-h100 preset "
+                        "has them); `run` and `profile` execute it",
                         ptx::demangle(kernel.name), arch.name)));
   impl_ = std::make_unique<Impl>(module, kernel, arch, launch, memory, options);
 }
