@@ -9,13 +9,14 @@
 // Each figure is the 32-bit %clock of thread 0 around the loop divided by the steps, the median
 // of five launches after a warm-up (as scripts/calibrate).
 //   nvcc -O2 -arch=sm_90 -o hopper_measure scripts/hopper_measure.cu && ./hopper_measure
-// With --figures it measures the bulk copies of 16, 4,096 and 32,768 bytes only and prints them as
-// [[figure]] tables of a measurement file (benchmarks bulk_copy_16, _4096, _32768: the replicas
-// smemsim calibrate runs kernels/hopper_ubench.cu's bulk_latency with), which scripts/calibrate
-// appends on an sm_90 GPU.
+// With --figures it measures the bulk copies of 16, 4,096 and 32,768 bytes and the four
+// distributed-shared-memory figures only and prints them as [[figure]] tables of a measurement
+// file (benchmarks bulk_copy_16, _4096, _32768, dsm_chase_peer, dsm_chase_own, dsm_latency,
+// dsm_throughput: the replicas smemsim calibrate runs kernels/hopper_ubench.cu's kernels with),
+// which scripts/calibrate appends on an sm_90 GPU.
 #include <cooperative_groups.h>
 
-#include "../kernels/hopper_ubench.cu"  // bulk_latency (its replica: smemsim calibrate)
+#include "../kernels/hopper_ubench.cu"  // bulk_latency, dsm_* (their replicas: smemsim calibrate)
 #include "calibrate_common.cuh"
 
 #include <algorithm>
@@ -46,24 +47,20 @@ __global__ void l2_chase(unsigned* clk, unsigned long long* ring, int steps) {
   clk[2] = unsigned(p);
 }
 
-// Two CTAs a cluster; thread 0 of rank 0 chases a ring of byte offsets in the shared memory of
-// `target` (0: its own, through the cluster window; 1: the peer's). mode 2: plain ld.shared.
-__global__ void __cluster_dims__(2, 1, 1)
-    dsm_chase(unsigned* clk, int target, int mode, int steps) {
+// The chase of kernels/hopper_ubench.cu's dsm_chase (its replica's kernel, which this file
+// includes) with a plain ld.shared instead of ld.shared::cluster after mapa: two CTAs a cluster,
+// thread 0 of rank 0 chases a ring of byte offsets in its own shared memory.
+__global__ void __cluster_dims__(2, 1, 1) shared_chase_plain(unsigned* clk, int steps) {
   __shared__ unsigned s[4096];
   cg::cluster_group cluster = cg::this_cluster();
   for (unsigned i = threadIdx.x; i < 4096; i += blockDim.x) s[i] = ((i + 33) % 4096) * 4;
   cluster.sync();
   if (cluster.block_rank() == 0 && threadIdx.x == 0) {
-    unsigned base = smem(s);
-    if (mode != 2) asm volatile("mapa.shared::cluster.u32 %0, %0, %1;" : "+r"(base) : "r"(target));
-    unsigned p = 0, start, stop;
+    const unsigned base = smem(s);
+    unsigned p = 0, start = 0, stop = 0;
     for (int i = -64; i < steps; ++i) {
       if (i == 0) asm volatile("mov.u32 %0, %%clock;" : "=r"(start)::"memory");
-      if (mode == 2)
-        asm volatile("ld.shared.u32 %0, [%1];" : "=r"(p) : "r"(base + p) : "memory");
-      else
-        asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(p) : "r"(base + p) : "memory");
+      asm volatile("ld.shared.u32 %0, [%1];" : "=r"(p) : "r"(base + p) : "memory");
     }
     asm volatile("mov.u32 %0, %%clock;" : "=r"(stop)::"memory");
     clk[0] = start;
@@ -121,6 +118,38 @@ int main(int argc, char** argv) {
                    "scripts/hopper_measure.cu, kernel bulk_latency (kernels/hopper_ubench.cu)",
                    step, "32-bit %clock around the loop, thread 0", 32, 1);
     }
+    // Distributed shared memory (issue 46): the replicas' own kernels, one cluster of two CTAs.
+    for (int target : {1, 0}) {
+      const double v = median_of_five([&] {
+        dsm_chase<<<2, 128>>>(clk, target, 256);
+        return cycles(clk, 256);
+      });
+      print_figure(target ? "dsm_chase_peer" : "dsm_chase_own", v, "cycles",
+                   "scripts/hopper_measure.cu, kernel dsm_chase (kernels/hopper_ubench.cu)",
+                   target ? "thread 0 of rank 0 chases byte offsets in the partner CTA's shared "
+                            "memory: ld.shared::cluster.u32 p, [base + p], base from mapa"
+                          : "the same chase in the CTA's own shared memory through its cluster "
+                            "window",
+                   "32-bit %clock around the loop, thread 0 of rank 0", 128, 2);
+    }
+    const double add = median_of_five([&] {
+      dsm_latency<<<2, 1>>>(clk, 256);
+      return cycles(clk, 256);
+    });
+    print_figure("dsm_latency", add, "cycles",
+                 "scripts/hopper_measure.cu, kernel dsm_latency (kernels/hopper_ubench.cu)",
+                 "atomicAdd to a word of the partner CTA's shared memory, each add's old value the "
+                 "next one's operand, 256 adds",
+                 "32-bit %clock around the adds, the one thread of rank 0", 1, 2);
+    const double bytes = median_of_five([&] {
+      dsm_throughput<<<2, 1024>>>(clk, 256);
+      return cycles(clk, 1);
+    });
+    print_figure("dsm_throughput", 1024.0 * 4 * 8 * 256 / bytes, "B/clk/SM",
+                 "scripts/hopper_measure.cu, kernel dsm_throughput (kernels/hopper_ubench.cu)",
+                 "every thread of a CTA of 1,024 adds 8 registers to 8 words of the partner CTA's "
+                 "shared memory, 256 steps",
+                 "32-bit %clock around the loop and a barrier, thread 0 of rank 0", 1024, 2);
     return 0;
   }
   std::printf("# scripts/hopper_measure on %s (sm_%d%d, %d SMs): cycles a step, median of 5\n",
@@ -135,12 +164,23 @@ int main(int argc, char** argv) {
                   bulk_latency<<<1, 32>>>(clk, src, bytes, 256);
                   return cycles(clk, 256);
                 }));
-  const char* names[] = {"dsm_chase_own_window", "dsm_chase_peer", "shared_chase_ld_shared"};
-  const int target[] = {0, 1, 0}, mode[] = {0, 0, 2};
-  for (int k = 0; k < 3; ++k)
-    std::printf("%s %.2f\n", names[k], median_of_five([&] {
-                  dsm_chase<<<2, 128>>>(clk, target[k], mode[k], steps);
+  for (int target : {0, 1})
+    std::printf("%s %.2f\n", target ? "dsm_chase_peer" : "dsm_chase_own_window",
+                median_of_five([&] {
+                  dsm_chase<<<2, 128>>>(clk, target, steps);
                   return cycles(clk, steps);
                 }));
+  std::printf("shared_chase_ld_shared %.2f\n", median_of_five([&] {
+                shared_chase_plain<<<2, 128>>>(clk, steps);
+                return cycles(clk, steps);
+              }));
+  std::printf("dsm_add_latency %.2f\n", median_of_five([&] {
+                dsm_latency<<<2, 1>>>(clk, 256);
+                return cycles(clk, 256);
+              }));
+  std::printf("dsm_throughput_B_per_clk_sm %.2f\n", 1024.0 * 4 * 8 * 256 / median_of_five([&] {
+                                                      dsm_throughput<<<2, 1024>>>(clk, 256);
+                                                      return cycles(clk, 1);
+                                                    }));
   return 0;
 }

@@ -87,6 +87,11 @@ void print_units(const timing::UnitCounts& u, const Arch& arch) {
   if (u.l1_hit_sectors || u.l2_hit_sectors)
     fmt::print(" ({} from the L1, {} from the L2)", u.l1_hit_sectors, u.l2_hit_sectors);
   fmt::print("\n");
+  if (u.dsm_requests)
+    fmt::print(
+        "distributed shared memory: {} accesses to other SMs' shared memory, {} segments of "
+        "32 bytes over the SM-to-SM network\n",
+        u.dsm_requests, u.dsm_segments);
 }
 
 // The report for people: the run, cycles and IPC, stalls, units, TM and elastic counts, views.

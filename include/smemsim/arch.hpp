@@ -105,6 +105,14 @@ struct SmConfig {
   // small products into one accumulator goes no faster). 0: no wgmma (a kernel with one is
   // refused by the cycle model).
   std::uint32_t wgmma_fmas = 0, lat_wgmma = 0;
+  // Thread-block clusters (issue 46): the SMs of a GPC (SM i is in GPC i / gpc_sms; a cluster's
+  // CTAs run on different SMs of one GPC) and the most CTAs a cluster may have; 0: no clusters in
+  // the cycle model. Distributed shared memory: the cycles from issue to the result of an access
+  // to another SM's shared memory (in place of sm.lat_shared_*), and the bytes a cycle of the
+  // SM's port to the SM-to-SM network (an access takes ceil(32 x its 32-byte segments / this)
+  // cycles of the SM's shared-memory port).
+  std::uint32_t gpc_sms = 0, max_cluster = 0;
+  std::uint32_t lat_dsm = 0, dsm_bytes_per_cycle = 0;
   std::uint32_t lat_branch = 32;
   std::uint32_t lat_shared_ld = 32;
   std::uint32_t lat_shared_st = 36;

@@ -196,11 +196,15 @@ struct IssueResult {
   // Distinct 32-byte sectors of global and local memory the instruction touched (ld, st, atom,
   // red; counted only after set_count_sectors(true)): the coalesced requests of a timing model.
   std::uint16_t global_sectors = 0;
+  // Distinct 32-byte segments of other CTAs' shared memory (distributed shared memory, issue 46)
+  // the instruction's lanes touched: the SM-to-SM network's traffic.
+  std::uint8_t dsm_segments = 0;
   // GPU-LocalTM (docs/tm.md): the warp executed inside a transaction (TX.Begin and TX.Commit
   // included), and the cycles its transactional work adds (003 §4.2; 0 under tm.timing = perfect).
   bool in_tx = false;
   std::uint32_t tm_cycles = 0;
-  // An mbarrier test_wait/try_wait found a lane's phase not yet complete (run() yields the warp).
+  // An mbarrier test_wait/try_wait found a lane's phase not yet complete, or a
+  // barrier.cluster.wait its phase open (run() yields the warp; retry_wait).
   bool waiting = false;
   // The instruction the warp issues next (next_index after this issue; Kernel::code.size() when
   // it is done): only the warp's own issues move it.
@@ -293,7 +297,8 @@ class Executor {
   // The mbarrier.try_wait at `pc` once more for the lanes `lanes` (IssueResult::executed), as when
   // its suspended threads resume: each lane's predicate is written again; true when every lane's
   // phase is complete. Nothing else changes and no access is counted (a timing model holds a
-  // try_wait whose phase is incomplete until it is, as the GPU suspends the thread).
+  // try_wait whose phase is incomplete until it is, as the GPU suspends the thread). For a
+  // barrier.cluster.wait (issue 46): true, and the warp moves past it, once its phase completed.
   bool retry_wait(std::uint32_t slot, std::uint32_t warp, std::uint32_t pc, LaneMask lanes);
   // The distinct 32-byte sectors (byte address / 32, ascending) of the last issue() whose
   // global_sectors is non-zero: its first global_sectors entries (a local address is a per-thread

@@ -114,6 +114,10 @@ struct UnitCounts {
   // Of the global loads' sectors, those found in the L1 and in the L2 (issue 44; 0 without them).
   std::uint64_t l1_hit_sectors = 0;
   std::uint64_t l2_hit_sectors = 0;
+  // Distributed shared memory (issue 46): accesses to another SM's shared memory (subwarp ops)
+  // and the 32-byte segments they moved over the SM-to-SM network.
+  std::uint64_t dsm_requests = 0;
+  std::uint64_t dsm_segments = 0;
   // Bank-conflict-aware scheduling (004 §4.2): shared warp instructions whose conflict was
   // predicted right, too low or too high by the history cache, and its hits and misses.
   std::uint64_t predictions_correct = 0;
@@ -170,6 +174,7 @@ struct InstrStats {
   std::uint64_t global_sectors = 0, l1_hit_sectors = 0, l2_hit_sectors = 0;
   // Issues that moved global/local sectors: Nsight Compute's requests (one per warp instruction).
   std::uint64_t global_requests = 0;
+  std::uint64_t dsm_segments = 0;  // of other SMs' shared memory (issue 46)
   StallCounts warp_states;  // warp-cycles by reason while this was the warp's next instruction
   void add(const InstrStats& o);
   // Sectors neither cache held: a load's from DRAM, a store's or an atomic's moved at the DRAM's

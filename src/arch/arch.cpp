@@ -147,6 +147,20 @@ void validate(const Arch& a) {
       bad(key, fmt::format("{} cycles is shorter than the pipeline: sm.frontend_stages + "
                            "sm.mem_stages + 2 = {}",
                            v, sm.min_latency()));
+  if (sm.gpc_sms) {  // clusters (issue 46): their keys together
+    if (!sm.max_cluster || sm.max_cluster > sm.gpc_sms)
+      bad("sm.max_cluster",
+          fmt::format("{} CTAs a cluster with sm.gpc_sms = {}: give 1 to sm.gpc_sms (a cluster's "
+                      "CTAs run on different SMs of one GPC)",
+                      sm.max_cluster, sm.gpc_sms));
+    if (sm.lat_dsm < sm.lat_shared_ld || sm.lat_dsm < sm.lat_shared_atom)
+      bad("sm.lat_dsm",
+          fmt::format("{} cycles is shorter than a local shared access (sm.lat_shared_ld = {}, "
+                      "sm.lat_shared_atom = {})",
+                      sm.lat_dsm, sm.lat_shared_ld, sm.lat_shared_atom));
+    if (!sm.dsm_bytes_per_cycle)
+      bad("sm.dsm_bytes_per_cycle", "clusters (sm.gpc_sms) need a network rate of 1 or more");
+  }
   if (sm.l1_unified_bytes && !sm.l1_latency)
     bad("sm.l1_latency", "an L1 (sm.l1_unified_bytes) needs a hit latency of 1 or more");
   if (sm.l2_slices) {

@@ -247,6 +247,17 @@ const std::vector<Key>& key_table() {
       sm("sm.lat_wgmma", &SmConfig::lat_wgmma, 0, 100000,
          "the fewest cycles a wgmma holds its sub-core's tensor core (a chain of small products "
          "into one accumulator goes no faster)"),
+      sm("sm.gpc_sms", &SmConfig::gpc_sms, 0, 1024,
+         "SMs of a GPC (SM i is in GPC i / gpc_sms): a cluster's CTAs run on different SMs of one "
+         "GPC; 0: no clusters in the cycle model"),
+      sm("sm.max_cluster", &SmConfig::max_cluster, 0, 1024,
+         "the most CTAs a thread-block cluster may have (.reqnctapercluster)"),
+      sm("sm.lat_dsm", &SmConfig::lat_dsm, 0, 100000,
+         "cycles from issue to the result of a load or atomic on another CTA's shared memory "
+         "(distributed shared memory, over the SM-to-SM network)"),
+      sm("sm.dsm_bytes_per_cycle", &SmConfig::dsm_bytes_per_cycle, 0, 4096,
+         "bytes a cycle of the SM's port to the SM-to-SM network: an access to another CTA's "
+         "shared memory holds the SM's shared-memory port ceil(32 x segments / this) cycles"),
       sm("sm.lat_sfu", &SmConfig::lat_sfu, 1, 100000,
          "cycles, special-function unit (sin, cos, ex2, lg2, rcp, sqrt, rsqrt, div, rem)"),
       sm("sm.lat_branch", &SmConfig::lat_branch, 1, 100000,

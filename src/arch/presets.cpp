@@ -524,6 +524,19 @@ std::vector<Arch> build() {
     // eight shapes of the table, checked, are within 0.3 %: docs/timing.md "wgmma").
     a.sm.wgmma_fmas = 512;
     a.sm.lat_wgmma = 13;
+    // Clusters (issue 46). [WP]: a full GH100 has 8 GPCs of 9 TPCs of 2 SMs, 18 SMs a GPC; how
+    // the SXM5's 132 SMs (66 TPCs) are spread over its GPCs is not published: here 7 GPCs of 18
+    // and one of 6 (assumed). The CUDA C++ Programming Guide: 8 CTAs a cluster portably, 16 on
+    // H100 with cudaFuncAttributeNonPortableClusterSizeAllowed. Distributed shared memory: Luo
+    // et al. 2024 (H800, calibration/h800-luo2024.toml) report 180 cycles an SM-to-SM add
+    // (replica dsm_latency fits sm.lat_dsm: 180.47) and 3.27 TB/s over 114 SMs at 1,755 MHz
+    // with clusters of 2, 16.3 B/clk/SM (replica dsm_throughput fits sm.dsm_bytes_per_cycle).
+    // Our H100's chase in a partner's shared memory, 196.05 a hop, 152 more than the same chase
+    // in the CTA's own (calibration/h100-measured.toml), checks it: 158 more in the model.
+    a.sm.gpc_sms = 18;
+    a.sm.max_cluster = 16;
+    a.sm.lat_dsm = 180;
+    a.sm.dsm_bytes_per_cycle = 16;
   }
 
   for (const Arch& a : v) validate(a);

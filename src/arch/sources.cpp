@@ -249,6 +249,20 @@ const std::map<std::string, std::vector<Row>>& tables() {
             "Luo et al. 2024 Table X (calibration/h800-luo2024.toml): m64n8k16 with A from "
             "registers 13.0 cycles a product, back to back; its replica wgmma_rs_n8 13.03 (the "
             "other eight shapes of Table X checked within 0.3 %)"},
+           {"sm.gpc_sms", K::Assumed,
+            "H100 whitepaper: a full GH100 has 8 GPCs of 9 TPCs of 2 SMs (18 SMs a GPC); the "
+            "SXM5's split of its 132 SMs is not published: 7 GPCs of 18 and one of 6 (assumed)"},
+           {"sm.max_cluster", K::Vendor,
+            "CUDA C++ Programming Guide, Thread Block Clusters: 8 CTAs portably; 16 on H100 with "
+            "cudaFuncAttributeNonPortableClusterSizeAllowed"},
+           {"sm.lat_dsm", K::Calibrated,
+            "Luo et al. 2024 (calibration/h800-luo2024.toml): SM-to-SM latency 180 cycles (an "
+            "add to the partner's word); its replica dsm_latency 180.47. H100 "
+            "(h100-measured.toml): a chase in the partner's shared memory 152 cycles more than "
+            "in its own; the replicas 158"},
+           {"sm.dsm_bytes_per_cycle", K::Calibrated,
+            "Luo et al. 2024 Fig. 8: 3.27 TB/s with clusters of 2 over 114 SMs at 1,755 MHz, "
+            "16.3 B/clk/SM; its replica dsm_throughput (1,024 threads, 8 atomicAdds a step)"},
            {"sm.lat_alu", K::Config, "GPGPU-Sim SM90_H100: -ptx_opcode_latency_int 4"},
            {"sm.lat_fma", K::Calibrated,
             "H200 (calibration/h200-measured.toml): FFMA chain 4.16, IMAD 4.18; replica 4.07"},
@@ -394,6 +408,9 @@ bool applies(const Arch& a, std::string_view key) {
   if (key == "sm.mio_delay_fma") return sm.mio_delay_fma != 0;
   if (key == "sm.lat_tensor" || key == "sm.tensor_fmas") return sm.tensor_fmas != 0;
   if (key == "sm.lat_wgmma" || key == "sm.wgmma_fmas") return sm.wgmma_fmas != 0;
+  if (key == "sm.gpc_sms" || key == "sm.max_cluster" || key == "sm.lat_dsm" ||
+      key == "sm.dsm_bytes_per_cycle")
+    return sm.gpc_sms != 0;
   if (key.starts_with("sm.l1_") || key == "sm.carveouts") return sm.l1_unified_bytes != 0;
   // The DRAM's own rate where a preset gives one (else sm.global_bytes_per_cycle's x sm.count).
   if (key == "sm.dram_bytes_per_cycle")
@@ -452,6 +469,10 @@ const std::vector<std::string>& timing_keys() {
                                                 "sm.tensor_fmas",
                                                 "sm.wgmma_fmas",
                                                 "sm.lat_wgmma",
+                                                "sm.gpc_sms",
+                                                "sm.max_cluster",
+                                                "sm.lat_dsm",
+                                                "sm.dsm_bytes_per_cycle",
                                                 "sm.frontend_stages",
                                                 "sm.mem_stages",
                                                 "sm.writeback_ports",

@@ -142,6 +142,30 @@ const std::vector<Replica>& replicas() {
        "one "
        "accumulator, then commit and wait; one warpgroup: cycles a product",
        "", "", 128, 1024, false, false, 1024, Extra::Wgmma, 0, false},
+      // Distributed shared memory (issue 46): a cluster of 2 CTAs on two SMs of one GPC
+      // (kernels/hopper_ubench.cu). Luo et al. 2024 (§III.D.3, H800): a chain of adds to the
+      // partner's word fits the network's latency, and 1,024 threads adding 8 words each a step
+      // its rate. Our H100's chases check the latency: in the partner's shared memory, and
+      // through the CTA's own window (a local access); both loops test a counter for the clock
+      // each step, which the GPU pays for and the model hides (docs/timing.md "Clusters").
+      {"dsm_chase_peer", "dsm_chase", "cycles",
+       "a cluster of 2 CTAs of 128 threads: thread 0 of rank 0 chases byte offsets in the "
+       "partner's shared memory (ld.shared::cluster at mapa's base + the last word), 64 "
+       "unclocked steps then 256, %clock around them: cycles a hop",
+       "", "", 128, 256, false, false, 256, Extra::DsmChase, 1, false},
+      {"dsm_chase_own", "dsm_chase", "cycles",
+       "the same chase in the CTA's own shared memory through its cluster window: cycles a hop", "",
+       "", 128, 256, false, false, 256, Extra::DsmChase, 0, false},
+      {"dsm_latency", "dsm_latency", "cycles",
+       "a cluster of 2 CTAs of one thread: 256 atomicAdds to a word of the partner CTA's shared "
+       "memory, each add's old value the next one's operand, %clock around them: cycles an add",
+       "sm.lat_dsm", "", 1, 256, false, false, 256, Extra::Dsm, 0, false},
+      {"dsm_throughput", "dsm_throughput", "B/clk/SM",
+       "a cluster of 2 CTAs of 1,024 threads: each thread adds 8 registers to 8 words of the "
+       "partner CTA's shared memory, 256 times, thread 0's %clock around the loop and a "
+       "barrier: bytes a cycle of one SM",
+       "sm.dsm_bytes_per_cycle", "", 1024, 256, false, true, 1024.0 * 4 * 8 * 256, Extra::Dsm, 0,
+       false},
       // Accel-Sim's whole-GPU figures (calibration/titanv-accelsim.toml), launched as it launched
       // them: 1,024-thread CTAs on every thread slot of every SM. Their loops are the source's
       // with fewer steps (`steps`; the figure is a steady rate, which the first steps' ramp
@@ -234,8 +258,11 @@ std::vector<exec::Arg> arguments(const Replica& r, exec::GlobalMemory& mem, cons
     if (r.extra != Extra::MemWrite) a.push_back(exec::Arg::integer(r.steps));
     return a;
   }
-  if (r.extra == Extra::Wgmma)  // wgmma_latency_nN(clk, steps)
+  if (r.extra == Extra::Wgmma || r.extra == Extra::Dsm)  // kernel(clk, steps)
     return {buffer("clk", exec::ElemType::U32, 16), exec::Arg::integer(r.steps)};
+  if (r.extra == Extra::DsmChase)  // dsm_chase(clk, target, steps)
+    return {buffer("clk", exec::ElemType::U32, 16), exec::Arg::integer(r.arg),
+            exec::Arg::integer(r.steps)};
   if (r.extra == Extra::BulkCopy)  // bulk_latency(clk, src, bytes, steps)
     return {buffer("clk", exec::ElemType::U32, 16),
             buffer("src", exec::ElemType::U8, std::size_t(1) << 16, 1), exec::Arg::integer(r.arg),
@@ -303,12 +330,17 @@ double run_replica(const Replica& r, const Arch& preset, const Code& code, std::
     if (arch.sm.count > 1) arch.sm.l2_bytes /= arch.sm.count;
     arch.sm.count = 1;
   }
+  // A cluster's replica runs one cluster of 2 CTAs, on two SMs of one GPC.
   const std::uint32_t grid =
-      r.whole ? std::max(arch.sm.max_threads / r.threads, 1u) * std::max(arch.sm.count, 1u) : 1;
+      r.whole       ? std::max(arch.sm.max_threads / r.threads, 1u) * std::max(arch.sm.count, 1u)
+      : r.cluster() ? 2
+                    : 1;
+  if (r.cluster() && !arch.sm.l2_slices) arch.sm.count = 2;
   const std::uint32_t all = grid * r.threads;
   check_runnable(r, arch);
   const ptx::Module& m = r.memory()                   ? code.memory
                          : r.extra == Extra::BulkCopy ? code.hopper
+                         : r.cluster()                ? code.hopper
                          : r.extra == Extra::Wgmma    ? code.wgmma
                                                       : code.replicas;
   exec::GlobalMemory mem;

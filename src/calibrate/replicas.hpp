@@ -65,7 +65,11 @@ struct Replica {
     AtomicConflict,
     // kernels/wgmma.cu's wgmma_latency_nN(clk, steps): one warpgroup, `steps` times fence, one
     // m64nNk16 from shared memory, commit, wait (Luo et al. 2024's completion latency).
-    Wgmma
+    Wgmma,
+    // kernels/hopper_ubench.cu's dsm_latency / dsm_throughput(clk, steps) and
+    // dsm_chase(clk, target = arg, steps): one cluster of 2 CTAs on two SMs of one GPC (issue 46).
+    Dsm,
+    DsmChase
   } extra = Extra::None;
   std::int32_t arg = 0;
   // The launch starts with its buffers in the L2 (TimingOptions::warm_l2): the GPU's figure is the
@@ -79,6 +83,7 @@ struct Replica {
   // per thread of the grid (rep_mem_bw: per float4 of an array).
   bool whole = false;
   bool memory() const { return extra >= Extra::MemReadCa && extra <= Extra::MemAtomic; }
+  bool cluster() const { return extra == Extra::Dsm || extra == Extra::DsmChase; }
   // In the replica table (replica_table.inc), which scripts/calibrate_measure.cu runs on a GPU;
   // the others' figures come from scripts/memory_measure.cu and hopper_measure.cu --figures.
   bool in_table() const { return extra <= Extra::FlushRing; }

@@ -188,10 +188,10 @@ struct Cta {
   // The transaction counts of the CTA's mbarriers (issue 46), by shared offset; an object absent
   // here has a count of 0 (mbarrier.cpp).
   std::vector<std::pair<std::uint32_t, std::int32_t>> mbar_tx;
-  // Its cluster (issue 46): its rank, the slot of the rank-0 CTA (the CTA of rank r is in slot
-  // cluster_base + r), and, in the rank-0 CTA, the cluster barrier's threads arrived and phases
-  // completed.
-  std::uint32_t cluster_rank = 0, cluster_base = 0;
+  // Its cluster (issue 46): its rank, and the record of the cluster's resident CTAs and barrier
+  // (null without clusters, and once the CTA has exited).
+  std::uint32_t cluster_rank = 0;
+  struct ClusterRec* cl = nullptr;
   // The tiles TMA tensor copies wrote (issue 46): where, how wide a row, under which swizzle (0
   // none, 1 32B, 2 64B, 3 128B); for the swizzle what-if of their reads (tma_reads).
   struct TmaTile {
@@ -199,8 +199,20 @@ struct Cta {
     std::uint8_t mode = 0;
   };
   std::vector<TmaTile> tma_tiles;
-  std::uint64_t cl_arrived = 0;
-  std::uint32_t cl_phase = 0;
+};
+
+// A cluster with a CTA resident (issue 46): its CTAs by rank (null: not started, or exited) and
+// its barrier (barrier.cluster): the threads arrived in the current phase and the phases
+// completed. Every executor of a launch shares one board of them (ClusterBoard): run() has one
+// executor, the cycle model one per SM, and a cluster's CTAs are on different SMs there.
+struct ClusterRec {
+  std::vector<Cta*> ctas;
+  std::uint32_t members = 0;  // CTAs resident
+  std::uint64_t arrived = 0;
+  std::uint32_t phase = 0;
+};
+struct ClusterBoard {
+  std::unordered_map<std::uint64_t, ClusterRec> live;  // by the cluster's linear index
 };
 
 // A shared address with a CTA's rank in it (issue 46, mapa): bits 24 and up hold rank + 1; below
@@ -325,6 +337,12 @@ struct Impl {
   // Rows of the specials kept per warp: the stored ones and the per-CTA cluster ones (issue 46).
   std::array<std::uint32_t, ptx::kSpecials> special_at{};
   Dim3 cluster{1, 1, 1};  // the kernel's cluster shape (.reqnctapercluster; 1 x 1 x 1 without)
+  // The clusters' records, shared with the sibling executors (made with clusters only).
+  std::shared_ptr<ClusterBoard> board;
+  // Of the memory instruction being executed: its lanes that reached another CTA's shared memory
+  // (distributed shared memory, issue 46) and, per such lane, rank << 32 | its 32-byte segment.
+  LaneMask dsm_lanes = 0;
+  std::array<std::uint64_t, kMaxLanes> dsm_seg{};
   std::uint32_t local_rows = 0;
   std::uint32_t cc_row = 0;
   // Where each warp-local row r < local_rows lies in a warp's register file, file_rows rows of
@@ -558,10 +576,22 @@ void mbarrier_complete_tx(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, int l, 
 // barrier.cluster.arrive/wait and mapa (bulk_copy.cpp, issue 46); returns true when a wait found
 // its phase incomplete (the warp stays at the instruction).
 bool exec_cluster(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);
-// A warp of `cta` exited: the cluster barrier's phase may now be complete.
+// A warp of `cta` exited: the cluster barrier's phase may now be complete; when it was the CTA's
+// last, the CTA leaves its cluster's record.
 void cluster_warp_done(Impl& im, Cta& cta);
-// The CTA of rank `rank` in `cta`'s cluster, or null when it is not resident here.
-Cta* cluster_peer(Impl& im, const Cta& cta, std::uint32_t rank);
+// `cta` (started in this executor) joins its cluster's record on the board.
+void cluster_join(Impl& im, Cta& cta);
+// The CTA of rank `rank` in `cta`'s cluster, or null when it is not resident (not started, or
+// exited).
+inline Cta* cluster_peer(const Cta& cta, std::uint32_t rank) {
+  return cta.cl && rank < cta.cl->ctas.size() ? cta.cl->ctas[rank] : nullptr;
+}
+// A suspended barrier.cluster.wait (the cycle model's): true, and the warp moves past it, when
+// the phase it arrived in has completed.
+bool retry_cluster_wait(Cta& cta, Warp& w);
+// The distinct 32-byte segments of other CTAs' shared memory the instruction's lanes touched
+// (dsm_lanes), which it clears.
+std::uint32_t dsm_segments(Impl& im);
 // cp.async.bulk{.tensor}, its groups and prefetches (bulk_copy.cpp): returns the global sectors.
 std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m);
 // *p = op(*p, v) at type t's width, as atom does (memory.cpp): a bulk reduction's element.

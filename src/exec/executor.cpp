@@ -53,7 +53,7 @@ void Impl::warp_done(Cta& cta, Warp& w) {
     race_exit(*this, cta, w);
   --cta.live_warps;
   release_barriers(*this, cta);  // a barrier of every live warp may now be complete
-  if (cluster.count() > 1) [[unlikely]]
+  if (board) [[unlikely]]
     cluster_warp_done(*this, cta);
 }
 
@@ -171,8 +171,11 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
     case Opcode::Red: {
       const std::uint64_t before = stats.shared_accesses;
       if (ins.op == Opcode::St || ins.op == Opcode::Red) ++writes;  // atom: when a value changed
+      dsm_lanes = 0;
       if (exec) r.global_sectors = exec_memory(*this, cta, w, pc, exec);
       r.shared_accesses = static_cast<std::uint8_t>(stats.shared_accesses - before);
+      if (dsm_lanes) [[unlikely]]
+        r.dsm_segments = static_cast<std::uint8_t>(dsm_segments(*this));
       bool ended = false;  // every lane of a transaction's attempt conflicted
       if (tm_conflicted) {
         ended = tx_conflicts(cta, w, pc, tm_conflicted);
@@ -271,6 +274,9 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
     }
     case Opcode::BarCluster:
     case Opcode::Mapa: {
+      // An arrival changes the barrier's state, which the cluster's waiting warps (on other SMs
+      // in the cycle model) look at: a write, for the spin checks (spin.cpp).
+      if (ins.op == Opcode::BarCluster && ins.comp == 0) ++writes;
       const bool wait = exec && exec_cluster(*this, cta, w, pc, exec);
       r.waiting = wait;
       if (!wait) ++top.pc;  // a wait whose phase is incomplete is issued again
@@ -376,7 +382,15 @@ void Executor::set_defer_bulk(bool on) {
 bool Executor::retry_wait(std::uint32_t slot, std::uint32_t warp, std::uint32_t pc,
                           LaneMask lanes) {
   Cta& cta = impl_->ctas.at(slot);
-  return detail::retry_mbar_wait(*impl_, cta, cta.warps.at(warp), pc, lanes);
+  Warp& w = cta.warps.at(warp);
+  if (impl_->kernel.code.at(pc).op == ptx::Opcode::BarCluster) {
+    // barrier.cluster.wait did not move the warp on when its phase was open: it does now.
+    if (!detail::retry_cluster_wait(cta, w)) return false;
+    ++w.stack.back().pc;
+    normalize(w);
+    return true;
+  }
+  return detail::retry_mbar_wait(*impl_, cta, w, pc, lanes);
 }
 
 void Executor::land_bulk(std::uint32_t id) {
@@ -451,12 +465,10 @@ void Executor::start_cta(std::uint32_t slot, std::uint64_t linear, std::uint32_t
   cta.mbar_tx.clear();
   cta.tma_tiles.clear();
   cta.smid = smid;
-  {  // its cluster (issue 46): rank x fastest; a cluster's CTAs sit in consecutive slots
+  {  // its cluster (issue 46): rank x fastest
     const Dim3& k = im.cluster;
     cta.cluster_rank = (cta.id.x % k.x) + k.x * ((cta.id.y % k.y) + k.y * (cta.id.z % k.z));
-    cta.cluster_base = slot >= cta.cluster_rank ? slot - cta.cluster_rank : slot;
-    cta.cl_arrived = 0;
-    cta.cl_phase = 0;
+    cta.cl = nullptr;
   }
   if (im.race) [[unlikely]]
     race_cta_start(im, cta);
@@ -522,6 +534,7 @@ void Executor::start_cta(std::uint32_t slot, std::uint64_t linear, std::uint32_t
       set(S::ClusterIdZ, l, cta.id.z / k.z);
     }
   }
+  if (im.board) cluster_join(im, cta);  // once its warps are live (the barrier counts them)
 }
 
 WarpState Executor::state(std::uint32_t slot, std::uint32_t warp) const {

@@ -79,16 +79,25 @@ struct Resolver {
   // Another CTA of the cluster (issue 46): the rank in the address's high bits (mapa).
   [[gnu::noinline, gnu::cold]] std::uint8_t* peer(int l, std::uint64_t& off) const {
     const std::uint64_t rank = (off >> kClusterRankShift) - 1;
-    Cta* p = rank < im.cluster.count() ? cluster_peer(im, cta, std::uint32_t(rank)) : nullptr;
+    Cta* p = rank < im.cluster.count() ? cluster_peer(cta, std::uint32_t(rank)) : nullptr;
     if (!p)
       im.fail(cta, w, l, pc,
-              fmt::format("shared address {:#x} names CTA rank {} of a cluster of {}", off, rank,
-                          im.cluster.count()));
+              rank < im.cluster.count()
+                  ? fmt::format("shared address {:#x} names CTA rank {} of its cluster, which has "
+                                "exited (a CTA's shared memory is gone when it exits: "
+                                "cluster.sync() before exiting keeps it for its partners)",
+                                off, rank)
+                  : fmt::format("shared address {:#x} names CTA rank {} of a cluster of {}", off,
+                                rank, im.cluster.count()));
     const std::uint64_t o = off & kClusterOffsetMask;
     if (o + total > p->shared.size())
       oob(l, "distributed shared", o, p->shared.size(), "byte offset");
     if (o % align) misaligned(l, "shared", o);
     off = o;
+    if (p != &cta) {  // over the SM-to-SM network (the cycle model times it: IssueResult)
+      im.dsm_lanes |= LaneMask{1} << l;
+      im.dsm_seg[std::size_t(l)] = rank << 32 | o >> 5;
+    }
     return p->shared.data() + o;
   }
   // `smemsim fix`'s relayout (SharedRemap): an access must stay inside one grain of the array.

@@ -205,7 +205,20 @@ Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, const Laun
           fmt::format("grid {} is not a whole number of the kernel's clusters of {} "
                       "(.reqnctapercluster)",
                       to_string(launch.grid), to_string(c)));
+    // A GPU with clusters bounds their size (hopper-h100: 16, the CUDA Programming Guide's
+    // non-portable size); presets without them (sm.max_cluster = 0) run any functionally.
+    if (arch.sm.max_cluster && cluster > arch.sm.max_cluster)
+      fail_launch(
+          fmt::format("clusters of {} = {} CTAs (.reqnctapercluster): the arch ({}) "
+                      "allows at most {} (sm.max_cluster)",
+                      to_string(c), cluster, arch.name, arch.sm.max_cluster));
   }
+  // The clusters' board (cluster.cpp), which the sibling executors share: with clusters, or where
+  // a kernel without them (a cluster of one CTA) meets at the cluster barrier or maps addresses.
+  if (cluster > 1 || std::any_of(kernel.code.begin(), kernel.code.end(), [](const auto& i) {
+        return i.op == ptx::Opcode::BarCluster || i.op == ptx::Opcode::Mapa;
+      }))
+    board = std::make_shared<ClusterBoard>();
   threads = static_cast<std::uint32_t>(t);
   warps = (threads + lanes - 1) / lanes;
   nregs = static_cast<std::uint32_t>(kernel.regs.size());

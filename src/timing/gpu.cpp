@@ -196,6 +196,11 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
   threads = std::min<std::uint32_t>(
       {options.threads, sm.count,
        std::uint32_t(std::max(1, tbb::this_task_arena::max_concurrency()))});
+  // Clusters (issue 46): a CTA reads and writes its partners' shared memory and barrier on other
+  // SMs as it issues, so the SMs tick on one thread, in SM order (the same result on any
+  // --threads; the SMs of different GPCs could tick apart, which is not done yet).
+  if (kernel.cluster[0] * std::max(1u, kernel.cluster[1]) * std::max(1u, kernel.cluster[2]) > 1)
+    threads = 1;
   if (threads > 1) {
     arena = std::make_unique<tbb::task_arena>(int(threads));
     outboxes.resize(sm.count);  // made with the SM
@@ -218,16 +223,36 @@ void GpuSim::Impl::stuck(const std::string& why) const {
 GpuSim::GpuSim(const ptx::Module& module, const ptx::Kernel& kernel, const Arch& arch,
                const exec::Launch& launch, exec::GlobalMemory& memory,
                const TimingOptions& options) {
-  // Clusters (issue 46): the cycle model does not yet place a cluster's CTAs together, nor carry
-  // their shared-memory traffic between SMs.
-  if (kernel.cluster[0] * std::max(1u, kernel.cluster[1]) * std::max(1u, kernel.cluster[2]) > 1)
-    throw InputError(located(
-        module.filename, kernel.ptx_line,
-        fmt::format("kernel '{}' runs in clusters of {},{},{} CTAs (.reqnctapercluster): the "
-                    "cycle model does not co-schedule a cluster's CTAs yet; `run` and `profile` "
-                    "execute it (issue 46)",
-                    ptx::demangle(kernel.name), kernel.cluster[0], std::max(1u, kernel.cluster[1]),
-                    std::max(1u, kernel.cluster[2]))));
+  // Clusters (issue 46): their CTAs run on different SMs of one GPC (sm.gpc_sms), their accesses
+  // to each other's shared memory timed on the SM-to-SM network (through the MIO queues).
+  const std::uint32_t cluster = std::max(1u, kernel.cluster[0]) * std::max(1u, kernel.cluster[1]) *
+                                std::max(1u, kernel.cluster[2]);
+  if (cluster > 1) {
+    const std::string shape =
+        fmt::format("{},{},{}", std::max(1u, kernel.cluster[0]), std::max(1u, kernel.cluster[1]),
+                    std::max(1u, kernel.cluster[2]));
+    const std::string name = ptx::demangle(kernel.name);
+    if (!arch.sm.gpc_sms || !arch.sm.mio_queue)
+      throw InputError(located(
+          module.filename, kernel.ptx_line,
+          fmt::format("kernel '{}' runs in clusters of {} CTAs (.reqnctapercluster), which need "
+                      "GPCs of SMs and the MIO queues the SM-to-SM network's timing goes through: "
+                      "the arch ({}) has {} (the hopper-h100 preset has both); `run` and "
+                      "`profile` execute it",
+                      name, shape, arch.name,
+                      !arch.sm.gpc_sms ? "sm.gpc_sms = 0" : "sm.mio_queue = 0")));
+    if (cluster > arch.sm.max_cluster)
+      throw InputError(located(
+          module.filename, kernel.ptx_line,
+          fmt::format("kernel '{}' runs in clusters of {} = {} CTAs (.reqnctapercluster): the "
+                      "arch ({}) allows at most {} (sm.max_cluster)",
+                      name, shape, cluster, arch.name, arch.sm.max_cluster)));
+    if (options.sample_ctas)
+      throw InputError(
+          fmt::format("--sample-ctas: kernel '{}' runs in clusters of {} CTAs, whose untimed CTAs "
+                      "cannot run one at a time; leave --sample-ctas off to time every cluster",
+                      name, shape));
+  }
   // wgmma (issue 46) runs on sm_90's warpgroup tensor cores: a preset without them has no time
   // for it.
   if (!arch.sm.wgmma_fmas)
@@ -313,10 +338,61 @@ const TimingStats& GpuSim::run() {
     const std::uint64_t c = smc.dispatch_ctas, d = smc.dispatch_cycles;
     return smc.launch_cycles + k / c * d + k % c * d / c;
   };
+  // Clusters (issue 46): a cluster's CTAs start together, in one cycle, on different SMs of one
+  // GPC (SM i is in GPC i / sm.gpc_sms) that each have room; the GPCs are tried in rotating
+  // order, the next cluster's search starting after the GPC that took the last one, and an SM
+  // takes at most one CTA a cycle. Cluster c (x fastest over the grid of clusters) is dispatched
+  // c-th, its CTAs in rank order (x fastest).
+  const exec::Dim3 kc{std::max(1u, im.kernel.cluster[0]), std::max(1u, im.kernel.cluster[1]),
+                      std::max(1u, im.kernel.cluster[2])};
+  const std::uint32_t csize = kc.count();
+  std::size_t start_gpc = 0;
+  std::vector<char> took_now(csize > 1 ? n : 0);
+  std::vector<std::uint32_t> chosen;
+  auto cluster_cta = [&](std::uint64_t c, std::uint32_t r) -> std::uint64_t {
+    const exec::Dim3& g = im.launch.grid;
+    const std::uint64_t cx = g.x / kc.x, cy = g.y / kc.y;
+    const std::uint64_t x = c % cx * kc.x + r % kc.x;
+    const std::uint64_t y = c / cx % cy * kc.y + r / kc.x % kc.y;
+    const std::uint64_t z = c / (cx * cy) * kc.z + r / (kc.x * kc.y);
+    return x + g.x * (y + std::uint64_t(g.y) * z);
+  };
+  auto dispatch_clusters = [&]() -> bool {
+    const std::size_t per = smc.gpc_sms, gpcs = (n + per - 1) / per;
+    std::fill(took_now.begin(), took_now.end(), 0);
+    bool took = false;
+    while (next_cta < total && dispatch_at(next_cta + csize - 1) <= im.cycle) {
+      bool placed = false;
+      for (std::size_t j = 0; j < gpcs && !placed; ++j) {
+        const std::size_t g = (start_gpc + j) % gpcs;
+        chosen.clear();
+        for (std::size_t i = g * per; i < std::min(n, (g + 1) * per) && chosen.size() < csize; ++i)
+          if (!took_now[i] && (!im.sms[i] || im.sms[i]->can_take()))
+            chosen.push_back(std::uint32_t(i));
+        if (chosen.size() < csize) continue;
+        const std::uint64_t c = next_cta / csize;
+        for (std::uint32_t r = 0; r < csize; ++r) {
+          const std::uint32_t i = chosen[r];
+          if (!is_awake[i]) wake(i);
+          im.sms[i]->start_cta(cluster_cta(c, r), age, im.cycle);
+          age += im.ctx.warps_per_cta;
+          took_now[i] = 1;
+        }
+        next_cta += csize;
+        start_gpc = (g + 1) % gpcs;
+        placed = took = true;
+      }
+      if (!placed) break;
+    }
+    return took;
+  };
   for (;;) {
     // Dispatch: at most one CTA per SM per cycle, SMs in rotating order: this cycle's pass visits
     // each SM once from `first`; the next cycle's starts after the last SM that took one.
-    if (next_cta < total && !saturated && dispatch_at(next_cta) <= im.cycle) {
+    if (csize > 1 && next_cta < total && !saturated &&
+        dispatch_at(next_cta + csize - 1) <= im.cycle) {
+      saturated = !dispatch_clusters();  // until a CTA retires, no GPC can take a cluster
+    } else if (csize == 1 && next_cta < total && !saturated && dispatch_at(next_cta) <= im.cycle) {
       const std::size_t first = start;
       bool took = false;
       for (std::size_t k = 0; k < n && next_cta < total && dispatch_at(next_cta) <= im.cycle; ++k) {
@@ -362,10 +438,10 @@ const TimingStats& GpuSim::run() {
     // and every op in flight still on its way (observers see every cycle: no skipping with them).
     std::uint64_t next = im.cycle + 1;
     // A CTA that may start only later (the launch's cost, the dispatcher's rate) is an event too.
-    const bool waiting = next_cta < total && !saturated && dispatch_at(next_cta) > next;
+    const bool waiting = next_cta < total && !saturated && dispatch_at(next_cta + csize - 1) > next;
     if (im.options.skip_idle && !im.options.observer && !issued &&
         (next_cta >= total || saturated || waiting)) {
-      std::uint64_t event = waiting ? dispatch_at(next_cta) : ~std::uint64_t{0};
+      std::uint64_t event = waiting ? dispatch_at(next_cta + csize - 1) : ~std::uint64_t{0};
       for (const std::uint32_t i : awake) {  // no skip once one SM has work next cycle
         event = std::min(event, im.sms[i]->next_event(im.cycle));
         if (event <= next) break;

@@ -53,7 +53,7 @@ class Fifo {
 class MioUnit {
  public:
   MioUnit(std::uint32_t subcores, std::uint32_t depth)
-      : depth_(depth), used_(subcores, 0), queues_(subcores), returns_(subcores) {}
+      : depth_(depth), used_(subcores, 0), queues_(subcores), returns_(subcores), far_(subcores) {}
 
   bool on() const { return depth_ != 0; }
   // Whether sub-core `sub`'s queue has `n` free entries (counted from issue).
@@ -104,8 +104,12 @@ class MioUnit {
     }
     hold(false);
     done(head->op);
-    if (returns_[from].empty()) return_at_[from] = now + head->tail;
-    returns_[from].push_back({head->op, now + head->tail});
+    if (o.far) {  // over the SM-to-SM network: it returns in its own queue, not behind others'
+      far_[from].push_back({head->op, now + head->tail + o.far});
+    } else {
+      if (returns_[from].empty()) return_at_[from] = now + head->tail;
+      returns_[from].push_back({head->op, now + head->tail});
+    }
     queues_[from].pop_front();
     if (queues_[from].empty()) waiting_ &= ~(1u << from);
     --used_[from];
@@ -124,8 +128,16 @@ class MioUnit {
     return true;
   }
 
-  bool return_ready(std::uint64_t now, std::uint32_t sub) const { return return_at_[sub] <= now; }
+  bool return_ready(std::uint64_t now, std::uint32_t sub) const {
+    return return_at_[sub] <= now || (!far_[sub].empty() && far_[sub].front().at <= now);
+  }
   std::uint32_t pop_return(std::uint32_t sub) {
+    // The earlier of the two queues' heads (the local one on a tie).
+    if (!far_[sub].empty() && far_[sub].front().at < return_at_[sub]) {
+      const std::uint32_t op = far_[sub].front().op;
+      far_[sub].pop_front();
+      return op;
+    }
     const std::uint32_t op = returns_[sub].front().op;
     returns_[sub].pop_front();
     return_at_[sub] = returns_[sub].empty() ? ~std::uint64_t{0} : returns_[sub].front().at;
@@ -133,7 +145,7 @@ class MioUnit {
   }
   bool empty() const {
     for (std::size_t k = 0; k < queues_.size(); ++k)
-      if (!queues_[k].empty() || !returns_[k].empty()) return false;
+      if (!queues_[k].empty() || !returns_[k].empty() || !far_[k].empty()) return false;
     return true;
   }
   // The first cycle after `now` in which a pass or a return is due (~0: none).
@@ -142,6 +154,7 @@ class MioUnit {
     for (std::size_t k = 0; k < queues_.size(); ++k) {
       if (!queues_[k].empty()) t = std::min(t, std::max(queues_[k].front().due, now + 1));
       if (!returns_[k].empty()) t = std::min(t, std::max(returns_[k].front().at, now + 1));
+      if (!far_[k].empty()) t = std::min(t, std::max(far_[k].front().at, now + 1));
     }
     return t;
   }
@@ -162,6 +175,7 @@ class MioUnit {
   std::vector<std::uint32_t> used_;  // per sub-core: entries taken (issued, last pass not done)
   std::vector<Fifo<Entry>> queues_;
   std::vector<Fifo<Return>> returns_;
+  std::vector<Fifo<Return>> far_;  // distributed shared memory's returns (Op::far), in order
   // Kept beside the queues so that the cycle's looks read the unit, not every queue (issue 49):
   // the sub-cores whose queue holds ops, and each one's first return cycle (~0: none).
   std::uint32_t waiting_ = 0;

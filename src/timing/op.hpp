@@ -19,6 +19,9 @@ enum class MemWork : std::uint8_t {
   NativeAtomic,  // bank passes, then same-word serialization passes
   Global,        // handed to the global memory unit at MEM0 (leaves the pipeline there)
   Tm,            // TX.Begin / TX.Commit: GPU-LocalTM's record and signature clearing (003 §4.2)
+  // Another CTA's shared memory (distributed shared memory, issue 46): the SM's port to the
+  // SM-to-SM network, sm.dsm_bytes_per_cycle, one pass a cycle; the result returns Op::far later.
+  Dsm,
 };
 
 // Whether an op's MEM0 work is bank passes of shared memory (what the MIO queues take): every
@@ -54,7 +57,8 @@ struct Op {
   std::uint16_t l1 = 0, l2 = 0;  // global loads: of them, those the L1 and the L2 hold
   std::uint16_t same = 0;        // global atomics: the most lanes on one address
   std::uint16_t extra = 0;       // cycles beyond its unit's latency (a tensor op's interval - 1)
-  std::uint64_t seq = 0;         // issue order: older ops win arbitration
+  std::uint32_t far = 0;  // MemWork::Dsm: the network's cycles, sm.lat_dsm - its unit's latency
+  std::uint64_t seq = 0;  // issue order: older ops win arbitration
 };
 
 class PipelineHost {

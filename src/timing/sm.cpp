@@ -200,6 +200,8 @@ void Sm::push_ops(std::uint32_t inflight, Unit unit, MemWork mem, bool memory,
     }
     o.seq = seq_++;
     o.extra = extra;
+    if (mem == MemWork::Dsm) [[unlikely]]  // the network's part of sm.lat_dsm (validated >=)
+      o.far = arch_.sm.lat_dsm - ctx_.latency[std::size_t(unit)];
     if (mio_.on() && mio_work(mem)) mio_.reserve(k);
     sc.issuing_ops.push_back(id);
   }
@@ -285,7 +287,8 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
     cas_words_ = std::max<std::uint64_t>(1, (ctx_.shared_per_cta + 3) / 4);
     cas_locked_.assign(std::size_t(ctx_.ctas_per_sm * cas_words_), 0);
   }
-  if (info.atomic && r.shared_accesses && (ctx_.atomics == AtomicMode::LockLoop || cas)) {
+  if (info.atomic && r.shared_accesses && !r.dsm_segments &&
+      (ctx_.atomics == AtomicMode::LockLoop || cas)) {
     LoopLanes& L = loop_lanes_[w];
     const AccessRecord& rec = col.rec;
     for (LaneMask m = rec.active; m; m &= m - 1) {
@@ -329,6 +332,11 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
         mem = MemWork::NativeAtomic;
         unit = Unit::SharedAtom;
       }
+    }
+    if (r.dsm_segments) [[unlikely]] {  // another SM's shared memory: the network, no banks here
+      mem = MemWork::Dsm;
+      sectors = r.dsm_segments;
+    } else if (r.shared_accesses && !info.async_copy) {
       // Only the words and lanes the access has (a record is 2 KiB; most accesses use 128 B).
       in.record = std::int32_t(records_.get(false));
       AccessRecord& rec = records_.items[std::size_t(in.record)];
@@ -384,9 +392,14 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
   // mbarrier.try_wait is "potentially blocking" (PTX ISA): where a lane's phase is incomplete the
   // GPU suspends the thread until it completes (or a time limit passes). Here the instruction
   // does not complete until then, and its predicates are taken again when it does.
-  if (r.waiting && r.op == ptx::Opcode::Mbarrier &&
-      ptx::MbarOp(ctx_.kernel->code[r.index].comp) == ptx::MbarOp::TryWait) {
+  // barrier.cluster.wait (issue 46) suspends its warp the same way until its phase completes
+  // (the warp then moves past it; at the limit it issues it again).
+  if (r.waiting && ((r.op == ptx::Opcode::Mbarrier &&
+                     ptx::MbarOp(ctx_.kernel->code[r.index].comp) == ptx::MbarOp::TryWait) ||
+                    r.op == ptx::Opcode::BarCluster)) {
     in.suspended = true;
+    in.cluster_wait = r.op == ptx::Opcode::BarCluster;
+    wp.cluster_wait |= in.cluster_wait;
     in.wait_lanes = r.executed;
     in.resume_by = now + kTryWaitSuspend;
   }
@@ -544,12 +557,15 @@ void Sm::complete(std::uint32_t inflight, std::uint64_t now) {
   // The record stays valid until put() below: nothing here allocates an inflight record.
   Inflight& held = inflight_.items[inflight];
   if (held.suspended) {
-    const Warp& hw = warps_[held.warp];
+    Warp& hw = warps_[held.warp];
     if (!ex_->retry_wait(hw.exec_slot, hw.exec_warp, held.index, held.wait_lanes) &&
         now < held.resume_by) {
       suspended_.push_back(inflight);  // resume_waits() completes it
       return;
     }
+    // A barrier.cluster.wait whose phase completed has moved its warp on (a try_wait had at its
+    // issue).
+    hw.exec_next = ex_->next_index(hw.exec_slot, hw.exec_warp);
     held.suspended = false;
   }
   const Inflight& in = held;
@@ -589,6 +605,7 @@ void Sm::complete(std::uint32_t inflight, std::uint64_t now) {
   if (in.bulk) ex_->land_bulk(in.bulk);
   if (in.control) wp.control = false;
   if (in.held) --wp.held;
+  if (in.cluster_wait) wp.cluster_wait = false;
   --wp.in_flight;
   if (!in.micro) {
     if (instr_ && in.index < instr_->size() && !in.pre)

@@ -233,7 +233,8 @@ class Sm final : public SchedulerView {
     bool short_result = false;  // written by an MIO op (shared load/atomic, SFU, ld.param/const)
     // A step of an expanded instruction's sequence (sm.lower; expand.hpp): 1 + its unit; 0: none.
     std::uint8_t pre = 0;
-    bool suspended = false;  // a try_wait whose threads wait for its phase (below)
+    bool suspended = false;     // a try_wait whose threads wait for its phase (below)
+    bool cluster_wait = false;  // a barrier.cluster.wait that found its phase open (issue 46)
     std::uint8_t ndst = 0;
     std::array<std::uint32_t, 8> dst{};  // an mma's D fragment has up to 8 registers
     std::int32_t record = -1;            // AccessRecord of a shared access
@@ -278,8 +279,10 @@ class Sm final : public SchedulerView {
     std::uint32_t in_flight = 0;  // inflight records
     bool control = false;         // a branch/ret/exit in flight
     bool at_bar = false;          // issued bar.sync, not yet released
-    std::uint8_t pre_step = 0;    // the steps of its next instruction's expansion issued
-    std::uint64_t start_at = 0;   // the cycle it may first issue in (sm.warp_start_cycles)
+    // Its barrier.cluster.wait is suspended (issue 46): no destination holds the warp, this does.
+    bool cluster_wait = false;
+    std::uint8_t pre_step = 0;   // the steps of its next instruction's expansion issued
+    std::uint64_t start_at = 0;  // the cycle it may first issue in (sm.warp_start_cycles)
     // GPU-LocalTM: stalled at TX.Begin by a work-group serialization; inside a transaction since
     // cycle tx_since (or outside it since then), for the execution breakdown (TmCycles).
     // The warp's asynchronous groups (sm_waits.cpp): [0] cp.async's, [1] wgmma's; and the

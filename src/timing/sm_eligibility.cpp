@@ -51,6 +51,7 @@ void Sm::recompute(std::uint32_t w) {
     next_wake_ = std::min(next_wake_, wp.start_at);
     return set_reason(wp, false, Stall::Idle);
   }
+  if (wp.cluster_wait) return set_reason(wp, false, Stall::Barrier);  // barrier.cluster.wait
   if (wp.at_bar) {
     if (ex_->state(wp.exec_slot, wp.exec_warp) == exec::WarpState::AtBarrier ||
         ctas_[wp.cta].bars_in_flight)

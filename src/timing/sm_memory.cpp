@@ -71,6 +71,17 @@ void Sm::mem0_plan(std::uint32_t id, std::uint64_t) {
     o.total = std::max<std::uint16_t>(1, tm);
     return;
   }
+  if (o.mem == MemWork::Dsm) {  // the SM's port to the SM-to-SM network, a pass a cycle
+    const std::uint32_t rate = std::max(1u, arch_.sm.dsm_bytes_per_cycle);
+    o.passes = static_cast<std::uint16_t>(
+        std::clamp<std::uint32_t>((32u * o.sectors + rate - 1) / rate, 1, 0xffff));
+    o.total = o.phases = o.passes;
+    o.replay = 1;
+    ++stats_.units.dsm_requests;
+    stats_.units.dsm_segments += o.sectors;
+    if (instr_) (*instr_)[in.index].dsm_segments += o.sectors;
+    return;
+  }
   const LaneMask lanes = sub_lanes(o.sub);
   const std::uint32_t lo = o.sub * arch_.sm.simd_width, hi = lo + arch_.sm.simd_width;
   const Timing& t = arch_.timing;

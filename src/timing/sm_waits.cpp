@@ -85,16 +85,19 @@ void Sm::wgmma_land(Warp& wp, std::uint64_t now) {
 }
 
 // Suspended try_waits whose phase has completed since (an arrival issued, a bulk copy landed:
-// both happen in this SM's ticks), or whose time limit has passed, complete.
+// both happen in this SM's ticks), and barrier.cluster.waits whose phase has (an arrival on
+// another SM of the cluster, issue 46), or whose time limit has passed, complete.
 bool Sm::resume_waits(std::uint64_t now) {
   bool any = false;
   std::size_t k = 0;
   while (k < suspended_.size()) {
     const std::uint32_t id = suspended_[k];
     Inflight& in = inflight_.items[id];
-    const Warp& wp = warps_[in.warp];
+    Warp& wp = warps_[in.warp];
     if (ex_->retry_wait(wp.exec_slot, wp.exec_warp, in.index, in.wait_lanes) ||
         now >= in.resume_by) {
+      // A barrier.cluster.wait that resumed has moved its warp on (a try_wait had at its issue).
+      wp.exec_next = ex_->next_index(wp.exec_slot, wp.exec_warp);
       in.suspended = false;
       suspended_.erase(suspended_.begin() + std::ptrdiff_t(k));
       complete(id, now);

@@ -40,6 +40,7 @@ void InstrStats::add(const InstrStats& o) {
   l1_hit_sectors += o.l1_hit_sectors;
   l2_hit_sectors += o.l2_hit_sectors;
   global_requests += o.global_requests;
+  dsm_segments += o.dsm_segments;
   warp_states.add(o.warp_states);
 }
 
@@ -73,6 +74,8 @@ void UnitCounts::add(const UnitCounts& o) {
   global_sectors += o.global_sectors;
   l1_hit_sectors += o.l1_hit_sectors;
   l2_hit_sectors += o.l2_hit_sectors;
+  dsm_requests += o.dsm_requests;
+  dsm_segments += o.dsm_segments;
   predictions_correct += o.predictions_correct;
   predictions_low += o.predictions_low;
   predictions_high += o.predictions_high;
@@ -134,21 +137,26 @@ nlohmann::json groups_json(const StallGroups& g) {
 }
 
 nlohmann::json units_json(const UnitCounts& u) {
-  return {{"smem_accesses", u.smem_accesses},
-          {"smem_passes", u.smem_passes},
-          {"bank_conflict_passes", u.bank_conflict_passes},
-          {"lock_iterations", u.lock_iterations},
-          {"lock_failures", u.lock_failures},
-          {"writeback_conflicts", u.writeback_conflicts},
-          {"global_requests", u.global_requests},
-          {"global_sectors", u.global_sectors},
-          {"l1_hit_sectors", u.l1_hit_sectors},
-          {"l2_hit_sectors", u.l2_hit_sectors},
-          {"predictions_correct", u.predictions_correct},
-          {"predictions_low", u.predictions_low},
-          {"predictions_high", u.predictions_high},
-          {"history_hits", u.history_hits},
-          {"history_misses", u.history_misses}};
+  nlohmann::json j = {{"smem_accesses", u.smem_accesses},
+                      {"smem_passes", u.smem_passes},
+                      {"bank_conflict_passes", u.bank_conflict_passes},
+                      {"lock_iterations", u.lock_iterations},
+                      {"lock_failures", u.lock_failures},
+                      {"writeback_conflicts", u.writeback_conflicts},
+                      {"global_requests", u.global_requests},
+                      {"global_sectors", u.global_sectors},
+                      {"l1_hit_sectors", u.l1_hit_sectors},
+                      {"l2_hit_sectors", u.l2_hit_sectors},
+                      {"predictions_correct", u.predictions_correct},
+                      {"predictions_low", u.predictions_low},
+                      {"predictions_high", u.predictions_high},
+                      {"history_hits", u.history_hits},
+                      {"history_misses", u.history_misses}};
+  if (u.dsm_requests) {  // a kernel with distributed shared memory only (issue 46)
+    j["dsm_requests"] = u.dsm_requests;
+    j["dsm_segments"] = u.dsm_segments;
+  }
+  return j;
 }
 
 }  // namespace
@@ -250,6 +258,7 @@ nlohmann::json to_json(const TimingStats& s, const ptx::Module& module, const pt
           {"dram_bytes", 32 * r.dram_sectors()},
           {"warp_states", stalls_json(r.warp_states, true)},
       };
+      if (r.dsm_segments) row["dsm_segments"] = r.dsm_segments;
       rows.push_back(std::move(row));
     }
     j["instructions"] = rows;
