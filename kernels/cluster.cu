@@ -38,8 +38,7 @@ __global__ void __cluster_dims__(2, 2, 1) cluster_ids(unsigned* out) {
   o[5] = cluster.num_blocks();
 }
 
-__global__ void __cluster_dims__(2, 1, 1) cluster_histogram(const int* values, int n,
-                                                              int* bins) {
+__global__ void __cluster_dims__(2, 1, 1) cluster_histogram(const int* values, int n, int* bins) {
   __shared__ int part[64];
   cg::cluster_group cluster = cg::this_cluster();
   for (int i = threadIdx.x; i < 64; i += blockDim.x) part[i] = 0;
@@ -53,4 +52,46 @@ __global__ void __cluster_dims__(2, 1, 1) cluster_histogram(const int* values, i
   const int cluster_id = blockIdx.x / 2;
   for (int i = threadIdx.x; i < 64; i += blockDim.x)
     bins[cluster_id * 128 + int(cluster.block_rank()) * 64 + i] = part[i];
+}
+
+// cluster_multicast: clusters of 2 CTAs of 32 threads share one tile of 2 x `half` words of
+// `src` (the cluster's own: src + 2 half x cluster): rank r copies half r of it with one
+// cp.async.bulk multicast to both CTAs (ctaMask 0b11), so each CTA's mbarrier expects the whole
+// tile's bytes, half from each copy; then each CTA writes the tile it received to out (its own
+// 2 x `half` words). `half` words are a multiple of 4 (16 bytes) and at most 1,024.
+__global__ void __cluster_dims__(2, 1, 1) cluster_multicast(const int* src, int* out, int half) {
+  __shared__ alignas(128) int tile[2048];
+  __shared__ alignas(8) unsigned long long bar;
+  cg::cluster_group cluster = cg::this_cluster();
+  const unsigned rank = cluster.block_rank();
+  const unsigned b = static_cast<unsigned>(__cvta_generic_to_shared(&bar));
+  const unsigned bytes = 4u * unsigned(half);
+  if (threadIdx.x == 0) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(b));
+    asm volatile("fence.mbarrier_init.release.cluster;");
+  }
+  cluster.sync();  // every CTA's mbarrier initialized before a copy completes on it
+  if (threadIdx.x == 0) {
+    asm volatile(
+        "{ .reg .b64 st;\n"
+        "mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1; }" ::"r"(b),
+        "r"(2 * bytes)
+        : "memory");
+    const int* from = src + (blockIdx.x / 2) * 2 * half + int(rank) * half;
+    const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(tile + rank * half));
+    const unsigned short mask = 0x3;
+    asm volatile(
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
+        "[%0], [%1], %2, [%3], %4;" ::"r"(to),
+        "l"(from), "r"(bytes), "r"(b), "h"(mask)
+        : "memory");
+  }
+  asm volatile(
+      "{ .reg .pred p;\n"
+      "W: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0;\n"
+      "@!p bra W; }" ::"r"(b)
+      : "memory");
+  for (int i = int(threadIdx.x); i < 2 * half; i += int(blockDim.x))
+    out[blockIdx.x * 2 * half + i] = tile[i];
+  cluster.sync();  // no CTA leaves while a copy may still land in it
 }

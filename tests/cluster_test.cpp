@@ -102,6 +102,34 @@ TEST(Cluster, AtomicsIntoAPartnersSharedMemoryBuildOneHistogram) {
   EXPECT_EQ(ints(w, "bins"), want);
 }
 
+// cluster_multicast, 4 CTAs of 32 threads (2 clusters), half = 256 words, src = 0, 1, 2, ...:
+// cluster c's tile is src[512 c, 512 c + 512); rank r copies half r of it with one multicast to
+// both CTAs (ctaMask 0b11), each CTA's mbarrier awaiting both halves; each CTA writes the tile it
+// received, out[512 b + i] = 512 (b / 2) + i.
+const std::string kMulticast =
+    "kernel = \"cluster_multicast\"\nargs = [\"src\", \"out\", 256]\n[buffers.src]\ntype = "
+    "\"s32\"\ncount = 1024\ninit = \"iota\"\n[buffers.out]\ntype = \"s32\"\ncount = 2048\n";
+
+std::vector<std::int32_t> multicast_want() {
+  std::vector<std::int32_t> want(2048);
+  for (int b = 0; b < 4; ++b)
+    for (int i = 0; i < 512; ++i) want[std::size_t(512 * b + i)] = 512 * (b / 2) + i;
+  return want;
+}
+
+TEST(Cluster, AMulticastCopyLandsInEveryCtaOfItsMask) {
+  Workload w = cluster_workload(kMulticast, {4, 1, 1}, {32, 1, 1});
+  run(w);
+  EXPECT_EQ(ints(w, "out"), multicast_want());
+  // The same under the cycle model, where each copy lands when its read of the L2 is done, in
+  // the CTA on the other SM too.
+  Workload t = cluster_workload(kMulticast, {4, 1, 1}, {32, 1, 1});
+  timing::GpuSim sim(t.module, find_kernel(t.module, t.kernel), find_preset("hopper-h100"),
+                     t.launch, t.memory, {});
+  sim.run();
+  EXPECT_EQ(ints(t, "out"), multicast_want());
+}
+
 TEST(Cluster, BadClusterLaunchesAreOneLineErrors) {
   const auto fails = [](Workload w, const std::string& want) {
     try {

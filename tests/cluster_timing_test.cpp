@@ -185,6 +185,26 @@ TEST(ClusterTiming, RefusalsAreOneLineErrors) {
     exec::Executor ex(big, big.kernels[0], find_preset("hopper-h100"), l, mem);
     ex.run();
   });
+  // A multicast's ctaMask naming a rank the cluster does not have (bit 2 of a cluster of 2).
+  fails("names no CTA, or a rank past the cluster's 2", [] {
+    const ptx::Module bad = ptx::parse(
+        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n"
+        ".explicitcluster\n.reqnctapercluster 2, 1, 1\n{\n.reg .b16 %rs<2>;\n.reg .b32 %r<4>;\n"
+        ".reg .b64 %rd<4>;\n.shared .align 128 .b8 s[64];\n.shared .align 8 .b64 bar;\n"
+        "ld.param.u64 %rd1, [p];\nmov.u32 %r1, s;\nmov.u32 %r2, bar;\n"
+        "mbarrier.init.shared::cta.b64 [%r2], 1;\nmov.u16 %rs1, 4;\n"
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
+        "[%r1], [%rd1], 16, [%r2], %rs1;\nret;\n}\n",
+        "mask.ptx");
+    exec::GlobalMemory mem;
+    exec::Launch l;
+    l.grid = {2, 1, 1};
+    l.block = {32, 1, 1};
+    l.args.push_back(
+        exec::Arg::buf(mem.add({"g", exec::ElemType::U32, std::vector<std::uint8_t>(16, 0)})));
+    exec::Executor ex(bad, bad.kernels[0], find_preset("hopper-h100"), l, mem);
+    ex.run();
+  });
   fails("--sample-ctas", [] {
     exec::Workload w = suite_cluster(kExchange, {2, 1, 1}, {256, 1, 1});
     TimingOptions o;

@@ -407,9 +407,6 @@ TEST(Tma, DecoderRefusesWhatIsNotModelledAndRejectsMalformedForms) {
   };
   // Valid forms smemsim does not model: the kernel is refused, naming why.
   const std::pair<const char*, const char*> refusals[] = {
-      {"cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-       ".multicast::cluster [%r1], [%rd1, {%r2, %r3}], [%r4], %r5;",
-       "multicast"},
       {"cp.async.bulk.tensor.2d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes "
        "[%r1], [%rd1, {%r2, %r3}], [%r4], {%r5};",
        "im2col"},
@@ -440,7 +437,12 @@ TEST(Tma, DecoderRefusesWhatIsNotModelledAndRejectsMalformedForms) {
       {"cp.reduce.async.bulk.global.shared::cta.bulk_group.u32 [%rd1], [%r1], 16;",
        "needs a reduction"},
       {"cp.reduce.async.bulk.global.shared::cta.bulk_group.inc.f32 [%rd1], [%r1], 16;",
-       "a float reduction is .add, .min or .max"}};
+       "a float reduction is .add, .min or .max"},
+      {"cp.async.bulk.global.shared::cta.bulk_group.multicast::cluster [%rd1], [%r1], 16, %r2;",
+       "is a copy into shared memory's"},
+      {"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
+       "[%r1], [%rd1], 16, [%r4];",
+       "ctaMask"}};
   for (const auto& [line, why] : malformed) {
     try {
       (void)module(line);
@@ -463,6 +465,8 @@ TEST(Tma, DecoderRefusesWhatIsNotModelledAndRejectsMalformedForms) {
       "[%rd1, {%r2, %r3}], [%r4];";
   for (const char* line :
        {load,
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+        ".multicast::cluster [%r1], [%rd1, {%r2, %r3}], [%r4], %r5;",
         "cp.reduce.async.bulk.tensor.2d.global.shared::cta.max.tile.bulk_group [%rd1, {%r2, "
         "%r3}], [%r4];",
         "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.s32 [%rd1], [%r1], %r2;"}) {

@@ -232,6 +232,12 @@ std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask 
     return 0;  // completed at issue; a prefetch changes nothing
   std::vector<std::uint64_t>& sectors = im.wide_sectors;
   sectors.clear();
+  // .multicast::cluster (ops[4] the ctaMask): the bytes land in the shared memory of every CTA of
+  // the mask, at the same offsets, each completing its own mbarrier at the same offset. Without a
+  // timing model they land through a record of their own at the end of the instruction.
+  const bool multicast =
+      (op == ptx::BulkOp::Load || op == ptx::BulkOp::TensorLoad) && ins.num_ops == 5;
+  Impl::PendingBulk now;
   // Copies into shared memory land later under a timing model: one record for the instruction.
   Impl::PendingBulk* defer = nullptr;
   if (im.defer_bulk && (op == ptx::BulkOp::Load || op == ptx::BulkOp::TensorLoad)) {
@@ -247,6 +253,12 @@ std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask 
     p.pc = pc;
     im.bulk_issued = p.id;
     defer = &p;
+  } else if (multicast) {
+    now.slot = std::uint32_t(&cta - im.ctas.data());
+    now.cta = cta.linear;
+    now.warp = w.index;
+    now.pc = pc;
+    defer = &now;
   }
   const auto complete = [&](int l, std::uint32_t mbar, std::int64_t bytes) {
     if (defer)
@@ -255,6 +267,21 @@ std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask 
       mbarrier_complete_tx(im, cta, w, pc, l, mbar, bytes);
   };
   each_lane(m, [&](int l) {
+    if (multicast) {
+      const std::uint64_t mask = im.row(w, x.row[4])[l] & 0xffff;
+      const std::uint64_t n = im.cluster.count();
+      if (mask == 0 || mask >> n)
+        im.fail(cta, w, l, pc,
+                fmt::format("the multicast's ctaMask {:#x} names no CTA, or a rank past the "
+                            "cluster's {}",
+                            mask, n));
+      if (defer->mask && defer->mask != mask)
+        im.fail(cta, w, l, pc,
+                fmt::format("the lanes of one multicast copy give different ctaMasks ({:#x}, "
+                            "{:#x})",
+                            defer->mask, mask));
+      defer->mask = std::uint16_t(mask);
+    }
     BulkContext bc{im, cta, w, pc, l, sectors, defer};
     switch (op) {
       case ptx::BulkOp::Load:
@@ -325,7 +352,9 @@ std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask 
         break;
     }
   });
-  if (defer && defer->completions.empty()) {  // no lane copied (all guarded off)
+  if (defer == &now) {
+    land(im, now);
+  } else if (defer && defer->completions.empty()) {  // no lane copied (all guarded off)
     im.bulk_pending.pop_back();
     im.bulk_issued = 0;
   }
@@ -342,16 +371,27 @@ void land_bulk(Impl& im, std::uint32_t id) {
   if (it == im.bulk_pending.end()) return;
   const Impl::PendingBulk p = std::move(*it);
   im.bulk_pending.erase(it);
+  land(im, p);
+}
+
+void land(Impl& im, const Impl::PendingBulk& p) {
   if (p.slot >= im.ctas.size()) return;
   Cta& cta = im.ctas[p.slot];
   if (cta.linear != p.cta || cta.live_warps == 0) return;  // its CTA has ended: nothing lands
-  std::size_t at = 0;
-  for (const auto& [off, n] : p.pieces) {
-    std::memcpy(cta.shared.data() + off, p.bytes.data() + at, n);
-    at += n;
-  }
   Warp& w = cta.warps[p.warp];
-  for (const auto& c : p.completions) mbarrier_complete_tx(im, cta, w, p.pc, c.lane, c.mbar, c.tx);
+  const auto into = [&](Cta& to) {
+    std::size_t at = 0;
+    for (const auto& [off, n] : p.pieces) {
+      std::memcpy(to.shared.data() + off, p.bytes.data() + at, n);
+      at += n;
+    }
+    for (const auto& c : p.completions) mbarrier_complete_tx(im, to, w, p.pc, c.lane, c.mbar, c.tx);
+  };
+  if (!p.mask) return into(cta);
+  // A multicast: each CTA of the mask still resident (one that has exited gets nothing).
+  for (std::uint32_t r = 0; r < 16; ++r)
+    if (p.mask >> r & 1)
+      if (Cta* to = cluster_peer(cta, r)) into(*to);
 }
 
 }  // namespace smemsim::exec::detail

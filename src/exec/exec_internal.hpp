@@ -408,6 +408,8 @@ struct Impl {
       std::int64_t tx;
     };
     std::vector<Completion> completions;
+    // .multicast::cluster: the ranks of the CTAs it lands in (0: the issuing CTA alone).
+    std::uint16_t mask = 0;
   };
   bool defer_bulk = false;
   std::uint32_t bulk_next = 1;
@@ -601,6 +603,8 @@ void reduce_into(ptx::AtomOp op, ptx::Type t, std::uint8_t* p, std::uint64_t v);
 void tma_reads_whatif(Impl& im, const Cta& cta, const WarpAccess& wa);
 // Lands the deferred bulk copy `id` (bulk_copy.cpp; nothing when its CTA has ended).
 void land_bulk(Impl& im, std::uint32_t id);
+// A bulk copy's record lands: its bytes and complete_tx in its CTA, or in each of its multicast's.
+void land(Impl& im, const Impl::PendingBulk& p);
 // Hands the shared access of `lanes` (im.addr holds their byte offsets), `words` 4-byte words per
 // lane, to the consumer as WarpAccesses: wide accesses in phases (docs/exec.md).
 void emit_shared(Impl& im, const Warp& w, const Cta& cta, std::uint32_t pc, Op op, LaneMask lanes,

@@ -1,11 +1,11 @@
 // Decoder of the Tensor Memory Accelerator's bulk copies (issue 46; PTX ISA "cp.async.bulk",
 // "cp.async.bulk.tensor", "cp.async.bulk.commit_group", "cp.async.bulk.wait_group",
 // "cp.async.bulk.prefetch", "cp.reduce.async.bulk", "cp.reduce.async.bulk.tensor"):
-//   cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes{.L2::cache_hint}
-//       [dst], [src], size, [mbar] {, policy}
+//   cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes{.multicast::cluster}
+//       {.L2::cache_hint}  [dst], [src], size, [mbar] {, ctaMask} {, policy}
 //   cp.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}  [dst], [src], size {, policy}
 //   cp.async.bulk.tensor.Nd.shared::cluster.global{.tile}.mbarrier::complete_tx::bytes
-//       {.L2::cache_hint}  [dst], [map, {c0..}], [mbar] {, policy}
+//       {.multicast::cluster}{.L2::cache_hint}  [dst], [map, {c0..}], [mbar] {, ctaMask} {, policy}
 //   cp.async.bulk.tensor.Nd.global.shared::cta{.tile}.bulk_group{.L2::cache_hint}
 //       [map, {c0..}], [src] {, policy}
 //   cp.async.bulk.commit_group / cp.async.bulk.wait_group{.read} n
@@ -15,8 +15,8 @@
 //   cp.reduce.async.bulk.tensor.Nd.global.shared::cta.op{.tile}.bulk_group  [map, {c0..}], [src]
 // N is 1..5; `map` is the tensor map's address (a register or a parameter's name); op is add,
 // min, max, inc, dec, and, or or xor, type b32 u32 s32 b64 u64 s64 f32 f64 (a tensor reduction
-// takes its map's type). Multicast to a cluster, copies and reductions between the CTAs of a
-// cluster, f16/bf16 reductions and the im2col modes are recorded as unsupported.
+// takes its map's type); a multicast copy's ctaMask is ops[4]. Copies and reductions between the
+// CTAs of a cluster, f16/bf16 reductions and the im2col modes are recorded as unsupported.
 #include <fmt/format.h>
 
 #include <vector>
@@ -87,7 +87,7 @@ Instruction Decoder::bulk_copy() {
   }
   // The spaces in order (destination, source), the completion mechanism, the options.
   std::vector<std::string_view> spaces;
-  bool mbar = false, group = false, hint = false;
+  bool mbar = false, group = false, hint = false, multicast = false;
   for (; i < mods.size(); ++i) {
     const std::string_view m = mods[i];
     if (m == "global" || m == "shared::cluster" || m == "shared::cta" || m == "shared")
@@ -113,7 +113,7 @@ Instruction Decoder::bulk_copy() {
     else if (m.starts_with("im2col") || m.starts_with("tile::"))
       refuse("the im2col and gather/scatter modes of tensor copies");
     else if (m == "multicast::cluster")
-      refuse("multicast to the CTAs of a cluster");
+      multicast = true;
     else if (m.starts_with("cta_group"))
       refuse("the sm_100 CTA pairs");
     else
@@ -131,6 +131,8 @@ Instruction Decoder::bulk_copy() {
                       ".mbarrier::complete_tx::bytes",
                       text));
     ins_.comp = std::uint8_t(tensor ? BulkOp::TensorLoad : BulkOp::Load);
+  } else if (multicast) {
+    malformed(fmt::format("'{}': .multicast::cluster is a copy into shared memory's", text));
   } else if (spaces.size() == 2 && spaces[0] == "global" && is_shared(spaces[1])) {
     if (!group || mbar)
       malformed(fmt::format("'{}': a copy to global memory completes through .bulk_group", text));
@@ -203,19 +205,27 @@ Instruction Decoder::bulk_copy() {
         (ins_.ops[at].imm() <= 0 || ins_.ops[at].imm() % 16 != 0))
       malformed(fmt::format("'{}': the size must be a positive multiple of 16 bytes", text));
   };
+  // .multicast::cluster: the 16-bit mask of the destination CTAs' ranks after [mbar], as ops[4]
+  // (a copy into shared memory with five operands is a multicast).
+  const auto mask = [&] {
+    if (!multicast) return;
+    cur_.expect(',', fmt::format("before the ctaMask of '{}'", text));
+    ins_.ops[4] = operand(false, false);
+    need(4, is_value(4), "a register or immediate (the ctaMask of .multicast::cluster)");
+  };
   switch (BulkOp(ins_.comp)) {
-    case BulkOp::Load:  // [dst], [src], size, [mbar]
-      address(0), comma(), address(1), comma(), size(2), comma(), address(3);
-      operand_end(4, hint);
+    case BulkOp::Load:  // [dst], [src], size, [mbar] {, ctaMask}
+      address(0), comma(), address(1), comma(), size(2), comma(), address(3), mask();
+      operand_end(multicast ? 5 : 4, hint);
       break;
     case BulkOp::Store:  // [dst], [src], size
     case BulkOp::Reduce:
       address(0), comma(), address(1), comma(), size(2);
       operand_end(3, hint);
       break;
-    case BulkOp::TensorLoad:  // [dst], [map, {c}], [mbar]
-      address(0), comma(), tensor_operand(1), comma(), address(3);
-      operand_end(4, hint);
+    case BulkOp::TensorLoad:  // [dst], [map, {c}], [mbar] {, ctaMask}
+      address(0), comma(), tensor_operand(1), comma(), address(3), mask();
+      operand_end(multicast ? 5 : 4, hint);
       break;
     case BulkOp::TensorStore:  // [map, {c}], [src]
     case BulkOp::TensorReduce:

@@ -351,6 +351,7 @@ std::string bulk_text(const Kernel& k, const Instruction& ins, std::string s) {
       s += ".shared::cluster.global";
       s += tensor ? ".tile" : "";
       s += ".mbarrier::complete_tx::bytes";
+      s += ins.num_ops == 5 ? ".multicast::cluster" : "";  // ops[4] is the ctaMask
       break;
     case BulkOp::Store:
     case BulkOp::TensorStore:
