@@ -95,3 +95,38 @@ __global__ void __cluster_dims__(2, 1, 1) cluster_multicast(const int* src, int*
     out[blockIdx.x * 2 * half + i] = tile[i];
   cluster.sync();  // no CTA leaves while a copy may still land in it
 }
+
+// cluster_handoff: clusters of 2 CTAs of 64 threads; rank 1's threads each write a word of `in`
+// into rank 0's shared memory through distributed shared memory, then arrive on rank 0's mbarrier
+// (a remote arrival, release at cluster scope); rank 0's threads wait on it (acquire at cluster
+// scope) and write what they received, doubled: out[64 c + t] = 2 in[64 c + t] for cluster c
+// (out's other half, rank 1's, is not written).
+__global__ void __cluster_dims__(2, 1, 1) cluster_handoff(const int* in, int* out) {
+  __shared__ int box[64];
+  __shared__ alignas(8) unsigned long long bar;
+  cg::cluster_group cluster = cg::this_cluster();
+  const unsigned rank = cluster.block_rank();
+  const unsigned b = static_cast<unsigned>(__cvta_generic_to_shared(&bar));
+  if (threadIdx.x == 0) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(b), "r"(blockDim.x));
+    asm volatile("fence.mbarrier_init.release.cluster;");
+  }
+  cluster.sync();  // rank 0's mbarrier initialized before rank 1 arrives on it
+  const int c = int(blockIdx.x) / 2;
+  if (rank == 1) {
+    int* peer = cluster.map_shared_rank(box, 0);
+    peer[threadIdx.x] = in[c * 64 + int(threadIdx.x)];
+    unsigned remote;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, 0;" : "=r"(remote) : "r"(b));
+    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(remote)
+                 : "memory");
+  } else {
+    asm volatile(
+        "{ .reg .pred p;\n"
+        "W: mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%0], 0;\n"
+        "@!p bra W; }" ::"r"(b)
+        : "memory");
+    out[c * 64 + int(threadIdx.x)] = 2 * box[threadIdx.x];
+  }
+  cluster.sync();  // rank 0's memory outlives rank 1's accesses to it
+}

@@ -130,6 +130,46 @@ TEST(Cluster, AMulticastCopyLandsInEveryCtaOfItsMask) {
   EXPECT_EQ(ints(t, "out"), multicast_want());
 }
 
+TEST(Cluster, ARemoteArrivalReleasesThePartnersWaitingThreads) {
+  // cluster_handoff, 4 CTAs of 64 threads (2 clusters), in = 0, 1, 2, ...: rank 1's threads write
+  // their words into rank 0's shared memory and arrive on rank 0's mbarrier (expecting 64
+  // arrivals) through .shared::cluster; rank 0's threads wait for that phase, then write the words
+  // doubled: out[64 c + t] = 2 (64 c + t); the rest of out (128 words for 2 clusters) stays 0.
+  const std::string spec =
+      "kernel = \"cluster_handoff\"\nargs = [\"in\", \"out\"]\n[buffers.in]\ntype = \"s32\"\n"
+      "count = 128\ninit = \"iota\"\n[buffers.out]\ntype = \"s32\"\ncount = 256\n";
+  std::vector<std::int32_t> want(256, 0);
+  for (int i = 0; i < 128; ++i) want[std::size_t(i)] = 2 * i;
+  Workload w = cluster_workload(spec, {4, 1, 1}, {64, 1, 1});
+  run(w);
+  EXPECT_EQ(ints(w, "out"), want);
+  // Under the cycle model the two CTAs are on two SMs: the waiting threads are suspended in their
+  // try_wait until the partner's last arrival, which crosses the SM-to-SM network.
+  Workload t = cluster_workload(spec, {4, 1, 1}, {64, 1, 1});
+  timing::GpuSim sim(t.module, find_kernel(t.module, t.kernel), find_preset("hopper-h100"),
+                     t.launch, t.memory, {});
+  const timing::TimingStats& st = sim.run();
+  EXPECT_EQ(ints(t, "out"), want);
+  // Each of rank 1's 2 warps a cluster writes 32 words (4 segments) and arrives on one 8-byte
+  // object (1 segment) across the network: 2 clusters x 2 warps x 5 segments.
+  EXPECT_EQ(st.units.dsm_segments, 20u);
+  // An arrival on another CTA's mbarrier returns no state; a wait there is not PTX's.
+  const auto bad = [](const std::string& line, const std::string& want_text) {
+    try {
+      (void)ptx::parse(
+          ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n"
+          ".reg .pred %p<2>;\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n" +
+              line + "\nret;\n}\n",
+          "r.ptx");
+      ADD_FAILURE() << "accepted: " << line;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(want_text), std::string::npos) << e.what();
+    }
+  };
+  bad("mbarrier.arrive.shared::cluster.b64 %rd1, [%r1];", "returns no state");
+  bad("mbarrier.try_wait.parity.shared::cluster.b64 %p1, [%r1], 0;", "only arrive");
+}
+
 TEST(Cluster, BadClusterLaunchesAreOneLineErrors) {
   const auto fails = [](Workload w, const std::string& want) {
     try {

@@ -265,7 +265,10 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
       if (ins.op == Opcode::Mbarrier && kind != ptx::MbarOp::TestWait &&
           kind != ptx::MbarOp::TryWait && kind != ptx::MbarOp::PendingCount)
         ++writes;  // the object (and, cp.async.mbarrier.arrive, the copies it lands)
+      dsm_lanes = 0;
       if (exec) r.waiting = exec_mbarrier(*this, cta, w, pc, exec);
+      if (dsm_lanes) [[unlikely]]  // another CTA's mbarrier (.shared::cluster): the network's
+        r.dsm_segments = static_cast<std::uint8_t>(dsm_segments(*this));
       w.mbar_waited |= r.waiting;
       r.shared_accesses = static_cast<std::uint8_t>(stats.shared_accesses - before);
       ++top.pc;

@@ -70,6 +70,18 @@ bool add_tx(Cta& cta, std::uint32_t at, std::int64_t delta) {
   return true;
 }
 
+// The CTA whose shared memory holds `p`: `cta`'s own, or a partner's of its cluster (an address
+// through mapa, .shared::cluster; lane_pointer found it in one of them).
+Cta& owner_of(Cta& cta, const std::uint8_t* p) {
+  const auto in = [p](const Cta& c) {
+    return p >= c.shared.data() && p < c.shared.data() + c.shared.size();
+  };
+  if (in(cta) || !cta.cl) return cta;
+  for (Cta* c : cta.cl->ctas)
+    if (c && in(*c)) return *c;
+  return cta;
+}
+
 // The phase is complete when nothing is pending and no transaction is outstanding.
 void maybe_complete(Cta& cta, std::uint32_t at, Mbar& b) {
   if (b.pending != 0 || tx_count(cta, at) != 0) return;
@@ -167,7 +179,8 @@ bool exec_mbarrier(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
         im.fail(cta, w, l, pc,
                 fmt::format("mbarrier.init count {} is outside 1 to {}", n, kCountMask));
       Mbar{n, n, 0, true}.store(ptr[l]);
-      tx_count(cta, std::uint32_t(ptr[l] - cta.shared.data())) = 0;
+      Cta& own = owner_of(cta, ptr[l]);
+      tx_count(own, std::uint32_t(ptr[l] - own.shared.data())) = 0;
       ++im.mbar_epoch;
       return;
     }
@@ -188,20 +201,22 @@ bool exec_mbarrier(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
       }
       case ptx::MbarOp::ExpectTx:
       case ptx::MbarOp::CompleteTx: {
-        const std::uint32_t at = std::uint32_t(ptr[l] - cta.shared.data());
+        Cta& own = owner_of(cta, ptr[l]);
+        const std::uint32_t at = std::uint32_t(ptr[l] - own.shared.data());
         const std::int64_t n = std::int64_t(value(1, l) & 0xffffffffu);
-        if (!add_tx(cta, at, kind == ptx::MbarOp::ExpectTx ? n : -n))
+        if (!add_tx(own, at, kind == ptx::MbarOp::ExpectTx ? n : -n))
           im.fail(
               cta, w, l, pc,
               fmt::format("the transaction count of {} leaves -(2^20 - 1) .. 2^20 - 1", where(l)));
-        if (kind == ptx::MbarOp::CompleteTx) maybe_complete(cta, at, b);
+        if (kind == ptx::MbarOp::CompleteTx) maybe_complete(own, at, b);
         break;
       }
       default: {  // arrivals
         if (kind == ptx::MbarOp::CpAsyncArrive && !ins.has(ptx::kNoComplete)) return;
-        const std::uint32_t at = std::uint32_t(ptr[l] - cta.shared.data());
+        Cta& own = owner_of(cta, ptr[l]);
+        const std::uint32_t at = std::uint32_t(ptr[l] - own.shared.data());
         if (kind == ptx::MbarOp::ArriveExpectTx &&
-            !add_tx(cta, at, std::int64_t(value(2, l) & 0xffffffffu)))
+            !add_tx(own, at, std::int64_t(value(2, l) & 0xffffffffu)))
           im.fail(
               cta, w, l, pc,
               fmt::format("the transaction count of {} leaves -(2^20 - 1) .. 2^20 - 1", where(l)));
@@ -225,7 +240,7 @@ bool exec_mbarrier(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
         }
         b.pending -= n;
         const std::uint64_t token = b.token();
-        maybe_complete(cta, at, b);
+        maybe_complete(own, at, b);
         if (mem == 1 && ins.ops[0].kind == ptx::OperandKind::Reg) im.row(w, x.row[0])[l] = token;
         break;
       }

@@ -15,7 +15,9 @@
 //   mbarrier.arrive.expect_tx{.release}{.cta}{.shared{::cta}}.b64   state|_, [addr], txCount
 //   mbarrier.expect_tx{.relaxed}{.cta}{.shared{::cta}}.b64          [addr], txCount
 //   mbarrier.complete_tx{.relaxed}{.cta}{.shared{::cta}}.b64        [addr], txCount
-// Cluster scope and .shared::cluster are recorded as unsupported.
+// With .cluster scope (no effect here), and with .shared::cluster for the arrivals and the
+// transaction-count changes (issue 46): the address may name another CTA's mbarrier (mapa), and
+// an arrival there returns no state.
 #include <fmt/format.h>
 
 #include <vector>
@@ -78,15 +80,18 @@ Instruction Decoder::mbarrier() {
   ins_.comp = std::uint8_t(kind);
   const bool wait = kind == MbarOp::TestWait || kind == MbarOp::TryWait;
   const bool arrive = kind == MbarOp::Arrive || kind == MbarOp::ArriveDrop;
-  bool b64 = false;
+  bool b64 = false, remote = false;
   for (++i; i < mods.size(); ++i) {
     const std::string_view m = mods[i];
     if (m == "b64") {
       b64 = true;
     } else if (m == "shared" || m == "shared::cta") {
       ins_.space = Space::Shared;
-    } else if (m == "shared::cluster" || m == "cluster") {
-      refuse("cluster scope");
+    } else if (m == "shared::cluster") {
+      ins_.space = Space::Shared;  // the address may name another CTA's (mapa): remote below
+      remote = true;
+    } else if (m == "cluster") {
+      continue;  // the scope: the cluster's CTAs run in one order here, every access visible
     } else if (m == "expect_tx" && kind == MbarOp::Arrive) {
       kind = MbarOp::ArriveExpectTx;
       ins_.comp = std::uint8_t(kind);
@@ -104,6 +109,14 @@ Instruction Decoder::mbarrier() {
     }
   }
   if (!b64) malformed(fmt::format("'{}' needs .b64", text));
+  // .shared::cluster (PTX ISA): an arrival or a transaction-count change on any CTA's mbarrier of
+  // the cluster, which returns no state; the other operations are on the CTA's own.
+  if (remote && kind != MbarOp::Arrive && kind != MbarOp::ArriveDrop &&
+      kind != MbarOp::ArriveExpectTx && kind != MbarOp::ExpectTx && kind != MbarOp::CompleteTx)
+    malformed(
+        fmt::format("'{}': only arrive, arrive_drop, expect_tx and complete_tx take "
+                    ".shared::cluster (another CTA's mbarrier)",
+                    text));
   if (ins_.space == Space::None) ins_.space = Space::Generic;
   switch (kind) {
     case MbarOp::Init:
@@ -120,6 +133,8 @@ Instruction Decoder::mbarrier() {
     case MbarOp::ArriveDrop:
       read_list({1}, 0);
       expect_count(2, 3);
+      if (remote && ins_.ops[0].kind != OperandKind::None)
+        malformed(fmt::format("'{}': an arrival on .shared::cluster returns no state (_)", text));
       if (ins_.ops[0].kind != OperandKind::None) b64_reg(0, "state");
       if (ins_.num_ops == 3) need(2, is_value(2), "a register or immediate (the count)");
       if (ins_.has(kNoComplete) && ins_.num_ops != 3)
@@ -139,6 +154,8 @@ Instruction Decoder::mbarrier() {
     case MbarOp::ArriveExpectTx:
       read_list({1}, 0);
       expect_count(3, 3);
+      if (remote && ins_.ops[0].kind != OperandKind::None)
+        malformed(fmt::format("'{}': an arrival on .shared::cluster returns no state (_)", text));
       if (ins_.ops[0].kind != OperandKind::None) b64_reg(0, "state");
       need(2, is_value(2), "a register or immediate (the transaction count in bytes)");
       break;
