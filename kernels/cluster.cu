@@ -130,3 +130,47 @@ __global__ void __cluster_dims__(2, 1, 1) cluster_handoff(const int* in, int* ou
   }
   cluster.sync();  // rank 0's memory outlives rank 1's accesses to it
 }
+
+// cluster_push: clusters of 2 CTAs of 32 threads; each CTA fills a tile with its `n` words of
+// `in` and pushes it with one bulk copy (cp.async.bulk.shared::cluster.shared::cta) into its
+// partner's inbox, which completes the partner's mbarrier; each CTA waits for its own inbox and
+// writes it out: out[n b + i] = in[n (b ^ 1) + i]. `n` is a multiple of 4, at most 1,024.
+__global__ void __cluster_dims__(2, 1, 1) cluster_push(const int* in, int* out, int n) {
+  __shared__ alignas(16) int tile[1024], inbox[1024];
+  __shared__ alignas(8) unsigned long long bar;
+  cg::cluster_group cluster = cg::this_cluster();
+  const unsigned rank = cluster.block_rank();
+  const unsigned b = static_cast<unsigned>(__cvta_generic_to_shared(&bar));
+  for (int i = int(threadIdx.x); i < n; i += int(blockDim.x)) tile[i] = in[int(blockIdx.x) * n + i];
+  if (threadIdx.x == 0) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(b));
+    asm volatile("fence.mbarrier_init.release.cluster;");
+  }
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // the tile, for the copy engine
+  cluster.sync();  // both mbarriers initialized, both tiles written
+  if (threadIdx.x == 0) {
+    const unsigned bytes = 4u * unsigned(n);
+    asm volatile(
+        "{ .reg .b64 st;\n"
+        "mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1; }" ::"r"(b),
+        "r"(bytes)
+        : "memory");
+    unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(inbox)), rb = b;
+    asm volatile("mapa.shared::cluster.u32 %0, %0, %1;" : "+r"(to) : "r"(rank ^ 1));
+    asm volatile("mapa.shared::cluster.u32 %0, %0, %1;" : "+r"(rb) : "r"(rank ^ 1));
+    const unsigned from = static_cast<unsigned>(__cvta_generic_to_shared(tile));
+    asm volatile(
+        "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], %2, "
+        "[%3];" ::"r"(to),
+        "r"(from), "r"(bytes), "r"(rb)
+        : "memory");
+  }
+  asm volatile(
+      "{ .reg .pred p;\n"
+      "W: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0;\n"
+      "@!p bra W; }" ::"r"(b)
+      : "memory");
+  for (int i = int(threadIdx.x); i < n; i += int(blockDim.x))
+    out[int(blockIdx.x) * n + i] = inbox[i];
+  cluster.sync();  // no CTA leaves while its partner's copy may still land in it
+}

@@ -170,6 +170,30 @@ TEST(Cluster, ARemoteArrivalReleasesThePartnersWaitingThreads) {
   bad("mbarrier.try_wait.parity.shared::cluster.b64 %p1, [%r1], 0;", "only arrive");
 }
 
+TEST(Cluster, ABulkCopyPushesATileIntoThePartnersSharedMemory) {
+  // cluster_push, 4 CTAs of 32 threads (2 clusters), n = 256, in = 0, 1, 2, ...: each CTA copies
+  // its 256 words (1 KiB) into its partner's inbox with one bulk copy that completes the
+  // partner's mbarrier, then writes its own inbox: out[256 b + i] = 256 (b ^ 1) + i.
+  const std::string spec =
+      "kernel = \"cluster_push\"\nargs = [\"in\", \"out\", 256]\n[buffers.in]\ntype = "
+      "\"s32\"\ncount = 1024\ninit = \"iota\"\n[buffers.out]\ntype = \"s32\"\ncount = 1024\n";
+  std::vector<std::int32_t> want(1024);
+  for (int b = 0; b < 4; ++b)
+    for (int i = 0; i < 256; ++i) want[std::size_t(256 * b + i)] = 256 * (b ^ 1) + i;
+  Workload w = cluster_workload(spec, {4, 1, 1}, {32, 1, 1});
+  run(w);
+  EXPECT_EQ(ints(w, "out"), want);
+  // Under the cycle model each copy crosses the SM-to-SM network: 1 KiB, 32 segments of 32
+  // bytes, four copies; it lands (and completes the partner's mbarrier) when the network has
+  // delivered it, no earlier than sm.lat_dsm after its issue.
+  Workload t = cluster_workload(spec, {4, 1, 1}, {32, 1, 1});
+  timing::GpuSim sim(t.module, find_kernel(t.module, t.kernel), find_preset("hopper-h100"),
+                     t.launch, t.memory, {});
+  const timing::TimingStats& st = sim.run();
+  EXPECT_EQ(ints(t, "out"), want);
+  EXPECT_EQ(st.units.dsm_segments, 4u * 32u);
+}
+
 TEST(Cluster, BadClusterLaunchesAreOneLineErrors) {
   const auto fails = [](Workload w, const std::string& want) {
     try {

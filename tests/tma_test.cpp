@@ -410,8 +410,8 @@ TEST(Tma, DecoderRefusesWhatIsNotModelledAndRejectsMalformedForms) {
       {"cp.async.bulk.tensor.2d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes "
        "[%r1], [%rd1, {%r2, %r3}], [%r4], {%r5};",
        "im2col"},
-      {"cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%r1], [%r2], 16, "
-       "[%r4];",
+      {"cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.add.u32 "
+       "[%r1], [%r2], 16, [%r4];",
        "cluster"}};
   for (const auto& [line, why] : refusals) {
     const ptx::Module m = module(line);
@@ -440,6 +440,9 @@ TEST(Tma, DecoderRefusesWhatIsNotModelledAndRejectsMalformedForms) {
        "a float reduction is .add, .min or .max"},
       {"cp.async.bulk.global.shared::cta.bulk_group.multicast::cluster [%rd1], [%r1], 16, %r2;",
        "is a copy into shared memory's"},
+      {"cp.async.bulk.shared::cta.shared::cluster.mbarrier::complete_tx::bytes [%r1], [%r2], 16, "
+       "[%r4];",
+       "a copy between shared memories is"},
       {"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
        "[%r1], [%rd1], 16, [%r4];",
        "ctaMask"}};
@@ -467,6 +470,8 @@ TEST(Tma, DecoderRefusesWhatIsNotModelledAndRejectsMalformedForms) {
        {load,
         "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
         ".multicast::cluster [%r1], [%rd1, {%r2, %r3}], [%r4], %r5;",
+        "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%r1], [%r2], 64, "
+        "[%r4];",
         "cp.reduce.async.bulk.tensor.2d.global.shared::cta.max.tile.bulk_group [%rd1, {%r2, "
         "%r3}], [%r4];",
         "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.s32 [%rd1], [%r1], %r2;"}) {

@@ -9,6 +9,7 @@
 // reading must agree with both.
 #include <cstdint>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -253,6 +254,49 @@ TEST(Wgmma, EightBitProductsSumToS32) {
   EXPECT_NE(sat, wrap);
 }
 
+// fp8 (e4m3 and e5m2): each byte's value from its encoding, sign | exponent | mantissa. e4m3
+// (bias 7, 3 mantissa bits): 0x38 = 0 0111 000 = 1, 0x3C = 1.5, 0x30 = 0.5, 0x40 = 2, 0xC4 =
+// 1 1000 100 = -3, 0x20 = 0.125, 0xB8 = -1, 0x01 = 1/8 x 2^-6 = 2^-9 (subnormal), 0x00 = 0. e5m2
+// (bias 15, 2 bits): 0x3C = 0 01111 00 = 1, 0x3E = 1.5, 0xB8 = 1 01110 00 = -0.5, 0x40 = 2,
+// 0x34 = 0.25, 0xC2 = 1 10000 10 = -3, 0x00 = 0. Every product is a multiple of 2^-12 and a sum
+// of 32 is below 2^9 in size: exact in f32, so D is the exact sum (no rounding to argue about).
+TEST(Wgmma, Fp8ProductsDecodeEachFormat) {
+  const std::pair<std::uint8_t, double> e4m3[] = {{0x38, 1},  {0x3C, 1.5},    {0x30, 0.5},
+                                                  {0x40, 2},  {0xC4, -3},     {0x20, 0.125},
+                                                  {0xB8, -1}, {0x01, 0x1p-9}, {0x00, 0}};
+  const std::pair<std::uint8_t, double> e5m2[] = {
+      {0x3C, 1}, {0x3E, 1.5}, {0xB8, -0.5}, {0x40, 2}, {0x34, 0.25}, {0xC2, -3}, {0x00, 0}};
+  std::mt19937 gen(31);
+  for (const int variant : {0, 1}) {
+    std::vector<std::uint8_t> a(64 * 32), b(32 * 32);
+    std::vector<double> av(a.size()), bv(b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const auto& [byte, v] = variant ? e5m2[gen() % 7] : e4m3[gen() % 9];
+      a[i] = byte;
+      av[i] = v;
+    }
+    for (std::size_t i = 0; i < b.size(); ++i) {
+      const auto& [byte, v] = e4m3[gen() % 9];
+      b[i] = byte;
+      bv[i] = v;
+    }
+    std::vector<float> want(64 * 32);
+    for (int r = 0; r < 64; ++r)
+      for (int c = 0; c < 32; ++c) {
+        double sum = 0;
+        for (int k = 0; k < 32; ++k)
+          sum += av[std::size_t(r * 32 + k)] * bv[std::size_t(k * 32 + c)];
+        want[std::size_t(r * 32 + c)] = float(sum);
+      }
+    Wg g("_Z9wgmma_fp8PKhS0_Pfi");
+    const std::uint32_t ab = g.buf("a", ElemType::U8, a), bb = g.buf("b", ElemType::U8, b);
+    const std::uint32_t out = g.buf("out", ElemType::F32, std::vector<std::uint8_t>(64 * 32 * 4));
+    g.w.launch.args = {Arg::buf(ab), Arg::buf(bb), Arg::buf(out), Arg::integer(variant)};
+    g.run();
+    EXPECT_EQ(g.out<float>("out"), want) << "variant " << variant;
+  }
+}
+
 // The GEMM through the launch spec as a user writes it: A (256 x 128) and B^T (256 x 128) f16,
 // the TMA's maps with the 128B swizzle, a 2 x 2 grid of 128 x 128 tiles.
 TEST(Wgmma, TmaFedGemmMatchesTheCpu) {
@@ -387,11 +431,20 @@ TEST(Wgmma, MalformedFormsAreLocatedErrors) {
             "holds 32-bit registers; %rd2 is not one");
   EXPECT_EQ(parse_error(wg_module("  wgmma.wait_group.sync.aligned;")),
             "wg.ptx:11: 'wgmma.wait_group.sync.aligned' needs 1 operand, got 0");
+  // fp8 takes k32 and no transposes (two immediates: the scales).
+  EXPECT_NE(parse_error(wg_module("  wgmma.mma_async.sync.aligned.m64n8k16.f32.e4m3.e4m3 " + d4 +
+                                  ", %rd1, %rd1, 0, 1, 1;"))
+                .find(".e4m3/.e5m2 with .f16 or .f32 at k32"),
+            std::string::npos);
+  EXPECT_NE(parse_error(wg_module("  wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e5m2 " + d4 +
+                                  ", %rd1, %rd1, 0, 1, 1, 0, 0;"))
+                .find("needs 6 operands"),
+            std::string::npos);
   // Valid forms the executor does not model fail only the kernel that uses them.
-  EXPECT_EQ(unsupported(wg_module("  wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 " + d4 +
+  EXPECT_EQ(unsupported(wg_module("  wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 " + d4 +
                                   ", %rd1, %rd1, 0, 1, 1;")),
-            "unsupported PTX instruction 'wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3' "
-            "(wgmma on fp8 elements (e4m3, e5m2))");
+            "unsupported PTX instruction 'wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16' "
+            "(sparse wgmma)");
 }
 
 // A descriptor outside the CTA's shared memory (a kernel with none) is the thread's error, exit 2.

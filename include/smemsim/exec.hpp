@@ -197,8 +197,9 @@ struct IssueResult {
   // red; counted only after set_count_sectors(true)): the coalesced requests of a timing model.
   std::uint16_t global_sectors = 0;
   // Distinct 32-byte segments of other CTAs' shared memory (distributed shared memory, issue 46)
-  // the instruction's lanes touched: the SM-to-SM network's traffic.
-  std::uint8_t dsm_segments = 0;
+  // the instruction's lanes touched, or a bulk copy into one moved: the SM-to-SM network's
+  // traffic.
+  std::uint16_t dsm_segments = 0;
   // GPU-LocalTM (docs/tm.md): the warp executed inside a transaction (TX.Begin and TX.Commit
   // included), and the cycles its transactional work adds (003 §4.2; 0 under tm.timing = perfect).
   bool in_tx = false;

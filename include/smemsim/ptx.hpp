@@ -80,6 +80,9 @@ enum class BulkOp : std::uint8_t {
   Load, Store, TensorLoad, TensorStore, Commit, Wait, Prefetch,
   // cp.reduce.async.bulk{.tensor} to global memory: Instruction::atom is the operation.
   Reduce, TensorReduce,
+  // cp.async.bulk.shared::cluster.shared::cta: the CTA's shared memory into a CTA's of its
+  // cluster, completing that CTA's mbarrier (issue 46).
+  Peer,
 };
 // What an Opcode::Mbarrier does (PTX ISA "mbarrier"): init, arrive, arrive_drop, test_wait,
 // try_wait, inval, pending_count, and cp.async.mbarrier.arrive.
@@ -104,6 +107,7 @@ enum class Type : std::uint8_t {
   None, Pred, B8, B16, B32, B64, U8, U16, U32, U64, S8, S16, S32, S64, F16, F32, F64,
   BF16, F16X2, BF16X2, TF32,  // issue 16: half precision pairs and TensorFloat-32
   S4, U4, B1,  // issue 27: the sub-byte elements of mma and wmma (no other instruction takes them)
+  E4M3, E5M2,  // issue 46: the 8-bit floats of wgmma (no other instruction takes them yet)
 };
 // clang-format on
 

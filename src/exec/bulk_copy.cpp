@@ -237,10 +237,12 @@ std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask 
   // timing model they land through a record of their own at the end of the instruction.
   const bool multicast =
       (op == ptx::BulkOp::Load || op == ptx::BulkOp::TensorLoad) && ins.num_ops == 5;
+  // A copy into a CTA of the cluster lands there as a multicast to that one rank does.
+  const bool peer = op == ptx::BulkOp::Peer;
   Impl::PendingBulk now;
   // Copies into shared memory land later under a timing model: one record for the instruction.
   Impl::PendingBulk* defer = nullptr;
-  if (im.defer_bulk && (op == ptx::BulkOp::Load || op == ptx::BulkOp::TensorLoad)) {
+  if (im.defer_bulk && (op == ptx::BulkOp::Load || op == ptx::BulkOp::TensorLoad || peer)) {
     if (im.bulk_pending.size() >= kMaxPendingBulk)
       im.fail(cta, w, std::countr_zero(m), pc,
               "more than 65,536 bulk copies in flight (a loop that never waits for its copies?)");
@@ -253,7 +255,7 @@ std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask 
     p.pc = pc;
     im.bulk_issued = p.id;
     defer = &p;
-  } else if (multicast) {
+  } else if (multicast || peer) {
     now.slot = std::uint32_t(&cta - im.ctas.data());
     now.cta = cta.linear;
     now.warp = w.index;
@@ -265,6 +267,15 @@ std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask 
       defer->completions.push_back({l, mbar, bytes});
     else
       mbarrier_complete_tx(im, cta, w, pc, l, mbar, bytes);
+  };
+  // A non-tensor copy's size (ops[2]): a positive multiple of 16 bytes.
+  const auto bulk_size = [&](int l) {
+    const std::uint64_t size = im.row(w, x.row[2])[l] & 0xffffffffu;
+    if (size == 0 || size % 16)
+      im.fail(cta, w, l, pc,
+              fmt::format("the bulk copy's size is {} bytes; it must be a positive multiple of 16",
+                          size));
+    return size;
   };
   each_lane(m, [&](int l) {
     if (multicast) {
@@ -287,12 +298,7 @@ std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask 
       case ptx::BulkOp::Load:
       case ptx::BulkOp::Store:
       case ptx::BulkOp::Reduce: {
-        const std::uint64_t size = im.row(w, x.row[2])[l] & 0xffffffffu;
-        if (size == 0 || size % 16)
-          im.fail(cta, w, l, pc,
-                  fmt::format("the bulk copy's size is {} bytes; it must be a positive multiple "
-                              "of 16",
-                              size));
+        const std::uint64_t size = bulk_size(l);
         const bool load = op == ptx::BulkOp::Load;
         const std::uint64_t s = shared_address(im, cta, w, pc, l, ins.ops[load ? 0 : 1]);
         (void)bc.shared(s, size, 16);
@@ -312,6 +318,47 @@ std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask 
         } else {
           bc.get(s, gp, size);
         }
+        break;
+      }
+      case ptx::BulkOp::Peer: {  // [dst] (shared::cluster), [src] (shared::cta), size, [mbar]
+        const std::uint64_t size = bulk_size(l);
+        const std::uint64_t src = shared_address(im, cta, w, pc, l, ins.ops[1]);
+        const std::uint64_t dst = shared_address(im, cta, w, pc, l, ins.ops[0]);
+        const std::uint64_t mb = shared_address(im, cta, w, pc, l, ins.ops[3]);
+        // The CTA an address names: its rank bits (mapa), or none for the CTA's own.
+        const auto rank_of = [&](std::uint64_t a) {
+          return a >> kClusterRankShift ? std::uint32_t((a >> kClusterRankShift) - 1)
+                                        : cta.cluster_rank;
+        };
+        const std::uint32_t r = rank_of(dst);
+        if (rank_of(mb) != r)
+          im.fail(cta, w, l, pc,
+                  fmt::format("the copy's mbarrier is in CTA rank {} of the cluster and its "
+                              "destination in rank {}: they must be in the same CTA",
+                              rank_of(mb), r));
+        Cta* to = r == cta.cluster_rank ? &cta : cluster_peer(cta, r);
+        if (!to)
+          im.fail(cta, w, l, pc,
+                  fmt::format("the copy's destination is in CTA rank {} of its cluster, which {}",
+                              r, r < im.cluster.count() ? "has exited" : "it does not have"));
+        const std::uint64_t doff = dst & kClusterOffsetMask, moff = mb & kClusterOffsetMask;
+        if (doff + size > to->shared.size() || doff % 16)
+          im.fail(cta, w, l, pc,
+                  fmt::format("the copy's destination, {} bytes at byte offset {} of CTA rank {}, "
+                              "is not 16-byte aligned inside its {} bytes of shared memory",
+                              size, doff, r, to->shared.size()));
+        (void)bc.shared(src, size, 16);
+        std::vector<std::uint8_t> bytes(size);
+        bc.get(src, bytes.data(), size);
+        bc.put_at(doff, bytes.data(), size);
+        if (defer->completions.size() && defer->mask != (to != &cta ? 1u << r : 0u))
+          im.fail(cta, w, l, pc,
+                  "the lanes of one copy between shared memories name different CTAs");
+        if (to != &cta) {
+          defer->mask = std::uint16_t(1u << r);
+          im.dsm_bulk += std::uint32_t((size + 31) / 32);
+        }
+        complete(l, std::uint32_t(moff), std::int64_t(size));
         break;
       }
       case ptx::BulkOp::TensorLoad:

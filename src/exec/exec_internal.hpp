@@ -343,6 +343,8 @@ struct Impl {
   // (distributed shared memory, issue 46) and, per such lane, rank << 32 | its 32-byte segment.
   LaneMask dsm_lanes = 0;
   std::array<std::uint64_t, kMaxLanes> dsm_seg{};
+  // Of the bulk copy being executed: the 32-byte segments it moves into other CTAs' shared memory.
+  std::uint32_t dsm_bulk = 0;
   std::uint32_t local_rows = 0;
   std::uint32_t cc_row = 0;
   // Where each warp-local row r < local_rows lies in a warp's register file, file_rows rows of

@@ -175,7 +175,7 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
       if (exec) r.global_sectors = exec_memory(*this, cta, w, pc, exec);
       r.shared_accesses = static_cast<std::uint8_t>(stats.shared_accesses - before);
       if (dsm_lanes) [[unlikely]]
-        r.dsm_segments = static_cast<std::uint8_t>(dsm_segments(*this));
+        r.dsm_segments = static_cast<std::uint16_t>(dsm_segments(*this));
       bool ended = false;  // every lane of a transaction's attempt conflicted
       if (tm_conflicted) {
         ended = tx_conflicts(cta, w, pc, tm_conflicted);
@@ -268,7 +268,7 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
       dsm_lanes = 0;
       if (exec) r.waiting = exec_mbarrier(*this, cta, w, pc, exec);
       if (dsm_lanes) [[unlikely]]  // another CTA's mbarrier (.shared::cluster): the network's
-        r.dsm_segments = static_cast<std::uint8_t>(dsm_segments(*this));
+        r.dsm_segments = static_cast<std::uint16_t>(dsm_segments(*this));
       w.mbar_waited |= r.waiting;
       r.shared_accesses = static_cast<std::uint8_t>(stats.shared_accesses - before);
       ++top.pc;
@@ -293,10 +293,12 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
           ptx::BulkOp(ins.comp) != ptx::BulkOp::Prefetch)
         ++writes;  // shared memory (a load) or global memory
       bulk_issued = 0;
+      dsm_bulk = 0;
       if (exec)
         r.global_sectors = static_cast<std::uint16_t>(
             std::min<std::uint32_t>(exec_bulk(*this, cta, w, pc, exec), 0xffff));
       r.bulk = bulk_issued;
+      r.dsm_segments = static_cast<std::uint16_t>(std::min<std::uint32_t>(dsm_bulk, 0xffff));
       ++top.pc;
       normalize(w);
       break;

@@ -109,10 +109,31 @@ void ldmatrix(Impl& im, Cta& cta, Warp& w, std::uint32_t pc) {
 
 }  // namespace
 
+// An 8-bit float (PTX ISA "Alternate Floating Point Data Formats", the OCP FP8 formats): e4m3 has
+// 4 exponent bits (bias 7) and 3 of mantissa, no infinities, and NaN only at S.1111.111; e5m2 has
+// 5 (bias 15) and 2, with IEEE's infinities and NaNs. Both have subnormals.
+double fp8_value(std::uint8_t v, bool e4m3) {
+  const int mbits = e4m3 ? 3 : 2, bias = e4m3 ? 7 : 15, emax = e4m3 ? 15 : 31;
+  const int e = (v & 0x7f) >> mbits, m = v & ((1 << mbits) - 1);
+  double x;
+  if (e4m3 && e == emax && m == 7)
+    x = std::numeric_limits<double>::quiet_NaN();
+  else if (!e4m3 && e == emax)
+    x = m ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
+  else if (e == 0)
+    x = std::ldexp(double(m), 1 - bias - mbits);
+  else
+    x = std::ldexp(double((1 << mbits) + m), e - bias - mbits);
+  return v & 0x80 ? -x : x;
+}
+
 // Element `sub` of a fragment register of type t (sub-byte and 8-bit elements from the low bits
 // up, PTX ISA "Matrix Data-types").
 double element(std::uint64_t reg, int sub, Type t) {
   switch (t) {
+    case Type::E4M3:
+    case Type::E5M2:
+      return fp8_value(static_cast<std::uint8_t>(reg >> (8 * sub)), t == Type::E4M3);
     case Type::F64:
       return std::bit_cast<double>(reg);
     case Type::F32:

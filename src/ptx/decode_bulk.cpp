@@ -15,8 +15,10 @@
 //   cp.reduce.async.bulk.tensor.Nd.global.shared::cta.op{.tile}.bulk_group  [map, {c0..}], [src]
 // N is 1..5; `map` is the tensor map's address (a register or a parameter's name); op is add,
 // min, max, inc, dec, and, or or xor, type b32 u32 s32 b64 u64 s64 f32 f64 (a tensor reduction
-// takes its map's type); a multicast copy's ctaMask is ops[4]. Copies and reductions between the
-// CTAs of a cluster, f16/bf16 reductions and the im2col modes are recorded as unsupported.
+// takes its map's type); a multicast copy's ctaMask is ops[4]. Reductions between the CTAs of a
+// cluster, f16/bf16 reductions and the im2col modes are recorded as unsupported.
+//   cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes  [dst], [src], size,
+//       [mbar]   (the CTA's shared memory into a CTA's of the cluster, dst and mbar in that CTA)
 #include <fmt/format.h>
 
 #include <vector>
@@ -152,8 +154,15 @@ Instruction Decoder::bulk_copy() {
     refuse(spaces.size() == 2 && is_shared(spaces[0])
                ? "reductions into the shared memories of a cluster's CTAs"
                : "this reduction's spaces");
+  } else if (spaces.size() == 2 && spaces[0] == "shared::cluster" &&
+             (spaces[1] == "shared::cta" || spaces[1] == "shared") && !tensor && mbar && !group &&
+             !multicast) {
+    ins_.comp = std::uint8_t(BulkOp::Peer);  // into a CTA of the cluster, completing its mbarrier
   } else if (spaces.size() == 2 && is_shared(spaces[0]) && is_shared(spaces[1])) {
-    refuse("copies between the shared memories of a cluster's CTAs");
+    malformed(
+        fmt::format("'{}': a copy between shared memories is "
+                    ".shared::cluster.shared::cta.mbarrier::complete_tx::bytes",
+                    text));
   } else {
     malformed(
         fmt::format("'{}' needs a destination and a source space (.shared::cluster.global "
@@ -214,6 +223,7 @@ Instruction Decoder::bulk_copy() {
     need(4, is_value(4), "a register or immediate (the ctaMask of .multicast::cluster)");
   };
   switch (BulkOp(ins_.comp)) {
+    case BulkOp::Peer:  // [dst], [src], size, [mbar]
     case BulkOp::Load:  // [dst], [src], size, [mbar] {, ctaMask}
       address(0), comma(), address(1), comma(), size(2), comma(), address(3), mask();
       operand_end(multicast ? 5 : 4, hint);

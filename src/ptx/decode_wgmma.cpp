@@ -7,8 +7,8 @@
 // f16x2), a four registers of A when A comes from registers, the descriptors 64-bit values,
 // scale-d a predicate (false: D = A B, the old D ignored). The immediates: a scale of 1 or -1
 // for A and B (not for integers), a transpose of 0 or 1 for 16-bit A (from shared memory) and B.
-// f16 and bf16 take k16, tf32 k8, s8/u8 k32; fp8 (e4m3, e5m2) and b1 are valid forms the
-// executor does not model: recorded as unsupported with their reason.
+// f16 and bf16 take k16, tf32 k8, s8/u8 and fp8 (e4m3, e5m2, mixed) k32; b1 and sparse forms are
+// valid ones the executor does not model: recorded as unsupported with their reason.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -22,6 +22,9 @@ namespace {
 
 bool is_int8(Type t) {
   return t == Type::S8 || t == Type::U8;
+}
+bool is_fp8(Type t) {
+  return t == Type::E4M3 || t == Type::E5M2;
 }
 
 // The N the PTX ISA allows: every multiple of 8 to 256 for the floating-point types; for the
@@ -75,7 +78,7 @@ Instruction Decoder::wgmma() {
       n = int(nv);
       k = int(kv);
     } else if (m == "e4m3" || m == "e5m2") {
-      refuse("wgmma on fp8 elements (e4m3, e5m2)");
+      types.push_back(m == "e4m3" ? Type::E4M3 : Type::E5M2);
     } else if (m == "b1" || m == "and" || m == "popc") {
       refuse("wgmma on single-bit elements");
     } else if (m == "sp") {
@@ -93,11 +96,13 @@ Instruction Decoder::wgmma() {
   const bool half = (a == Type::F16 || a == Type::BF16) && b == a;
   const bool ok = (half && (d == Type::F32 || (d == Type::F16 && a == Type::F16)) && k == 16) ||
                   (a == Type::TF32 && b == a && d == Type::F32 && k == 8) ||
-                  (is_int8(a) && is_int8(b) && d == Type::S32 && k == 32);
+                  (is_int8(a) && is_int8(b) && d == Type::S32 && k == 32) ||
+                  (is_fp8(a) && is_fp8(b) && (d == Type::F32 || d == Type::F16) && k == 32);
   if (!ok)
     malformed(
         fmt::format("'{}': wgmma takes .f16 with .f16 or .f32 accumulators and .bf16 with "
-                    ".f32 at k16, .tf32 with .f32 at k8, .s8/.u8 with .s32 at k32",
+                    ".f32 at k16, .tf32 with .f32 at k8, .s8/.u8 with .s32 and .e4m3/.e5m2 with "
+                    ".f16 or .f32 at k32",
                     text));
   if (!valid_n(n, a))
     malformed(fmt::format("'{}': N = {} is not a shape of .{} (8 to 256 in steps of {})", text, n,

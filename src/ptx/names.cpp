@@ -33,9 +33,10 @@ constexpr std::string_view kTestNames[] = {"",           "finite", "infinite", "
 constexpr std::string_view kWarpModeNames[] = {"",    "up",  "down", "bfly",  "idx",
                                                "all", "any", "uni",  "ballot"};
 
-constexpr std::string_view kTypeNames[] = {
-    "",    "pred", "b8",  "b16", "b32", "b64",  "u8",    "u16",    "u32",  "u64", "s8", "s16",
-    "s32", "s64",  "f16", "f32", "f64", "bf16", "f16x2", "bf16x2", "tf32", "s4",  "u4", "b1"};
+constexpr std::string_view kTypeNames[] = {"",    "pred", "b8",  "b16",  "b32",   "b64",    "u8",
+                                           "u16", "u32",  "u64", "s8",   "s16",   "s32",    "s64",
+                                           "f16", "f32",  "f64", "bf16", "f16x2", "bf16x2", "tf32",
+                                           "s4",  "u4",   "b1",  "e4m3", "e5m2"};
 constexpr std::string_view kSpaceNames[] = {"", "", "param", "global", "shared", "local", "const"};
 constexpr std::string_view kSpecialNames[] = {
     "%tid.x",
@@ -353,6 +354,9 @@ std::string bulk_text(const Kernel& k, const Instruction& ins, std::string s) {
       s += ".mbarrier::complete_tx::bytes";
       s += ins.num_ops == 5 ? ".multicast::cluster" : "";  // ops[4] is the ctaMask
       break;
+    case BulkOp::Peer:
+      s += ".shared::cluster.shared::cta.mbarrier::complete_tx::bytes";
+      break;
     case BulkOp::Store:
     case BulkOp::TensorStore:
       s += ".global.shared::cta";
@@ -418,6 +422,8 @@ int type_bits(Type t) {
     case Type::B8:
     case Type::U8:
     case Type::S8:
+    case Type::E4M3:
+    case Type::E5M2:
       return 8;
     case Type::B16:
     case Type::U16:

@@ -62,7 +62,8 @@ Unit unit_of(const ptx::Instruction& ins) {
 
 // Dense-FP16 multiply-adds of an mma (sm.tensor_fmas): m*n*k at the A operand's relative rate
 // (NVIDIA A100 whitepaper, Table 1's dense peaks against FP16's 312 TFLOPS: TF32 1/2, FP64 1/16,
-// INT8 2x, INT4 4x, binary 16x). f16 m8n8k4 is four 8x8x4 products, one per quad-pair.
+// INT8 2x, INT4 4x, binary 16x; the H100 whitepaper's FP8 2x). f16 m8n8k4 is four 8x8x4
+// products, one per quad-pair.
 // wgmma's m64nNkK (issue 46) takes the same type ratios; N is 8 x Instruction::vec.
 std::uint32_t tensor_work_of(const ptx::Instruction& ins) {
   const ptx::MmaDims d = ptx::mma_shape_dims(ins.shape);
@@ -75,6 +76,8 @@ std::uint32_t tensor_work_of(const ptx::Instruction& ins) {
       return mnk * 16;
     case ptx::Type::S8:
     case ptx::Type::U8:
+    case ptx::Type::E4M3:  // H100 whitepaper: FP8 at twice FP16's dense rate
+    case ptx::Type::E5M2:
       return mnk / 2;
     case ptx::Type::S4:
     case ptx::Type::U4:
@@ -110,6 +113,8 @@ Space space_of(const ptx::Instruction& ins) {
         case ptx::BulkOp::Reduce:  // timed as a store of its sectors
         case ptx::BulkOp::TensorReduce:
           return Space::Global;
+        case ptx::BulkOp::Peer:  // the SM-to-SM network (IssueResult::dsm_segments)
+          return Space::Shared;
         default:
           return Space::None;
       }

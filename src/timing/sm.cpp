@@ -336,6 +336,8 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
     if (r.dsm_segments) [[unlikely]] {  // another SM's shared memory: the network, no banks here
       mem = MemWork::Dsm;
       sectors = r.dsm_segments;
+      // A bulk copy into another CTA's shared memory (no warp access of its own) stores there.
+      if (!shared_memory_unit(unit)) unit = info.store ? Unit::SharedSt : Unit::SharedLd;
     } else if (r.shared_accesses && !info.async_copy) {
       // Only the words and lanes the access has (a record is 2 KiB; most accesses use 128 B).
       in.record = std::int32_t(records_.get(false));
