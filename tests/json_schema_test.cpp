@@ -117,6 +117,12 @@ std::vector<Case> run_cases(const std::string& dir) {
       // TMA (issue 46): the reads of a TMA-written tile under each swizzle mode.
       {"profile", "profile " + std::string(SMEMSIM_SOURCE_DIR) + "/kernels/ptx/tma.ptx --launch " +
                       ex + "tma_rows.launch.toml --json"},
+      // Clusters on two SMs (issue 46): the network's traffic, units.dsm_* and per instruction.
+      {"sim", "sim " + std::string(SMEMSIM_SOURCE_DIR) + "/kernels/ptx/cluster.ptx --launch " + ex +
+                  "cluster_exchange.launch.toml --json"},
+      {"profile", "profile " + std::string(SMEMSIM_SOURCE_DIR) +
+                      "/kernels/ptx/cluster.ptx --launch " + ex +
+                      "cluster_exchange.launch.toml --timing --json"},
       // A [[launch]] pipeline: launches with their rows and totals.
       {"run", "run " + scan + " --launch " + dir + "_scan.toml --json"},
       {"profile", "profile " + scan + " --launch " + dir + "_scan.toml --json"}};
