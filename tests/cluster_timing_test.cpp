@@ -71,12 +71,14 @@ TEST(ClusterTiming, PartnersExchangeTilesOnTwoSmsOfOneGpc) {
 }
 
 TEST(ClusterTiming, TheSameCyclesOnAnyThreadCount) {
-  // A cluster's SMs touch each other's state as they issue: they tick on one thread whatever
-  // --threads says, so the result is the same bit for bit.
+  // A cluster's SMs touch each other's state as they issue: a GPC's SMs tick on one thread, in SM
+  // order, the GPCs on the workers (here the four clusters' four GPCs on two, every cycle: no
+  // fewest-SMs threshold), so the result is the same bit for bit.
   exec::Workload a = suite_cluster(kExchange, {8, 1, 1}, {256, 1, 1});
   exec::Workload b = suite_cluster(kExchange, {8, 1, 1}, {256, 1, 1});
   TimingOptions two;
   two.threads = 2;
+  two.parallel_min_sms = 1;
   const TimingStats one = simulate(a, find_preset("hopper-h100"));
   const TimingStats par = simulate(b, find_preset("hopper-h100"), two);
   EXPECT_EQ(one.cycles, par.cycles);

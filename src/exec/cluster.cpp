@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <mutex>
 
 #include "exec/exec_internal.hpp"
 
@@ -39,6 +40,7 @@ void cluster_join(Impl& im, Cta& cta) {
   // The cluster's linear index, x fastest over the grid of clusters.
   const std::uint64_t gx = g.x / k.x, gy = g.y / k.y;
   const std::uint64_t index = cta.id.x / k.x + gx * (cta.id.y / k.y + gy * (cta.id.z / k.z));
+  std::lock_guard<std::mutex> hold(im.board->lock);
   ClusterRec& c = im.board->live[index];
   if (c.ctas.empty()) c.ctas.assign(k.count(), nullptr);
   c.ctas[cta.cluster_rank] = &cta;
@@ -62,6 +64,7 @@ void cluster_warp_done(Impl& im, Cta& cta) {
     const Dim3& k = im.cluster;
     const Dim3& g = im.launch.grid;
     const std::uint64_t gx = g.x / k.x, gy = g.y / k.y;
+    std::lock_guard<std::mutex> hold(im.board->lock);
     im.board->live.erase(cta.id.x / k.x + gx * (cta.id.y / k.y + gy * (cta.id.z / k.z)));
   }
 }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -213,6 +214,10 @@ struct ClusterRec {
 };
 struct ClusterBoard {
   std::unordered_map<std::uint64_t, ClusterRec> live;  // by the cluster's linear index
+  // The cycle model ticks GPCs on several threads: CTAs of different clusters exit at once. A
+  // record is reached through its CTAs' pointers (stable across others' erasure), the map itself
+  // only under this lock.
+  std::mutex lock;
 };
 
 // A shared address with a CTA's rank in it (issue 46, mapa): bits 24 and up hold rank + 1; below

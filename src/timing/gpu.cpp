@@ -197,10 +197,10 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
       {options.threads, sm.count,
        std::uint32_t(std::max(1, tbb::this_task_arena::max_concurrency()))});
   // Clusters (issue 46): a CTA reads and writes its partners' shared memory and barrier on other
-  // SMs as it issues, so the SMs tick on one thread, in SM order (the same result on any
-  // --threads; the SMs of different GPCs could tick apart, which is not done yet).
+  // SMs of its GPC as it issues, so a GPC's SMs tick on one thread, in SM order (tick_all); the
+  // GPCs tick apart, as SMs do without clusters.
   if (kernel.cluster[0] * std::max(1u, kernel.cluster[1]) * std::max(1u, kernel.cluster[2]) > 1)
-    threads = 1;
+    gpc_sms = sm.gpc_sms;
   if (threads > 1) {
     arena = std::make_unique<tbb::task_arena>(int(threads));
     outboxes.resize(sm.count);  // made with the SM

@@ -52,6 +52,10 @@ struct GpuSim::Impl {
   std::uint64_t writes = 0;  // memory writes of all executors, at the last commit (spin checks)
   // More than one thread: the arena the SMs tick in, and per SM its outbox (outbox.hpp).
   std::uint32_t threads = 1;
+  // A kernel with clusters: the SMs of a GPC (sm.gpc_sms), which tick together on one thread;
+  // 0 without clusters (every SM on its own).
+  std::uint32_t gpc_sms = 0;
+  std::vector<std::pair<std::size_t, std::size_t>> groups;  // tick_all's: runs of `awake`
   std::unique_ptr<tbb::task_arena> arena;
   std::vector<std::unique_ptr<Outbox>> outboxes;
   std::vector<std::exception_ptr> errors;  // per SM: what its tick threw in a parallel cycle

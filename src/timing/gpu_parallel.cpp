@@ -61,17 +61,27 @@ void GpuSim::Impl::tick_all(const std::vector<std::uint32_t>& awake) {
   }
   std::atomic<bool> failed{false};
   int begin = 0, end = 0;  // TSAN_*'s synchronisation objects
+  // The units of work: each awake SM, or with clusters each GPC's awake SMs (`awake` is in SM
+  // order, so a GPC's are a run of it), ticked in order by one worker.
+  groups.clear();
+  for (std::size_t j = 0; j < awake.size(); ++j)
+    if (gpc_sms && !groups.empty() && awake[j] / gpc_sms == awake[groups.back().first] / gpc_sms)
+      groups.back().second = j + 1;
+    else
+      groups.emplace_back(j, j + 1);
   TSAN_RELEASE(&begin);
   arena->execute([&] {
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, awake.size()),
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, groups.size()),
                       [&](const tbb::blocked_range<std::size_t>& r) {
                         TSAN_ACQUIRE(&begin);
-                        for (std::size_t j = r.begin(); j < r.end(); ++j) try {
-                            sms[awake[j]]->tick(cycle);
-                          } catch (...) {
-                            errors[awake[j]] = std::current_exception();
-                            failed = true;
-                          }
+                        for (std::size_t g = r.begin(); g < r.end(); ++g)
+                          for (std::size_t j = groups[g].first; j < groups[g].second; ++j) try {
+                              sms[awake[j]]->tick(cycle);
+                            } catch (...) {
+                              errors[awake[j]] = std::current_exception();
+                              failed = true;
+                              break;  // the GPC's later SMs would tick on an SM's broken state
+                            }
                         TSAN_RELEASE(&end);
                       });
   });
