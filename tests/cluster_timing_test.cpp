@@ -207,6 +207,36 @@ TEST(ClusterTiming, RefusalsAreOneLineErrors) {
     exec::Executor ex(bad, bad.kernels[0], find_preset("hopper-h100"), l, mem);
     ex.run();
   });
+  // An arch whose clusters could not fit a GPC.
+  fails("is not between 1 and sm.gpc_sms = 1", [] {
+    Arch a = find_preset("hopper-h100");
+    a.sm.gpc_sms = 1;
+    validate(a);
+  });
+  // A kernel that never ends: rank 0 waits at the cluster barrier, rank 1 on an mbarrier nothing
+  // arrives at. run finds the deadlock at once; sim at its spin check (every 65,536 cycles), the
+  // barrier's wait re-issued every kTryWaitSuspend cycles; both name the instruction as written.
+  const ptx::Module hang = ptx::parse(
+      ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n.explicitcluster\n"
+      ".reqnctapercluster 2, 1, 1\n{\n.reg .pred %p<3>;\n.reg .b32 %r<4>;\n"
+      ".shared .align 8 .b64 bar;\nmov.u32 %r1, %cluster_ctarank;\nmov.u32 %r2, bar;\n"
+      "mbarrier.init.shared::cta.b64 [%r2], 1;\nsetp.ne.u32 %p1, %r1, 0;\n@%p1 bra WAITBAR;\n"
+      "barrier.cluster.arrive;\nbarrier.cluster.wait;\nret;\nWAITBAR:\n"
+      "W: mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r2], 0;\n@!%p2 bra W;\nret;\n}\n",
+      "hang.ptx");
+  exec::Launch two;
+  two.grid = {2, 1, 1};
+  two.block = {32, 1, 1};
+  fails("barrier.cluster.wait;", [&] {
+    exec::GlobalMemory mem;
+    exec::Executor ex(hang, hang.kernels[0], find_preset("hopper-h100"), two, mem);
+    ex.run();
+  });
+  fails("never ends", [&] {
+    exec::GlobalMemory mem;
+    GpuSim sim(hang, hang.kernels[0], find_preset("hopper-h100"), two, mem, {});
+    sim.run();
+  });
   fails("--sample-ctas", [] {
     exec::Workload w = suite_cluster(kExchange, {2, 1, 1}, {256, 1, 1});
     TimingOptions o;

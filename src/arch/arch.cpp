@@ -150,8 +150,8 @@ void validate(const Arch& a) {
   if (sm.gpc_sms) {  // clusters (issue 46): their keys together
     if (!sm.max_cluster || sm.max_cluster > sm.gpc_sms)
       bad("sm.max_cluster",
-          fmt::format("{} CTAs a cluster with sm.gpc_sms = {}: give 1 to sm.gpc_sms (a cluster's "
-                      "CTAs run on different SMs of one GPC)",
+          fmt::format("{} CTAs a cluster is not between 1 and sm.gpc_sms = {} (a cluster's CTAs "
+                      "run on different SMs of one GPC)",
                       sm.max_cluster, sm.gpc_sms));
     if (sm.lat_dsm < sm.lat_shared_ld || sm.lat_dsm < sm.lat_shared_atom)
       bad("sm.lat_dsm",

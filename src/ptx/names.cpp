@@ -576,6 +576,8 @@ std::string to_string(const Kernel& k, const Instruction& ins) {
                      ins.guard < k.regs.size() ? k.regs[ins.guard].name : "?");
   if (ins.op >= Opcode::Ldmatrix && ins.op <= Opcode::Mbarrier) return tensor_text(k, ins, s);
   if (ins.op == Opcode::CpBulk) return bulk_text(k, ins, s);
+  if (ins.op == Opcode::BarCluster)  // comp 0 arrives, 1 waits (decode_cluster.cpp)
+    return s + (ins.comp ? "barrier.cluster.wait;" : "barrier.cluster.arrive;");
   if (ins.op == Opcode::Wgmma) return wgmma_text(k, ins, s);
   s += opcode_name(ins.op);
   if (ins.has(kCarryIn)) s += "c";  // addc, subc, madc
