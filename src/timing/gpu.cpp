@@ -11,6 +11,7 @@
 #include "smemsim/error.hpp"
 #include "smemsim/interrupt.hpp"
 #include "smemsim/timing.hpp"
+#include "timing/gpu_dispatch.hpp"
 #include "timing/gpu_impl.hpp"
 #include "timing/sampling.hpp"
 
@@ -309,103 +310,12 @@ const TimingStats& GpuSim::run() {
           double(im.arch.sm.dispatch_cycles) / double(im.arch.sm.dispatch_ctas);
     im.ctx.cta_log = &sampling.timed;
   }
-  std::uint64_t next_cta = 0, age = 0;
-  std::size_t start = 0;  // SM that gets the first look at the next CTA
-  // Only awake SMs tick (issue 31): an SM with nothing resident and nothing in flight is asleep,
-  // and a tick of it would only count its sub-cores' slots as idle; those are counted in one go
-  // when it wakes (a CTA starts on it) or at the end. `awake` is in SM order, the order in which
-  // every SM used to tick, so cycles, stats and side effects are the same.
-  std::vector<std::uint32_t> awake;
-  std::vector<std::uint64_t> asleep_from(n, 0);
-  std::vector<char> is_awake(n, 0);
+  Impl::Dispatcher d(im, total);
+  std::vector<std::uint32_t>& awake = d.awake;
   std::vector<std::uint32_t> resident_before;  // per awake SM: its CTAs before the tick
-  std::uint64_t last_tick = 0;  // the cycle of the last ticks (an SM's clock between ticks)
-  bool saturated = false;       // no SM could take a CTA, and none has retired one since
-  auto wake = [&](std::uint32_t i) {
-    if (!im.sms[i]) {
-      im.sms[i] = std::make_unique<Sm>(i, im.ctx);
-      im.attach(i);
-    }
-    im.sms[i]->add_idle(im.cycle - asleep_from[i], last_tick);
-    is_awake[i] = 1;
-    awake.insert(std::lower_bound(awake.begin(), awake.end(), i), i);
-  };
-  // The earliest cycle CTA k may start (sm.launch_cycles, sm.dispatch_ctas per dispatch_cycles):
-  // the launch's fixed cost, then the dispatcher's rate, k x cycles / ctas without overflow.
   const SmConfig& smc = im.arch.sm;
-  auto dispatch_at = [&](std::uint64_t k) -> std::uint64_t {
-    if (!smc.dispatch_ctas) return smc.launch_cycles;
-    const std::uint64_t c = smc.dispatch_ctas, d = smc.dispatch_cycles;
-    return smc.launch_cycles + k / c * d + k % c * d / c;
-  };
-  // Clusters (issue 46): a cluster's CTAs start together, in one cycle, on different SMs of one
-  // GPC (SM i is in GPC i / sm.gpc_sms) that each have room; the GPCs are tried in rotating
-  // order, the next cluster's search starting after the GPC that took the last one, and an SM
-  // takes at most one CTA a cycle. Cluster c (x fastest over the grid of clusters) is dispatched
-  // c-th, its CTAs in rank order (x fastest).
-  const exec::Dim3 kc{std::max(1u, im.kernel.cluster[0]), std::max(1u, im.kernel.cluster[1]),
-                      std::max(1u, im.kernel.cluster[2])};
-  const std::uint32_t csize = kc.count();
-  std::size_t start_gpc = 0;
-  std::vector<char> took_now(csize > 1 ? n : 0);
-  std::vector<std::uint32_t> chosen;
-  auto cluster_cta = [&](std::uint64_t c, std::uint32_t r) -> std::uint64_t {
-    const exec::Dim3& g = im.launch.grid;
-    const std::uint64_t cx = g.x / kc.x, cy = g.y / kc.y;
-    const std::uint64_t x = c % cx * kc.x + r % kc.x;
-    const std::uint64_t y = c / cx % cy * kc.y + r / kc.x % kc.y;
-    const std::uint64_t z = c / (cx * cy) * kc.z + r / (kc.x * kc.y);
-    return x + g.x * (y + std::uint64_t(g.y) * z);
-  };
-  auto dispatch_clusters = [&]() -> bool {
-    const std::size_t per = smc.gpc_sms, gpcs = (n + per - 1) / per;
-    std::fill(took_now.begin(), took_now.end(), 0);
-    bool took = false;
-    while (next_cta < total && dispatch_at(next_cta + csize - 1) <= im.cycle) {
-      bool placed = false;
-      for (std::size_t j = 0; j < gpcs && !placed; ++j) {
-        const std::size_t g = (start_gpc + j) % gpcs;
-        chosen.clear();
-        for (std::size_t i = g * per; i < std::min(n, (g + 1) * per) && chosen.size() < csize; ++i)
-          if (!took_now[i] && (!im.sms[i] || im.sms[i]->can_take()))
-            chosen.push_back(std::uint32_t(i));
-        if (chosen.size() < csize) continue;
-        const std::uint64_t c = next_cta / csize;
-        for (std::uint32_t r = 0; r < csize; ++r) {
-          const std::uint32_t i = chosen[r];
-          if (!is_awake[i]) wake(i);
-          im.sms[i]->start_cta(cluster_cta(c, r), age, im.cycle);
-          age += im.ctx.warps_per_cta;
-          took_now[i] = 1;
-        }
-        next_cta += csize;
-        start_gpc = (g + 1) % gpcs;
-        placed = took = true;
-      }
-      if (!placed) break;
-    }
-    return took;
-  };
   for (;;) {
-    // Dispatch: at most one CTA per SM per cycle, SMs in rotating order: this cycle's pass visits
-    // each SM once from `first`; the next cycle's starts after the last SM that took one.
-    if (csize > 1 && next_cta < total && !saturated &&
-        dispatch_at(next_cta + csize - 1) <= im.cycle) {
-      saturated = !dispatch_clusters();  // until a CTA retires, no GPC can take a cluster
-    } else if (csize == 1 && next_cta < total && !saturated && dispatch_at(next_cta) <= im.cycle) {
-      const std::size_t first = start;
-      bool took = false;
-      for (std::size_t k = 0; k < n && next_cta < total && dispatch_at(next_cta) <= im.cycle; ++k) {
-        const auto i = std::uint32_t((first + k) % n);
-        if (im.sms[i] && !im.sms[i]->can_take()) continue;  // an SM not built yet is empty
-        if (!is_awake[i]) wake(i);
-        im.sms[i]->start_cta(next_cta++, age, im.cycle);
-        age += im.ctx.warps_per_cta;
-        start = (first + k + 1) % n;
-        took = true;
-      }
-      saturated = !took;  // until a CTA retires, no SM can take one
-    }
+    d.dispatch();
     bool progress = false, issued = false, resident = false, asleep = false;
     resident_before.clear();
     for (const std::uint32_t i : awake) resident_before.push_back(im.sms[i]->resident_ctas());
@@ -414,20 +324,13 @@ const TimingStats& GpuSim::run() {
       const Sm& s = *im.sms[awake[j]];
       progress |= s.progressed();
       issued |= s.issued();
-      if (s.resident_ctas() < resident_before[j]) saturated = false;
+      if (s.resident_ctas() < resident_before[j]) d.saturated = false;  // room again
       resident |= !s.idle();
       asleep |= s.asleep();
     }
     im.commit(awake);
-    if (asleep)
-      std::erase_if(awake, [&](std::uint32_t i) {
-        if (!im.sms[i]->asleep()) return false;
-        is_awake[i] = 0;
-        asleep_from[i] = im.cycle + 1;
-        return true;
-      });
-    last_tick = im.cycle;
-    if (next_cta >= total && !resident) {
+    d.after_tick(asleep);
+    if (!d.left() && !resident) {
       ++im.cycle;
       break;
     }
@@ -438,10 +341,10 @@ const TimingStats& GpuSim::run() {
     // and every op in flight still on its way (observers see every cycle: no skipping with them).
     std::uint64_t next = im.cycle + 1;
     // A CTA that may start only later (the launch's cost, the dispatcher's rate) is an event too.
-    const bool waiting = next_cta < total && !saturated && dispatch_at(next_cta + csize - 1) > next;
+    const bool waiting = d.left() && !d.saturated && d.next_at() > next;
     if (im.options.skip_idle && !im.options.observer && !issued &&
-        (next_cta >= total || saturated || waiting)) {
-      std::uint64_t event = waiting ? dispatch_at(next_cta + csize - 1) : ~std::uint64_t{0};
+        (!d.left() || d.saturated || waiting)) {
+      std::uint64_t event = waiting ? d.next_at() : ~std::uint64_t{0};
       for (const std::uint32_t i : awake) {  // no skip once one SM has work next cycle
         event = std::min(event, im.sms[i]->next_event(im.cycle));
         if (event <= next) break;
@@ -455,8 +358,8 @@ const TimingStats& GpuSim::run() {
     if ((next >> 16) != (im.cycle >> 16)) {
       // Every 65,536 cycles: a launch whose every live warp spins with nothing written since the
       // last look can never end, unless a CTA still waiting for a place could start (spin.cpp).
-      if (next_cta >= total || std::none_of(im.sms.begin(), im.sms.end(),
-                                            [](const auto& s) { return !s || s->can_take(); })) {
+      if (!d.left() || std::none_of(im.sms.begin(), im.sms.end(),
+                                    [](const auto& s) { return !s || s->can_take(); })) {
         if (exec::Executor::spin_stuck(im.executors()))
           im.stuck(fmt::format(
               "never ends: at cycle {} every live warp spins, back at the same instruction with "
@@ -466,7 +369,7 @@ const TimingStats& GpuSim::run() {
         for (const auto& e : im.exs)
           if (e) e->arm_spin_checks(kSpinMinIssued);
       }
-      if (im.options.progress) im.options.progress(next_cta, grid_ctas);
+      if (im.options.progress) im.options.progress(d.next_cta, grid_ctas);
       poll_interrupt();
     }
     im.cycle = next;
@@ -474,15 +377,14 @@ const TimingStats& GpuSim::run() {
       im.stuck(fmt::format(
           "did not finish within {} cycles (--max-cycles){}", im.options.max_cycles,
           // CTAs left that the SMs had room for: the launch's cost or the dispatcher held them
-          next_cta < total && !saturated && (smc.launch_cycles || smc.dispatch_ctas)
+          d.left() && !d.saturated && (smc.launch_cycles || smc.dispatch_ctas)
               ? fmt::format(" with {} of its {} CTAs started (the first at sm.launch_cycles = {}, "
                             "then sm.dispatch_ctas = {} every sm.dispatch_cycles = {})",
-                            next_cta, total, smc.launch_cycles, smc.dispatch_ctas,
+                            d.next_cta, total, smc.launch_cycles, smc.dispatch_ctas,
                             smc.dispatch_cycles)
               : ""));
   }
-  for (std::uint32_t i = 0; i < n; ++i)
-    if (!is_awake[i] && im.sms[i]) im.sms[i]->add_idle(im.cycle - asleep_from[i], last_tick);
+  d.finish();
   TimingStats& st = im.stats;
   st.cycles = im.cycle;
   if (sampling.on) {
@@ -513,7 +415,7 @@ const TimingStats& GpuSim::run() {
     if (!s) {
       if (!never) {
         never = std::make_unique<Sm>(0, im.ctx);
-        never->add_idle(im.cycle, last_tick);
+        never->add_idle(im.cycle, d.last_tick);
       }
     }
     const SmStats& ss = (s ? s : never)->stats();

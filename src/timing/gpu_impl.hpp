@@ -63,6 +63,8 @@ struct GpuSim::Impl {
   exec::ExecStats merged;  // exec_stats()
   bool ran = false;
 
+  struct Dispatcher;  // which CTA starts on which SM, and when (gpu_dispatch.hpp)
+
   void attach(std::uint32_t sm);
   void tick_all(const std::vector<std::uint32_t>& awake);
   void commit(const std::vector<std::uint32_t>& awake);
