@@ -22,7 +22,7 @@
 #include <bit>
 #include <cstring>
 
-#include "exec/exec_internal.hpp"
+#include "exec/bulk_context.hpp"
 
 namespace smemsim::exec::detail {
 namespace {
@@ -31,97 +31,6 @@ namespace {
 // far smaller; a kernel that never waits would otherwise grow it without end).
 constexpr std::size_t kMaxPendingBulk = std::size_t{1} << 16;
 
-// A float type's canonical quiet NaN of `bytes` bytes (f16 and bf16: 0x7fff).
-std::uint64_t nan_bits(int bytes) {
-  switch (bytes) {
-    case 2:
-      return 0x7fff;
-    case 4:
-      return 0x7fffffff;
-    default:
-      return 0x7fffffffffffffffull;
-  }
-}
-
-struct BulkContext {
-  Impl& im;
-  Cta& cta;
-  Warp& w;
-  std::uint32_t pc;
-  int l;
-  std::vector<std::uint64_t>& sectors;
-  Impl::PendingBulk* defer;  // the landing waits (set_defer_bulk): the pieces go here
-
-  // `smemsim fix`'s relayout (SharedRemap) moves the copy's bytes as it moves the warps'
-  // accesses, grain by grain, so a relaid tile holds what its reads expect: calls f(offset after
-  // the remap, bytes from `at`, count) for the pieces of [at, at + n).
-  template <typename F>
-  void remapped(std::uint64_t at, std::size_t n, F&& f) const {
-    const SharedRemap& r = im.remap;
-    if (!r.on()) return f(at, std::size_t{0}, n);
-    for (std::size_t i = 0; i < n;) {
-      const std::uint64_t off = at + i;
-      std::size_t step = n - i;
-      if (r.contains(off))
-        step = std::min<std::size_t>(step, r.grain - (off - r.base) % r.grain);
-      else if (off < r.base)
-        step = std::min<std::size_t>(step, std::size_t(r.base - off));
-      f(r.map(off), i, step);
-      i += step;
-    }
-  }
-  // Reads `n` shared bytes at `at` into `dst` (a copy to global memory).
-  void get(std::uint64_t at, std::uint8_t* dst, std::size_t n) const {
-    remapped(at, n, [&](std::uint64_t to, std::size_t i, std::size_t k) {
-      std::memcpy(dst + i, cta.shared.data() + to, k);
-    });
-  }
-  // Writes `n` bytes to shared offset `at` (checked by shared() before), now or when it lands.
-  void put(std::uint64_t at, const std::uint8_t* src, std::size_t n) {
-    if (im.remap.on()) [[unlikely]] {
-      remapped(at, n,
-               [&](std::uint64_t to, std::size_t i, std::size_t k) { put_at(to, src + i, k); });
-      return;
-    }
-    put_at(at, src, n);
-  }
-  void put_at(std::uint64_t at, const std::uint8_t* src, std::size_t n) {
-    if (!defer) {
-      std::memcpy(cta.shared.data() + at, src, n);
-      return;
-    }
-    auto& pc_ = defer->pieces;
-    if (!pc_.empty() && pc_.back().first + pc_.back().second == at)
-      pc_.back().second += std::uint32_t(n);  // the next bytes of a 16-byte chunk or a row
-    else
-      pc_.emplace_back(std::uint32_t(at), std::uint32_t(n));
-    defer->bytes.insert(defer->bytes.end(), src, src + n);
-  }
-
-  // Host pointer of `bytes` global bytes at generic address `a`, bounds-checked.
-  std::uint8_t* global(std::uint64_t a, std::uint64_t bytes, bool write, std::uint64_t align) {
-    LaneMask none = 0;
-    std::uint8_t* p =
-        lane_pointer(im, cta, w, pc, l, ptx::Space::Global, a, bytes, write, none, align);
-    im.gaddr[std::size_t(l)] = kNoSector;
-    if (im.count_sectors)
-      for (std::uint64_t s = a >> 5; s <= (a + bytes - 1) >> 5; ++s) sectors.push_back(s);
-    return p;
-  }
-  // Host pointer of `bytes` shared bytes at shared address `a`.
-  std::uint8_t* shared(std::uint64_t a, std::uint64_t bytes, std::uint64_t align) {
-    if (a + bytes > cta.shared.size() || a + bytes < a)
-      im.fail(cta, w, l, pc,
-              fmt::format("the bulk copy's {} bytes at shared address {:#x} pass the end of the "
-                          "block's shared memory ({} bytes)",
-                          bytes, a, cta.shared.size()));
-    if (a % align)
-      im.fail(cta, w, l, pc,
-              fmt::format("the bulk copy's shared address {:#x} is not {}-byte aligned", a, align));
-    return cta.shared.data() + a;
-  }
-};
-
 // The shared address of operand `o` for lane l: a generic address must fall in the shared window.
 std::uint64_t shared_address(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, int l,
                              const ptx::Operand& o) {
@@ -129,97 +38,6 @@ std::uint64_t shared_address(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, int 
   if (o.sym != ptx::kNone || (a >> kRegionShift) == 0) return a;  // a shared-space address
   if ((a >> kRegionShift) == kSharedRegion) return a & kOffsetMask;
   im.fail(cta, w, l, pc, fmt::format("the bulk copy's address {:#x} is not in shared memory", a));
-}
-
-// The tensor map operand: its image read from the parameter space or global memory.
-DecodedTensorMap read_map(BulkContext& bc, const ptx::Operand& o) {
-  Impl& im = bc.im;
-  const std::uint64_t a = operand_address(im, bc.w, o, bc.l);
-  ptx::Space space = ptx::Space::Generic;
-  if (o.sym != ptx::kNone) space = im.kernel.symbols[o.sym].space;
-  LaneMask shared = 0;
-  const std::uint8_t* p =
-      lane_pointer(im, bc.cta, bc.w, bc.pc, bc.l, space, a, kTensorMapBytes, false, shared, 64);
-  im.gaddr[std::size_t(bc.l)] = kNoSector;
-  std::optional<DecodedTensorMap> d = decode_tensor_map(p);
-  if (!d)
-    im.fail(bc.cta, bc.w, bc.l, bc.pc,
-            fmt::format("the 128 bytes at address {:#x} are not a tensor map of the launch (pass a "
-                        "[tensor_maps] entry of the launch spec as the CUtensorMap argument)",
-                        a));
-  return *d;
-}
-
-// Copies the box at `coord` between the tensor and shared memory at `smem` (a store with
-// `reduce` != None combines each element into the tensor's instead).
-void tensor_copy(BulkContext& bc, const DecodedTensorMap& d, const std::int32_t* coord,
-                 std::uint64_t smem, bool load, ptx::AtomOp reduce = ptx::AtomOp::None) {
-  const TensorMap& t = d.map;
-  const std::uint64_t eb = t.elem_bytes;
-  std::array<std::uint32_t, 5> n{1, 1, 1, 1, 1};
-  for (int k = 0; k < t.rank; ++k) n[std::size_t(k)] = t.count(k);
-  // A swizzle permutes 16-byte chunks within each 128-byte line: the box's last line is written
-  // whole.
-  const std::uint64_t span =
-      t.swizzle == TmaSwizzle::None ? t.box_bytes() : (t.box_bytes() + 127) / 128 * 128;
-  (void)bc.shared(smem, span, 128);  // bounds and alignment
-  if (load) {  // the tile, for the swizzle what-if of the loads that read it (tma_reads)
-    const auto mode = std::uint8_t(t.swizzle == TmaSwizzle::B32    ? 1
-                                   : t.swizzle == TmaSwizzle::B64  ? 2
-                                   : t.swizzle == TmaSwizzle::B128 ? 3
-                                                                   : 0);
-    const Cta::TmaTile tile{std::uint32_t(smem), std::uint32_t(span),
-                            std::uint32_t(std::uint64_t(t.count(0)) * t.elem_bytes), mode};
-    auto& tiles = bc.cta.tma_tiles;
-    auto it = std::find_if(tiles.begin(), tiles.end(),
-                           [&](const Cta::TmaTile& x) { return x.base == tile.base; });
-    if (it != tiles.end())
-      *it = tile;
-    else if (tiles.size() < 64)
-      tiles.push_back(tile);
-  }
-  const std::uint64_t row_bytes = std::uint64_t(n[0]) * eb;
-  const std::uint64_t fill = t.oob_nan ? nan_bits(int(eb)) : 0;
-  std::uint64_t row = 0;  // the box's row index (dimensions 1..4)
-  for (std::uint32_t i4 = 0; i4 < n[4]; ++i4)
-    for (std::uint32_t i3 = 0; i3 < n[3]; ++i3)
-      for (std::uint32_t i2 = 0; i2 < n[2]; ++i2)
-        for (std::uint32_t i1 = 0; i1 < n[1]; ++i1, ++row) {
-          const std::uint32_t idx[5] = {0, i1, i2, i3, i4};
-          bool inside = true;
-          std::uint64_t off = 0;  // bytes from the tensor's start to the row's first element
-          for (int k = 1; k < t.rank; ++k) {
-            const std::int64_t c =
-                std::int64_t(coord[k]) + std::int64_t(idx[k]) * t.estrides[std::size_t(k)];
-            inside &= c >= 0 && std::uint64_t(c) < t.dims[std::size_t(k)];
-            off += std::uint64_t(c) * t.strides[std::size_t(k)];
-          }
-          // Dimension 0: the elements [lo, hi) of the row are inside the tensor.
-          const std::int64_t c0 = coord[0];
-          const std::int64_t lo = inside ? std::clamp<std::int64_t>(-c0, 0, n[0]) : n[0];
-          const std::int64_t hi =
-              inside ? std::clamp<std::int64_t>(std::int64_t(t.dims[0]) - c0, lo, n[0]) : n[0];
-          std::uint8_t* g = nullptr;
-          if (hi > lo)
-            g = bc.global(d.address + off + std::uint64_t(c0 + lo) * eb,
-                          std::uint64_t(hi - lo) * eb, !load, eb);
-          const std::uint64_t row_at = smem + row * row_bytes;
-          for (std::uint32_t e = 0; e < n[0]; ++e) {
-            const std::uint64_t s = tma_swizzle(std::uint32_t(row_at + e * eb), t.swizzle);
-            const bool in = std::int64_t(e) >= lo && std::int64_t(e) < hi;
-            if (load) {
-              const std::uint8_t* from = in ? g + (std::int64_t(e) - lo) * std::int64_t(eb)
-                                            : reinterpret_cast<const std::uint8_t*>(&fill);
-              bc.put(s, from, eb);
-            } else if (in && reduce != ptx::AtomOp::None) {
-              std::uint64_t v = 0;
-              bc.get(s, reinterpret_cast<std::uint8_t*>(&v), eb);
-              reduce_into(reduce, t.elem_type, g + (std::int64_t(e) - lo) * std::int64_t(eb), v);
-            } else if (in) {
-              bc.get(s, g + (std::int64_t(e) - lo) * std::int64_t(eb), eb);
-            }
-          }
-        }
 }
 
 }  // namespace

@@ -21,12 +21,15 @@
 // objects are synchronizing accesses (an arrival releases, a wait acquires: cuda::barrier's
 // producer/consumer hand-offs), and GPU-LocalTM's transactional accesses (ordered by its conflict
 // detection) are not checked.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <tuple>
 #include <unordered_map>
 
 #include "exec/exec_internal.hpp"
+#include "smemsim/error.hpp"
 
 namespace smemsim::exec::detail {
 
