@@ -227,11 +227,15 @@ TEST(ClusterTiming, RefusalsAreOneLineErrors) {
   exec::Launch two;
   two.grid = {2, 1, 1};
   two.block = {32, 1, 1};
-  fails("barrier.cluster.wait;", [&] {
-    exec::GlobalMemory mem;
-    exec::Executor ex(hang, hang.kernels[0], find_preset("hopper-h100"), two, mem);
-    ex.run();
-  });
+  for (const char* part : {"barrier.cluster.wait;",
+                           "of the cluster of block (0,0,0) waits at the "
+                           "cluster barrier or for an mbarrier phase",
+                           "warp 0 of block (1,0,0)"})
+    fails(part, [&] {
+      exec::GlobalMemory mem;
+      exec::Executor ex(hang, hang.kernels[0], find_preset("hopper-h100"), two, mem);
+      ex.run();
+    });
   fails("never ends", [&] {
     exec::GlobalMemory mem;
     GpuSim sim(hang, hang.kernels[0], find_preset("hopper-h100"), two, mem, {});

@@ -166,11 +166,30 @@ void Executor::run_ctas(std::uint64_t first, std::uint64_t end,
             "one {} at a time, so a wait for another never ends here; sim interleaves them)",
             im.module.filename, spin, group > 1 ? "cluster" : "block",
             group > 1 ? "cluster" : "block"));
-      if (any_wait && only_waits && im.mbar_epoch == epoch && im.writes == writes)
+      if (any_wait && only_waits && im.mbar_epoch == epoch && im.writes == writes) {
+        // Name every live warp of the cluster, and the cluster barrier where one waits there.
+        std::string warps;
+        bool at_cluster_barrier = false;
+        for (std::uint32_t r = 0; r < group; ++r) {
+          const Cta& c2 = im.ctas[r];
+          if (!c2.live_warps) continue;
+          for (const Warp& w : c2.warps)
+            if (w.state != WarpState::Done && !w.stack.empty() &&
+                w.stack.back().pc < im.kernel.code.size() &&
+                im.kernel.code[w.stack.back().pc].op == Opcode::BarCluster)
+              at_cluster_barrier = true;
+          warps += (warps.empty() ? "" : "; ") + describe_warps(im, c2);
+        }
         throw InputError(fmt::format(
-            "{}: deadlock: every live warp of block ({},{},{}) waits for an mbarrier phase that "
-            "cannot complete (nothing arrives): {}",
-            im.module.filename, cta.id.x, cta.id.y, cta.id.z, describe_warps(im, cta)));
+            "{}: deadlock: every live warp of {} waits {} that cannot complete (nothing "
+            "arrives): {}",
+            im.module.filename,
+            group > 1 ? fmt::format("the cluster of block ({},{},{})", cta.id.x, cta.id.y, cta.id.z)
+                      : fmt::format("block ({},{},{})", cta.id.x, cta.id.y, cta.id.z),
+            at_cluster_barrier ? "at the cluster barrier or for an mbarrier phase"
+                               : "for an mbarrier phase",
+            warps));
+      }
       if (!progressed)
         throw InputError(fmt::format(
             "{}: deadlock: every live warp of block ({},{},{}) waits at a barrier that cannot "
