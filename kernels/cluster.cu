@@ -12,6 +12,26 @@
 
 namespace cg = cooperative_groups;
 
+// Waits until the mbarrier at shared address `bar` has completed the phase of parity `parity`;
+// with `cluster`, the wait acquires at the cluster's scope (a partner CTA arrived at it).
+template <bool cluster = false>
+__device__ void wait_parity(unsigned bar, unsigned parity) {
+  if (cluster)
+    asm volatile(
+        "{ .reg .pred p;\n"
+        "W: mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%0], %1;\n"
+        "@!p bra W; }" ::"r"(bar),
+        "r"(parity)
+        : "memory");
+  else
+    asm volatile(
+        "{ .reg .pred p;\n"
+        "W: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+        "@!p bra W; }" ::"r"(bar),
+        "r"(parity)
+        : "memory");
+}
+
 __global__ void __cluster_dims__(2, 1, 1) cluster_exchange(const int* in, int* out) {
   __shared__ int tile[256];
   cg::cluster_group cluster = cg::this_cluster();
@@ -86,11 +106,7 @@ __global__ void __cluster_dims__(2, 1, 1) cluster_multicast(const int* src, int*
         "l"(from), "r"(bytes), "r"(b), "h"(mask)
         : "memory");
   }
-  asm volatile(
-      "{ .reg .pred p;\n"
-      "W: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0;\n"
-      "@!p bra W; }" ::"r"(b)
-      : "memory");
+  wait_parity(b, 0);
   for (int i = int(threadIdx.x); i < 2 * half; i += int(blockDim.x))
     out[blockIdx.x * 2 * half + i] = tile[i];
   cluster.sync();  // no CTA leaves while a copy may still land in it
@@ -121,11 +137,7 @@ __global__ void __cluster_dims__(2, 1, 1) cluster_handoff(const int* in, int* ou
     asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(remote)
                  : "memory");
   } else {
-    asm volatile(
-        "{ .reg .pred p;\n"
-        "W: mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%0], 0;\n"
-        "@!p bra W; }" ::"r"(b)
-        : "memory");
+    wait_parity<true>(b, 0);
     out[c * 64 + int(threadIdx.x)] = 2 * box[threadIdx.x];
   }
   cluster.sync();  // rank 0's memory outlives rank 1's accesses to it
@@ -165,11 +177,7 @@ __global__ void __cluster_dims__(2, 1, 1) cluster_push(const int* in, int* out, 
         "r"(from), "r"(bytes), "r"(rb)
         : "memory");
   }
-  asm volatile(
-      "{ .reg .pred p;\n"
-      "W: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0;\n"
-      "@!p bra W; }" ::"r"(b)
-      : "memory");
+  wait_parity(b, 0);
   for (int i = int(threadIdx.x); i < n; i += int(blockDim.x))
     out[int(blockIdx.x) * n + i] = inbox[i];
   cluster.sync();  // no CTA leaves while its partner's copy may still land in it
