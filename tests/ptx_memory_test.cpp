@@ -13,6 +13,7 @@
 //   - `sim`: the scheduled copy of the code and the timing's instruction table on top: at most 700
 //     (it was 1,740, then 830 with the larger instruction).
 // Not run under AddressSanitizer, whose red zones and quarantine change every figure.
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -64,26 +65,34 @@ std::string big_kernel(int n) {
   return t + "  ret;\n}\n";
 }
 
-// Peak resident kilobytes of the CLI run with `args` (its own, from wait4), output discarded.
+// Peak resident kilobytes of the CLI run with `args` (its own, from wait4 in tests/tools/peak_rss:
+// a CLI forked from this process would also count this process's peak), output discarded.
 long peak_kb(const std::vector<std::string>& args) {
   std::vector<char*> argv;
-  std::string cli = SMEMSIM_CLI;
+  std::string tool = SMEMSIM_PEAK_RSS, cli = SMEMSIM_CLI;
+  argv.push_back(tool.data());
   argv.push_back(cli.data());
   std::vector<std::string> copy = args;
   for (std::string& a : copy) argv.push_back(a.data());
   argv.push_back(nullptr);
+  int out[2];
+  if (pipe(out) != 0) return -1;
   const pid_t pid = fork();
   if (pid == 0) {
-    const int null = open("/dev/null", O_WRONLY);
-    dup2(null, 1);
-    dup2(null, 2);
+    dup2(out[1], 1);
+    close(out[0]);
     execv(argv[0], argv.data());
     _exit(127);
   }
+  close(out[1]);
+  std::string text;
+  char buf[64];
+  for (ssize_t k; (k = read(out[0], buf, sizeof buf)) > 0;) text.append(buf, std::size_t(k));
+  close(out[0]);
   int status = 0;
-  rusage ru{};
-  if (pid < 0 || wait4(pid, &status, 0, &ru) != pid) return -1;
-  return ru.ru_maxrss;
+  if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+    return -1;
+  return std::atol(text.c_str());
 }
 
 TEST(PtxMemory, ALineCostsUnder190BytesToParse200ToRunAnd700ToSimulate) {
