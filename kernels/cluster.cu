@@ -7,7 +7,9 @@
 //                      cluster, its cluster's index and the cluster's size;
 //   cluster_histogram  clusters of 2 CTAs share one histogram of 2 x 64 bins: bin b lives in the
 //                      shared memory of CTA b / 64, and every thread adds to it with an atomic
-//                      through distributed shared memory (the Guide's example, our own code).
+//                      through distributed shared memory (the Guide's example, our own code);
+//   cluster_multicast, cluster_handoff, cluster_push, cluster_reduce: the TMA within a cluster
+//                      (below, each with its own comment).
 #include <cooperative_groups.h>
 
 namespace cg = cooperative_groups;
@@ -143,10 +145,51 @@ __global__ void __cluster_dims__(2, 1, 1) cluster_handoff(const int* in, int* ou
   cluster.sync();  // rank 0's memory outlives rank 1's accesses to it
 }
 
+// Thread 0 of a CTA of a pair: expects `bytes` on its own mbarrier `bar`, then sends `bytes` of
+// its shared `from` to the same offset as its `to` in the partner CTA (rank ^ 1), completing the
+// partner's mbarrier: a copy (cp.async.bulk.shared::cluster.shared::cta), or with `add` a
+// reduction that adds each u32 into the partner's (cp.reduce.async.bulk ... .add.u32).
+template <bool add>
+__device__ void send_to_partner(unsigned rank, unsigned bar, const void* from, void* to,
+                                unsigned bytes) {
+  asm volatile(
+      "{ .reg .b64 st;\n"
+      "mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1; }" ::"r"(bar),
+      "r"(bytes)
+      : "memory");
+  unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(to)), rb = bar;
+  asm volatile("mapa.shared::cluster.u32 %0, %0, %1;" : "+r"(dst) : "r"(rank ^ 1));
+  asm volatile("mapa.shared::cluster.u32 %0, %0, %1;" : "+r"(rb) : "r"(rank ^ 1));
+  const unsigned src = static_cast<unsigned>(__cvta_generic_to_shared(from));
+  if (add)
+    asm volatile(
+        "cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.add.u32 "
+        "[%0], [%1], %2, [%3];" ::"r"(dst),
+        "r"(src), "r"(bytes), "r"(rb)
+        : "memory");
+  else
+    asm volatile(
+        "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], %2, "
+        "[%3];" ::"r"(dst),
+        "r"(src), "r"(bytes), "r"(rb)
+        : "memory");
+}
+
+// Thread 0 initializes the mbarrier `bar` for one arrival, visible to the cluster; then every
+// shared write so far is made visible to the copy engine, and the cluster meets.
+__device__ void init_and_sync(cg::cluster_group& cluster, unsigned bar) {
+  if (threadIdx.x == 0) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar));
+    asm volatile("fence.mbarrier_init.release.cluster;");
+  }
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  cluster.sync();
+}
+
 // cluster_push: clusters of 2 CTAs of 32 threads; each CTA fills a tile with its `n` words of
-// `in` and pushes it with one bulk copy (cp.async.bulk.shared::cluster.shared::cta) into its
-// partner's inbox, which completes the partner's mbarrier; each CTA waits for its own inbox and
-// writes it out: out[n b + i] = in[n (b ^ 1) + i]. `n` is a multiple of 4, at most 1,024.
+// `in` and pushes it with one bulk copy into its partner's inbox, which completes the partner's
+// mbarrier; each CTA waits for its own inbox and writes it out: out[n b + i] = in[n (b ^ 1) + i].
+// `n` is a multiple of 4, at most 1,024.
 __global__ void __cluster_dims__(2, 1, 1) cluster_push(const int* in, int* out, int n) {
   __shared__ alignas(16) int tile[1024], inbox[1024];
   __shared__ alignas(8) unsigned long long bar;
@@ -154,31 +197,31 @@ __global__ void __cluster_dims__(2, 1, 1) cluster_push(const int* in, int* out, 
   const unsigned rank = cluster.block_rank();
   const unsigned b = static_cast<unsigned>(__cvta_generic_to_shared(&bar));
   for (int i = int(threadIdx.x); i < n; i += int(blockDim.x)) tile[i] = in[int(blockIdx.x) * n + i];
-  if (threadIdx.x == 0) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(b));
-    asm volatile("fence.mbarrier_init.release.cluster;");
-  }
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // the tile, for the copy engine
-  cluster.sync();  // both mbarriers initialized, both tiles written
-  if (threadIdx.x == 0) {
-    const unsigned bytes = 4u * unsigned(n);
-    asm volatile(
-        "{ .reg .b64 st;\n"
-        "mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1; }" ::"r"(b),
-        "r"(bytes)
-        : "memory");
-    unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(inbox)), rb = b;
-    asm volatile("mapa.shared::cluster.u32 %0, %0, %1;" : "+r"(to) : "r"(rank ^ 1));
-    asm volatile("mapa.shared::cluster.u32 %0, %0, %1;" : "+r"(rb) : "r"(rank ^ 1));
-    const unsigned from = static_cast<unsigned>(__cvta_generic_to_shared(tile));
-    asm volatile(
-        "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], %2, "
-        "[%3];" ::"r"(to),
-        "r"(from), "r"(bytes), "r"(rb)
-        : "memory");
-  }
+  init_and_sync(cluster, b);  // both mbarriers initialized, both tiles written
+  if (threadIdx.x == 0) send_to_partner<false>(rank, b, tile, inbox, 4u * unsigned(n));
   wait_parity(b, 0);
   for (int i = int(threadIdx.x); i < n; i += int(blockDim.x))
     out[int(blockIdx.x) * n + i] = inbox[i];
   cluster.sync();  // no CTA leaves while its partner's copy may still land in it
+}
+
+// cluster_reduce: clusters of 2 CTAs of 32 threads; each CTA starts its `acc` at its `n` words of
+// `in` (n a multiple of 4, at most 1,024), then adds its words of `in` times 1,000 into its
+// partner's `acc` with one bulk reduction (.add.u32, completing the partner's mbarrier), so each
+// CTA's acc[i] = in[own][i] + 1000 in[partner][i], which it writes to out.
+__global__ void __cluster_dims__(2, 1, 1) cluster_reduce(const unsigned* in, unsigned* out, int n) {
+  __shared__ alignas(16) unsigned acc[1024], scaled[1024];
+  __shared__ alignas(8) unsigned long long bar;
+  cg::cluster_group cluster = cg::this_cluster();
+  const unsigned rank = cluster.block_rank();
+  const unsigned b = static_cast<unsigned>(__cvta_generic_to_shared(&bar));
+  for (int i = int(threadIdx.x); i < n; i += int(blockDim.x)) {
+    acc[i] = in[int(blockIdx.x) * n + i];
+    scaled[i] = 1000u * acc[i];
+  }
+  init_and_sync(cluster, b);  // both mbarriers initialized, both accumulators started
+  if (threadIdx.x == 0) send_to_partner<true>(rank, b, scaled, acc, 4u * unsigned(n));
+  wait_parity(b, 0);
+  for (int i = int(threadIdx.x); i < n; i += int(blockDim.x)) out[int(blockIdx.x) * n + i] = acc[i];
+  cluster.sync();  // no CTA leaves while its partner's reduction may still land in it
 }

@@ -43,6 +43,21 @@ std::vector<std::int32_t> ints(const Workload& w, const std::string& name) {
   return v;
 }
 
+// Runs the launch `spec` on 4 CTAs of `threads` threads under `run` and then under `sim` on
+// hopper-h100, expects `out` to equal `want` under both, and returns the cycle model's statistics.
+timing::TimingStats run_and_time(const std::string& spec, std::uint32_t threads,
+                                 const std::vector<std::int32_t>& want) {
+  Workload w = cluster_workload(spec, {4, 1, 1}, {threads, 1, 1});
+  run(w);
+  EXPECT_EQ(ints(w, "out"), want) << "run";
+  Workload t = cluster_workload(spec, {4, 1, 1}, {threads, 1, 1});
+  timing::GpuSim sim(t.module, find_kernel(t.module, t.kernel), find_preset("hopper-h100"),
+                     t.launch, t.memory, {});
+  timing::TimingStats st = sim.run();
+  EXPECT_EQ(ints(t, "out"), want) << "sim";
+  return st;
+}
+
 TEST(Cluster, PartnersReadEachOthersTilesAfterTheClusterBarrier) {
   // cluster_exchange, 4 CTAs in clusters of 2: out[256 b + t] = in[256 (b ^ 1) + 255 - t] +
   // 1000 (b mod 2), with in = 0, 1, 2, ... The CTAs' warps take turns in rank order: without
@@ -140,16 +155,9 @@ TEST(Cluster, ARemoteArrivalReleasesThePartnersWaitingThreads) {
       "count = 128\ninit = \"iota\"\n[buffers.out]\ntype = \"s32\"\ncount = 256\n";
   std::vector<std::int32_t> want(256, 0);
   for (int i = 0; i < 128; ++i) want[std::size_t(i)] = 2 * i;
-  Workload w = cluster_workload(spec, {4, 1, 1}, {64, 1, 1});
-  run(w);
-  EXPECT_EQ(ints(w, "out"), want);
   // Under the cycle model the two CTAs are on two SMs: the waiting threads are suspended in their
   // try_wait until the partner's last arrival, which crosses the SM-to-SM network.
-  Workload t = cluster_workload(spec, {4, 1, 1}, {64, 1, 1});
-  timing::GpuSim sim(t.module, find_kernel(t.module, t.kernel), find_preset("hopper-h100"),
-                     t.launch, t.memory, {});
-  const timing::TimingStats& st = sim.run();
-  EXPECT_EQ(ints(t, "out"), want);
+  const timing::TimingStats st = run_and_time(spec, 64, want);
   // Each of rank 1's 2 warps a cluster writes 32 words (4 segments) and arrives on one 8-byte
   // object (1 segment) across the network: 2 clusters x 2 warps x 5 segments.
   EXPECT_EQ(st.units.dsm_segments, 20u);
@@ -180,17 +188,29 @@ TEST(Cluster, ABulkCopyPushesATileIntoThePartnersSharedMemory) {
   std::vector<std::int32_t> want(1024);
   for (int b = 0; b < 4; ++b)
     for (int i = 0; i < 256; ++i) want[std::size_t(256 * b + i)] = 256 * (b ^ 1) + i;
-  Workload w = cluster_workload(spec, {4, 1, 1}, {32, 1, 1});
-  run(w);
-  EXPECT_EQ(ints(w, "out"), want);
   // Under the cycle model each copy crosses the SM-to-SM network: 1 KiB, 32 segments of 32
   // bytes, four copies; it lands (and completes the partner's mbarrier) when the network has
   // delivered it, no earlier than sm.lat_dsm after its issue.
-  Workload t = cluster_workload(spec, {4, 1, 1}, {32, 1, 1});
-  timing::GpuSim sim(t.module, find_kernel(t.module, t.kernel), find_preset("hopper-h100"),
-                     t.launch, t.memory, {});
-  const timing::TimingStats& st = sim.run();
-  EXPECT_EQ(ints(t, "out"), want);
+  const timing::TimingStats st = run_and_time(spec, 32, want);
+  EXPECT_EQ(st.units.dsm_segments, 4u * 32u);
+}
+
+TEST(Cluster, ABulkReductionAddsATileIntoThePartnersSharedMemory) {
+  // cluster_reduce, 4 CTAs of 32 threads (2 clusters), n = 256, in = 0, 1, 2, ...: each CTA starts
+  // acc at its own words and adds 1,000 x its words into its partner's acc with one
+  // cp.reduce.async.bulk .add.u32, so out[256 b + i] = (256 b + i) + 1000 (256 (b ^ 1) + i).
+  // A copy in place of the reduction would give 1000 (256 (b ^ 1) + i) alone; a reduction that
+  // landed before the partner started acc would be overwritten by the start.
+  const std::string spec =
+      "kernel = \"cluster_reduce\"\nargs = [\"in\", \"out\", 256]\n[buffers.in]\ntype = "
+      "\"u32\"\ncount = 1024\ninit = \"iota\"\n[buffers.out]\ntype = \"u32\"\ncount = 1024\n";
+  std::vector<std::int32_t> want(1024);
+  for (int b = 0; b < 4; ++b)
+    for (int i = 0; i < 256; ++i)
+      want[std::size_t(256 * b + i)] = (256 * b + i) + 1000 * (256 * (b ^ 1) + i);
+  // Under the cycle model it lands when the network has delivered it, as a copy does: 32
+  // segments of 32 bytes per CTA.
+  const timing::TimingStats st = run_and_time(spec, 32, want);
   EXPECT_EQ(st.units.dsm_segments, 4u * 32u);
 }
 

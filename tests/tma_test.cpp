@@ -409,10 +409,7 @@ TEST(Tma, DecoderRefusesWhatIsNotModelledAndRejectsMalformedForms) {
   const std::pair<const char*, const char*> refusals[] = {
       {"cp.async.bulk.tensor.2d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes "
        "[%r1], [%rd1, {%r2, %r3}], [%r4], {%r5};",
-       "im2col"},
-      {"cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.add.u32 "
-       "[%r1], [%r2], 16, [%r4];",
-       "cluster"}};
+       "im2col"}};
   for (const auto& [line, why] : refusals) {
     const ptx::Module m = module(line);
     ASSERT_EQ(m.kernels.size(), 1u);
@@ -445,7 +442,16 @@ TEST(Tma, DecoderRefusesWhatIsNotModelledAndRejectsMalformedForms) {
        "a copy between shared memories is"},
       {"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
        "[%r1], [%rd1], 16, [%r4];",
-       "ctaMask"}};
+       "ctaMask"},
+      // The PTX ISA's table for a reduction into .shared::cluster: no floats, min/max 32-bit.
+      {"cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.add.f32 "
+       "[%r1], [%r2], 16, [%r4];",
+       "a reduction into .shared::cluster is .add (.u32 .s32 .u64)"},
+      {"cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.max.u64 "
+       "[%r1], [%r2], 16, [%r4];",
+       "a reduction into .shared::cluster is"},
+      {"cp.reduce.async.bulk.shared::cluster.shared::cta.bulk_group.add.u32 [%r1], [%r2], 16;",
+       "a bulk reduction is .global.shared::cta.bulk_group or"}};
   for (const auto& [line, why] : malformed) {
     try {
       (void)module(line);
@@ -474,7 +480,9 @@ TEST(Tma, DecoderRefusesWhatIsNotModelledAndRejectsMalformedForms) {
         "[%r4];",
         "cp.reduce.async.bulk.tensor.2d.global.shared::cta.max.tile.bulk_group [%rd1, {%r2, "
         "%r3}], [%r4];",
-        "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.s32 [%rd1], [%r1], %r2;"}) {
+        "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.s32 [%rd1], [%r1], %r2;",
+        "cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.xor.b32 "
+        "[%r1], [%r2], 64, [%r4];"}) {
     const ptx::Module t = module(line);
     ASSERT_FALSE(t.kernels[0].code.empty());
     EXPECT_EQ(ptx::to_string(t.kernels[0], t.kernels[0].code[0]), line);

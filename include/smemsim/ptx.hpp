@@ -83,6 +83,9 @@ enum class BulkOp : std::uint8_t {
   // cp.async.bulk.shared::cluster.shared::cta: the CTA's shared memory into a CTA's of its
   // cluster, completing that CTA's mbarrier (issue 46).
   Peer,
+  // cp.reduce.async.bulk.shared::cluster.shared::cta: Peer's copy combined into the destination's
+  // elements by Instruction::atom on Instruction::type.
+  PeerReduce,
 };
 // What an Opcode::Mbarrier does (PTX ISA "mbarrier"): init, arrive, arrive_drop, test_wait,
 // try_wait, inval, pending_count, and cp.async.mbarrier.arrive.

@@ -56,7 +56,7 @@ std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask 
   const bool multicast =
       (op == ptx::BulkOp::Load || op == ptx::BulkOp::TensorLoad) && ins.num_ops == 5;
   // A copy into a CTA of the cluster lands there as a multicast to that one rank does.
-  const bool peer = op == ptx::BulkOp::Peer;
+  const bool peer = op == ptx::BulkOp::Peer || op == ptx::BulkOp::PeerReduce;
   Impl::PendingBulk now;
   // Copies into shared memory land later under a timing model: one record for the instruction.
   Impl::PendingBulk* defer = nullptr;
@@ -138,7 +138,8 @@ std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask 
         }
         break;
       }
-      case ptx::BulkOp::Peer: {  // [dst] (shared::cluster), [src] (shared::cta), size, [mbar]
+      case ptx::BulkOp::Peer:  // [dst] (shared::cluster), [src] (shared::cta), size, [mbar]
+      case ptx::BulkOp::PeerReduce: {
         const std::uint64_t size = bulk_size(l);
         const std::uint64_t src = shared_address(im, cta, w, pc, l, ins.ops[1]);
         const std::uint64_t dst = shared_address(im, cta, w, pc, l, ins.ops[0]);
@@ -160,6 +161,10 @@ std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask 
                   fmt::format("the copy's destination is in CTA rank {} of its cluster, which {}",
                               r, r < im.cluster.count() ? "has exited" : "it does not have"));
         const std::uint64_t doff = dst & kClusterOffsetMask, moff = mb & kClusterOffsetMask;
+        if (op == ptx::BulkOp::PeerReduce) {
+          defer->reduce = ins.atom;
+          defer->type = ins.type;
+        }
         if (doff + size > to->shared.size() || doff % 16)
           im.fail(cta, w, l, pc,
                   fmt::format("the copy's destination, {} bytes at byte offset {} of CTA rank {}, "
@@ -246,8 +251,16 @@ void land(Impl& im, const Impl::PendingBulk& p) {
   Warp& w = cta.warps[p.warp];
   const auto into = [&](Cta& to) {
     std::size_t at = 0;
+    const std::uint32_t eb = std::uint32_t(ptx::type_bits(p.type) / 8);
     for (const auto& [off, n] : p.pieces) {
-      std::memcpy(to.shared.data() + off, p.bytes.data() + at, n);
+      if (p.reduce == ptx::AtomOp::None)
+        std::memcpy(to.shared.data() + off, p.bytes.data() + at, n);
+      else  // a reduction: each element combined into the destination's as it lands
+        for (std::uint32_t i = 0; i + eb <= n; i += eb) {
+          std::uint64_t v = 0;
+          std::memcpy(&v, p.bytes.data() + at + i, eb);
+          reduce_into(p.reduce, p.type, to.shared.data() + off + i, v);
+        }
       at += n;
     }
     for (const auto& c : p.completions) mbarrier_complete_tx(im, to, w, p.pc, c.lane, c.mbar, c.tx);

@@ -417,6 +417,10 @@ struct Impl {
     std::vector<Completion> completions;
     // .multicast::cluster: the ranks of the CTAs it lands in (0: the issuing CTA alone).
     std::uint16_t mask = 0;
+    // A reduction into a CTA of the cluster (BulkOp::PeerReduce): each element of `bytes` is
+    // combined into the destination's as it lands, by `reduce` on `type`.
+    ptx::AtomOp reduce = ptx::AtomOp::None;
+    ptx::Type type = ptx::Type::B8;
   };
   bool defer_bulk = false;
   std::uint32_t bulk_next = 1;

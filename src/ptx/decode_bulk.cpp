@@ -15,10 +15,14 @@
 //   cp.reduce.async.bulk.tensor.Nd.global.shared::cta.op{.tile}.bulk_group  [map, {c0..}], [src]
 // N is 1..5; `map` is the tensor map's address (a register or a parameter's name); op is add,
 // min, max, inc, dec, and, or or xor, type b32 u32 s32 b64 u64 s64 f32 f64 (a tensor reduction
-// takes its map's type); a multicast copy's ctaMask is ops[4]. Reductions between the CTAs of a
-// cluster, f16/bf16 reductions and the im2col modes are recorded as unsupported.
+// takes its map's type); a multicast copy's ctaMask is ops[4]. f16/bf16 reductions and the im2col
+// modes are recorded as unsupported.
 //   cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes  [dst], [src], size,
 //       [mbar]   (the CTA's shared memory into a CTA's of the cluster, dst and mbar in that CTA)
+//   cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.op.type  [dst],
+//       [src], size, [mbar]   (the same, each element combined into the destination's; op and
+//       type as the PTX ISA's table allows: add u32 s32 u64, min/max u32 s32, inc/dec u32,
+//       and/or/xor b32)
 #include <fmt/format.h>
 
 #include <vector>
@@ -150,10 +154,27 @@ Instruction Decoder::bulk_copy() {
     if (reduce && is_float(ins_.type) && ins_.atom != AtomOp::Add && ins_.atom != AtomOp::Min &&
         ins_.atom != AtomOp::Max)
       malformed(fmt::format("'{}': a float reduction is .add, .min or .max", text));
+  } else if (reduce && spaces.size() == 2 && spaces[0] == "shared::cluster" &&
+             (spaces[1] == "shared::cta" || spaces[1] == "shared") && !tensor && mbar && !group) {
+    ins_.comp = std::uint8_t(BulkOp::PeerReduce);  // into a CTA of the cluster, combined there
+    // The PTX ISA's table of the operations and types a reduction into shared::cluster takes.
+    const AtomOp a = ins_.atom;
+    const Type t = ins_.type;
+    const bool ok =
+        (a == AtomOp::Add && (t == Type::U32 || t == Type::S32 || t == Type::U64)) ||
+        ((a == AtomOp::Min || a == AtomOp::Max) && (t == Type::U32 || t == Type::S32)) ||
+        ((a == AtomOp::Inc || a == AtomOp::Dec) && t == Type::U32) ||
+        ((a == AtomOp::And || a == AtomOp::Or || a == AtomOp::Xor) && t == Type::B32);
+    if (!ok)
+      malformed(fmt::format(
+          "'{}': a reduction into .shared::cluster is .add (.u32 .s32 .u64), .min/.max (.u32 "
+          ".s32), .inc/.dec (.u32) or .and/.or/.xor (.b32)",
+          text));
   } else if (reduce) {
-    refuse(spaces.size() == 2 && is_shared(spaces[0])
-               ? "reductions into the shared memories of a cluster's CTAs"
-               : "this reduction's spaces");
+    malformed(
+        fmt::format("'{}': a bulk reduction is .global.shared::cta.bulk_group or "
+                    ".shared::cluster.shared::cta.mbarrier::complete_tx::bytes",
+                    text));
   } else if (spaces.size() == 2 && spaces[0] == "shared::cluster" &&
              (spaces[1] == "shared::cta" || spaces[1] == "shared") && !tensor && mbar && !group &&
              !multicast) {
@@ -224,6 +245,7 @@ Instruction Decoder::bulk_copy() {
   };
   switch (BulkOp(ins_.comp)) {
     case BulkOp::Peer:  // [dst], [src], size, [mbar]
+    case BulkOp::PeerReduce:
     case BulkOp::Load:  // [dst], [src], size, [mbar] {, ctaMask}
       address(0), comma(), address(1), comma(), size(2), comma(), address(3), mask();
       operand_end(multicast ? 5 : 4, hint);

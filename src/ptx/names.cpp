@@ -331,7 +331,8 @@ std::string bulk_text(const Kernel& k, const Instruction& ins, std::string s) {
   const bool tensor =
       op == BulkOp::TensorLoad || op == BulkOp::TensorStore || op == BulkOp::TensorReduce ||
       (op == BulkOp::Prefetch && ins.num_ops == 2 && ins.ops[1].kind == OperandKind::Vector);
-  const bool reduce = op == BulkOp::Reduce || op == BulkOp::TensorReduce;
+  const bool reduce =
+      op == BulkOp::Reduce || op == BulkOp::TensorReduce || op == BulkOp::PeerReduce;
   s += reduce ? "cp.reduce.async.bulk" : "cp.async.bulk";
   switch (op) {
     case BulkOp::Commit:
@@ -356,6 +357,10 @@ std::string bulk_text(const Kernel& k, const Instruction& ins, std::string s) {
       break;
     case BulkOp::Peer:
       s += ".shared::cluster.shared::cta.mbarrier::complete_tx::bytes";
+      break;
+    case BulkOp::PeerReduce:
+      s += fmt::format(".shared::cluster.shared::cta.mbarrier::complete_tx::bytes.{}.{}",
+                       name_of(kAtomNames, ins.atom), type_name(ins.type));
       break;
     case BulkOp::Store:
     case BulkOp::TensorStore:

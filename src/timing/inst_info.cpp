@@ -114,6 +114,7 @@ Space space_of(const ptx::Instruction& ins) {
         case ptx::BulkOp::TensorReduce:
           return Space::Global;
         case ptx::BulkOp::Peer:  // the SM-to-SM network (IssueResult::dsm_segments)
+        case ptx::BulkOp::PeerReduce:
           return Space::Shared;
         default:
           return Space::None;
