@@ -17,7 +17,10 @@
 //                               blockIdx.x) and the box at (x, y) of a tensor, in place;
 //   tma_rows                    loads a 32 x 32 u32 box unswizzled; thread t sums row t, so at
 //                               each step the warp reads a column, 128 bytes a lane apart (the
-//                               bank conflict the swizzle modes are for).
+//                               bank conflict the swizzle modes are for);
+//   tma_im2col_4d               one thread copies an NHWC tensor's pixels with the im2col mode
+//                               (the pixels of a convolution's filter tap, offsets (off_w, off_h))
+//                               into a 1024-byte-aligned tile, written out as tma_load_2d does.
 #include <cuda.h>
 
 #include <cuda/barrier>
@@ -65,6 +68,26 @@ __global__ void tma_load_3d(const __grid_constant__ CUtensorMap map, int x, int 
   __shared__ block_barrier bar;
   start_barrier(bar);
   if (threadIdx.x == 0) cde::cp_async_bulk_tensor_3d_global_to_shared(tile, &map, x, y, z, bar);
+  wait_for_box(bar, words * 4, threadIdx.x == 0);
+  for (int i = threadIdx.x; i < words; i += blockDim.x) out[i] = tile[i];
+}
+
+__global__ void tma_im2col_4d(const __grid_constant__ CUtensorMap map, int c, int w, int h, int n,
+                              int off_w, int off_h, unsigned* out, int words) {
+  __shared__ alignas(1024) unsigned tile[kTileWords];
+  __shared__ block_barrier bar;
+  start_barrier(bar);
+  if (threadIdx.x == 0) {
+    const auto dst = static_cast<unsigned>(__cvta_generic_to_shared(tile));
+    const auto mb =
+        static_cast<unsigned>(__cvta_generic_to_shared(cuda::device::barrier_native_handle(bar)));
+    const auto ow = static_cast<unsigned short>(off_w), oh = static_cast<unsigned short>(off_h);
+    asm volatile(
+        "cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes "
+        "[%0], [%1, {%2, %3, %4, %5}], [%6], {%7, %8};" ::"r"(dst),
+        "l"(&map), "r"(c), "r"(w), "r"(h), "r"(n), "r"(mb), "h"(ow), "h"(oh)
+        : "memory");
+  }
   wait_for_box(bar, words * 4, threadIdx.x == 0);
   for (int i = threadIdx.x; i < words; i += blockDim.x) out[i] = tile[i];
 }

@@ -57,7 +57,8 @@ struct Step {
   CUfunction f = nullptr;
 };
 // A tensor map of the launch spec (smemsim's `tensormap` line), encoded here with the driver's
-// cuTensorMapEncodeTiled over the buffer's device address.
+// cuTensorMapEncodeTiled (or cuTensorMapEncodeIm2col, an im2col map) over the buffer's device
+// address.
 struct TMap {
   std::size_t buffer = 0;
   unsigned long long offset = 0;
@@ -66,6 +67,9 @@ struct TMap {
   cuuint64_t dims[5] = {}, strides[4] = {};
   cuuint32_t box[5] = {}, estrides[5] = {};
   int swizzle = 0, l2 = 0, nan = 0;
+  bool im2col = false;
+  int lower[3] = {}, upper[3] = {};
+  cuuint32_t channels = 0, pixels = 0;
 };
 struct Buf {
   std::size_t bytes;
@@ -132,14 +136,24 @@ Package load(const std::string& dir) {
       for (unsigned d = 0; d < t.rank; ++d) in >> t.box[d];
       for (unsigned d = 0; d < t.rank; ++d) in >> t.estrides[d];
       in >> t.swizzle >> t.l2 >> t.nan;
+      std::string mode;
+      if (in >> mode) {
+        if (mode != "im2col" || t.rank < 3)
+          throw Failed{dir + "/replay.txt: a malformed tensormap line"};
+        t.im2col = true;
+        for (unsigned d = 0; d + 2 < t.rank; ++d) in >> t.lower[d];
+        for (unsigned d = 0; d + 2 < t.rank; ++d) in >> t.upper[d];
+        in >> t.channels >> t.pixels;
+      } else {
+        in.clear();
+      }
       if (!in) throw Failed{dir + "/replay.txt: a malformed tensormap line"};
       p.maps.push_back(t);
     }
     if (word == "tmap") {
       std::size_t at, map;
       in >> at >> map;
-      if (p.steps.empty() || !in || map >= p.maps.size() ||
-          at + 128 > p.steps.back().params.size())
+      if (p.steps.empty() || !in || map >= p.maps.size() || at + 128 > p.steps.back().params.size())
         throw Failed{dir + "/replay.txt: a tmap line outside its launch's parameters"};
       p.steps.back().maps.push_back({at, map});
     }
@@ -178,12 +192,21 @@ CUtensorMap encode(const Package& p, const TMap& t) {
                                     : t.l2 == 3 ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B
                                                 : CU_TENSOR_MAP_L2_PROMOTION_NONE;
   CUtensorMap m;
-  check(cuTensorMapEncodeTiled(&m, type, t.rank,
-                               reinterpret_cast<void*>(p.bufs[t.buffer].d + t.offset), t.dims,
-                               t.strides, t.box, t.estrides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
-                               l2,
-                               t.nan ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
-                                     : CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+  if (t.im2col) {
+    check(cuTensorMapEncodeIm2col(&m, type, t.rank,
+                                  reinterpret_cast<void*>(p.bufs[t.buffer].d + t.offset), t.dims,
+                                  t.strides, t.lower, t.upper, t.channels, t.pixels, t.estrides,
+                                  CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, l2,
+                                  t.nan ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
+                                        : CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+          "cuTensorMapEncodeIm2col", p.dir);
+    return m;
+  }
+  check(cuTensorMapEncodeTiled(
+            &m, type, t.rank, reinterpret_cast<void*>(p.bufs[t.buffer].d + t.offset), t.dims,
+            t.strides, t.box, t.estrides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, l2,
+            t.nan ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
+                  : CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
         "cuTensorMapEncodeTiled", p.dir);
   return m;
 }

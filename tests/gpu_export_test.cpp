@@ -124,6 +124,28 @@ TEST(GpuExport, TensorMapsTravelAsTheirEncodeTiledArguments) {
   EXPECT_EQ(lines_starting(m, "reloc"), (std::vector<std::string>{"reloc 256 2 0"}));
 }
 
+// docs/examples/tma_im2col.launch.toml: an im2col map travels with its corners, channels and
+// pixels after the fields a tiled map has (f32 over buffer x (1, after out), dims 16 8 8 2, strides
+// 64, 512 and 4,096 bytes, boxes unused (1), element strides 1, no swizzle, no promotion, zero
+// fill), which the replay gives cuTensorMapEncodeIm2col. Its centre tap (offsets 1, 1) copies image
+// 0 itself: `out` holds x's first 1,024 words, as the example's comment says.
+TEST(GpuExport, Im2colMapsTravelAsTheirEncodeIm2colArguments) {
+  const std::string dir = ::testing::TempDir() + "smemsim_export_im2col";
+  const test::CliResult r =
+      cli("run " + std::string(SMEMSIM_SOURCE_DIR) + "/kernels/ptx/tma.ptx --launch " +
+          SMEMSIM_SOURCE_DIR + "/docs/examples/tma_im2col.launch.toml --export-gpu " + dir);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const std::string m = slurp(dir + "/replay.txt");
+  EXPECT_EQ(lines_starting(m, "tensormap"),
+            (std::vector<std::string>{"tensormap 0 1 0 f32 4 16 8 8 2 64 512 4096 1 1 1 1 1 1 1 1 "
+                                      "0 0 0 im2col -1 -1 -1 -1 16 64"}))
+      << m;
+  const std::string out = slurp(dir + "/buf0.out"), x = slurp(dir + "/buf1.in");  // name order
+  ASSERT_EQ(out.size(), x.size());
+  EXPECT_EQ(out.substr(0, 4096), x.substr(0, 4096));
+  EXPECT_EQ(out.substr(4096), std::string(4096, '\0'));
+}
+
 // scripts/gpu-compare.py refuses what it cannot compare with one line and exit code 2 before it
 // runs any launch: a missing CSV, a folder, an arch override that is no key=value, a smemsim that
 // is not there (each launch's row would otherwise read nan).

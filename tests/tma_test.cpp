@@ -407,9 +407,9 @@ TEST(Tma, DecoderRefusesWhatIsNotModelledAndRejectsMalformedForms) {
   };
   // Valid forms smemsim does not model: the kernel is refused, naming why.
   const std::pair<const char*, const char*> refusals[] = {
-      {"cp.async.bulk.tensor.2d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes "
-       "[%r1], [%rd1, {%r2, %r3}], [%r4], {%r5};",
-       "im2col"}};
+      {"cp.async.bulk.tensor.3d.shared::cluster.global.im2col::w.mbarrier::complete_tx::bytes "
+       "[%r1], [%rd1, {%r2, %r3, %r4}], [%r4], {%r5};",
+       "im2col::w"}};
   for (const auto& [line, why] : refusals) {
     const ptx::Module m = module(line);
     ASSERT_EQ(m.kernels.size(), 1u);

@@ -166,7 +166,9 @@ GpuExport::GpuExport(std::string dir, const exec::Workload& w) : dir_(std::move(
   }
   // A tensor map: its buffer, the byte offset of its globalAddress, the element type, the rank,
   // then globalDim (rank), globalStrides (rank - 1, bytes), boxDim and elementStrides (rank each),
-  // the swizzle's bytes, the L2 promotion (0 none, 1 64B, 2 128B, 3 256B) and the NaN fill (1).
+  // the swizzle's bytes, the L2 promotion (0 none, 1 64B, 2 128B, 3 256B) and the NaN fill (1);
+  // an im2col map then has `im2col`, its lower and upper corners (rank - 2 each, W first), its
+  // channels per pixel and its pixels per column (its boxes are unused).
   for (std::size_t i = 0; i < w.memory.tensor_maps.size(); ++i) {
     const exec::TensorMap& t = w.memory.tensor_maps[i];
     m += fmt::format("tensormap {} {} {} {} {}", i, t.buffer, t.offset, t.type, int(t.rank));
@@ -174,7 +176,14 @@ GpuExport::GpuExport(std::string dir, const exec::Workload& w) : dir_(std::move(
     for (int d = 1; d < t.rank; ++d) m += fmt::format(" {}", t.strides[std::size_t(d)]);
     for (int d = 0; d < t.rank; ++d) m += fmt::format(" {}", t.box[std::size_t(d)]);
     for (int d = 0; d < t.rank; ++d) m += fmt::format(" {}", t.estrides[std::size_t(d)]);
-    m += fmt::format(" {} {} {}\n", int(t.swizzle), int(t.l2_promotion), t.oob_nan ? 1 : 0);
+    m += fmt::format(" {} {} {}", int(t.swizzle), int(t.l2_promotion), t.oob_nan ? 1 : 0);
+    if (t.im2col) {
+      m += " im2col";
+      for (int d = 0; d + 2 < t.rank; ++d) m += fmt::format(" {}", t.lower[std::size_t(d)]);
+      for (int d = 0; d + 2 < t.rank; ++d) m += fmt::format(" {}", t.upper[std::size_t(d)]);
+      m += fmt::format(" {} {}", t.channels, t.pixels);
+    }
+    m += '\n';
   }
   for (const exec::Workload::Step& st : steps) {
     const ptx::Kernel& k = exec::find_kernel(w.module, st.kernel);

@@ -214,6 +214,9 @@ enum Flag : std::uint32_t {
   // (sm.lower's `ifcvt`, src/lower/ifcvt.hpp): the branch became `mov.pred p, p`, which does
   // nothing and takes no issue slot. Set by that pass only, never by the parser.
   kIfConverted = 1u << 30,
+  // cp.async.bulk.tensor .im2col (a load or prefetch: its im2col offsets follow [mbar], or the
+  // coordinates, as ops[4] / ops[2]) and .im2col_no_offs (a store or reduction), issue 46.
+  kIm2col = 1u << 31,
 };
 
 enum class OperandKind : std::uint8_t {
@@ -351,6 +354,14 @@ struct Instruction {
   bool has(Flag f) const { return (flags & f) != 0; }
 };
 static_assert(sizeof(Instruction) == 132);
+
+// A bulk copy into shared memory with .multicast::cluster: its ctaMask is the last operand, after
+// [mbar] and any im2col offsets (ops[4], or ops[5] after .im2col's).
+inline bool bulk_multicast(const Instruction& ins) {
+  const auto op = BulkOp(ins.comp);
+  return ins.op == Opcode::CpBulk && (op == BulkOp::Load || op == BulkOp::TensorLoad) &&
+         ins.num_ops == (ins.has(kIm2col) ? 6 : 5);
+}
 
 struct Register {
   std::string name;  // e.g. "%r12"

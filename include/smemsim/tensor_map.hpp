@@ -49,6 +49,15 @@ struct TensorMap {
   TmaSwizzle swizzle = TmaSwizzle::None;
   std::uint8_t l2_promotion = 0;  // bytes / 64 ... kept for the image; no functional effect
   bool oob_nan = false;           // CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
+  // cuTensorMapEncodeIm2col's map (rank 3 to 5: NWC, NHWC, NDHWC, C innermost): a copy moves
+  // pixels_per_column pixels of channels_per_pixel channels, row i of the shared tile the i-th
+  // pixel of the bounding box's traversal (bulk_tensor.cpp). The corners are per spatial
+  // dimension, W first (rank - 2 of them); `box` is not used.
+  bool im2col = false;
+  std::array<std::int32_t, 3> lower{0, 0, 0};  // pixelBoxLowerCorner
+  std::array<std::int32_t, 3> upper{0, 0, 0};  // pixelBoxUpperCorner
+  std::uint32_t channels = 1;                  // channelsPerPixel
+  std::uint32_t pixels = 1;                    // pixelsPerColumn
 
   // Elements the box copies along dimension d: ceil(box / elementStride) (cuda.h); dimension 0's
   // element stride is ignored (interleave none).
@@ -58,6 +67,7 @@ struct TensorMap {
   }
   // Bytes the box occupies in shared memory (and the transaction count a load completes).
   std::uint64_t box_bytes() const {
+    if (im2col) return std::uint64_t(pixels) * channels * elem_bytes;
     std::uint64_t n = elem_bytes;
     for (int d = 0; d < rank; ++d) n *= count(d);
     return n;
@@ -80,7 +90,10 @@ std::optional<DecodedTensorMap> decode_tensor_map(const std::uint8_t* bytes);
 // the spec is read: rank 1..5, dims 1..2^32, strides multiples of 16 below 2^40 and each at least
 // the previous dimension's extent, the address 16-byte aligned, boxes 1..256 with the inner box a
 // multiple of 16 bytes and no wider than the swizzle span, element strides 1..8, NaN fill only for
-// float types. Throws InputError "<where>tensor map 'NAME': ...".
+// float types. An im2col map (cuTensorMapEncodeIm2col's): rank 3..5, corners in the rank's range
+// ([-2^15, 2^15) for 3, [-128, 128) for 4, [-16, 16) for 5) with a bounding box of at least one
+// pixel, channels 1..256 (their bytes a multiple of 16 and within the swizzle span), pixels
+// 1..1024, and N's element stride 1. Throws InputError "<where>tensor map 'NAME': ...".
 void check_tensor_map(const TensorMap& t, std::uint64_t buffer_bytes, const std::string& where);
 
 }  // namespace smemsim::exec

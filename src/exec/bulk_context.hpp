@@ -99,4 +99,10 @@ DecodedTensorMap read_map(BulkContext& bc, const ptx::Operand& o);
 void tensor_copy(BulkContext& bc, const DecodedTensorMap& d, const std::int32_t* coord,
                  std::uint64_t smem, bool load, ptx::AtomOp reduce = ptx::AtomOp::None);
 
+// An im2col map's copy (PTX ISA "im2col mode"): pixels_per_column pixels of channels_per_pixel
+// channels from `coord` (C, then the spatial dimensions W first, then N), each spatial coordinate
+// read at its place plus `offs` (W first), between the tensor and the rows of the tile at `smem`.
+void im2col_copy(BulkContext& bc, const DecodedTensorMap& d, const std::int32_t* coord,
+                 const std::int32_t* offs, std::uint64_t smem, bool load, ptx::AtomOp reduce);
+
 }  // namespace smemsim::exec::detail

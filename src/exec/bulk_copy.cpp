@@ -53,8 +53,7 @@ std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask 
   // .multicast::cluster (ops[4] the ctaMask): the bytes land in the shared memory of every CTA of
   // the mask, at the same offsets, each completing its own mbarrier at the same offset. Without a
   // timing model they land through a record of their own at the end of the instruction.
-  const bool multicast =
-      (op == ptx::BulkOp::Load || op == ptx::BulkOp::TensorLoad) && ins.num_ops == 5;
+  const bool multicast = ptx::bulk_multicast(ins);
   // A copy into a CTA of the cluster lands there as a multicast to that one rank does.
   const bool peer = op == ptx::BulkOp::Peer || op == ptx::BulkOp::PeerReduce;
   Impl::PendingBulk now;
@@ -97,7 +96,7 @@ std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask 
   };
   each_lane(m, [&](int l) {
     if (multicast) {
-      const std::uint64_t mask = im.row(w, x.row[4])[l] & 0xffff;
+      const std::uint64_t mask = im.row(w, x.row[ins.num_ops - 1])[l] & 0xffff;
       const std::uint64_t n = im.cluster.count();
       if (mask == 0 || mask >> n)
         im.fail(cta, w, l, pc,
@@ -194,14 +193,22 @@ std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask 
           im.fail(
               cta, w, l, pc,
               fmt::format("a .{}d copy of a tensor map of rank {}", int(ins.vec), int(d.map.rank)));
+        if (d.map.im2col != ins.has(ptx::kIm2col))
+          im.fail(
+              cta, w, l, pc,
+              fmt::format("a {} copy of {} tensor map", ins.has(ptx::kIm2col) ? ".im2col" : ".tile",
+                          d.map.im2col ? "an im2col (mode = \"im2col\")" : "a tiled"));
+        // The lane's values of the vector operand `v`, each as its low 32 bits.
+        const auto values = [&](const ptx::Operand& v, std::int32_t* out) {
+          for (int k = 0; k < v.count; ++k) {
+            const std::uint32_t r = im.kernel.vec(v, k);
+            const std::uint64_t bits = ptx::is_vec_imm(r) ? std::uint64_t(im.kernel.vec_imm(v, r))
+                                                          : im.row(w, im.reg_row(r))[l];
+            out[k] = static_cast<std::int32_t>(static_cast<std::uint32_t>(bits));
+          }
+        };
         std::int32_t coord[5] = {};
-        const ptx::Operand& v = ins.ops[map_at + 1];
-        for (int k = 0; k < v.count; ++k) {
-          const std::uint32_t r = im.kernel.vec(v, k);
-          const std::uint64_t bits = ptx::is_vec_imm(r) ? std::uint64_t(im.kernel.vec_imm(v, r))
-                                                        : im.row(w, im.reg_row(r))[l];
-          coord[k] = static_cast<std::int32_t>(static_cast<std::uint32_t>(bits));
-        }
+        values(ins.ops[map_at + 1], coord);
         const std::uint64_t s = shared_address(im, cta, w, pc, l, ins.ops[load ? 0 : 2]);
         if (op == ptx::BulkOp::TensorReduce &&
             (d.map.elem_type == ptx::Type::F16 || d.map.elem_type == ptx::Type::BF16))
@@ -211,8 +218,16 @@ std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask 
             ins.atom != ptx::AtomOp::Add && ins.atom != ptx::AtomOp::Min &&
             ins.atom != ptx::AtomOp::Max)
           im.fail(cta, w, l, pc, "a float tensor reduction is .add, .min or .max");
-        tensor_copy(bc, d, coord, s, load,
-                    op == ptx::BulkOp::TensorReduce ? ins.atom : ptx::AtomOp::None);
+        const ptx::AtomOp reduce = op == ptx::BulkOp::TensorReduce ? ins.atom : ptx::AtomOp::None;
+        if (d.map.im2col) {
+          // .im2col's offsets (a load's ops[4], unsigned 16-bit); .im2col_no_offs: none.
+          std::int32_t offs[3] = {};
+          if (load) values(ins.ops[4], offs);
+          for (std::int32_t& o : offs) o &= 0xffff;
+          im2col_copy(bc, d, coord, offs, s, load, reduce);
+        } else {
+          tensor_copy(bc, d, coord, s, load, reduce);
+        }
         if (load)
           complete(l, std::uint32_t(shared_address(im, cta, w, pc, l, ins.ops[3])),
                    std::int64_t(d.map.box_bytes()));

@@ -1,7 +1,12 @@
 // [tensor_maps.NAME] in a launch spec (docs/exec.md "TMA"): what cuTensorMapEncodeTiled would have
 // been given -- the tensor (a buffer, its element type, sizes and strides) and the box a copy moves
-// (its sizes, element strides, swizzle, L2 promotion and out-of-bound fill).
+// (its sizes, element strides, swizzle, L2 promotion and out-of-bound fill); with mode = "im2col",
+// what cuTensorMapEncodeIm2col would have: the bounding box's corners and the pixels and channels
+// a copy moves in place of the box.
 #include <fmt/format.h>
+
+#include <tuple>
+#include <utility>
 
 #include "exec/spec_context.hpp"
 #include "smemsim/tensor_map.hpp"
@@ -56,18 +61,75 @@ std::string_view tma_word(const SpecContext& c, const toml::node& n, const std::
   c.fail(&n, fmt::format("{}: '{}' must be one of {}", who, key, list));
 }
 
+// mode = "im2col": the corners (one signed integer per spatial dimension, W first: rank - 2), the
+// channels and pixels a copy moves; no box. Ranges are check_tensor_map's.
+void read_im2col(const SpecContext& c, const toml::table& t, const std::string& who, TensorMap& m) {
+  if (const toml::node* n = t.get("box"))
+    c.fail(n, fmt::format("{}: an im2col map has no box: a copy moves pixels_per_column pixels of "
+                          "channels_per_pixel channels",
+                          who));
+  if (m.rank < 3)
+    c.fail(t, fmt::format("{}: an im2col map has 3 to 5 dimensions (C, W, N; C, W, H, N; C, W, "
+                          "H, D, N), not {}",
+                          who, int(m.rank)));
+  const std::size_t spatial = std::size_t(m.rank - 2);
+  for (const auto& [key, to] : {std::pair{"pixel_box_lower_corner", &m.lower},
+                                std::pair{"pixel_box_upper_corner", &m.upper}}) {
+    const toml::node* n = t.get(key);
+    if (!n)
+      c.fail(t,
+             fmt::format("{} needs {} = [...] ({} signed integers, W first)", who, key, spatial));
+    const toml::array* a = n->as_array();
+    if (!a || a->size() != spatial)
+      c.fail(n, fmt::format("{}: '{}' must list {} integers (W first) for a rank-{} map", who, key,
+                            spatial, int(m.rank)));
+    for (std::size_t k = 0; k < spatial; ++k) {
+      auto v = (*a)[k].value_exact<std::int64_t>();
+      if (!v || *v < -32768 || *v > 32767)
+        c.fail(&(*a)[k], fmt::format("{}: each entry of '{}' must be an integer from -32768 to "
+                                     "32767",
+                                     who, key));
+      (*to)[k] = std::int32_t(*v);
+    }
+  }
+  for (const auto& [key, to, most] : {std::tuple{"channels_per_pixel", &m.channels, 256},
+                                      std::tuple{"pixels_per_column", &m.pixels, 1024}}) {
+    const toml::node* n = t.get(key);
+    if (!n) c.fail(t, fmt::format("{} needs {} = N (1 to {})", who, key, most));
+    auto v = n->value_exact<std::int64_t>();
+    if (!v || *v < 1 || *v > most)
+      c.fail(n, fmt::format("{}: '{}' must be an integer from 1 to {}", who, key, most));
+    *to = std::uint32_t(*v);
+  }
+}
+
 TensorMap make_tensor_map(const SpecContext& c, const std::string& name, const toml::table& t,
                           const Workload& w) {
   const std::string who = "tensor map '" + name + "'";
-  static const char* kKeys[] = {
-      "buffer",          "offset_bytes", "type",    "dims",         "strides", "box",
-      "element_strides", "interleave",   "swizzle", "l2_promotion", "oob_fill"};
+  static const char* kKeys[] = {"buffer",
+                                "offset_bytes",
+                                "type",
+                                "dims",
+                                "strides",
+                                "box",
+                                "element_strides",
+                                "interleave",
+                                "swizzle",
+                                "l2_promotion",
+                                "oob_fill",
+                                "mode",
+                                "pixel_box_lower_corner",
+                                "pixel_box_upper_corner",
+                                "channels_per_pixel",
+                                "pixels_per_column"};
   for (const auto& [k, v] : t) {
     bool known = false;
     for (const char* key : kKeys) known |= k.str() == key;
     if (!known)
       c.fail(&v, fmt::format("{}: unknown key '{}' (buffer, offset_bytes, type, dims, strides, "
-                             "box, element_strides, interleave, swizzle, l2_promotion, oob_fill)",
+                             "box, element_strides, interleave, swizzle, l2_promotion, oob_fill, "
+                             "mode; for mode = \"im2col\": pixel_box_lower_corner, "
+                             "pixel_box_upper_corner, channels_per_pixel, pixels_per_column)",
                              who, k.str()));
   }
   TensorMap m;
@@ -132,19 +194,29 @@ TensorMap make_tensor_map(const SpecContext& c, const std::string& name, const t
   } else {  // packed
     for (std::size_t d = 1; d < m.rank; ++d) m.strides[d] = m.strides[d - 1] * m.dims[d - 1];
   }
+  if (const toml::node* n = t.get("mode"))
+    m.im2col = tma_word(c, *n, who, "mode", {"tiled", "im2col"}) == "im2col";
   const toml::node* xn = t.get("box");
-  if (!xn)
-    c.fail(t, fmt::format("{} needs box = [...] (the elements a copy moves per dimension)", who));
-  const std::vector<std::uint64_t> box = tma_list(c, *xn, who, "box", 1, ~std::uint64_t{0} >> 1);
-  if (box.size() != m.rank)
-    c.fail(xn,
-           fmt::format("{}: 'box' has {} sizes for {} dimensions", who, box.size(), int(m.rank)));
-  for (std::size_t d = 0; d < box.size(); ++d) {
-    if (box[d] > 256)
-      c.fail(xn, fmt::format("{}: box[{}] = {}: a box is at most 256 elements in each dimension "
-                             "(cuTensorMapEncodeTiled)",
-                             who, d, box[d]));
-    m.box[d] = std::uint32_t(box[d]);
+  if (m.im2col) {
+    read_im2col(c, t, who, m);
+  } else {
+    for (const char* k : {"pixel_box_lower_corner", "pixel_box_upper_corner", "channels_per_pixel",
+                          "pixels_per_column"})
+      if (const toml::node* n = t.get(k))
+        c.fail(n, fmt::format("{}: '{}' is an im2col map's (mode = \"im2col\")", who, k));
+    if (!xn)
+      c.fail(t, fmt::format("{} needs box = [...] (the elements a copy moves per dimension)", who));
+    const std::vector<std::uint64_t> box = tma_list(c, *xn, who, "box", 1, ~std::uint64_t{0} >> 1);
+    if (box.size() != m.rank)
+      c.fail(xn,
+             fmt::format("{}: 'box' has {} sizes for {} dimensions", who, box.size(), int(m.rank)));
+    for (std::size_t d = 0; d < box.size(); ++d) {
+      if (box[d] > 256)
+        c.fail(xn, fmt::format("{}: box[{}] = {}: a box is at most 256 elements in each dimension "
+                               "(cuTensorMapEncodeTiled)",
+                               who, d, box[d]));
+      m.box[d] = std::uint32_t(box[d]);
+    }
   }
   if (const toml::node* n = t.get("element_strides")) {
     const std::vector<std::uint64_t> e = tma_list(c, *n, who, "element_strides", 1, 8);
@@ -173,7 +245,7 @@ TensorMap make_tensor_map(const SpecContext& c, const std::string& name, const t
   if (const toml::node* n = t.get("oob_fill"))
     m.oob_nan = tma_word(c, *n, who, "oob_fill", {"zero", "nan"}) == "nan";
   // The requirements that involve several fields, at the table's line.
-  const toml::node* at = t.get("box");
+  const toml::node* at = xn ? xn : t.get("pixel_box_lower_corner");
   try {
     check_tensor_map(m, buf->bytes.size(), "");
   } catch (const InputError& e) {

@@ -57,7 +57,11 @@ Instruction Decoder::bulk_copy() {
       cur_.expect(',', fmt::format("before the cache policy of '{}'", text));
       (void)operand(false, false);
     }
-    if (cur_.peek().is(',')) refuse("a multicast mask or im2col offsets");
+    if (cur_.peek().is(','))
+      malformed(
+          fmt::format("'{}' has more operands than its modifiers take (.multicast::cluster: "
+                      "a ctaMask; .im2col: the offsets; .L2::cache_hint: a policy)",
+                      text));
     cur_.expect(';', fmt::format("after the operands of '{}'", text));
     ins_.num_ops = static_cast<std::uint8_t>(want);
   };
@@ -94,6 +98,7 @@ Instruction Decoder::bulk_copy() {
   // The spaces in order (destination, source), the completion mechanism, the options.
   std::vector<std::string_view> spaces;
   bool mbar = false, group = false, hint = false, multicast = false;
+  std::string_view im2col_name;  // .im2col (loads, prefetches) or .im2col_no_offs (stores)
   for (; i < mods.size(); ++i) {
     const std::string_view m = mods[i];
     if (m == "global" || m == "shared::cluster" || m == "shared::cta" || m == "shared")
@@ -116,8 +121,11 @@ Instruction Decoder::bulk_copy() {
       continue;
     else if (m == "tile" && tensor)
       continue;
-    else if (m.starts_with("im2col") || m.starts_with("tile::"))
-      refuse("the im2col and gather/scatter modes of tensor copies");
+    else if ((m == "im2col" || m == "im2col_no_offs") && tensor && !ins_.has(kIm2col)) {
+      ins_.flags |= kIm2col;
+      im2col_name = m;
+    } else if (m.starts_with("im2col") || m.starts_with("tile::"))
+      refuse("the im2col::w modes and the gather/scatter modes of tensor copies (sm_100)");
     else if (m == "multicast::cluster")
       multicast = true;
     else if (m.starts_with("cta_group"))
@@ -191,6 +199,16 @@ Instruction Decoder::bulk_copy() {
                     text));
   }
   ins_.space = Space::Shared;
+  if (ins_.has(kIm2col)) {
+    const bool into_shared =
+        BulkOp(ins_.comp) == BulkOp::TensorLoad || BulkOp(ins_.comp) == BulkOp::Prefetch;
+    if (ins_.vec < 3)
+      malformed(fmt::format("'{}': the im2col modes are .3d to .5d (NWC, NHWC, NDHWC)", text));
+    if (im2col_name != (into_shared ? "im2col" : "im2col_no_offs"))
+      malformed(fmt::format("'{}': a {} takes .{}", text,
+                            into_shared ? "load or prefetch" : "store or reduction",
+                            into_shared ? "im2col" : "im2col_no_offs"));
+  }
 
   // [map, {c0, ...}]: the tensor map's address and the box's coordinates.
   const auto tensor_operand = [&](std::size_t at) {
@@ -235,13 +253,32 @@ Instruction Decoder::bulk_copy() {
         (ins_.ops[at].imm() <= 0 || ins_.ops[at].imm() % 16 != 0))
       malformed(fmt::format("'{}': the size must be a positive multiple of 16 bytes", text));
   };
-  // .multicast::cluster: the 16-bit mask of the destination CTAs' ranks after [mbar], as ops[4]
-  // (a copy into shared memory with five operands is a multicast).
+  // .multicast::cluster: the 16-bit mask of the destination CTAs' ranks after [mbar] (and the
+  // im2col offsets), as ops[4] or ops[5] (bulk_mask_operand).
   const auto mask = [&] {
     if (!multicast) return;
+    const std::size_t at = ins_.has(kIm2col) ? 5 : 4;
     cur_.expect(',', fmt::format("before the ctaMask of '{}'", text));
-    ins_.ops[4] = operand(false, false);
-    need(4, is_value(4), "a register or immediate (the ctaMask of .multicast::cluster)");
+    ins_.ops[at] = operand(false, false);
+    need(at, is_value(at), "a register or immediate (the ctaMask of .multicast::cluster)");
+  };
+  // .im2col: {o0, ...}, one 16-bit offset per spatial dimension (W first), as ops[at].
+  const auto offsets = [&](std::size_t at) {
+    if (!ins_.has(kIm2col) ||
+        (BulkOp(ins_.comp) != BulkOp::TensorLoad && BulkOp(ins_.comp) != BulkOp::Prefetch))
+      return;
+    cur_.expect(',', fmt::format("before the im2col offsets of '{}'", text));
+    if (!cur_.peek().is('{'))
+      malformed(fmt::format("'{}' needs the im2col offsets as {{...}}", text));
+    ins_.ops[at] = operand(false, false);
+    const Operand& v = ins_.ops[at];
+    if (v.count != ins_.vec - 2)
+      malformed(fmt::format("'{}' needs {} im2col offset{} (one per spatial dimension), got {}",
+                            text, ins_.vec - 2, ins_.vec == 3 ? "" : "s", int(v.count)));
+    for (int k = 0; k < v.count; ++k)
+      if (!is_vec_imm(kb_.kernel.vec(v, k)) &&
+          type_bits(kb_.kernel.regs[kb_.kernel.vec(v, k)].type) != 16)
+        malformed(fmt::format("'{}': the im2col offsets are 16-bit registers", text));
   };
   switch (BulkOp(ins_.comp)) {
     case BulkOp::Peer:  // [dst], [src], size, [mbar]
@@ -255,9 +292,9 @@ Instruction Decoder::bulk_copy() {
       address(0), comma(), address(1), comma(), size(2);
       operand_end(3, hint);
       break;
-    case BulkOp::TensorLoad:  // [dst], [map, {c}], [mbar] {, ctaMask}
-      address(0), comma(), tensor_operand(1), comma(), address(3), mask();
-      operand_end(multicast ? 5 : 4, hint);
+    case BulkOp::TensorLoad:  // [dst], [map, {c}], [mbar] {, {offsets}} {, ctaMask}
+      address(0), comma(), tensor_operand(1), comma(), address(3), offsets(4), mask();
+      operand_end(4 + (ins_.has(kIm2col) ? 1 : 0) + (multicast ? 1 : 0), hint);
       break;
     case BulkOp::TensorStore:  // [map, {c}], [src]
     case BulkOp::TensorReduce:
@@ -267,7 +304,8 @@ Instruction Decoder::bulk_copy() {
     default:  // prefetch: [src], size or [map, {c}]
       if (tensor) {
         tensor_operand(0);
-        operand_end(2, hint);
+        offsets(2);
+        operand_end(ins_.has(kIm2col) ? 3 : 2, hint);
       } else {
         address(0), comma(), size(1);
         operand_end(2, hint);

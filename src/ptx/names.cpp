@@ -330,7 +330,9 @@ std::string bulk_text(const Kernel& k, const Instruction& ins, std::string s) {
   const auto op = BulkOp(ins.comp);
   const bool tensor =
       op == BulkOp::TensorLoad || op == BulkOp::TensorStore || op == BulkOp::TensorReduce ||
-      (op == BulkOp::Prefetch && ins.num_ops == 2 && ins.ops[1].kind == OperandKind::Vector);
+      (op == BulkOp::Prefetch && ins.num_ops >= 2 && ins.ops[1].kind == OperandKind::Vector);
+  // The tensor map's operand, printed with its coordinates inside its brackets.
+  const int map_at = !tensor ? -1 : op == BulkOp::TensorLoad ? 1 : 0;
   const bool reduce =
       op == BulkOp::Reduce || op == BulkOp::TensorReduce || op == BulkOp::PeerReduce;
   s += reduce ? "cp.reduce.async.bulk" : "cp.async.bulk";
@@ -351,9 +353,9 @@ std::string bulk_text(const Kernel& k, const Instruction& ins, std::string s) {
     case BulkOp::Load:
     case BulkOp::TensorLoad:
       s += ".shared::cluster.global";
-      s += tensor ? ".tile" : "";
+      s += ins.has(kIm2col) ? ".im2col" : tensor ? ".tile" : "";
       s += ".mbarrier::complete_tx::bytes";
-      s += ins.num_ops == 5 ? ".multicast::cluster" : "";  // ops[4] is the ctaMask
+      s += bulk_multicast(ins) ? ".multicast::cluster" : "";
       break;
     case BulkOp::Peer:
       s += ".shared::cluster.shared::cta.mbarrier::complete_tx::bytes";
@@ -365,7 +367,7 @@ std::string bulk_text(const Kernel& k, const Instruction& ins, std::string s) {
     case BulkOp::Store:
     case BulkOp::TensorStore:
       s += ".global.shared::cta";
-      s += tensor ? ".tile" : "";
+      s += ins.has(kIm2col) ? ".im2col_no_offs" : tensor ? ".tile" : "";
       s += ".bulk_group";
       break;
     case BulkOp::Reduce:
@@ -373,17 +375,17 @@ std::string bulk_text(const Kernel& k, const Instruction& ins, std::string s) {
                        type_name(ins.type));
       break;
     case BulkOp::TensorReduce:
-      s += fmt::format(".global.shared::cta.{}.tile.bulk_group", name_of(kAtomNames, ins.atom));
+      s += fmt::format(".global.shared::cta.{}.{}.bulk_group", name_of(kAtomNames, ins.atom),
+                       ins.has(kIm2col) ? "im2col_no_offs" : "tile");
       break;
     default:
       s += ".L2.global";
-      s += tensor ? ".tile" : "";
+      s += ins.has(kIm2col) ? ".im2col" : tensor ? ".tile" : "";
       break;
   }
   for (std::uint8_t i = 0; i < ins.num_ops; ++i) {
     s += i ? ", " : " ";
-    if (ins.ops[i].kind == OperandKind::Memory && i + 1 < ins.num_ops &&
-        ins.ops[i + 1].kind == OperandKind::Vector) {
+    if (int(i) == map_at && i + 1 < ins.num_ops && ins.ops[i + 1].kind == OperandKind::Vector) {
       std::string map = operand_text(k, ins.ops[i]);
       if (!map.empty() && map.back() == ']') map.pop_back();
       s += map + ", " + operand_text(k, ins.ops[i + 1]) + "]";

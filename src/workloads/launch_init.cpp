@@ -324,14 +324,41 @@ std::string skeleton_text(const ptx::Module& m, const ptx::Kernel& k, const std:
       buffers += line(fmt::format("[buffers.{}_data]", name),
                       fmt::format("the tensor behind tensor map {}", name));
       buffers += line("type = \"f32\"", "guessed: the tensor's element type");
-      buffers += line("count = 4096", "elements: 64 x 64");
+      // A kernel whose tensor copies use the im2col mode: an im2col map of that copy's rank.
+      int im2col_rank = 0;
+      for (const ptx::Instruction& ins : k.code)
+        if (ins.op == ptx::Opcode::CpBulk && ins.has(ptx::kIm2col) && !im2col_rank)
+          im2col_rank = ins.vec;
+      static const char* kDims[] = {"[64, 64]",        "", "", "[64, 16, 2]", "[64, 16, 16, 2]",
+                                    "[64, 8, 8, 8, 2]"};
+      static const char* kCounts[] = {"4096", "", "", "2048", "32768", "65536"};
+      buffers += line(fmt::format("count = {}", kCounts[im2col_rank]),
+                      fmt::format("elements: {}", kDims[im2col_rank]));
       buffers += line("init = \"random\"", "zeros | iota | fill | random | values | file");
       buffers += '\n';
-      buffers += line(fmt::format("[tensor_maps.{}]", name),
-                      fmt::format("parameter {}: cuTensorMapEncodeTiled's arguments", i + 1));
-      buffers += line(fmt::format("buffer = \"{}_data\"", name), "");
-      buffers += line("dims = [64, 64]", "guessed: the tensor's sizes, innermost first");
-      buffers += line("box = [32, 8]", "guessed: the elements one copy moves per dimension");
+      if (im2col_rank) {
+        static const char* kCorners[] = {"", "", "", "[-1]", "[-1, -1]", "[-1, -1, -1]"};
+        buffers += line(fmt::format("[tensor_maps.{}]", name),
+                        fmt::format("parameter {}: cuTensorMapEncodeIm2col's arguments (the "
+                                    "kernel's copies use .im2col)",
+                                    i + 1));
+        buffers += line(fmt::format("buffer = \"{}_data\"", name), "");
+        buffers += line(fmt::format("dims = {}", kDims[im2col_rank]),
+                        "guessed: C, W, (H, (D,)) N: the sizes, innermost first");
+        buffers += line("mode = \"im2col\"", "");
+        buffers += line(fmt::format("pixel_box_lower_corner = {}", kCorners[im2col_rank]),
+                        "guessed: W first; -padding for a convolution");
+        buffers += line(fmt::format("pixel_box_upper_corner = {}", kCorners[im2col_rank]),
+                        "guessed: padding - (filter - 1) x dilation");
+        buffers += line("channels_per_pixel = 64", "guessed: the channels one pixel's row holds");
+        buffers += line("pixels_per_column = 64", "guessed: the pixels (rows) one copy moves");
+      } else {
+        buffers += line(fmt::format("[tensor_maps.{}]", name),
+                        fmt::format("parameter {}: cuTensorMapEncodeTiled's arguments", i + 1));
+        buffers += line(fmt::format("buffer = \"{}_data\"", name), "");
+        buffers += line("dims = [64, 64]", "guessed: the tensor's sizes, innermost first");
+        buffers += line("box = [32, 8]", "guessed: the elements one copy moves per dimension");
+      }
       buffers += line("swizzle = \"none\"", "none | 32B | 64B | 128B (the shared layout)");
     } else if (p.elements != 1) {
       // A struct or array by value: its bytes, zero; the note says how to give its members.
