@@ -8,8 +8,9 @@
 //   cluster_histogram  clusters of 2 CTAs share one histogram of 2 x 64 bins: bin b lives in the
 //                      shared memory of CTA b / 64, and every thread adds to it with an atomic
 //                      through distributed shared memory (the Guide's example, our own code);
-//   cluster_multicast, cluster_handoff, cluster_push, cluster_reduce: the TMA within a cluster
-//                      (below, each with its own comment).
+//   cluster_multicast, cluster_handoff, cluster_push, cluster_reduce, cluster_st_async: the TMA
+//                      and the asynchronous stores within a cluster (below, each with its own
+//                      comment).
 #include <cooperative_groups.h>
 
 namespace cg = cooperative_groups;
@@ -224,4 +225,44 @@ __global__ void __cluster_dims__(2, 1, 1) cluster_reduce(const unsigned* in, uns
   wait_parity(b, 0);
   for (int i = int(threadIdx.x); i < n; i += int(blockDim.x)) out[int(blockIdx.x) * n + i] = acc[i];
   cluster.sync();  // no CTA leaves while its partner's reduction may still land in it
+}
+
+// cluster_st_async: clusters of 2 CTAs of 32 threads; each thread stores 1000 x its block +
+// its thread into its partner's inbox with st.async and adds 1 to its partner's count with
+// red.async, both completing the partner's mbarrier (32 x 4 + 32 x 4 bytes, which thread 0
+// announces); each CTA writes its inbox and then its count to out (33 words a block): out[33 b +
+// t] = 1000 (b ^ 1) + t, out[33 b + 32] = 32.
+__global__ void __cluster_dims__(2, 1, 1) cluster_st_async(unsigned* out) {
+  __shared__ alignas(16) unsigned inbox[32];
+  __shared__ unsigned count;
+  __shared__ alignas(8) unsigned long long bar;
+  cg::cluster_group cluster = cg::this_cluster();
+  const unsigned rank = cluster.block_rank();
+  const unsigned b = static_cast<unsigned>(__cvta_generic_to_shared(&bar));
+  if (threadIdx.x == 0) count = 0;
+  init_and_sync(cluster, b);  // both mbarriers initialized, both counts 0
+  if (threadIdx.x == 0)
+    asm volatile(
+        "{ .reg .b64 st;\n"
+        "mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1; }" ::"r"(b),
+        "r"(256)
+        : "memory");
+  unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(&inbox[threadIdx.x]));
+  unsigned c = static_cast<unsigned>(__cvta_generic_to_shared(&count)), rb = b;
+  asm volatile("mapa.shared::cluster.u32 %0, %0, %1;" : "+r"(to) : "r"(rank ^ 1));
+  asm volatile("mapa.shared::cluster.u32 %0, %0, %1;" : "+r"(c) : "r"(rank ^ 1));
+  asm volatile("mapa.shared::cluster.u32 %0, %0, %1;" : "+r"(rb) : "r"(rank ^ 1));
+  asm volatile(
+      "st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%0], %1, [%2];" ::"r"(to),
+      "r"(1000u * blockIdx.x + threadIdx.x), "r"(rb)
+      : "memory");
+  asm volatile(
+      "red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%0], %1, "
+      "[%2];" ::"r"(c),
+      "r"(1u), "r"(rb)
+      : "memory");
+  wait_parity(b, 0);
+  out[blockIdx.x * 33 + threadIdx.x] = inbox[threadIdx.x];
+  if (threadIdx.x == 0) out[blockIdx.x * 33 + 32] = count;
+  cluster.sync();  // no CTA leaves while its partner's stores may still land in it
 }

@@ -214,6 +214,71 @@ TEST(Cluster, ABulkReductionAddsATileIntoThePartnersSharedMemory) {
   EXPECT_EQ(st.units.dsm_segments, 4u * 32u);
 }
 
+TEST(Cluster, AsyncStoresAndReductionsCompleteThePartnersMbarrier) {
+  // cluster_st_async, 4 CTAs of 32 threads (2 clusters): thread t of block b stores 1000 b + t
+  // into its partner's inbox[t] (st.async) and adds 1 to its partner's count (red.async), each
+  // completing 4 bytes of the partner's expected 256: out[33 b + t] = 1000 (b ^ 1) + t and
+  // out[33 b + 32] = 32 (every lane's add, none lost to another's).
+  const std::string spec =
+      "kernel = \"cluster_st_async\"\nargs = [\"out\"]\n[buffers.out]\ntype = \"s32\"\ncount = "
+      "132\n";
+  std::vector<std::int32_t> want(132);
+  for (int b = 0; b < 4; ++b) {
+    for (int t = 0; t < 32; ++t) want[std::size_t(33 * b + t)] = 1000 * (b ^ 1) + t;
+    want[std::size_t(33 * b + 32)] = 32;
+  }
+  // Under the cycle model each instruction's 32 lanes cross the network as the distinct 32-byte
+  // segments they reach: the stores 4 (128 consecutive bytes), the adds 1 (one word); 4 CTAs.
+  const timing::TimingStats st = run_and_time(spec, 32, want);
+  EXPECT_EQ(st.units.dsm_segments, 4u * (4 + 1));
+  // They land, completing the partner's mbarrier, when the network delivers them: sm.lat_dsm
+  // after their issue. The partner's wait ends at the last one's landing, so 100 more cycles of
+  // lat_dsm end the kernel exactly 100 cycles later (the cluster barriers' arrivals are not timed
+  // as network crossings).
+  const auto cycles = [&](std::uint32_t lat) {
+    Workload t = cluster_workload(spec, {4, 1, 1}, {32, 1, 1});
+    Arch a = find_preset("hopper-h100");
+    a.sm.lat_dsm = lat;
+    timing::GpuSim sim(t.module, find_kernel(t.module, t.kernel), a, t.launch, t.memory, {});
+    return sim.run().cycles;
+  };
+  EXPECT_EQ(cycles(280), cycles(180) + 100);
+  // The forms print as written; what the PTX ISA does not allow is one line naming it.
+  const auto module = [](const std::string& line) {
+    return ptx::parse(
+        ".version 8.1\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n"
+        ".reg .b32 %r<8>;\n.reg .b64 %rd<4>;\n" +
+            line + "\nret;\n}\n",
+        "a.ptx");
+  };
+  for (const char* line :
+       {"st.async.weak.shared::cluster.mbarrier::complete_tx::bytes.v2.b32 [%r1], {%r2, %r3}, "
+        "[%r4];",
+        "st.async.weak.shared::cluster.mbarrier::complete_tx::bytes.b64 [%r1], %rd1, [%r4];",
+        "red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.inc.u32 [%r1], "
+        "%r2, "
+        "[%r4];"}) {
+    const ptx::Module m = module(line);
+    EXPECT_EQ(ptx::to_string(m.kernels[0], m.kernels[0].code[0]), line);
+  }
+  for (const auto& [line, why] : std::vector<std::pair<std::string, std::string>>{
+           {"st.async.shared::cluster.u32 [%r1], %r2, [%r4];",
+            "needs .shared::cluster.mbarrier::complete_tx::bytes"},
+           {"st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b64 [%r1], {%rd1, %rd2, "
+            "%rd3, %rd1}, [%r4];",
+            ".v4 takes a 32-bit type"},
+           {"red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.f32 [%r1], "
+            "%r2, [%r4];",
+            "a reduction into .shared::cluster is"}}) {
+    try {
+      (void)module(line);
+      ADD_FAILURE() << "accepted: " << line;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(Cluster, BadClusterLaunchesAreOneLineErrors) {
   const auto fails = [](Workload w, const std::string& want) {
     try {

@@ -86,6 +86,11 @@ enum class BulkOp : std::uint8_t {
   // cp.reduce.async.bulk.shared::cluster.shared::cta: Peer's copy combined into the destination's
   // elements by Instruction::atom on Instruction::type.
   PeerReduce,
+  // st.async / red.async (.shared::cluster.mbarrier::complete_tx::bytes): each lane's value (a
+  // vector of Instruction::vec elements of Instruction::type) into a CTA of the cluster, stored or
+  // combined by Instruction::atom, completing that CTA's mbarrier with its bytes; ops[0] the
+  // address, ops[1] the value, ops[2] the mbarrier.
+  StAsync, RedAsync,
 };
 // What an Opcode::Mbarrier does (PTX ISA "mbarrier"): init, arrive, arrive_drop, test_wait,
 // try_wait, inval, pending_count, and cp.async.mbarrier.arrive.

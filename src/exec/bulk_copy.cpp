@@ -55,7 +55,8 @@ std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask 
   // timing model they land through a record of their own at the end of the instruction.
   const bool multicast = ptx::bulk_multicast(ins);
   // A copy into a CTA of the cluster lands there as a multicast to that one rank does.
-  const bool peer = op == ptx::BulkOp::Peer || op == ptx::BulkOp::PeerReduce;
+  const bool peer = op == ptx::BulkOp::Peer || op == ptx::BulkOp::PeerReduce ||
+                    op == ptx::BulkOp::StAsync || op == ptx::BulkOp::RedAsync;
   Impl::PendingBulk now;
   // Copies into shared memory land later under a timing model: one record for the instruction.
   Impl::PendingBulk* defer = nullptr;
@@ -94,6 +95,8 @@ std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask 
                           size));
     return size;
   };
+  std::vector<std::uint32_t>& segments = im.dsm_segments_seen;  // st.async's, red.async's
+  segments.clear();
   each_lane(m, [&](int l) {
     if (multicast) {
       const std::uint64_t mask = im.row(w, x.row[ins.num_ops - 1])[l] & 0xffff;
@@ -138,11 +141,15 @@ std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask 
         break;
       }
       case ptx::BulkOp::Peer:  // [dst] (shared::cluster), [src] (shared::cta), size, [mbar]
-      case ptx::BulkOp::PeerReduce: {
-        const std::uint64_t size = bulk_size(l);
-        const std::uint64_t src = shared_address(im, cta, w, pc, l, ins.ops[1]);
+      case ptx::BulkOp::PeerReduce:
+      case ptx::BulkOp::StAsync:  // [dst] (shared::cluster), value, [mbar]
+      case ptx::BulkOp::RedAsync: {
+        const bool copy = op == ptx::BulkOp::Peer || op == ptx::BulkOp::PeerReduce;
+        const char* what = copy ? "copy" : op == ptx::BulkOp::StAsync ? "st.async" : "red.async";
+        const std::uint64_t eb = std::uint64_t(ptx::type_bits(ins.type) / 8);
+        const std::uint64_t size = copy ? bulk_size(l) : eb * ins.vec;
         const std::uint64_t dst = shared_address(im, cta, w, pc, l, ins.ops[0]);
-        const std::uint64_t mb = shared_address(im, cta, w, pc, l, ins.ops[3]);
+        const std::uint64_t mb = shared_address(im, cta, w, pc, l, ins.ops[copy ? 3 : 2]);
         // The CTA an address names: its rank bits (mapa), or none for the CTA's own.
         const auto rank_of = [&](std::uint64_t a) {
           return a >> kClusterRankShift ? std::uint32_t((a >> kClusterRankShift) - 1)
@@ -151,34 +158,52 @@ std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask 
         const std::uint32_t r = rank_of(dst);
         if (rank_of(mb) != r)
           im.fail(cta, w, l, pc,
-                  fmt::format("the copy's mbarrier is in CTA rank {} of the cluster and its "
+                  fmt::format("the {}'s mbarrier is in CTA rank {} of the cluster and its "
                               "destination in rank {}: they must be in the same CTA",
-                              rank_of(mb), r));
+                              what, rank_of(mb), r));
         Cta* to = r == cta.cluster_rank ? &cta : cluster_peer(cta, r);
         if (!to)
           im.fail(cta, w, l, pc,
-                  fmt::format("the copy's destination is in CTA rank {} of its cluster, which {}",
-                              r, r < im.cluster.count() ? "has exited" : "it does not have"));
+                  fmt::format("the {}'s destination is in CTA rank {} of its cluster, which {}",
+                              what, r, r < im.cluster.count() ? "has exited" : "it does not have"));
         const std::uint64_t doff = dst & kClusterOffsetMask, moff = mb & kClusterOffsetMask;
-        if (op == ptx::BulkOp::PeerReduce) {
+        if (op == ptx::BulkOp::PeerReduce || op == ptx::BulkOp::RedAsync) {
           defer->reduce = ins.atom;
           defer->type = ins.type;
         }
-        if (doff + size > to->shared.size() || doff % 16)
+        const std::uint64_t align = copy ? 16 : size;
+        if (doff + size > to->shared.size() || doff % align)
           im.fail(cta, w, l, pc,
-                  fmt::format("the copy's destination, {} bytes at byte offset {} of CTA rank {}, "
-                              "is not 16-byte aligned inside its {} bytes of shared memory",
-                              size, doff, r, to->shared.size()));
-        (void)bc.shared(src, size, 16);
-        std::vector<std::uint8_t> bytes(size);
-        bc.get(src, bytes.data(), size);
-        bc.put_at(doff, bytes.data(), size);
+                  fmt::format("the {}'s destination, {} bytes at byte offset {} of CTA rank {}, "
+                              "is not {}-byte aligned inside its {} bytes of shared memory",
+                              what, size, doff, r, align, to->shared.size()));
+        std::uint8_t value[32];
+        std::vector<std::uint8_t> bytes;
+        const std::uint8_t* from = value;
+        if (copy) {
+          const std::uint64_t src = shared_address(im, cta, w, pc, l, ins.ops[1]);
+          (void)bc.shared(src, size, 16);
+          bytes.resize(size);
+          bc.get(src, bytes.data(), size);
+          from = bytes.data();
+        } else {  // the lane's value, element k from the vector's k-th register
+          for (int k = 0; k < ins.vec; ++k) {
+            const std::uint64_t v = im.row(w, ins.vec > 1 ? x.vrow[std::size_t(k)] : x.row[1])[l];
+            std::memcpy(value + std::uint64_t(k) * eb, &v, eb);
+          }
+        }
+        bc.put_at(doff, from, size);
         if (defer->completions.size() && defer->mask != (to != &cta ? 1u << r : 0u))
           im.fail(cta, w, l, pc,
-                  "the lanes of one copy between shared memories name different CTAs");
+                  fmt::format("the lanes of one {} into another CTA's shared memory name "
+                              "different CTAs (not modelled)",
+                              what));
         if (to != &cta) {
           defer->mask = std::uint16_t(1u << r);
-          im.dsm_bulk += std::uint32_t((size + 31) / 32);
+          if (copy)
+            im.dsm_bulk += std::uint32_t((size + 31) / 32);
+          else
+            segments.push_back(doff >> 5);  // counted once each below
         }
         complete(l, std::uint32_t(moff), std::int64_t(size));
         break;
@@ -242,6 +267,10 @@ std::uint32_t exec_bulk(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask 
   } else if (defer && defer->completions.empty()) {  // no lane copied (all guarded off)
     im.bulk_pending.pop_back();
     im.bulk_issued = 0;
+  }
+  if (!segments.empty()) {  // the distinct 32-byte segments the lanes' values cross the network in
+    std::sort(segments.begin(), segments.end());
+    im.dsm_bulk += std::uint32_t(std::unique(segments.begin(), segments.end()) - segments.begin());
   }
   if (!im.count_sectors) return 0;
   std::sort(sectors.begin(), sectors.end());

@@ -423,6 +423,7 @@ struct Impl {
     ptx::Type type = ptx::Type::B8;
   };
   bool defer_bulk = false;
+  std::vector<std::uint32_t> dsm_segments_seen;  // exec_bulk's scratch (st.async, red.async)
   std::uint32_t bulk_next = 1;
   std::uint32_t bulk_issued = 0;  // the id the current instruction's copies got (0: none)
   std::vector<PendingBulk> bulk_pending;

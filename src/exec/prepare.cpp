@@ -59,8 +59,12 @@ Type operand_type(const ptx::Instruction& ins, std::size_t i) {
     case Opcode::WmmaLoad:  // the stride (elements)
     case Opcode::WmmaStore:
     case Opcode::CpAsync:  // the sizes
-    case Opcode::CpBulk:
       return Type::U32;
+    case Opcode::CpBulk:  // the sizes; st.async's and red.async's value is of its type
+      return i == 1 && (ptx::BulkOp(ins.comp) == ptx::BulkOp::StAsync ||
+                        ptx::BulkOp(ins.comp) == ptx::BulkOp::RedAsync)
+                 ? ins.type
+                 : Type::U32;
     default:
       return ins.type;
   }

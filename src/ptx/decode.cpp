@@ -122,6 +122,7 @@ Instruction Decoder::run() {
   if (base == "mbarrier" || base == "nanosleep" || text.starts_with("cp.async.mbarrier."))
     return mbarrier();
   if (base == "ldmatrix" || base == "stmatrix" || base == "cp") return async_copy();
+  if (text.starts_with("st.async.") || text.starts_with("red.async.")) return async_store();
   if (text.starts_with("barrier.cluster.") || base == "mapa") return cluster_op();
   if (text.starts_with("fence.proxy.") || text.starts_with("fence.mbarrier_init."))
     return proxy_fence();

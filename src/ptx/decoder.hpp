@@ -78,6 +78,7 @@ class Decoder {
   Instruction mbarrier();
   // The TMA's bulk copies (decode_bulk.cpp): cp.async.bulk{.tensor}, their groups, prefetches.
   Instruction bulk_copy();
+  Instruction async_store();  // st.async, red.async (decode_bulk.cpp)
   // fence.proxy.* and fence.mbarrier_init: orderings between the generic and async proxies, with
   // no effect where every access is performed in order.
   Instruction proxy_fence();

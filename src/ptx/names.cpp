@@ -328,6 +328,16 @@ std::string wgmma_text(const Kernel& k, const Instruction& ins, std::string s) {
 // A bulk copy (issue 46) as PTX writes it: the tensor map and its coordinates in one operand.
 std::string bulk_text(const Kernel& k, const Instruction& ins, std::string s) {
   const auto op = BulkOp(ins.comp);
+  if (op == BulkOp::StAsync || op == BulkOp::RedAsync) {
+    s += op == BulkOp::StAsync
+             ? "st.async.weak.shared::cluster.mbarrier::complete_tx::bytes"
+             : fmt::format(
+                   "red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.{}",
+                   name_of(kAtomNames, ins.atom));
+    if (ins.vec > 1) s += fmt::format(".v{}", int(ins.vec));
+    return s + fmt::format(".{} {}, {}, {};", type_name(ins.type), operand_text(k, ins.ops[0]),
+                           operand_text(k, ins.ops[1]), operand_text(k, ins.ops[2]));
+  }
   const bool tensor =
       op == BulkOp::TensorLoad || op == BulkOp::TensorStore || op == BulkOp::TensorReduce ||
       (op == BulkOp::Prefetch && ins.num_ops >= 2 && ins.ops[1].kind == OperandKind::Vector);

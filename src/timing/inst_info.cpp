@@ -115,6 +115,8 @@ Space space_of(const ptx::Instruction& ins) {
           return Space::Global;
         case ptx::BulkOp::Peer:  // the SM-to-SM network (IssueResult::dsm_segments)
         case ptx::BulkOp::PeerReduce:
+        case ptx::BulkOp::StAsync:
+        case ptx::BulkOp::RedAsync:
           return Space::Shared;
         default:
           return Space::None;
