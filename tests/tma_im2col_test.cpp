@@ -143,6 +143,43 @@ TEST(TmaIm2col, ChannelsStartAtTheCoordinateAndPastTheEndReadZero) {
     EXPECT_EQ(got[std::size_t(c)], c < 4 ? std::uint32_t(40 + 4 + c) : 0u) << c;
 }
 
+TEST(TmaIm2col, AStoreWritesTheRowsBackToTheirPixels) {
+  // cp.async.bulk.tensor.3d ... .im2col_no_offs from a 64-word tile holding 1000 + its index, to
+  // an NWC tensor (C 8, W 6, N 2, zeros) with the box W in [1, 6 - 1 + 0] = [1, 5], from
+  // (c 0, w 1, n 0), 8 pixels: rows 0..4 are image 0's W 1..5, rows 5..7 image 1's W 1..3. So
+  // element (n, w, c) = 1000 + 8 row + c for those places; W 0 and image 1's W 4, 5 stay 0.
+  Workload wl;
+  wl.module = ptx::parse(
+      ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry st(.param .align 64 .b8 "
+      "map[128])\n{\n.reg .pred %p<2>;\n.reg .b32 %r<8>;\n.reg .b64 %rd<2>;\n.shared .align 1024 "
+      ".b32 tile[64];\nmov.u32 %r1, %tid.x;\nmov.u32 %r2, tile;\nshl.b32 %r3, %r1, 2;\nadd.u32 "
+      "%r4, %r2, %r3;\nadd.u32 %r5, %r1, 1000;\nst.shared.u32 [%r4], %r5;\n"
+      "fence.proxy.async.shared::cta;\nbar.sync 0;\nsetp.ne.u32 %p1, %r1, 0;\n@%p1 bra DONE;\n"
+      "mov.b64 %rd1, map;\ncvta.param.u64 %rd1, %rd1;\nmov.u32 %r6, 1;\n"
+      "cp.async.bulk.tensor.3d.global.shared::cta.im2col_no_offs.bulk_group [%rd1, {0, %r6, 0}], "
+      "[%r2];\ncp.async.bulk.commit_group;\ncp.async.bulk.wait_group 0;\nDONE:\nret;\n}\n",
+      "store.ptx");
+  bool g = false, b = false;
+  apply_launch_spec_text(
+      "kernel = \"st\"\ngrid = 1\nblock = 64\nargs = [\"map\"]\n[buffers.t]\ntype = \"u32\"\n"
+      "count = 96\n[tensor_maps.map]\nbuffer = \"t\"\ndims = [8, 6, 2]\nmode = \"im2col\"\n"
+      "pixel_box_lower_corner = [1]\npixel_box_upper_corner = [0]\nchannels_per_pixel = 8\n"
+      "pixels_per_column = 8\n",
+      "store.toml", wl, g, b);
+  run_it(wl);
+  const Buffer& t = *wl.memory.find("t");
+  std::vector<std::uint32_t> got(96);
+  std::memcpy(got.data(), t.bytes.data(), 96 * 4);
+  for (int n = 0; n < 2; ++n)
+    for (int w = 0; w < 6; ++w) {
+      const int row = w == 0 ? -1 : n == 0 ? w - 1 : w <= 3 ? 5 + w - 1 : -1;
+      for (int c = 0; c < 8; ++c)
+        EXPECT_EQ(got[std::size_t((n * 6 + w) * 8 + c)],
+                  row < 0 ? 0u : std::uint32_t(1000 + 8 * row + c))
+            << n << " " << w << " " << c;
+    }
+}
+
 TEST(TmaIm2col, BadMapsAndCopiesAreOneLineErrors) {
   const auto fails = [](const std::string& extra, const std::string& want) {
     try {
