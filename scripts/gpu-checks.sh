@@ -127,6 +127,27 @@ timeout 60 "$smemsim" run kernels/ptx/wgmma.ptx --launch docs/examples/wgmma_gem
   --export-gpu "$pk/wgmma_gemm" > /dev/null || echo "export wgmma_gemm failed"
 timeout 60 "$smemsim" run kernels/ptx/tma.ptx --launch docs/examples/tma_rows.launch.toml \
   --export-gpu "$pk/tma_rows" > /dev/null || echo "export tma_rows failed"
+# The im2col copy (cuTensorMapEncodeIm2col: the centre tap of a padded 3 x 3 filter, exact), and
+# the cluster kernels (exact): the DSM exchange, a bulk copy and a bulk reduction into the partner,
+# st.async and red.async completing the partner's mbarrier.
+timeout 60 "$smemsim" run kernels/ptx/tma.ptx --launch docs/examples/tma_im2col.launch.toml \
+  --export-gpu "$pk/tma_im2col" > /dev/null || echo "export tma_im2col failed"
+timeout 60 "$smemsim" run kernels/ptx/cluster.ptx --launch docs/examples/cluster_exchange.launch.toml \
+  --export-gpu "$pk/cluster_exchange" > /dev/null || echo "export cluster_exchange failed"
+for k in "cluster_push PKiPii s32" "cluster_reduce PKjPji u32"; do
+  # shellcheck disable=SC2086
+  set -- $k
+  spec="$tmp/$1.toml"
+  printf 'kernel = "_Z%d%s%s"\ngrid = 8\nblock = 32\nargs = ["in", "out", 256]\n' "${#1}" "$1" "$2" > "$spec"
+  printf '[buffers.in]\ntype = "%s"\ncount = 2048\ninit = "iota"\n' "$3" >> "$spec"
+  printf '[buffers.out]\ntype = "%s"\ncount = 2048\n' "$3" >> "$spec"
+  timeout 60 "$smemsim" run kernels/ptx/cluster.ptx --launch "$spec" \
+    --export-gpu "$pk/$1" > /dev/null || echo "export $1 failed"
+done
+printf 'kernel = "_Z16cluster_st_asyncPj"\ngrid = 8\nblock = 32\nargs = ["out"]\n' > "$tmp/sa.toml"
+printf '[buffers.out]\ntype = "u32"\ncount = 264\n' >> "$tmp/sa.toml"
+timeout 60 "$smemsim" run kernels/ptx/cluster.ptx --launch "$tmp/sa.toml" \
+  --export-gpu "$pk/cluster_st_async" > /dev/null || echo "export cluster_st_async failed"
 
 step suite replay
 nvcc -O2 -o "$tmp/replay" scripts/gpu-replay.cu -lcuda || exit 1
