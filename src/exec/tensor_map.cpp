@@ -50,8 +50,11 @@ void check_im2col(const TensorMap& t, Fail&& fail) {
         fail(fmt::format("{}[{}] = {}: a rank-{} map's corners are {} to {}", name, k, v,
                          int(t.rank), lo, hi));
     if (std::int64_t(t.dims[K + 1]) - 1 + t.upper[K] < t.lower[K])
-      fail(fmt::format("the bounding box is empty along {} (from {} to {} - 1 + {})", kDim[k],
-                       t.lower[K], t.dims[K + 1], t.upper[K]));
+      fail(
+          fmt::format("the bounding box is empty along {}: from the lower corner {} to {} (the "
+                      "size {} - 1 + the upper corner {})",
+                      kDim[k], t.lower[K], std::int64_t(t.dims[K + 1]) - 1 + t.upper[K],
+                      t.dims[K + 1], t.upper[K]));
   }
   if (t.channels < 1 || t.channels > 256)
     fail(fmt::format("channels_per_pixel = {}: it is 1 to 256", t.channels));
