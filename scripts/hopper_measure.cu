@@ -6,6 +6,9 @@
 //   - the latency of a load from a peer CTA's shared memory in a cluster of two
 //     (ld.shared::cluster through mapa), against the same chase through the CTA's own window and
 //     through ld.shared.
+//   - the SM-to-SM network's throughput over the whole GPU at cluster sizes 2, 4 and 8 (Luo et
+//     al. 2024 §III.D.3(2)'s ring: Fig. 8 has size 4 slower than 2, which the model does not
+//     reproduce yet: it has no contention between SMs), one wave of as many clusters as fit.
 // Each figure is the 32-bit %clock of thread 0 around the loop divided by the steps, the median
 // of five launches after a warm-up (as scripts/calibrate).
 //   nvcc -O2 -arch=sm_90 -o hopper_measure scripts/hopper_measure.cu && ./hopper_measure
@@ -45,6 +48,59 @@ __global__ void l2_chase(unsigned* clk, unsigned long long* ring, int steps) {
   clk[0] = start;
   clk[1] = stop;
   clk[2] = unsigned(p);
+}
+
+// Luo et al. 2024's ring over the whole GPU: clusters of CS CTAs of 1,024 threads, every thread
+// adding 8 registers to 8 words of the shared memory of the CTA ranked (rank + 1) % CS, `steps`
+// times; each CTA records its own %clock64 before the loop and after a barrier behind it.
+template <int CS>
+__global__ void __cluster_dims__(CS, 1, 1) dsm_ring(unsigned long long* clk, int steps) {
+  __shared__ unsigned words[8 * 1024];
+  cg::cluster_group cluster = cg::this_cluster();
+  const unsigned t = threadIdx.x, n = blockDim.x;
+  for (unsigned i = t; i < 8 * n; i += n) words[i] = 0;
+  cluster.sync();
+  unsigned* peer = cluster.map_shared_rank(words, (cluster.block_rank() + 1) % CS);
+  unsigned long long start = 0, stop = 0;
+  if (t == 0) asm volatile("mov.u64 %0, %%clock64;" : "=l"(start)::"memory");
+  for (int i = 0; i < steps; ++i) {
+#pragma unroll
+    for (unsigned k = 0; k < 8; ++k) atomicAdd(&peer[k * n + t], t + k);
+  }
+  __syncthreads();
+  if (t == 0) asm volatile("mov.u64 %0, %%clock64;" : "=l"(stop)::"memory");
+  if (t == 0) {
+    clk[2 * blockIdx.x] = start;
+    clk[2 * blockIdx.x + 1] = stop;
+  }
+  cluster.sync();
+}
+
+// dsm_ring<CS> in one wave (cudaOccupancyMaxActiveClusters clusters): the mean over its CTAs of
+// bytes / cycles, B/clk/SM (one CTA an SM), and the clusters it ran.
+template <int CS>
+void ring_figure(unsigned long long* clk) {
+  auto kernel = dsm_ring<CS>;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(CS);
+  cfg.blockDim = dim3(1024);
+  int clusters = 0;
+  CHECK(cudaOccupancyMaxActiveClusters(&clusters, (void*)kernel, &cfg));
+  clusters = std::max(clusters, 1);
+  const int ctas = clusters * CS, steps = 256;
+  std::vector<double> rate(5);
+  std::vector<unsigned long long> h(2 * std::size_t(ctas));
+  kernel<<<ctas, 1024>>>(clk, steps);  // warm-up
+  for (double& r : rate) {
+    kernel<<<ctas, 1024>>>(clk, steps);
+    CHECK(cudaMemcpy(h.data(), clk, h.size() * 8, cudaMemcpyDeviceToHost));
+    double sum = 0;
+    for (int c = 0; c < ctas; ++c) sum += 1024.0 * 4 * 8 * steps / double(h[2 * c + 1] - h[2 * c]);
+    r = sum / ctas;
+  }
+  std::sort(rate.begin(), rate.end());
+  std::printf("dsm_ring_cluster%d_B_per_clk_sm %.2f (%d clusters, %d SMs)\n", CS, rate[2], clusters,
+              ctas);
 }
 
 // The chase of kernels/hopper_ubench.cu's dsm_chase (its replica's kernel, which this file
@@ -182,5 +238,10 @@ int main(int argc, char** argv) {
                                                       dsm_throughput<<<2, 1024>>>(clk, 256);
                                                       return cycles(clk, 1);
                                                     }));
+  unsigned long long* clk64 = nullptr;
+  CHECK(cudaMalloc(&clk64, 2 * 1024 * 8));
+  ring_figure<2>(clk64);
+  ring_figure<4>(clk64);
+  ring_figure<8>(clk64);
   return 0;
 }
