@@ -31,7 +31,6 @@
 #include "smemsim/error.hpp"
 
 namespace smemsim::ptx::decoding {
-namespace {
 
 // The PTX ISA's table of what a reduction into .shared::cluster takes (cp.reduce.async.bulk and
 // red.async alike): add on u32 s32 u64, min and max on u32 s32, inc and dec on u32, and/or/xor b32.
@@ -41,7 +40,7 @@ bool cluster_reduction(AtomOp a, Type t) {
          ((a == AtomOp::Inc || a == AtomOp::Dec) && t == Type::U32) ||
          ((a == AtomOp::And || a == AtomOp::Or || a == AtomOp::Xor) && t == Type::B32);
 }
-constexpr const char* kClusterReductions =
+const char* const kClusterReductions =
     "a reduction into .shared::cluster is .add (.u32 .s32 .u64), .min/.max (.u32 .s32), "
     ".inc/.dec (.u32) or .and/.or/.xor (.b32)";
 
@@ -53,8 +52,6 @@ AtomOp reduce_op(std::string_view m) {
     if (m == name) return op;
   return AtomOp::None;
 }
-
-}  // namespace
 
 Instruction Decoder::bulk_copy() {
   const std::string_view text = m_.text;
@@ -313,69 +310,6 @@ Instruction Decoder::bulk_copy() {
       }
       break;
   }
-  return ins_;
-}
-
-// st.async{.weak}{.shared::cluster}{.mbarrier::complete_tx::bytes}{.v2|.v4}.type [a], b, [mbar]
-//   (.type b32 b64 u32 s32 u64 s64 f32 f64; .v4 with 32-bit types)
-// red.async.relaxed.cluster{.shared::cluster}{.mbarrier::complete_tx::bytes}.op.type [a], b, [mbar]
-//   (op and type as cluster_reduction allows)
-// PTX ISA 8.1, sm_90: each lane's value into the shared memory of the CTA of the cluster that `a`
-// names (through mapa), completing that CTA's mbarrier at `mbar` by the bytes written.
-Instruction Decoder::async_store() {
-  const std::string_view text = m_.text;
-  const std::vector<std::string_view> mods = split_modifiers(text);
-  const bool red = mods[0] == "red";
-  ins_.op = Opcode::CpBulk;
-  ins_.comp = std::uint8_t(red ? BulkOp::RedAsync : BulkOp::StAsync);
-  ins_.space = Space::Shared;
-  ins_.type = Type::None;
-  bool space = false, mbar = false;
-  for (std::size_t i = 2; i < mods.size(); ++i) {
-    const std::string_view m = mods[i];
-    if (m == "shared::cluster")
-      space = true;
-    else if (m == "mbarrier::complete_tx::bytes")
-      mbar = true;
-    else if ((m == "weak" && !red) || (m == "relaxed" && red) || (m == "cluster" && red))
-      continue;
-    else if (!red && (m == "v2" || m == "v4") && ins_.vec == 1)
-      ins_.vec = m == "v2" ? 2 : 4;
-    else if (red && ins_.atom == AtomOp::None && reduce_op(m) != AtomOp::None)
-      ins_.atom = reduce_op(m);
-    else if (ins_.type == Type::None && type_from_name(m) != Type::None)
-      ins_.type = type_from_name(m);
-    else
-      malformed(fmt::format("unknown modifier '.{}' in '{}'", m, text));
-  }
-  if (!space || !mbar)
-    malformed(fmt::format("'{}' needs .shared::cluster.mbarrier::complete_tx::bytes", text));
-  const Type t = ins_.type;
-  if (red && (ins_.atom == AtomOp::None || !cluster_reduction(ins_.atom, t)))
-    malformed(fmt::format("'{}': {}", text, kClusterReductions));
-  if (!red) {
-    const int bits = type_bits(t);
-    if ((bits != 32 && bits != 64) || is_half(t))
-      malformed(fmt::format("'{}' needs a type (.b32 .b64 .u32 .s32 .u64 .s64 .f32 .f64)", text));
-    if (ins_.vec == 4 && bits == 64) malformed(fmt::format("'{}': .v4 takes a 32-bit type", text));
-  }
-  const auto address = [&](std::size_t at) {
-    ins_.ops[at] = operand(true, false);
-    if (ins_.ops[at].kind != OperandKind::Memory)
-      malformed(fmt::format("operand {} of '{}' must be an address [...]", at + 1, text));
-  };
-  address(0);
-  cur_.expect(',', fmt::format("between operands of '{}'", text));
-  ins_.ops[1] = operand(false, false);
-  const Operand& v = ins_.ops[1];
-  if (ins_.vec > 1 ? v.kind != OperandKind::Vector || v.count != ins_.vec : !is_value(1))
-    malformed(fmt::format("'{}' needs {} as its value", text,
-                          ins_.vec > 1 ? fmt::format("{{...}} of {} registers", int(ins_.vec))
-                                       : std::string("a register or immediate")));
-  cur_.expect(',', fmt::format("between operands of '{}'", text));
-  address(2);
-  cur_.expect(';', fmt::format("after the operands of '{}'", text));
-  ins_.num_ops = 3;
   return ins_;
 }
 

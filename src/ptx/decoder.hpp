@@ -65,6 +65,13 @@ bool lookup(std::string_view m, const std::string_view (&names)[N], E& out, std:
   return false;
 }
 
+// Shared by the bulk reductions and red.async (decode_bulk.cpp): the reduction a modifier names
+// (add, min, max, inc, dec, and, or, xor; None otherwise), and the PTX ISA's table of what a
+// reduction into .shared::cluster takes, with the message that states it.
+AtomOp reduce_op(std::string_view m);
+bool cluster_reduction(AtomOp a, Type t);
+extern const char* const kClusterReductions;
+
 class Decoder {
  public:
   Decoder(Cursor& cur, KernelBuilder& kb, const Token& m) : cur_(cur), kb_(kb), m_(m) {}
@@ -78,7 +85,7 @@ class Decoder {
   Instruction mbarrier();
   // The TMA's bulk copies (decode_bulk.cpp): cp.async.bulk{.tensor}, their groups, prefetches.
   Instruction bulk_copy();
-  Instruction async_store();  // st.async, red.async (decode_bulk.cpp)
+  Instruction async_store();  // st.async, red.async (decode_cluster.cpp)
   // fence.proxy.* and fence.mbarrier_init: orderings between the generic and async proxies, with
   // no effect where every access is performed in order.
   Instruction proxy_fence();
