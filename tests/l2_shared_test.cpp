@@ -74,6 +74,24 @@ TEST(SharedL2, ASecondSmsReadOfALineOnItsWayWaitsForItsFill) {
   EXPECT_EQ(b.hits, 1u);
 }
 
+// A line's sectors are fetched on their own misses, so each keeps its own fill time. Sector 0
+// (line 0: slice 0, channel 0) misses at cycle 10, its data back at 310; sector 1 of the same
+// line misses at 200 (slice and channel idle again), back at 500. Sector 0 read at 320 is an L2
+// hit on data already there: 320 + 100 = 420, not the line's later fill at 500. Sector 1 read at
+// 330 is still on its way: it comes with its fill, 500.
+TEST(SharedL2, EachSectorOfALineWaitsOnlyForItsOwnFill) {
+  SharedL2 l2(small());
+  const std::uint64_t s0 = 0, s1 = 1;
+  EXPECT_EQ(l2.serve(&s0, 1, Access::Load, 0, 10).at, 310u);
+  EXPECT_EQ(l2.serve(&s1, 1, Access::Load, 0, 200).at, 500u);
+  const auto a = l2.serve(&s0, 1, Access::Load, 0, 320);
+  EXPECT_EQ(a.at, 420u);
+  EXPECT_EQ(a.hits, 1u);
+  const auto b = l2.serve(&s1, 1, Access::Load, 0, 330);
+  EXPECT_EQ(b.at, 500u);
+  EXPECT_EQ(b.hits, 1u);
+}
+
 // Two warps of one SM load sector 16 through the L1, at cycles 10 and 11. The first misses: its
 // sector is allocated in the L1 and goes to the L2 (cold: slice 0 and channel 0 take it at once,
 // the data lands at 10 + 300 = 310). The second finds the sector allocated, an L1 hit (as the
@@ -91,8 +109,8 @@ TEST(SharedL2, AnL1HitOnASectorStillBeingFilledWaitsForTheFill) {
   std::vector<std::uint64_t> to;
   const auto load = [&](std::uint32_t op, std::uint64_t now) {
     to.clear();
-    const G::Split s = g.classify(&x, 1, G::Kind::Load, ptx::CacheOp::Ca, false, false, false,
-                                  &to, now);
+    const G::Split s =
+        g.classify(&x, 1, G::Kind::Load, ptx::CacheOp::Ca, false, false, false, &to, now);
     g.send(op, 1, G::Kind::Load, 0, s, to.data());
     return s;
   };
@@ -110,8 +128,8 @@ TEST(SharedL2, AnL1HitOnASectorStillBeingFilledWaitsForTheFill) {
   EXPECT_EQ(to.size(), 1u);
   run(10, 10);
   const G::Split b = load(1, 11);
-  EXPECT_EQ(b.l1, 1u);  // counted an L1 hit
-  EXPECT_TRUE(to.empty());  // nothing more for the L2
+  EXPECT_EQ(b.l1, 1u);       // counted an L1 hit
+  EXPECT_TRUE(to.empty());   // nothing more for the L2
   EXPECT_EQ(b.ready, 310u);  // the first's fill is timed by now
   run(11, 399);
   ASSERT_EQ(back.size(), 2u);

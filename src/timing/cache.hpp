@@ -6,6 +6,7 @@
 // reported (evicted()), for the DRAM to take.
 #pragma once
 
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <vector>
@@ -44,6 +45,7 @@ class SectorCache {
     evicted_dirty_ = 0;
     Line* l = find(sector);
     last_ = l;
+    last_sector_ = std::uint32_t(sector % kSectors);
     const std::uint8_t bit = std::uint8_t(1u << (sector % kSectors));
     if (l && (l->valid & bit)) {
       l->used = ++clock_;
@@ -58,11 +60,12 @@ class SectorCache {
     l->used = ++clock_;
     return false;
   }
-  // When the line the last access found or allocated has its data (a shared L2's fill from
-  // DRAM, in the L2's ticks; 0: it has), and setting it.
-  std::uint64_t last_fill() const { return last_ ? last_->fill : 0; }
+  // When the sector the last access found or allocated has its data (a shared L2's fill from
+  // DRAM, in the L2's ticks; 0: it has), and setting it. Per sector: a line's sectors are
+  // fetched on their own misses, so one arriving late does not delay a hit on another.
+  std::uint64_t last_fill() const { return last_ ? last_->fill[last_sector_] : 0; }
   void set_last_fill(std::uint64_t t) {
-    if (last_) last_->fill = t;
+    if (last_) last_->fill[last_sector_] = t;
   }
   // The dirty sectors the last access's allocation evicted, and their line (byte address / 128).
   std::uint32_t evicted_dirty() const { return evicted_dirty_; }
@@ -85,7 +88,7 @@ class SectorCache {
     std::uint64_t used = 0;  // the LRU clock's value at its last use
     std::uint8_t valid = 0;  // one bit per sector
     std::uint8_t dirty = 0;  // written and not yet in memory (a subset of valid)
-    std::uint64_t fill = 0;  // when its last fill's data arrives (set_last_fill)
+    std::array<std::uint64_t, kSectors> fill{};  // when each sector's data arrives
   };
   Line* set_of(std::uint64_t line) { return &lines_[std::size_t(line / div_ % sets_) * ways_]; }
   Line* find(std::uint64_t sector) {
@@ -104,7 +107,7 @@ class SectorCache {
       if (set[w].used < v->used) v = &set[w];
     evicted_dirty_ = std::uint32_t(std::popcount(unsigned(v->dirty)));
     evicted_line_ = v->tag;
-    *v = Line{line, 0, 0, 0, 0};
+    *v = Line{line, 0, 0, 0, {}};
     return v;
   }
 
@@ -112,6 +115,7 @@ class SectorCache {
   std::uint64_t clock_ = 0, div_ = 1;
   std::uint32_t evicted_dirty_ = 0;
   Line* last_ = nullptr;
+  std::uint32_t last_sector_ = 0;
   std::uint64_t evicted_line_ = 0;
   std::vector<Line> lines_;
 };
