@@ -516,7 +516,9 @@ std::uint8_t* DeferredGlobal::stage(std::uint8_t* to, std::uint64_t bytes) {
     ++chunk;
     used = 0;
   }
-  if (chunk == chunks.size()) chunks.push_back(std::make_unique<std::uint8_t[]>(kChunk));
+  if (chunk == chunks.size())
+    chunks.push_back(
+        std::make_unique_for_overwrite<std::uint8_t[]>(kChunk));  // written before read
   std::uint8_t* p = chunks[chunk].get() + used;
   used += bytes;
   order.push_back({false, std::uint32_t(stores.size())});

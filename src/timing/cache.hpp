@@ -9,13 +9,21 @@
 #include <array>
 #include <bit>
 #include <cstdint>
-#include <vector>
+
+#include "util/zeroed.hpp"
 
 namespace smemsim::timing {
 
 class SectorCache {
  public:
   static constexpr std::uint32_t kLineBytes = 128, kSectors = 4;
+  struct Line {              // all zero: empty
+    std::uint64_t tag = 0;   // its line (byte address / 128) + 1; 0: none
+    std::uint64_t used = 0;  // the LRU clock's value at its last use
+    std::uint8_t valid = 0;  // one bit per sector
+    std::uint8_t dirty = 0;  // written and not yet in memory (a subset of valid)
+    std::array<std::uint64_t, kSectors> fill{};  // when each sector's data arrives
+  };
 
   // `bytes` of lines in `sets` sets (its ways: what fits); off when not one line a set fits.
   // `div`: the set of line L is (L / div) % sets (an L2 slice's lines, one in `div` of them).
@@ -23,16 +31,24 @@ class SectorCache {
     div_ = div ? div : 1;
     sets_ = sets ? sets : 1;
     ways_ = static_cast<std::uint32_t>(bytes / (std::uint64_t(kLineBytes) * sets_));
-    lines_.assign(std::size_t(sets_) * ways_, Line{});
+    own_.reset(std::size_t(sets_) * ways_);
+    lines_ = own_.data();
   }
-  // `bytes` of lines of `ways` ways (its sets: what fits, at least one).
-  void configure_ways(std::uint64_t bytes, std::uint32_t ways, std::uint64_t div = 1) {
+  // `bytes` of lines of `ways` ways (its sets: what fits, at least one). `block`: where its
+  // lines_for(bytes, ways) lines are, all zero, kept by the caller (the L2's slices share one
+  // block); nullptr: its own.
+  void configure_ways(std::uint64_t bytes, std::uint32_t ways, std::uint64_t div = 1,
+                      Line* block = nullptr) {
     div_ = div ? div : 1;
     const std::uint64_t sets = ways ? bytes / (std::uint64_t(kLineBytes) * ways) : 0;
     if (!sets) return configure(0, 1, div);
     sets_ = static_cast<std::uint32_t>(sets);
     ways_ = ways;
-    lines_.assign(std::size_t(sets_) * ways_, Line{});
+    if (!block) own_.reset(std::size_t(sets_) * ways_);
+    lines_ = block ? block : own_.data();
+  }
+  static std::size_t lines_for(std::uint64_t bytes, std::uint32_t ways) {
+    return ways ? std::size_t(bytes / (std::uint64_t(kLineBytes) * ways)) * ways : 0;
   }
   bool on() const { return ways_ != 0; }
   std::uint64_t bytes() const { return std::uint64_t(sets_) * ways_ * kLineBytes; }
@@ -83,20 +99,13 @@ class SectorCache {
   }
 
  private:
-  struct Line {
-    std::uint64_t tag = ~std::uint64_t{0};
-    std::uint64_t used = 0;  // the LRU clock's value at its last use
-    std::uint8_t valid = 0;  // one bit per sector
-    std::uint8_t dirty = 0;  // written and not yet in memory (a subset of valid)
-    std::array<std::uint64_t, kSectors> fill{};  // when each sector's data arrives
-  };
   Line* set_of(std::uint64_t line) { return &lines_[std::size_t(line / div_ % sets_) * ways_]; }
   Line* find(std::uint64_t sector) {
     if (!ways_) return nullptr;
     const std::uint64_t line = sector / kSectors;
     Line* set = set_of(line);
     for (std::uint32_t w = 0; w < ways_; ++w)
-      if (set[w].tag == line) return &set[w];
+      if (set[w].tag == line + 1) return &set[w];
     return nullptr;
   }
   Line* victim(std::uint64_t sector) {
@@ -106,8 +115,8 @@ class SectorCache {
     for (std::uint32_t w = 1; w < ways_; ++w)
       if (set[w].used < v->used) v = &set[w];
     evicted_dirty_ = std::uint32_t(std::popcount(unsigned(v->dirty)));
-    evicted_line_ = v->tag;
-    *v = Line{line, 0, 0, 0, {}};
+    evicted_line_ = v->tag - 1;
+    *v = Line{line + 1, 0, 0, 0, {}};
     return v;
   }
 
@@ -117,7 +126,10 @@ class SectorCache {
   Line* last_ = nullptr;
   std::uint32_t last_sector_ = 0;
   std::uint64_t evicted_line_ = 0;
-  std::vector<Line> lines_;
+  // The lines start empty (all zero) without being written (util/zeroed.hpp: the tags of lines
+  // a launch never reaches cost it no page fault).
+  Line* lines_ = nullptr;
+  util::Zeroed<Line> own_;
 };
 
 }  // namespace smemsim::timing

@@ -27,6 +27,7 @@
 #include "smemsim/ptx.hpp"
 #include "timing/cache.hpp"
 #include "timing/l2.hpp"
+#include "util/zeroed.hpp"
 
 namespace smemsim::timing {
 
@@ -347,8 +348,8 @@ class GlobalMemoryUnit {
     }
   }
   std::uint64_t fill_landed(std::uint32_t fill, std::uint64_t now) const {
-    const auto& [n, at] = fill_ring_[fill % kFillRing];
-    return n == fill ? at : now + l2_latency_;
+    const FillSlot& f = fill_ring_[fill % kFillRing];
+    return f.fill == fill ? f.at : now + l2_latency_;
   }
   void landed(std::uint32_t own, std::uint64_t at, const std::uint64_t* sec, std::uint32_t n) {
     fill_ring_[own % kFillRing] = {own, at};
@@ -358,7 +359,11 @@ class GlobalMemoryUnit {
     }
   }
   std::unordered_map<std::uint64_t, std::uint64_t> filling_;  // sector: see kPendingBit
-  std::array<std::pair<std::uint32_t, std::uint64_t>, kFillRing> fill_ring_{};
+  struct FillSlot {
+    std::uint32_t fill;  // its number (0: none yet)
+    std::uint64_t at;
+  };
+  util::Zeroed<FillSlot> fill_ring_{kFillRing};  // not written until used (an SM's 64 KB)
   std::uint32_t next_fill_ = 1;
   bool resident(std::uint64_t x) const {
     if (!resident_) return false;

@@ -15,7 +15,13 @@ SharedL2::SharedL2(const SmConfig& sm, std::uint32_t share) {
   const std::uint64_t sh = share ? share : 1;
   const std::uint64_t all = sm.l2_slices, n = std::max<std::uint64_t>(all / sh, 1);
   slices_.resize(n);
-  for (Slice& s : slices_) s.tags.configure_ways(sm.l2_bytes / sh / n, sm.l2_ways, n);
+  // The slices' lines in one block (util/zeroed.hpp): one allocation, whose pages a launch never
+  // reaches cost it nothing.
+  const std::uint64_t bytes = sm.l2_bytes / sh / n;
+  const std::size_t per = SectorCache::lines_for(bytes, sm.l2_ways);
+  tag_block_.reset(per * n);
+  for (std::size_t i = 0; i < n; ++i)
+    slices_[i].tags.configure_ways(bytes, sm.l2_ways, n, per ? &tag_block_[i * per] : nullptr);
   channels_.assign(std::clamp<std::uint64_t>(sm.dram_channels * n / all, 1, n), 0);
   // A sector's ticks: 32 bytes at the rate. The slices' rate is all x l2_slice_bytes_per_cycle /
   // share; the DRAM's the GPU's, sm.dram_bytes_per_cycle (else sm.global_bytes_per_cycle x
