@@ -8,6 +8,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "exec/exec_internal.hpp"
 
@@ -66,6 +67,11 @@ struct Resolver {
                         total, addr));
   }
 
+  // off mod align (a mask where align is a power of two, as every load's and store's is: a
+  // division a lane was a large part of a shared access's cost).
+  std::uint64_t off_align(std::uint64_t off) const {
+    return (align & (align - 1)) == 0 ? off & (align - 1) : off % align;
+  }
   std::uint8_t* shared(int l, std::uint64_t& off) const {
     if (off >> kClusterRankShift) [[unlikely]]
       return peer(l, off);
@@ -73,7 +79,7 @@ struct Resolver {
       off = remap(l, r, off);
     if (off + total > cta.shared.size() || off + total < off)
       oob(l, "shared", off, cta.shared.size(), "byte offset");
-    if (off % align) misaligned(l, "shared", off);
+    if (off_align(off)) misaligned(l, "shared", off);
     return cta.shared.data() + off;
   }
   // Another CTA of the cluster (issue 46): the rank in the address's high bits (mapa).
@@ -92,7 +98,7 @@ struct Resolver {
     const std::uint64_t o = off & kClusterOffsetMask;
     if (o + total > p->shared.size())
       oob(l, "distributed shared", o, p->shared.size(), "byte offset");
-    if (o % align) misaligned(l, "shared", o);
+    if (off_align(o)) misaligned(l, "shared", o);
     off = o;
     if (p != &cta) {  // over the SM-to-SM network (the cycle model times it: IssueResult)
       im.dsm_lanes |= LaneMask{1} << l;
@@ -114,7 +120,7 @@ struct Resolver {
   std::uint8_t* local(int l, std::uint64_t off) const {
     if (off + total > im.local_bytes || off + total < off)
       oob(l, "local", off, im.local_bytes, "byte offset");
-    if (off % align) misaligned(l, "local", off);
+    if (off_align(off)) misaligned(l, "local", off);
     const std::uint64_t t = std::uint64_t(w.index) * im.lanes + std::uint64_t(l);
     return cta.local.data() + t * im.local_bytes + off;
   }
@@ -164,7 +170,7 @@ struct Resolver {
     const Region& r = im.regions[region - 1];
     const std::uint64_t off = addr & kOffsetMask;
     if (off + total > r.size) im.fail(cta, w, l, pc, global_oob(addr));
-    if (off % align) misaligned(l, "global", addr);
+    if (off_align(off)) misaligned(l, "global", addr);
     if (write && !r.writable)
       im.fail(cta, w, l, pc, fmt::format("write to the read-only variable '{}'", r.name));
     if (write && im.defer_global) [[unlikely]] {
@@ -416,6 +422,24 @@ std::uint16_t count_sectors(Impl& im, LaneMask m, std::uint64_t bytes) {
 
 namespace {
 
+// Calls f with a lane's access size as a constant where it is a usual one, so that a lane's copy
+// is a move, not a call to memcpy (a call a lane was 3 % of AES's instructions: issue 49).
+template <typename F>
+[[gnu::always_inline]] inline void with_size(int bytes, F&& f) {
+  switch (bytes) {
+    case 1:
+      return f(std::integral_constant<std::size_t, 1>{});
+    case 2:
+      return f(std::integral_constant<std::size_t, 2>{});
+    case 4:
+      return f(std::integral_constant<std::size_t, 4>{});
+    case 8:
+      return f(std::integral_constant<std::size_t, 8>{});
+    default:
+      return f(std::size_t(bytes));
+  }
+}
+
 // The instruction's effect on registers and memory.
 template <bool Track>
 void apply_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
@@ -443,23 +467,16 @@ void apply_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
       });
       emit_shared(im, w, cta, pc, Op::Load, shared_mask, words);
       m &= ~tx_check(im, cta, w, shared_mask, words);
-      if (!is_vec) {
-        std::uint64_t* d = im.row(w, x.row[0]);
-        each_lane(m, [&](int l) {
-          std::uint64_t raw = 0;
-          std::memcpy(&raw, ptrs[l], std::size_t(bytes));
-          d[l] = extend(raw, bytes, sgn) & dmask;
-        });
-      } else {
+      with_size(bytes, [&](auto n) {
         for (int k = 0; k < ins.vec; ++k) {
-          std::uint64_t* d = im.row(w, x.vrow[std::size_t(k)]);
+          std::uint64_t* d = im.row(w, is_vec ? x.vrow[std::size_t(k)] : x.row[0]);
           each_lane(m, [&](int l) {
             std::uint64_t raw = 0;
-            std::memcpy(&raw, ptrs[l] + k * bytes, std::size_t(bytes));
+            std::memcpy(&raw, ptrs[l] + k * bytes, n);
             d[l] = extend(raw, bytes, sgn) & dmask;
           });
         }
-      }
+      });
       return;
     }
     case Opcode::St: {
@@ -471,10 +488,12 @@ void apply_memory(Impl& im, Cta& cta, Warp& w, std::uint32_t pc, LaneMask m) {
       emit_shared(im, w, cta, pc, Op::Store, shared_mask, words);
       m &= ~tx_check(im, cta, w, shared_mask, words);
       // Lanes store in ascending order: the highest lane wins when addresses collide.
-      for (int k = 0; k < ins.vec; ++k) {
-        const std::uint64_t* v = im.row(w, is_vec ? x.vrow[std::size_t(k)] : x.row[1]);
-        each_lane(m, [&](int l) { std::memcpy(ptrs[l] + k * bytes, &v[l], std::size_t(bytes)); });
-      }
+      with_size(bytes, [&](auto n) {
+        for (int k = 0; k < ins.vec; ++k) {
+          const std::uint64_t* v = im.row(w, is_vec ? x.vrow[std::size_t(k)] : x.row[1]);
+          each_lane(m, [&](int l) { std::memcpy(ptrs[l] + k * bytes, &v[l], n); });
+        }
+      });
       return;
     }
     default: {  // Atom, Red: lanes apply their operation one after the other, lowest lane first

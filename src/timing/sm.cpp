@@ -645,12 +645,16 @@ bool Sm::tick(std::uint64_t now) {
     stalled = issue(0, now);
     issued_ = stalled == Stall::Issued;
   } else {
+    // (first + j) mod nsc_ without a division a step (three of them were 5 % of a cycle).
     const std::uint32_t first = std::uint32_t(now % nsc_);
-    for (std::uint32_t j = 0; j < nsc_; ++j) sub_[(first + j) % nsc_].pipe->advance(now);
+    const auto at = [&](std::uint32_t j) {
+      return first + j < nsc_ ? first + j : first + j - nsc_;
+    };
+    for (std::uint32_t j = 0; j < nsc_; ++j) sub_[at(j)].pipe->advance(now);
     if (mio_.on()) mio_tick(now);
     issued_ = false;
     for (std::uint32_t j = 0; j < nsc_; ++j) {
-      const std::uint32_t k = (first + j) % nsc_;
+      const std::uint32_t k = at(j);
       const Stall slot = issue(k, now);
       if (slot == Stall::Issued)
         issued_ = true;

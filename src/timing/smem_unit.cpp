@@ -12,6 +12,8 @@ SharedMemoryUnit::SharedMemoryUnit(const Arch& arch)
       ports_(arch.sm.smem_ports),
       txn_lanes_(arch.transaction_lanes),
       bank_width_(arch.bank_width_bytes) {
+  if (bank_fn_->fixed_kind() == FixedIndex::Mod)
+    mod_mask_ = (std::uint32_t{1} << bank_fn_->out_bits()) - 1;
   if (arch.locks) {
     lock_fn_ = make_lock_function(arch);
     locked_.assign(arch.locks, 0);
@@ -117,8 +119,17 @@ PassPlan SharedMemoryUnit::plan_keys(Key&& key_of_word, int words, LaneMask mask
 
 PassPlan SharedMemoryUnit::plan(const AccessRecord& rec, LaneMask mask, std::uint32_t lo,
                                 std::uint32_t hi, bool same_word) const {
+  const AccessRecord* same = same_word ? &rec : nullptr;
+  if (mod_mask_) {  // the modulo banks inline (no virtual call a lane: issue 49)
+    return plan_keys(
+        [&](int k, int l) {
+          const std::uint32_t unit = rec.addr[std::size_t(k)][std::size_t(l)] >> unit_shift_;
+          return (std::uint64_t(unit & mod_mask_) << 32) | unit;
+        },
+        rec.words, mask & rec.active, lo, hi, same, rec.paired);
+  }
   return plan_keys([&](int k, int l) { return key_of(rec.addr[std::size_t(k)][std::size_t(l)]); },
-                   rec.words, mask & rec.active, lo, hi, same_word ? &rec : nullptr, rec.paired);
+                   rec.words, mask & rec.active, lo, hi, same, rec.paired);
 }
 
 PassPlan SharedMemoryUnit::plan_phases(const AccessRecord& rec, std::uint32_t sub,

@@ -87,6 +87,7 @@ class SharedMemoryUnit {
   std::uint32_t ports_ = 1;
   std::uint32_t txn_lanes_ = 32;
   std::uint32_t bank_width_ = 4;
+  std::uint32_t mod_mask_ = 0;  // banks - 1 where the bank function is the modulo (key_of inline)
   std::vector<std::uint8_t> locked_;
 };
 
