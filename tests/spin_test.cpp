@@ -279,6 +279,10 @@ TEST(Spin, AnMbarrierWaitWithBackOffThatNothingCompletesEndsUnderSim) {
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_NE(r.out.find("waits for an mbarrier phase that cannot complete"), std::string::npos)
       << r.out;
+  // Each warp is named at its failed wait (it stopped just past it, at the branch out).
+  EXPECT_NE(r.out.find("`mbarrier.test_wait.shared.b64 %p1, [bar], %rd1;`"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("`@%p1 bra DONE;`"), std::string::npos) << r.out;
 }
 
 // A loop that counts forever changes its registers on every pass, so no spin check sees it: under

@@ -16,7 +16,9 @@ using ptx::Opcode;
 namespace {
 
 // "warp 1 of block (0,0,0) at k.ptx:12 (k.cu:7) `bra LOOP;`, waiting at a barrier" lines.
-std::string describe_warps(const Impl& im, const Cta& cta) {
+// `phase`: the warps wait for mbarrier phases (a warp whose test or try failed stopped just past
+// it: the wait is named, not the instruction after it).
+std::string describe_warps(const Impl& im, const Cta& cta, bool phase = false) {
   std::string out;
   int shown = 0;
   for (std::size_t i = 0; i < cta.warps.size(); ++i) {
@@ -31,6 +33,11 @@ std::string describe_warps(const Impl& im, const Cta& cta) {
     const bool at_bar = w.state == WarpState::AtBarrier;
     if (at_bar && pc > 0 && pc <= im.kernel.code.size() && im.kernel.code[pc - 1].op == Opcode::Bar)
       --pc;
+    if (phase && pc > 0 && pc <= im.kernel.code.size() &&
+        im.kernel.code[pc - 1].op == Opcode::Mbarrier) {
+      const auto kind = ptx::MbarOp(im.kernel.code[pc - 1].comp);
+      if (kind == ptx::MbarOp::TestWait || kind == ptx::MbarOp::TryWait) --pc;
+    }
     out += fmt::format("{}warp {} of block ({},{},{}) {}{}", shown > 1 ? "; " : "", i, cta.id.x,
                        cta.id.y, cta.id.z, im.where(pc),
                        at_bar ? ", waiting at " + describe_barrier(im, cta, w)
@@ -178,7 +185,7 @@ void Executor::run_ctas(std::uint64_t first, std::uint64_t end,
                 w.stack.back().pc < im.kernel.code.size() &&
                 im.kernel.code[w.stack.back().pc].op == Opcode::BarCluster)
               at_cluster_barrier = true;
-          warps += (warps.empty() ? "" : "; ") + describe_warps(im, c2);
+          warps += (warps.empty() ? "" : "; ") + describe_warps(im, c2, true);
         }
         throw InputError(fmt::format(
             "{}: deadlock: every live warp of {} waits {} that cannot complete (nothing "
