@@ -645,7 +645,7 @@ bool Sm::tick(std::uint64_t now) {
     stalled = issue(0, now);
     issued_ = stalled == Stall::Issued;
   } else {
-    // (first + j) mod nsc_ without a division a step (three of them were 5 % of a cycle).
+    // (first + j) mod nsc_ without a division a step (issue 49: two divisions a sub-core a cycle).
     const std::uint32_t first = std::uint32_t(now % nsc_);
     const auto at = [&](std::uint32_t j) {
       return first + j < nsc_ ? first + j : first + j - nsc_;
