@@ -17,6 +17,8 @@
 #include "smemsim/timing.hpp"
 #include "smemsim/workloads.hpp"
 
+#include "ptx_line.hpp"
+
 namespace smemsim::exec {
 namespace {
 
@@ -244,13 +246,7 @@ TEST(Cluster, AsyncStoresAndReductionsCompleteThePartnersMbarrier) {
   };
   EXPECT_EQ(cycles(280), cycles(180) + 100);
   // The forms print as written; what the PTX ISA does not allow is one line naming it.
-  const auto module = [](const std::string& line) {
-    return ptx::parse(
-        ".version 8.1\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n"
-        ".reg .b32 %r<8>;\n.reg .b64 %rd<4>;\n" +
-            line + "\nret;\n}\n",
-        "a.ptx");
-  };
+  const auto module = test::sm90_line;
   for (const char* line :
        {"st.async.weak.shared::cluster.mbarrier::complete_tx::bytes.v2.b32 [%r1], {%r2, %r3}, "
         "[%r4];",

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "ptx_line.hpp"
 #include "smemsim/arch.hpp"
 #include "smemsim/error.hpp"
 #include "smemsim/exec.hpp"
@@ -245,13 +246,7 @@ TEST(TmaIm2col, LaunchInitWritesAnIm2colMapThatParses) {
 }
 
 TEST(TmaIm2col, DecoderReadsTheOffsetsAndRejectsMalformedForms) {
-  const auto module = [](const std::string& line) {
-    return ptx::parse(
-        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
-        ".reg .b16 %rs<4>;\n.reg .b32 %r<8>;\n.reg .b64 %rd<4>;\n" +
-            line + "\nret;\n}\n",
-        "d.ptx");
-  };
+  const auto module = test::sm90_line;
   // The forms print as written (messages and listings quote them).
   for (const char* line :
        {"cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%r1], "

@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "ptx_line.hpp"
 #include "smemsim/arch.hpp"
 #include "smemsim/error.hpp"
 #include "smemsim/exec.hpp"
@@ -398,13 +399,7 @@ TEST(Tma, SwizzleModesAsBankMappings) {
 }
 
 TEST(Tma, DecoderRefusesWhatIsNotModelledAndRejectsMalformedForms) {
-  const auto module = [](const std::string& line) {
-    return ptx::parse(
-        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
-        ".reg .b32 %r<8>;\n.reg .b64 %rd<4>;\n" +
-            line + "\nret;\n}\n",
-        "d.ptx");
-  };
+  const auto module = test::sm90_line;
   // Valid forms smemsim does not model: the kernel is refused, naming why.
   const std::pair<const char*, const char*> refusals[] = {
       {"cp.async.bulk.tensor.3d.shared::cluster.global.im2col::w.mbarrier::complete_tx::bytes "
