@@ -160,6 +160,82 @@ TEST(LoweringVector, StoresGatherAtTheirLastMember) {
   EXPECT_TRUE(minfo[7].store);
 }
 
+// Doubles (lavamd's rows of four): two 8-byte loads or stores at offsets 16k and 16k + 8 from a
+// 16-byte-aligned base are one LDS.128 / STS.128; a pair that starts at + 8 is not aligned to its
+// 16 bytes, and an 8-byte base pairs nothing (an 8-byte group would be one double).
+const char* kDoubles = R"(
+.visible .entry doubles(.param .u64 out)
+{
+  .reg .b32 %r<10>;
+  .reg .f64 %fd<10>;
+  .shared .align 8 .b8 rows[3200];
+  mov.u32 %r1, %tid.x;            // 0
+  mov.u32 %r2, rows;              // 1  16
+  shl.b32 %r3, %r1, 5;            // 2  32
+  add.s32 %r4, %r2, %r3;          // 3  16
+  shl.b32 %r5, %r1, 3;            // 4  8
+  add.s32 %r6, %r2, %r5;          // 5  8
+  ld.shared.f64 %fd1, [%r4];      // 6  group {6, 7}
+  ld.shared.f64 %fd2, [%r4+8];    // 7
+  ld.shared.f64 %fd3, [%r4+24];   // 8  + 24 and + 32: the pair would start at + 24, not 16-aligned
+  ld.shared.f64 %fd4, [%r4+32];   // 9
+  ld.shared.f64 %fd5, [%r6];      // 10 r6 is only 8-aligned: {10, 11} is no group
+  ld.shared.f64 %fd6, [%r6+8];    // 11
+  st.shared.f64 [%r4+48], %fd1;   // 12 group {12, 13}: + 48 and + 56
+  st.shared.f64 [%r4+56], %fd2;   // 13
+  ret;                            // 14
+}
+)";
+
+TEST(LoweringVector, PairsOfDoublesAreOneSixteenByteAccess) {
+  const ptx::Module m = ptx::parse(std::string(kTimingHeader) + kDoubles, "d.ptx");
+  const ptx::Kernel& k = m.kernels.at(0);
+  const std::vector<timing::InstInfo> info = timing::decode_kernel(k);
+  const auto uses = timing::reg_uses(info);
+  EXPECT_EQ(lower::vector_groups(k, uses),
+            (std::vector<std::vector<std::uint32_t>>{{6, 7}, {12, 13}}));
+  // Adjacent already: nothing moves, and the lowering absorbs 6 into 7 and 12 into 13.
+  EXPECT_TRUE(lower::vector_order(k, uses).empty());
+  std::vector<timing::InstInfo> minfo = info;
+  const auto with = timing::apply_lowering(k, minfo, lower::parse_rules("vector"));
+  EXPECT_EQ(with[6], 7u);
+  EXPECT_EQ(with[12], 13u);
+  EXPECT_TRUE(minfo[7].merged_words);
+  EXPECT_EQ(minfo[7].ndst, 2);
+  for (std::uint32_t i : {8u, 9u, 10u, 11u}) EXPECT_EQ(with[i], ptx::kNone) << i;
+}
+
+// builtin:lavamd (2^3 boxes of 100 particles: 8 CTAs of 128 threads, 4 warps each, the fourth
+// with lanes 96-99) on hopper-h100 against the GPU's counts of the same launch. Worked out from
+// the PTX: every CTA visits its box's 8 neighbours (all in range), and every warp issues, per
+// neighbour, the 4 stores of rB's row and qB's one, the 4 loads of rA's row, and 25 rounds of
+// the inner loop (100 particles, unrolled 4 times) of 16 loads from rB and 4 from qB; before
+// that, the 4 stores of rA's row once. 8 x 8 x 4 = 256 warp-neighbours:
+//   PTX: ld.shared 256 x (4 + 25 x 20) = 129,024; st.shared 32 x 4 + 256 x 5 = 1,408.
+//   Pairs (every row is 32 bytes from a 16-byte-aligned variable; the loop's pointers advance by
+//   128 and 32): LDS 64,512; STS 32 x 2 + 256 x 2 + 256 (qB's store has no partner) = 832.
+// The H200's SASS executed 64,512 LDS and 832 STS (calibration/runs/h100-2026-11-27/
+// ncu_opcodes_h200.csv), and the H100 served them in 115,200 load and 4,048 store wavefronts of
+// which 1,536 and 1,728 were bank conflicts (h100-2026-11-26/ncu.csv): the model's passes.
+TEST(LoweringVector, LavamdIssuesTheSharedAccessesTheGpuExecuted) {
+  auto run = [](bool vector) {
+    exec::Workload w = exec::make_builtin("lavamd", {}, SMEMSIM_PTX_DIR);
+    Arch a = find_preset("hopper-h100");
+    if (!vector) a.sm.lower = "fma,imad,lea,addr,cvt,mov,ifcvt,schedule,spaces,sincos,divide,bssy";
+    timing::GpuSim sim(w.module, exec::find_kernel(w.module, w.kernel), a, w.launch, w.memory, {});
+    const timing::TimingStats s = sim.run();
+    EXPECT_EQ(w.check ? w.check(w.memory) : "", "") << vector;
+    return s;
+  };
+  const timing::TimingStats on = run(true), off = run(false);
+  EXPECT_EQ(off.units.smem_accesses, 129'024u + 1'408u);
+  EXPECT_EQ(on.units.smem_accesses, 64'512u + 832u);
+  EXPECT_EQ(on.absorbed - off.absorbed, (129'024u - 64'512u) + (1'408u - 832u));
+  EXPECT_EQ(on.warp_instructions, off.warp_instructions);  // the PTX executed is the same
+  EXPECT_EQ(on.units.smem_passes, 115'200u + 4'048u);
+  EXPECT_EQ(on.units.bank_conflict_passes, 1'536u + 1'728u);
+}
+
 // The executor's wavefronts of one ld.shared.v4.f32 by a warp whose lane t reads byte `addr(t)`.
 std::vector<int> v4_phases(const std::string& addr_ptx, const char* wide_access) {
   const std::string ptx = std::string(kTimingHeader) + R"(

@@ -295,6 +295,11 @@ class Executor {
   // timing model calls it when the copy's memory operation completes.
   void set_defer_bulk(bool on);
   void land_bulk(std::uint32_t id);
+  // Per instruction index: 1 where a wide shared access is handed to the consumer word by word
+  // (word k of every lane, one WarpAccess each, as memory.wide_access = "words" does), whatever
+  // memory.wide_access says. A timing model that issues several loads as one wider access (its
+  // lowering's `vector` rule) builds that access from its members' words. Empty: none.
+  void set_word_rows(std::vector<std::uint8_t> by_index);
   // The mbarrier.try_wait at `pc` once more for the lanes `lanes` (IssueResult::executed), as when
   // its suspended threads resume: each lane's predicate is written again; true when every lane's
   // phase is complete. Nothing else changes and no access is counted (a timing model holds a

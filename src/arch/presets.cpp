@@ -455,7 +455,8 @@ std::vector<Arch> build() {
     //   a kernel (docs/gpu-runs.md "One SM to every SM").
     // - four scalar shared loads of adjacent words from a 16-byte-aligned base are one LDS.128
     //   (the `vector` rule): the H200's SASS of matmul, 10,240 LDS for 16,384 ld.shared.f32
-    //   (calibration/runs/h100-2026-11-27/ncu_opcodes_h200.csv; src/lower/vector.hpp).
+    //   (calibration/runs/h100-2026-11-27/ncu_opcodes_h200.csv; src/lower/vector.hpp); two
+    //   doubles likewise (lavamd: 64,512 LDS for 129,024 ld.shared.f64, the same file).
     // - a branch whose lanes may part is bracketed by BSSY and BSYNC (the `bssy` rule): the
     //   H200's opcode counts of the suite (grid3d 67,506 BSSY and 69,476 BSYNC; none in matmul,
     //   whose branches are uniform; src/lower/converge.hpp).

@@ -330,6 +330,8 @@ struct Impl {
     LazyAnalyzer& operator=(const LazyAnalyzer&) { return *this; }
   } tma_banks;
   bool wide_by_words = false;
+  // Executor::set_word_rows: per instruction, 1 where a wide shared access goes word by word.
+  std::vector<std::uint8_t> word_rows;
   // memory.wide_access = "pairs": a wide load whose lanes pair up (lanes_pair) takes twice the
   // lanes a phase.
   bool wide_pairs = false;

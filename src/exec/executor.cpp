@@ -384,6 +384,9 @@ void Executor::set_clock_source(const std::uint64_t* cycles) {
 void Executor::set_defer_bulk(bool on) {
   impl_->defer_bulk = on;
 }
+void Executor::set_word_rows(std::vector<std::uint8_t> by_index) {
+  impl_->word_rows = std::move(by_index);
+}
 bool Executor::retry_wait(std::uint32_t slot, std::uint32_t warp, std::uint32_t pc,
                           LaneMask lanes) {
   Cta& cta = impl_->ctas.at(slot);

@@ -238,7 +238,8 @@ template <bool Track>
 // passes. A phase with no active lane makes no access.
 //
 // "words": word k of every lane as one WarpAccess, `words` of them (smemsim before issue 15, and
-// what a per-word trace shows).
+// what a per-word trace shows); also the instructions Executor::set_word_rows names (the members
+// of a timing model's merged wide access).
 void emit_shared(Impl& im, const Warp& w, const Cta& cta, std::uint32_t pc, Op op,
                  LaneMask lanes_mask, int words) {
   if (!lanes_mask) return;
@@ -250,8 +251,9 @@ void emit_shared(Impl& im, const Warp& w, const Cta& cta, std::uint32_t pc, Op o
   wa.warp = static_cast<std::uint32_t>(cta.linear * im.warps + w.index);
   const int wpu = int(im.words_per_unit);
   const int units = std::max(1, words / wpu);  // bank units per lane
-  if (words == 1 || im.wide_by_words || (units == 1 && words <= wpu)) {
-    if (words > 1 && !im.wide_by_words) words = 1;  // the whole access is one bank unit
+  const bool rows = im.wide_by_words || (pc < im.word_rows.size() && im.word_rows[pc]);
+  if (words == 1 || rows || (units == 1 && words <= wpu)) {
+    if (words > 1 && !rows) words = 1;  // the whole access is one bank unit
     im.stats.shared_accesses += static_cast<std::uint64_t>(words);
     if (!im.consumer) return;
     wa.lanes = static_cast<std::uint8_t>(im.lanes);

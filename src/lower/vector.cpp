@@ -36,9 +36,12 @@ std::uint32_t member_bytes(const ptx::Kernel& k, const ptx::Instruction& ins) {
   if (m.reg == ptx::kNone && (m.sym == ptx::kNone || m.sym >= k.symbols.size() ||
                               k.symbols[m.sym].space != ptx::Space::Shared))
     return 0;
-  // 4-byte scalars: each hands the cycle model one word a lane, which is what the merged
-  // access is built from (an 8-byte load's words come as the executor's phases, not per lane).
-  return ins.vec == 1 && ptx::type_bits(ins.type) == 32 ? 4 : 0;
+  // Scalars of 4 or 8 bytes (two doubles make an LDS.128: lavamd's, the H200's counts). The
+  // merged access is built from the members' words, word k of every lane (the timing model asks
+  // the executor for an 8-byte member's words that way: Executor::set_word_rows).
+  if (ins.vec != 1) return 0;
+  const int bits = ptx::type_bits(ins.type);
+  return bits == 32 ? 4 : bits == 64 ? 8 : 0;
 }
 
 // May no shared load move above the instruction? It may change shared memory's contents, or

@@ -171,6 +171,15 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
 
   primary->set_clock_source(&cycle);
   primary->set_count_sectors(true);
+  // The vector rule's merged accesses are built from their members' words, word k of every lane
+  // (Sm::issue_warp): a member wider than a word (lavamd's doubles) comes word by word, not in the
+  // phases its own width would take. The SMs' executors are copies of this one.
+  if (rules.vector) {
+    std::vector<std::uint8_t> rows(info.size(), 0);
+    bool any = false;
+    for (std::size_t i = 0; i < info.size(); ++i) any |= (rows[i] = info[i].merged_words) != 0;
+    if (any) primary->set_word_rows(std::move(rows));
+  }
   primary->set_defer_bulk(true);
   exs.resize(sm.count);
   ctx.module = &module;
