@@ -394,6 +394,7 @@ struct Impl {
   bool count_sectors = false;
   std::uint64_t max_steps = 1'000'000'000;  // Executor::kDefaultMaxSteps
   std::array<std::uint64_t, kMaxLanes> gaddr{};
+  LaneMask noted = 0;  // lanes whose gaddr may hold an address (count_sectors looks at no other)
   // The last count_sectors' distinct sectors (byte address / 32), ascending (Executor::sectors).
   std::array<std::uint64_t, 2 * kMaxLanes> sectors{};
   std::uint16_t nsectors = 0;

@@ -131,10 +131,14 @@ struct Resolver {
   }
   // Sector counting (Impl::count_sectors): the lane's global address; a local address becomes a
   // per-thread key in the local window (each thread's local memory is its own).
-  void note_global(int l, std::uint64_t addr) const { im.gaddr[std::size_t(l)] = addr; }
+  void note_global(int l, std::uint64_t addr) const {
+    im.gaddr[std::size_t(l)] = addr;
+    im.noted |= LaneMask{1} << l;
+  }
   void note_local(int l, std::uint64_t off) const {
     const std::uint64_t t = std::uint64_t(w.index) * im.lanes + std::uint64_t(l);
     im.gaddr[std::size_t(l)] = kLocalBase + t * im.local_bytes + off;
+    im.noted |= LaneMask{1} << l;
   }
   // The message for a global address outside its buffer (out of line, off the hot path). An
   // address before buffer k + 1's start (0-based k) is named by that buffer when its start is
@@ -408,6 +412,12 @@ void reduce_into(ptx::AtomOp op, ptx::Type t, std::uint8_t* p, std::uint64_t v) 
 // [gaddr, gaddr + bytes). Resets gaddr of those lanes.
 std::uint16_t count_sectors(Impl& im, LaneMask m, std::uint64_t bytes) {
   im.wide_active = false;
+  // Only lanes that noted an address can have one (a shared access has none: issue 49, a walk
+  // over 32 lanes and a sort of nothing at every shared access).
+  m &= im.noted;
+  im.noted &= ~m;
+  im.nsectors = 0;
+  if (!m) return 0;
   std::array<std::uint64_t, 2 * kMaxLanes>& sec = im.sectors;
   int n = 0;
   each_lane(m, [&](int l) {
