@@ -101,8 +101,8 @@ TEST(Lowering, MarksWhatPtxasMakesFree) {
 
 TEST(Lowering, RulesParseAndRefuseTypos) {
   EXPECT_EQ(lower::to_string(lower::parse_rules("all")),
-            "fma,imad,lea,addr,scaled,cvt,mov,ifcvt,lop3,vector,schedule,spaces,sincos,divide,"
-            "wide,bssy");
+            "fma,imad,lea,addr,scaled,cvt,mov,ifcvt,lop3,vector,schedule,spaces,sincos,ex2,"
+            "divide,wide,bssy");
   EXPECT_EQ(lower::to_string(lower::parse_rules("none")), "none");
   EXPECT_EQ(lower::to_string(lower::parse_rules("mov,fma")), "fma,mov");
   try {
@@ -128,9 +128,10 @@ TEST(Lowering, RulesParseAndRefuseTypos) {
   // And for sm_90 sin.approx as FMUL.RZ then MUFU.SIN (the same SASS): sincos; global loads
   // hoisted above shared stores and branches round them made predicates (an H100's SASS of
   // conv_rows): spaces and ifcvt; matmul's scalar shared loads as LDS.128 and BSSY/BSYNC round
-  // divergent branches (the H200's SASS opcode counts): vector and bssy.
+  // divergent branches (the H200's SASS opcode counts): vector and bssy; an FSETP and two FMULs
+  // round each ex2.approx.f32 (the same counts): ex2.
   EXPECT_EQ(lower::to_string(lower::parse_rules(find_preset("hopper-h100").sm.lower)),
-            "fma,imad,lea,addr,cvt,mov,ifcvt,vector,schedule,spaces,sincos,divide,bssy");
+            "fma,imad,lea,addr,cvt,mov,ifcvt,vector,schedule,spaces,sincos,ex2,divide,bssy");
 }
 
 // wide: a 64-bit integer op that issues is two SASS instructions (the low word, then the high
@@ -446,6 +447,35 @@ TEST(Lowering, ScheduledKernelsComputeTheSameAndReportInPtxOrder) {
   }
   EXPECT_GT(moved, 0u);   // the scheduler changed something somewhere
   EXPECT_GE(exact, 20u);  // and most of the suite is compared exactly
+}
+
+// ex2 on hopper-h100 against the H200's opcode counts (calibration/runs/h100-2026-11-27/
+// ncu_opcodes_h200.csv): each ex2.approx.f32 (no .ftz) adds an FSETP and two FMULs.
+//   lavamd: 4 ex2 in each round of the inner loop, 6,400 warp-rounds (8 CTAs x 8 neighbour boxes
+//   x 4 warps x 25 rounds): 25,600, and the GPU executed 25,600 FSETP and 76,800 FMUL, of which
+//   25,600 are the rounds' 4 mul.f32 (76,800 - 25,600 = 2 x 25,600).
+//   attention: 4 CTAs of 4 warps, each lane exponentiating its 32 scores (a 16 x 64 strip of a
+//   warp, 1,024 scores over 32 lanes): 16 x 32 = 512, and the GPU executed 512 FSETP.
+// So the rule adds 3 x 25,600 and 3 x 512 warp instructions; the PTX executed is the same.
+TEST(Lowering, Ex2AddsTheFsetpAndFmulsTheGpuExecuted) {
+  for (const auto& [name, ex2] : {std::pair{"lavamd", 25'600u}, std::pair{"attention", 512u}}) {
+    SCOPED_TRACE(name);
+    auto run = [&](bool on) {
+      exec::Workload w = exec::make_builtin(name, {}, SMEMSIM_PTX_DIR);
+      Arch a = find_preset("hopper-h100");
+      if (!on)
+        a.sm.lower = "fma,imad,lea,addr,cvt,mov,ifcvt,vector,schedule,spaces,sincos,divide,bssy";
+      timing::GpuSim sim(w.module, exec::find_kernel(w.module, w.kernel), a, w.launch, w.memory,
+                         {});
+      const timing::TimingStats s = sim.run();
+      EXPECT_EQ(w.check ? w.check(w.memory) : "", "");
+      return s;
+    };
+    const timing::TimingStats with = run(true), without = run(false);
+    EXPECT_EQ(with.expanded - without.expanded, 3 * ex2);
+    EXPECT_EQ(with.warp_instructions, without.warp_instructions);
+    EXPECT_EQ(with.absorbed, without.absorbed);
+  }
 }
 
 }  // namespace

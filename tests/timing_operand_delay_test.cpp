@@ -1,7 +1,7 @@
 // The operand delay (sm.mio_delay_alu / _fma, docs/timing.md "Operand delay") and sm.lower's
-// sincos and divide expansions (issue 42). Each case runs a dependent chain of N links between two
-// clock reads, for two lengths, so that the clock reads' constant cancels: (N2 - N1) x the link's
-// cost, against the cost derived from the keys.
+// sincos, ex2 and divide expansions (issue 42). Each case runs a dependent chain of N links between
+// two clock reads, for two lengths, so that the clock reads' constant cancels: (N2 - N1) x the
+// link's cost, against the cost derived from the keys.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -194,6 +194,31 @@ TEST(OperandDelay, SinCosExpandIntoAnFmulAndAMufu) {
   EXPECT_NEAR(v, x, 1e-3);
   EXPECT_EQ(on.stats.expanded, 24u);
   EXPECT_EQ(off.stats.expanded, 0u);
+  EXPECT_EQ(on.stats.warp_instructions, off.stats.warp_instructions);
+}
+
+// ex2: ex2.approx.f32 without .ftz issues as FSETP.GEU, @!P FMUL x 0.5, MUFU.EX2, @!P FMUL r r
+// (MUFU.EX2 flushes subnormals; the H200's opcode counts, src/timing/expand.cpp). A link: the
+// FSETP reads the previous MUFU's result (an ALU instruction, no operand delay) 4, the two FMULs
+// 4 + 4, the MUFU reads an FMA result 3 late (mio_delay_fma) and takes 17: 32 (the model issues
+// the last FMUL before the MUFU; the chain's sum is the same). With .ftz, or without the rule,
+// the MUFU alone: 17. Three expanded warp instructions an ex2; the value is the PTX's.
+std::string ex2_ex2(int k) {
+  return fmt::format("  ex2.approx.f32 %f{}, %f{};\n", 11 + k, 10 + k);
+}
+std::string ex2_ftz(int k) {
+  return fmt::format("  ex2.approx.ftz.f32 %f{}, %f{};\n", 11 + k, 10 + k);
+}
+TEST(Expand, Ex2WithoutFtzIsPtxassFourInstructions) {
+  const Cost on = link_cost(hopper("ex2"), ex2_ex2, true);
+  const Cost off = link_cost(hopper("none"), ex2_ex2, true);
+  const Cost ftz = link_cost(hopper("ex2"), ex2_ftz, true);
+  EXPECT_EQ(on.per_link, 32u);
+  EXPECT_EQ(off.per_link, 17u);
+  EXPECT_EQ(ftz.per_link, 17u);
+  EXPECT_EQ(on.value, off.value);
+  EXPECT_EQ(on.stats.expanded, 3u * 24u);  // 24 links, one warp
+  EXPECT_EQ(ftz.stats.expanded, 0u);
   EXPECT_EQ(on.stats.warp_instructions, off.stats.warp_instructions);
 }
 

@@ -200,8 +200,8 @@ const std::vector<Key>& key_table() {
              "register copies; ifcvt: short forward branches predicated; lop3: two bitwise ops "
              "one; vector: adjacent scalar shared loads one LDS.64/128), schedule (each block "
              "reordered by a list scheduler, results unchanged) and spaces (memory reordered "
-             "where spaces cannot alias), and the rules that add instructions (sincos, divide: "
-             "ptxas's sequences; wide: 64-bit integer ops as two; bssy: BSSY/BSYNC round a "
+             "where spaces cannot alias), and the rules that add instructions (sincos, ex2, "
+             "divide: ptxas's sequences; wide: 64-bit integer ops as two; bssy: BSSY/BSYNC round a "
              "branch whose lanes may part), or all; docs/timing.md \"Lowering\""),
       sm("sm.ifcvt_slots", &SmConfig::ifcvt_slots, 1, 64,
          "sm.lower's ifcvt: the most issue slots (expansions' steps counted) a forward branch "

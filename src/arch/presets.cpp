@@ -441,6 +441,10 @@ std::vector<Arch> build() {
     // - lrr, as the V100's: with gto the H200's shared, FFMA and HFMA2 throughputs land 7-20 %
     //   lower than with lrr, and every one further from the measurement.
     // - sin/cos issue as FMUL.RZ then MUFU (the `sincos` rule), as that SASS shows;
+    // - ex2.approx.f32 without .ftz issues as FSETP, FMUL, MUFU.EX2, FMUL (the `ex2` rule): the
+    //   H200's opcode counts have one FSETP and two FMULs more per ex2, lavamd's 25,600 ex2 with
+    //   25,600 FSETP and 76,800 FMUL (25,600 of them its mul.f32), attention's 512 with 512 FSETP
+    //   (calibration/runs/h100-2026-11-27/ncu_opcodes_h200.csv);
     // - an MIO instruction reads a fixed-latency result late (docs/timing.md "Operand delay"):
     //   [H100] LDS, IMAD, LDS 30.17 and MUFU.SQRT, FFMA, MUFU.SQRT 24.17 a step, 3 over the
     //   chain's latencies (23 + 4, 17 + 4): mio_delay_fma 3 (their replicas 30.0 and 24.0);
@@ -460,7 +464,7 @@ std::vector<Arch> build() {
     // - a branch whose lanes may part is bracketed by BSSY and BSYNC (the `bssy` rule): the
     //   H200's opcode counts of the suite (grid3d 67,506 BSSY and 69,476 BSYNC; none in matmul,
     //   whose branches are uniform; src/lower/converge.hpp).
-    a.sm.lower = "fma,imad,lea,addr,cvt,mov,ifcvt,vector,schedule,spaces,sincos,divide,bssy";
+    a.sm.lower = "fma,imad,lea,addr,cvt,mov,ifcvt,vector,schedule,spaces,sincos,ex2,divide,bssy";
     // A shared float add is a compare-and-swap loop for sm_90 (LDS, FADD, ATOMS.CAST.SPIN, a
     // compare and a branch a round): the H200's opcode counts of kmeans, ATOMS 1,473, LDS 1,393
     // and FADD 1,377 for 384 PTX shared atomics (ncu_opcodes_h200.csv, docs/timing.md).

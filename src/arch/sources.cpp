@@ -309,7 +309,9 @@ const std::map<std::string, std::vector<Row>>& tables() {
             "cuobjdump of one division a kernel, and Nsight's opcode counts of the suite): "
             "`divide`; matmul's scalar shared loads as LDS.128 (the H200's opcode counts: "
             "10,240 LDS for 16,384 ld.shared.f32): `vector`; BSSY/BSYNC round a branch "
-            "whose lanes may part (grid3d 67,506 BSSY, 69,476 BSYNC): `bssy`"},
+            "whose lanes may part (grid3d 67,506 BSSY, 69,476 BSYNC): `bssy`; lavamd's doubles "
+            "as LDS.128 (64,512 LDS for 129,024 ld.shared.f64): `vector`; an FSETP and two FMULs "
+            "round each ex2.approx.f32 (lavamd 25,600 FSETP for 25,600 ex2): `ex2`"},
            {"sm.writeback_ports", K::Assumed,
             "2, as Accel-Sim's Volta, Turing and Ampere configs have it; no H100 config read"},
            {"sm.global_bytes_per_cycle", K::Calibrated,

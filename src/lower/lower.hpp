@@ -26,13 +26,17 @@
 //         same width that takes in no other: one LOP3.LUT, any bitwise function of three
 //         registers (PTX ISA, lop3; SASS from Maxwell on: `LOP3.LUT R5, R4, UR4, R3, 0xfe` is
 //         the OR of three values).
-//   vector  2 or 4 scalar 32-bit ld.shared of adjacent words from one base, 8 or 16 bytes
+//   vector  2 or 4 scalar 32-bit (or 2 64-bit) ld/st.shared of adjacent words from one base, 8 or
+//   16 bytes
 //         aligned to their width: one LDS.64 / LDS.128 (vector.hpp: the loads are first brought
 //         together; all but the last are absorbed into it, which makes the whole access).
 // and `schedule`, the list scheduler (schedule.hpp), which reorders rather than absorbs, and
 //   sincos  sin/cos.approx.f32 as two instructions: an FMUL.RZ by 1/(2 pi) on the FMA pipe (the
 //         range reduction), then MUFU.SIN/COS on its result (the SASS ptxas 13.0 emits for sm_90;
 //         docs/calibration.md): the cycle model issues the FMUL first, then the PTX instruction.
+//   ex2   ex2.approx.f32 without .ftz as FSETP, FMUL, MUFU.EX2, FMUL (an input below -126 halved,
+//         the result squared: MUFU.EX2 flushes subnormals); the H200's opcode counts of lavamd
+//         and attention, one FSETP and two FMULs more per ex2 (src/timing/expand.cpp).
 //   divide  div/rem.u32/s32 by a register, div.rn.f32 by a register and sqrt.rn.f32 as the
 //         sequences ptxas 13.0 emits for sm_90 (10-25 instructions; src/timing/expand.cpp): the
 //         cycle model issues the sequence's steps, then the PTX instruction.

@@ -25,11 +25,11 @@ Rules parse_rules(std::string_view spec, std::string_view key) {
   if (spec.empty())
     throw InputError(fmt::format(
         "arch key '{}': empty (give none, all, or a comma list of fma, imad, lea, addr, scaled, "
-        "cvt, mov, ifcvt, lop3, vector, schedule, spaces, sincos, divide, wide, bssy)",
+        "cvt, mov, ifcvt, lop3, vector, schedule, spaces, sincos, ex2, divide, wide, bssy)",
         key));
   if (spec == "all")
     return parse_rules(
-        "fma,imad,lea,addr,scaled,cvt,mov,ifcvt,lop3,vector,schedule,spaces,sincos,divide,wide,"
+        "fma,imad,lea,addr,scaled,cvt,mov,ifcvt,lop3,vector,schedule,spaces,sincos,ex2,divide,wide,"
         "bssy",
         key);
   std::size_t pos = 0;
@@ -50,6 +50,7 @@ Rules parse_rules(std::string_view spec, std::string_view key) {
                  : name == "schedule" ? &r.schedule
                  : name == "spaces"   ? &r.spaces
                  : name == "sincos"   ? &r.sincos
+                 : name == "ex2"      ? &r.ex2
                  : name == "divide"   ? &r.divide
                  : name == "wide"     ? &r.wide
                  : name == "bssy"     ? &r.bssy
@@ -57,7 +58,8 @@ Rules parse_rules(std::string_view spec, std::string_view key) {
     if (!flag)
       throw InputError(fmt::format(
           "arch key '{}': unknown lowering rule '{}' (give a comma list of fma, imad, lea, addr, "
-          "scaled, cvt, mov, ifcvt, lop3, vector, schedule, spaces, sincos, divide, wide, bssy; or "
+          "scaled, cvt, mov, ifcvt, lop3, vector, schedule, spaces, sincos, ex2, divide, wide, "
+          "bssy; or "
           "all, "
           "or "
           "none)",
@@ -89,6 +91,7 @@ std::string to_string(const Rules& r) {
   add(r.schedule, "schedule");
   add(r.spaces, "spaces");
   add(r.sincos, "sincos");
+  add(r.ex2, "ex2");
   add(r.divide, "divide");
   add(r.wide, "wide");
   add(r.bssy, "bssy");

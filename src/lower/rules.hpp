@@ -44,6 +44,9 @@ struct Rules {
   // sin/cos issue as two instructions, an FMA-pipe range reduction then the SFU op (lower.hpp);
   // it adds an issue slot rather than absorbing one.
   bool sincos = false;
+  // ex2.approx.f32 without .ftz issues as FSETP, FMUL, MUFU.EX2, FMUL (the subnormal range's
+  // scaling, timing/expand.hpp); it adds issue slots.
+  bool ex2 = false;
   // Integer division and remainder by a register, IEEE float division and square root issue as
   // the instruction sequences ptxas emits for them (timing/expand.hpp); they add issue slots.
   bool divide = false;

@@ -14,6 +14,13 @@ constexpr ExpandStep kA{Unit::Alu, false}, kAc{Unit::Alu, true}, kF{Unit::Fma, f
 constexpr Expansion kExpandNone{Unit::Alu, 0, {}};
 // sin/cos.approx.f32: FMUL.RZ by 1/(2 pi) (c), then MUFU.SIN/COS (the instruction, on the SFU).
 constexpr Expansion kExpandSinCos{Unit::Sfu, 1, {kFc}};
+// ex2.approx.f32 (no .ftz; MUFU.EX2 flushes subnormals, so an input below -126 is halved and the
+// result squared): FSETP.GEU p, x, -126 (c), @!p FMUL x, x, 0.5 (c), MUFU.EX2 (the instruction),
+// @!p FMUL r, r, r (c). The last FMUL reads the MUFU's result; here it issues before it (a step
+// issues before its instruction), so the chain's sum, FSETP + FMUL + FMUL + MUFU, is what a
+// dependent instruction waits for, and the issue slots are the same four. ex2.approx.ftz.f32 is
+// the MUFU.EX2 alone.
+constexpr Expansion kExpandEx2{Unit::Sfu, 3, {kAc, kFc, kFc}};
 // div.u32 by a register: I2F.U32.RP (c), IADD3 -d, ISETP.NE d, MUFU.RCP (c), IADD3 (c), F2I (c),
 // IMAD.MOV 0, IMAD (c), IMAD.HI (c), IMAD.HI (c), IADD3 (c), IMAD (c), ISETP.GE (c),
 // @P IMAD.IADD (c), @P IADD3, ISETP.GE (c), @P IADD3 (c), then @!P LOP3 (d = 0): 18.
@@ -70,6 +77,8 @@ const Expansion& expansion(Expand e) {
       return kExpandBsync;
     case Expand::SinCos:
       return kExpandSinCos;
+    case Expand::Ex2:
+      return kExpandEx2;
     case Expand::DivU32:
       return kExpandDivU32;
     case Expand::RemU32:

@@ -16,6 +16,7 @@ namespace smemsim::timing {
 enum class Expand : std::uint8_t {
   None,
   SinCos,
+  Ex2,  // ex2.approx.f32 without .ftz: the subnormal range's scaling round MUFU.EX2
   DivU32,
   RemU32,
   DivS32,

@@ -10,12 +10,15 @@ namespace {
 using ptx::Opcode;
 using ptx::OperandKind;
 
-// The expansion sm.lower gives `ins` (expand.hpp): sin/cos.approx with sincos; with divide,
+// The expansion sm.lower gives `ins` (expand.hpp): sin/cos.approx with sincos; ex2.approx.f32
+// without .ftz with ex2; with divide,
 // div/rem.u32/s32 by a register (by an immediate ptxas multiplies by its inverse: a few
 // instructions, left as one) and div.rn.f32 by a register / sqrt.rn.f32 (div.f32 without a rounding
 // is div.rn's; .approx and .full are one MUFU and an FMUL or two, left as one).
 Expand expansion_of(const ptx::Instruction& ins, const lower::Rules& rules) {
   if (rules.sincos && (ins.op == Opcode::Sin || ins.op == Opcode::Cos)) return Expand::SinCos;
+  if (rules.ex2 && ins.op == Opcode::Ex2 && ins.type == ptx::Type::F32 && !ins.has(ptx::kFtz))
+    return Expand::Ex2;
   if (!rules.divide) return Expand::None;
   if ((ins.op == Opcode::Div || ins.op == Opcode::Rem) && ins.num_ops >= 3 &&
       ins.ops[2].kind == OperandKind::Reg) {
