@@ -16,6 +16,7 @@
 #include "smemsim/error.hpp"
 #include "smemsim/timing.hpp"
 #include "smemsim/workloads.hpp"
+#include "timing_same.hpp"
 #include "timing_test_util.hpp"
 
 namespace smemsim::test {
@@ -108,37 +109,11 @@ SimRun run_builtin(const std::string& name, const Arch& arch, timing::TimingOpti
   return r;
 }
 
-void expect_same(const timing::TimingStats& a, const timing::TimingStats& b) {
-  EXPECT_EQ(a.cycles, b.cycles);
-  EXPECT_EQ(a.warp_instructions, b.warp_instructions);
-  EXPECT_EQ(a.thread_instructions, b.thread_instructions);
-  EXPECT_EQ(a.issue.cycles, b.issue.cycles);
-  EXPECT_EQ(a.units.smem_passes, b.units.smem_passes);
-  EXPECT_EQ(a.units.lock_failures, b.units.lock_failures);
-  EXPECT_EQ(a.units.writeback_conflicts, b.units.writeback_conflicts);
-  ASSERT_EQ(a.sms.size(), b.sms.size());
-  for (std::size_t i = 0; i < a.sms.size(); ++i) {
-    EXPECT_EQ(a.sms[i].issue.cycles, b.sms[i].issue.cycles) << "SM " << i;
-    EXPECT_EQ(a.sms[i].busy_cycles, b.sms[i].busy_cycles) << "SM " << i;
-    EXPECT_EQ(a.sms[i].ctas, b.sms[i].ctas) << "SM " << i;
-    EXPECT_EQ(a.sms[i].warp_instructions, b.sms[i].warp_instructions) << "SM " << i;
-  }
-  ASSERT_EQ(a.instructions.size(), b.instructions.size());
-  for (std::size_t i = 0; i < a.instructions.size(); ++i) {
-    const timing::InstrStats &x = a.instructions[i], &y = b.instructions[i];
-    EXPECT_EQ(x.issued, y.issued) << i;
-    EXPECT_EQ(x.latency, y.latency) << i;
-    EXPECT_EQ(x.bank_conflict_passes, y.bank_conflict_passes) << i;
-    EXPECT_EQ(x.lock_iterations, y.lock_iterations) << i;
-    EXPECT_EQ(x.warp_states.cycles, y.warp_states.cycles) << i;
-  }
-}
-
 void expect_same(const SimRun& a, const SimRun& b) {
   ASSERT_EQ(a.stats.size(), b.stats.size());
   for (std::size_t i = 0; i < a.stats.size(); ++i) {
     SCOPED_TRACE(::testing::Message() << "launch " << i);
-    expect_same(a.stats[i], b.stats[i]);
+    expect_same_stats(a.stats[i], b.stats[i]);
     EXPECT_EQ(a.exec[i].warp_instructions, b.exec[i].warp_instructions);
     EXPECT_EQ(a.exec[i].shared_accesses, b.exec[i].shared_accesses);
     EXPECT_EQ(a.exec[i].ctas, b.exec[i].ctas);

@@ -234,6 +234,9 @@ struct TimingStats {
   SamplingStats sampling;                // --sample-ctas
   double seconds = 0;                    // wall time of run()
   std::uint32_t threads = 1;  // the SMs ticked on (stderr only: results do not depend on it)
+  // SM-cycles ticked ahead of the other SMs (TimingOptions::run_ahead; results do not depend on
+  // it, so it is not in the JSON).
+  std::uint64_t ahead_ticks = 0;
   // Warp instructions per cycle of the whole GPU.
   double ipc() const { return cycles ? double(warp_instructions) / double(cycles) : 0.0; }
 };
@@ -334,6 +337,12 @@ struct TimingOptions {
   // Fewer awake SMs than this tick on the calling thread (handing a cycle of a few SMs to the
   // workers costs about what ticking them does); the tests set 1 to run every cycle in parallel.
   std::uint32_t parallel_min_sms = 16;
+  // On one thread, an SM that touches nothing another SM sees (no global or local access issuing
+  // or in flight, no CTA it could take or retire) ticks up to this many cycles in a row before
+  // the next SM ticks: its state stays in the host's caches (issue 49). Results are the same for
+  // every value; 1 turns it off. Off with an observer, a consumer, per-instruction statistics,
+  // --sample-ctas and clusters (docs/timing.md "Running an SM ahead").
+  std::uint32_t run_ahead = 32;
 };
 inline constexpr std::uint32_t kMaxThreads = 1024;
 

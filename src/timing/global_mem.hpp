@@ -255,6 +255,9 @@ class GlobalMemoryUnit {
     }
   }
   bool resolving() const { return !departed_.empty(); }
+  // Nothing to send or to resolve: at most data waiting to return at known cycles, which moves
+  // nothing another SM sees (GpuSim's run-ahead).
+  bool only_returns() const { return queue_.empty() && departed_.empty(); }
   bool empty() const {
     if (!queue_.empty() || !departed_.empty()) return false;
     for (const Returns& r : returns_)

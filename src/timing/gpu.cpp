@@ -323,19 +323,33 @@ const TimingStats& GpuSim::run() {
   std::vector<std::uint32_t>& awake = d.awake;
   std::vector<std::uint32_t> resident_before;  // per awake SM: its CTAs before the tick
   const SmConfig& smc = im.arch.sm;
+  im.ahead_setup();
   for (;;) {
     d.dispatch();
-    bool progress = false, issued = false, resident = false, asleep = false;
-    resident_before.clear();
-    for (const std::uint32_t i : awake) resident_before.push_back(im.sms[i]->resident_ctas());
-    im.tick_all(awake);
-    for (std::size_t j = 0; j < awake.size(); ++j) {
-      const Sm& s = *im.sms[awake[j]];
-      progress |= s.progressed();
-      issued |= s.issued();
-      if (s.resident_ctas() < resident_before[j]) d.saturated = false;  // room again
-      resident |= !s.idle();
-      asleep |= s.asleep();
+    bool progress = false, issued = false, resident = false, asleep = false, ahead = false;
+    if (im.ahead_k) {  // each SM's flags for this cycle, from its tick of it (gpu_ahead.cpp)
+      im.tick_ahead(awake, d.left());
+      for (const std::uint32_t i : awake) {
+        const std::uint8_t f = im.ahead_flags(i);
+        progress |= (f & Impl::kAheadProgressed) != 0;
+        issued |= (f & Impl::kAheadIssued) != 0;
+        if (f & Impl::kAheadRetired) d.saturated = false;  // room again
+        resident |= (f & Impl::kAheadResident) != 0;
+        asleep |= (f & Impl::kAheadAsleep) != 0;
+        ahead |= im.is_ahead(i);
+      }
+    } else {
+      resident_before.clear();
+      for (const std::uint32_t i : awake) resident_before.push_back(im.sms[i]->resident_ctas());
+      im.tick_all(awake);
+      for (std::size_t j = 0; j < awake.size(); ++j) {
+        const Sm& s = *im.sms[awake[j]];
+        progress |= s.progressed();
+        issued |= s.issued();
+        if (s.resident_ctas() < resident_before[j]) d.saturated = false;  // room again
+        resident |= !s.idle();
+        asleep |= s.asleep();
+      }
     }
     im.commit(awake);
     d.after_tick(asleep);
@@ -351,7 +365,7 @@ const TimingStats& GpuSim::run() {
     std::uint64_t next = im.cycle + 1;
     // A CTA that may start only later (the launch's cost, the dispatcher's rate) is an event too.
     const bool waiting = d.left() && !d.saturated && d.next_at() > next;
-    if (im.options.skip_idle && !im.options.observer && !issued &&
+    if (im.options.skip_idle && !im.options.observer && !issued && !ahead &&
         (!d.left() || d.saturated || waiting)) {
       std::uint64_t event = waiting ? d.next_at() : ~std::uint64_t{0};
       for (const std::uint32_t i : awake) {  // no skip once one SM has work next cycle

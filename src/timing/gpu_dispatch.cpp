@@ -103,7 +103,9 @@ bool GpuSim::Impl::Dispatcher::dispatch_clusters() {
 void GpuSim::Impl::Dispatcher::after_tick(bool asleep) {
   if (asleep)
     std::erase_if(awake, [&](std::uint32_t i) {
-      if (!im.sms[i]->asleep()) return false;
+      // An SM that ran ahead is asleep now if its tick of this cycle left it so.
+      if (im.is_ahead(i) ? !(im.ahead_flags(i) & Impl::kAheadAsleep) : !im.sms[i]->asleep())
+        return false;
       is_awake[i] = 0;
       asleep_from[i] = im.cycle + 1;
       return true;

@@ -2,6 +2,7 @@
 // and the parallel tick and commit of each cycle, issue 31).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <exception>
 #include <memory>
@@ -59,6 +60,20 @@ struct GpuSim::Impl {
   std::unique_ptr<tbb::task_arena> arena;
   std::vector<std::unique_ptr<Outbox>> outboxes;
   std::vector<std::exception_ptr> errors;  // per SM: what its tick threw in a parallel cycle
+  // Running an SM ahead (gpu_ahead.cpp, TimingOptions::run_ahead): the most cycles in a row (0:
+  // off), per instruction whether its issue group may touch global or local memory, and per SM
+  // the first cycle it has not ticked and what each recent tick left (kAhead* bits, by cycle %
+  // kAheadRing).
+  static constexpr std::size_t kAheadRing = 64;
+  static constexpr std::uint8_t kAheadProgressed = 1, kAheadIssued = 2, kAheadResident = 4,
+                                kAheadAsleep = 8, kAheadRetired = 16;
+  struct Ahead {
+    std::uint64_t next = 0;
+    std::array<std::uint8_t, kAheadRing> at{};
+  };
+  std::uint32_t ahead_k = 0;
+  std::vector<std::uint8_t> unsafe;
+  std::vector<Ahead> ahead;
   TimingStats stats;
   exec::ExecStats merged;  // exec_stats()
   bool ran = false;
@@ -67,6 +82,12 @@ struct GpuSim::Impl {
 
   void attach(std::uint32_t sm);
   void tick_all(const std::vector<std::uint32_t>& awake);
+  void ahead_setup();  // gpu_ahead.cpp
+  // This cycle's tick of each awake SM not ticked yet, each then running ahead while it may
+  // (`room`: a CTA still to dispatch could start on an SM with room).
+  void tick_ahead(const std::vector<std::uint32_t>& awake, bool room);
+  std::uint8_t ahead_flags(std::uint32_t sm) const { return ahead[sm].at[cycle % kAheadRing]; }
+  bool is_ahead(std::uint32_t sm) const { return ahead_k && ahead[sm].next > cycle + 1; }
   void commit(const std::vector<std::uint32_t>& awake);
   std::vector<const exec::Executor*> executors() const;
   const exec::ExecStats& exec_stats();

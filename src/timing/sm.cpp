@@ -203,6 +203,7 @@ void Sm::push_ops(std::uint32_t inflight, Unit unit, MemWork mem, bool memory,
     if (mem == MemWork::Dsm) [[unlikely]]  // the network's part of sm.lat_dsm (validated >=)
       o.far = arch_.sm.lat_dsm - ctx_.latency[std::size_t(unit)];
     if (mio_.on() && mio_work(mem)) mio_.reserve(k);
+    global_unsent_ += mem == MemWork::Global;
     sc.issuing_ops.push_back(id);
   }
   sc.pipe->issue(sc.issuing_ops[0], now);
@@ -236,6 +237,7 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
   ex_->set_consumer(&col);
   exec::IssueResult r = ex_->issue(wp.exec_slot, wp.exec_warp);
   wp.exec_next = r.next;
+  note_next(wp);
   const auto& code = ctx_.kernel->code;
   auto count = [&] {
     const std::uint64_t lanes = std::uint64_t(std::popcount(r.active));
@@ -261,6 +263,7 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
         return recompute(w);
       r = ex_->issue(wp.exec_slot, wp.exec_warp);
       wp.exec_next = r.next;
+      note_next(wp);
     }
   }
   count();
@@ -273,7 +276,10 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
   }();
   const InstInfo& info = past_end ? kFellOff : (*ctx_.info)[r.index];
   if (obs_) obs_->on_issue(id_, w, r.index, 0, now);
-  if (r.state == exec::WarpState::Done) wp.finished = true;
+  if (r.state == exec::WarpState::Done) {
+    wp.finished = true;
+    note_next(wp);
+  }
   if (ctx_.uses_tm) account_tm(w, r, now);
 
   // The lock loop of seed 000 Fig. 1 replaces a shared atomic on a lock-bit GPU; a float add's
@@ -568,6 +574,7 @@ void Sm::complete(std::uint32_t inflight, std::uint64_t now) {
     // A barrier.cluster.wait whose phase completed has moved its warp on (a try_wait had at its
     // issue).
     hw.exec_next = ex_->next_index(hw.exec_slot, hw.exec_warp);
+    note_next(hw);
     held.suspended = false;
   }
   const Inflight& in = held;
@@ -626,6 +633,18 @@ void Sm::complete(std::uint32_t inflight, std::uint64_t now) {
     recompute(w);
   inflight_.put(inflight);
   if (wp.finished && wp.in_flight == 0 && wp.step == 0) retire_warp(w);
+}
+
+void Sm::note_next(Warp& wp) {
+  const std::vector<std::uint8_t>* u = ctx_.unsafe;
+  const bool now_unsafe =
+      u && wp.used && !wp.finished && (*u)[std::min<std::size_t>(wp.exec_next, u->size() - 1)];
+  if (now_unsafe == wp.unsafe_next) return;
+  wp.unsafe_next = now_unsafe;
+  if (now_unsafe)
+    ++unsafe_warps_;
+  else
+    --unsafe_warps_;
 }
 
 bool Sm::tick(std::uint64_t now) {

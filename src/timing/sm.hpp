@@ -97,6 +97,9 @@ struct SimContext {
   // The L2 every SM shares (sm.l2_slices), or nullptr: each SM models its share. SMs read its
   // slices' backlogs while they tick; only resolve_l2, in GpuSim's commit, changes it.
   SharedL2* l2 = nullptr;
+  // GpuSim's run-ahead (gpu_ahead.cpp), or nullptr: per instruction index (and one past the
+  // end), whether its issue group may touch global or local memory.
+  const std::vector<std::uint8_t>* unsafe = nullptr;
   bool uses_tm = false;  // the kernel has GPU-LocalTM transactions
   exec::Dim3 grid;
   std::vector<CtaRecord>* cta_log = nullptr;  // --sample-ctas: every retired CTA, in SM order
@@ -120,6 +123,13 @@ class Sm final : public SchedulerView {
   // One cycle. Returns false when the SM issued nothing and has nothing in flight (nothing it
   // holds can change any more).
   bool tick(std::uint64_t now);
+  // Whether the next tick touches nothing another SM sees or changes (GpuSim's run-ahead,
+  // gpu_ahead.cpp): resident, no global op on its way to the global memory unit, nothing there
+  // but data waiting to return at a time already known, and no warp whose next issue group may
+  // touch global memory (SimContext::unsafe).
+  bool quiet() const {
+    return ctas_used_ && !global_unsent_ && !unsafe_warps_ && gmem_.only_returns();
+  }
   bool idle() const { return ctas_used_ == 0; }
   std::uint32_t resident_ctas() const { return ctas_used_; }
   bool issued() const { return issued_; }          // in the last tick
@@ -297,6 +307,7 @@ class Sm final : public SchedulerView {
     // The executor's next instruction for the warp (IssueResult::next; Executor::next_index
     // without its walk through the executor's CTA, warp and stack at every recompute).
     std::uint32_t exec_next = 0;
+    bool unsafe_next = false;  // exec_next's issue group may touch global memory (note_next)
     // Lock loop (seed 000 Fig. 1): step 1..4 is the next micro-op; 0 when not in the loop.
     std::uint8_t step = 0;
     bool step_busy = false;
@@ -457,6 +468,9 @@ class Sm final : public SchedulerView {
   std::uint64_t seq_ = 0;
   std::uint64_t now_ = 0;
   std::vector<std::uint32_t> completed_;
+  std::uint32_t global_unsent_ = 0;  // global ops issued, not yet taken by the memory unit
+  std::uint32_t unsafe_warps_ = 0;   // live warps whose next issue may touch global memory
+  void note_next(Warp& wp);          // after a warp's exec_next, used or finished changed
   // Suspended try_waits (Inflight::suspended) whose pipeline work is done: looked at each tick.
   std::vector<std::uint32_t> suspended_;
   bool resume_waits(std::uint64_t now);  // completes those that may go on; true if any did

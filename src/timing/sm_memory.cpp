@@ -181,6 +181,7 @@ bool Sm::global_send(std::uint32_t id, std::uint64_t, std::uint32_t sub) {
   } else {
     gmem_.send(id, o.sectors, kind, sub, {o.l1, o.l2, o.same, 0, 0, 0});
   }
+  --global_unsent_;
   ++stats_.units.global_requests;
   stats_.units.global_sectors += o.sectors;
   stats_.units.l1_hit_sectors += o.l1;

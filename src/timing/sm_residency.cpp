@@ -47,6 +47,7 @@ void Sm::start_cta(std::uint64_t cta, std::uint64_t age_base, std::uint64_t now)
     w.age = age_base + k;
     w.next = 0;
     w.exec_next = ex_->next_index(w.exec_slot, w.exec_warp);
+    note_next(w);
     w.reason = Stall::Idle;
     w.tx_since = now_;
     if (warp_start) {
@@ -72,6 +73,7 @@ void Sm::retire_warp(std::uint32_t w) {
   set_reason(wp, false, Stall::Idle);
   eligible_.clear(w);
   wp.used = false;
+  note_next(wp);
   wp.pre_step = 0;
   std::fill_n(pending_.begin() + std::ptrdiff_t(std::size_t(w) * ctx_.nregs), ctx_.nregs, 0);
   std::fill_n(pending_global_.begin() + std::ptrdiff_t(std::size_t(w) * ctx_.nregs), ctx_.nregs, 0);

@@ -98,6 +98,7 @@ bool Sm::resume_waits(std::uint64_t now) {
         now >= in.resume_by) {
       // A barrier.cluster.wait that resumed has moved its warp on (a try_wait had at its issue).
       wp.exec_next = ex_->next_index(wp.exec_slot, wp.exec_warp);
+      note_next(wp);
       in.suspended = false;
       suspended_.erase(suspended_.begin() + std::ptrdiff_t(k));
       complete(id, now);

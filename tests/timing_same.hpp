@@ -1,0 +1,43 @@
+// Two cycle-model runs that must agree (thread counts, run-ahead): cycles, counts, stall reasons,
+// unit counts, per-SM and per-instruction statistics.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include "smemsim/timing.hpp"
+
+namespace smemsim::test {
+
+inline void expect_same_stats(const timing::TimingStats& a, const timing::TimingStats& b) {
+  EXPECT_EQ(a.cycles, b.cycles);
+  EXPECT_EQ(a.warp_instructions, b.warp_instructions);
+  EXPECT_EQ(a.thread_instructions, b.thread_instructions);
+  EXPECT_EQ(a.absorbed, b.absorbed);
+  EXPECT_EQ(a.expanded, b.expanded);
+  EXPECT_EQ(a.issue.cycles, b.issue.cycles);
+  EXPECT_EQ(a.units.smem_passes, b.units.smem_passes);
+  EXPECT_EQ(a.units.lock_iterations, b.units.lock_iterations);
+  EXPECT_EQ(a.units.lock_failures, b.units.lock_failures);
+  EXPECT_EQ(a.units.global_requests, b.units.global_requests);
+  EXPECT_EQ(a.units.l1_hit_sectors, b.units.l1_hit_sectors);
+  EXPECT_EQ(a.units.l2_hit_sectors, b.units.l2_hit_sectors);
+  EXPECT_EQ(a.units.writeback_conflicts, b.units.writeback_conflicts);
+  ASSERT_EQ(a.sms.size(), b.sms.size());
+  for (std::size_t i = 0; i < a.sms.size(); ++i) {
+    EXPECT_EQ(a.sms[i].issue.cycles, b.sms[i].issue.cycles) << "SM " << i;
+    EXPECT_EQ(a.sms[i].busy_cycles, b.sms[i].busy_cycles) << "SM " << i;
+    EXPECT_EQ(a.sms[i].ctas, b.sms[i].ctas) << "SM " << i;
+    EXPECT_EQ(a.sms[i].warp_instructions, b.sms[i].warp_instructions) << "SM " << i;
+  }
+  ASSERT_EQ(a.instructions.size(), b.instructions.size());
+  for (std::size_t i = 0; i < a.instructions.size(); ++i) {
+    const timing::InstrStats &x = a.instructions[i], &y = b.instructions[i];
+    EXPECT_EQ(x.issued, y.issued) << i;
+    EXPECT_EQ(x.latency, y.latency) << i;
+    EXPECT_EQ(x.bank_conflict_passes, y.bank_conflict_passes) << i;
+    EXPECT_EQ(x.lock_iterations, y.lock_iterations) << i;
+    EXPECT_EQ(x.warp_states.cycles, y.warp_states.cycles) << i;
+  }
+}
+
+}  // namespace smemsim::test
