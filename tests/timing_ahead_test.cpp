@@ -70,5 +70,55 @@ TEST(TimingAhead, AesTicksMostSmCyclesAhead) {
   EXPECT_LE(on.stats.at(0).ahead_ticks, sm_cycles);
 }
 
+// Two CTAs on two SMs loop alike and then store out of bounds; CTA 0 takes two multiplies more on
+// the way, so SM 1 fails a few cycles before SM 0. One tick a cycle reports SM 1's error; with
+// run-ahead SM 0 may reach its store first (within 32 cycles), and its error must wait for its
+// cycle: the message names block (1,0,0) either way.
+TEST(TimingAhead, AnErrorAheadIsThrownAtItsCycle) {
+  const std::string ptx = std::string(kTimingHeader) + R"(
+.visible .entry oob()
+{
+  .reg .b32 %r<10>;
+  .reg .pred %p<3>;
+  .shared .align 4 .b8 s[64];
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r2, 0;
+  mov.u32 %r3, 0;
+$L_loop:
+  add.u32 %r3, %r3, %r2;
+  add.u32 %r2, %r2, 1;
+  setp.lt.u32 %p1, %r2, 200;
+  @%p1 bra $L_loop;
+  setp.eq.u32 %p2, %r1, 0;
+  @!%p2 bra $L_store;
+  mul.lo.u32 %r3, %r3, 3;
+  mul.lo.u32 %r3, %r3, 5;
+$L_store:
+  mov.u32 %r4, s;
+  st.shared.u32 [%r4+4096], %r3;
+  ret;
+}
+)";
+  const ptx::Module m = ptx::parse(ptx, "oob.ptx");
+  auto error = [&](std::uint32_t ahead) {
+    exec::GlobalMemory mem;
+    exec::Launch launch;
+    launch.grid = {2, 1, 1};
+    launch.block = {32, 1, 1};
+    timing::TimingOptions o;
+    o.run_ahead = ahead;
+    try {
+      timing::GpuSim sim(m, m.kernels.at(0), find_preset("volta-v100"), launch, mem, o);
+      sim.run();
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string one = error(1), ahead = error(32);
+  EXPECT_NE(one.find("block (1,0,0)"), std::string::npos) << one;
+  EXPECT_EQ(ahead, one);
+}
+
 }  // namespace
 }  // namespace smemsim::test

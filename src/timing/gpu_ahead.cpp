@@ -13,11 +13,14 @@
 // - the clock: %clock reads the cycle the SM ticks;
 // - the executors' count of memory writes (spin detection): summed at the commit of the cycle
 //   the SM ran ahead from, and never across the spin check every 65,536 cycles;
+// - errors: a tick ahead that throws is thrown when the loop reaches its cycle, at the SM's turn;
 // - everything an observer, a consumer, per-instruction statistics or --sample-ctas' log sees,
 //   and SMs of a cluster (distributed shared memory): run-ahead is off with any of them.
 // The cycle loop then takes each SM's flags for a cycle (progress, issue, residency, sleep, a
 // retired CTA) from what its tick of that cycle left.
 #include <algorithm>
+#include <exception>
+#include <utility>
 
 #include "timing/gpu_impl.hpp"
 
@@ -54,6 +57,7 @@ void GpuSim::Impl::tick_ahead(const std::vector<std::uint32_t>& awake, bool room
   for (const std::uint32_t i : awake) {
     Ahead& a = ahead[i];
     if (a.next > now) continue;  // ticked this cycle already, running ahead
+    if (a.error) std::rethrow_exception(std::exchange(a.error, nullptr));  // this cycle's
     Sm& s = *sms[i];
     std::uint32_t before = s.resident_ctas();
     s.tick(now);
@@ -63,7 +67,12 @@ void GpuSim::Impl::tick_ahead(const std::vector<std::uint32_t>& awake, bool room
     while (a.next <= last && !(f & kAheadRetired) && !(room && s.can_take()) && s.quiet()) {
       cycle = a.next;  // what %clock reads
       before = s.resident_ctas();
-      s.tick(a.next);
+      try {
+        s.tick(a.next);
+      } catch (...) {
+        a.error = std::current_exception();  // thrown at cycle a.next's turn (above)
+        break;
+      }
       f = flags_of(s, before);
       a.at[a.next % kAheadRing] = f;
       ++a.next;

@@ -70,6 +70,9 @@ struct GpuSim::Impl {
   struct Ahead {
     std::uint64_t next = 0;
     std::array<std::uint8_t, kAheadRing> at{};
+    // A tick ahead that threw (an out-of-bounds shared access, say): thrown when the cycle loop
+    // reaches that cycle, at the SM's turn, as one tick a cycle would have thrown it.
+    std::exception_ptr error;
   };
   std::uint32_t ahead_k = 0;
   std::vector<std::uint8_t> unsafe;
@@ -87,7 +90,9 @@ struct GpuSim::Impl {
   // (`room`: a CTA still to dispatch could start on an SM with room).
   void tick_ahead(const std::vector<std::uint32_t>& awake, bool room);
   std::uint8_t ahead_flags(std::uint32_t sm) const { return ahead[sm].at[cycle % kAheadRing]; }
-  bool is_ahead(std::uint32_t sm) const { return ahead_k && ahead[sm].next > cycle + 1; }
+  bool is_ahead(std::uint32_t sm) const {
+    return ahead_k && (ahead[sm].next > cycle + 1 || ahead[sm].error);
+  }
   void commit(const std::vector<std::uint32_t>& awake);
   std::vector<const exec::Executor*> executors() const;
   const exec::ExecStats& exec_stats();
