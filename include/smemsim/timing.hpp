@@ -338,7 +338,7 @@ struct TimingOptions {
   // workers costs about what ticking them does); the tests set 1 to run every cycle in parallel.
   std::uint32_t parallel_min_sms = 16;
   // On one thread, an SM that touches nothing another SM sees (no global or local access issuing
-  // or in flight, no CTA it could take or retire) ticks up to this many cycles in a row before
+  // or on its way to memory, no room for a CTA still to start) ticks up to this many cycles before
   // the next SM ticks: its state stays in the host's caches (issue 49). Results are the same for
   // every value; 1 turns it off. Off with an observer, a consumer, per-instruction statistics,
   // --sample-ctas and clusters (docs/timing.md "Running an SM ahead").

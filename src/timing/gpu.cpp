@@ -327,29 +327,23 @@ const TimingStats& GpuSim::run() {
   for (;;) {
     d.dispatch();
     bool progress = false, issued = false, resident = false, asleep = false, ahead = false;
-    if (im.ahead_k) {  // each SM's flags for this cycle, from its tick of it (gpu_ahead.cpp)
+    resident_before.clear();
+    if (im.ahead_k) {  // the flags come from each SM's own tick of this cycle (gpu_ahead.cpp)
       im.tick_ahead(awake, d.left());
-      for (const std::uint32_t i : awake) {
-        const std::uint8_t f = im.ahead_flags(i);
-        progress |= (f & Impl::kAheadProgressed) != 0;
-        issued |= (f & Impl::kAheadIssued) != 0;
-        if (f & Impl::kAheadRetired) d.saturated = false;  // room again
-        resident |= (f & Impl::kAheadResident) != 0;
-        asleep |= (f & Impl::kAheadAsleep) != 0;
-        ahead |= im.is_ahead(i);
-      }
     } else {
-      resident_before.clear();
       for (const std::uint32_t i : awake) resident_before.push_back(im.sms[i]->resident_ctas());
       im.tick_all(awake);
-      for (std::size_t j = 0; j < awake.size(); ++j) {
-        const Sm& s = *im.sms[awake[j]];
-        progress |= s.progressed();
-        issued |= s.issued();
-        if (s.resident_ctas() < resident_before[j]) d.saturated = false;  // room again
-        resident |= !s.idle();
-        asleep |= s.asleep();
-      }
+    }
+    for (std::size_t j = 0; j < awake.size(); ++j) {
+      const std::uint32_t i = awake[j];
+      const std::uint8_t f =
+          im.ahead_k ? im.ahead_flags(i) : Impl::tick_flags(*im.sms[i], resident_before[j]);
+      progress |= (f & Impl::kAheadProgressed) != 0;
+      issued |= (f & Impl::kAheadIssued) != 0;
+      if (f & Impl::kAheadRetired) d.saturated = false;  // room again
+      resident |= (f & Impl::kAheadResident) != 0;
+      asleep |= (f & Impl::kAheadAsleep) != 0;
+      ahead |= im.is_ahead(i);
     }
     im.commit(awake);
     d.after_tick(asleep);

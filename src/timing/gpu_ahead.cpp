@@ -5,11 +5,12 @@
 // another SM sees, and nothing another SM's tick changes, may tick several cycles in a row
 // before the next SM ticks, with the same results. What SMs share, and how it is kept out:
 // - global and local memory (the functional loads read it at issue; stores and atomics reach it
-//   at the cycle's commit) and the shared L2 (read while ticking, changed at commit): the SM has
-//   nothing in its global memory unit, and no warp's next issue group touches global, generic or
-//   local memory (checked before every tick ahead);
-// - CTA dispatch at the start of each cycle: the SM has no room for a CTA still to start, and a
-//   tick that retires a CTA is the last one ahead;
+//   at the cycle's commit) and the shared L2 (read while ticking, changed at commit): no global op
+//   of the SM is on its way to its memory unit, the unit holds only data returning at cycles
+//   already known, and no warp's next issue group touches global, generic or local memory (kept
+//   per warp as it moves: Sm::note_next);
+// - CTA dispatch at the start of each cycle: the SM has no room for a CTA still to start (a tick
+//   that retires one makes room, which stops it);
 // - the clock: %clock reads the cycle the SM ticks;
 // - the executors' count of memory writes (spin detection): summed at the commit of the cycle
 //   the SM ran ahead from, and never across the spin check every 65,536 cycles;
@@ -49,11 +50,6 @@ void GpuSim::Impl::tick_ahead(const std::vector<std::uint32_t>& awake, bool room
   // within --max-cycles.
   const std::uint64_t check = ((now >> 16) + 1) << 16;
   const std::uint64_t last = std::min({now + ahead_k - 1, check - 1, options.max_cycles - 1});
-  auto flags_of = [](const Sm& s, std::uint32_t before) {
-    return std::uint8_t((s.progressed() ? kAheadProgressed : 0) | (s.issued() ? kAheadIssued : 0) |
-                        (!s.idle() ? kAheadResident : 0) | (s.asleep() ? kAheadAsleep : 0) |
-                        (s.resident_ctas() < before ? kAheadRetired : 0));
-  };
   for (const std::uint32_t i : awake) {
     Ahead& a = ahead[i];
     if (a.next > now) continue;  // ticked this cycle already, running ahead
@@ -61,10 +57,10 @@ void GpuSim::Impl::tick_ahead(const std::vector<std::uint32_t>& awake, bool room
     Sm& s = *sms[i];
     std::uint32_t before = s.resident_ctas();
     s.tick(now);
-    std::uint8_t f = flags_of(s, before);
-    a.at[now % kAheadRing] = f;
+    a.at[now % kAheadRing] = tick_flags(s, before);
     a.next = now + 1;
-    while (a.next <= last && !(f & kAheadRetired) && !(room && s.can_take()) && s.quiet()) {
+    // A tick that retires a CTA leaves room: while CTAs are left to start, that stops it.
+    while (a.next <= last && !(room && s.can_take()) && s.quiet()) {
       cycle = a.next;  // what %clock reads
       before = s.resident_ctas();
       try {
@@ -73,8 +69,7 @@ void GpuSim::Impl::tick_ahead(const std::vector<std::uint32_t>& awake, bool room
         a.error = std::current_exception();  // thrown at cycle a.next's turn (above)
         break;
       }
-      f = flags_of(s, before);
-      a.at[a.next % kAheadRing] = f;
+      a.at[a.next % kAheadRing] = tick_flags(s, before);
       ++a.next;
       ++stats.ahead_ticks;
     }

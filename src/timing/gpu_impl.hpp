@@ -90,6 +90,12 @@ struct GpuSim::Impl {
   // (`room`: a CTA still to dispatch could start on an SM with room).
   void tick_ahead(const std::vector<std::uint32_t>& awake, bool room);
   std::uint8_t ahead_flags(std::uint32_t sm) const { return ahead[sm].at[cycle % kAheadRing]; }
+  // What an SM's tick left (kAhead* bits); `before`: its resident CTAs before the tick.
+  static std::uint8_t tick_flags(const Sm& s, std::uint32_t before) {
+    return std::uint8_t((s.progressed() ? kAheadProgressed : 0) | (s.issued() ? kAheadIssued : 0) |
+                        (!s.idle() ? kAheadResident : 0) | (s.asleep() ? kAheadAsleep : 0) |
+                        (s.resident_ctas() < before ? kAheadRetired : 0));
+  }
   bool is_ahead(std::uint32_t sm) const {
     return ahead_k && (ahead[sm].next > cycle + 1 || ahead[sm].error);
   }
