@@ -20,8 +20,12 @@ SharedL2::SharedL2(const SmConfig& sm, std::uint32_t share) {
   const std::uint64_t bytes = sm.l2_bytes / sh / n;
   const std::size_t per = SectorCache::lines_for(bytes, sm.l2_ways);
   tag_block_.reset(per * n);
-  for (std::size_t i = 0; i < n; ++i)
-    slices_[i].tags.configure_ways(bytes, sm.l2_ways, n, per ? &tag_block_[i * per] : nullptr);
+  line_block_.reset(per * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const SectorCache::Block b{per ? &tag_block_[i * per] : nullptr,
+                               per ? &line_block_[i * per] : nullptr};
+    slices_[i].tags.configure_ways(bytes, sm.l2_ways, n, b);
+  }
   channels_.assign(std::clamp<std::uint64_t>(sm.dram_channels * n / all, 1, n), 0);
   // A sector's ticks: 32 bytes at the rate. The slices' rate is all x l2_slice_bytes_per_cycle /
   // share; the DRAM's the GPU's, sm.dram_bytes_per_cycle (else sm.global_bytes_per_cycle x

@@ -72,7 +72,8 @@ class SharedL2 {
     return false;
   }
 
-  util::Zeroed<SectorCache::Line> tag_block_;  // every slice's lines
+  util::Zeroed<std::uint64_t> tag_block_;       // every slice's tags
+  util::Zeroed<SectorCache::Line> line_block_;  // and their lines' records
   std::vector<Slice> slices_;
   std::vector<std::uint64_t> channels_;                // in ticks: when each channel is next free
   std::uint64_t slice_cost_ = 0, channel_cost_ = 0;    // ticks a sector

@@ -41,6 +41,9 @@ Sm::Sm(std::uint32_t id, const SimContext& ctx)
     mio_tail_[u] =
         m_ + (shared_memory_unit(static_cast<Unit>(u)) ? ctx_.latency[u] - (f_ + m_ + 1) - 1 : 0);
   }
+  // Room for the shared accesses in flight without moving them (2 KB each): a vector that grows
+  // copies every record and faults in fresh pages at each step; the reserve touches none.
+  records_.items.reserve(32);
   sub_.resize(nsc_);
   wg_free_.assign(nsc_, 0);
   for (std::uint32_t k = 0; k < nsc_; ++k) {
