@@ -25,6 +25,7 @@
 #include "exec/exec_internal.hpp"
 #include "exec/half.hpp"
 #include "exec/mma_layout.hpp"
+#include "util/thread_scratch.hpp"
 
 namespace smemsim::exec::detail {
 namespace {
@@ -215,7 +216,7 @@ void gather(Impl& im, Warp& w, const ptx::Operand& v, int which, Type t, Layout 
 // a AND b or a XOR b and its sum the population count.
 template <typename Layout>
 void multiply(Impl& im, Warp& w, const ptx::Instruction& ins, MmaProduct d, Layout layout) {
-  static thread_local Matrices mx;
+  Matrices& mx = util::thread_scratch<Matrices>();
   gather(im, w, ins.ops[1], 0, ins.type2, layout, &mx.a[0][0], kMaxK);
   gather(im, w, ins.ops[2], 1, ins.type4, layout, &mx.b[0][0], 32);
   gather(im, w, ins.ops[3], 2, ins.type3, layout, &mx.c[0][0], 32);
@@ -333,6 +334,14 @@ std::uint64_t read_element(const std::uint8_t* p, int bits, int shift) {
   return bits >= 8 ? v : (v >> shift) & ((1u << bits) - 1);
 }
 
+// A wmma load's or store's per-lane fragment slots and element pointers (per thread, not on the
+// stack: 37 KB).
+struct FragScratch {
+  FragSlots slots[32];
+  std::uint8_t* ptr[32][kMaxFragSlots];
+  std::uint8_t shift[32][kMaxFragSlots];
+};
+
 void wmma_move(Impl& im, Cta& cta, Warp& w, std::uint32_t pc) {
   const ptx::Instruction& ins = im.kernel.code[pc];
   const XInst& x = im.xcode[pc];
@@ -347,7 +356,8 @@ void wmma_move(Impl& im, Cta& cta, Warp& w, std::uint32_t pc) {
   const std::uint64_t bytes = std::uint64_t(std::max(bits, 8) / 8);
   const ptx::Operand& frag = ins.ops[load ? 0 : 1];
   const std::uint64_t* stride = ins.num_ops == 3 ? im.row(w, x.row[2]) : nullptr;  // in elements
-  static thread_local FragSlots slots[32];
+  FragScratch& scratch = util::thread_scratch<FragScratch>();
+  auto& slots = scratch.slots;
   int counts[32];
   std::uint64_t base[32], ld[32];
   for (int lane = 0; lane < 32; ++lane) {
@@ -356,8 +366,8 @@ void wmma_move(Impl& im, Cta& cta, Warp& w, std::uint32_t pc) {
     ld[lane] = stride ? (stride[lane] & 0xffffffffu) : std::uint64_t(col ? rows : cols);
   }
   // Resolve every element first: a bad address leaves no partial effect.
-  static thread_local std::uint8_t* ptr[32][kMaxFragSlots];
-  static thread_local std::uint8_t shift[32][kMaxFragSlots];
+  auto& ptr = scratch.ptr;
+  auto& shift = scratch.shift;
   LaneMask shared = 0;
   for (int lane = 0; lane < 32; ++lane)
     for (int i = 0; i < counts[lane]; ++i) {

@@ -34,6 +34,7 @@
 #include "exec/exec_internal.hpp"
 #include "exec/mma_layout.hpp"
 #include "smemsim/tensor_map.hpp"
+#include "util/thread_scratch.hpp"
 
 namespace smemsim::exec::detail {
 namespace {
@@ -101,6 +102,10 @@ double wg_element(const std::uint8_t* p, Type t) {
 }
 
 constexpr int kMaxN = 256, kWgK = 32;
+// One warpgroup's A and B in double (per thread, not on the stack: 68 KB).
+struct WgmmaScratch {
+  double a[16][kWgK], b[kWgK][kMaxN];
+};
 
 // Reads matrix `which` (0: A's rows of warp `rank`, 1: B) through descriptor `d` into `out`
 // (rows x K for A, K x N for B), and notes the core matrices the warp's pass reads in `cores`.
@@ -151,7 +156,9 @@ void exec_wgmma(Impl& im, Cta& cta, Warp& w, std::uint32_t pc) {
         fmt::format("wgmma.mma_async needs the warpgroup's four warps of 32 threads: warp {} is "
                     "in warpgroup {}, and the block has {} warp{}",
                     w.index, w.index / 4, cta.warps.size(), cta.warps.size() == 1 ? "" : "s"));
-  static thread_local double a[16][kWgK], b[kWgK][kMaxN];
+  WgmmaScratch& scratch = util::thread_scratch<WgmmaScratch>();
+  auto& a = scratch.a;
+  auto& b = scratch.b;
   static thread_local std::vector<std::uint32_t> cores;  // kept: no allocation an instruction
   cores.clear();
   const auto lane0 = [&](const ptx::Operand& o) { return im.row(w, im.reg_row(o.reg))[0]; };
