@@ -1,11 +1,15 @@
-// An array that starts all zero without being written (issue 49). A block of 16 KiB or more is
-// mapped from the system (anonymous mmap): its pages are zero and fault in when first used, so the
-// parts a run never reaches cost it nothing. calloc does this only above glibc's mmap threshold
-// (128 KiB, raised at run time as blocks are freed); below it, calloc clears the block with
-// memset, faulting in every page: an SM's 64 KB fill ring and 56 KB of L1 tags were a quarter of
-// a small launch's time on volta-v100, most of it page faults. A std::vector's
-// value-initialisation writes every byte too: an H100's L1 and L2 tags are tens of megabytes, of
-// which a small launch touches a few pages. Smaller blocks come from calloc.
+// An array that starts all zero without being written (issue 49), so that the parts a run never
+// reaches cost it nothing: on this project's development VM each page first touched costs about
+// 10 microseconds.
+// - Blocks of 128 KiB or more come from calloc, which maps them from the system: their pages are
+//   zero and fault in when first used. (A std::vector's value-initialisation writes every byte:
+//   an H100's L2 tags are tens of megabytes, of which a small launch touches a few pages.)
+// - Below that, calloc clears a block from its heap with memset, faulting in every page: an SM's
+//   64 KB fill ring and its L1 records were a quarter of a small launch's time on volta-v100.
+//   Blocks from 16 KiB are mapped here instead, and a freed one is kept for the next block of its
+//   size (the same launch again: a study's sweep, a benchmark's loop), cleared by zeroing only
+//   the pages its last user touched (zeroed.cpp).
+// - Smaller blocks come from calloc.
 // T must be trivially copyable and all-zero must be its starting state.
 #pragma once
 
@@ -16,19 +20,26 @@
 #include <type_traits>
 #include <utility>
 
-#if defined(__unix__) || defined(__APPLE__)
-#include <sys/mman.h>
-#define SMEMSIM_ZEROED_MMAP 1
-#endif
-
 namespace smemsim::util {
+
+namespace detail {
+// `bytes` of zero bytes, page-aligned, or nullptr where the system maps nothing (then calloc).
+void* map_zeroed(std::size_t bytes);
+// Gives back a block map_zeroed returned, of that size.
+void unmap_zeroed(void* p, std::size_t bytes) noexcept;
+}  // namespace detail
 
 template <typename T>
 class Zeroed {
   static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
 
  public:
-  static constexpr std::size_t kMapBytes = std::size_t(16) << 10;
+  // Mapped here: blocks from 16 KiB up to glibc's first mmap threshold. calloc maps larger ones
+  // itself, and freeing them raises its threshold, so that the large vectors of the next launch
+  // in the process (a CTA's registers and shared memory) come from its heap, not from fresh
+  // pages: mapping those here too made a benchmark's loop fault them in at every launch.
+  static constexpr std::size_t kMapBytes = std::size_t(16) << 10, kCallocBytes = std::size_t(128)
+                                                                                 << 10;
 
   Zeroed() = default;
   explicit Zeroed(std::size_t n) { reset(n); }
@@ -46,29 +57,21 @@ class Zeroed {
     if (n == 0) return;
     if (n > SIZE_MAX / sizeof(T)) throw std::bad_alloc();
     const std::size_t bytes = n * sizeof(T);
-#ifdef SMEMSIM_ZEROED_MMAP
-    if (bytes >= kMapBytes) {
-      void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      if (p == MAP_FAILED) throw std::bad_alloc();
-      p_ = static_cast<T*>(p);
-      n_ = n;
-      mapped_ = true;
-      return;
+    if (bytes >= kMapBytes && bytes < kCallocBytes) {
+      if (void* p = detail::map_zeroed(bytes)) {
+        p_ = static_cast<T*>(p);
+        n_ = n;
+        mapped_ = true;
+        return;
+      }
     }
-#endif
     p_ = static_cast<T*>(std::calloc(n, sizeof(T)));
     if (!p_) throw std::bad_alloc();
     n_ = n;
   }
-  T* data() const {
-    return p_;
-  }
-  std::size_t size() const {
-    return n_;
-  }
-  T& operator[](std::size_t i) const {
-    return p_[i];
-  }
+  T* data() const { return p_; }
+  std::size_t size() const { return n_; }
+  T& operator[](std::size_t i) const { return p_[i]; }
 
  private:
   void swap(Zeroed& o) noexcept {
@@ -77,10 +80,10 @@ class Zeroed {
     std::swap(mapped_, o.mapped_);
   }
   void release() noexcept {
-#ifdef SMEMSIM_ZEROED_MMAP
-    if (mapped_) ::munmap(p_, n_ * sizeof(T));
-#endif
-    if (!mapped_) std::free(p_);
+    if (mapped_)
+      detail::unmap_zeroed(p_, n_ * sizeof(T));
+    else
+      std::free(p_);
     p_ = nullptr;
     n_ = 0;
     mapped_ = false;
