@@ -7,10 +7,8 @@
 //
 // Layout (issue 49): each set's tags side by side (a lookup reads 8 bytes a way: a 16-way set is
 // two host cache lines, where whole records were fourteen), and the rest of each line's record
-// way by way (way w of every set together). A launch that touches one line in each of many sets
-// -- any stream through the L2 -- fills way 0 of each, so its records lie together too: on
-// volta-v100 a transpose touches about a fifth of the pages the records in set order took, and
-// on this project's development VM each page first touched costs about 10 microseconds.
+// way by way (way w of every set together), so that the records of a stream that fills way 0 of
+// many sets lie together.
 #pragma once
 
 #include <array>
