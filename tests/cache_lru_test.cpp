@@ -1,7 +1,7 @@
 // The sectored cache's replacement (src/timing/cache.hpp) against a least-recently-used cache
 // written here from its definition, on seeded random streams: the scanned sets (16 ways, the
 // L2's) and the indexed ones (more than 32 ways, the modern L1s: src/timing/line_index.hpp) must
-// both be exactly LRU, with empty ways filled in way order.
+// both be exactly LRU, and report the line and the dirty sectors each allocation evicts.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -19,16 +19,20 @@ namespace {
 struct Reference {
   struct Entry {
     std::uint64_t line;
-    unsigned valid;
+    unsigned valid, dirty;
   };
   std::uint32_t sets, ways;
   std::uint64_t div;
   std::vector<std::list<Entry>> lru;
   Reference(std::uint32_t s, std::uint32_t w, std::uint64_t d) : sets(s), ways(w), div(d), lru(s) {}
 
-  // Returns hit; `evicted` the line pushed out (~0: none).
-  bool access(std::uint64_t sector, bool allocate, std::uint64_t& evicted) {
+  // Returns hit; `placed`: a new line was placed, `evicted` the line it pushed out (~0: none)
+  // and `dirty_out` that line's dirty sectors.
+  bool access(std::uint64_t sector, bool allocate, bool dirty, bool& placed, std::uint64_t& evicted,
+              unsigned& dirty_out) {
+    placed = false;
     evicted = ~std::uint64_t{0};
+    dirty_out = 0;
     const std::uint64_t line = sector / 4;
     const unsigned bit = 1u << (sector % 4);
     auto& set = lru[line / div % sets];
@@ -37,20 +41,26 @@ struct Reference {
       const bool hit = it->valid & bit;
       if (!hit && !allocate) return false;
       it->valid |= bit;
+      if (dirty) it->dirty |= bit;
       set.splice(set.begin(), set, it);
       return hit;
     }
     if (!allocate) return false;
+    placed = true;
     if (set.size() == ways) {
       evicted = set.back().line;
+      dirty_out = unsigned(__builtin_popcount(set.back().dirty));
       set.pop_back();
     }
-    set.push_front({line, bit});
+    set.push_front({line, bit, dirty ? bit : 0u});
     return false;
   }
   void invalidate(std::uint64_t sector) {
     for (auto& e : lru[sector / 4 / div % sets])
-      if (e.line == sector / 4) e.valid &= ~(1u << (sector % 4));
+      if (e.line == sector / 4) {
+        e.valid &= ~(1u << (sector % 4));
+        e.dirty &= e.valid;
+      }
   }
 };
 
@@ -63,7 +73,7 @@ void same_as_reference(std::uint32_t sets, std::uint32_t ways, std::uint64_t div
   ASSERT_TRUE(c.on());
   Reference ref(sets, ways, div);
   std::mt19937_64 rng(seed);
-  std::uint64_t hits = 0, evictions = 0;
+  std::uint64_t hits = 0, evictions = 0, dirty_evictions = 0;
   for (int i = 0; i < 200000; ++i) {
     // Skewed toward low lines so that some stay hot while others stream past.
     const std::uint64_t r = rng() % lines;
@@ -75,22 +85,27 @@ void same_as_reference(std::uint32_t sets, std::uint32_t ways, std::uint64_t div
       ref.invalidate(sector);
       continue;
     }
-    const bool allocate = what != 1;
+    const bool allocate = what != 1, dirty = what % 3 == 0;  // a write-back write
+    bool placed = false;
     std::uint64_t evicted = 0;
-    const bool want = ref.access(sector, allocate, evicted);
-    ASSERT_EQ(c.access(sector, allocate), want) << "access " << i << " sector " << sector;
+    unsigned dirty_out = 0;
+    const bool want = ref.access(sector, allocate, dirty, placed, evicted, dirty_out);
+    ASSERT_EQ(c.access(sector, allocate, dirty), want) << "access " << i << " sector " << sector;
     if (want) {
       ++hits;
       continue;
     }
-    if (allocate && evicted != ~std::uint64_t{0}) {
-      ++evictions;
+    if (placed) {  // a new line: what it pushed out (nothing where the set had an empty way)
       ASSERT_EQ(c.evicted_line(), evicted) << "access " << i;
+      ASSERT_EQ(c.evicted_dirty(), dirty_out) << "access " << i;
+      evictions += evicted != ~std::uint64_t{0};
+      dirty_evictions += dirty_out != 0;
     }
   }
   // The stream exercised both paths.
   EXPECT_GT(hits, 10000u);
   EXPECT_GT(evictions, 10000u);
+  EXPECT_GT(dirty_evictions, 1000u);
 }
 
 TEST(CacheLru, ScannedSetsAreLeastRecentlyUsed) {

@@ -162,8 +162,8 @@ TEST(PtxMemory, ABranchCostsTheSameInALargeKernel) {
 }
 
 // The cycle model's caches cost a launch only the lines it reaches (util/zeroed.hpp, issue 49).
-// hopper-h100's L2 is 50 MiB in 128-byte lines: 409,600 tag records of 56 bytes (a tag, an LRU
-// stamp, valid and dirty bits, four sector fill times), 22.9 MB if they were written at set-up,
+// hopper-h100's L2 is 50 MiB in 128-byte lines: 409,600 tags of 8 bytes and records of 48 (an
+// LRU stamp, valid and dirty bits, four sector fill times), 22.9 MB if they were written at set-up,
 // which they were (one warp's sim peaked 24 MB above its run). A warp that stores one word
 // reaches one line of it and one SM's L1: sim's peak stays within 8 MB of run's.
 TEST(PtxMemory, AnIdleCacheCostsNoMemory) {

@@ -40,6 +40,7 @@ class SectorCache {
   // `div`: the set of line L is (L / div) % sets (an L2 slice's lines, one in `div` of them).
   void configure(std::uint64_t bytes, std::uint32_t sets, std::uint64_t div = 1) {
     div_ = div ? div : 1;
+    last_ = kNone;
     sets_ = sets ? sets : 1;
     ways_ = static_cast<std::uint32_t>(bytes / (std::uint64_t(kLineBytes) * sets_));
     own(std::size_t(sets_) * ways_);
@@ -49,6 +50,7 @@ class SectorCache {
   void configure_ways(std::uint64_t bytes, std::uint32_t ways, std::uint64_t div = 1,
                       Block block = {nullptr, nullptr}) {
     div_ = div ? div : 1;
+    last_ = kNone;
     const std::uint64_t sets = ways ? bytes / (std::uint64_t(kLineBytes) * ways) : 0;
     if (!sets) return configure(0, 1, div);
     sets_ = static_cast<std::uint32_t>(sets);

@@ -96,8 +96,12 @@ void* map_zeroed(std::size_t bytes) {
     }
   }
   if (p) {
-    clear(p, bytes);
-    return p;
+    try {
+      clear(p, bytes);
+      return p;
+    } catch (...) {  // no memory for the page map: a fresh block instead
+      ::munmap(p, bytes);
+    }
   }
   p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   return p == MAP_FAILED ? nullptr : p;

@@ -35,9 +35,11 @@ class Zeroed {
 
  public:
   // Mapped here: blocks from 16 KiB up to glibc's first mmap threshold. calloc maps larger ones
-  // itself, and freeing them raises its threshold, so that the large vectors of the next launch
-  // in the process (a CTA's registers and shared memory) come from its heap, not from fresh
-  // pages: mapping those here too made a benchmark's loop fault them in at every launch.
+  // itself until it raises that threshold as they are freed; then they come from its heap and it
+  // clears what it reuses, as before issue 49's fourth pass. That rise is wanted: it lets the
+  // large vectors of the next launch in the process (a CTA's registers and shared memory) come
+  // from the heap, not from fresh pages. Mapping every large block here kept the threshold low,
+  // and a benchmark's loop then faulted those vectors in at every launch.
   static constexpr std::size_t kMapBytes = std::size_t(16) << 10, kCallocBytes = std::size_t(128)
                                                                                  << 10;
 
