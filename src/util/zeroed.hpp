@@ -40,8 +40,8 @@ class Zeroed {
   // large vectors of the next launch in the process (a CTA's registers and shared memory) come
   // from the heap, not from fresh pages. Mapping every large block here kept the threshold low,
   // and a benchmark's loop then faulted those vectors in at every launch.
-  static constexpr std::size_t kMapBytes = std::size_t(16) << 10, kCallocBytes = std::size_t(128)
-                                                                                 << 10;
+  static constexpr std::size_t kMapBytes = std::size_t(16) << 10;
+  static constexpr std::size_t kCallocBytes = std::size_t(128) << 10;
 
   Zeroed() = default;
   explicit Zeroed(std::size_t n) { reset(n); }
