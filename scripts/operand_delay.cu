@@ -20,14 +20,14 @@ constexpr int kSteps = 1024;
 
 // The chains' timed loop: 16 untimed steps, then kSteps between two %clock reads; clk[0] the
 // cycles, clk[1] the chain's values (p, f) so that nothing is optimized away.
-#define TIMED_STEPS(body)                                                   \
-  unsigned t0 = 0, t1 = 0;                                                  \
-  for (int i = -16; i < kSteps; ++i) {                                      \
-    if (i == 0) asm volatile("mov.u32 %0, %%clock;" : "=r"(t0)::"memory");  \
-    body                                                                    \
-  }                                                                         \
-  asm volatile("mov.u32 %0, %%clock;" : "=r"(t1)::"memory");                \
-  clk[0] = t1 - t0;                                                         \
+#define TIMED_STEPS(body)                                                  \
+  unsigned t0 = 0, t1 = 0;                                                 \
+  for (int i = -16; i < kSteps; ++i) {                                     \
+    if (i == 0) asm volatile("mov.u32 %0, %%clock;" : "=r"(t0)::"memory"); \
+    body                                                                   \
+  }                                                                        \
+  asm volatile("mov.u32 %0, %%clock;" : "=r"(t1)::"memory");               \
+  clk[0] = t1 - t0;                                                        \
   clk[1] = p + __float_as_uint(f);
 
 // s[i] holds its own shared address (a word that points to itself): every chain stays at s[0].
@@ -80,17 +80,19 @@ CHAIN_KERNEL(ffma_ffma, asm volatile("fma.rn.f32 %0, %0, %1, 0f00000000;"
 CHAIN_KERNEL(div_u32, asm volatile("div.u32 %0, %0, %1;" : "+r"(p) : "r"(zero + 1) : "memory");)
 CHAIN_KERNEL(rem_u32, asm volatile("rem.u32 %0, %0, %1;" : "+r"(p) : "r"(zero - 1) : "memory");)
 CHAIN_KERNEL(div_s32, asm volatile("div.s32 %0, %0, %1;" : "+r"(p) : "r"(zero + 1) : "memory");)
-CHAIN_KERNEL(rem_s32,
-             asm volatile("rem.s32 %0, %0, %1;" : "+r"(p) : "r"(zero + 0x7fffffffu) : "memory");)
+CHAIN_KERNEL(rem_s32, asm volatile("rem.s32 %0, %0, %1;"
+                                   : "+r"(p)
+                                   : "r"(zero + 0x7fffffffu)
+                                   : "memory");)
 CHAIN_KERNEL(div_f32, asm volatile("div.rn.f32 %0, %0, %1;" : "+f"(f) : "f"(one) : "memory");)
 CHAIN_KERNEL(sqrt_f32, asm volatile("sqrt.rn.f32 %0, %0;" : "+f"(f)::"memory");)
 // The divisor on the chain, so that nothing can be hoisted: 0xffffffff / p alternates 65535 and
 // 65537 (p starts at 65535), and 1 / f alternates 2 and 0.5.
-#define DIVISOR_CHAIN_KERNEL(name, body)                                     \
-  __global__ void name(unsigned* clk, unsigned zero, float one) {            \
-    unsigned p = zero + 65535u;                                              \
-    float f = one + one;                                                     \
-    TIMED_STEPS(body)                                                        \
+#define DIVISOR_CHAIN_KERNEL(name, body)                          \
+  __global__ void name(unsigned* clk, unsigned zero, float one) { \
+    unsigned p = zero + 65535u;                                   \
+    float f = one + one;                                          \
+    TIMED_STEPS(body)                                             \
   }
 DIVISOR_CHAIN_KERNEL(div_u32_by_chain, asm volatile("div.u32 %0, %1, %0;"
                                                     : "+r"(p)
@@ -100,8 +102,52 @@ DIVISOR_CHAIN_KERNEL(div_s32_by_chain, asm volatile("div.s32 %0, %1, %0;"
                                                     : "+r"(p)
                                                     : "r"(zero + 0x7fffffffu)
                                                     : "memory");)
-DIVISOR_CHAIN_KERNEL(div_f32_by_chain,
-                     asm volatile("div.rn.f32 %0, %1, %0;" : "+f"(f) : "f"(one) : "memory");)
+DIVISOR_CHAIN_KERNEL(div_f32_by_chain, asm volatile("div.rn.f32 %0, %1, %0;"
+                                                    : "+f"(f)
+                                                    : "f"(one)
+                                                    : "memory");)
+
+// FP64 on its own results (lavamd's doubles, issue 42): DADD, DMUL and DFMA chains, the two
+// conversions F2F.F32.F64 and F2F.F64.F32 in turn (cvt.rn.f32.f64 then cvt.f64.f32), the same
+// pair with a DADD after it (the pair's share and the DADD's add up, or show an operand delay),
+// and four independent DFMA chains in one thread: the cycles a step over four is how often one
+// warp can issue a DFMA (the FP64 pipe's interval for one warp). `one` as a double is 1.0 and
+// `zero` 0.0, from the launch.
+#define F64_CHAIN_KERNEL(name, body)                                         \
+  __global__ void name(unsigned* clk, unsigned zero, float one) {            \
+    const double dz = double(zero), d1 = double(one);                        \
+    double d = d1 + d1, e = d + d1, g = e + d1, h = g + d1;                  \
+    float c = one;                                                           \
+    (void)dz;                                                                \
+    (void)d1;                                                                \
+    unsigned t0 = 0, t1 = 0;                                                 \
+    for (int i = -16; i < kSteps; ++i) {                                     \
+      if (i == 0) asm volatile("mov.u32 %0, %%clock;" : "=r"(t0)::"memory"); \
+      body                                                                   \
+    }                                                                        \
+    asm volatile("mov.u32 %0, %%clock;" : "=r"(t1)::"memory");               \
+    clk[0] = t1 - t0;                                                        \
+    clk[1] = unsigned(d + e + g + h) + __float_as_uint(c);                   \
+  }
+F64_CHAIN_KERNEL(dadd_dadd, asm volatile("add.rn.f64 %0, %0, %1;" : "+d"(d) : "d"(dz) : "memory");)
+F64_CHAIN_KERNEL(dmul_dmul, asm volatile("mul.rn.f64 %0, %0, %1;" : "+d"(d) : "d"(d1) : "memory");)
+F64_CHAIN_KERNEL(dfma_dfma, asm volatile("fma.rn.f64 %0, %0, %1, %2;"
+                                         : "+d"(d)
+                                         : "d"(d1), "d"(dz)
+                                         : "memory");)
+F64_CHAIN_KERNEL(f2f_pair, asm volatile("cvt.rn.f32.f64 %1, %0;\n\tcvt.f64.f32 %0, %1;"
+                                        : "+d"(d), "+f"(c)::"memory");)
+F64_CHAIN_KERNEL(f2f_pair_dadd, asm volatile("cvt.rn.f32.f64 %1, %0;\n\tcvt.f64.f32 %0, %1;\n\t"
+                                             "add.rn.f64 %0, %0, %2;"
+                                             : "+d"(d), "+f"(c)
+                                             : "d"(dz)
+                                             : "memory");)
+F64_CHAIN_KERNEL(dfma_x4,
+                 asm volatile("fma.rn.f64 %0, %0, %4, %5;\n\tfma.rn.f64 %1, %1, %4, %5;\n\t"
+                              "fma.rn.f64 %2, %2, %4, %5;\n\tfma.rn.f64 %3, %3, %4, %5;"
+                              : "+d"(d), "+d"(e), "+d"(g), "+d"(h)
+                              : "d"(d1), "d"(dz)
+                              : "memory");)
 
 template <typename K>
 double run(K kernel, unsigned* clk) {
@@ -139,5 +185,11 @@ int main() {
   std::printf("div_u32_by_chain %.2f\n", run(div_u32_by_chain, clk));
   std::printf("div_s32_by_chain %.2f\n", run(div_s32_by_chain, clk));
   std::printf("div_f32_by_chain %.2f\n", run(div_f32_by_chain, clk));
+  std::printf("dadd_dadd %.2f\n", run(dadd_dadd, clk));
+  std::printf("dmul_dmul %.2f\n", run(dmul_dmul, clk));
+  std::printf("dfma_dfma %.2f\n", run(dfma_dfma, clk));
+  std::printf("f2f_pair %.2f\n", run(f2f_pair, clk));
+  std::printf("f2f_pair_dadd %.2f\n", run(f2f_pair_dadd, clk));
+  std::printf("dfma_x4 %.2f\n", run(dfma_x4, clk));
   return 0;
 }
