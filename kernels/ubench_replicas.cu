@@ -333,6 +333,20 @@ SMEMSIM_OPERAND_CHAIN(rep_mufu_ffma,
                                    : "f"(one)
                                    : "memory");)
 
+// The conversions between f32 and f64 on their own results (lavamd's exponent, issue 42):
+// F2F.F64.F32 then F2F.F32.F64, and the same with a DADD of a zero between them
+// (scripts/operand_delay.cu's f2f_pair and f2f_pair_dadd, the same cycle of instructions entered at
+// another point).
+SMEMSIM_OPERAND_CHAIN(rep_f2f_pair, asm volatile("{\n\t.reg .f64 d;\n\tcvt.f64.f32 d, %0;\n\t"
+                                                 "cvt.rn.f32.f64 %0, d;\n\t}"
+                                                 : "+f"(f)::"memory");)
+SMEMSIM_OPERAND_CHAIN(rep_f2f_dadd,
+                      asm volatile("{\n\t.reg .f64 d;\n\tcvt.f64.f32 d, %0;\n\t"
+                                   "add.rn.f64 d, d, %1;\n\tcvt.rn.f32.f64 %0, d;\n\t}"
+                                   : "+f"(f)
+                                   : "d"(static_cast<double>(zero))
+                                   : "memory");)
+
 // DRAM latency (issue 44; scripts/memory_measure.cu measured 680 cycles a link on an H100 with the
 // L2 flushed from the host): thread 0 writes a ring of 4,096 u64 links 8 KiB apart through the
 // first 32 MiB of `ring`, then the 1,024 threads read the 96 MiB after it once (ld.global.cg.v4),

@@ -36,10 +36,11 @@ TEST(Calibrate, VoltaReproducesTheTitanVFigures) {
       // other two: the f16 mma is 2.4 cycles quicker, the f32 one 6 % slower in bulk.
       {"wmma_f16acc_latency", {0.061, "f16 accumulator: 8 HMMA steps, not 16"}},
       {"wmma_f32acc_throughput", {0.069, "f32 accumulator: 16 HMMA steps"}},
-      // L1 hits of 256-byte loads from 32 warps: 103.5 B/clk against 113.9. Flat in the L1's
-      // key (no limit: 103.51), it moves with the writeback ports (one: 93.5) and the
-      // scheduler (gto: 105.4): the issue and writeback side binds, not the L1.
-      {"l1_bandwidth", {-0.091, "issue/writeback-bound, not the L1's"}},
+      // L1 hits of 256-byte loads from 32 warps: 105.2 B/clk against 113.9 (103.5 before the
+      // list scheduler kept to a register budget). Flat in the L1's key (no limit: 103.51 then),
+      // it moved with the writeback ports (one: 93.5) and the scheduler (gto: 105.4): the issue
+      // and writeback side binds, not the L1.
+      {"l1_bandwidth", {-0.076, "issue/writeback-bound, not the L1's"}},
   };
   const Arch v = find_preset("volta-v100");
   const calibrate::Code code = calibrate::load_replicas();

@@ -185,6 +185,11 @@ struct SmConfig {
   // many instructions once predicated (an expansion's steps counted; no rule absorbs a guarded
   // instruction): ptxas's limit is not published (docs/timing.md "Lowering").
   std::uint32_t ifcvt_slots = 4;
+  // sm.lower's schedule: the register words of values defined and still to be read in a block
+  // that the list scheduler keeps to where it can (0: no bound; src/lower/schedule.hpp). 16 is
+  // fitted: of 8, 12, 16, 24 and 32 on hopper-h100 against an H100's cycles of the suite, the
+  // one with the most launches within 25 % and none above 1.15 (docs/timing.md "Lowering").
+  std::uint32_t sched_regs = 16;
 
   // Front end + memory stages + one EXE stage + writeback: the shortest latency the pipeline has.
   std::uint32_t min_latency() const { return frontend_stages + mem_stages + 2; }

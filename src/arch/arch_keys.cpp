@@ -206,6 +206,10 @@ const std::vector<Key>& key_table() {
       sm("sm.ifcvt_slots", &SmConfig::ifcvt_slots, 1, 64,
          "sm.lower's ifcvt: the most issue slots (expansions' steps counted) a forward branch "
          "may jump over to be predicated instead"),
+      sm("sm.sched_regs", &SmConfig::sched_regs, 0, 4096,
+         "sm.lower's schedule: the 32-bit register words of a block's values still to be read "
+         "that the list scheduler keeps to where it can, finishing a chain before starting "
+         "another (0: no bound)"),
       sm("sm.lanes_alu", &SmConfig::lanes_alu, 1, 64,
          "lanes of the integer/logic unit: an op of sm.simd_width threads holds it "
          "ceil(simd_width / lanes) cycles (Volta-Ampere: 16 per sub-core)"),

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <queue>
-#include <tuple>
+#include <set>
 
 namespace smemsim::lower {
 namespace {
@@ -74,10 +74,61 @@ struct Node {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> succ;  // (node, latency)
 };
 
+// A register's 32-bit words (a predicate: none; ptxas keeps them apart).
+std::uint32_t words_of(ptx::Type t) {
+  return t == ptx::Type::Pred ? 0 : std::uint32_t(std::max(1, ptx::type_bytes(t) / 4));
+}
+
+// The values a run defines and reads (schedule_run's budget): `live` is the words of the values
+// issued that a node not yet issued still reads. Each node's values written and read (each once)
+// are kept flat, node after node, as the run is read in program order.
+struct Pressure {
+  struct Value {
+    std::uint32_t words = 0, readers = 0;
+  };
+  std::vector<Value> values;
+  std::vector<std::uint32_t> defs, uses;      // value ids
+  std::vector<std::uint32_t> def_at, use_at;  // node d's: [at[d], at[d + 1])
+  std::int64_t live = 0;
+
+  void begin(std::uint32_t node) {
+    def_at.resize(node + 1, std::uint32_t(defs.size()));
+    use_at.resize(node + 1, std::uint32_t(uses.size()));
+  }
+  void end() {
+    def_at.push_back(std::uint32_t(defs.size()));
+    use_at.push_back(std::uint32_t(uses.size()));
+  }
+  std::uint32_t write(std::uint32_t words) {
+    values.push_back({words, 0});
+    defs.push_back(std::uint32_t(values.size() - 1));
+    return defs.back();
+  }
+  void read(std::uint32_t node, std::uint32_t v) {
+    const auto first = uses.begin() + use_at[node];
+    if (std::find(first, uses.end(), v) != uses.end()) return;
+    uses.push_back(v);
+    ++values[v].readers;
+  }
+  // The words issuing `node` adds: its values that a later node reads, less those it reads last.
+  std::int64_t delta(std::uint32_t node) const {
+    std::int64_t d = 0;
+    for (std::uint32_t j = def_at[node]; j < def_at[node + 1]; ++j)
+      if (values[defs[j]].readers) d += values[defs[j]].words;
+    for (std::uint32_t j = use_at[node]; j < use_at[node + 1]; ++j)
+      if (values[uses[j]].readers == 1) d -= values[uses[j]].words;
+    return d;
+  }
+  void issue(std::uint32_t node) {
+    live += delta(node);
+    for (std::uint32_t j = use_at[node]; j < use_at[node + 1]; ++j) --values[uses[j]].readers;
+  }
+};
+
 // Schedules nodes (in program order) and appends their instructions to `order`.
 void schedule_run(std::vector<Node>& nodes, const std::vector<RegUse>& uses,
                   const std::vector<std::uint32_t>& latency, const ptx::Kernel& k, bool spaces,
-                  std::vector<std::uint32_t>& order) {
+                  std::uint32_t budget, std::vector<std::uint32_t>& order) {
   const std::size_t n = nodes.size();
   if (n <= 1) {
     for (const Node& d : nodes)
@@ -103,13 +154,19 @@ void schedule_run(std::vector<Node>& nodes, const std::vector<RegUse>& uses,
   std::uint32_t last_full = ptx::kNone, last_warp = ptx::kNone, last_carry = ptx::kNone;
   std::vector<std::uint32_t> since_full;
   std::vector<Role> roles;
+  // The register pressure's values (budget > 0): each write in the run is a value of its
+  // register's 32-bit words, live from its node until the last node of the run that reads it.
+  Pressure pr;
+  std::vector<std::uint32_t> value(budget ? k.regs.size() : 0, ptx::kNone);
   for (std::uint32_t d = 0; d < n; ++d) {
     roles.clear();
+    if (budget) pr.begin(d);
     for (std::uint32_t i = nodes[d].first; i <= nodes[d].last; ++i) {
       for (std::uint32_t r : uses[i].reads)
         if (r < writer.size() && writer[r] != d) {
           if (writer[r] != ptx::kNone) edge(writer[r], d, latency[nodes[writer[r]].last]);
           readers[r].push_back(d);
+          if (budget && value[r] != ptx::kNone) pr.read(d, value[r]);
         }
       for (std::uint32_t r : uses[i].writes)
         if (r < writer.size()) {
@@ -117,6 +174,7 @@ void schedule_run(std::vector<Node>& nodes, const std::vector<RegUse>& uses,
           for (std::uint32_t rd : readers[r]) edge(rd, d, 0);
           readers[r].clear();
           writer[r] = d;
+          if (budget) value[r] = pr.write(words_of(k.regs[r].type));
         }
       const Role ro = role(k.code[i], spaces);
       if (ro.part != Part::Free) roles.push_back(ro);
@@ -158,6 +216,7 @@ void schedule_run(std::vector<Node>& nodes, const std::vector<RegUse>& uses,
       }
     }
   }
+  if (budget) pr.end();
   // Heights: the longest latency path from a node to the run's end.
   for (std::uint32_t d = std::uint32_t(n); d-- > 0;) {
     std::uint32_t h = latency[nodes[d].last];
@@ -165,22 +224,55 @@ void schedule_run(std::vector<Node>& nodes, const std::vector<RegUse>& uses,
     nodes[d].height = h;
   }
   // Cycle by cycle: among the nodes whose operands are ready, the highest first (then program
-  // order); when none is ready, time moves to the first that will be.
-  using Ready = std::tuple<std::uint32_t, std::int64_t>;  // (height, -index): max first
-  std::priority_queue<Ready> ready;
+  // order); when none is ready, time moves to the first that will be. With a budget, a node that
+  // would take the live words past it gives way to the ready node that adds the fewest (then the
+  // first in program order; among the first kScan ready in program order): a chain is finished
+  // before another starts.
+  // The ready nodes twice: by height (a heap; a node taken through the other is skipped when it
+  // comes up) and in program order (the budget's scan, over at most kScan of them: a block of
+  // thousands of ready instructions stays n log n).
+  constexpr std::size_t kScan = 256;
+  using Ready = std::pair<std::uint32_t, std::int64_t>;  // (height, -index): max first
+  std::priority_queue<Ready> by_height;
+  std::set<std::uint32_t> in_order;
   using Waiting = std::pair<std::uint32_t, std::uint32_t>;  // (ready cycle, index): min first
   std::priority_queue<Waiting, std::vector<Waiting>, std::greater<>> waiting;
   for (std::uint32_t d = 0; d < n; ++d)
     if (!nodes[d].preds) waiting.emplace(0, d);
   std::uint32_t cycle = 0;
-  for (std::size_t done = 0; done < n; ++done) {
-    if (ready.empty()) cycle = std::max(cycle, waiting.top().first);
+  auto admit = [&] {  // the nodes ready by `cycle`
     while (!waiting.empty() && waiting.top().first <= cycle) {
-      ready.emplace(nodes[waiting.top().second].height, -std::int64_t(waiting.top().second));
+      const std::uint32_t d = waiting.top().second;
       waiting.pop();
+      by_height.emplace(nodes[d].height, -std::int64_t(d));
+      in_order.insert(d);
     }
-    const std::uint32_t d = std::uint32_t(-std::get<1>(ready.top()));
-    ready.pop();
+  };
+  auto choose = [&] {
+    while (!in_order.contains(std::uint32_t(-by_height.top().second))) by_height.pop();
+    std::uint32_t pick = std::uint32_t(-by_height.top().second);
+    if (budget && pr.live + pr.delta(pick) > std::int64_t(budget)) {
+      std::size_t seen = 0;
+      for (auto it = in_order.begin(); it != in_order.end() && seen < kScan; ++it, ++seen)
+        if (pr.delta(*it) < pr.delta(pick) || (pr.delta(*it) == pr.delta(pick) && *it < pick))
+          pick = *it;
+    }
+    return pick;
+  };
+  for (std::size_t done = 0; done < n; ++done) {
+    if (in_order.empty()) cycle = std::max(cycle, waiting.top().first);
+    admit();
+    std::uint32_t d = choose();
+    // Past the budget with every ready node adding words: wait for the next node to be ready
+    // (a stall, as ptxas accepts one rather than hold more registers) while one may come.
+    while (budget && !waiting.empty() && pr.delta(d) > 0 &&
+           pr.live + pr.delta(d) > std::int64_t(budget)) {
+      cycle = std::max(cycle, waiting.top().first);
+      admit();
+      d = choose();
+    }
+    in_order.erase(d);
+    if (budget) pr.issue(d);
     for (std::uint32_t i = nodes[d].first; i <= nodes[d].last; ++i) order.push_back(i);
     for (const auto& [s, lat] : nodes[d].succ) {
       nodes[s].ready = std::max(nodes[s].ready, cycle + lat);
@@ -194,7 +286,8 @@ void schedule_run(std::vector<Node>& nodes, const std::vector<RegUse>& uses,
 
 std::vector<std::uint32_t> schedule(const ptx::Kernel& kernel, const std::vector<RegUse>& uses,
                                     const std::vector<std::uint32_t>& latency,
-                                    const std::vector<std::uint32_t>& with, bool spaces) {
+                                    const std::vector<std::uint32_t>& with, bool spaces,
+                                    std::uint32_t budget) {
   const std::uint32_t n = std::uint32_t(kernel.code.size());
   if (uses.size() < n || latency.size() < n) return {};
   const std::vector<std::uint32_t> block = blocks(kernel);
@@ -209,7 +302,7 @@ std::vector<std::uint32_t> schedule(const ptx::Kernel& kernel, const std::vector
   order.reserve(n);
   std::vector<Node> run;
   auto flush = [&] {
-    schedule_run(run, uses, latency, kernel, spaces, order);
+    schedule_run(run, uses, latency, kernel, spaces, budget, order);
     run.clear();
   };
   for (std::uint32_t i = 0; i < n; ++i) {

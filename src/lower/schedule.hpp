@@ -30,9 +30,15 @@ namespace smemsim::lower {
 // scheduler changed nothing. `latency[i]`: cycles from instruction i's issue until a dependent
 // instruction may issue. `with[i]`: what an absorbed instruction issues with (kNone: it issues;
 // may be empty: nothing absorbed). `spaces`: keep only the memory order that may alias (above).
+// `budget` (sm.sched_regs; 0: none): the 32-bit register words of values defined in a run and
+// still to be read that the scheduler keeps to where it can. While the next pick would exceed it,
+// the ready instruction that adds the fewest live words goes first, so a chain is finished before
+// the next starts, as ptxas's register-aware scheduler does (lavamd's four unrolled iterations in
+// its sm_90 SASS: each iteration's DFMA chain issued whole, not interleaved with the next).
 std::vector<std::uint32_t> schedule(const ptx::Kernel& kernel, const std::vector<RegUse>& uses,
                                     const std::vector<std::uint32_t>& latency,
-                                    const std::vector<std::uint32_t>& with, bool spaces = false);
+                                    const std::vector<std::uint32_t>& with, bool spaces = false,
+                                    std::uint32_t budget = 0);
 
 // kernel with its code in `order` (schedule's result); labels, calls and functions unchanged
 // (each block keeps its first and last positions).

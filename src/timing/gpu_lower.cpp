@@ -75,7 +75,7 @@ void GpuSim::Impl::lower_code() {
     }
   }
   const std::vector<std::uint32_t> moved =
-      lower::schedule(*code, reg_uses(info), latency, absorbed, rules.spaces);
+      lower::schedule(*code, reg_uses(info), latency, absorbed, rules.spaces, sm.sched_regs);
   if (moved.empty()) return;
   scheduled = std::make_unique<ptx::Kernel>(lower::reordered(*code, moved));
   code = scheduled.get();
