@@ -1,11 +1,14 @@
 // scripts/operand_delay.cu: dependent chains that tell apart where a latency goes (issue 42,
 // docs/gpu-runs.md "Measured on an H200 and an H100", docs/timing.md "Operand delay"): a shared
 // load or a MUFU fed by a variable-latency result (another load, another MUFU) or by a
-// fixed-latency one (IADD3, FFMA, IMAD), and a fixed-latency op fed by a load or a MUFU; and
-// division and square root on their own results (the sequences of sm.lower's divide). Each chain
-// is inline PTX of one thread, `zero` and `one` come from the launch so that ptxas cannot fold
-// them, and the figure is %clock around 1,024 steps over the steps, the median of five after a
-// warm-up. The SASS of each kernel (cuobjdump) shows what ran.
+// fixed-latency one (IADD3, FFMA, IMAD), and a fixed-latency op fed by a load or a MUFU; division
+// and square root on their own results (the sequences of sm.lower's divide); and FP64: DADD, DMUL,
+// DFMA, the f32/f64 conversions, independent DFMAs (an H200's figures:
+// calibration/runs/h200-2026-11-28; dfma_x2, dfma_x8 and div_f32_zero, a division's slow path, were
+// added after that run and wait for a GPU). Each chain is inline PTX of one thread, `zero` and
+// `one` come from the launch so that ptxas cannot fold them, and the figure is %clock around 1,024
+// steps over the steps, the median of five after a warm-up. The SASS of each kernel (cuobjdump)
+// shows what ran.
 //   nvcc -O2 -arch=sm_90 -o operand_delay scripts/operand_delay.cu && ./operand_delay
 #include "calibrate_common.cuh"
 
@@ -148,6 +151,25 @@ F64_CHAIN_KERNEL(dfma_x4,
                               : "+d"(d), "+d"(e), "+d"(g), "+d"(h)
                               : "d"(d1), "d"(dz)
                               : "memory");)
+// Two and eight independent DFMA chains (with dfma_x4: the interval of one warp's DFMAs).
+F64_CHAIN_KERNEL(dfma_x2, asm volatile("fma.rn.f64 %0, %0, %2, %3;\n\tfma.rn.f64 %1, %1, %2, %3;"
+                                       : "+d"(d), "+d"(e)
+                                       : "d"(d1), "d"(dz)
+                                       : "memory");)
+F64_CHAIN_KERNEL(dfma_x8,
+                 asm volatile("fma.rn.f64 %0, %0, %4, %5;\n\tfma.rn.f64 %1, %1, %4, %5;\n\t"
+                              "fma.rn.f64 %2, %2, %4, %5;\n\tfma.rn.f64 %3, %3, %4, %5;\n\t"
+                              "fma.rn.f64 %0, %0, %4, %5;\n\tfma.rn.f64 %1, %1, %4, %5;\n\t"
+                              "fma.rn.f64 %2, %2, %4, %5;\n\tfma.rn.f64 %3, %3, %4, %5;"
+                              : "+d"(d), "+d"(e), "+d"(g), "+d"(h)
+                              : "d"(d1), "d"(dz)
+                              : "memory");)
+// div.rn.f32 of a zero by the chain (0 / 1, then 0 / 0 = NaN on): FCHK sends ptxas's sequence to
+// its slow path, the subroutine fft's divisions call (the H200's CALL and FCHK counts of fft).
+CHAIN_KERNEL(div_f32_zero, asm volatile("div.rn.f32 %0, %1, %0;"
+                                        : "+f"(f)
+                                        : "f"(one - one)
+                                        : "memory");)
 
 template <typename K>
 double run(K kernel, unsigned* clk) {
@@ -191,5 +213,8 @@ int main() {
   std::printf("f2f_pair %.2f\n", run(f2f_pair, clk));
   std::printf("f2f_pair_dadd %.2f\n", run(f2f_pair_dadd, clk));
   std::printf("dfma_x4 %.2f\n", run(dfma_x4, clk));
+  std::printf("dfma_x2 %.2f\n", run(dfma_x2, clk));
+  std::printf("dfma_x8 %.2f\n", run(dfma_x8, clk));
+  std::printf("div_f32_zero %.2f\n", run(div_f32_zero, clk));
   return 0;
 }
