@@ -22,8 +22,8 @@
 constexpr int kSteps = 1024;
 
 // The chains' timed loop: 16 untimed steps, then kSteps between two %clock reads; clk[0] the
-// cycles, clk[1] the chain's values (p, f) so that nothing is optimized away.
-#define TIMED_STEPS(body)                                                  \
+// cycles, clk[1] the chain's values (`kept`) so that nothing is optimized away.
+#define TIMED_STEPS(body, kept)                                            \
   unsigned t0 = 0, t1 = 0;                                                 \
   for (int i = -16; i < kSteps; ++i) {                                     \
     if (i == 0) asm volatile("mov.u32 %0, %%clock;" : "=r"(t0)::"memory"); \
@@ -31,7 +31,7 @@ constexpr int kSteps = 1024;
   }                                                                        \
   asm volatile("mov.u32 %0, %%clock;" : "=r"(t1)::"memory");               \
   clk[0] = t1 - t0;                                                        \
-  clk[1] = p + __float_as_uint(f);
+  clk[1] = kept;
 
 // s[i] holds its own shared address (a word that points to itself): every chain stays at s[0].
 #define CHAIN_KERNEL(name, body)                                              \
@@ -43,7 +43,7 @@ constexpr int kSteps = 1024;
     __syncthreads();                                                          \
     unsigned p = base;                                                        \
     float f = one;                                                            \
-    TIMED_STEPS(body)                                                         \
+    TIMED_STEPS(body, p + __float_as_uint(f))                                 \
   }
 
 // A load on its own result.
@@ -95,7 +95,7 @@ CHAIN_KERNEL(sqrt_f32, asm volatile("sqrt.rn.f32 %0, %0;" : "+f"(f)::"memory");)
   __global__ void name(unsigned* clk, unsigned zero, float one) { \
     unsigned p = zero + 65535u;                                   \
     float f = one + one;                                          \
-    TIMED_STEPS(body)                                             \
+    TIMED_STEPS(body, p + __float_as_uint(f))                     \
   }
 DIVISOR_CHAIN_KERNEL(div_u32_by_chain, asm volatile("div.u32 %0, %1, %0;"
                                                     : "+r"(p)
@@ -116,21 +116,14 @@ DIVISOR_CHAIN_KERNEL(div_f32_by_chain, asm volatile("div.rn.f32 %0, %1, %0;"
 // and four independent DFMA chains in one thread: the cycles a step over four is how often one
 // warp can issue a DFMA (the FP64 pipe's interval for one warp). `one` as a double is 1.0 and
 // `zero` 0.0, from the launch.
-#define F64_CHAIN_KERNEL(name, body)                                         \
-  __global__ void name(unsigned* clk, unsigned zero, float one) {            \
-    const double dz = double(zero), d1 = double(one);                        \
-    double d = d1 + d1, e = d + d1, g = e + d1, h = g + d1;                  \
-    float c = one;                                                           \
-    (void)dz;                                                                \
-    (void)d1;                                                                \
-    unsigned t0 = 0, t1 = 0;                                                 \
-    for (int i = -16; i < kSteps; ++i) {                                     \
-      if (i == 0) asm volatile("mov.u32 %0, %%clock;" : "=r"(t0)::"memory"); \
-      body                                                                   \
-    }                                                                        \
-    asm volatile("mov.u32 %0, %%clock;" : "=r"(t1)::"memory");               \
-    clk[0] = t1 - t0;                                                        \
-    clk[1] = unsigned(d + e + g + h) + __float_as_uint(c);                   \
+#define F64_CHAIN_KERNEL(name, body)                                \
+  __global__ void name(unsigned* clk, unsigned zero, float one) {   \
+    const double dz = double(zero), d1 = double(one);               \
+    double d = d1 + d1, e = d + d1, g = e + d1, h = g + d1;         \
+    float c = one;                                                  \
+    (void)dz;                                                       \
+    (void)d1;                                                       \
+    TIMED_STEPS(body, unsigned(d + e + g + h) + __float_as_uint(c)) \
   }
 F64_CHAIN_KERNEL(dadd_dadd, asm volatile("add.rn.f64 %0, %0, %1;" : "+d"(d) : "d"(dz) : "memory");)
 F64_CHAIN_KERNEL(dmul_dmul, asm volatile("mul.rn.f64 %0, %0, %1;" : "+d"(d) : "d"(d1) : "memory");)

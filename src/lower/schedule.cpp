@@ -225,11 +225,10 @@ void schedule_run(std::vector<Node>& nodes, const std::vector<RegUse>& uses,
   }
   // Cycle by cycle: among the nodes whose operands are ready, the highest first (then program
   // order); when none is ready, time moves to the first that will be. With a budget, a node that
-  // would take the live words past it gives way to the ready node that adds the fewest (then the
-  // first in program order; among the first kScan ready in program order): a chain is finished
-  // before another starts.
-  // The ready nodes twice: by height (a heap; a node taken through the other is skipped when it
-  // comes up) and in program order (the budget's scan, over at most kScan of them: a block of
+  // would take the live words past it gives way to the ready node that adds the fewest, the first
+  // in program order on a tie: a chain is finished before another starts. The ready nodes are
+  // kept twice: by height (a heap; a node taken through the other is skipped when it comes up) and
+  // in program order (the budget's scan looks at the first kScan of them, so that a block of
   // thousands of ready instructions stays n log n).
   constexpr std::size_t kScan = 256;
   using Ready = std::pair<std::uint32_t, std::int64_t>;  // (height, -index): max first
@@ -251,11 +250,11 @@ void schedule_run(std::vector<Node>& nodes, const std::vector<RegUse>& uses,
   auto choose = [&] {
     while (!in_order.contains(std::uint32_t(-by_height.top().second))) by_height.pop();
     std::uint32_t pick = std::uint32_t(-by_height.top().second);
-    if (budget && pr.live + pr.delta(pick) > std::int64_t(budget)) {
+    if (std::int64_t least = budget ? pr.delta(pick) : 0; budget && pr.live + least > budget) {
       std::size_t seen = 0;
       for (auto it = in_order.begin(); it != in_order.end() && seen < kScan; ++it, ++seen)
-        if (pr.delta(*it) < pr.delta(pick) || (pr.delta(*it) == pr.delta(pick) && *it < pick))
-          pick = *it;
+        if (const std::int64_t x = pr.delta(*it); x < least || (x == least && *it < pick))
+          pick = *it, least = x;
     }
     return pick;
   };
