@@ -221,7 +221,8 @@ TEST(LoweringVector, LavamdIssuesTheSharedAccessesTheGpuExecuted) {
   auto run = [](bool vector) {
     exec::Workload w = exec::make_builtin("lavamd", {}, SMEMSIM_PTX_DIR);
     Arch a = find_preset("hopper-h100");
-    if (!vector) a.sm.lower = "fma,imad,lea,addr,cvt,mov,ifcvt,schedule,spaces,sincos,divide,bssy";
+    if (!vector)
+      a.sm.lower = "fma,imad,lea,addr,cvt,mov,imm,ifcvt,schedule,spaces,sincos,divide,bssy";
     timing::GpuSim sim(w.module, exec::find_kernel(w.module, w.kernel), a, w.launch, w.memory, {});
     const timing::TimingStats s = sim.run();
     EXPECT_EQ(w.check ? w.check(w.memory) : "", "") << vector;

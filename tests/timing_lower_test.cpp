@@ -26,14 +26,14 @@ const char* kMixed = R"(
   .reg .b64 %rd<20>;
   .reg .f32 %f<20>;
   .shared .align 8 .b8 s[2048];
-  mov.u32 %r4, s;                 // 0  a symbol's address into a register: stays (read 3 apart)
+  mov.u32 %r4, s;                 // 0  imm: a symbol's address, an operand of 5; with 1
   mov.u32 %r1, %tid.x;            // 1  a special register: stays
   cvt.u64.u32 %rd1, %r1;          // 2  widening: stays
   cvt.u32.u64 %r2, %rd1;          // 3  cvt (truncation), issues with 6: shl (4) reads it for 6
   shl.b32 %r3, %r2, 3;            // 4  scaled, with 6
   add.s32 %r5, %r4, %r3;          // 5  scaled, with 6: [%r2.X8 + s]
   ld.shared.u64 %rd2, [%r5];      // 6
-  mov.f32 %f1, 0f3F800000;        // 7  an immediate: stays
+  mov.f32 %f1, 0f3F800000;        // 7  imm: 1.0, an operand of 8 and 9; with 9 (8 is absorbed)
   mul.f32 %f2, %f1, %f1;          // 8  fma, with 9
   add.f32 %f3, %f2, %f1;          // 9
   mul.rn.f32 %f4, %f3, %f3;       // 10 .rn: stays (PTX ISA: no contraction with a rounding mode)
@@ -64,7 +64,7 @@ TEST(Lowering, MarksWhatPtxasMakesFree) {
   const std::vector<std::uint32_t> with =
       timing::apply_lowering(k, info, lower::parse_rules("all"));
   const std::uint32_t no = ptx::kNone;
-  const std::vector<std::uint32_t> expected = {no, no, no, 6,  6,  6,  no, no, 9,
+  const std::vector<std::uint32_t> expected = {1,  no, no, 6,  6,  6,  no, 9,  9,
                                                no, no, no, no, no, 15, no, 17, no,
                                                19, no, 21, no, no, no, no, no, no};
   for (std::size_t i = 0; i < expected.size(); ++i)
@@ -88,7 +88,7 @@ TEST(Lowering, MarksWhatPtxasMakesFree) {
   // other operand is the symbol's address, an immediate in the shared window: [%r3 + s]).
   const std::vector<std::pair<const char*, std::vector<std::uint32_t>>> alone = {
       {"fma", {8}},       {"imad", {16}}, {"lea", {4, 18}}, {"addr", {5, 14}},
-      {"scaled", {4, 5}}, {"cvt", {3}},   {"mov", {20}}};
+      {"scaled", {4, 5}}, {"cvt", {3}},   {"mov", {20}},    {"imm", {0, 7}}};
   for (const auto& [rule, marked] : alone) {
     std::vector<timing::InstInfo> i1 = plain;
     const auto w1 = timing::apply_lowering(k, i1, lower::parse_rules(rule));
@@ -101,7 +101,7 @@ TEST(Lowering, MarksWhatPtxasMakesFree) {
 
 TEST(Lowering, RulesParseAndRefuseTypos) {
   EXPECT_EQ(lower::to_string(lower::parse_rules("all")),
-            "fma,imad,lea,addr,scaled,cvt,mov,ifcvt,lop3,vector,schedule,spaces,sincos,ex2,"
+            "fma,imad,lea,addr,scaled,cvt,mov,imm,ifcvt,lop3,vector,schedule,spaces,sincos,ex2,"
             "divide,wide,bssy");
   EXPECT_EQ(lower::to_string(lower::parse_rules("none")), "none");
   EXPECT_EQ(lower::to_string(lower::parse_rules("mov,fma")), "fma,mov");
@@ -129,9 +129,10 @@ TEST(Lowering, RulesParseAndRefuseTypos) {
   // hoisted above shared stores and branches round them made predicates (an H100's SASS of
   // conv_rows): spaces and ifcvt; matmul's scalar shared loads as LDS.128 and BSSY/BSYNC round
   // divergent branches (the H200's SASS opcode counts): vector and bssy; an FSETP and two FMULs
-  // round each ex2.approx.f32 (the same counts): ex2.
+  // round each ex2.approx.f32 (the same counts): ex2; a zero stored as RZ and a shared base
+  // folded (atomic_bench's SASS): imm.
   EXPECT_EQ(lower::to_string(lower::parse_rules(find_preset("hopper-h100").sm.lower)),
-            "fma,imad,lea,addr,cvt,mov,ifcvt,vector,schedule,spaces,sincos,ex2,divide,bssy");
+            "fma,imad,lea,addr,cvt,mov,imm,ifcvt,vector,schedule,spaces,sincos,ex2,divide,bssy");
 }
 
 // wide: a 64-bit integer op that issues is two SASS instructions (the low word, then the high
@@ -277,7 +278,8 @@ TEST(Lowering, FusedMultiplyAddTakesOneLatencyALink) {
   std::memcpy(&v, &on24.value, 4);
   EXPECT_FLOAT_EQ(v, 16834.112f);
   EXPECT_EQ(on24.warp_instructions, off24.warp_instructions);
-  EXPECT_EQ(on24.absorbed, 24u);
+  // Each link's mul, and the two constants (1.0 and 0.5: imm, operands of their readers).
+  EXPECT_EQ(on24.absorbed, 24u + 2u);
   EXPECT_EQ(off24.absorbed, 0u);
 }
 
@@ -295,8 +297,9 @@ TEST(Lowering, SharedChaseHopIsTheLoadAlone) {
   EXPECT_EQ(on24.value, 1u);
   EXPECT_EQ(on24.value, off24.value);
   // Every hop's cvt, shl and add; the setup's shl (a LEA: its add is not right before the store,
-  // so the address mode does not take it); the result's truncation before its store.
-  EXPECT_EQ(on24.absorbed, 3u * 24u + 1u + 1u);
+  // so the address mode does not take it) and its mov of the shared base (imm); the result's
+  // truncation before its store.
+  EXPECT_EQ(on24.absorbed, 3u * 24u + 2u + 1u);
   // Only the address mode: the cvt stays, one lat_alu a hop.
   const ChainRun sc8 = run(chase_kernel(8), "scaled"), sc24 = run(chase_kernel(24), "scaled");
   EXPECT_EQ(sc24.cycles - sc8.cycles, 16 * (v.sm.lat_alu + v.sm.lat_shared_ld));
@@ -464,7 +467,8 @@ TEST(Lowering, Ex2AddsTheFsetpAndFmulsTheGpuExecuted) {
       exec::Workload w = exec::make_builtin(name, {}, SMEMSIM_PTX_DIR);
       Arch a = find_preset("hopper-h100");
       if (!on)
-        a.sm.lower = "fma,imad,lea,addr,cvt,mov,ifcvt,vector,schedule,spaces,sincos,divide,bssy";
+        a.sm.lower =
+            "fma,imad,lea,addr,cvt,mov,imm,ifcvt,vector,schedule,spaces,sincos,divide,bssy";
       timing::GpuSim sim(w.module, exec::find_kernel(w.module, w.kernel), a, w.launch, w.memory,
                          {});
       const timing::TimingStats s = sim.run();

@@ -464,7 +464,12 @@ std::vector<Arch> build() {
     // - a branch whose lanes may part is bracketed by BSSY and BSYNC (the `bssy` rule): the
     //   H200's opcode counts of the suite (grid3d 67,506 BSSY and 69,476 BSYNC; none in matmul,
     //   whose branches are uniform; src/lower/converge.hpp).
-    a.sm.lower = "fma,imad,lea,addr,cvt,mov,ifcvt,vector,schedule,spaces,sincos,ex2,divide,bssy";
+    // - a mov of a constant is no instruction where its readers take it as an operand (the `imm`
+    //   rule): atomic_bench's zeroing loop is IMAD, IMAD.IADD, STS [R2], RZ, ISETP, BRA in the
+    //   H200's SASS (calibration/runs/h200-2026-11-28/sass.tar.gz), the model's 8 PTX then 5;
+    //   the suite's warp instructions, model/GPU: median |log| 0.072 -> 0.053.
+    a.sm.lower =
+        "fma,imad,lea,addr,cvt,mov,imm,ifcvt,vector,schedule,spaces,sincos,ex2,divide,bssy";
     // A shared float add is a compare-and-swap loop for sm_90 (LDS, FADD, ATOMS.CAST.SPIN, a
     // compare and a branch a round): the H200's opcode counts of kmeans, ATOMS 1,473, LDS 1,393
     // and FADD 1,377 for 384 PTX shared atomics (ncu_opcodes_h200.csv, docs/timing.md).

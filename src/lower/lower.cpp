@@ -82,6 +82,75 @@ Facts facts_of(const ptx::Kernel& k, const std::vector<RegUse>& uses) {
   return f;
 }
 
+// The readers of each register a mov of a constant writes, and of no other: register t's are
+// of[at[t] .. at[t + 1]) (instruction indices, in order).
+struct Readers {
+  std::vector<std::uint32_t> at, of;
+};
+Readers constants_readers(const Facts& f) {
+  const std::size_t nregs = f.nwrite.size();
+  Readers r;
+  r.at.assign(nregs + 1, 0);
+  std::vector<std::uint8_t> listed(nregs, 0);
+  for (std::uint32_t p = 0; p < f.uses.size() && p < f.k.code.size(); ++p)
+    if (const std::uint32_t t = f.only_dst(p); f.k.code[p].op == Opcode::Mov &&
+                                               f.k.code[p].ops[1].kind != OperandKind::Reg &&
+                                               t < nregs && f.nwrite[t] == 1)
+      listed[t] = 1;
+  for (const RegUse& u : f.uses)
+    for (std::uint32_t t : u.reads)
+      if (t < nregs && listed[t]) ++r.at[t + 1];
+  for (std::size_t t = 0; t < nregs; ++t) r.at[t + 1] += r.at[t];
+  r.of.resize(r.at[nregs]);
+  std::vector<std::uint32_t> next(r.at.begin(), r.at.end() - 1);
+  for (std::uint32_t j = 0; j < f.uses.size(); ++j)
+    for (std::uint32_t t : f.uses[j].reads)
+      if (t < nregs && listed[t]) r.of[next[t]++] = j;
+  return r;
+}
+
+// imm: instruction p is a mov of a constant that ptxas puts in its readers' operands instead of
+// a register: an immediate or a symbol's address (a shared variable's is an offset in the shared
+// window, a global one's a constant-bank word) into a register nothing else writes. Zero is RZ,
+// which any operand may be. Any other value must fit a 32-bit operand field, and each reader must
+// be an instruction with an immediate operand to spare: not a memory access (SASS stores, atomics
+// and their data take registers; a constant address is [imm]), not a call, no vector operand
+// (mma fragments, ld/st.v), and no other constant among its operands (one immediate a SASS
+// instruction). A constant that fails stays a MOV (ptxas hoists it out of a loop; the model does
+// not yet).
+bool immediate_in_readers(const Facts& f, const Readers& readers, std::uint32_t p) {
+  const ptx::Instruction& mov = f.k.code[p];
+  const ptx::Operand& v = mov.ops[1];
+  const std::uint32_t t = f.only_dst(p);
+  if (t == ptx::kNone || t + 1 >= readers.at.size() || f.nwrite[t] != 1 ||
+      mov.type == ptx::Type::Pred || mov.type == ptx::Type::None)
+    return false;
+  if (v.kind != OperandKind::ImmInt && v.kind != OperandKind::ImmFloat &&
+      v.kind != OperandKind::Symbol)
+    return false;
+  if (v.kind != OperandKind::Symbol && v.imm() == 0) return true;  // RZ
+  if (ptx::type_bits(mov.type) > 32) return false;
+  for (std::uint32_t r = readers.at[t]; r < readers.at[t + 1]; ++r) {
+    const ptx::Instruction& c = f.k.code[readers.of[r]];
+    if (c.op == Opcode::Call) return false;
+    bool memory = false;
+    for (std::size_t o = 0; o < c.num_ops; ++o) memory |= c.ops[o].kind == OperandKind::Memory;
+    for (std::size_t o = 0; o < c.num_ops; ++o) {
+      const ptx::Operand& x = c.ops[o];
+      if (x.kind == OperandKind::Vector) {
+        for (int e = 0; e < x.count; ++e)
+          if (f.k.vec(x, e) == t) return false;
+      } else if (x.kind == OperandKind::Reg && x.reg == t) {
+        if (memory) return false;  // data, not the address
+      } else if (x.kind == OperandKind::ImmInt || x.kind == OperandKind::ImmFloat ||
+                 x.kind == OperandKind::Symbol || (x.kind == OperandKind::Reg && f.constant(x))) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 // A candidate: instruction i would be absorbed by `rule` into `into` (its consumer), or into any
 // reader of its result (into == kNone: cvt, mov).
 struct Candidate {
@@ -288,10 +357,17 @@ std::vector<Lowered> lower(const ptx::Kernel& kernel, const std::vector<RegUse>&
       for (std::size_t j = 0; together && j + 1 < g.size(); ++j)
         if (cand[g[j]].rule == Rule::None) cand[g[j]] = {Rule::Vector, g.back()};
     }
-  // Free moves: integer truncation and register copies, whatever reads them.
+  // Free moves: integer truncation and register copies, whatever reads them; constants their
+  // readers take as operands (each constant register's readers listed once).
+  Readers readers;
+  if (rules.imm) readers = constants_readers(f);
   for (std::uint32_t p = 0; p < n; ++p) {
     if (cand[p].rule != Rule::None || !f.unguarded(p) || f.only_dst(p) == ptx::kNone) continue;
     const ptx::Instruction& ins = code[p];
+    if (rules.imm && ins.op == Opcode::Mov && immediate_in_readers(f, readers, p)) {
+      cand[p] = {Rule::Imm, ptx::kNone};
+      continue;
+    }
     if (ins.ops[1].kind != OperandKind::Reg) continue;
     if (rules.cvt && ins.op == Opcode::Cvt && is_int(ins.type) && is_int(ins.type2) &&
         ptx::type_bits(ins.type) <= ptx::type_bits(ins.type2) && !ins.has(ptx::kSat))
@@ -318,7 +394,9 @@ std::vector<Lowered> lower(const ptx::Kernel& kernel, const std::vector<RegUse>&
     const Candidate& cd = cand[i];
     bool keep = false;
     if (cd.rule != Rule::None && q < n && f.block[q] == f.block[i]) {
-      if (cd.into != ptx::kNone) {
+      if (cd.rule == Rule::Imm) {
+        keep = true;  // it reads no register and no reader waits for it: any slot will do
+      } else if (cd.into != ptx::kNone) {
         keep = eff(cd.into) == q;
       } else {
         const std::uint32_t t = f.only_dst(i);

@@ -22,6 +22,12 @@
 //   cvt   cvt between integer types to the same or a narrower width, no saturation: the low
 //         register of a pair, no instruction.
 //   mov   mov of one register to another of the same width: removed by register coalescing.
+//   imm   mov of a constant (an immediate, a symbol's address) into a register nothing else
+//         writes: zero is RZ, any other 32-bit value an immediate operand of its readers, when
+//         none is a memory access taking it as data, a call, a vector operand or an instruction
+//         with another constant (SASS has one immediate field); ptxas 13.0's SASS for sm_90 of
+//         atomic_bench, `STS [R2], RZ` and the shared base folded. Its register is no result the
+//         group it issues with makes anyone wait for.
 //   lop3  and/or/xor/not (not on predicates) whose result is read only by an and/or/xor of the
 //         same width that takes in no other: one LOP3.LUT, any bitwise function of three
 //         registers (PTX ISA, lop3; SASS from Maxwell on: `LOP3.LUT R5, R4, UR4, R3, 0xfe` is

@@ -11,7 +11,7 @@ namespace smemsim::lower {
 namespace {
 
 constexpr std::array<std::string_view, kRules> kNames = {
-    "", "fma", "imad", "lea", "addr", "scaled", "cvt", "mov", "ifcvt", "lop3", "vector"};
+    "", "fma", "imad", "lea", "addr", "scaled", "cvt", "mov", "ifcvt", "lop3", "vector", "imm"};
 
 }  // namespace
 
@@ -25,12 +25,12 @@ Rules parse_rules(std::string_view spec, std::string_view key) {
   if (spec.empty())
     throw InputError(fmt::format(
         "arch key '{}': empty (give none, all, or a comma list of fma, imad, lea, addr, scaled, "
-        "cvt, mov, ifcvt, lop3, vector, schedule, spaces, sincos, ex2, divide, wide, bssy)",
+        "cvt, mov, imm, ifcvt, lop3, vector, schedule, spaces, sincos, ex2, divide, wide, bssy)",
         key));
   if (spec == "all")
     return parse_rules(
-        "fma,imad,lea,addr,scaled,cvt,mov,ifcvt,lop3,vector,schedule,spaces,sincos,ex2,divide,wide,"
-        "bssy",
+        "fma,imad,lea,addr,scaled,cvt,mov,imm,ifcvt,lop3,vector,schedule,spaces,sincos,ex2,divide,"
+        "wide,bssy",
         key);
   std::size_t pos = 0;
   while (pos <= spec.size()) {
@@ -44,6 +44,7 @@ Rules parse_rules(std::string_view spec, std::string_view key) {
                  : name == "scaled"   ? &r.scaled
                  : name == "cvt"      ? &r.cvt
                  : name == "mov"      ? &r.mov
+                 : name == "imm"      ? &r.imm
                  : name == "ifcvt"    ? &r.ifcvt
                  : name == "lop3"     ? &r.lop3
                  : name == "vector"   ? &r.vector
@@ -58,11 +59,8 @@ Rules parse_rules(std::string_view spec, std::string_view key) {
     if (!flag)
       throw InputError(fmt::format(
           "arch key '{}': unknown lowering rule '{}' (give a comma list of fma, imad, lea, addr, "
-          "scaled, cvt, mov, ifcvt, lop3, vector, schedule, spaces, sincos, ex2, divide, wide, "
-          "bssy; or "
-          "all, "
-          "or "
-          "none)",
+          "scaled, cvt, mov, imm, ifcvt, lop3, vector, schedule, spaces, sincos, ex2, divide, "
+          "wide, bssy; or all, or none)",
           key, name));
     *flag = true;
     if (comma == std::string_view::npos) break;
@@ -85,6 +83,7 @@ std::string to_string(const Rules& r) {
   add(r.scaled, "scaled");
   add(r.cvt, "cvt");
   add(r.mov, "mov");
+  add(r.imm, "imm");
   add(r.ifcvt, "ifcvt");
   add(r.lop3, "lop3");
   add(r.vector, "vector");

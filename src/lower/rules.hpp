@@ -20,9 +20,10 @@ enum class Rule : std::uint8_t {
   Mov,
   Ifcvt,
   Lop3,
-  Vector
+  Vector,
+  Imm
 };
-inline constexpr std::size_t kRules = 11;
+inline constexpr std::size_t kRules = 12;
 std::string_view rule_name(Rule r);  // "fma", ... ("" for None)
 
 struct Rules {
@@ -36,6 +37,9 @@ struct Rules {
   // Scalar shared loads of adjacent words from one aligned base are one 64- or 128-bit load
   // (vector.hpp): brought together, then all but the last absorbed into it.
   bool vector = false;
+  // A mov of a constant (an immediate or a symbol's address) into a register written only by it,
+  // whose readers take the constant as an operand (RZ for zero): no instruction (lower.hpp).
+  bool imm = false;
   bool schedule = false;  // the list scheduler (schedule.hpp), not an absorbing rule
   // The scheduler keeps the order of two memory instructions only where it matters: a write and
   // another access to state spaces that may alias (schedule.hpp); without it, every load, store
@@ -58,7 +62,7 @@ struct Rules {
   // BSYNC (converge.hpp); they add issue slots.
   bool bssy = false;
   bool any() const {
-    return fma || imad || lea || addr || scaled || cvt || mov || ifcvt || lop3 || vector;
+    return fma || imad || lea || addr || scaled || cvt || mov || ifcvt || lop3 || vector || imm;
   }
 };
 // The rules from a comma list of their names ("fma,imad,...,wide,bssy"), "all" or "none": throws
