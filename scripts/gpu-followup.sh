@@ -7,8 +7,10 @@
 # device machine):
 #   sass.tar.gz        cuobjdump -sass of every kernels/ptx/*.ptx for sm_75, sm_80 and sm_90
 #                      (ptxas -O3, as the driver's JIT), and of scripts/operand_delay.cu's chains
-#   operand_delay.txt  scripts/operand_delay.cu: the operand-delay, division and FP64 chains
+#   operand_delay.txt  scripts/operand_delay.cu: the operand-delay, division, FP64 and branch
+#                      chains
 #   whole_gpu.toml     scripts/whole_gpu_measure.cu: Accel-Sim's three whole-GPU figures
+#   placement.txt      scripts/block_placement.cu: the SM and start of every CTA of three launches
 #   stalls.csv         Nsight Compute over the packages' launches (--page raw: every metric of
 #                      the sections, one row a launch): warp states (each stall reason's warps
 #                      per issue), the schedulers, occupancy, and the L1's and L2's sectors and
@@ -53,7 +55,8 @@ else
   (nvcc -O2 -arch=native -o "$tmp/operand_delay" scripts/operand_delay.cu &&
     nvcc -O2 -arch=native -cubin -o "$tmp/sass/operand_delay_native.cubin" scripts/operand_delay.cu) &
   b1=$!
-  (nvcc -O2 -arch=native -o "$tmp/whole" scripts/whole_gpu_measure.cu) &
+  (nvcc -O2 -arch=native -o "$tmp/whole" scripts/whole_gpu_measure.cu &&
+    nvcc -O2 -arch=native -o "$tmp/placement" scripts/block_placement.cu) &
   b2=$!
   (nvcc -O2 -o "$tmp/replay" scripts/gpu-replay.cu -lcuda) &
   b3=$!
@@ -83,6 +86,10 @@ else
 
   step whole_gpu
   timeout 120 "$tmp/whole" | tee "$out/whole_gpu.toml"
+
+  step placement
+  timeout 60 "$tmp/placement" > "$out/placement.txt"
+  grep '^#' "$out/placement.txt"
 fi
 
 step stalls

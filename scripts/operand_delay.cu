@@ -5,7 +5,8 @@
 // and square root on their own results (the sequences of sm.lower's divide); and FP64: DADD, DMUL,
 // DFMA, the f32/f64 conversions, independent DFMAs (an H200's figures:
 // calibration/runs/h200-2026-11-28; dfma_x2, dfma_x8 and div_f32_zero, a division's slow path, were
-// added after that run and wait for a GPU). Each chain is inline PTX of one thread, `zero` and
+// added after that run and wait for a GPU); and branches: loops and forward branches (added after
+// it too). Each chain is inline PTX of one thread, `zero` and
 // `one` come from the launch so that ptxas cannot fold them, and the figure is %clock around 1,024
 // steps over the steps, the median of five after a warm-up. The SASS of each kernel (cuobjdump)
 // shows what ran.
@@ -34,16 +35,18 @@ constexpr int kSteps = 1024;
   clk[1] = kept;
 
 // s[i] holds its own shared address (a word that points to itself): every chain stays at s[0].
-#define CHAIN_KERNEL(name, body)                                              \
-  __global__ void name(unsigned* clk, unsigned zero, float one) {             \
-    __shared__ unsigned s[64];                                                \
-    const unsigned base = static_cast<unsigned>(__cvta_generic_to_shared(s)); \
-    if (threadIdx.x == 0)                                                     \
-      for (int i = 0; i < 64; ++i) s[i] = base + 4u * i;                      \
-    __syncthreads();                                                          \
-    unsigned p = base;                                                        \
-    float f = one;                                                            \
-    TIMED_STEPS(body, p + __float_as_uint(f))                                 \
+#define SELF_POINTING_WORDS                                                 \
+  __shared__ unsigned s[64];                                                \
+  const unsigned base = static_cast<unsigned>(__cvta_generic_to_shared(s)); \
+  if (threadIdx.x == 0)                                                     \
+    for (int i = 0; i < 64; ++i) s[i] = base + 4u * i;                      \
+  __syncthreads();
+#define CHAIN_KERNEL(name, body)                                  \
+  __global__ void name(unsigned* clk, unsigned zero, float one) { \
+    SELF_POINTING_WORDS                                           \
+    unsigned p = base;                                            \
+    float f = one;                                                \
+    TIMED_STEPS(body, p + __float_as_uint(f))                     \
   }
 
 // A load on its own result.
@@ -164,6 +167,56 @@ CHAIN_KERNEL(div_f32_zero, asm volatile("div.rn.f32 %0, %1, %0;"
                                         : "f"(one - one)
                                         : "memory");)
 
+// Branches (issue 42: grid3d and atomic_bench spend 0.6-1.0 warps per issue in branch_resolving
+// on the H200, stalls.csv; the model's sm.lat_branch is assumed). Labels inside { } are local to
+// the braces, so each copy of a step has its own. Each thread's `t` is its index ANDed with
+// `zero` (0, which ptxas cannot know), so that a trip count or a compared value is the thread's
+// own as far as ptxas can tell: it brackets each branch with BSSY/BSYNC, as grid3d's test of
+// d2 < w2, and cannot fold it. `.pragma "nounroll"` keeps a loop a loop.
+//   bra_loop1: a loop run once a step (its backward branch not taken), an add on p inside;
+//   bra_loop4: the same loop run four times a step: (bra_loop4 - bra_loop1) / 3 is one
+//              iteration with its backward branch taken (IADD, ISETP, BRA);
+//   bra_skip:  a shared load on p (s[] points to itself), then a forward branch on the loaded
+//              value, taken over 32 adds, then an add on p: lds_iadd's chain and the branch
+//              (ptxas makes the 32 adds 16 IADD3s; round eight it predicates them instead:
+//              ptxas 11.8's SASS for sm_90);
+//   bra_fall:  the same branch not taken: the 32 adds run.
+#define BRANCH_KERNEL(name, body)                                 \
+  __global__ void name(unsigned* clk, unsigned zero, float one) { \
+    SELF_POINTING_WORDS                                           \
+    const unsigned t = threadIdx.x & zero;                        \
+    unsigned p = base + t;                                        \
+    (void)one;                                                    \
+    TIMED_STEPS(body, p)                                          \
+  }
+#define BRANCH_LOOP(trips)                                                                      \
+  asm volatile("{\n\t.reg .pred q;\n\t.reg .u32 n;\n\tadd.u32 n, %1, " #trips                   \
+               ";\n"                                                                            \
+               "LOOP:\n\t.pragma \"nounroll\";\n\tadd.u32 %0, %0, %1;\n\tadd.u32 n, n, -1;\n\t" \
+               "setp.ne.u32 q, n, 0;\n\t@q bra LOOP;\n\t}"                                      \
+               : "+r"(p)                                                                        \
+               : "r"(t)                                                                         \
+               : "memory");
+BRANCH_KERNEL(bra_loop1, BRANCH_LOOP(1))
+BRANCH_KERNEL(bra_loop4, BRANCH_LOOP(4))
+// Adds of t (0) to p: they change nothing, but ptxas cannot know it, so the two ways past the
+// branch stay different.
+#define EIGHT_ADDS                                                                               \
+  "add.u32 %0, %0, %1;\n\tadd.u32 %0, %0, %1;\n\tadd.u32 %0, %0, %1;\n\tadd.u32 %0, %0, %1;\n\t" \
+  "add.u32 %0, %0, %1;\n\tadd.u32 %0, %0, %1;\n\tadd.u32 %0, %0, %1;\n\tadd.u32 %0, %0, %1;\n"
+// `op` compares the loaded p (a 4-aligned shared address) with t + 1 = 1: ne takes the branch.
+#define BRANCH_OVER(op)                                                                \
+  asm volatile(                                                                        \
+      "{\n\t.reg .pred q;\n\t.reg .u32 k;\n\tld.shared.u32 %0, [%0];\n\t"              \
+      "add.u32 k, %1, 1;\n\tsetp." op                                                  \
+      ".u32 q, %0, k;\n\t@q bra SKIP;\n\t" EIGHT_ADDS EIGHT_ADDS EIGHT_ADDS EIGHT_ADDS \
+      "SKIP:\n\tadd.u32 %0, %0, %1;\n\t}"                                              \
+      : "+r"(p)                                                                        \
+      : "r"(t)                                                                         \
+      : "memory");
+BRANCH_KERNEL(bra_skip, BRANCH_OVER("ne"))
+BRANCH_KERNEL(bra_fall, BRANCH_OVER("eq"))
+
 template <typename K>
 double run(K kernel, unsigned* clk) {
   return median_of_five([&] {
@@ -209,5 +262,9 @@ int main() {
   std::printf("dfma_x2 %.2f\n", run(dfma_x2, clk));
   std::printf("dfma_x8 %.2f\n", run(dfma_x8, clk));
   std::printf("div_f32_zero %.2f\n", run(div_f32_zero, clk));
+  std::printf("bra_loop1 %.2f\n", run(bra_loop1, clk));
+  std::printf("bra_loop4 %.2f\n", run(bra_loop4, clk));
+  std::printf("bra_skip %.2f\n", run(bra_skip, clk));
+  std::printf("bra_fall %.2f\n", run(bra_fall, clk));
   return 0;
 }
