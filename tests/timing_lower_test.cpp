@@ -101,8 +101,8 @@ TEST(Lowering, MarksWhatPtxasMakesFree) {
 
 TEST(Lowering, RulesParseAndRefuseTypos) {
   EXPECT_EQ(lower::to_string(lower::parse_rules("all")),
-            "fma,imad,lea,addr,scaled,cvt,mov,imm,ifcvt,lop3,vector,schedule,spaces,sincos,ex2,"
-            "divide,wide,bssy");
+            "fma,imad,lea,addr,scaled,cvt,mov,imm,ifcvt,lop3,iadd3,vector,schedule,spaces,sincos,"
+            "ex2,divide,wide,bssy");
   EXPECT_EQ(lower::to_string(lower::parse_rules("none")), "none");
   EXPECT_EQ(lower::to_string(lower::parse_rules("mov,fma")), "fma,mov");
   try {

@@ -53,6 +53,28 @@ struct Facts {
     const std::uint32_t c = reader[t];
     return c > i && block[c] == block[i] ? c : ptx::kNone;
   }
+  // The one reader of the value instruction i writes to t (its only result), also where t is
+  // written again (compiled PTX reuses a sum's register: `add %r104, %r85, %r104`): the first
+  // reader after i in its block that no other reads, where t is written again, unguarded, by
+  // that reader or right after it, within kLocal instructions (so that the value dies in the
+  // block); else single_reader's.
+  static constexpr std::uint32_t kLocal = 64;
+  std::uint32_t sole_reader(std::uint32_t i, std::uint32_t t) const {
+    if (t == ptx::kNone) return ptx::kNone;
+    std::uint32_t found = ptx::kNone;
+    const std::uint32_t end = std::min<std::uint32_t>(std::uint32_t(k.code.size()), i + kLocal);
+    for (std::uint32_t j = i + 1; j < end && block[j] == block[i]; ++j) {
+      bool reads = false, writes = false;
+      for (std::uint32_t r : uses[j].reads) reads |= r == t;
+      for (std::uint32_t r : uses[j].writes) writes |= r == t;
+      if (reads) {
+        if (found != ptx::kNone) return ptx::kNone;
+        found = j;
+      }
+      if (writes) return unguarded(j) && found != ptx::kNone ? found : ptx::kNone;
+    }
+    return single_reader(i, t);
+  }
   // An operand that is the same value on every lane for the whole kernel: an immediate, a
   // symbol's address, or a register written once, by a mov of either.
   bool constant(const ptx::Operand& o) const {
@@ -346,6 +368,34 @@ std::vector<Lowered> lower(const ptx::Kernel& kernel, const std::vector<RegUse>&
           ptx::type_bits(code[c].type) != ptx::type_bits(in.type))
         continue;
       cand[p] = {Rule::Lop3, c};
+      products[c] = 1;
+    }
+  }
+  // Sums: an integer add or sub of 32 bits at most whose only reader is an add or sub of the same
+  // width, which has not taken one in already: IADD3 adds three values (any of them negated), so
+  // the two are one instruction, if at most one of the three is a constant (one immediate
+  // field); one that took one in is not itself taken in (four inputs).
+  if (rules.iadd3) {
+    auto sum = [](const ptx::Instruction& x) {
+      return (x.op == Opcode::Add || x.op == Opcode::Sub) && is_int(x.type) &&
+             ptx::type_bits(x.type) <= 32 && !x.has(ptx::kCc) && !x.has(ptx::kCarryIn) &&
+             !x.has(ptx::kSat);
+    };
+    auto constants = [&](const ptx::Instruction& x, std::uint32_t skip) {
+      int k = 0;
+      for (std::size_t o = 1; o <= 2; ++o)
+        k += !(x.ops[o].kind == OperandKind::Reg && x.ops[o].reg == skip) && f.constant(x.ops[o]);
+      return k;
+    };
+    for (std::uint32_t p = 0; p < n; ++p) {
+      if (cand[p].rule != Rule::None || products[p] || !f.unguarded(p) || !sum(code[p])) continue;
+      const std::uint32_t t = f.only_dst(p);
+      const std::uint32_t c = f.sole_reader(p, t);
+      if (c == ptx::kNone || cand[c].rule != Rule::None || products[c] || !sum(code[c]) ||
+          ptx::type_bits(code[c].type) != ptx::type_bits(code[p].type) ||
+          constants(code[p], ptx::kNone) + constants(code[c], t) > 1)
+        continue;
+      cand[p] = {Rule::Iadd3, c};
       products[c] = 1;
     }
   }

@@ -10,8 +10,9 @@
 namespace smemsim::lower {
 namespace {
 
-constexpr std::array<std::string_view, kRules> kNames = {
-    "", "fma", "imad", "lea", "addr", "scaled", "cvt", "mov", "ifcvt", "lop3", "vector", "imm"};
+constexpr std::array<std::string_view, kRules> kNames = {"",       "fma", "imad", "lea",   "addr",
+                                                         "scaled", "cvt", "mov",  "ifcvt", "lop3",
+                                                         "vector", "imm", "iadd3"};
 
 }  // namespace
 
@@ -25,12 +26,13 @@ Rules parse_rules(std::string_view spec, std::string_view key) {
   if (spec.empty())
     throw InputError(fmt::format(
         "arch key '{}': empty (give none, all, or a comma list of fma, imad, lea, addr, scaled, "
-        "cvt, mov, imm, ifcvt, lop3, vector, schedule, spaces, sincos, ex2, divide, wide, bssy)",
+        "cvt, mov, imm, ifcvt, lop3, iadd3, vector, schedule, spaces, sincos, ex2, divide, wide, "
+        "bssy)",
         key));
   if (spec == "all")
     return parse_rules(
-        "fma,imad,lea,addr,scaled,cvt,mov,imm,ifcvt,lop3,vector,schedule,spaces,sincos,ex2,divide,"
-        "wide,bssy",
+        "fma,imad,lea,addr,scaled,cvt,mov,imm,ifcvt,lop3,iadd3,vector,schedule,spaces,sincos,ex2,"
+        "divide,wide,bssy",
         key);
   std::size_t pos = 0;
   while (pos <= spec.size()) {
@@ -47,6 +49,7 @@ Rules parse_rules(std::string_view spec, std::string_view key) {
                  : name == "imm"      ? &r.imm
                  : name == "ifcvt"    ? &r.ifcvt
                  : name == "lop3"     ? &r.lop3
+                 : name == "iadd3"    ? &r.iadd3
                  : name == "vector"   ? &r.vector
                  : name == "schedule" ? &r.schedule
                  : name == "spaces"   ? &r.spaces
@@ -59,8 +62,8 @@ Rules parse_rules(std::string_view spec, std::string_view key) {
     if (!flag)
       throw InputError(fmt::format(
           "arch key '{}': unknown lowering rule '{}' (give a comma list of fma, imad, lea, addr, "
-          "scaled, cvt, mov, imm, ifcvt, lop3, vector, schedule, spaces, sincos, ex2, divide, "
-          "wide, bssy; or all, or none)",
+          "scaled, cvt, mov, imm, ifcvt, lop3, iadd3, vector, schedule, spaces, sincos, ex2, "
+          "divide, wide, bssy; or all, or none)",
           key, name));
     *flag = true;
     if (comma == std::string_view::npos) break;
@@ -86,6 +89,7 @@ std::string to_string(const Rules& r) {
   add(r.imm, "imm");
   add(r.ifcvt, "ifcvt");
   add(r.lop3, "lop3");
+  add(r.iadd3, "iadd3");
   add(r.vector, "vector");
   add(r.schedule, "schedule");
   add(r.spaces, "spaces");

@@ -21,9 +21,10 @@ enum class Rule : std::uint8_t {
   Ifcvt,
   Lop3,
   Vector,
-  Imm
+  Imm,
+  Iadd3
 };
-inline constexpr std::size_t kRules = 12;
+inline constexpr std::size_t kRules = 13;
 std::string_view rule_name(Rule r);  // "fma", ... ("" for None)
 
 struct Rules {
@@ -40,6 +41,8 @@ struct Rules {
   // A mov of a constant (an immediate or a symbol's address) into a register written only by it,
   // whose readers take the constant as an operand (RZ for zero): no instruction (lower.hpp).
   bool imm = false;
+  // An integer add or sub whose result only one add or sub reads: the two are one IADD3.
+  bool iadd3 = false;
   bool schedule = false;  // the list scheduler (schedule.hpp), not an absorbing rule
   // The scheduler keeps the order of two memory instructions only where it matters: a write and
   // another access to state spaces that may alias (schedule.hpp); without it, every load, store
@@ -62,7 +65,8 @@ struct Rules {
   // BSYNC (converge.hpp); they add issue slots.
   bool bssy = false;
   bool any() const {
-    return fma || imad || lea || addr || scaled || cvt || mov || ifcvt || lop3 || vector || imm;
+    return fma || imad || lea || addr || scaled || cvt || mov || ifcvt || lop3 || vector || imm ||
+           iadd3;
   }
 };
 // The rules from a comma list of their names ("fma,imad,...,wide,bssy"), "all" or "none": throws
