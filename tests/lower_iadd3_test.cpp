@@ -9,9 +9,9 @@
 #include <fmt/format.h>
 
 #include "lower/lower.hpp"
+#include "lower_test_util.hpp"
 #include "smemsim/arch.hpp"
 #include "timing/inst_info.hpp"
-#include "timing_test_util.hpp"
 
 namespace smemsim::test {
 namespace {
@@ -52,16 +52,6 @@ const char* kSums = R"(
   ret;                            // 26
 }
 )";
-
-std::vector<std::uint32_t> absorbed_by(const ptx::Kernel& k, const char* rules) {
-  std::vector<timing::InstInfo> info = timing::decode_kernel(k);
-  const std::vector<std::uint32_t> with =
-      timing::apply_lowering(k, info, lower::parse_rules(rules));
-  std::vector<std::uint32_t> marked;
-  for (std::uint32_t i = 0; i < with.size(); ++i)
-    if (with[i] != ptx::kNone) marked.push_back(i);
-  return marked;
-}
 
 TEST(LoweringIadd3, TakesInOneSumPerConsumer) {
   const ptx::Module m = ptx::parse(std::string(kTimingHeader) + kSums, "t.ptx");

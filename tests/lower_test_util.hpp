@@ -1,11 +1,14 @@
-// What the lowering tests share (lower_spaces_test.cpp, lower_ifcvt_test.cpp).
+// What the lowering tests share (lower_spaces_test.cpp, lower_ifcvt_test.cpp, lower_imm_test.cpp,
+// lower_iadd3_test.cpp).
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <string>
 
+#include "lower/lower.hpp"
 #include "smemsim/arch.hpp"
+#include "timing/inst_info.hpp"
 #include "timing_test_util.hpp"
 
 namespace smemsim::test {
@@ -28,6 +31,17 @@ inline void expect_one_load_latency_saved(const std::string& body, const char* w
   const std::uint32_t saved = span[0] - span[1];
   EXPECT_GE(saved, a.sm.global_latency) << span[0] << " " << span[1];
   EXPECT_LE(saved, a.sm.lat_shared_ld + a.sm.global_latency + 8) << span[0] << " " << span[1];
+}
+
+// The instructions of `k` that the rules absorb (each is free, issuing with a later one).
+inline std::vector<std::uint32_t> absorbed_by(const ptx::Kernel& k, const char* rules) {
+  std::vector<timing::InstInfo> info = timing::decode_kernel(k);
+  const std::vector<std::uint32_t> with =
+      timing::apply_lowering(k, info, lower::parse_rules(rules));
+  std::vector<std::uint32_t> marked;
+  for (std::uint32_t i = 0; i < with.size(); ++i)
+    if (with[i] != ptx::kNone) marked.push_back(i);
+  return marked;
 }
 
 }  // namespace smemsim::test
