@@ -123,7 +123,7 @@ TEST(Lowering, RulesParseAndRefuseTypos) {
   EXPECT_EQ(find_preset("fermi-gtx580").sm.lower, "none");
   for (const char* p : {"volta-v100", "turing-t4", "ampere-a100"})
     EXPECT_EQ(lower::to_string(lower::parse_rules(find_preset(p).sm.lower)),
-              "fma,imad,lea,addr,scaled,cvt,mov,schedule")
+              "fma,imad,lea,addr,scaled,cvt,mov,imm,schedule")
         << p;
   // And for sm_90 sin.approx as FMUL.RZ then MUFU.SIN (the same SASS): sincos; global loads
   // hoisted above shared stores and branches round them made predicates (an H100's SASS of

@@ -240,7 +240,11 @@ std::vector<Arch> build() {
     // addresses folded into the memory instructions' modes, free truncations and copies. Every
     // rule's source is in src/lower/lower.hpp.
     // sin/cos's expansion (`sincos`) is left out: it is read in sm_90's SASS only (hopper-h100).
-    a.sm.lower = "fma,imad,lea,addr,scaled,cvt,mov,schedule";
+    // Constants as operands (`imm`): ptxas 13.0's SASS for sm_75 and sm_80 of atomic_bench's
+    // zeroing loop, `STS [R0.X4], RZ` with the shared base folded (calibration/runs/
+    // h200-2026-11-28/sass.tar.gz; CUDA 13 emits no sm_70, whose ISA has RZ and the same
+    // immediate fields). It moves no published figure's replica by more than 0.002 cycles.
+    a.sm.lower = "fma,imad,lea,addr,scaled,cvt,mov,imm,schedule";
     a.sm.lat_alu = 4;     // IADD3 -> dependent: 4 [NAK], [TV] 4.3, [CFG] 4
     a.sm.lat_fma = 4;     // FFMA -> dependent: 4 [NAK], [TV] 4.1, [CFG] 4
     a.sm.lat_branch = 4;  // assumed: the pipeline's shortest (Accel-Sim's BRA unit: 4)
