@@ -46,21 +46,25 @@ const char* kSums = R"(
   add.s32 %r17, %r16, %r1;        // 20 stays: 19 took one in; with imad, 22 is not next to it
   cvt.u32.u64 %r18, %rd3;         // 21
   add.s32 %r19, %r17, %r18;       // 22
-  ld.param.u64 %rd4, [out];       // 23
-  cvta.to.global.u64 %rd5, %rd4;  // 24
-  st.global.u32 [%rd5], %r19;     // 25
-  ret;                            // 26
+  mul.lo.s32 %r20, %r19, %r19;    // 23 imad, with 24
+  add.s32 %r21, %r20, %r1;        // 24 stays: its reader adds it to itself (four inputs), and
+  add.s32 %r21, %r21, %r21;       // 25 writes the register again
+  ld.param.u64 %rd4, [out];       // 26
+  cvta.to.global.u64 %rd5, %rd4;  // 27
+  st.global.u32 [%rd5], %r21;     // 28
+  ret;                            // 29
 }
 )";
 
 TEST(LoweringIadd3, TakesInOneSumPerConsumer) {
   const ptx::Module m = ptx::parse(std::string(kTimingHeader) + kSums, "t.ptx");
   const ptx::Kernel& k = m.kernels.at(0);
-  ASSERT_EQ(k.code.size(), 27u);
+  ASSERT_EQ(k.code.size(), 30u);
   EXPECT_EQ(absorbed_by(k, "iadd3"), (std::vector<std::uint32_t>{2, 5, 8, 10, 19}));
-  EXPECT_EQ(absorbed_by(k, "imad,iadd3"), (std::vector<std::uint32_t>{2, 5, 8, 10, 18}));
+  EXPECT_EQ(absorbed_by(k, "imad,iadd3"), (std::vector<std::uint32_t>{2, 5, 8, 10, 18, 23}));
   // Off, only the other rules' (the IMAD, the truncation 21).
-  EXPECT_EQ(absorbed_by(k, "fma,imad,lea,addr,cvt,mov,lop3"), (std::vector<std::uint32_t>{18, 21}));
+  EXPECT_EQ(absorbed_by(k, "fma,imad,lea,addr,cvt,mov,lop3"),
+            (std::vector<std::uint32_t>{18, 21, 23}));
 }
 
 // Each link is x = (x + a) + b. Off, the two adds wait on each other: 2 x lat_alu a link. With

@@ -395,6 +395,10 @@ std::vector<Lowered> lower(const ptx::Kernel& kernel, const std::vector<RegUse>&
           ptx::type_bits(code[c].type) != ptx::type_bits(code[p].type) ||
           constants(code[p], ptx::kNone) + constants(code[c], t) > 1)
         continue;
+      // t + t would be four inputs (a + b + a + b).
+      if (code[c].ops[1].kind == OperandKind::Reg && code[c].ops[2].kind == OperandKind::Reg &&
+          code[c].ops[1].reg == t && code[c].ops[2].reg == t)
+        continue;
       cand[p] = {Rule::Iadd3, c};
       products[c] = 1;
     }
