@@ -33,8 +33,9 @@
 //         registers (PTX ISA, lop3; SASS from Maxwell on: `LOP3.LUT R5, R4, UR4, R3, 0xfe` is
 //         the OR of three values).
 //   iadd3 an integer add/sub (32 bits at most, no carry, no saturation) whose result only one
-//         add/sub of the same width reads, which takes in no other, at most one of the three
-//         values a constant: one IADD3 (three inputs, any negated). A chain of adds is pairs:
+//         add/sub of the same width reads, which takes in no other nor adds it to itself, at
+//         most one of the three values a constant: one IADD3 (three inputs, any negated). A
+//         chain of adds is pairs:
 //         histogram's sum of 16 counts is 8 IADD3s in ptxas 13.0's SASS for sm_75, sm_80 and
 //         sm_90 (calibration/runs/h200-2026-11-28/sass.tar.gz).
 //   vector  2 or 4 scalar 32-bit (or 2 64-bit) ld/st.shared of adjacent words from one base, 8 or
