@@ -74,19 +74,8 @@ void GpuSim::Impl::lower_code() {
         latency[i] = ctx.latency[std::size_t(in.unit)];
     }
   }
-  // A group's registers are its members' (a node of the scheduler is the group), except a
-  // constant's (imm): its readers do not wait for it, so the group leaves it out; the scheduler
-  // must keep them after it all the same, so the constant's register is put back.
-  // (The registers are gone before the kernel is copied: issue 48's memory a line.)
-  const std::vector<std::uint32_t> moved = [&] {
-    std::vector<lower::RegUse> uses = reg_uses(info);
-    for (std::size_t i = 0; rules.imm && i < absorbed.size(); ++i)
-      if (const ptx::Instruction& in = code->code[i];
-          absorbed[i] != ptx::kNone && in.op == ptx::Opcode::Mov &&
-          in.ops[0].kind == ptx::OperandKind::Reg && in.ops[1].kind != ptx::OperandKind::Reg)
-        uses[i].writes.push_back(in.ops[0].reg);
-    return lower::schedule(*code, uses, latency, absorbed, rules.spaces, sm.sched_regs);
-  }();
+  const std::vector<std::uint32_t> moved =
+      lower::schedule(*code, reg_uses(info), latency, absorbed, rules.spaces, sm.sched_regs);
   if (moved.empty()) return;
   scheduled = std::make_unique<ptx::Kernel>(lower::reordered(*code, moved));
   code = scheduled.get();

@@ -120,10 +120,9 @@ std::vector<std::uint32_t> apply_lowering(const ptx::Kernel& kernel, std::vector
       continue;
     }
     const InstInfo& q = info[i + 1];  // the group from i + 1 on (itself when it issues)
-    if (low[i].absorbed == lower::Rule::Ifcvt || low[i].absorbed == lower::Rule::Imm) {
-      // A converted branch's mov.pred p, p changes nothing, and a constant is its readers'
-      // operand: the group is the next one's alone (no result of either is one the group's later
-      // readers would wait for).
+    if (low[i].absorbed == lower::Rule::Ifcvt) {
+      // A converted branch's mov.pred p, p changes nothing: the group is the next one's alone
+      // (its p is no result the group's later readers would wait for).
       info[i] = q;
       with[i] = next;
       continue;
