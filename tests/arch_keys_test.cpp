@@ -99,11 +99,32 @@ TEST(ArchKeys, SchedulerAndPipelineNamesAreCheckedWhereTheArchIsRead) {
   for (const std::string cmd : {"analyze --pattern 0..31", "sim builtin:reduction"}) {
     const CliResult r = cli(cmd + " --arch-file " + file);
     EXPECT_EQ(r.exit_code, 2) << cmd << ": " << r.out;
-    EXPECT_NE(r.out.find(file + ": arch key 'sm.scheduler': unknown scheduler 'nosuch' (known: "
+    EXPECT_NE(r.out.find(file + ":2: arch key 'sm.scheduler': unknown scheduler 'nosuch' (known: "
                                 "lrr, gto, bank-aware, bank-aware-fill)"),
               std::string::npos)
         << cmd << ": " << r.out;
   }
+}
+
+// A string key checked once the whole file is read (a name list, a relation between keys) is
+// reported at the line that set it; a relation naming a key the base set gives the file alone.
+TEST(ArchKeys, KeysCheckedAfterReadingNameTheirLine) {
+  const Arch h = find_preset("hopper-h100");
+  const auto error = [&](const std::string& text) {
+    try {
+      parse_arch_toml(text, "g.toml", h);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error("title = \"x\"\n[sm]\nlat_alu = 4\nlower = \"imm,bogus\"\n").substr(0, 33),
+            "g.toml:4: arch key 'sm.lower': un");
+  EXPECT_EQ(error("[sm]\nl2_hash = \"crc\"\n"),
+            "g.toml:2: arch key 'sm.l2_hash': 'crc' is not xor or mod");
+  // sm.lat_dsm (the base's 180 or so) is now below the shared load's latency: the key named is
+  // not in the file.
+  EXPECT_EQ(error("[sm]\nlat_shared_ld = 5000\n").substr(0, 29), "g.toml: arch key 'sm.lat_dsm'");
 }
 
 }  // namespace

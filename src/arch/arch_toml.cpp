@@ -3,6 +3,7 @@
 #include <charconv>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -208,6 +209,7 @@ Arch parse_arch_toml(std::string_view text, const std::string& origin, const Arc
     throw InputError(located(origin, e.source().begin.line, toml_syntax_message(e.description())));
   }
   Arch a = base;
+  std::map<std::string, std::uint64_t> lines;  // each key the file sets, and its line
   std::function<void(const toml::table&, const std::string&)> visit =
       [&](const toml::table& t, const std::string& prefix) {
         for (const auto& [k, node] : t) {
@@ -229,6 +231,7 @@ Arch parse_arch_toml(std::string_view text, const std::string& origin, const Arc
             throw InputError(
                 located(origin, line, fmt::format("unknown key '{}': {}", name, key_hint(name))));
           const std::string where = located(origin, line, "");
+          lines[name] = line;
           switch (key->kind) {
             case Kind::U32:
             case Kind::I64:
@@ -263,7 +266,19 @@ Arch parse_arch_toml(std::string_view text, const std::string& origin, const Arc
   try {
     validate(a);
   } catch (const InputError& e) {
-    throw InputError(located(origin, 0, e.what()));
+    // validate() names the key ("arch key 'sm.lower': ..."): the line that set it, if this file
+    // did (a relation between keys may name one the base set).
+    const std::string_view what = e.what(), prefix = "arch key '";
+    std::uint64_t line = 0;
+    if (what.starts_with(prefix)) {
+      const auto end = what.find('\'', prefix.size());
+      if (end != std::string_view::npos)
+        if (const auto it =
+                lines.find(std::string(what.substr(prefix.size(), end - prefix.size())));
+            it != lines.end())
+          line = it->second;
+    }
+    throw InputError(located(origin, line, e.what()));
   }
   return a;
 }
