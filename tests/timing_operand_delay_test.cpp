@@ -38,6 +38,7 @@ std::string chain(int n, const std::function<std::string(int)>& link, bool fp) {
   .reg .b32 %r<400>;
   .reg .b64 %rd<8>;
   .reg .f32 %f<400>;
+  .reg .f64 %fd<400>;
   .shared .align 4 .b8 s[64];
   mov.u32 %r2, s;
   st.shared.u32 [%r2], %r2;
@@ -46,6 +47,8 @@ std::string chain(int n, const std::function<std::string(int)>& link, bool fp) {
   add.u32 %r4, %r3, 1;
   mov.u32 %r10, %r2;
   mov.f32 %f10, 0f40000000;
+  cvt.f64.f32 %fd1, %f1;
+  sub.f64 %fd1, %fd1, %fd1;
   bar.sync 0;
   mov.u32 %r390, %clock;
 {}  mov.u32 %r391, %clock;
@@ -136,6 +139,47 @@ TEST(OperandDelay, AFixedLatencyResultReachesAnMioInstructionLate) {
   Arch big = h;
   big.sm.mio_delay_alu = 9;
   EXPECT_EQ(link_cost(big, lds_add).per_link, 23u + 4u + 9u);
+}
+
+// A conversion to or from f64 on hopper-h100 (sm.lat_cvt64 18, the H200's F2F pair 36.48 a step):
+// F2F.F64.F32 then F2F.F32.F64 on its result, 18 + 18 = 36 a link; the second reads an SFU
+// result, which has no operand delay. With lat_cvt64 0 they take the SFU's 17: 34. With a DADD of
+// zero between them (lat_fp64 8), the F2F.F32.F64 reads an FP64 result mio_delay_fp64 = 3 late:
+// 18 + 8 + 3 + 18 = 47 (the H200's 46.68); without the delay 44. The DADD reads the F2F's result
+// without one (an MIO producer). The value is 2.0 throughout.
+std::string f2f_pair(int k) {
+  return fmt::format("  cvt.f64.f32 %fd{0}, %f{1};\n  cvt.rn.f32.f64 %f{2}, %fd{0};\n", 200 + k,
+                     10 + k, 11 + k);
+}
+std::string f2f_dadd(int k) {
+  return fmt::format(
+      "  cvt.f64.f32 %fd{0}, %f{1};\n  add.rn.f64 %fd{3}, %fd{0}, %fd1;\n  cvt.rn.f32.f64 "
+      "%f{2}, %fd{3};\n",
+      200 + k, 10 + k, 11 + k, 300 + k);
+}
+TEST(OperandDelay, ConversionsToAndFromF64TakeTheirOwnLatency) {
+  const Arch h = hopper();
+  ASSERT_EQ(h.sm.lat_cvt64, 18u);
+  ASSERT_EQ(h.sm.lat_fp64, 8u);
+  ASSERT_EQ(h.sm.mio_delay_fp64, 3u);
+  const Cost pair = link_cost(h, f2f_pair, true);
+  EXPECT_EQ(pair.per_link, 36u);
+  float v = 0;
+  std::memcpy(&v, &pair.value, 4);
+  EXPECT_EQ(v, 2.0f);
+  Arch sfu = h;
+  sfu.sm.lat_cvt64 = 0;
+  EXPECT_EQ(link_cost(sfu, f2f_pair, true).per_link, 34u);
+  const Cost dadd = link_cost(h, f2f_dadd, true);
+  EXPECT_EQ(dadd.per_link, 47u);
+  EXPECT_EQ(dadd.value, pair.value);
+  Arch none = h;
+  none.sm.mio_delay_fp64 = 0;
+  EXPECT_EQ(link_cost(none, f2f_dadd, true).per_link, 44u);
+  // The F2Fs' waits are on MIO results (short scoreboard), the delay a fixed pipe's (wait): the
+  // DADD waits 17 after its F2F issues, the second F2F 7 + 3 after the DADD, the first 17.
+  EXPECT_EQ(dadd.short_sb, 17u + 17u);
+  EXPECT_EQ(dadd.wait, 10u);
 }
 
 // The delay is the MIO instruction's: a load fed by a load, and an ALU op fed by an ALU op, wait

@@ -89,11 +89,15 @@ struct SmConfig {
   // Half-precision arithmetic (f16, f16x2, bf16, bf16x2 add/mul/fma/min/max): issued to the FMA
   // pipe, with its own latency (Volta's HFMA2 takes 6 where FFMA takes 4); 0: sm.lat_fma's.
   std::uint32_t lat_fp16 = 0;
+  // A conversion to or from f64 (F2F.F64.F32, F2F.F32.F64, I2F.F64, F2I.F64): on the SFU's lanes,
+  // with its own latency (Hopper's F2F takes 18 where a MUFU takes 17); 0: sm.lat_sfu's.
+  std::uint32_t lat_cvt64 = 0;
   // The operand delay of an MIO instruction (shared load, store or atomic; SFU): the cycles it
   // waits, beyond a dependent's one after writeback, for a register the ALU (mio_delay_alu) or
-  // the FMA pipe (mio_delay_fma: FP32, FP16, IMAD) wrote. A variable-latency result (a load, a
-  // MUFU) feeds it with no delay. 0: none (the seeds' GPUs; docs/timing.md "Operand delay").
-  std::uint32_t mio_delay_alu = 0, mio_delay_fma = 0;
+  // the FMA pipe (mio_delay_fma: FP32, FP16, IMAD) or the FP64 pipe (mio_delay_fp64) wrote. A
+  // variable-latency result (a load, a MUFU) feeds it with no delay. 0: none (the seeds' GPUs;
+  // docs/timing.md "Operand delay").
+  std::uint32_t mio_delay_alu = 0, mio_delay_fma = 0, mio_delay_fp64 = 0;
   // Dense FP16 multiply-adds per cycle of one tensor unit (per sub-core); an mma of m x n x k
   // holds it ceil(m*n*k / tensor_fmas) cycles (TF32 at half, INT8 at twice, INT4 at 4x, b1 at
   // 16x, FP64 at 1/16 that rate: A100's ratios). 0: no tensor core, an mma issues like an ALU

@@ -141,6 +141,7 @@ void validate(const Arch& a) {
   const std::pair<const char*, std::uint32_t> optional_lats[] = {{"sm.lat_fma", sm.lat_fma},
                                                                  {"sm.lat_fp16", sm.lat_fp16},
                                                                  {"sm.lat_fp64", sm.lat_fp64},
+                                                                 {"sm.lat_cvt64", sm.lat_cvt64},
                                                                  {"sm.lat_tensor", sm.lat_tensor}};
   for (const auto& [key, v] : optional_lats)
     if (v && v < sm.min_latency())

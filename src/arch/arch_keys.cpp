@@ -235,8 +235,13 @@ const std::vector<Key>& key_table() {
          "one, for a register the ALU wrote (Hopper: 2; 0: none)"),
       sm("sm.mio_delay_fma", &SmConfig::mio_delay_fma, 0, 1000,
          "the same for a register the FMA pipe wrote (FP32, FP16, IMAD; Hopper: 3; 0: none)"),
+      sm("sm.mio_delay_fp64", &SmConfig::mio_delay_fp64, 0, 1000,
+         "the same for a register the FP64 pipe wrote (DADD, DMUL, DFMA; Hopper: 3; 0: none)"),
       sm("sm.lat_fp64", &SmConfig::lat_fp64, 0, 100000,
          "cycles, FP64 arithmetic (the FP64 pipe); 0: sm.lat_alu"),
+      sm("sm.lat_cvt64", &SmConfig::lat_cvt64, 0, 100000,
+         "cycles, a conversion to or from f64 (F2F.F64.F32, F2F.F32.F64, I2F.F64, F2I.F64) on the "
+         "SFU's lanes (Hopper: 18); 0: sm.lat_sfu"),
       sm("sm.lat_tensor", &SmConfig::lat_tensor, 0, 100000,
          "cycles, an mma whose tensor unit interval is 1; a shape holding the unit I cycles takes "
          "lat_tensor + I - 1; 0: sm.lat_alu"),

@@ -481,9 +481,16 @@ std::vector<Arch> build() {
     a.sm.mio_delay_alu = 2;
     a.sm.mio_delay_fma = 3;
     a.sm.scheduler = "lrr";
-    a.sm.lat_fp64 = 8;          // [H200] DFMA chain 8.10 ([CFG] SM90_H100: 8)
-    a.sm.lat_fp16 = 9;          // [H200] HFMA2 chain 9.29 (fused): 9.01
-    a.sm.lat_sfu = 17;          // [H200] MUFU.SQRT chain 17.07 ([CFG] SM90_H100: 23)
+    a.sm.lat_fp64 = 8;  // [H200] DFMA chain 8.10 ([CFG] SM90_H100: 8)
+    a.sm.lat_fp16 = 9;  // [H200] HFMA2 chain 9.29 (fused): 9.01
+    a.sm.lat_sfu = 17;  // [H200] MUFU.SQRT chain 17.07 ([CFG] SM90_H100: 23)
+    // [H200] cvt.f64.f32 then cvt.rn.f32.f64 (F2F.F64.F32, F2F.F32.F64) on their own results
+    // 36.48 a step (scripts/operand_delay.cu's f2f_pair): 18.24 an F2F; its replica 36.00.
+    a.sm.lat_cvt64 = 18;
+    // [H200] the same with a DADD between them, 46.68 a step: 36.48 + the DADD's 8 + 2.2 before
+    // the F2F reads it (f2f_pair_dadd). With lat_cvt64 18 (0.24 short an F2F) the fit's value is
+    // 3: its replica 47.00 (+0.7 %; with 2, 46.00, -1.5 %).
+    a.sm.mio_delay_fp64 = 3;
     a.sm.lat_shared_ld = 23;    // [H200] loads on their own results 23.0 ([CFG] SM90_H100: 29)
     a.sm.lat_shared_st = 23;    // assumed equal to the load
     a.sm.lat_shared_atom = 26;  // [H200] an atomic with its result used: the load's + 2.8

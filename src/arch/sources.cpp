@@ -283,6 +283,12 @@ const std::map<std::string, std::vector<Row>>& tables() {
            {"sm.mio_delay_fma", K::Calibrated,
             "H100 SXM (scripts/operand_delay.cu): LDS, IMAD, LDS 30.17 and MUFU.SQRT, FFMA, "
             "MUFU.SQRT 24.17 a step; their replicas 30.37 and 24.37 with 3"},
+           {"sm.lat_cvt64", K::Calibrated,
+            "H200 (scripts/operand_delay.cu): F2F.F64.F32 then F2F.F32.F64 on their own results "
+            "36.48 a step, 18.24 an F2F; its replica 36.00 (I2F.F64, F2I.F64 assumed the same)"},
+           {"sm.mio_delay_fp64", K::Calibrated,
+            "H200 (scripts/operand_delay.cu): the F2F pair with a DADD between, 46.68 a step: "
+            "36.48 + the DADD's 8 + 2.2; its replica 47.00 with 3, the fit's (46.00 with 2)"},
            {"sm.mio_delay_alu", K::Calibrated,
             "H200: the index chase, LEA then LDS, 29.0 against loads alone 23.0 and LEA's 4; "
             "their replicas 29.00 and 23.00 with 2 (and lat_shared_ld 23)"},
@@ -428,6 +434,8 @@ bool applies(const Arch& a, std::string_view key) {
   if (key == "sm.dispatch_ctas" || key == "sm.dispatch_cycles") return sm.dispatch_ctas != 0;
   if (key == "sm.warp_start_cycles") return sm.warp_start_cycles != 0;
   if (key == "sm.mio_delay_fma") return sm.mio_delay_fma != 0;
+  if (key == "sm.mio_delay_fp64") return sm.mio_delay_fp64 != 0;
+  if (key == "sm.lat_cvt64") return sm.lat_cvt64 != 0;
   if (key == "sm.lat_tensor" || key == "sm.tensor_fmas") return sm.tensor_fmas != 0;
   if (key == "sm.lat_wgmma" || key == "sm.wgmma_fmas") return sm.wgmma_fmas != 0;
   if (key == "sm.gpc_sms" || key == "sm.max_cluster" || key == "sm.lat_dsm" ||
@@ -504,8 +512,10 @@ const std::vector<std::string>& timing_keys() {
                                                 "sm.lat_fp64",
                                                 "sm.lat_tensor",
                                                 "sm.lat_sfu",
+                                                "sm.lat_cvt64",
                                                 "sm.mio_delay_alu",
                                                 "sm.mio_delay_fma",
+                                                "sm.mio_delay_fp64",
                                                 "sm.lat_branch",
                                                 "sm.sched_regs",
                                                 "sm.ifcvt_slots",

@@ -56,6 +56,7 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
   auto& lat = ctx.latency;
   lat[std::size_t(Unit::Alu)] = sm.lat_alu;
   lat[std::size_t(Unit::Sfu)] = sm.lat_sfu;
+  lat[std::size_t(Unit::Cvt64)] = sm.lat_cvt64 ? sm.lat_cvt64 : sm.lat_sfu;
   lat[std::size_t(Unit::Fma)] = sm.lat_fma ? sm.lat_fma : sm.lat_alu;
   lat[std::size_t(Unit::Fp64)] = sm.lat_fp64 ? sm.lat_fp64 : sm.lat_alu;
   lat[std::size_t(Unit::Fp16)] = sm.lat_fp16 ? sm.lat_fp16 : lat[std::size_t(Unit::Fma)];

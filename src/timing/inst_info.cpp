@@ -37,11 +37,11 @@ Unit unit_of(const ptx::Instruction& ins) {
       return Unit::Tensor;
     // A conversion to or from f64 (F2F.F64.F32, F2F.F32.F64, I2F.F64, F2I.F64): the CUDA C++
     // Programming Guide's throughput table gives "type conversions from and to 64-bit types" 16
-    // a cycle an SM on compute capability 7.0, 8.0 and 9.0, the MUFU's rate; an H200 runs
-    // cvt.rn.f32.f64 then cvt.f64.f32 on its own result in 36.48 cycles (17 a MUFU.SQRT), and a
-    // DADD fed by it waits as an FFMA fed by a MUFU does (calibration/runs/h200-2026-11-28).
+    // a cycle an SM on compute capability 7.0, 8.0 and 9.0, the MUFU's rate: the SFU's lanes. An
+    // H200 runs cvt.rn.f32.f64 then cvt.f64.f32 on its own result in 36.48 cycles (17 a
+    // MUFU.SQRT): its own latency, sm.lat_cvt64 (calibration/runs/h200-2026-11-28).
     case Opcode::Cvt:
-      if (ins.type == ptx::Type::F64 || ins.type2 == ptx::Type::F64) return Unit::Sfu;
+      if (ins.type == ptx::Type::F64 || ins.type2 == ptx::Type::F64) return Unit::Cvt64;
       break;
     default:
       break;

@@ -51,8 +51,11 @@ enum class Unit : std::uint8_t {
   // Half-precision arithmetic: the FMA pipe's lanes with its own latency (sm.lat_fp16; 0: the
   // FMA pipe's).
   Fp16,
+  // A conversion to or from f64: the SFU's lanes with its own latency (sm.lat_cvt64; 0: the
+  // SFU's).
+  Cvt64,
 };
-inline constexpr std::size_t kUnits = 16;
+inline constexpr std::size_t kUnits = 17;
 
 // The memory an instruction addresses, as far as the PTX says (generic: decided at run time).
 enum class Space : std::uint8_t { None, Shared, Global, Const, Generic };

@@ -63,8 +63,13 @@ Sm::Sm(std::uint32_t id, const SimContext& ctx)
   // delay line (unit_map_).
   unit_map_[std::size_t(Unit::Fp16)] =
       sm.lat_fp16 ? std::uint8_t(Unit::Fp16) : unit_map_[std::size_t(Unit::Fma)];
+  // Conversions to or from f64 likewise take the SFU's lanes and, with their own latency, their
+  // own delay line.
+  unit_map_[std::size_t(Unit::Cvt64)] =
+      sm.lat_cvt64 ? std::uint8_t(Unit::Cvt64) : std::uint8_t(Unit::Sfu);
   pipe_map_ = unit_map_;
   pipe_map_[std::size_t(Unit::Fp16)] = unit_map_[std::size_t(Unit::Fma)];
+  pipe_map_[std::size_t(Unit::Cvt64)] = std::uint8_t(Unit::Sfu);
   lanes_[std::size_t(Unit::Alu)] = sm.lanes_alu;
   lanes_[std::size_t(Unit::Fma)] = sm.lanes_fma;
   lanes_[std::size_t(Unit::Fp64)] = sm.lanes_fp64;
@@ -84,7 +89,8 @@ Sm::Sm(std::uint32_t id, const SimContext& ctx)
   pending_.assign(std::size_t(arch_.sm.max_warps) * ctx.nregs, 0);
   pending_global_.assign(pending_.size(), 0);
   pending_short_.assign(pending_.size(), 0);
-  if (sm.mio_delay_alu || sm.mio_delay_fma) mio_ready_.assign(pending_.size(), 0);
+  if (sm.mio_delay_alu || sm.mio_delay_fma || sm.mio_delay_fp64)
+    mio_ready_.assign(pending_.size(), 0);
   cas_float_ = ctx.atomics == AtomicMode::Native && arch_.shared_float_atomics == "cas";
   if (ctx.atomics == AtomicMode::LockLoop) loop_lanes_.resize(arch_.sm.max_warps);
 }
@@ -423,8 +429,9 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
   wp.control |= in.control;
   const std::size_t base = std::size_t(w) * ctx_.nregs;
   in.ndst = info.ndst;
-  in.short_result = !in.global_load && (unit == Unit::Sfu || unit == Unit::SharedLd ||
-                                        unit == Unit::SharedAtom || unit == Unit::Const);
+  in.short_result =
+      !in.global_load && (unit == Unit::Sfu || unit == Unit::Cvt64 || unit == Unit::SharedLd ||
+                          unit == Unit::SharedAtom || unit == Unit::Const);
   for (std::uint8_t k = 0; k < info.ndst; ++k) {
     in.dst[k] = info.dst[k];
     ++pending_[base + info.dst[k]];
@@ -601,6 +608,8 @@ void Sm::complete(std::uint32_t inflight, std::uint64_t now) {
         delay = arch_.sm.mio_delay_alu;
       else if (unit == Unit::Fma || unit == Unit::Fp16)
         delay = arch_.sm.mio_delay_fma;
+      else if (unit == Unit::Fp64)
+        delay = arch_.sm.mio_delay_fp64;
     }
     if (delay)
       for (std::uint8_t k = 0; k < in.ndst; ++k) mio_ready_[base + in.dst[k]] = now + 1 + delay;

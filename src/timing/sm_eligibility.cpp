@@ -115,9 +115,10 @@ void Sm::recompute(std::uint32_t w) {
                         : mio  ? Stall::ShortScoreboard
                                : Stall::Wait);
     }
-    // The operand delay: an MIO instruction (an expansion's SFU step too: I2F, MUFU.RCP, F2I)
-    // reads a fixed-latency pipe's result later.
-    if (!mio_ready_.empty() && (unit == Unit::Sfu || (!pre && in.space == Space::Shared))) {
+    // The operand delay: an MIO instruction (an expansion's SFU step too: I2F, MUFU.RCP, F2I; a
+    // conversion to or from f64) reads a fixed-latency pipe's result later.
+    if (!mio_ready_.empty() &&
+        (unit == Unit::Sfu || unit == Unit::Cvt64 || (!pre && in.space == Space::Shared))) {
       std::uint64_t ready = 0;
       for (std::uint8_t k = 0; k < nsrc; ++k) ready = std::max(ready, mio_ready_[base + src[k]]);
       if (ready > now_) {
