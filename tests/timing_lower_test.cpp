@@ -102,7 +102,7 @@ TEST(Lowering, MarksWhatPtxasMakesFree) {
 TEST(Lowering, RulesParseAndRefuseTypos) {
   EXPECT_EQ(lower::to_string(lower::parse_rules("all")),
             "fma,imad,lea,addr,scaled,cvt,mov,imm,ifcvt,lop3,iadd3,vector,schedule,spaces,sincos,"
-            "ex2,divide,wide,bssy");
+            "ex2,divide,wide,bssy,aggregate");
   EXPECT_EQ(lower::to_string(lower::parse_rules("none")), "none");
   EXPECT_EQ(lower::to_string(lower::parse_rules("mov,fma")), "fma,mov");
   try {
@@ -130,9 +130,11 @@ TEST(Lowering, RulesParseAndRefuseTypos) {
   // conv_rows): spaces and ifcvt; matmul's scalar shared loads as LDS.128 and BSSY/BSYNC round
   // divergent branches (the H200's SASS opcode counts): vector and bssy; an FSETP and two FMULs
   // round each ex2.approx.f32 (the same counts): ex2; a zero stored as RZ and a shared base
-  // folded (atomic_bench's SASS): imm.
+  // folded (atomic_bench's SASS): imm; a warp's atomicAdd of one value to one word made one
+  // lane's (rep_atomic_conflict's SASS): aggregate.
   EXPECT_EQ(lower::to_string(lower::parse_rules(find_preset("hopper-h100").sm.lower)),
-            "fma,imad,lea,addr,cvt,mov,imm,ifcvt,vector,schedule,spaces,sincos,ex2,divide,bssy");
+            "fma,imad,lea,addr,cvt,mov,imm,ifcvt,vector,schedule,spaces,sincos,ex2,divide,bssy,"
+            "aggregate");
 }
 
 // wide: a 64-bit integer op that issues is two SASS instructions (the low word, then the high

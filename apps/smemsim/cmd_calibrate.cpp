@@ -120,8 +120,8 @@ void add_calibrate_command(CLI::App& app) {
       std::sort(files.begin(), files.end());
       for (const auto& f : files) {
         const calibrate::Measurements m = calibrate::load_measurements(f.string());
-        fmt::print("  {:<22} {} ({}), {} figures\n", f.stem().string(), m.gpu, m.preset,
-                   m.figures.size());
+        fmt::print("  {:<22} {} ({}), {} figure{}\n", f.stem().string(), m.gpu, m.preset,
+                   m.figures.size(), m.figures.size() == 1 ? "" : "s");
       }
       fmt::print(
           "replicas (a figure's benchmark; each runs its kernel of kernels/ubench_replicas.cu, "
@@ -161,7 +161,8 @@ void add_calibrate_command(CLI::App& app) {
       write_output_file(o->out, "-o", toml);
     }
     if (o->json) return print_json(fit_json(f, m));
-    fmt::print("{} ({}) against {}: {} figures\n", m.gpu, m.title, arch_label(base), f.rows.size());
+    fmt::print("{} ({}) against {}: {} figure{}\n", m.gpu, m.title, arch_label(base), f.rows.size(),
+               f.rows.size() == 1 ? "" : "s");
     fmt::print("{}", calibrate::residual_table(f));
     if (!o->out.empty())
       fmt::print("wrote {}: load it with --arch {} --arch-file {}\n", o->out, base.name, o->out);

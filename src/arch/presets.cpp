@@ -472,8 +472,15 @@ std::vector<Arch> build() {
     //   rule): atomic_bench's zeroing loop is IMAD, IMAD.IADD, STS [R2], RZ, ISETP, BRA in the
     //   H200's SASS (calibration/runs/h200-2026-11-28/sass.tar.gz), the model's 8 PTX then 5;
     //   the suite's warp instructions, model/GPU: median |log| 0.072 -> 0.053.
+    // - an integer add of a uniform value, or an unused and/or/xor, to a warp-uniform address, and
+    //   an unused add of zero, are one lane's atomic (the `aggregate` rule, src/lower/uniform.hpp):
+    //   VOTEU.ANY, FLO, POPC or REDUX, `@P ATOMG/ATOMS` in the sm_90 SASS of rep_atomic_conflict,
+    //   isa_mix, cg_tiles and rep_shared_atomic_contention (sass.tar.gz). The H200's whole-GPU
+    //   one-word atomicAdd, 67.65 B/clk (calibration/h200-whole-gpu.toml): the model 63.50 with
+    //   it, 2.00 without.
     a.sm.lower =
-        "fma,imad,lea,addr,cvt,mov,imm,ifcvt,vector,schedule,spaces,sincos,ex2,divide,bssy";
+        "fma,imad,lea,addr,cvt,mov,imm,ifcvt,vector,schedule,spaces,sincos,ex2,divide,bssy,"
+        "aggregate";
     // A shared float add is a compare-and-swap loop for sm_90 (LDS, FADD, ATOMS.CAST.SPIN, a
     // compare and a branch a round): the H200's opcode counts of kmeans, ATOMS 1,473, LDS 1,393
     // and FADD 1,377 for 384 PTX shared atomics (ncu_opcodes_h200.csv, docs/timing.md).

@@ -55,6 +55,9 @@
 //   wide  a 64-bit integer op that issues (not absorbed, not an IMAD.WIDE) as two: the low
 //         word, then the high word (IADD3 + IADD3.X, LEA + LEA.HI.X, ISETP + ISETP.EX); it
 //         adds an issue slot (timing/expand.hpp). On no preset yet (docs/timing.md).
+//   aggregate  an integer atom/red add of a warp-uniform value, or an unused and/or/xor, to a
+//         warp-uniform address, and an unused add of zero: ptxas's one-lane atomic (VOTEU.ANY,
+//         FLO, @P ATOM), timed as the lowest active lane's access (uniform.hpp).
 #pragma once
 
 #include <cstdint>

@@ -27,43 +27,44 @@ Rules parse_rules(std::string_view spec, std::string_view key) {
     throw InputError(fmt::format(
         "arch key '{}': empty (give none, all, or a comma list of fma, imad, lea, addr, scaled, "
         "cvt, mov, imm, ifcvt, lop3, iadd3, vector, schedule, spaces, sincos, ex2, divide, wide, "
-        "bssy)",
+        "bssy, aggregate)",
         key));
   if (spec == "all")
     return parse_rules(
         "fma,imad,lea,addr,scaled,cvt,mov,imm,ifcvt,lop3,iadd3,vector,schedule,spaces,sincos,ex2,"
-        "divide,wide,bssy",
+        "divide,wide,bssy,aggregate",
         key);
   std::size_t pos = 0;
   while (pos <= spec.size()) {
     const std::size_t comma = spec.find(',', pos);
     const std::string_view name =
         spec.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
-    bool* flag = name == "fma"        ? &r.fma
-                 : name == "imad"     ? &r.imad
-                 : name == "lea"      ? &r.lea
-                 : name == "addr"     ? &r.addr
-                 : name == "scaled"   ? &r.scaled
-                 : name == "cvt"      ? &r.cvt
-                 : name == "mov"      ? &r.mov
-                 : name == "imm"      ? &r.imm
-                 : name == "ifcvt"    ? &r.ifcvt
-                 : name == "lop3"     ? &r.lop3
-                 : name == "iadd3"    ? &r.iadd3
-                 : name == "vector"   ? &r.vector
-                 : name == "schedule" ? &r.schedule
-                 : name == "spaces"   ? &r.spaces
-                 : name == "sincos"   ? &r.sincos
-                 : name == "ex2"      ? &r.ex2
-                 : name == "divide"   ? &r.divide
-                 : name == "wide"     ? &r.wide
-                 : name == "bssy"     ? &r.bssy
-                                      : nullptr;
+    bool* flag = name == "fma"         ? &r.fma
+                 : name == "imad"      ? &r.imad
+                 : name == "lea"       ? &r.lea
+                 : name == "addr"      ? &r.addr
+                 : name == "scaled"    ? &r.scaled
+                 : name == "cvt"       ? &r.cvt
+                 : name == "mov"       ? &r.mov
+                 : name == "imm"       ? &r.imm
+                 : name == "ifcvt"     ? &r.ifcvt
+                 : name == "lop3"      ? &r.lop3
+                 : name == "iadd3"     ? &r.iadd3
+                 : name == "vector"    ? &r.vector
+                 : name == "schedule"  ? &r.schedule
+                 : name == "spaces"    ? &r.spaces
+                 : name == "sincos"    ? &r.sincos
+                 : name == "ex2"       ? &r.ex2
+                 : name == "divide"    ? &r.divide
+                 : name == "wide"      ? &r.wide
+                 : name == "bssy"      ? &r.bssy
+                 : name == "aggregate" ? &r.aggregate
+                                       : nullptr;
     if (!flag)
       throw InputError(fmt::format(
           "arch key '{}': unknown lowering rule '{}' (give a comma list of fma, imad, lea, addr, "
           "scaled, cvt, mov, imm, ifcvt, lop3, iadd3, vector, schedule, spaces, sincos, ex2, "
-          "divide, wide, bssy; or all, or none)",
+          "divide, wide, bssy, aggregate; or all, or none)",
           key, name));
     *flag = true;
     if (comma == std::string_view::npos) break;
@@ -98,6 +99,7 @@ std::string to_string(const Rules& r) {
   add(r.divide, "divide");
   add(r.wide, "wide");
   add(r.bssy, "bssy");
+  add(r.aggregate, "aggregate");
   return s.empty() ? "none" : s;
 }
 

@@ -64,6 +64,10 @@ struct Rules {
   // A branch whose lanes may part issues a BSSY before it, and the instruction where they meet a
   // BSYNC (converge.hpp); they add issue slots.
   bool bssy = false;
+  // An atomic ptxas turns into one lane's (an integer add of a uniform value, or an and/or/xor
+  // whose result is unused, to a warp-uniform address; an add of zero whose result is unused):
+  // timed as the lowest active lane's access (uniform.hpp).
+  bool aggregate = false;
   bool any() const {
     return fma || imad || lea || addr || scaled || cvt || mov || ifcvt || lop3 || vector || imm ||
            iadd3;

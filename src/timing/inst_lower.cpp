@@ -1,6 +1,7 @@
 // The lowering pass's result applied to the timing's decoded instructions (inst_info.hpp):
 // expansions, absorbed groups, wide 64-bit ops and convergence barriers.
 #include "lower/converge.hpp"
+#include "lower/uniform.hpp"
 #include "timing/expand.hpp"
 #include "timing/inst_info.hpp"
 
@@ -101,6 +102,10 @@ std::vector<std::uint32_t> apply_lowering(const ptx::Kernel& kernel, std::vector
     info[i].unit = expansion(e).last;
   }
   const std::vector<lower::RegUse> uses = reg_uses(info);  // each instruction's own
+  if (rules.aggregate) {
+    const std::vector<std::uint8_t> agg = lower::aggregated_atomics(kernel, uses);
+    for (std::size_t i = 0; i < info.size() && i < agg.size(); ++i) info[i].aggregated = agg[i];
+  }
   if (!rules.any()) {
     if (rules.wide) mark_wide(kernel, info, {});
     if (rules.bssy) mark_convergence(kernel, info, uses);

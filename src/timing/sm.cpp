@@ -318,7 +318,8 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
     wp.step = 1;
     wp.step_busy = false;
     wp.iteration = 0;
-    wp.pending = rec.active;
+    // An aggregated atomic (sm.lower's aggregate) is its lowest active lane's.
+    wp.pending = info.aggregated ? rec.active & (~rec.active + 1) : rec.active;
     wp.won = 0;
     wp.next = r.index;
     wp.loop_issued = now;
@@ -359,11 +360,14 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
       AccessRecord& rec = records_.items[std::size_t(in.record)];
       rec.words = std::min(col.n, AccessRecord::kMaxWords);
       rec.active = col.rec.active;
+      if (info.aggregated) rec.active &= ~rec.active + 1;  // the lowest active lane's access
       // A vector group's words are its loads' (src/lower/vector.hpp): the whole warp's each,
       // served as one access of their width.
       rec.phased = col.n > 1 && phased_ && !info.merged_words;
       rec.extra = std::max(0, col.n - AccessRecord::kMaxWords);
       std::copy_n(col.rec.row_active, rec.words, rec.row_active);
+      if (info.aggregated)
+        for (int k = 0; k < rec.words; ++k) rec.row_active[k] &= rec.active;
       for (int k = 0; k < rec.words; ++k)
         std::copy_n(col.rec.addr[std::size_t(k)].begin(), arch_.warp_size,
                     rec.addr[std::size_t(k)].begin());
@@ -380,7 +384,8 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
       mem = MemWork::Global;
       unit = Unit::Global;
       to_l2_.clear();
-      sectors = r.global_sectors;
+      // An aggregated atomic is one lane's: one sector (a uniform address has only one anyway).
+      sectors = info.aggregated ? std::min<std::uint32_t>(r.global_sectors, 1) : r.global_sectors;
       if (instr_ && sectors && r.index < instr_->size()) ++(*instr_)[r.index].global_requests;
       in.global_load = !info.store;
       if (gmem_.caches() && sectors) {
@@ -396,7 +401,7 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
                                gmem_.shared_l2() ? &to_l2_ : nullptr, now);
       }
       if (info.atomic && arch_.sm.l2_atomic_cycles)
-        found.same = static_cast<std::uint16_t>(ex_->same_address_lanes());
+        found.same = info.aggregated ? 1 : static_cast<std::uint16_t>(ex_->same_address_lanes());
     } else if (info.space == Space::Const) {
       unit = Unit::Const;
     } else {  // a shared access whose lanes were all off
