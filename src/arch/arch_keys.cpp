@@ -203,7 +203,8 @@ const std::vector<Key>& key_table() {
              "reordered by a list scheduler, results unchanged) and spaces (memory reordered "
              "where spaces cannot alias), and the rules that add instructions (sincos, ex2, "
              "divide: ptxas's sequences; wide: 64-bit integer ops as two; bssy: BSSY/BSYNC round a "
-             "branch whose lanes may part), or all; docs/timing.md \"Lowering\""),
+             "branch whose lanes may part), aggregate (an atomic ptxas makes one lane's: a warp's "
+             "add of one value to one word), or all; docs/timing.md \"Lowering\""),
       sm("sm.ifcvt_slots", &SmConfig::ifcvt_slots, 1, 64,
          "sm.lower's ifcvt: the most issue slots (expansions' steps counted) a forward branch "
          "may jump over to be predicated instead"),

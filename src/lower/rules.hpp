@@ -73,8 +73,8 @@ struct Rules {
            iadd3;
   }
 };
-// The rules from a comma list of their names ("fma,imad,...,wide,bssy"), "all" or "none": throws
-// InputError naming `key` (an empty spec or an empty name in the list is refused too).
+// The rules from a comma list of their names ("fma,imad,...,bssy,aggregate"), "all" or "none":
+// throws InputError naming `key` (an empty spec or an empty name in the list is refused too).
 Rules parse_rules(std::string_view spec, std::string_view key = "sm.lower");
 std::string to_string(const Rules& r);  // the canonical comma list, "none" when empty
 
