@@ -86,6 +86,64 @@ TEST(LoweringAggregate, UniformRegistersAndTheAtomicsPtxasAggregates) {
   EXPECT_EQ(lower::to_string(lower::parse_rules("imm,aggregate")), "imm,aggregate");
 }
 
+// A call's parameters are a lane's values: `twice` returns its argument doubled, called with the
+// thread index; inside it the argument's load and, in the kernel, the result's load are not
+// uniform, the kernel parameter's is. An add of the returned value is each lane's atomic.
+const char* kCall = R"(.version 7.0
+.target sm_75
+.address_size 64
+.func (.param .b32 r) twice(.param .b32 x)
+{
+  .reg .b32 %q<4>;
+  ld.param.u32 %q1, [x];
+  add.u32 %q2, %q1, %q1;
+  st.param.b32 [r+0], %q2;
+  ret;
+}
+.visible .entry k(.param .u64 out, .param .u32 n)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  .shared .align 4 .b32 word;
+  mov.u32 %r1, %tid.x;
+  {
+  .param .b32 a;
+  st.param.b32 [a+0], %r1;
+  .param .b32 b;
+  call.uni (b), twice, (a);
+  ld.param.b32 %r2, [b+0];
+  }
+  ld.param.u32 %r3, [n];
+  red.shared.add.u32 [word], %r2;
+  red.shared.add.u32 [word], %r3;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  st.global.u32 [%rd2], %r2;
+  ret;
+}
+)";
+
+TEST(LoweringAggregate, ACallsParametersAreALanes) {
+  const ptx::Module m = ptx::parse(kCall, "t.ptx");
+  const ptx::Kernel& k = m.kernels.at(0);
+  const std::vector<lower::RegUse> uses = timing::reg_uses(timing::decode_kernel(k));
+  const std::vector<std::uint8_t> uni = lower::uniform_registers(k, uses);
+  std::vector<std::uint32_t> reds, agg;
+  const std::vector<std::uint8_t> marked = lower::aggregated_atomics(k, uses);
+  for (std::uint32_t i = 0; i < k.code.size(); ++i) {
+    if (k.code[i].op != ptx::Opcode::Red) continue;
+    reds.push_back(i);
+    if (marked[i]) agg.push_back(i);
+  }
+  ASSERT_EQ(reds.size(), 2u);
+  EXPECT_EQ(agg, std::vector<std::uint32_t>{reds[1]});  // the kernel parameter's add only
+  for (std::uint32_t r = 0; r < k.regs.size(); ++r) {
+    const std::string& name = k.regs[r].name;
+    if (name == "%q1" || name == "%q2" || name == "%r2") EXPECT_EQ(uni[r], 0) << name;
+    if (name == "%r3" || name == "%rd2") EXPECT_EQ(uni[r], 1) << name;
+  }
+}
+
 // One warp adds 1 to one shared word 16 times between two clock reads (red: the result unused;
 // the address a symbol's, uniform), then thread 0 stores the clock span and the word. With the
 // rule the 32 lanes' reds are timed as the lowest lane's, so the span is exactly that of a CTA of

@@ -49,11 +49,17 @@ bool uniform_special(Special s) {
   }
 }
 
-// An instruction whose results are the same on every lane when its inputs are.
-bool keeps_uniform(const ptx::Instruction& c) {
+// An instruction whose results are the same on every lane when its inputs are. A parameter load
+// only from the kernel's own parameters: a call's (the value a function returns, or an argument
+// a linked function reads) is a lane's.
+bool keeps_uniform(const ptx::Kernel& k, const ptx::Instruction& c) {
   switch (c.op) {
     case Opcode::Ld:
-      return c.space == ptx::Space::Param || c.space == ptx::Space::Const;
+      if (c.space == ptx::Space::Const) return true;
+      if (c.space != ptx::Space::Param || c.num_ops < 2 || c.ops[1].kind != OperandKind::Memory ||
+          c.ops[1].reg != ptx::kNone)
+        return false;
+      return std::find(k.params.begin(), k.params.end(), c.ops[1].sym) != k.params.end();
     case Opcode::Cvta:
     case Opcode::Mov:
     case Opcode::Add:
@@ -136,7 +142,7 @@ std::vector<std::uint8_t> uniform_registers(const ptx::Kernel& k, const std::vec
   };
   for (std::uint32_t i = 0; i < n; ++i) {
     const ptx::Instruction& c = k.code[i];
-    bool ok = c.guard == ptx::kNone && keeps_uniform(c);
+    bool ok = c.guard == ptx::kNone && keeps_uniform(k, c);
     for (std::size_t j = 0; ok && j < c.num_ops; ++j)
       if (c.ops[j].kind == OperandKind::Special && !uniform_special(c.ops[j].special)) ok = false;
     if (!ok) spoil(i);

@@ -33,10 +33,11 @@ namespace smemsim::lower {
 // Per register: 1 where every lane of a warp holds the same value wherever it is read, as far as
 // the PTX shows: written once, unguarded, by an instruction that keeps uniform inputs uniform
 // (integer and float arithmetic, bitwise ops, compares, selects, conversions, moves, cvta, a load
-// from the parameter or constant space) from immediates, symbols, the launch's and the CTA's
-// special registers (%ctaid, %ntid, %nctaid, the cluster's, %gridid) and uniform registers. A
+// of a kernel parameter or from the constant space) from immediates, symbols, the launch's and the
+// CTA's special registers (%ctaid, %ntid, %nctaid, the cluster's, %gridid) and uniform registers. A
 // register written twice (a loop's counter), or from %tid, %laneid or a clock, or by a load from
-// another space, a warp-level op or an atomic, is not.
+// another space or of a call's parameter (a function's argument, its return value), a warp-level
+// op or an atomic, is not.
 std::vector<std::uint8_t> uniform_registers(const ptx::Kernel& k, const std::vector<RegUse>& uses);
 
 // Per instruction: 1 for an atomic ptxas aggregates (above).
