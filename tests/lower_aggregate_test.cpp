@@ -1,4 +1,4 @@
-// sm.lower's `aggregate` (issue 42, src/lower/uniform.hpp): the atomics ptxas 13.0 turns into
+// sm.lower's `aggregate` (issue 42, src/lower/aggregate.hpp): the atomics ptxas 13.0 turns into
 // one lane's (VOTEU.ANY, FLO, then `@P ATOM` by the lowest active lane), as the SASS of this
 // repository's kernels shows (calibration/runs/h200-2026-11-28/sass.tar.gz):
 //   rep_atomic_conflict  `sum += atomicAdd(&word[0], 10)`: POPC, IMAD x 10, @P1 ATOMG.E.ADD;
@@ -8,7 +8,8 @@
 //   rep_shared_atomic_contention  atomicAdd(&s[p], 0), result unused, p loaded: @P0 ATOMS.ADD.
 #include <gtest/gtest.h>
 
-#include "lower/uniform.hpp"
+#include "lower/converge.hpp"
+#include "lower/aggregate.hpp"
 #include "lower_test_util.hpp"
 #include "smemsim/arch.hpp"
 #include "timing/inst_info.hpp"
@@ -33,11 +34,11 @@ const char* kAtomics = R"(
   add.s32 %r6, %r3, %r5;               // 5  not: a lane's word
   ld.param.u64 %rd1, [out];            // 6  uniform
   cvta.to.global.u64 %rd2, %rd1;       // 7  uniform
-  mov.u32 %r7, 0;                      // 8  not: written twice (a loop's counter)
+  mov.u32 %r7, 0;                      // 8  uniform: both writes are (a loop's counter)
   add.s32 %r7, %r7, 1;                 // 9
-  ld.shared.u32 %r8, [%r4];            // 10 not: a shared load
+  ld.shared.u32 %r8, [%r4];            // 10 uniform: every lane reads one word
   setp.eq.u32 %p1, %r2, 0;             // 11 uniform
-  @%p1 add.s32 %r9, %r2, 1;            // 12 not: guarded
+  @%p1 add.s32 %r9, %r2, 1;            // 12 uniform: guarded by a uniform predicate
   mul.lo.s32 %r10, %r2, 10;            // 13 uniform
   atom.shared.add.u32 %r11, [%r4], %r10;    // 14 aggregated: uniform address and value
   red.shared.add.u32 [%r6], 1;              // 15 not: each lane's word
@@ -50,7 +51,7 @@ const char* kAtomics = R"(
   atom.shared.add.u32 %r16, [%r4], %r1;     // 22 not: a lane's value
   atom.shared.add.f32 %f1, [%r4], 0f3F800000;  // 23 not: a float add
   red.global.add.u32 [%rd2], 10;            // 24 aggregated: uniform address and value
-  atom.global.add.u32 %r17, [%rd2+4], %r7;  // 25 not: the counter is not uniform
+  atom.global.add.u32 %r17, [%rd2+4], %r7;  // 25 aggregated: the counter is uniform
   atom.shared.exch.b32 %r18, [%r4], %r2;    // 26 not: exch
   add.s32 %r19, %r12, %r13;                 // 27
   st.global.u32 [%rd2], %r19;               // 28
@@ -58,28 +59,27 @@ const char* kAtomics = R"(
 }
 )";
 
-TEST(LoweringAggregate, UniformRegistersAndTheAtomicsPtxasAggregates) {
+TEST(LoweringAggregate, VaryingRegistersAndTheAtomicsPtxasAggregates) {
   const ptx::Module m = ptx::parse(std::string(kTimingHeader) + kAtomics, "t.ptx");
   const ptx::Kernel& k = m.kernels.at(0);
   ASSERT_EQ(k.code.size(), 30u);
   const std::vector<timing::InstInfo> info = timing::decode_kernel(k);
   const std::vector<lower::RegUse> uses = timing::reg_uses(info);
-  const std::vector<std::uint8_t> uni = lower::uniform_registers(k, uses);
+  const std::vector<std::uint8_t> varying = lower::varying_registers(k, uses);
   const auto reg = [&](const char* name) {
     for (std::uint32_t r = 0; r < k.regs.size(); ++r)
       if (k.regs[r].name == name) return r;
     ADD_FAILURE() << name;
     return 0u;
   };
-  for (const char* u : {"%r2", "%r3", "%r4", "%rd1", "%rd2", "%p1", "%r10"})
-    EXPECT_EQ(uni[reg(u)], 1) << u;
-  for (const char* u : {"%r1", "%r5", "%r6", "%r7", "%r8", "%r9", "%r11", "%r13"})
-    EXPECT_EQ(uni[reg(u)], 0) << u;
+  for (const char* u : {"%r2", "%r3", "%r4", "%rd1", "%rd2", "%p1", "%r7", "%r8", "%r9", "%r10"})
+    EXPECT_EQ(varying[reg(u)], 0) << u;
+  for (const char* u : {"%r1", "%r5", "%r6", "%r11", "%r13"}) EXPECT_EQ(varying[reg(u)], 1) << u;
   const std::vector<std::uint8_t> agg = lower::aggregated_atomics(k, uses);
   std::vector<std::uint32_t> marked;
   for (std::uint32_t i = 0; i < agg.size(); ++i)
     if (agg[i]) marked.push_back(i);
-  EXPECT_EQ(marked, (std::vector<std::uint32_t>{14, 16, 18, 20, 24}));
+  EXPECT_EQ(marked, (std::vector<std::uint32_t>{14, 16, 18, 20, 24, 25}));
   // The rule's name, and `all` has it.
   EXPECT_TRUE(lower::parse_rules("aggregate").aggregate);
   EXPECT_TRUE(lower::parse_rules("all").aggregate);
@@ -127,7 +127,7 @@ TEST(LoweringAggregate, ACallsParametersAreALanes) {
   const ptx::Module m = ptx::parse(kCall, "t.ptx");
   const ptx::Kernel& k = m.kernels.at(0);
   const std::vector<lower::RegUse> uses = timing::reg_uses(timing::decode_kernel(k));
-  const std::vector<std::uint8_t> uni = lower::uniform_registers(k, uses);
+  const std::vector<std::uint8_t> varying = lower::varying_registers(k, uses);
   std::vector<std::uint32_t> reds, agg;
   const std::vector<std::uint8_t> marked = lower::aggregated_atomics(k, uses);
   for (std::uint32_t i = 0; i < k.code.size(); ++i) {
@@ -139,8 +139,8 @@ TEST(LoweringAggregate, ACallsParametersAreALanes) {
   EXPECT_EQ(agg, std::vector<std::uint32_t>{reds[1]});  // the kernel parameter's add only
   for (std::uint32_t r = 0; r < k.regs.size(); ++r) {
     const std::string& name = k.regs[r].name;
-    if (name == "%q1" || name == "%q2" || name == "%r2") EXPECT_EQ(uni[r], 0) << name;
-    if (name == "%r3" || name == "%rd2") EXPECT_EQ(uni[r], 1) << name;
+    if (name == "%q1" || name == "%q2" || name == "%r2") EXPECT_EQ(varying[r], 1) << name;
+    if (name == "%r3" || name == "%rd2") EXPECT_EQ(varying[r], 0) << name;
   }
 }
 

@@ -473,7 +473,7 @@ std::vector<Arch> build() {
     //   H200's SASS (calibration/runs/h200-2026-11-28/sass.tar.gz), the model's 8 PTX then 5;
     //   the suite's warp instructions, model/GPU: median |log| 0.072 -> 0.053.
     // - an integer add of a uniform value, or an unused and/or/xor, to a warp-uniform address, and
-    //   an unused add of zero, are one lane's atomic (the `aggregate` rule, src/lower/uniform.hpp):
+    //   an unused add of zero, are one lane's atomic (the `aggregate` rule, src/lower/aggregate.hpp):
     //   VOTEU.ANY, FLO, POPC or REDUX, `@P ATOMG/ATOMS` in the sm_90 SASS of rep_atomic_conflict,
     //   isa_mix, cg_tiles and rep_shared_atomic_contention (sass.tar.gz). The H200's whole-GPU
     //   one-word atomicAdd, 67.65 B/clk (calibration/h200-whole-gpu.toml): the model 63.50 with

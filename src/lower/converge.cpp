@@ -30,7 +30,7 @@ bool varying_special(ptx::Special s) {
 
 // What the instruction's results are whatever it reads: 1 varying, 0 uniform (a vote, a
 // reduction, the active mask), -1 as its inputs make them.
-int own_variance(const ptx::Instruction& ins) {
+int own_variance(const ptx::Kernel& kernel, const ptx::Instruction& ins) {
   switch (ins.op) {
     case Opcode::Atom:
     case Opcode::Shfl:
@@ -49,6 +49,13 @@ int own_variance(const ptx::Instruction& ins) {
       return 0;
     case Opcode::Ld:  // a thread's own local memory differs from the others' at one address
       if (ins.space == ptx::Space::Local) return 1;
+      // A call's parameter (a function's argument, the value it returns) is a lane's; only the
+      // kernel's own parameters are the launch's.
+      if (ins.space == ptx::Space::Param && ins.num_ops >= 2 &&
+          (ins.ops[1].kind != OperandKind::Memory || ins.ops[1].reg != ptx::kNone ||
+           std::find(kernel.params.begin(), kernel.params.end(), ins.ops[1].sym) ==
+               kernel.params.end()))
+        return 1;
       break;
     default:
       break;
@@ -98,7 +105,7 @@ std::vector<std::uint8_t> varying_registers(const ptx::Kernel& k, const std::vec
     for (std::uint32_t i = 0; i < n; ++i) {
       inside += region[i];
       const ptx::Instruction& ins = k.code[i];
-      const int own = own_variance(ins);
+      const int own = own_variance(k, ins);
       bool v = own == 1 || inside > 0;
       if (own == -1)
         for (std::uint32_t r : uses[i].reads) v = v || (r < nregs && varying[r]);

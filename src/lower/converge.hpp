@@ -24,10 +24,11 @@ namespace smemsim::lower {
 
 // Per register of k: 1 when its value may differ between the lanes of a warp. A value varies when
 // it is a thread index, a lane index or mask, the result of an atomic, shuffle, match, matrix or
-// call, computed from a varying value (a load from a varying address included), guarded by a
-// varying predicate, or written between a varying branch and the point its lanes meet again (or
-// inside a loop a varying branch closes). Everything else is uniform: immediates, parameters,
-// block and grid indices and sizes, votes, reductions and loads from uniform addresses.
+// call (a call's parameter loaded: a function's argument, its return value), computed from a
+// varying value (a load from a varying address included), guarded by a varying predicate, or
+// written between a varying branch and the point its lanes meet again (or inside a loop a varying
+// branch closes). Everything else is uniform: immediates, the kernel's parameters, block and grid
+// indices and sizes, votes, reductions and loads from uniform addresses.
 std::vector<std::uint8_t> varying_registers(const ptx::Kernel& k, const std::vector<RegUse>& uses);
 
 // Where the barriers go: the branches that issue a BSSY before them and the instructions that

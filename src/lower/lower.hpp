@@ -57,7 +57,7 @@
 //         adds an issue slot (timing/expand.hpp). On no preset yet (docs/timing.md).
 //   aggregate  an integer atom/red add of a warp-uniform value, or an unused and/or/xor, to a
 //         warp-uniform address, and an unused add of zero: ptxas's one-lane atomic (VOTEU.ANY,
-//         FLO, @P ATOM), timed as the lowest active lane's access (uniform.hpp).
+//         FLO, @P ATOM), timed as the lowest active lane's access (aggregate.hpp).
 #pragma once
 
 #include <cstdint>

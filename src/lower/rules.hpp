@@ -66,7 +66,7 @@ struct Rules {
   bool bssy = false;
   // An atomic ptxas turns into one lane's (an integer add of a uniform value, or an and/or/xor
   // whose result is unused, to a warp-uniform address; an add of zero whose result is unused):
-  // timed as the lowest active lane's access (uniform.hpp).
+  // timed as the lowest active lane's access (aggregate.hpp).
   bool aggregate = false;
   bool any() const {
     return fma || imad || lea || addr || scaled || cvt || mov || ifcvt || lop3 || vector || imm ||

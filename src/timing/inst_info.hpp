@@ -94,7 +94,7 @@ struct InstInfo {
   // sm.lower's vector: the shared load issues the words of the loads absorbed into it too, one
   // access of their width (src/lower/vector.hpp).
   bool merged_words = false;
-  // sm.lower's aggregate: an atomic ptxas makes one lane's (src/lower/uniform.hpp), timed as its
+  // sm.lower's aggregate: an atomic ptxas makes one lane's (src/lower/aggregate.hpp), timed as its
   // lowest active lane's access.
   bool aggregated = false;
   std::array<std::uint32_t, 28> src{};  // wmma.mma reads up to 24 fragment registers

@@ -1,7 +1,7 @@
 // The lowering pass's result applied to the timing's decoded instructions (inst_info.hpp):
 // expansions, absorbed groups, wide 64-bit ops and convergence barriers.
 #include "lower/converge.hpp"
-#include "lower/uniform.hpp"
+#include "lower/aggregate.hpp"
 #include "timing/expand.hpp"
 #include "timing/inst_info.hpp"
 

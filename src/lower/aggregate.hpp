@@ -1,4 +1,4 @@
-// Warp-uniform registers and ptxas's aggregation of atomics (sm.lower's `aggregate`, issue 42).
+// ptxas's aggregation of atomics (sm.lower's `aggregate`, issue 42).
 //
 // ptxas 13.0 (sm_75, sm_80, sm_90) turns some atomics of a warp into one lane's: the warp votes
 // (VOTEU.ANY), the lowest active lane (FLO/UFLO) does the whole warp's update, and the others
@@ -30,17 +30,8 @@
 
 namespace smemsim::lower {
 
-// Per register: 1 where every lane of a warp holds the same value wherever it is read, as far as
-// the PTX shows: written once, unguarded, by an instruction that keeps uniform inputs uniform
-// (integer and float arithmetic, bitwise ops, compares, selects, conversions, moves, cvta, a load
-// of a kernel parameter or from the constant space) from immediates, symbols, the launch's and the
-// CTA's special registers (%ctaid, %ntid, %nctaid, the cluster's, %gridid) and uniform registers. A
-// register written twice (a loop's counter), or from %tid, %laneid or a clock, or by a load from
-// another space or of a call's parameter (a function's argument, its return value), a warp-level
-// op or an atomic, is not.
-std::vector<std::uint8_t> uniform_registers(const ptx::Kernel& k, const std::vector<RegUse>& uses);
-
-// Per instruction: 1 for an atomic ptxas aggregates (above).
+// Per instruction: 1 for an atomic ptxas aggregates (above). Warp-uniform: not one of
+// varying_registers (converge.hpp), the analysis the `bssy` rule uses.
 std::vector<std::uint8_t> aggregated_atomics(const ptx::Kernel& k, const std::vector<RegUse>& uses);
 
 }  // namespace smemsim::lower
