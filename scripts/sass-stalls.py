@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Predicate latencies as ptxas schedules them, read from the stall counts of cuobjdump's SASS.
+
+Each Volta-and-later SASS instruction is 128 bits; bits 105-108 of it (bits 41-44 of the second
+64-bit word that cuobjdump prints) are its stall count: the cycles the warp waits before issuing
+its next instruction. For every instruction that reads a predicate written by an ISETP, FSETP,
+LOP3, PLOP3 or FCHK earlier in the same block, this sums the stall counts from the writer to the
+reader and tabulates them by how the predicate is read: as the guard of a branch (@P BRA), as the
+guard of any other instruction, or as an operand (SEL, PLOP3, ISETP ...). docs/gpu-runs.md
+"Guard delays" and sm.guard_delay (docs/timing.md) are read from its output.
+
+  scripts/sass-stalls.py /tmp/sass/sass/*_sm_90.sass
+(the SASS: tar xzf calibration/runs/h200-2026-11-28/sass.tar.gz -C /tmp/sass)
+"""
+import collections
+import re
+import sys
+
+INS = re.compile(r"\s+/\*([0-9a-f]{4,5})\*/\s+(.*?)\s*;\s+/\* (0x[0-9a-f]+) \*/")
+CTL = re.compile(r"/\* (0x[0-9a-f]+) \*/")
+WRITERS = re.compile(r"(ISETP|FSETP|LOP3|PLOP3|FCHK)\b")
+ENDS = re.compile(r"\b(BRA|EXIT|BSYNC|BAR|RET|CALL)\b")
+
+
+def functions(path):
+    """(name, [(text, stall)]) for each function of a cuobjdump -sass listing."""
+    lines = open(path).read().split("\n")
+    name, code = None, []
+    for i, line in enumerate(lines):
+        m = re.search(r"Function : (\S+)", line)
+        if m:
+            if name:
+                yield name, code
+            name, code = m.group(1), []
+        m = INS.match(line)
+        if m and name and i + 1 < len(lines):
+            hi = CTL.search(lines[i + 1])
+            if hi:
+                code.append((m.group(2), (int(hi.group(1), 16) >> 41) & 0xF))
+    if name:
+        yield name, code
+
+
+def split(text):
+    """(guard or None, opcode, operands)"""
+    guard = None
+    if text.startswith("@"):
+        guard, text = text.split(None, 1)
+        guard = guard[1:].lstrip("!")
+    parts = text.split(None, 1)
+    ops = [o.strip() for o in parts[1].split(",")] if len(parts) > 1 else []
+    return guard, parts[0], ops
+
+
+def main(paths):
+    table = collections.defaultdict(collections.Counter)
+    for path in paths:
+        for _, code in functions(path):
+            for k, (text, _) in enumerate(code):
+                guard, op, ops = split(text)
+                # Predicates read: the guard, and predicate operands after the destinations.
+                first = 2 if re.match(r"U?(ISETP|FSETP|PLOP3|DSETP)", op) else 1
+                # PT is the constant true predicate; UP registers are the uniform datapath's.
+                reads = [(guard, "guard")] if guard and guard != "PT" and not guard.startswith("UP") else []
+                reads += [(o.lstrip("!"), "operand") for o in ops[first:]
+                          if re.fullmatch(r"!?P[0-6]", o)]
+                for pred, how in reads:
+                    cycles = 0
+                    for j in range(k - 1, max(-1, k - 40), -1):
+                        t2, st2 = code[j]
+                        cycles += st2
+                        if ENDS.search(t2):
+                            break
+                        _, op2, ops2 = split(t2)
+                        if pred in ops2[:2]:
+                            m = WRITERS.match(op2)
+                            if m:
+                                kind = ("@P BRA" if op.startswith("BRA") else "@P other") \
+                                    if how == "guard" else "operand"
+                                table[(m.group(1), kind)][cycles] += 1
+                            break
+    print("| writer | read as | pairs | least | most common (pairs) |")
+    print("|---|---|---:|---:|---:|")
+    for (writer, kind), c in sorted(table.items()):
+        mode, n = c.most_common(1)[0]
+        print(f"| {writer} | {kind} | {sum(c.values())} | {min(c)} | {mode} ({n}) |")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    main(sys.argv[1:])
