@@ -117,23 +117,24 @@ std::string sin_sin(int k) {
   return fmt::format("  sin.approx.ftz.f32 %f{}, %f{};\n", 11 + k, 10 + k);
 }
 
-// hopper-h100: lat_shared_ld 23, lat_alu 4, lat_fma 4, lat_sfu 17, mio_delay_alu 2, _fma 3 (the
-// H100's and H200's chains: 29.0, 30.17, 24.17 a step; docs/calibration.md).
+// hopper-h100: lat_shared_ld 23, lat_alu 4, lat_fma 4, lat_sfu 17, mio_delay_alu 2, _fma 2 (the
+// H100's and H200's chains: 29.0, 30.17, 24.17 a step, their loops' guard delays counted;
+// docs/calibration.md).
 TEST(OperandDelay, AFixedLatencyResultReachesAnMioInstructionLate) {
   const Arch h = hopper();
   ASSERT_EQ(h.sm.lat_shared_ld, 23u);
   ASSERT_EQ(h.sm.mio_delay_alu, 2u);
-  ASSERT_EQ(h.sm.mio_delay_fma, 3u);
+  ASSERT_EQ(h.sm.mio_delay_fma, 2u);
   // LDS, IADD, LDS: 23 + 4 + 2; without the delay 23 + 4.
   EXPECT_EQ(link_cost(h, lds_add).per_link, 29u);
   Arch none = h;
   none.sm.mio_delay_alu = none.sm.mio_delay_fma = 0;
   EXPECT_EQ(link_cost(none, lds_add).per_link, 27u);
-  // LDS, IMAD, LDS: 23 + 4 + 3 (the FMA pipe's delay).
-  EXPECT_EQ(link_cost(h, lds_mad).per_link, 30u);
+  // LDS, IMAD, LDS: 23 + 4 + 2 (the FMA pipe's delay).
+  EXPECT_EQ(link_cost(h, lds_mad).per_link, 29u);
   EXPECT_EQ(link_cost(none, lds_mad).per_link, 27u);
-  // MUFU.SQRT, FFMA, MUFU.SQRT: 17 + 4 + 3.
-  EXPECT_EQ(link_cost(h, sqrt_fma, true).per_link, 24u);
+  // MUFU.SQRT, FFMA, MUFU.SQRT: 17 + 4 + 2.
+  EXPECT_EQ(link_cost(h, sqrt_fma, true).per_link, 23u);
   EXPECT_EQ(link_cost(none, sqrt_fma, true).per_link, 21u);
   // A larger delay moves the chain by exactly the difference.
   Arch big = h;
@@ -222,13 +223,13 @@ TEST(OperandDelay, ALinksWaitsAreNamedByTheirProducer) {
 }
 
 // sincos: sin.approx issues as an FMUL.RZ (lat_fma) whose result the MUFU.SIN reads after the
-// FMA pipe's operand delay: 4 + 3 + 17 = 24 a link (the H100's sin chain: 23.04); without the
+// FMA pipe's operand delay: 4 + 2 + 17 = 23 a link (the H100's sin chain: 23.04); without the
 // rule, the MUFU alone, 17. The value is the PTX's either way, and the JSON counts one expanded
 // warp instruction a sin.
 TEST(OperandDelay, SinCosExpandIntoAnFmulAndAMufu) {
   const Cost on = link_cost(hopper("sincos"), sin_sin, true);
   const Cost off = link_cost(hopper("none"), sin_sin, true);
-  EXPECT_EQ(on.per_link, 24u);
+  EXPECT_EQ(on.per_link, 23u);
   EXPECT_EQ(off.per_link, 17u);
   EXPECT_EQ(on.value, off.value);
   float v = 0;
@@ -243,9 +244,11 @@ TEST(OperandDelay, SinCosExpandIntoAnFmulAndAMufu) {
 
 // ex2: ex2.approx.f32 without .ftz issues as FSETP.GEU, @!P FMUL x 0.5, MUFU.EX2, @!P FMUL r r
 // (MUFU.EX2 flushes subnormals; the H200's opcode counts, src/timing/expand.cpp). A link: the
-// FSETP reads the previous MUFU's result (an ALU instruction, no operand delay) 4, the two FMULs
-// 4 + 4, the MUFU reads an FMA result 3 late (mio_delay_fma) and takes 17: 32 (the model issues
-// the last FMUL before the MUFU; the chain's sum is the same). With .ftz, or without the rule,
+// FSETP reads the previous MUFU's result (an ALU instruction, no operand delay) 4, the first FMUL
+// is guarded by its predicate, 9 later (sm.guard_delay: 13 cycles from the FSETP to the @!P FMUL
+// in lavamd's sm_90 SASS), the two FMULs 4 + 4, the MUFU reads an FMA result 2 late
+// (mio_delay_fma) and takes 17: 4 + 9 + 8 + 2 + 17 = 40 (the model issues the last FMUL before
+// the MUFU; the chain's sum is the same). With .ftz, or without the rule,
 // the MUFU alone: 17. Three expanded warp instructions an ex2; the value is the PTX's.
 std::string ex2_ex2(int k) {
   return fmt::format("  ex2.approx.f32 %f{}, %f{};\n", 11 + k, 10 + k);
@@ -257,7 +260,7 @@ TEST(Expand, Ex2WithoutFtzIsPtxassFourInstructions) {
   const Cost on = link_cost(hopper("ex2"), ex2_ex2, true);
   const Cost off = link_cost(hopper("none"), ex2_ex2, true);
   const Cost ftz = link_cost(hopper("ex2"), ex2_ftz, true);
-  EXPECT_EQ(on.per_link, 32u);
+  EXPECT_EQ(on.per_link, 40u);
   EXPECT_EQ(off.per_link, 17u);
   EXPECT_EQ(ftz.per_link, 17u);
   EXPECT_EQ(on.value, off.value);
@@ -270,10 +273,12 @@ TEST(Expand, Ex2WithoutFtzIsPtxassFourInstructions) {
 // then the PTX instruction as the last LOP3; src/timing/expand.cpp). Its critical path, from the
 // previous link's LOP3 (ALU) on: I2F (an SFU step: the ALU's result reaches it 2 late) 4 + 2,
 // MUFU.RCP 17, IADD3 17, F2I 4 + 2, then IMAD, IMAD.HI, IMAD.HI, IADD3, IMAD, ISETP, IMAD.IADD,
-// ISETP, IADD3 and the LOP3, 17 + 9 x 4: 6 + 17 + 17 + 6 + 17 + 36 = 99 a link (the steps off the
-// path issue in its shadow). Without the rule one SFU op, 17. Dividing by %r4 = 1 keeps the value.
-// (The H200, with the divisor on the chain so that ptxas hoists nothing, takes 131.0 a link:
-// scripts/operand_delay.cu's div_u32_by_chain; the keys give each step less than the GPU does.)
+// ISETP, IADD3 and the LOP3, 17 + 9 x 4, and each of the two guarded steps (@P IMAD.IADD, @P
+// IADD3) reads its ISETP's predicate 9 late (sm.guard_delay): 6 + 17 + 17 + 6 + 17 + 36 + 18 =
+// 117 a link (the steps off the path issue in its shadow; 99 without the guard delay). Without
+// the rule one SFU op, 17. Dividing by %r4 = 1 keeps the value. (The H200, with the divisor on
+// the chain so that ptxas hoists nothing, takes 131.0 a link: scripts/operand_delay.cu's
+// div_u32_by_chain; the keys give each step less than the GPU does.)
 std::string div_u32(int k) {
   return fmt::format("  div.u32 %r{}, %r{}, %r4;\n", 11 + k, 10 + k);
 }
@@ -281,7 +286,10 @@ TEST(Expand, AnIntegerDivisionIsPtxassSequence) {
   const std::string rules = "sincos,divide";
   const Cost on = link_cost(hopper(rules), div_u32);
   const Cost off = link_cost(hopper("none"), div_u32);
-  EXPECT_EQ(on.per_link, 99u);
+  EXPECT_EQ(on.per_link, 117u);
+  Arch no_guard = hopper(rules);
+  no_guard.sm.guard_delay = 0;
+  EXPECT_EQ(link_cost(no_guard, div_u32).per_link, 99u);
   EXPECT_EQ(off.per_link, 17u);
   EXPECT_EQ(on.value, off.value);
   EXPECT_EQ(on.stats.expanded, 24u * 17u);
@@ -290,15 +298,15 @@ TEST(Expand, AnIntegerDivisionIsPtxassSequence) {
 
 // div.rn.f32 by a register: BSSY, MUFU.RCP, FCHK, four FFMAs, BRA, BSYNC, then the last FFMA (10,
 // the attention kernel's SASS). The path from the previous link's last FFMA: MUFU.RCP reads it
-// 4 + 3 late (the FMA pipe's operand delay), then 17, and 4 for each FFMA after: 7 + 17 + 4 x 4 =
-// 40 a link; BRA and BSYNC issue while the last FFMA waits. x / 2 each link.
+// 4 + 2 late (the FMA pipe's operand delay), then 17, and 4 for each FFMA after: 6 + 17 + 4 x 4 =
+// 39 a link; BRA and BSYNC issue while the last FFMA waits. x / 2 each link.
 std::string div_f32(int k) {
   return fmt::format("  div.rn.f32 %f{}, %f{}, %f10;\n", 11 + k, 10 + k);
 }
 TEST(Expand, AnIeeeFloatDivisionIsTenInstructions) {
   const Cost on = link_cost(hopper("divide"), div_f32, true);
   const Cost off = link_cost(hopper("none"), div_f32, true);
-  EXPECT_EQ(on.per_link, 40u);
+  EXPECT_EQ(on.per_link, 39u);
   EXPECT_EQ(off.per_link, 17u);
   EXPECT_EQ(on.value, off.value);
   float v = 0;

@@ -98,6 +98,12 @@ struct SmConfig {
   // variable-latency result (a load, a MUFU) feeds it with no delay. 0: none (the seeds' GPUs;
   // docs/timing.md "Operand delay").
   std::uint32_t mio_delay_alu = 0, mio_delay_fma = 0, mio_delay_fp64 = 0;
+  // The guard delay: an instruction's guard predicate (@p) is read at issue, earlier than its
+  // register operands, so it waits this many cycles more than a register reader for a predicate a
+  // fixed-latency pipe wrote (setp, ...: ISETP, FSETP, PLOP3). ptxas's control codes put 13
+  // cycles from an ISETP to the instruction it guards on sm_80 and sm_90 (12 on sm_75), 4 to a
+  // SEL reading the same predicate as an operand. 0: none (docs/timing.md "Guard delay").
+  std::uint32_t guard_delay = 0;
   // Dense FP16 multiply-adds per cycle of one tensor unit (per sub-core); an mma of m x n x k
   // holds it ceil(m*n*k / tensor_fmas) cycles (TF32 at half, INT8 at twice, INT4 at 4x, b1 at
   // 16x, FP64 at 1/16 that rate: A100's ratios). 0: no tensor core, an mma issues like an ALU

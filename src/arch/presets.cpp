@@ -249,6 +249,12 @@ std::vector<Arch> build() {
     a.sm.lat_fma = 4;     // FFMA -> dependent: 4 [NAK], [TV] 4.1, [CFG] 4
     a.sm.lat_branch = 4;  // assumed: the pipeline's shortest (Accel-Sim's BRA unit: 4)
     a.sm.lat_const = 8;   // assumed: no source found
+    // The guard delay (docs/timing.md "Guard delay"): ptxas 13.0's control codes for sm_75
+    // (calibration/runs/h200-2026-11-28/sass.tar.gz, every kernel of kernels/ptx) put at least 12
+    // cycles from an ISETP, FSETP, LOP3 or PLOP3 to the instruction its predicate guards (408 of
+    // 521 branches exactly 12), 4 to a SEL reading it: 12 - lat_alu 4. Volta assumed the same
+    // (CUDA 13 emits no sm_70; Turing keeps Volta's control codes); Ampere and Hopper below: 13.
+    a.sm.guard_delay = 8;
     // A shared atomic's latency and each extra lane on its word (timing.native_position, above):
     // calibrated on the V100 and T4 (JIA19 Table 4.2, per preset below); the A100 and H100 take
     // the T4's gap over the shared load, 3, and its 2 a lane (assumed: no measurement of theirs).
@@ -398,6 +404,8 @@ std::vector<Arch> build() {
     a.sm.lat_shared_st = 28;           // assumed equal to the load
     a.sm.lat_shared_atom = 31;         // assumed: the load's 28 + the T4's calibrated gap, 3
     a.sm.global_bytes_per_cycle = 10;  // [WP] 1555 GB/s / (108 SMs x 1410 MHz) = 10.2
+    // sm_80's control codes: 13 cycles from a setp to what it guards (478 of 603 branches).
+    a.sm.guard_delay = 9;
     // [GUIDE] cc 8.0: 192 KB of L1 and shared memory, carve-outs 0, 8, 16, 32, 64, 100, 132 or
     // 164 KB. [WP] 40 MB of L2; 16 ways assumed ([CFG] RTX3070's); 80 slices (assumed: 80 x 64 B
     // make [WP]'s 5,120 B/clk of L2 read bandwidth), 2 on each of 40 channels ([WP] 5 HBM2
@@ -450,8 +458,9 @@ std::vector<Arch> build() {
     //   25,600 FSETP and 76,800 FMUL (25,600 of them its mul.f32), attention's 512 with 512 FSETP
     //   (calibration/runs/h100-2026-11-27/ncu_opcodes_h200.csv);
     // - an MIO instruction reads a fixed-latency result late (docs/timing.md "Operand delay"):
-    //   [H100] LDS, IMAD, LDS 30.17 and MUFU.SQRT, FFMA, MUFU.SQRT 24.17 a step, 3 over the
-    //   chain's latencies (23 + 4, 17 + 4): mio_delay_fma 3 (their replicas 30.0 and 24.0);
+    //   [H100] LDS, IMAD, LDS 30.17 and MUFU.SQRT, FFMA, MUFU.SQRT 24.17 a step, their loops'
+    //   guard delays counted: mio_delay_fma 2 (their replicas 29.86 and 23.80; the sm_90 SASS
+    //   has 6 cycles of stall counts from each IMAD to the LDS reading it, lat_fma 4 + 2);
     //   [H200] the index chase, LEA then LDS, 29.0 against 23.0 for loads alone: 2 over LEA's 4.
     // - the scheduler moves a load past a store to a state space that cannot alias it (the
     //   `spaces` rule): [H100] SASS of the suite, conv_rows's ten LDGs issue before the ten STSs
@@ -473,11 +482,11 @@ std::vector<Arch> build() {
     //   H200's SASS (calibration/runs/h200-2026-11-28/sass.tar.gz), the model's 8 PTX then 5;
     //   the suite's warp instructions, model/GPU: median |log| 0.072 -> 0.053.
     // - an integer add of a uniform value, or an unused and/or/xor, to a warp-uniform address, and
-    //   an unused add of zero, are one lane's atomic (the `aggregate` rule, src/lower/aggregate.hpp):
-    //   VOTEU.ANY, FLO, POPC or REDUX, `@P ATOMG/ATOMS` in the sm_90 SASS of rep_atomic_conflict,
-    //   isa_mix, cg_tiles and rep_shared_atomic_contention (sass.tar.gz). The H200's whole-GPU
-    //   one-word atomicAdd, 67.65 B/clk (calibration/h200-whole-gpu.toml): the model 63.50 with
-    //   it, 2.00 without.
+    //   an unused add of zero, are one lane's atomic (the `aggregate` rule,
+    //   src/lower/aggregate.hpp): VOTEU.ANY, FLO, POPC or REDUX, `@P ATOMG/ATOMS` in the sm_90 SASS
+    //   of rep_atomic_conflict, isa_mix, cg_tiles and rep_shared_atomic_contention (sass.tar.gz).
+    //   The H200's whole-GPU one-word atomicAdd, 67.65 B/clk (calibration/h200-whole-gpu.toml): the
+    //   model 63.50 with it, 2.00 without.
     a.sm.lower =
         "fma,imad,lea,addr,cvt,mov,imm,ifcvt,vector,schedule,spaces,sincos,ex2,divide,bssy,"
         "aggregate";
@@ -486,7 +495,7 @@ std::vector<Arch> build() {
     // and FADD 1,377 for 384 PTX shared atomics (ncu_opcodes_h200.csv, docs/timing.md).
     a.shared_float_atomics = "cas";
     a.sm.mio_delay_alu = 2;
-    a.sm.mio_delay_fma = 3;
+    a.sm.mio_delay_fma = 2;
     a.sm.scheduler = "lrr";
     a.sm.lat_fp64 = 8;  // [H200] DFMA chain 8.10 ([CFG] SM90_H100: 8)
     a.sm.lat_fp16 = 9;  // [H200] HFMA2 chain 9.29 (fused): 9.01
@@ -498,6 +507,12 @@ std::vector<Arch> build() {
     // the F2F reads it (f2f_pair_dadd). With lat_cvt64 18 (0.24 short an F2F) the fit's value is
     // 3: its replica 47.00 (+0.7 %; with 2, 46.00, -1.5 %).
     a.sm.mio_delay_fp64 = 3;
+    // ptxas 13.0's control codes for sm_90 (calibration/runs/h200-2026-11-28/sass.tar.gz, every
+    // kernel of kernels/ptx): an ISETP, FSETP, LOP3 or PLOP3 is followed by at least 13 cycles of
+    // stall counts before the instruction its predicate guards (524 of 705 branches exactly 13,
+    // none fewer; the same for other guarded instructions), and by 4 before a SEL or PLOP3 that
+    // reads the predicate as an operand: a guard waits 13 - lat_alu 4 = 9 cycles more.
+    a.sm.guard_delay = 9;
     a.sm.lat_shared_ld = 23;    // [H200] loads on their own results 23.0 ([CFG] SM90_H100: 29)
     a.sm.lat_shared_st = 23;    // assumed equal to the load
     a.sm.lat_shared_atom = 26;  // [H200] an atomic with its result used: the load's + 2.8
@@ -519,11 +534,11 @@ std::vector<Arch> build() {
     // [H100] a CTA on every SM reading its 128 KiB 16 times (ld.global.cg.v4, in the L2) 31.31
     // B/clk/SM; its replica (l2_read, the SM's share of the slices) 31.35 with 26 a slice. One
     // SM's port: [H100] one thread's cp.async.bulk of 4,096 and 32,768 bytes from the L2 take
-    // 351.96 and 635.77 cycles (94 B/clk between them); their replicas 344.6 and 638.6 with 99.
+    // 351.96 and 635.77 cycles (94 B/clk between them); their replicas 347.2 and 636.2 with 101.
     a.sm.l1_unified_bytes = 256 * 1024;
     a.sm.carveouts = "0,8,16,32,64,100,132,164,196,228";
     a.sm.l2_bytes = 50 * 1024 * 1024;
-    a.sm.l2_bytes_per_cycle = 99;
+    a.sm.l2_bytes_per_cycle = 101;
     // [H100] one CTA alone writing 16 MiB: 31.98 B/clk, the same from 256 to 1,024 threads and
     // from 1 to 33 CTAs (scripts/memory_scaling.cu): one sector a cycle leaves an SM toward the
     // L2, where its loads' data comes back at 99 (dram_write_1cta: 32.00 with 32).

@@ -87,6 +87,8 @@ const std::map<std::string, std::vector<Row>>& tables() {
   static const std::map<std::string, std::vector<Row>> t = {
       {"volta-v100",
        {
+           {"sm.guard_delay", K::Assumed,
+            "Turing's 8 (ptxas 13.0 emits no sm_70 to read; Turing keeps Volta's control codes)"},
            {"sm.l1_unified_bytes", K::Vendor,
             "CUDA guide, cc 7.0: 128 KB of L1 and shared memory per SM"},
            {"sm.carveouts", K::Vendor,
@@ -148,6 +150,10 @@ const std::map<std::string, std::vector<Row>>& tables() {
        }},
       {"turing-t4",
        {
+           {"sm.guard_delay", K::Vendor,
+            "ptxas 13.0's control codes for sm_75 (calibration/runs/h200-2026-11-28): ISETP, "
+            "FSETP, LOP3, PLOP3 to an instruction the predicate guards at least 12 cycles (408 of "
+            "521 branches exactly), to a SEL reading it 4: 12 - lat_alu 4"},
            {"sm.l1_unified_bytes", K::Vendor,
             "CUDA guide, cc 7.5: 96 KB of L1 and shared memory per SM"},
            {"sm.carveouts", K::Vendor,
@@ -192,6 +198,10 @@ const std::map<std::string, std::vector<Row>>& tables() {
        }},
       {"ampere-a100",
        {
+           {"sm.guard_delay", K::Vendor,
+            "ptxas 13.0's control codes for sm_80 (calibration/runs/h200-2026-11-28): ISETP, "
+            "FSETP, LOP3, PLOP3 to an instruction the predicate guards at least 13 cycles (478 of "
+            "603 branches exactly), to a SEL reading it 4: 13 - lat_alu 4"},
            {"sm.l1_unified_bytes", K::Vendor,
             "CUDA guide, cc 8.0: 192 KB of L1 and shared memory per SM"},
            {"sm.carveouts", K::Vendor,
@@ -282,13 +292,19 @@ const std::map<std::string, std::vector<Row>>& tables() {
             "MUFU.SIN in the SASS: its replica, expanded by the sincos rule, 24.01)"},
            {"sm.mio_delay_fma", K::Calibrated,
             "H100 SXM (scripts/operand_delay.cu): LDS, IMAD, LDS 30.17 and MUFU.SQRT, FFMA, "
-            "MUFU.SQRT 24.17 a step; their replicas 30.37 and 24.37 with 3"},
+            "MUFU.SQRT 24.17 a step; their replicas 29.86 and 23.80 with 2 (the SASS: 6 cycles "
+            "from "
+            "the IMAD to the LDS, 4 + 2)"},
            {"sm.lat_cvt64", K::Calibrated,
             "H200 (scripts/operand_delay.cu): F2F.F64.F32 then F2F.F32.F64 on their own results "
             "36.48 a step, 18.24 an F2F; its replica 36.00 (I2F.F64, F2I.F64 assumed the same)"},
            {"sm.mio_delay_fp64", K::Calibrated,
             "H200 (scripts/operand_delay.cu): the F2F pair with a DADD between, 46.68 a step: "
             "36.48 + the DADD's 8 + 2.2; its replica 47.00 with 3, the fit's (46.00 with 2)"},
+           {"sm.guard_delay", K::Vendor,
+            "ptxas 13.0's control codes for sm_90 (calibration/runs/h200-2026-11-28): ISETP, "
+            "FSETP, LOP3, PLOP3 to an instruction the predicate guards at least 13 cycles (523 of "
+            "705 branches exactly), to a SEL reading it 4: 13 - lat_alu 4"},
            {"sm.mio_delay_alu", K::Calibrated,
             "H200: the index chase, LEA then LDS, 29.0 against loads alone 23.0 and LEA's 4; "
             "their replicas 29.00 and 23.00 with 2 (and lat_shared_ld 23)"},
@@ -339,8 +355,8 @@ const std::map<std::string, std::vector<Row>>& tables() {
             "share of the slices) 31.35"},
            {"sm.l2_bytes_per_cycle", K::Calibrated,
             "H100 SXM, one thread's cp.async.bulk of 4,096 and 32,768 bytes from the L2 "
-            "(scripts/hopper_measure.cu): 351.96 and 635.77 cycles; their replicas 344.6 and "
-            "638.6 with 99 (the SM's port to the L2)"},
+            "(scripts/hopper_measure.cu): 351.96 and 635.77 cycles; their replicas 347.2 and "
+            "636.2 with 101 (the SM's port to the L2)"},
            {"sm.l2_write_bytes_per_cycle", K::Calibrated,
             "H100 SXM, one CTA of 1,024 threads alone on the GPU writing 16 MiB (st.global.v4, "
             "kernels/memory_ubench.cu, scripts/memory_scaling.cu): 31.98 B/clk, flat from 256 "
@@ -435,6 +451,7 @@ bool applies(const Arch& a, std::string_view key) {
   if (key == "sm.warp_start_cycles") return sm.warp_start_cycles != 0;
   if (key == "sm.mio_delay_fma") return sm.mio_delay_fma != 0;
   if (key == "sm.mio_delay_fp64") return sm.mio_delay_fp64 != 0;
+  if (key == "sm.guard_delay") return sm.guard_delay != 0;
   if (key == "sm.lat_cvt64") return sm.lat_cvt64 != 0;
   if (key == "sm.lat_tensor" || key == "sm.tensor_fmas") return sm.tensor_fmas != 0;
   if (key == "sm.lat_wgmma" || key == "sm.wgmma_fmas") return sm.wgmma_fmas != 0;
@@ -516,6 +533,7 @@ const std::vector<std::string>& timing_keys() {
                                                 "sm.mio_delay_alu",
                                                 "sm.mio_delay_fma",
                                                 "sm.mio_delay_fp64",
+                                                "sm.guard_delay",
                                                 "sm.lat_branch",
                                                 "sm.sched_regs",
                                                 "sm.ifcvt_slots",

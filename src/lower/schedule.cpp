@@ -71,6 +71,7 @@ bool may_alias(ptx::Space a, ptx::Space b) {
 struct Node {
   std::uint32_t first = 0, last = 0;
   std::uint32_t height = 0, ready = 0, preds = 0;
+  std::uint32_t tail = 0;  // cycles it must issue before the run's end (a guard the end reads)
   std::vector<std::pair<std::uint32_t, std::uint32_t>> succ;  // (node, latency)
 };
 
@@ -126,9 +127,12 @@ struct Pressure {
 };
 
 // Schedules nodes (in program order) and appends their instructions to `order`.
+// `end`: the instruction that ends the run in place (a block's branch), or kNone.
 void schedule_run(std::vector<Node>& nodes, const std::vector<RegUse>& uses,
-                  const std::vector<std::uint32_t>& latency, const ptx::Kernel& k, bool spaces,
-                  std::uint32_t budget, std::vector<std::uint32_t>& order) {
+                  const std::vector<std::uint32_t>& latency,
+                  const std::vector<std::uint32_t>& guard_latency, const ptx::Kernel& k,
+                  bool spaces, std::uint32_t budget, std::uint32_t end,
+                  std::vector<std::uint32_t>& order) {
   const std::size_t n = nodes.size();
   if (n <= 1) {
     for (const Node& d : nodes)
@@ -164,7 +168,10 @@ void schedule_run(std::vector<Node>& nodes, const std::vector<RegUse>& uses,
     for (std::uint32_t i = nodes[d].first; i <= nodes[d].last; ++i) {
       for (std::uint32_t r : uses[i].reads)
         if (r < writer.size() && writer[r] != d) {
-          if (writer[r] != ptx::kNone) edge(writer[r], d, latency[nodes[writer[r]].last]);
+          if (writer[r] != ptx::kNone)
+            edge(writer[r], d,
+                 r == k.code[i].guard ? guard_latency[nodes[writer[r]].last]
+                                      : latency[nodes[writer[r]].last]);
           readers[r].push_back(d);
           if (budget && value[r] != ptx::kNone) pr.read(d, value[r]);
         }
@@ -217,9 +224,15 @@ void schedule_run(std::vector<Node>& nodes, const std::vector<RegUse>& uses,
     }
   }
   if (budget) pr.end();
+  // The instruction after the run reads its guard as late as the run's last node issues.
+  if (end != ptx::kNone) {
+    const std::uint32_t g = k.code[end].guard;
+    if (g < writer.size() && writer[g] != ptx::kNone)
+      nodes[writer[g]].tail = guard_latency[nodes[writer[g]].last];
+  }
   // Heights: the longest latency path from a node to the run's end.
   for (std::uint32_t d = std::uint32_t(n); d-- > 0;) {
-    std::uint32_t h = latency[nodes[d].last];
+    std::uint32_t h = std::max(latency[nodes[d].last], nodes[d].tail);
     for (const auto& [s, lat] : nodes[d].succ) h = std::max(h, lat + nodes[s].height);
     nodes[d].height = h;
   }
@@ -286,9 +299,11 @@ void schedule_run(std::vector<Node>& nodes, const std::vector<RegUse>& uses,
 std::vector<std::uint32_t> schedule(const ptx::Kernel& kernel, const std::vector<RegUse>& uses,
                                     const std::vector<std::uint32_t>& latency,
                                     const std::vector<std::uint32_t>& with, bool spaces,
-                                    std::uint32_t budget) {
+                                    std::uint32_t budget,
+                                    const std::vector<std::uint32_t>& guard_latency) {
   const std::uint32_t n = std::uint32_t(kernel.code.size());
   if (uses.size() < n || latency.size() < n) return {};
+  const std::vector<std::uint32_t>& guard = guard_latency.size() < n ? latency : guard_latency;
   const std::vector<std::uint32_t> block = blocks(kernel);
   // Fixed: a block's ending instruction, clock reads, and what is absorbed into either.
   std::vector<std::uint8_t> fixed(n, 0);
@@ -300,12 +315,15 @@ std::vector<std::uint32_t> schedule(const ptx::Kernel& kernel, const std::vector
   std::vector<std::uint32_t> order;
   order.reserve(n);
   std::vector<Node> run;
-  auto flush = [&] {
-    schedule_run(run, uses, latency, kernel, spaces, budget, order);
+  auto flush = [&](std::uint32_t end) {
+    schedule_run(run, uses, latency, guard, kernel, spaces, budget, end, order);
     run.clear();
   };
   for (std::uint32_t i = 0; i < n; ++i) {
-    if (fixed[i] || (i && block[i] != block[i - 1])) flush();
+    if (i && block[i] != block[i - 1])
+      flush(ptx::kNone);
+    else if (fixed[i])
+      flush(i);
     if (fixed[i]) {
       order.push_back(i);
       continue;
@@ -323,7 +341,7 @@ std::vector<std::uint32_t> schedule(const ptx::Kernel& kernel, const std::vector
       run.push_back(std::move(d));
     }
   }
-  flush();
+  flush(ptx::kNone);
   for (std::uint32_t i = 0; i < n; ++i)
     if (order[i] != i) return order;
   return {};

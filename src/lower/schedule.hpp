@@ -35,10 +35,14 @@ namespace smemsim::lower {
 // the ready instruction that adds the fewest live words goes first, so a chain is finished before
 // the next starts, as ptxas's register-aware scheduler does (lavamd's four unrolled iterations in
 // its sm_90 SASS: each iteration's DFMA chain issued whole, not interleaved with the next).
+// `guard_latency[i]` (may be empty: `latency`): cycles from instruction i's issue until an
+// instruction it guards (@p, its predicate) may issue (sm.guard_delay); a block's last instruction
+// counts too, so that the setp a branch reads is issued early enough for it.
 std::vector<std::uint32_t> schedule(const ptx::Kernel& kernel, const std::vector<RegUse>& uses,
                                     const std::vector<std::uint32_t>& latency,
                                     const std::vector<std::uint32_t>& with, bool spaces = false,
-                                    std::uint32_t budget = 0);
+                                    std::uint32_t budget = 0,
+                                    const std::vector<std::uint32_t>& guard_latency = {});
 
 // kernel with its code in `order` (schedule's result); labels, calls and functions unchanged
 // (each block keeps its first and last positions).

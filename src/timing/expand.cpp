@@ -1,5 +1,8 @@
 // The expansions' table (expand.hpp). Each comment is the SASS of ptxas 13.0 for sm_90, in
 // order; `c` marks the steps on the critical path (chain), the rest take an issue slot only.
+// A chain step that writes a predicate (ISETP, FSETP) and the chain step its predicate guards
+// (@P ...) are `p` and `g` in the tables: the guard is read sm.guard_delay late (ptxas's control
+// codes: 13 cycles from the FSETP to the @!P FMUL of ex2 in lavamd's sm_90 SASS).
 // Conversions (I2F, F2I) run on the SFU as MUFU does (Accel-Sim's configs put them on the SFU);
 // BSSY, BSYNC and a branch not taken on the branch unit; FCHK on the ALU.
 #include "timing/expand.hpp"
@@ -8,8 +11,10 @@ namespace smemsim::timing {
 namespace {
 
 // The steps: on the ALU, the FMA pipe, the SFU or the branch unit; `c`: on the chain.
+// `p`: a chain step writing the predicate that a later `g` step is guarded by.
 constexpr ExpandStep kA{Unit::Alu, false}, kAc{Unit::Alu, true}, kF{Unit::Fma, false},
-    kFc{Unit::Fma, true}, kSc{Unit::Sfu, true}, kB{Unit::Branch, false};
+    kFc{Unit::Fma, true}, kSc{Unit::Sfu, true}, kB{Unit::Branch, false}, kAp{Unit::Alu, true, true},
+    kAg{Unit::Alu, true, false, true}, kFg{Unit::Fma, true, false, true};
 
 constexpr Expansion kExpandNone{Unit::Alu, 0, {}};
 // sin/cos.approx.f32: FMUL.RZ by 1/(2 pi) (c), then MUFU.SIN/COS (the instruction, on the SFU).
@@ -20,33 +25,33 @@ constexpr Expansion kExpandSinCos{Unit::Sfu, 1, {kFc}};
 // issues before its instruction), so the chain's sum, FSETP + FMUL + FMUL + MUFU, is what a
 // dependent instruction waits for, and the issue slots are the same four. ex2.approx.ftz.f32 is
 // the MUFU.EX2 alone.
-constexpr Expansion kExpandEx2{Unit::Sfu, 3, {kAc, kFc, kFc}};
+constexpr Expansion kExpandEx2{Unit::Sfu, 3, {kAp, kFg, kFc}};
 // div.u32 by a register: I2F.U32.RP (c), IADD3 -d, ISETP.NE d, MUFU.RCP (c), IADD3 (c), F2I (c),
 // IMAD.MOV 0, IMAD (c), IMAD.HI (c), IMAD.HI (c), IADD3 (c), IMAD (c), ISETP.GE (c),
 // @P IMAD.IADD (c), @P IADD3, ISETP.GE (c), @P IADD3 (c), then @!P LOP3 (d = 0): 18.
 constexpr Expansion kExpandDivU32{
     Unit::Alu,
     17,
-    {kSc, kA, kA, kSc, kAc, kSc, kF, kFc, kFc, kFc, kAc, kFc, kAc, kFc, kA, kAc, kAc}};
+    {kSc, kA, kA, kSc, kAc, kSc, kF, kFc, kFc, kFc, kAc, kFc, kAp, kFg, kA, kAp, kAg}};
 // rem.u32: I2F.U32.RP (c), IADD3, ISETP.NE, MUFU.RCP (c), IADD3 (c), F2I (c), HFMA2.MMA 0,
 // IMAD (c), IMAD.HI (c), IMAD.HI (c), IMAD.MOV -q (c), IMAD (c), ISETP.GE (c), @P IADD3 (c),
 // ISETP.GE (c), @P IMAD.IADD (c), then @!P LOP3: 17.
 constexpr Expansion kExpandRemU32{
-    Unit::Alu, 16, {kSc, kA, kA, kSc, kAc, kSc, kF, kFc, kFc, kFc, kFc, kFc, kAc, kAc, kAc, kFc}};
+    Unit::Alu, 16, {kSc, kA, kA, kSc, kAc, kSc, kF, kFc, kFc, kFc, kFc, kFc, kAp, kAg, kAp, kFg}};
 // div.s32: IABS |d| (c), IABS, I2F.RP (c), IABS |n|, IADD3, MOV, LOP3 sign, ISETP sign,
 // MUFU.RCP (c), VIADD (c), F2I (c), IMAD.MOV 0, IMAD.MOV -r (c), IMAD (c), IMAD.HI (c),
 // IMAD.HI (c), IMAD (c), ISETP.GT (c), @!P IMAD.IADD (c), @!P IADD3, ISETP.NE, ISETP.GE (c),
 // @P VIADD (c), @!P IADD3 -q (c), then @!P LOP3: 25.
 constexpr Expansion kExpandDivS32{
     Unit::Alu, 24, {kAc, kA,  kSc, kA,  kA,  kA,  kA,  kA, kSc, kAc, kSc, kF,
-                    kFc, kFc, kFc, kFc, kFc, kAc, kFc, kA, kA,  kAc, kAc, kAc}};
+                    kFc, kFc, kFc, kFc, kFc, kAp, kFg, kA, kA,  kAp, kAg, kAc}};
 // rem.s32: IABS |d| (c), IABS, I2F.RP (c), IABS |n|, IADD3, MOV, ISETP sign, MUFU.RCP (c),
 // VIADD (c), F2I (c), IMAD.MOV 0, IMAD.MOV -r (c), IMAD (c), IMAD.HI (c), IMAD.HI (c), IMAD (c),
 // ISETP.GT (c), @!P IMAD.IADD (c), ISETP.NE, ISETP.GT (c), @!P IADD3 (c), @!P IMAD.MOV -r (c),
 // then @!P LOP3: 23.
 constexpr Expansion kExpandRemS32{
     Unit::Alu, 22, {kAc, kA,  kSc, kA,  kA,  kA,  kA,  kSc, kAc, kSc, kF,
-                    kFc, kFc, kFc, kFc, kFc, kAc, kFc, kA,  kAc, kAc, kFc}};
+                    kFc, kFc, kFc, kFc, kFc, kAp, kFg, kA,  kAp, kAg, kFc}};
 // div.rn.f32 (and div.f32 by default): BSSY, MUFU.RCP (c), FCHK, FFMA (c) x 4, @!P BRA (the
 // slow path's call not taken), BSYNC, then the last FFMA: 10 (the attention kernel's SASS).
 constexpr Expansion kExpandDivF32{Unit::Fma, 9, {kB, kSc, kA, kFc, kFc, kFc, kFc, kB, kB}};

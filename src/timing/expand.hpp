@@ -17,9 +17,13 @@
 
 namespace smemsim::timing {
 
+// `pred`: a chain step that writes a predicate (ISETP, FSETP); `guarded`: a chain step guarded by
+// the predicate the last such step wrote (@P IMAD.IADD after ISETP.GE), which it reads
+// sm.guard_delay later than a register (docs/timing.md "Guard delay").
 struct ExpandStep {
   Unit unit;
   bool chain;
+  bool pred = false, guarded = false;
 };
 
 struct Expansion {

@@ -74,8 +74,21 @@ void GpuSim::Impl::lower_code() {
         latency[i] = ctx.latency[std::size_t(in.unit)];
     }
   }
-  const std::vector<std::uint32_t> moved =
-      lower::schedule(*code, reg_uses(info), latency, absorbed, rules.spaces, sm.sched_regs);
+  // A predicate a fixed-latency pipe writes guards an instruction sm.guard_delay cycles later
+  // (Sm::complete).
+  std::vector<std::uint32_t> guard_latency;
+  if (sm.guard_delay) {
+    guard_latency = latency;
+    for (std::size_t i = 0; i < info.size(); ++i) {
+      const InstInfo& in = info[i];
+      if (in.writes_pred && in.space == Space::None &&
+          (in.unit == Unit::Alu || in.unit == Unit::Fma || in.unit == Unit::Fp16 ||
+           in.unit == Unit::Fp64))
+        guard_latency[i] += sm.guard_delay;
+    }
+  }
+  const std::vector<std::uint32_t> moved = lower::schedule(
+      *code, reg_uses(info), latency, absorbed, rules.spaces, sm.sched_regs, guard_latency);
   if (moved.empty()) return;
   scheduled = std::make_unique<ptx::Kernel>(lower::reordered(*code, moved));
   code = scheduled.get();

@@ -287,6 +287,7 @@ std::vector<InstInfo> decode_kernel(const ptx::Kernel& kernel) {
     }
     Sets sets{info, kernel};
     if (ins.guard != ptx::kNone) sets.src(ins.guard);
+    info.guard = ins.guard;
     const bool w0 = writes_op0(ins);
     // setp's q (ops[4]) and shfl's / match.all's p (ops[5]) follow the counted operands.
     const std::size_t nops = ins.has(ptx::kPredOut) ? 6 : ins.has(ptx::kSetpQ) ? 5 : ins.num_ops;
@@ -300,6 +301,8 @@ std::vector<InstInfo> decode_kernel(const ptx::Kernel& kernel) {
       else
         sets.read(o);
     }
+    for (std::uint8_t k = 0; k < info.ndst; ++k)
+      info.writes_pred |= kernel.regs[info.dst[k]].type == ptx::Type::Pred;
   }
   return out;
 }

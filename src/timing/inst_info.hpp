@@ -97,6 +97,11 @@ struct InstInfo {
   // sm.lower's aggregate: an atomic ptxas makes one lane's (src/lower/aggregate.hpp), timed as its
   // lowest active lane's access.
   bool aggregated = false;
+  // The guard predicate's register (ptx::kNone: unguarded; it is among `src` too), and whether
+  // the instruction writes a predicate (sm.guard_delay: a guard reads a fixed-latency pipe's
+  // predicate late).
+  std::uint32_t guard = ptx::kNone;
+  bool writes_pred = false;
   std::array<std::uint32_t, 28> src{};  // wmma.mma reads up to 24 fragment registers
   std::array<std::uint32_t, 8> dst{};
   NextClass next_class() const {

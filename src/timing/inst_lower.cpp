@@ -1,7 +1,7 @@
 // The lowering pass's result applied to the timing's decoded instructions (inst_info.hpp):
 // expansions, absorbed groups, wide 64-bit ops and convergence barriers.
-#include "lower/converge.hpp"
 #include "lower/aggregate.hpp"
+#include "lower/converge.hpp"
 #include "timing/expand.hpp"
 #include "timing/inst_info.hpp"
 
@@ -144,6 +144,7 @@ std::vector<std::uint32_t> apply_lowering(const ptx::Kernel& kernel, std::vector
     };
     for (std::uint8_t k = 0; k < info[i].nsrc; ++k) add(g.src, g.nsrc, info[i].src[k]);
     for (std::uint8_t k = 0; k < info[i].ndst; ++k) add(g.dst, g.ndst, info[i].dst[k]);
+    g.writes_pred |= info[i].writes_pred;
     if (low[i].absorbed == lower::Rule::Vector && fits) {
       // A merged load writes every member's register when it completes (the issuing one's
       // InstInfo is what marks its results pending).

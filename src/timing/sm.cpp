@@ -91,6 +91,7 @@ Sm::Sm(std::uint32_t id, const SimContext& ctx)
   pending_short_.assign(pending_.size(), 0);
   if (sm.mio_delay_alu || sm.mio_delay_fma || sm.mio_delay_fp64)
     mio_ready_.assign(pending_.size(), 0);
+  if (sm.guard_delay) guard_ready_.assign(pending_.size(), 0);
   cas_float_ = ctx.atomics == AtomicMode::Native && arch_.shared_float_atomics == "cas";
   if (ctx.atomics == AtomicMode::LockLoop) loop_lanes_.resize(arch_.sm.max_warps);
 }
@@ -437,6 +438,10 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
   in.short_result =
       !in.global_load && (unit == Unit::Sfu || unit == Unit::Cvt64 || unit == Unit::SharedLd ||
                           unit == Unit::SharedAtom || unit == Unit::Const);
+  // A predicate a fixed-latency pipe writes (setp) guards sm.guard_delay late (complete()).
+  in.sets_guard = !guard_ready_.empty() && info.writes_pred && info.space == Space::None &&
+                  (unit == Unit::Alu || unit == Unit::Fma || unit == Unit::Fp16 ||
+                   unit == Unit::Fp64);
   for (std::uint8_t k = 0; k < info.ndst; ++k) {
     in.dst[k] = info.dst[k];
     ++pending_[base + info.dst[k]];
@@ -473,6 +478,7 @@ void Sm::issue_pre(std::uint32_t w, std::uint64_t now) {
     in.ndst = 1;
     in.dst[0] = ctx_.nregs - 1;
     ++pending_[std::size_t(w) * ctx_.nregs + in.dst[0]];
+    in.sets_guard = step.pred && !guard_ready_.empty();
   }
   ++stats_.expanded;
   ++wp.pre_step;
@@ -619,6 +625,12 @@ void Sm::complete(std::uint32_t inflight, std::uint64_t now) {
     if (delay)
       for (std::uint8_t k = 0; k < in.ndst; ++k) mio_ready_[base + in.dst[k]] = now + 1 + delay;
   }
+  // A predicate a fixed-latency pipe wrote guards an instruction sm.guard_delay cycles later
+  // than a register reader may read it (docs/timing.md "Guard delay").
+  // (An expansion's predicate step: its extra register stands for the predicate.)
+  if (in.sets_guard)
+    for (std::uint8_t k = 0; k < in.ndst; ++k)
+      guard_ready_[base + in.dst[k]] = now + 1 + arch_.sm.guard_delay;
   if (in.record >= 0) records_.put(std::uint32_t(in.record));
   if (in.async_group >= 0) {
     if (in.async_kind == 1)

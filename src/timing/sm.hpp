@@ -245,6 +245,7 @@ class Sm final : public SchedulerView {
     std::uint8_t pre = 0;
     bool suspended = false;     // a try_wait whose threads wait for its phase (below)
     bool cluster_wait = false;  // a barrier.cluster.wait that found its phase open (issue 46)
+    bool sets_guard = false;    // writes predicates that guard sm.guard_delay late
     std::uint8_t ndst = 0;
     std::array<std::uint32_t, 8> dst{};  // an mma's D fragment has up to 8 registers
     std::int32_t record = -1;            // AccessRecord of a shared access
@@ -457,6 +458,9 @@ class Sm final : public SchedulerView {
   // a register's, or their start under sm.warp_start_cycles) as (cycle, warp slot), recomputed
   // then: a timed wake-up, since no other event would.
   std::vector<std::uint64_t> mio_ready_;
+  // The guard delay (sm.guard_delay; empty when 0): warps x registers, the first cycle an
+  // instruction may issue guarded by the predicate register a fixed-latency pipe wrote.
+  std::vector<std::uint64_t> guard_ready_;
   std::vector<std::pair<std::uint64_t, std::uint32_t>> wakes_;
   std::uint64_t next_wake_ = ~std::uint64_t{0};
   std::vector<std::uint32_t> due_;     // wake_due's scratch

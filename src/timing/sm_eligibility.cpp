@@ -115,6 +115,17 @@ void Sm::recompute(std::uint32_t w) {
                         : mio  ? Stall::ShortScoreboard
                                : Stall::Wait);
     }
+    // The guard delay: the instruction's guard predicate, written by a fixed-latency pipe (an
+    // expansion's guarded step: the predicate its last `pred` step wrote).
+    const bool guarded_step = pre && expansion(in.expand).steps[wp.pre_step].guarded;
+    if (!guard_ready_.empty() && (guarded_step || (!pre && in.guard != ptx::kNone))) {
+      const std::uint64_t ready = guard_ready_[base + (pre ? pre_reg : in.guard)];
+      if (ready > now_) {
+        wakes_.emplace_back(ready, w);
+        next_wake_ = std::min(next_wake_, ready);
+        return set_reason(wp, false, Stall::Wait);
+      }
+    }
     // The operand delay: an MIO instruction (an expansion's SFU step too: I2F, MUFU.RCP, F2I; a
     // conversion to or from f64) reads a fixed-latency pipe's result later.
     if (!mio_ready_.empty() &&
