@@ -6,8 +6,9 @@ Each Volta-and-later SASS instruction is 128 bits; bits 105-108 of it (bits 41-4
 its next instruction. For every instruction that reads a predicate written by an ISETP, FSETP,
 LOP3, PLOP3 or FCHK earlier in the same block, this sums the stall counts from the writer to the
 reader and tabulates them by how the predicate is read: as the guard of a branch (@P BRA), as the
-guard of any other instruction, or as an operand (SEL, PLOP3, ISETP ...). docs/gpu-runs.md
-"Guard delays" and sm.guard_delay (docs/timing.md) are read from its output.
+guard of any other instruction, or as an operand (SEL, PLOP3, ISETP ...); and the stall counts of
+the branches themselves. docs/gpu-runs.md "Guard delays and branches", sm.guard_delay and
+sm.lat_branch (docs/timing.md) are read from its output.
 
   scripts/sass-stalls.py /tmp/sass/sass/*_sm_90.sass
 (the SASS: tar xzf calibration/runs/h200-2026-11-28/sass.tar.gz -C /tmp/sass)
@@ -54,10 +55,16 @@ def split(text):
 
 def main(paths):
     table = collections.defaultdict(collections.Counter)
+    branches = collections.Counter()
     for path in paths:
         for _, code in functions(path):
-            for k, (text, _) in enumerate(code):
+            for k, (text, stall) in enumerate(code):
                 guard, op, ops = split(text)
+                # A branch's own stall; the padding loop after EXIT, RET or a branch is never
+                # reached and has none.
+                after_end = k and split(code[k - 1][0])[1].startswith(("EXIT", "RET", "BRA"))
+                if op.startswith("BRA") and not (stall == 0 and after_end):
+                    branches[stall] += 1
                 # Predicates read: the guard, and predicate operands after the destinations.
                 first = 2 if re.match(r"U?(ISETP|FSETP|PLOP3|DSETP)", op) else 1
                 # PT is the constant true predicate; UP registers are the uniform datapath's.
@@ -84,6 +91,10 @@ def main(paths):
     for (writer, kind), c in sorted(table.items()):
         mode, n = c.most_common(1)[0]
         print(f"| {writer} | {kind} | {sum(c.values())} | {min(c)} | {mode} ({n}) |")
+    if branches:
+        mode, n = branches.most_common(1)[0]
+        print(f"\nBRA's own stall: {sum(branches.values())} branches, least {min(branches)}, "
+              f"most common {mode} ({n})")
 
 
 if __name__ == "__main__":

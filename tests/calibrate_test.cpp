@@ -29,7 +29,8 @@ TEST(Calibrate, VoltaReproducesTheTitanVFigures) {
   ASSERT_EQ(m.figures.size(), 21u);
   // id -> the error it has today, and why it misses 5 %.
   const std::map<std::string, std::pair<double, const char*>> misses = {
-      {"int32_mad_latency", {-0.063, "IMAD's latency is the FFMA's in the model"}},
+      // int32_mad_latency (4.35; IMAD at the FFMA's 4) was -6.3 % while a branch took 4 cycles;
+      // with sm.lat_branch 5 (ptxas's BRA stall count) its replica's loop gives 4.14, -4.7 %.
       // Volta runs a wmma m16n16k16 as 8 HMMA.884 steps with an f16 accumulator and 16 with an
       // f32 one (the benchmark's own SASS listings); the model times one tensor op of the shape
       // for both, so it has the f32 latency (35.35) and the f16 throughput (509) but not the
@@ -56,9 +57,10 @@ TEST(Calibrate, VoltaReproducesTheTitanVFigures) {
 
 // The half2 throughput needs two results a cycle: HFMA2's 6 cycles beside the loop's 4-cycle ALU
 // ops make both leave their units in the same cycle, and with one writeback port (seed 004's
-// MEM0 latch) the younger waits and the FMA pipe idles behind it: 217 flop/clk, 12.8 % under the
-// TITAN V's 249.3. With the preset's two (Accel-Sim's EX_WB width per scheduler) it lands within
-// 5 %.
+// MEM0 latch) the younger waits and the FMA pipe idles behind it: 233.5 flop/clk, 6.3 % under
+// the TITAN V's 249.3 (217, 12.8 % under, while a branch took 4 cycles and its guard none: the
+// loop's tail now spaces the writebacks more). With the preset's two (Accel-Sim's EX_WB width per
+// scheduler) 241.0, within 5 %.
 TEST(Calibrate, Half2ThroughputNeedsTwoWritebackPorts) {
   const calibrate::Code code = calibrate::load_replicas();
   const calibrate::Replica& r = *calibrate::find_replica("hfma2_tput");
@@ -66,7 +68,7 @@ TEST(Calibrate, Half2ThroughputNeedsTwoWritebackPorts) {
   ASSERT_EQ(v.sm.writeback_ports, 2u);
   EXPECT_NEAR(calibrate::run_replica(r, v, code), 249.33, 0.05 * 249.33);
   v.sm.writeback_ports = 1;
-  EXPECT_LT(calibrate::run_replica(r, v, code), 0.9 * 249.33);
+  EXPECT_LT(calibrate::run_replica(r, v, code), 0.95 * 249.33);
 }
 
 // The shared chase is the first row: 27.01 measured; the PTX hop is shl + add + ld.shared,

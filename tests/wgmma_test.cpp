@@ -336,8 +336,8 @@ TEST(Wgmma, TmaFedGemmMatchesTheCpu) {
 // sm.wgmma_fmas = 512 a cycle, N / 2 cycles; no product takes fewer than sm.lat_wgmma = 13; with A
 // and B in shared memory the one port reads 64 x 16 x 2 = 2,048 bytes of A and N x 32 of B a
 // product, 128 bytes a pass: 16 + N / 4 cycles. A product takes the largest of the three (the
-// loop's tail, one wait and a clock read, adds under 0.1 a product; with the loop's branch
-// waiting sm.guard_delay for its predicate, under 0.35 where a product is the pipeline's 13).
+// loop's tail, one wait and a clock read, adds under 0.1 a product; where a product is the
+// pipeline's 13, the loop's branch, 5 cycles and its predicate's guard delay, under 0.6).
 TEST(Wgmma, AProductTakesItsMultiplyItsReadsOrTheTensorPipelinesLeast) {
   const calibrate::Code code = calibrate::load_replicas();
   const Arch h = find_preset("hopper-h100");
@@ -360,7 +360,7 @@ TEST(Wgmma, AProductTakesItsMultiplyItsReadsOrTheTensorPipelinesLeast) {
     SCOPED_TRACE(c.replica);
     const double got = calibrate::run_replica(*calibrate::find_replica(c.replica), h, code);
     EXPECT_GE(got, c.cycles);
-    EXPECT_LT(got, c.cycles + (c.cycles < 16 ? 0.35 : 0.1));
+    EXPECT_LT(got, c.cycles + (c.cycles < 16 ? 0.6 : 0.1));
   }
   // Half the tensor core's rate doubles the large product's time, not the small one's.
   Arch slow = h;

@@ -245,10 +245,14 @@ std::vector<Arch> build() {
     // h200-2026-11-28/sass.tar.gz; CUDA 13 emits no sm_70, whose ISA has RZ and the same
     // immediate fields). It moves no published figure's replica by more than 0.002 cycles.
     a.sm.lower = "fma,imad,lea,addr,scaled,cvt,mov,imm,schedule";
-    a.sm.lat_alu = 4;     // IADD3 -> dependent: 4 [NAK], [TV] 4.3, [CFG] 4
-    a.sm.lat_fma = 4;     // FFMA -> dependent: 4 [NAK], [TV] 4.1, [CFG] 4
-    a.sm.lat_branch = 4;  // assumed: the pipeline's shortest (Accel-Sim's BRA unit: 4)
-    a.sm.lat_const = 8;   // assumed: no source found
+    a.sm.lat_alu = 4;  // IADD3 -> dependent: 4 [NAK], [TV] 4.3, [CFG] 4
+    a.sm.lat_fma = 4;  // FFMA -> dependent: 4 [NAK], [TV] 4.1, [CFG] 4
+    // A branch holds its warp 5 cycles: ptxas 13.0's control codes give every BRA a stall count of
+    // at least 5 on sm_75, sm_80 and sm_90 (843 of 865, 999 of 1,014 and 911 of 1,195 exactly 5;
+    // scripts/sass-stalls.py's source, calibration/runs/h200-2026-11-28/sass.tar.gz). Volta
+    // assumed the same (CUDA 13 emits no sm_70). A taken branch's fetch is not modelled.
+    a.sm.lat_branch = 5;
+    a.sm.lat_const = 8;  // assumed: no source found
     // The guard delay (docs/timing.md "Guard delay"): ptxas 13.0's control codes for sm_75
     // (calibration/runs/h200-2026-11-28/sass.tar.gz, every kernel of kernels/ptx) put at least 12
     // cycles from an ISETP, FSETP, LOP3 or PLOP3 to the instruction its predicate guards (408 of

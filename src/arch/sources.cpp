@@ -45,7 +45,9 @@ const std::vector<Row> kModernCommon = {
     {"sm.lat_shared_atom", K::Assumed,
      "the shared load's latency + 3, the T4's calibrated gap (JIA19 Table 4.2): no measurement "
      "of this GPU"},
-    {"sm.lat_branch", K::Assumed, "the pipeline's shortest (Accel-Sim's BRA unit: 4)"},
+    {"sm.lat_branch", K::Vendor,
+     "ptxas 13.0's control codes: every BRA stalls its warp at least 5 cycles on sm_75, sm_80 and "
+     "sm_90 (843 of 865, 999 of 1,014, 911 of 1,195 exactly 5; calibration/runs/h200-2026-11-28)"},
     {"sm.sched_regs", K::Assumed,
      "16: fitted on hopper-h100 to our H100's cycles of the suite (lavamd 0.44 -> 1.05 of them, "
      "median |log| 0.130 -> 0.113; docs/timing.md \"Lowering\"), taken as it is elsewhere: "
@@ -89,6 +91,8 @@ const std::map<std::string, std::vector<Row>>& tables() {
        {
            {"sm.guard_delay", K::Assumed,
             "Turing's 8 (ptxas 13.0 emits no sm_70 to read; Turing keeps Volta's control codes)"},
+           {"sm.lat_branch", K::Assumed,
+            "Turing's 5 (ptxas 13.0 emits no sm_70 to read; Turing keeps Volta's control codes)"},
            {"sm.l1_unified_bytes", K::Vendor,
             "CUDA guide, cc 7.0: 128 KB of L1 and shared memory per SM"},
            {"sm.carveouts", K::Vendor,
