@@ -11,7 +11,7 @@ the branches themselves. docs/gpu-runs.md "Guard delays and branches", sm.guard_
 sm.lat_branch (docs/timing.md) are read from its output.
 
   scripts/sass-stalls.py /tmp/sass/sass/*_sm_90.sass
-(the SASS: tar xzf calibration/runs/h200-2026-11-28/sass.tar.gz -C /tmp/sass)
+(the SASS: mkdir -p /tmp/sass && tar xzf calibration/runs/h200-2026-11-28/sass.tar.gz -C /tmp/sass)
 """
 import collections
 import re
@@ -25,7 +25,12 @@ ENDS = re.compile(r"\b(BRA|EXIT|BSYNC|BAR|RET|CALL)\b")
 
 def functions(path):
     """(name, [(text, stall)]) for each function of a cuobjdump -sass listing."""
-    lines = open(path).read().split("\n")
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = f.read().split("\n")
+    except OSError as e:  # a missing file, a directory, no permission: one line, exit 2
+        sys.stderr.write(f"sass-stalls.py: {path}: {e.strerror or e}\n")
+        sys.exit(2)
     name, code = None, []
     for i, line in enumerate(lines):
         m = re.search(r"Function : (\S+)", line)
@@ -56,8 +61,10 @@ def split(text):
 def main(paths):
     table = collections.defaultdict(collections.Counter)
     branches = collections.Counter()
+    read = 0
     for path in paths:
         for _, code in functions(path):
+            read += 1
             for k, (text, stall) in enumerate(code):
                 guard, op, ops = split(text)
                 # A branch's own stall; the padding loop after EXIT, RET or a branch is never
@@ -86,6 +93,10 @@ def main(paths):
                                     if how == "guard" else "operand"
                                 table[(m.group(1), kind)][cycles] += 1
                             break
+    if not read:
+        sys.stderr.write("sass-stalls.py: no SASS function (cuobjdump -sass's 'Function :') in "
+                         + ", ".join(paths) + "\n")
+        sys.exit(2)
     print("| writer | read as | pairs | least | most common (pairs) |")
     print("|---|---|---:|---:|---:|")
     for (writer, kind), c in sorted(table.items()):
@@ -98,6 +109,7 @@ def main(paths):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
+    if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
+        sys.stderr.write(__doc__)
+        sys.exit(0 if len(sys.argv) > 1 else 2)
     main(sys.argv[1:])
