@@ -307,7 +307,7 @@ const std::map<std::string, std::vector<Row>>& tables() {
             "36.48 + the DADD's 8 + 2.2; its replica 47.00 with 3, the fit's (46.00 with 2)"},
            {"sm.guard_delay", K::Vendor,
             "ptxas 13.0's control codes for sm_90 (calibration/runs/h200-2026-11-28): ISETP, "
-            "FSETP, LOP3, PLOP3 to an instruction the predicate guards at least 13 cycles (523 of "
+            "FSETP, LOP3, PLOP3 to an instruction the predicate guards at least 13 cycles (524 of "
             "705 branches exactly), to a SEL reading it 4: 13 - lat_alu 4"},
            {"sm.mio_delay_alu", K::Calibrated,
             "H200: the index chase, LEA then LDS, 29.0 against loads alone 23.0 and LEA's 4; "
