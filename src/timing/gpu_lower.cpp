@@ -81,9 +81,7 @@ void GpuSim::Impl::lower_code() {
     guard_latency = latency;
     for (std::size_t i = 0; i < info.size(); ++i) {
       const InstInfo& in = info[i];
-      if (in.writes_pred && in.space == Space::None &&
-          (in.unit == Unit::Alu || in.unit == Unit::Fma || in.unit == Unit::Fp16 ||
-           in.unit == Unit::Fp64))
+      if (in.writes_pred && in.space == Space::None && fixed_latency(in.unit))
         guard_latency[i] += sm.guard_delay;
     }
   }

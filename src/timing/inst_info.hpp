@@ -57,6 +57,12 @@ enum class Unit : std::uint8_t {
 };
 inline constexpr std::size_t kUnits = 17;
 
+// A pipe whose results are ready a fixed latency after issue (no scoreboard): their predicates
+// guard sm.guard_delay late.
+constexpr bool fixed_latency(Unit u) {
+  return u == Unit::Alu || u == Unit::Fma || u == Unit::Fp16 || u == Unit::Fp64;
+}
+
 // The memory an instruction addresses, as far as the PTX says (generic: decided at run time).
 enum class Space : std::uint8_t { None, Shared, Global, Const, Generic };
 

@@ -439,9 +439,8 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
       !in.global_load && (unit == Unit::Sfu || unit == Unit::Cvt64 || unit == Unit::SharedLd ||
                           unit == Unit::SharedAtom || unit == Unit::Const);
   // A predicate a fixed-latency pipe writes (setp) guards sm.guard_delay late (complete()).
-  in.sets_guard = !guard_ready_.empty() && info.writes_pred && info.space == Space::None &&
-                  (unit == Unit::Alu || unit == Unit::Fma || unit == Unit::Fp16 ||
-                   unit == Unit::Fp64);
+  in.sets_guard =
+      !guard_ready_.empty() && info.writes_pred && info.space == Space::None && fixed_latency(unit);
   for (std::uint8_t k = 0; k < info.ndst; ++k) {
     in.dst[k] = info.dst[k];
     ++pending_[base + info.dst[k]];
