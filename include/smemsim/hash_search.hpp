@@ -165,8 +165,8 @@ class ReferenceSets {
 
 // Total conflicts of every set under one XOR function, and under many at once (parallel over the
 // sets with oneTBB; integer sums, so the result does not depend on the thread count). The AVX-512
-// kernel is used where the CPU has it; `allow_simd = false` forces the portable kernel (the two are
-// tested to agree, so results do not depend on the machine either).
+// or AVX2 kernel is used where the CPU has it; `allow_simd = false` forces the portable kernel
+// (they are tested to agree, so results do not depend on the machine either).
 std::int64_t total_conflicts(const ReferenceSets& sets, const XorMatrix& x);
 std::vector<std::int64_t> total_conflicts(const ReferenceSets& sets,
                                           std::span<const XorMatrix> candidates,
