@@ -3,6 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -37,6 +41,33 @@ Arch with_key(const Arch& a, const std::string& key, std::int64_t v) {
   return b;
 }
 
+// One replica run: a figure's replica on an arch.
+struct Job {
+  const Replica* replica;
+  const Arch* arch;
+};
+
+// Runs the jobs on up to `threads` host threads, each job a whole simulation of its own (a replica
+// on one SM gets one thread; a whole-GPU replica's SMs share the rest). Each result depends on its
+// job alone, so the figures are the same for any thread count.
+std::vector<double> run_jobs(const std::vector<Job>& jobs, const Code& code,
+                             std::uint32_t threads) {
+  std::vector<double> out(jobs.size());
+  const std::uint32_t outer =
+      std::clamp<std::uint32_t>(threads, 1, std::max<std::size_t>(jobs.size(), 1));
+  const std::uint32_t inner = std::max(threads / outer, 1u);
+  auto one = [&](std::size_t i) {
+    out[i] = run_replica(*jobs[i].replica, *jobs[i].arch, code, inner);
+  };
+  if (outer == 1) {
+    for (std::size_t i = 0; i < jobs.size(); ++i) one(i);
+    return out;
+  }
+  tbb::task_arena arena(static_cast<int>(outer));
+  arena.execute([&] { tbb::parallel_for(std::size_t(0), jobs.size(), std::size_t(1), one); });
+  return out;
+}
+
 }  // namespace
 
 Fit fit(const Measurements& m, const Arch& base, const FitOptions& opt) {
@@ -58,23 +89,42 @@ Fit fit(const Measurements& m, const Arch& base, const FitOptions& opt) {
   }
   for (const Figure& fig : m.figures) check_runnable(*find_replica(fig.benchmark), gpu);
   const Code code = load_replicas(opt.ptx_dir);
-  std::map<std::string, double> before;
-  for (const Figure& fig : m.figures)
-    before[fig.id] = run_replica(*find_replica(fig.benchmark), gpu, code, opt.threads);
+  std::vector<double> before;
+  {
+    std::vector<Job> jobs;
+    for (const Figure& fig : m.figures) jobs.push_back({find_replica(fig.benchmark), &gpu});
+    before = run_jobs(jobs, code, opt.threads);
+  }
   for (const std::string& key : order) {
     const std::vector<const Figure*>& figs = by_key[key];
     std::map<std::int64_t, double> cost;  // value -> sum of squared relative errors
     std::map<std::int64_t, std::vector<double>> model;
-    auto eval = [&](std::int64_t v) {
-      if (auto it = cost.find(v); it != cost.end()) return it->second;
-      const Arch a = with_key(f.arch, key, v);
-      double c = 0;
-      for (const Figure* fig : figs) {
-        const double x = run_replica(*find_replica(fig->benchmark), a, code, opt.threads);
-        model[v].push_back(x);
-        c += std::pow((x - fig->value) / fig->value, 2);
+    // The values not yet run, every figure of each, in one parallel batch (the values a step
+    // needs are known before it runs: v and its neighbour; the landing point's neighbours).
+    auto run_values = [&](std::vector<std::int64_t> vs) {
+      std::erase_if(vs, [&](std::int64_t v) { return cost.count(v) > 0; });
+      std::sort(vs.begin(), vs.end());
+      vs.erase(std::unique(vs.begin(), vs.end()), vs.end());
+      std::vector<Arch> archs;
+      archs.reserve(vs.size());
+      for (const std::int64_t v : vs) archs.push_back(with_key(f.arch, key, v));
+      std::vector<Job> jobs;
+      for (const Arch& a : archs)
+        for (const Figure* fig : figs) jobs.push_back({find_replica(fig->benchmark), &a});
+      const std::vector<double> x = run_jobs(jobs, code, opt.threads);
+      for (std::size_t i = 0; i < vs.size(); ++i) {
+        double c = 0;
+        for (std::size_t j = 0; j < figs.size(); ++j) {
+          const double y = x[i * figs.size() + j];
+          model[vs[i]].push_back(y);
+          c += std::pow((y - figs[j]->value) / figs[j]->value, 2);
+        }
+        cost[vs[i]] = c;
       }
-      return cost[v] = c;
+    };
+    auto eval = [&](std::int64_t v) {
+      run_values({v});
+      return cost.at(v);
     };
     const auto [lo, hi] = key_range(key, f.arch);
     // An optional latency at 0 (another pipe's) starts from the shortest the pipeline allows; the
@@ -86,9 +136,8 @@ Fit fit(const Measurements& m, const Arch& base, const FitOptions& opt) {
     // Newton steps on the figures' mean (each figure moves about one cycle per cycle of its
     // key), then the integers around the landing point.
     for (int step = 0; step < 4; ++step) {
-      eval(v);
       const std::int64_t w = v + 1 <= hi ? v + 1 : v - 1;
-      eval(w);
+      run_values({v, w});
       double got = 0, got_w = 0, want = 0;
       for (std::size_t i = 0; i < figs.size(); ++i) {
         got += model[v][i];
@@ -102,10 +151,13 @@ Fit fit(const Measurements& m, const Arch& base, const FitOptions& opt) {
         // step of one cycle per cycle; keep whichever lowers the error.
         const double n = double(figs.size());
         std::int64_t next = v;
-        for (const double u : {want / n, double(v) + (want - got) / n}) {
-          const std::int64_t c = std::clamp<std::int64_t>(std::llround(u), lo, hi);
+        const double probes[] = {want / n, double(v) + (want - got) / n};
+        std::vector<std::int64_t> cs;
+        for (const double u : probes)
+          cs.push_back(std::clamp<std::int64_t>(std::llround(u), lo, hi));
+        run_values(cs);
+        for (const std::int64_t c : cs)
           if (eval(c) < eval(next)) next = c;
-        }
         if (next == v) break;
         v = next;
         continue;
@@ -116,6 +168,10 @@ Fit fit(const Measurements& m, const Arch& base, const FitOptions& opt) {
       v = next;
     }
     std::int64_t best = v;
+    std::vector<std::int64_t> around;
+    for (std::int64_t d = -2; d <= 2; ++d)
+      if (v + d >= lo && v + d <= hi) around.push_back(v + d);
+    run_values(around);
     for (std::int64_t d = -2; d <= 2; ++d)
       if (v + d >= lo && v + d <= hi && eval(v + d) < eval(best)) best = v + d;
     KeyFit k;
@@ -126,16 +182,23 @@ Fit fit(const Measurements& m, const Arch& base, const FitOptions& opt) {
     f.arch = with_key(f.arch, key, best);
     f.keys.push_back(k);
   }
-  for (const Figure& fig : m.figures) {
+  // With no key moved, the model's figure is the one before.
+  std::vector<double> after = before;
+  if (!f.keys.empty()) {
+    std::vector<Job> jobs;
+    for (const Figure& fig : m.figures) jobs.push_back({find_replica(fig.benchmark), &f.arch});
+    after = run_jobs(jobs, code, opt.threads);
+  }
+  for (std::size_t i = 0; i < m.figures.size(); ++i) {
+    const Figure& fig = m.figures[i];
     const Replica& r = *find_replica(fig.benchmark);
     Row row;
     row.id = fig.id;
     row.benchmark = fig.benchmark;
     row.unit = fig.unit;
     row.measured = fig.value;
-    row.before = before[fig.id];
-    // With no key moved, the model's figure is the one before.
-    row.after = f.keys.empty() ? row.before : run_replica(r, f.arch, code, opt.threads);
+    row.before = before[i];
+    row.after = after[i];
     if (!r.missing.empty()) {
       row.status = fmt::format("not fitted: {}", r.missing);
     } else if (!r.key.empty() && !opt.check) {

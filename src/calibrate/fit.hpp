@@ -36,7 +36,8 @@ struct Fit {
 struct FitOptions {
   std::string ptx_dir;        // the replicas' PTX ("": exec::suite_ptx_dir())
   bool check = false;         // run each replica on the base only: no key moves (after = before)
-  std::uint32_t threads = 1;  // host threads each replica's SMs tick on (results do not change)
+  std::uint32_t threads = 1;  // host threads the replicas run on, several at once, and a whole-GPU
+                              // replica's SMs tick on (results do not change)
 };
 Fit fit(const Measurements& m, const Arch& base, const FitOptions& opt = {});
 
