@@ -94,8 +94,8 @@ void add_calibrate_command(CLI::App& app) {
   cmd->add_flag("--check", o->check,
                 "run every figure's replica on the base arch and print the table; fit no key");
   cmd->add_option("--threads", o->threads,
-                  "threads a replica's SMs are simulated on (the figures are the same for any "
-                  "count; default: the machine's cores)")
+                  "host threads: replicas run several at once, a whole-GPU replica's SMs on the "
+                  "rest (the figures are the same for any count; default: the machine's cores)")
       ->check(CLI::Range(std::uint32_t{1}, timing::kMaxThreads));
   cmd->add_flag(
       "--list", o->list,
