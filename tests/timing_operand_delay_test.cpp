@@ -299,14 +299,17 @@ TEST(Expand, AnIntegerDivisionIsPtxassSequence) {
 // div.rn.f32 by a register: BSSY, MUFU.RCP, FCHK, four FFMAs, BRA, BSYNC, then the last FFMA (10,
 // the attention kernel's SASS). The path from the previous link's last FFMA: MUFU.RCP reads it
 // 4 + 2 late (the FMA pipe's operand delay), then 17, and 4 for each FFMA after: 6 + 17 + 4 x 4 =
-// 39 a link; BRA and BSYNC issue while the last FFMA waits. x / 2 each link.
+// 39 a link to the last FFMA's operand. But BRA and BSYNC hold the warp as a branch does
+// (sm.lat_branch = 5; ptxas gives both a stall count of 5): the BRA issues the cycle after the
+// fourth chain FFMA, the BSYNC 5 later and the last FFMA 5 after that, 1 + 5 + 5 = 11 after the
+// fourth FFMA instead of its 4: 39 + 7 = 46 a link. x / 2 each link.
 std::string div_f32(int k) {
   return fmt::format("  div.rn.f32 %f{}, %f{}, %f10;\n", 11 + k, 10 + k);
 }
 TEST(Expand, AnIeeeFloatDivisionIsTenInstructions) {
   const Cost on = link_cost(hopper("divide"), div_f32, true);
   const Cost off = link_cost(hopper("none"), div_f32, true);
-  EXPECT_EQ(on.per_link, 39u);
+  EXPECT_EQ(on.per_link, 46u);
   EXPECT_EQ(off.per_link, 17u);
   EXPECT_EQ(on.value, off.value);
   float v = 0;

@@ -1,5 +1,7 @@
 // The expansions' table (expand.hpp). Each comment is the SASS of ptxas 13.0 for sm_90, in
 // order; `c` marks the steps on the critical path (chain), the rest take an issue slot only.
+// `Bh`: a BRA or BSYNC step, which holds its warp as a branch does (BSSY does not: its stall
+// count in the SASS is as little as 1, a BSYNC's always 5).
 // A chain step that writes a predicate (ISETP, FSETP) and the chain step its predicate guards
 // (@P ...) are `p` and `g` in the tables: the guard is read sm.guard_delay late (ptxas's control
 // codes: 13 cycles from the FSETP to the @!P FMUL of ex2 in lavamd's sm_90 SASS).
@@ -13,7 +15,8 @@ namespace {
 // The steps: on the ALU, the FMA pipe, the SFU or the branch unit; `c`: on the chain.
 // `p`: a chain step writing the predicate that a later `g` step is guarded by.
 constexpr ExpandStep kA{Unit::Alu, false}, kAc{Unit::Alu, true}, kF{Unit::Fma, false},
-    kFc{Unit::Fma, true}, kSc{Unit::Sfu, true}, kB{Unit::Branch, false}, kAp{Unit::Alu, true, true},
+    kFc{Unit::Fma, true}, kSc{Unit::Sfu, true}, kB{Unit::Branch, false},
+    kBh{Unit::Branch, false, false, false, true}, kAp{Unit::Alu, true, true},
     kAg{Unit::Alu, true, false, true}, kFg{Unit::Fma, true, false, true};
 
 constexpr Expansion kExpandNone{Unit::Alu, 0, {}};
@@ -54,10 +57,10 @@ constexpr Expansion kExpandRemS32{
                     kFc, kFc, kFc, kFc, kFc, kAp, kFg, kA,  kAp, kAg, kFc}};
 // div.rn.f32 (and div.f32 by default): BSSY, MUFU.RCP (c), FCHK, FFMA (c) x 4, @!P BRA (the
 // slow path's call not taken), BSYNC, then the last FFMA: 10 (the attention kernel's SASS).
-constexpr Expansion kExpandDivF32{Unit::Fma, 9, {kB, kSc, kA, kFc, kFc, kFc, kFc, kB, kB}};
+constexpr Expansion kExpandDivF32{Unit::Fma, 9, {kB, kSc, kA, kFc, kFc, kFc, kFc, kBh, kBh}};
 // sqrt.rn.f32: BSSY, IADD3, MUFU.RSQ (c), ISETP.GT, @!P BRA, FMUL.FTZ (c), FMUL.FTZ, FFMA (c),
 // BSYNC, and the last FFMA: 10.
-constexpr Expansion kExpandSqrtF32{Unit::Fma, 9, {kB, kA, kSc, kA, kB, kFc, kF, kFc, kB}};
+constexpr Expansion kExpandSqrtF32{Unit::Fma, 9, {kB, kA, kSc, kA, kBh, kFc, kF, kFc, kBh}};
 
 // A 64-bit integer op (wide): the low word (IADD3, LEA, ISETP.U32, SHF, LOP3) (c), then the
 // instruction as the high word with the carry or the low word's result (IADD3.X, LEA.HI.X,
@@ -68,7 +71,7 @@ constexpr Expansion kExpandWide{Unit::Alu, 1, {kAc}};
 // warp, BSYNC before the instruction where its lanes meet (which issues on its own unit: `last`
 // is not used for it).
 constexpr Expansion kExpandBssy{Unit::Branch, 1, {kB}};
-constexpr Expansion kExpandBsync{Unit::Alu, 1, {kB}};
+constexpr Expansion kExpandBsync{Unit::Alu, 1, {kBh}};
 
 }  // namespace
 

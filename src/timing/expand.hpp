@@ -20,10 +20,12 @@ namespace smemsim::timing {
 // `pred`: a chain step that writes a predicate (ISETP, FSETP); `guarded`: a chain step guarded by
 // the predicate the last such step wrote (@P IMAD.IADD after ISETP.GE), which it reads
 // sm.guard_delay later than a register (docs/timing.md "Guard delay").
+// `hold`: a branch or BSYNC step, which holds its warp until it completes as a branch does
+// (sm.lat_branch; ptxas gives every BRA and BSYNC a stall count of 5, a BSSY as little as 1).
 struct ExpandStep {
   Unit unit;
   bool chain;
-  bool pred = false, guarded = false;
+  bool pred = false, guarded = false, hold = false;
 };
 
 struct Expansion {

@@ -479,6 +479,8 @@ void Sm::issue_pre(std::uint32_t w, std::uint64_t now) {
     ++pending_[std::size_t(w) * ctx_.nregs + in.dst[0]];
     in.sets_guard = step.pred && !guard_ready_.empty();
   }
+  in.control = step.hold;  // a BRA or BSYNC step holds the warp until it completes
+  wp.control |= in.control;
   ++stats_.expanded;
   ++wp.pre_step;
   if (obs_) obs_->on_issue(id_, w, wp.next, 0, now);
