@@ -21,13 +21,6 @@
 namespace smemsim::test {
 namespace {
 
-Arch hopper_plain() {
-  Arch a = find_preset("hopper-h100");
-  a.sm.count = 1;
-  a.sm.lower = "none";  // timed as written
-  return a;
-}
-
 // One warp: %r10 = 1 and %r3 = 0 in registers (nothing folds them); link k reads %r{10 + k} and
 // writes %r{11 + k} through the predicate %p{k}; out[0] = the chain's cycles, out[1] its value.
 std::string guard_chain(int n, bool as_guard) {
@@ -37,27 +30,9 @@ std::string guard_chain(int n, bool as_guard) {
     body += as_guard ? fmt::format("  @%p{0} add.u32 %r{2}, %r{1}, %r3;\n", k, 10 + k, 11 + k)
                      : fmt::format("  selp.u32 %r{2}, %r{1}, %r3, %p{0};\n", k, 10 + k, 11 + k);
   }
-  return fmt::format(R"(
-.visible .entry guard(.param .u64 out)
-{{
-  .reg .pred %p<40>;
-  .reg .b32 %r<400>;
-  .reg .b64 %rd<4>;
-  mov.u32 %r1, %tid.x;
-  and.b32 %r3, %r1, 0;
-  add.u32 %r10, %r3, 1;
-  bar.sync 0;
-  mov.u32 %r390, %clock;
-{}  mov.u32 %r391, %clock;
-  sub.s32 %r392, %r391, %r390;
-  ld.param.u64 %rd1, [out];
-  cvta.to.global.u64 %rd2, %rd1;
-  st.global.u32 [%rd2], %r392;
-  st.global.u32 [%rd2+4], %r{};
-  ret;
-}}
-)",
-                     body, 10 + n);
+  return clock_timed("guard", "  .reg .pred %p<40>;\n  .reg .b32 %r<400>;\n  .reg .b64 %rd<4>;\n",
+                     "  mov.u32 %r1, %tid.x;\n  and.b32 %r3, %r1, 0;\n  add.u32 %r10, %r3, 1;\n",
+                     body, fmt::format("st.global.u32 [%rd2+4], %r{};", 10 + n));
 }
 
 struct LinkCost {

@@ -177,4 +177,26 @@ struct TimedKernel {
   }
 };
 
+// hopper-h100 on one SM with sm.lower = "none": the PTX timed as written.
+inline Arch hopper_plain() {
+  Arch a = find_preset("hopper-h100");
+  a.sm.count = 1;
+  a.sm.lower = "none";
+  return a;
+}
+
+// A kernel `name(.param .u64 out)` that times `body` on clock: `decls` (.reg/.shared lines) and
+// `setup` first, then a bar.sync and %r390 = %clock, the body, %r391 = %clock; out[0] = the cycles
+// (%rd2 is out's global address), then `store` (the chain's value to out[1]). The body keeps
+// clear of %r390..%r392 and %rd1..%rd2. For chains of dependent links, timed as 24 links less 8.
+inline std::string clock_timed(const std::string& name, const std::string& decls,
+                               const std::string& setup, const std::string& body,
+                               const std::string& store) {
+  return ".visible .entry " + name + "(.param .u64 out)\n{\n" + decls + setup +
+         "  bar.sync 0;\n  mov.u32 %r390, %clock;\n" + body +
+         "  mov.u32 %r391, %clock;\n  sub.s32 %r392, %r391, %r390;\n  ld.param.u64 %rd1, "
+         "[out];\n  cvta.to.global.u64 %rd2, %rd1;\n  st.global.u32 [%rd2], %r392;\n  " +
+         store + "\n  ret;\n}\n";
+}
+
 }  // namespace smemsim::test

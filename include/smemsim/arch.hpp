@@ -104,6 +104,12 @@ struct SmConfig {
   // cycles from an ISETP to the instruction it guards on sm_80 and sm_90 (12 on sm_75), 4 to a
   // SEL reading the same predicate as an operand. 0: none (docs/timing.md "Guard delay").
   std::uint32_t guard_delay = 0;
+  // The cross-pipe delay: a result of the ALU (IADD3, LOP3, SHF, LEA, ISETP) reaches an FMA-pipe
+  // instruction (FFMA, FMUL, IMAD, HFMA2), and the FMA pipe's an ALU instruction, this many cycles
+  // later than an instruction of its own pipe. ptxas's control codes put 5 cycles from an IMAD to
+  // a dependent IADD3, LOP3, SHF, LEA or ISETP and from those to an IMAD, 4 within a pipe, on
+  // sm_75, sm_80 and sm_90. 0: none (docs/timing.md "Cross-pipe delay").
+  std::uint32_t xpipe_delay = 0;
   // Dense FP16 multiply-adds per cycle of one tensor unit (per sub-core); an mma of m x n x k
   // holds it ceil(m*n*k / tensor_fmas) cycles (TF32 at half, INT8 at twice, INT4 at 4x, b1 at
   // 16x, FP64 at 1/16 that rate: A100's ratios). 0: no tensor core, an mma issues like an ALU

@@ -235,12 +235,16 @@ const std::vector<Key>& key_table() {
          "cycles an MIO instruction (shared load/store/atomic, SFU) waits, beyond a dependent's "
          "one, for a register the ALU wrote (Hopper: 2; 0: none)"),
       sm("sm.mio_delay_fma", &SmConfig::mio_delay_fma, 0, 1000,
-         "the same for a register the FMA pipe wrote (FP32, FP16, IMAD; Hopper: 3; 0: none)"),
+         "the same for a register the FMA pipe wrote (FP32, FP16, IMAD; Hopper: 2; 0: none)"),
       sm("sm.mio_delay_fp64", &SmConfig::mio_delay_fp64, 0, 1000,
          "the same for a register the FP64 pipe wrote (DADD, DMUL, DFMA; Hopper: 3; 0: none)"),
       sm("sm.guard_delay", &SmConfig::guard_delay, 0, 1000,
          "cycles an instruction waits, beyond a dependent's one, for its guard predicate (@p) "
          "when a fixed-latency pipe wrote it (setp: ISETP, FSETP; Hopper: 9; 0: none)"),
+      sm("sm.xpipe_delay", &SmConfig::xpipe_delay, 0, 1000,
+         "cycles more an ALU instruction waits for the FMA pipe's result (FP32, FP16, IMAD), and "
+         "an "
+         "FMA-pipe instruction for the ALU's, than for its own pipe's (Hopper: 1; 0: none)"),
       sm("sm.lat_fp64", &SmConfig::lat_fp64, 0, 100000,
          "cycles, FP64 arithmetic (the FP64 pipe); 0: sm.lat_alu"),
       sm("sm.lat_cvt64", &SmConfig::lat_cvt64, 0, 100000,

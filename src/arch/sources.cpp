@@ -93,6 +93,8 @@ const std::map<std::string, std::vector<Row>>& tables() {
             "Turing's 8 (ptxas 13.0 emits no sm_70 to read; Turing keeps Volta's control codes)"},
            {"sm.lat_branch", K::Assumed,
             "Turing's 5 (ptxas 13.0 emits no sm_70 to read; Turing keeps Volta's control codes)"},
+           {"sm.xpipe_delay", K::Assumed,
+            "Turing's 1 (ptxas 13.0 emits no sm_70 to read; Turing keeps Volta's control codes)"},
            {"sm.l1_unified_bytes", K::Vendor,
             "CUDA guide, cc 7.0: 128 KB of L1 and shared memory per SM"},
            {"sm.carveouts", K::Vendor,
@@ -158,6 +160,10 @@ const std::map<std::string, std::vector<Row>>& tables() {
             "ptxas 13.0's control codes for sm_75 (calibration/runs/h200-2026-11-28): ISETP, "
             "FSETP, LOP3, PLOP3 to an instruction the predicate guards at least 12 cycles (408 of "
             "521 branches exactly), to a SEL reading it 4: 12 - lat_alu 4"},
+           {"sm.xpipe_delay", K::Vendor,
+            "ptxas 13.0's control codes for sm_75 (calibration/runs/h200-2026-11-28): IADD3, LOP3, "
+            "SHF, LEA, ISETP to a dependent IMAD and IMAD to them 5 cycles (527 of 850 pairs "
+            "exactly), within a pipe 4: 5 - 4"},
            {"sm.l1_unified_bytes", K::Vendor,
             "CUDA guide, cc 7.5: 96 KB of L1 and shared memory per SM"},
            {"sm.carveouts", K::Vendor,
@@ -206,6 +212,10 @@ const std::map<std::string, std::vector<Row>>& tables() {
             "ptxas 13.0's control codes for sm_80 (calibration/runs/h200-2026-11-28): ISETP, "
             "FSETP, LOP3, PLOP3 to an instruction the predicate guards at least 13 cycles (478 of "
             "603 branches exactly), to a SEL reading it 4: 13 - lat_alu 4"},
+           {"sm.xpipe_delay", K::Vendor,
+            "ptxas 13.0's control codes for sm_80 (calibration/runs/h200-2026-11-28): IADD3, LOP3, "
+            "SHF, LEA, ISETP to a dependent IMAD and IMAD to them 5 cycles (834 of 1,288 pairs "
+            "exactly), within a pipe 4: 5 - 4"},
            {"sm.l1_unified_bytes", K::Vendor,
             "CUDA guide, cc 8.0: 192 KB of L1 and shared memory per SM"},
            {"sm.carveouts", K::Vendor,
@@ -309,6 +319,10 @@ const std::map<std::string, std::vector<Row>>& tables() {
             "ptxas 13.0's control codes for sm_90 (calibration/runs/h200-2026-11-28): ISETP, "
             "FSETP, LOP3, PLOP3 to an instruction the predicate guards at least 13 cycles (524 of "
             "705 branches exactly), to a SEL reading it 4: 13 - lat_alu 4"},
+           {"sm.xpipe_delay", K::Vendor,
+            "ptxas 13.0's control codes for sm_90 (calibration/runs/h200-2026-11-28): IADD3, LOP3, "
+            "SHF, LEA, ISETP to a dependent IMAD and IMAD to them 5 cycles (904 of 1,479 pairs "
+            "exactly), within a pipe 4: 5 - 4"},
            {"sm.mio_delay_alu", K::Calibrated,
             "H200: the index chase, LEA then LDS, 29.0 against loads alone 23.0 and LEA's 4; "
             "their replicas 29.00 and 23.00 with 2 (and lat_shared_ld 23)"},
@@ -456,6 +470,7 @@ bool applies(const Arch& a, std::string_view key) {
   if (key == "sm.mio_delay_fma") return sm.mio_delay_fma != 0;
   if (key == "sm.mio_delay_fp64") return sm.mio_delay_fp64 != 0;
   if (key == "sm.guard_delay") return sm.guard_delay != 0;
+  if (key == "sm.xpipe_delay") return sm.xpipe_delay != 0;
   if (key == "sm.lat_cvt64") return sm.lat_cvt64 != 0;
   if (key == "sm.lat_tensor" || key == "sm.tensor_fmas") return sm.tensor_fmas != 0;
   if (key == "sm.lat_wgmma" || key == "sm.wgmma_fmas") return sm.wgmma_fmas != 0;
@@ -538,6 +553,7 @@ const std::vector<std::string>& timing_keys() {
                                                 "sm.mio_delay_fma",
                                                 "sm.mio_delay_fp64",
                                                 "sm.guard_delay",
+                                                "sm.xpipe_delay",
                                                 "sm.lat_branch",
                                                 "sm.sched_regs",
                                                 "sm.ifcvt_slots",

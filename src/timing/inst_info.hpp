@@ -62,6 +62,10 @@ inline constexpr std::size_t kUnits = 17;
 constexpr bool fixed_latency(Unit u) {
   return u == Unit::Alu || u == Unit::Fma || u == Unit::Fp16 || u == Unit::Fp64;
 }
+// The pipe of sm.xpipe_delay: 1 the ALU, 2 the FMA pipe (FP32, FP16, IMAD), 0 neither.
+constexpr std::uint8_t xpipe_of(Unit u) {
+  return u == Unit::Alu ? 1 : u == Unit::Fma || u == Unit::Fp16 ? 2 : 0;
+}
 
 // The memory an instruction addresses, as far as the PTX says (generic: decided at run time).
 enum class Space : std::uint8_t { None, Shared, Global, Const, Generic };

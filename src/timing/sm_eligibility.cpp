@@ -126,6 +126,21 @@ void Sm::recompute(std::uint32_t w) {
         return set_reason(wp, false, Stall::Wait);
       }
     }
+    // The cross-pipe delay: an ALU instruction reading the FMA pipe's result, or the reverse.
+    if (!xpipe_ready_.empty() && (pre || in.space == Space::None)) {
+      if (const std::uint8_t mine = xpipe_of(unit)) {
+        std::uint64_t ready = 0;
+        for (std::uint8_t k = 0; k < nsrc; ++k) {
+          const std::size_t r = base + src[k];
+          if (xpipe_from_[r] && xpipe_from_[r] != mine) ready = std::max(ready, xpipe_ready_[r]);
+        }
+        if (ready > now_) {
+          wakes_.emplace_back(ready, w);
+          next_wake_ = std::min(next_wake_, ready);
+          return set_reason(wp, false, Stall::Wait);
+        }
+      }
+    }
     // The operand delay: an MIO instruction (an expansion's SFU step too: I2F, MUFU.RCP, F2I; a
     // conversion to or from f64) reads a fixed-latency pipe's result later.
     if (!mio_ready_.empty() &&
