@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Predicate latencies as ptxas schedules them, read from the stall counts of cuobjdump's SASS.
+"""Predicate and register latencies as ptxas schedules them, read from the stall counts of
+cuobjdump's SASS.
 
 Each Volta-and-later SASS instruction is 128 bits; bits 105-108 of it (bits 41-44 of the second
 64-bit word that cuobjdump prints) are its stall count: the cycles the warp waits before issuing
@@ -9,6 +10,11 @@ reader and tabulates them by how the predicate is read: as the guard of a branch
 guard of any other instruction, or as an operand (SEL, PLOP3, ISETP ...); and the stall counts of
 the branches themselves. docs/gpu-runs.md "Guard delays and branches", sm.guard_delay and
 sm.lat_branch (docs/timing.md) are read from its output.
+
+A second table does the same for registers between the two fixed-latency pipes: from an ALU
+instruction (IADD3, LOP3, SHF, LEA, ISETP) or an FMA-pipe one (IMAD, FFMA, FMUL, FADD) to the next
+such instruction that reads its destination, where the reader waits on no scoreboard (its control
+code's wait mask, bits 52-57 of the second word, is empty): sm.xpipe_delay is read from it.
 
   scripts/sass-stalls.py /tmp/sass/sass/*_sm_90.sass
 (the SASS: mkdir -p /tmp/sass && tar xzf calibration/runs/h200-2026-11-28/sass.tar.gz -C /tmp/sass)
@@ -24,7 +30,7 @@ ENDS = re.compile(r"\b(BRA|EXIT|BSYNC|BAR|RET|CALL)\b")
 
 
 def functions(path):
-    """(name, [(text, stall)]) for each function of a cuobjdump -sass listing."""
+    """(name, [(text, stall, wait mask)]) for each function of a cuobjdump -sass listing."""
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
             lines = f.read().split("\n")
@@ -42,7 +48,8 @@ def functions(path):
         if m and name and i + 1 < len(lines):
             hi = CTL.search(lines[i + 1])
             if hi:
-                code.append((m.group(2), (int(hi.group(1), 16) >> 41) & 0xF))
+                word = int(hi.group(1), 16)
+                code.append((m.group(2), (word >> 41) & 0xF, (word >> 52) & 0x3F))
     if name:
         yield name, code
 
@@ -58,14 +65,48 @@ def split(text):
     return guard, parts[0], ops
 
 
+ALU = ("IADD3", "LOP3", "SHF", "LEA", "ISETP")
+FMA = ("IMAD", "FFMA", "FMUL", "FADD")
+
+
+def pipe(op):
+    base = op.split(".")[0]
+    return "ALU" if base in ALU else "FMA" if base in FMA else None
+
+
+def registers(code, pipes):
+    """Adds to pipes[(writer's pipe, reader's pipe)] the stall cycles from each ALU or FMA-pipe
+    instruction to the next one in its block that reads its destination register, when the
+    reader waits on no scoreboard."""
+    for k, (text, _, _) in enumerate(code):
+        _, op, ops = split(text)
+        if not pipe(op) or not ops or not re.fullmatch(r"R\d+", ops[0]) or ops[0] == "RZ":
+            continue
+        dst, cycles = ops[0], 0
+        for j in range(k + 1, min(k + 40, len(code))):
+            cycles += code[j - 1][1]
+            t2, _, waits = code[j]
+            if ENDS.search(t2):
+                break
+            _, op2, ops2 = split(t2)
+            if any(dst in re.findall(r"R\d+", o) for o in ops2[1:]):
+                if pipe(op2) and not waits:
+                    pipes[(pipe(op), pipe(op2))][cycles] += 1
+                break
+            if ops2 and ops2[0] == dst:
+                break
+
+
 def main(paths):
     table = collections.defaultdict(collections.Counter)
+    pipes = collections.defaultdict(collections.Counter)
     branches = collections.Counter()
     read = 0
     for path in paths:
         for _, code in functions(path):
             read += 1
-            for k, (text, stall) in enumerate(code):
+            registers(code, pipes)
+            for k, (text, stall, _) in enumerate(code):
                 guard, op, ops = split(text)
                 # A branch's own stall; the padding loop after EXIT, RET or a branch is never
                 # reached and has none.
@@ -81,7 +122,7 @@ def main(paths):
                 for pred, how in reads:
                     cycles = 0
                     for j in range(k - 1, max(-1, k - 40), -1):
-                        t2, st2 = code[j]
+                        t2, st2, _ = code[j]
                         cycles += st2
                         if ENDS.search(t2):
                             break
@@ -106,6 +147,12 @@ def main(paths):
         mode, n = branches.most_common(1)[0]
         print(f"\nBRA's own stall: {sum(branches.values())} branches, least {min(branches)}, "
               f"most common {mode} ({n})")
+    print("\n| register from | to | pairs | least | most common (pairs) | fewer than that |")
+    print("|---|---|---:|---:|---:|---:|")
+    for (w, r), c in sorted(pipes.items()):
+        mode, n = c.most_common(1)[0]
+        fewer = sum(v for k, v in c.items() if k < mode)
+        print(f"| {w} | {r} | {sum(c.values())} | {min(c)} | {mode} ({n}) | {fewer} |")
 
 
 if __name__ == "__main__":

@@ -259,10 +259,11 @@ std::vector<Arch> build() {
     // 521 branches exactly 12), 4 to a SEL reading it: 12 - lat_alu 4. Volta assumed the same
     // (CUDA 13 emits no sm_70; Turing keeps Volta's control codes); Ampere and Hopper below: 13.
     a.sm.guard_delay = 8;
-    // The cross-pipe delay (docs/timing.md "Cross-pipe delay"): the same control codes put 5
-    // cycles from an IADD3, LOP3, SHF, LEA or ISETP to a dependent IMAD and from an IMAD to those
-    // (527 of 850 such pairs exactly 5 on sm_75, 834 of 1,288 on sm_80, 904 of 1,479 on sm_90;
-    // fewer in under 2 %), 4 within a pipe: 1 on every modern preset, Volta assumed the same.
+    // The cross-pipe delay (docs/timing.md "Cross-pipe delay"): the same control codes put most
+    // often 5 cycles from an IADD3, LOP3, SHF, LEA or ISETP to a dependent IMAD, FFMA, FMUL or
+    // FADD and back (588 of 923 such pairs on sm_75, 890 of 1,371 on sm_80, 948 of 1,553 on
+    // sm_90; fewer in under 2 %), 4 within a pipe (scripts/sass-stalls.py): 1 on every modern
+    // preset, Volta assumed the same.
     a.sm.xpipe_delay = 1;
     // A shared atomic's latency and each extra lane on its word (timing.native_position, above):
     // calibrated on the V100 and T4 (JIA19 Table 4.2, per preset below); the A100 and H100 take

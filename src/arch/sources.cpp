@@ -161,9 +161,9 @@ const std::map<std::string, std::vector<Row>>& tables() {
             "FSETP, LOP3, PLOP3 to an instruction the predicate guards at least 12 cycles (408 of "
             "521 branches exactly), to a SEL reading it 4: 12 - lat_alu 4"},
            {"sm.xpipe_delay", K::Vendor,
-            "ptxas 13.0's control codes for sm_75 (calibration/runs/h200-2026-11-28): IADD3, LOP3, "
-            "SHF, LEA, ISETP to a dependent IMAD and IMAD to them 5 cycles (527 of 850 pairs "
-            "exactly), within a pipe 4: 5 - 4"},
+            "ptxas 13.0's control codes for sm_75 (calibration/runs/h200-2026-11-28, "
+            "scripts/sass-stalls.py): IADD3, LOP3, SHF, LEA, ISETP to a dependent IMAD, FFMA, FMUL, "
+            "FADD and back 5 cycles (588 of 923 pairs exactly, 4 fewer), within a pipe 4: 5 - 4"},
            {"sm.l1_unified_bytes", K::Vendor,
             "CUDA guide, cc 7.5: 96 KB of L1 and shared memory per SM"},
            {"sm.carveouts", K::Vendor,
@@ -213,9 +213,9 @@ const std::map<std::string, std::vector<Row>>& tables() {
             "FSETP, LOP3, PLOP3 to an instruction the predicate guards at least 13 cycles (478 of "
             "603 branches exactly), to a SEL reading it 4: 13 - lat_alu 4"},
            {"sm.xpipe_delay", K::Vendor,
-            "ptxas 13.0's control codes for sm_80 (calibration/runs/h200-2026-11-28): IADD3, LOP3, "
-            "SHF, LEA, ISETP to a dependent IMAD and IMAD to them 5 cycles (834 of 1,288 pairs "
-            "exactly), within a pipe 4: 5 - 4"},
+            "ptxas 13.0's control codes for sm_80 (calibration/runs/h200-2026-11-28, "
+            "scripts/sass-stalls.py): IADD3, LOP3, SHF, LEA, ISETP to a dependent IMAD, FFMA, FMUL, "
+            "FADD and back 5 cycles (890 of 1,371 pairs exactly, 6 fewer), within a pipe 4: 5 - 4"},
            {"sm.l1_unified_bytes", K::Vendor,
             "CUDA guide, cc 8.0: 192 KB of L1 and shared memory per SM"},
            {"sm.carveouts", K::Vendor,
@@ -320,9 +320,9 @@ const std::map<std::string, std::vector<Row>>& tables() {
             "FSETP, LOP3, PLOP3 to an instruction the predicate guards at least 13 cycles (524 of "
             "705 branches exactly), to a SEL reading it 4: 13 - lat_alu 4"},
            {"sm.xpipe_delay", K::Vendor,
-            "ptxas 13.0's control codes for sm_90 (calibration/runs/h200-2026-11-28): IADD3, LOP3, "
-            "SHF, LEA, ISETP to a dependent IMAD and IMAD to them 5 cycles (904 of 1,479 pairs "
-            "exactly), within a pipe 4: 5 - 4"},
+            "ptxas 13.0's control codes for sm_90 (calibration/runs/h200-2026-11-28, "
+            "scripts/sass-stalls.py): IADD3, LOP3, SHF, LEA, ISETP to a dependent IMAD, FFMA, FMUL, "
+            "FADD and back 5 cycles (948 of 1,553 pairs exactly, 27 fewer), within a pipe 4: 5 - 4"},
            {"sm.mio_delay_alu", K::Calibrated,
             "H200: the index chase, LEA then LDS, 29.0 against loads alone 23.0 and LEA's 4; "
             "their replicas 29.00 and 23.00 with 2 (and lat_shared_ld 23)"},
