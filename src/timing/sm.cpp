@@ -92,10 +92,7 @@ Sm::Sm(std::uint32_t id, const SimContext& ctx)
   if (sm.mio_delay_alu || sm.mio_delay_fma || sm.mio_delay_fp64)
     mio_ready_.assign(pending_.size(), 0);
   if (sm.guard_delay) guard_ready_.assign(pending_.size(), 0);
-  if (sm.xpipe_delay) {
-    xpipe_ready_.assign(pending_.size(), 0);
-    xpipe_from_.assign(pending_.size(), 0);
-  }
+  if (sm.xpipe_delay) xpipe_.assign(pending_.size(), 0);
   cas_float_ = ctx.atomics == AtomicMode::Native && arch_.shared_float_atomics == "cas";
   if (ctx.atomics == AtomicMode::LockLoop) loop_lanes_.resize(arch_.sm.max_warps);
 }
@@ -633,15 +630,13 @@ void Sm::complete(std::uint32_t inflight, std::uint64_t now) {
   // The ALU's result reaches the FMA pipe, and the FMA pipe's the ALU, sm.xpipe_delay later than
   // its own pipe (docs/timing.md "Cross-pipe delay"). Another writer of the register completes
   // later than this cycle, so a stale entry is in the past.
-  if (!xpipe_ready_.empty() && !in.micro && in.ndst && in.index < ctx_.info->size()) {
+  if (!xpipe_.empty() && !in.micro && in.ndst && in.index < ctx_.info->size()) {
     const InstInfo& info = (*ctx_.info)[in.index];
     const std::uint8_t from =
         info.space == Space::None || in.pre ? xpipe_of(in.pre ? Unit(in.pre - 1) : info.unit) : 0;
     if (from)
-      for (std::uint8_t k = 0; k < in.ndst; ++k) {
-        xpipe_ready_[base + in.dst[k]] = now + 1 + arch_.sm.xpipe_delay;
-        xpipe_from_[base + in.dst[k]] = from;
-      }
+      for (std::uint8_t k = 0; k < in.ndst; ++k)
+        xpipe_[base + in.dst[k]] = (now + 1 + arch_.sm.xpipe_delay) << 2 | from;
   }
   // A predicate a fixed-latency pipe wrote guards an instruction sm.guard_delay cycles later
   // than a register reader may read it (docs/timing.md "Guard delay").

@@ -462,9 +462,9 @@ class Sm final : public SchedulerView {
   // instruction may issue guarded by the predicate register a fixed-latency pipe wrote.
   std::vector<std::uint64_t> guard_ready_;
   // The cross-pipe delay (sm.xpipe_delay; empty when 0): warps x registers, the first cycle the
-  // other fixed-latency pipe may read the register, and which pipe wrote it (xpipe_of; 0: none).
-  std::vector<std::uint64_t> xpipe_ready_;
-  std::vector<std::uint8_t> xpipe_from_;
+  // other fixed-latency pipe may read the register << 2 | the pipe that wrote it (xpipe_of; 0:
+  // neither), one load a source.
+  std::vector<std::uint64_t> xpipe_;
   std::vector<std::pair<std::uint64_t, std::uint32_t>> wakes_;
   std::uint64_t next_wake_ = ~std::uint64_t{0};
   std::vector<std::uint32_t> due_;     // wake_due's scratch

@@ -127,12 +127,12 @@ void Sm::recompute(std::uint32_t w) {
       }
     }
     // The cross-pipe delay: an ALU instruction reading the FMA pipe's result, or the reverse.
-    if (!xpipe_ready_.empty() && (pre || in.space == Space::None)) {
+    if (!xpipe_.empty() && (pre || in.space == Space::None)) {
       if (const std::uint8_t mine = xpipe_of(unit)) {
         std::uint64_t ready = 0;
         for (std::uint8_t k = 0; k < nsrc; ++k) {
-          const std::size_t r = base + src[k];
-          if (xpipe_from_[r] && xpipe_from_[r] != mine) ready = std::max(ready, xpipe_ready_[r]);
+          const std::uint64_t e = xpipe_[base + src[k]];
+          if ((e & 3) && (e & 3) != mine) ready = std::max(ready, e >> 2);
         }
         if (ready > now_) {
           wakes_.emplace_back(ready, w);

@@ -82,8 +82,8 @@ void Sm::retire_warp(std::uint32_t w) {
     std::fill_n(mio_ready_.begin() + std::ptrdiff_t(std::size_t(w) * ctx_.nregs), ctx_.nregs, 0);
   if (!guard_ready_.empty())
     std::fill_n(guard_ready_.begin() + std::ptrdiff_t(std::size_t(w) * ctx_.nregs), ctx_.nregs, 0);
-  if (!xpipe_ready_.empty())
-    std::fill_n(xpipe_from_.begin() + std::ptrdiff_t(std::size_t(w) * ctx_.nregs), ctx_.nregs, 0);
+  if (!xpipe_.empty())
+    std::fill_n(xpipe_.begin() + std::ptrdiff_t(std::size_t(w) * ctx_.nregs), ctx_.nregs, 0);
   Cta& ct = ctas_[wp.cta];
   if (--ct.live) return;
   if (cta_log_) cta_log_->push_back({ct.linear, ct.started, now_, ct.instructions});
