@@ -16,7 +16,7 @@ namespace {
 const std::string kPtx = std::string(SMEMSIM_PTX_DIR) + "/fix_corpus.ptx";
 const std::string kSpecs = std::string(SMEMSIM_SOURCE_DIR) + "/tests/fix_corpus/";
 
-nlohmann::json json_of(const std::string& args) {
+nlohmann::json corpus_json_of(const std::string& args) {
   const CliResult r = shell(std::string(SMEMSIM_CLI) + " " + args + " --json 2>/dev/null");
   EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.out;
   const auto at = r.out.find('{');
@@ -29,7 +29,7 @@ std::string launch(const std::string& kernel, const std::string& spec, const std
 }
 
 double hand_cycles(const std::string& kernel, const std::string& spec, const std::string& arch) {
-  return json_of("sim " + launch(kernel, spec, arch))["timing"]["cycles"];
+  return corpus_json_of("sim " + launch(kernel, spec, arch))["timing"]["cycles"];
 }
 
 // hist64 votes 65,536 values into 64 shared bins with atomicAdd. fix replicates the bins R times
@@ -45,7 +45,7 @@ TEST(FixCorpus, AtomicFixesAsCodeTimeAsTheHandWrittenKernels) {
   for (const char* arch : {"fermi-gtx580", "turing-t4"})
     for (const char* spec : {"hist_skewed.toml", "hist_uniform.toml"}) {
       SCOPED_TRACE(std::string(arch) + " " + spec);
-      const nlohmann::json j = json_of("fix " + launch("hist64", spec, arch));
+      const nlohmann::json j = corpus_json_of("fix " + launch("hist64", spec, arch));
       ASSERT_EQ(j["arrays"].size(), 1u) << j.dump(1);
       const nlohmann::json& a = j["arrays"][0];
       const double base = j["cycles"];
@@ -111,7 +111,7 @@ TEST(FixCorpus, EmittedAtomicFixesCompile) {
 TEST(FixCorpus, QkTilePaddedAsTheHandPaddedKernel) {
   for (const char* arch : {"volta-v100", "ampere-a100"}) {
     SCOPED_TRACE(arch);
-    const nlohmann::json j = json_of("fix " + launch("qk_tile", "qk.toml", arch));
+    const nlohmann::json j = corpus_json_of("fix " + launch("qk_tile", "qk.toml", arch));
     const nlohmann::json* q = nullptr;
     for (const auto& a : j["arrays"])
       if (a["cuda_name"].get<std::string>().ends_with("::q")) q = &a;
@@ -144,7 +144,7 @@ TEST(FixCorpus, QkTilePaddedAsTheHandPaddedKernel) {
 TEST(FixCorpus, TransposeWithARowLoopPaddedAsTheHandPaddedKernel) {
   for (const char* arch : {"fermi-gtx580", "volta-v100", "turing-t4", "ampere-a100"}) {
     SCOPED_TRACE(arch);
-    const nlohmann::json j = json_of("fix " + launch("tr_rows", "tr_rows.toml", arch));
+    const nlohmann::json j = corpus_json_of("fix " + launch("tr_rows", "tr_rows.toml", arch));
     ASSERT_EQ(j["arrays"].size(), 1u) << j.dump(1);
     const nlohmann::json& c = j["arrays"][0]["candidates"][0];
     ASSERT_EQ(c["description"], "pad 1 word per 32-word row") << c.dump(1);
@@ -163,7 +163,8 @@ TEST(FixCorpus, TransposeWithARowLoopPaddedAsTheHandPaddedKernel) {
 // replication nor aggregation written into the kernel is 1 % faster (its time is in the global
 // loads). fix says so, why, and names a different owner of each bin as the change that would help.
 TEST(FixCorpus, UniformHistogramSaysWhyNoAtomicFixHelps) {
-  const nlohmann::json j = json_of("fix " + launch("hist64", "hist_uniform.toml", "volta-v100"));
+  const nlohmann::json j =
+      corpus_json_of("fix " + launch("hist64", "hist_uniform.toml", "volta-v100"));
   ASSERT_EQ(j["arrays"].size(), 1u) << j.dump(1);
   const nlohmann::json& a = j["arrays"][0];
   EXPECT_FALSE(a["aggregation_recommended"]);
@@ -172,7 +173,8 @@ TEST(FixCorpus, UniformHistogramSaysWhyNoAtomicFixHelps) {
   EXPECT_NE(why.find("lanes of a warp update one word"), std::string::npos) << why;
   EXPECT_NE(why.find("a different owner of each word"), std::string::npos) << why;
   // Where a fix helps (skewed input on fermi-gtx580: aggregation 9x), there is nothing to explain.
-  const nlohmann::json k = json_of("fix " + launch("hist64", "hist_skewed.toml", "fermi-gtx580"));
+  const nlohmann::json k =
+      corpus_json_of("fix " + launch("hist64", "hist_skewed.toml", "fermi-gtx580"));
   EXPECT_EQ(k["arrays"][0]["atomic_cause"], "");
 }
 
@@ -185,7 +187,8 @@ TEST(FixCorpus, UniformHistogramSaysWhyNoAtomicFixHelps) {
 // and names the cause and the change of shape that would remove it: rows 16 (mod 32) words
 // apart, i.e. 16 or 48, or a 32-wide block.
 TEST(FixCorpus, StencilGetsNoLayoutButTheRowWidth) {
-  const nlohmann::json j = json_of("fix " + launch("stencil18", "stencil.toml", "turing-t4"));
+  const nlohmann::json j =
+      corpus_json_of("fix " + launch("stencil18", "stencil.toml", "turing-t4"));
   ASSERT_EQ(j["arrays"].size(), 1u) << j.dump(1);
   const nlohmann::json& a = j["arrays"][0];
   for (const auto& c : a["candidates"])

@@ -18,7 +18,7 @@
 namespace smemsim::test {
 namespace {
 
-constexpr const char* kBranches = R"(
+constexpr const char* kIfcvtBranches = R"(
 .visible .entry branches(.param .u64 out)
 {
   .reg .pred %p<4>;
@@ -54,7 +54,7 @@ $F:
 )";
 
 TEST(LowerIfcvt, ConvertsOnlyShortForwardBranchesRoundPlainCode) {
-  ptx::Module m = ptx::parse(std::string(kTimingHeader) + kBranches, "branches.ptx");
+  ptx::Module m = ptx::parse(std::string(kTimingHeader) + kIfcvtBranches, "branches.ptx");
   ptx::Kernel& k = m.kernels.at(0);
   ASSERT_EQ(k.code.size(), 20u);
   const std::vector<std::uint32_t> got =

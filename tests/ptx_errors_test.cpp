@@ -10,7 +10,7 @@ namespace smemsim {
 namespace {
 
 // A module whose kernel body starts at line 8 (the first line of `body`).
-std::string module_with(const std::string& body) {
+std::string errors_module_with(const std::string& body) {
   return ".version 8.0\n"                       // 1
          ".target sm_75\n"                      // 2
          ".address_size 64\n"                   // 3
@@ -42,53 +42,53 @@ std::string unsupported_of(const std::string& text) {
 }
 
 TEST(PtxErrors, UnsupportedInstructionNamesItAndItsLine) {
-  EXPECT_EQ(unsupported_of(module_with("  mov.u32 %r1, 0;\n  suq.width.b32 %r1, [%r2];")),
+  EXPECT_EQ(unsupported_of(errors_module_with("  mov.u32 %r1, 0;\n  suq.width.b32 %r1, [%r2];")),
             "snippet.ptx:9: unsupported PTX instruction 'suq.width.b32'");
-  EXPECT_EQ(unsupported_of(module_with("  {\n  .param .b32 p;\n  call.uni foo, (p);\n  }")),
+  EXPECT_EQ(unsupported_of(errors_module_with("  {\n  .param .b32 p;\n  call.uni foo, (p);\n  }")),
             "snippet.ptx:10: call to 'foo', which has no body in the module (a library function: "
             "of those only vprintf, printf's, and __assertfail, assert's, are built in)");
   // An argument that is not a .param slot is malformed PTX.
-  EXPECT_EQ(error_of(module_with("  call.uni foo, (%r1);")),
+  EXPECT_EQ(error_of(errors_module_with("  call.uni foo, (%r1);")),
             "snippet.ptx:8: '%r1' is not a .param of the caller");
 }
 
 TEST(PtxErrors, UnsupportedModifierIsAnUnsupportedInstruction) {
   // add.cc (carry) and rounding-to-integer outside cvt are not silently ignored.
-  EXPECT_EQ(unsupported_of(module_with("  mul.rni.f32 %r1, %r2, %r3;")),
+  EXPECT_EQ(unsupported_of(errors_module_with("  mul.rni.f32 %r1, %r2, %r3;")),
             "snippet.ptx:8: unsupported PTX instruction 'mul.rni.f32'");
-  EXPECT_EQ(unsupported_of(module_with("  add.rni.f32 %r1, %r2, %r3;")),
+  EXPECT_EQ(unsupported_of(errors_module_with("  add.rni.f32 %r1, %r2, %r3;")),
             "snippet.ptx:8: unsupported PTX instruction 'add.rni.f32'");
   // st.bulk (sm_100's initialization of shared memory): not modelled.
-  EXPECT_EQ(unsupported_of(module_with("  st.bulk.weak.shared::cta [%r2], 16, 0;")),
+  EXPECT_EQ(unsupported_of(errors_module_with("  st.bulk.weak.shared::cta [%r2], 16, 0;")),
             "snippet.ptx:8: unsupported PTX instruction 'st.bulk.weak.shared::cta'");
   // st.async is modelled (issue 46); without its space, completion and mbarrier it is malformed.
-  EXPECT_EQ(error_of(module_with("  st.async.u32 [%r2], %r1;")),
+  EXPECT_EQ(error_of(errors_module_with("  st.async.u32 [%r2], %r1;")),
             "snippet.ptx:8: 'st.async.u32' needs .shared::cluster.mbarrier::complete_tx::bytes");
   // The instructions after it still parse (and their errors are still errors).
-  EXPECT_EQ(error_of(module_with("  mul.rni.f32 %r1, %r2, %r3;\n  add.s32 %r1, %r2;")),
+  EXPECT_EQ(error_of(errors_module_with("  mul.rni.f32 %r1, %r2, %r3;\n  add.s32 %r1, %r2;")),
             "snippet.ptx:9: 'add.s32' needs 3 operands, got 2");
 }
 
 TEST(PtxErrors, MalformedOperands) {
-  EXPECT_EQ(error_of(module_with("  add.s32 %r1, %r2, [%r3];")),
+  EXPECT_EQ(error_of(errors_module_with("  add.s32 %r1, %r2, [%r3];")),
             "snippet.ptx:8: unexpected memory operand");
-  EXPECT_EQ(error_of(module_with("  add.s32 %r1, %r2, 0xZZ;")),
+  EXPECT_EQ(error_of(errors_module_with("  add.s32 %r1, %r2, 0xZZ;")),
             "snippet.ptx:8: malformed number '0xZZ'");
-  EXPECT_EQ(error_of(module_with("\n  ld.shared.u32 %r1, %r2;")),
+  EXPECT_EQ(error_of(errors_module_with("\n  ld.shared.u32 %r1, %r2;")),
             "snippet.ptx:9: operand 2 of 'ld.shared.u32' must be an address [..]");
-  EXPECT_EQ(error_of(module_with("  add.s32 %r1, %r2;")),
+  EXPECT_EQ(error_of(errors_module_with("  add.s32 %r1, %r2;")),
             "snippet.ptx:8: 'add.s32' needs 3 operands, got 2");
-  EXPECT_EQ(error_of(module_with("  add.s32 %r1, %r2, 1, 2;")),
+  EXPECT_EQ(error_of(errors_module_with("  add.s32 %r1, %r2, 1, 2;")),
             "snippet.ptx:8: 'add.s32' takes at most 3 operands");
-  EXPECT_EQ(error_of(module_with("  mov.u32 %r1, 0f3F80;")),
+  EXPECT_EQ(error_of(errors_module_with("  mov.u32 %r1, 0f3F80;")),
             "snippet.ptx:8: malformed number '0f3F80'");
-  EXPECT_EQ(error_of(module_with("  ld.shared.u32 %r1, [%r2+];")),
+  EXPECT_EQ(error_of(errors_module_with("  ld.shared.u32 %r1, [%r2+];")),
             "snippet.ptx:8: malformed offset ']'");
-  EXPECT_EQ(error_of(module_with("  mul.s32 %r1, %r2, %r3;")),
+  EXPECT_EQ(error_of(errors_module_with("  mul.s32 %r1, %r2, %r3;")),
             "snippet.ptx:8: integer 'mul.s32' needs .lo, .hi or .wide");
-  EXPECT_EQ(error_of(module_with("  atom.shared.cas.b32 %r1, [%r2], %r3;")),
+  EXPECT_EQ(error_of(errors_module_with("  atom.shared.cas.b32 %r1, [%r2], %r3;")),
             "snippet.ptx:8: 'atom.shared.cas.b32' needs 4 operands");
-  EXPECT_EQ(error_of(module_with("  mov.u32 %r1, 1\n  ret;")),
+  EXPECT_EQ(error_of(errors_module_with("  mov.u32 %r1, 1\n  ret;")),
             "snippet.ptx:9: expected ';' after the operands of 'mov.u32', found 'ret'");
 }
 
@@ -96,32 +96,32 @@ TEST(PtxErrors, MalformedOperands) {
 // other kernels still launch); the instructions after it still parse.
 TEST(PtxErrors, UnknownRegisterAndSymbol) {
   constexpr const char* kNeither = " (not declared, and not a special register of the PTX ISA)";
-  EXPECT_EQ(unsupported_of(module_with("  mov.u32 %r1, 0;\n  add.s32 %r1, %r9, 1;")),
+  EXPECT_EQ(unsupported_of(errors_module_with("  mov.u32 %r1, 0;\n  add.s32 %r1, %r9, 1;")),
             std::string("snippet.ptx:9: unknown register '%r9'") + kNeither);
-  EXPECT_EQ(unsupported_of(module_with("  mov.u32 %r1, %lanemask_xx;\n  ret;")),
+  EXPECT_EQ(unsupported_of(errors_module_with("  mov.u32 %r1, %lanemask_xx;\n  ret;")),
             std::string("snippet.ptx:8: unknown register '%lanemask_xx'") + kNeither);
   // Inside a vector operand: its '}' is skipped with the rest of the instruction.
-  EXPECT_EQ(unsupported_of(module_with("  mov.b32 %r1, {%r2, %q};\n  ret;")),
+  EXPECT_EQ(unsupported_of(errors_module_with("  mov.b32 %r1, {%r2, %q};\n  ret;")),
             std::string("snippet.ptx:8: unknown register '%q'") + kNeither);
-  EXPECT_EQ(error_of(module_with("  mov.b32 %r1, {%r2, %q};\n  add.s32 %r1, %r2;")),
+  EXPECT_EQ(error_of(errors_module_with("  mov.b32 %r1, {%r2, %q};\n  add.s32 %r1, %r2;")),
             "snippet.ptx:9: 'add.s32' needs 3 operands, got 2");
-  EXPECT_EQ(error_of(module_with("  ld.param.u64 %r1, [nope];")),
+  EXPECT_EQ(error_of(errors_module_with("  ld.param.u64 %r1, [nope];")),
             "snippet.ptx:8: unknown symbol 'nope'");
   // A register declared in an inner scope is gone after it.
-  EXPECT_EQ(unsupported_of(
-                module_with("  {\n  .reg .b32 %t;\n  mov.u32 %t, 1;\n  }\n  mov.u32 %r1, %t;")),
+  EXPECT_EQ(unsupported_of(errors_module_with(
+                "  {\n  .reg .b32 %t;\n  mov.u32 %t, 1;\n  }\n  mov.u32 %r1, %t;")),
             std::string("snippet.ptx:12: unknown register '%t'") + kNeither);
 }
 
 TEST(PtxErrors, UndefinedAndDuplicateLabels) {
-  EXPECT_EQ(error_of(module_with("  mov.u32 %r1, 0;\n  @%p0 bra $L_missing;\n  ret;")),
+  EXPECT_EQ(error_of(errors_module_with("  mov.u32 %r1, 0;\n  @%p0 bra $L_missing;\n  ret;")),
             "snippet.ptx:9: undefined label '$L_missing'");
-  EXPECT_EQ(error_of(module_with("L1:\n  ret;\nL1:\n  ret;")),
+  EXPECT_EQ(error_of(errors_module_with("L1:\n  ret;\nL1:\n  ret;")),
             "snippet.ptx:10: duplicate label 'L1'");
 }
 
 TEST(PtxErrors, GuardMustBeAPredicate) {
-  EXPECT_EQ(error_of(module_with("L:\n  @%r1 bra L;")),
+  EXPECT_EQ(error_of(errors_module_with("L:\n  @%r1 bra L;")),
             "snippet.ptx:9: guard '%r1' is not a predicate register");
 }
 
@@ -145,8 +145,9 @@ TEST(PtxErrors, ModuleLevelProblems) {
             "snippet.ptx:2: duplicate variable 'a'");
   EXPECT_EQ(error_of(".global .u32 t[2] = {1, 2, 3};\n"),
             "snippet.ptx:1: too many initializers for 't'");
-  EXPECT_EQ(error_of(module_with("  .reg .b32 %r<2>;")), "snippet.ptx:8: duplicate register '%r0'");
-  EXPECT_EQ(error_of(module_with("  .shared .u32 buf[];")),
+  EXPECT_EQ(error_of(errors_module_with("  .reg .b32 %r<2>;")),
+            "snippet.ptx:8: duplicate register '%r0'");
+  EXPECT_EQ(error_of(errors_module_with("  .shared .u32 buf[];")),
             "snippet.ptx:8: array 'buf' has no size");
 }
 
@@ -165,7 +166,7 @@ namespace {
 // results) leave the kernel unsupported.
 TEST(PtxErrors, TextureInstructionsAreCheckedOperandByOperand) {
   const std::string decl = "  .reg .b64 %rd<2>;\n  .reg .f32 %f<8>;\n";  // lines 8-9; code at 10
-  auto tex = [&](const std::string& ins) { return module_with(decl + "  " + ins); };
+  auto tex = [&](const std::string& ins) { return errors_module_with(decl + "  " + ins); };
   EXPECT_EQ(error_of(tex("tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5}];")),
             "snippet.ptx:10: 'tex.2d.v4.f32.f32' needs 2 coordinate elements, got 1");
   EXPECT_EQ(error_of(tex("tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%r1, {%r2}];")),
@@ -200,18 +201,18 @@ TEST(PtxErrors, TextureInstructionsAreCheckedOperandByOperand) {
 }
 
 TEST(PtxErrors, BarrierReductionsAndArrivesNeedTheirOperands) {
-  EXPECT_EQ(error_of(module_with("  bar.arrive 1;")),
+  EXPECT_EQ(error_of(errors_module_with("  bar.arrive 1;")),
             "snippet.ptx:8: 'bar.arrive' needs a barrier and a thread count");
-  EXPECT_EQ(error_of(module_with("  bar.red.popc.pred %p1, 0, %p0;")),
+  EXPECT_EQ(error_of(errors_module_with("  bar.red.popc.pred %p1, 0, %p0;")),
             "snippet.ptx:8: 'bar.red.popc.pred' needs the type .u32");
-  EXPECT_EQ(error_of(module_with("  bar.red.u32 %r1, 0, %p0;")),
+  EXPECT_EQ(error_of(errors_module_with("  bar.red.u32 %r1, 0, %p0;")),
             "snippet.ptx:8: 'bar.red.u32' needs .popc, .and or .or");
-  EXPECT_EQ(unsupported_of(module_with("  bar.red.add.u32 %r1, 0, %p0;")),
+  EXPECT_EQ(unsupported_of(errors_module_with("  bar.red.add.u32 %r1, 0, %p0;")),
             "snippet.ptx:8: unsupported PTX instruction 'bar.red.add.u32'");
-  EXPECT_EQ(error_of(module_with("  bar.red.and.pred %p1, 0, %r1;")),
+  EXPECT_EQ(error_of(errors_module_with("  bar.red.and.pred %p1, 0, %r1;")),
             "snippet.ptx:8: operand 3 of 'bar.red.and.pred' must be a predicate");
   const ptx::Module m =
-      ptx::parse(module_with("  barrier.red.or.aligned.pred %p1, 2, 64, !%p0;"), "ok.ptx");
+      ptx::parse(errors_module_with("  barrier.red.or.aligned.pred %p1, 2, 64, !%p0;"), "ok.ptx");
   ASSERT_TRUE(m.kernels[0].unsupported.empty());
   EXPECT_EQ(ptx::to_string(m.kernels[0], m.kernels[0].code[0]),
             "bar.red.or.pred %p1, 2, 64, !%p0;");
