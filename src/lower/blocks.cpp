@@ -26,6 +26,12 @@ bool ends_block(ptx::Opcode op) {
   }
 }
 
+bool ends_block(const ptx::Instruction& ins) {
+  if (ins.op == ptx::Opcode::Wgmma)
+    return ptx::WgmmaOp(ins.comp & ptx::kWgmmaOpMask) != ptx::WgmmaOp::Mma;
+  return ends_block(ins.op);
+}
+
 bool reads_clock(const ptx::Instruction& ins) {
   for (std::size_t k = 0; k < ins.num_ops; ++k) {
     const ptx::Operand& o = ins.ops[k];
@@ -54,7 +60,7 @@ std::vector<std::uint32_t> blocks(const ptx::Kernel& k) {
     for (std::size_t o = 0; o < ins.num_ops; ++o)
       if (ins.ops[o].kind == ptx::OperandKind::Label && ins.ops[o].target < n)
         leader[ins.ops[o].target] = 1;
-    if (ends_block(ins.op)) leader[i + 1] = 1;
+    if (ends_block(ins)) leader[i + 1] = 1;
   }
   for (const ptx::LinkedFunction& fn : k.functions) {
     if (fn.entry < n) leader[fn.entry] = 1;

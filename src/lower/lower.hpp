@@ -86,6 +86,11 @@ struct RegUse {
 // Instructions that end a basic block: control flow and the synchronising ones (bar, fences,
 // mbarrier, cp.async.wait_group, transactions): nothing is merged or moved across them.
 bool ends_block(ptx::Opcode op);
+// The same, except for a wgmma.mma_async: only its fence, commit_group and wait_group end a block.
+// The product between them reads its registers and shared memory like a load, and the list
+// scheduler keeps it in order with every memory instruction, so that a loop's counter
+// moves above it as ptxas moves it (the sm_90a SASS of kernels/wgmma.cu's latency loops).
+bool ends_block(const ptx::Instruction& ins);
 // An instruction nothing moves across (the list scheduler, the vector rule): it reads a clock,
 // so a kernel timing itself sees the code it timed.
 bool reads_clock(const ptx::Instruction& ins);

@@ -14,7 +14,8 @@ using ptx::Opcode;
 
 // How an instruction takes part in the order the scheduler keeps (schedule.hpp).
 //   Full: kept in order with every other instruction listed here (atomics, volatile and strong
-//     accesses, asynchronous copies, nanosleep; and with `spaces` off every memory instruction).
+//     accesses, asynchronous copies, nanosleep, wgmma.mma_async; and with `spaces` off every
+//     memory instruction).
 //   Warp / Carry: kept in order among their own kind (shuffles and votes; the carry flag).
 //   Load / Write: a memory access to `space` (None: generic), ordered against writes, and a write
 //     against loads too, to the spaces that may alias it (the same space, or a generic address).
@@ -46,6 +47,7 @@ Role role(const ptx::Instruction& ins, bool spaces) {
     case Opcode::CpAsync:
     case Opcode::CpAsyncCommit:
     case Opcode::Nanosleep:
+    case Opcode::Wgmma:  // an mma_async (the others end the block): its shared reads, its group
       return {Part::Full, sp};
     case Opcode::Shfl:
     case Opcode::Vote:
@@ -310,7 +312,7 @@ std::vector<std::uint32_t> schedule(const ptx::Kernel& kernel, const std::vector
   for (std::uint32_t i = n; i-- > 0;) {
     const ptx::Instruction& ins = kernel.code[i];
     const bool absorbed = !with.empty() && with[i] != ptx::kNone;
-    fixed[i] = absorbed ? (with[i] < n && fixed[with[i]]) : ends_block(ins.op) || reads_clock(ins);
+    fixed[i] = absorbed ? (with[i] < n && fixed[with[i]]) : ends_block(ins) || reads_clock(ins);
   }
   std::vector<std::uint32_t> order;
   order.reserve(n);
