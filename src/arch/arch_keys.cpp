@@ -245,6 +245,9 @@ const std::vector<Key>& key_table() {
          "cycles more an ALU instruction waits for the FMA pipe's result (FP32, FP16, IMAD), and "
          "an "
          "FMA-pipe instruction for the ALU's, than for its own pipe's (Hopper: 1; 0: none)"),
+      sm("sm.taken_branch_fetch", &SmConfig::taken_branch_fetch, 0, 1000,
+         "cycles from a taken branch's guard predicate (a setp's result) to the first issue of its "
+         "target, fetched once the direction is known (Hopper: 20; 0: none)"),
       sm("sm.lat_fp64", &SmConfig::lat_fp64, 0, 100000,
          "cycles, FP64 arithmetic (the FP64 pipe); 0: sm.lat_alu"),
       sm("sm.lat_cvt64", &SmConfig::lat_cvt64, 0, 100000,

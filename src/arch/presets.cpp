@@ -523,6 +523,15 @@ std::vector<Arch> build() {
     // none fewer; the same for other guarded instructions), and by 4 before a SEL or PLOP3 that
     // reads the predicate as an operand: a guard waits 13 - lat_alu 4 = 9 cycles more.
     a.sm.guard_delay = 9;
+    // The taken branch's fetch (docs/timing.md "Taken-branch fetch"): atomic_bench, one warp
+    // whose zeroing loop (IMAD, IMAD.IADD, STS, ISETP, BRA in the sm_90 SASS, the ISETP just
+    // before the BRA) runs 256 times, takes 12,633 cycles on our H100
+    // (calibration/runs/h100-2026-11-26/ncu.csv); the model 11,105 without the key, 12,641 with 20
+    // (each cycle of it above 14 adds 256). The H200's warp states for it say the same: 0.68
+    // warps an issue in no_instruction and 0.56 in branch_resolving, 6.7 cycles a loop iteration
+    // beyond its stall counts (stalls.csv). The microbenchmark chains, whose loops compute their
+    // predicate early, do not move.
+    a.sm.taken_branch_fetch = 20;
     a.sm.lat_shared_ld = 23;    // [H200] loads on their own results 23.0 ([CFG] SM90_H100: 29)
     a.sm.lat_shared_st = 23;    // assumed equal to the load
     a.sm.lat_shared_atom = 26;  // [H200] an atomic with its result used: the load's + 2.8
@@ -573,7 +582,7 @@ std::vector<Arch> build() {
     // SMs at 1,830 MHz) over four sub-cores. Luo et al. 2024 (Table X, H800) find one
     // warpgroup's m64nNk16 takes N / 2 cycles for N >= 64: that rate from one warpgroup. With
     // A from registers m64n8k16 and m64n16k16 take 13 (4 and 8 cycles of multiply-adds): no
-    // product holds the tensor core fewer (the replica wgmma_rs_n8 fits it: 13.03; the other
+    // product holds the tensor core fewer (the replica wgmma_rs_n8 fits it: 13.05; the other
     // eight shapes of the table, checked, are within 0.3 %: docs/timing.md "wgmma").
     a.sm.wgmma_fmas = 512;
     a.sm.lat_wgmma = 13;

@@ -162,7 +162,8 @@ const std::map<std::string, std::vector<Row>>& tables() {
             "521 branches exactly), to a SEL reading it 4: 12 - lat_alu 4"},
            {"sm.xpipe_delay", K::Vendor,
             "ptxas 13.0's control codes for sm_75 (calibration/runs/h200-2026-11-28, "
-            "scripts/sass-stalls.py): IADD3, LOP3, SHF, LEA, ISETP to a dependent IMAD, FFMA, FMUL, "
+            "scripts/sass-stalls.py): IADD3, LOP3, SHF, LEA, ISETP to a dependent IMAD, FFMA, "
+            "FMUL, "
             "FADD and back 5 cycles (588 of 923 pairs exactly, 4 fewer), within a pipe 4: 5 - 4"},
            {"sm.l1_unified_bytes", K::Vendor,
             "CUDA guide, cc 7.5: 96 KB of L1 and shared memory per SM"},
@@ -214,7 +215,8 @@ const std::map<std::string, std::vector<Row>>& tables() {
             "603 branches exactly), to a SEL reading it 4: 13 - lat_alu 4"},
            {"sm.xpipe_delay", K::Vendor,
             "ptxas 13.0's control codes for sm_80 (calibration/runs/h200-2026-11-28, "
-            "scripts/sass-stalls.py): IADD3, LOP3, SHF, LEA, ISETP to a dependent IMAD, FFMA, FMUL, "
+            "scripts/sass-stalls.py): IADD3, LOP3, SHF, LEA, ISETP to a dependent IMAD, FFMA, "
+            "FMUL, "
             "FADD and back 5 cycles (890 of 1,371 pairs exactly, 6 fewer), within a pipe 4: 5 - 4"},
            {"sm.l1_unified_bytes", K::Vendor,
             "CUDA guide, cc 8.0: 192 KB of L1 and shared memory per SM"},
@@ -280,7 +282,7 @@ const std::map<std::string, std::vector<Row>>& tables() {
             "/ 4 sub-cores; Luo et al. 2024 Table X: one warpgroup's m64nNk16 in N/2 cycles"},
            {"sm.lat_wgmma", K::Calibrated,
             "Luo et al. 2024 Table X (calibration/h800-luo2024.toml): m64n8k16 with A from "
-            "registers 13.0 cycles a product, back to back; its replica wgmma_rs_n8 13.03 (the "
+            "registers 13.0 cycles a product, back to back; its replica wgmma_rs_n8 13.05 (the "
             "other eight shapes of Table X checked within 0.3 %)"},
            {"sm.gpc_sms", K::Assumed,
             "H100 whitepaper: a full GH100 has 8 GPCs of 9 TPCs of 2 SMs (18 SMs a GPC); the "
@@ -321,8 +323,15 @@ const std::map<std::string, std::vector<Row>>& tables() {
             "705 branches exactly), to a SEL reading it 4: 13 - lat_alu 4"},
            {"sm.xpipe_delay", K::Vendor,
             "ptxas 13.0's control codes for sm_90 (calibration/runs/h200-2026-11-28, "
-            "scripts/sass-stalls.py): IADD3, LOP3, SHF, LEA, ISETP to a dependent IMAD, FFMA, FMUL, "
-            "FADD and back 5 cycles (948 of 1,553 pairs exactly, 27 fewer), within a pipe 4: 5 - 4"},
+            "scripts/sass-stalls.py): IADD3, LOP3, SHF, LEA, ISETP to a dependent IMAD, FFMA, "
+            "FMUL, "
+            "FADD and back 5 cycles (948 of 1,553 pairs exactly, 27 fewer), within a pipe 4: 5 - "
+            "4"},
+           {"sm.taken_branch_fetch", K::Calibrated,
+            "H100 (calibration/runs/h100-2026-11-26/ncu.csv): atomic_bench, one warp whose "
+            "zeroing loop runs 256 times, 12,633 cycles; the model 12,641 with 20, "
+            "11,105 without (the H200's warp states: 6.7 cycles an iteration in no_instruction "
+            "and branch_resolving)"},
            {"sm.mio_delay_alu", K::Calibrated,
             "H200: the index chase, LEA then LDS, 29.0 against loads alone 23.0 and LEA's 4; "
             "their replicas 29.00 and 23.00 with 2 (and lat_shared_ld 23)"},
@@ -471,6 +480,7 @@ bool applies(const Arch& a, std::string_view key) {
   if (key == "sm.mio_delay_fp64") return sm.mio_delay_fp64 != 0;
   if (key == "sm.guard_delay") return sm.guard_delay != 0;
   if (key == "sm.xpipe_delay") return sm.xpipe_delay != 0;
+  if (key == "sm.taken_branch_fetch") return sm.taken_branch_fetch != 0;
   if (key == "sm.lat_cvt64") return sm.lat_cvt64 != 0;
   if (key == "sm.lat_tensor" || key == "sm.tensor_fmas") return sm.tensor_fmas != 0;
   if (key == "sm.lat_wgmma" || key == "sm.wgmma_fmas") return sm.wgmma_fmas != 0;
@@ -555,6 +565,7 @@ const std::vector<std::string>& timing_keys() {
                                                 "sm.guard_delay",
                                                 "sm.xpipe_delay",
                                                 "sm.lat_branch",
+                                                "sm.taken_branch_fetch",
                                                 "sm.sched_regs",
                                                 "sm.ifcvt_slots",
                                                 "sm.lat_shared_ld",

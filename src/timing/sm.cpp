@@ -91,7 +91,7 @@ Sm::Sm(std::uint32_t id, const SimContext& ctx)
   pending_short_.assign(pending_.size(), 0);
   if (sm.mio_delay_alu || sm.mio_delay_fma || sm.mio_delay_fp64)
     mio_ready_.assign(pending_.size(), 0);
-  if (sm.guard_delay) guard_ready_.assign(pending_.size(), 0);
+  if (sm.guard_delay || sm.taken_branch_fetch) guard_ready_.assign(pending_.size(), 0);
   if (sm.xpipe_delay) xpipe_.assign(pending_.size(), 0);
   cas_float_ = ctx.atomics == AtomicMode::Native && arch_.shared_float_atomics == "cas";
   if (ctx.atomics == AtomicMode::LockLoop) loop_lanes_.resize(arch_.sm.max_warps);
@@ -436,6 +436,13 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
   wp.control |= in.control;
   const std::size_t base = std::size_t(w) * ctx_.nregs;
   in.ndst = info.ndst;
+  // A taken branch on a predicate a fixed-latency pipe wrote: its target is fetched once the
+  // predicate is known, and issues sm.taken_branch_fetch cycles after a register reader could
+  // have read it (docs/timing.md "Taken-branch fetch"; recompute() wakes the warp then).
+  if (in.control && info.guard != ptx::kNone && arch_.sm.taken_branch_fetch &&
+      r.next != r.index + 1)
+    if (const std::uint64_t g = guard_ready_[base + info.guard])
+      wp.fetch_at = g - arch_.sm.guard_delay + arch_.sm.taken_branch_fetch;
   in.short_result =
       !in.global_load && (unit == Unit::Sfu || unit == Unit::Cvt64 || unit == Unit::SharedLd ||
                           unit == Unit::SharedAtom || unit == Unit::Const);

@@ -294,6 +294,8 @@ class Sm final : public SchedulerView {
     bool cluster_wait = false;
     std::uint8_t pre_step = 0;   // the steps of its next instruction's expansion issued
     std::uint64_t start_at = 0;  // the cycle it may first issue in (sm.warp_start_cycles)
+    // After a taken branch: the first cycle its target may issue in (sm.taken_branch_fetch).
+    std::uint64_t fetch_at = 0;
     // GPU-LocalTM: stalled at TX.Begin by a work-group serialization; inside a transaction since
     // cycle tx_since (or outside it since then), for the execution breakdown (TmCycles).
     // The warp's asynchronous groups (sm_waits.cpp): [0] cp.async's, [1] wgmma's; and the

@@ -64,6 +64,11 @@ void Sm::recompute(std::uint32_t w) {
     wp.tx_wait = false;
   }
   if (wp.control) return set_reason(wp, false, Stall::Control);
+  if (wp.fetch_at > now_) {  // a taken branch's target not fetched yet: branch_resolving
+    wakes_.emplace_back(wp.fetch_at, w);
+    next_wake_ = std::min(next_wake_, wp.fetch_at);
+    return set_reason(wp, false, Stall::Control);
+  }
   // A wait_group whose groups still have ops in flight: cp.async's copies, wgmma's products.
   if (!wp.wg_pending.empty()) wgmma_land(wp, now_);
   if (wp.groups[0].holds() || wp.groups[1].holds()) return set_reason(wp, false, Stall::Memory);
