@@ -250,7 +250,8 @@ std::vector<Arch> build() {
     // A branch holds its warp 5 cycles: ptxas 13.0's control codes give every BRA a stall count of
     // at least 5 on sm_75, sm_80 and sm_90 (843 of 865, 999 of 1,014 and 911 of 1,195 exactly 5;
     // scripts/sass-stalls.py's source, calibration/runs/h200-2026-11-28/sass.tar.gz). Volta
-    // assumed the same (CUDA 13 emits no sm_70). A taken branch's fetch is not modelled.
+    // assumed the same (CUDA 13 emits no sm_70). A taken branch's fetch is
+    // sm.taken_branch_fetch (hopper-h100 only).
     a.sm.lat_branch = 5;
     a.sm.lat_const = 8;  // assumed: no source found
     // The guard delay (docs/timing.md "Guard delay"): ptxas 13.0's control codes for sm_75
