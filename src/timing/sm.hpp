@@ -460,8 +460,9 @@ class Sm final : public SchedulerView {
   // a register's, or their start under sm.warp_start_cycles) as (cycle, warp slot), recomputed
   // then: a timed wake-up, since no other event would.
   std::vector<std::uint64_t> mio_ready_;
-  // The guard delay (sm.guard_delay; empty when 0): warps x registers, the first cycle an
-  // instruction may issue guarded by the predicate register a fixed-latency pipe wrote.
+  // The guard delay (sm.guard_delay; empty when 0 and sm.taken_branch_fetch is 0 too): warps x
+  // registers, the first cycle an instruction may issue guarded by the predicate register a
+  // fixed-latency pipe wrote.
   std::vector<std::uint64_t> guard_ready_;
   // The cross-pipe delay (sm.xpipe_delay; empty when 0): warps x registers, the first cycle the
   // other fixed-latency pipe may read the register << 2 | the pipe that wrote it (xpipe_of; 0:
@@ -472,6 +473,11 @@ class Sm final : public SchedulerView {
   std::vector<std::uint32_t> due_;     // wake_due's scratch
   std::uint64_t next_warp_start_ = 0;  // sm.warp_start_cycles: the cycle the next warp may start
   void wake_due(std::uint64_t now);
+  // Warp slot w is recomputed at cycle `at` (wake_due).
+  void wake_at(std::uint64_t at, std::uint32_t w) {
+    wakes_.emplace_back(at, w);
+    next_wake_ = std::min(next_wake_, at);
+  }
   WarpMask eligible_;
   std::uint32_t threads_used_ = 0, warps_used_ = 0, ctas_used_ = 0;
   std::uint64_t regs_used_ = 0, shared_used_ = 0;

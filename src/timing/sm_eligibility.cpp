@@ -47,8 +47,7 @@ void Sm::recompute(std::uint32_t w) {
   }
   if (wp.finished) return set_reason(wp, false, Stall::Idle);
   if (wp.start_at > now_) {  // not started yet (sm.warp_start_cycles): woken when it is
-    wakes_.emplace_back(wp.start_at, w);
-    next_wake_ = std::min(next_wake_, wp.start_at);
+    wake_at(wp.start_at, w);
     return set_reason(wp, false, Stall::Idle);
   }
   if (wp.cluster_wait) return set_reason(wp, false, Stall::Barrier);  // barrier.cluster.wait
@@ -65,8 +64,7 @@ void Sm::recompute(std::uint32_t w) {
   }
   if (wp.control) return set_reason(wp, false, Stall::Control);
   if (wp.fetch_at > now_) {  // a taken branch's target not fetched yet: branch_resolving
-    wakes_.emplace_back(wp.fetch_at, w);
-    next_wake_ = std::min(next_wake_, wp.fetch_at);
+    wake_at(wp.fetch_at, w);
     return set_reason(wp, false, Stall::Control);
   }
   // A wait_group whose groups still have ops in flight: cp.async's copies, wgmma's products.
@@ -126,8 +124,7 @@ void Sm::recompute(std::uint32_t w) {
     if (!guard_ready_.empty() && (guarded_step || (!pre && in.guard != ptx::kNone))) {
       const std::uint64_t ready = guard_ready_[base + (pre ? pre_reg : in.guard)];
       if (ready > now_) {
-        wakes_.emplace_back(ready, w);
-        next_wake_ = std::min(next_wake_, ready);
+        wake_at(ready, w);
         return set_reason(wp, false, Stall::Wait);
       }
     }
@@ -140,8 +137,7 @@ void Sm::recompute(std::uint32_t w) {
           if ((e & 3) && (e & 3) != mine) ready = std::max(ready, e >> 2);
         }
         if (ready > now_) {
-          wakes_.emplace_back(ready, w);
-          next_wake_ = std::min(next_wake_, ready);
+          wake_at(ready, w);
           return set_reason(wp, false, Stall::Wait);
         }
       }
@@ -153,8 +149,7 @@ void Sm::recompute(std::uint32_t w) {
       std::uint64_t ready = 0;
       for (std::uint8_t k = 0; k < nsrc; ++k) ready = std::max(ready, mio_ready_[base + src[k]]);
       if (ready > now_) {
-        wakes_.emplace_back(ready, w);
-        next_wake_ = std::min(next_wake_, ready);
+        wake_at(ready, w);
         return set_reason(wp, false, Stall::Wait);
       }
     }

@@ -69,8 +69,7 @@ void Sm::wgmma_done(std::uint32_t w, const Inflight& in, std::uint64_t now) {
   const auto group = std::uint32_t(in.async_group);
   if (at <= now) return wp.groups[1].done(group);
   wp.wg_pending.emplace_back(at, group);
-  wakes_.emplace_back(at, w);
-  next_wake_ = std::min(next_wake_, at);
+  wake_at(at, w);
 }
 
 void Sm::wgmma_land(Warp& wp, std::uint64_t now) {
