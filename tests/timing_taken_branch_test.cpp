@@ -9,7 +9,9 @@
 
 #include <fmt/format.h>
 
+#include <initializer_list>
 #include <string>
+#include <utility>
 
 #include "smemsim/arch.hpp"
 #include "timing_test_util.hpp"
@@ -41,6 +43,17 @@ std::uint32_t taken_per_iteration(const Arch& a, int chain) {
   return d / 16;
 }
 
+// For each (taken_branch_fetch, cycles): the loop with `chain` adds takes that many cycles an
+// iteration on hopper_plain().
+void expect_iterations(int chain,
+                       std::initializer_list<std::pair<std::uint32_t, std::uint32_t>> cases) {
+  Arch a = hopper_plain();
+  for (const auto& [fetch, cycles] : cases) {
+    a.sm.taken_branch_fetch = fetch;
+    EXPECT_EQ(taken_per_iteration(a, chain), cycles) << "taken_branch_fetch " << fetch;
+  }
+}
+
 // An iteration: the add issues at 0; the setp reads its result at 4; a register reader could
 // read the predicate at 8, the bra (guard_delay 9 more) issues at 17 and holds its warp
 // lat_branch 5, so the next add issues at 22. The target may issue at 8 + taken_branch_fetch:
@@ -50,14 +63,7 @@ TEST(TakenBranch, ALoopsTargetIssuesTheFetchAfterItsPredicate) {
   ASSERT_EQ(a.sm.lat_alu, 4u);
   ASSERT_EQ(a.sm.guard_delay, 9u);
   ASSERT_EQ(a.sm.lat_branch, 5u);
-  a.sm.taken_branch_fetch = 0;
-  EXPECT_EQ(taken_per_iteration(a, 0), 22u);
-  a.sm.taken_branch_fetch = 14;
-  EXPECT_EQ(taken_per_iteration(a, 0), 22u);
-  a.sm.taken_branch_fetch = 20;
-  EXPECT_EQ(taken_per_iteration(a, 0), 28u);
-  a.sm.taken_branch_fetch = 24;
-  EXPECT_EQ(taken_per_iteration(a, 0), 32u);
+  expect_iterations(0, {{0, 22}, {14, 22}, {20, 28}, {24, 32}});
 }
 
 // Six dependent adds between the setp and the bra. The ALU takes a warp instruction in 2 cycles
@@ -65,13 +71,7 @@ TEST(TakenBranch, ALoopsTargetIssuesTheFetchAfterItsPredicate) {
 // lat_alu 4), the bra 27 (its guard was ready at 17), the next add 32. The predicate was readable
 // at 8: a fetch of 20 (28) is hidden, one of 30 gives 38.
 TEST(TakenBranch, APredicateKnownEarlyHidesTheFetch) {
-  Arch a = hopper_plain();
-  a.sm.taken_branch_fetch = 0;
-  EXPECT_EQ(taken_per_iteration(a, 6), 32u);
-  a.sm.taken_branch_fetch = 20;
-  EXPECT_EQ(taken_per_iteration(a, 6), 32u);
-  a.sm.taken_branch_fetch = 30;
-  EXPECT_EQ(taken_per_iteration(a, 6), 38u);
+  expect_iterations(6, {{0, 32}, {20, 32}, {30, 38}});
 }
 
 // A forward branch over four adds, taken or not by the flag its setp computed just before: not
