@@ -464,6 +464,11 @@ struct Kernel {
   std::vector<CallSite> calls;
   std::vector<LinkedFunction> functions;
   std::uint32_t nret = 0;  // a .func's return parameters (the first `nret` of params)
+  // .pragma "nounroll" (PTX ISA, "Pragma Strings"): the index of the instruction each statement-
+  // level one stood before (it names the loop whose header block holds it), and whether one stood
+  // at module or entry-function scope (every loop). Only the timing's unroll rule reads them.
+  std::vector<std::uint32_t> nounroll;
+  bool nounroll_all = false;
 
   std::uint32_t find_symbol(std::string_view name) const;  // kNone if absent
 };

@@ -39,6 +39,10 @@ class Parser {
 
   Module run() {
     while (!cur_.at_end()) module_statement();
+    if (nounroll_module_) {
+      for (Kernel& k : mod_.kernels) k.nounroll_all = true;
+      for (Kernel& f : mod_.functions) f.nounroll_all = true;
+    }
     std::map<SourceSite, std::uint32_t> index{{SourceSite{}, 0}};
     for (std::size_t i = 0; i < mod_.kernels.size(); ++i)
       resolve_inline_sites(mod_.kernels[i], kernel_chains_[i], mod_, index);
@@ -50,6 +54,7 @@ class Parser {
  private:
   Cursor cur_;
   Module mod_;
+  bool nounroll_module_ = false;                  // a module-scope .pragma "nounroll"
   std::unordered_set<std::string> kernel_names_;  // duplicate check in O(1) (issue 11)
   // The inlining chains of each kernel and function, resolved at the end of the module.
   std::vector<InlineChains> kernel_chains_, function_chains_;
@@ -82,7 +87,8 @@ class Parser {
     } else if (t.text == ".section") {
       skip_section();
     } else if (t.text == ".pragma") {
-      pragma();
+      // At module scope "nounroll" holds for every loop of the module, those before it too.
+      nounroll_module_ |= pragma();
     } else if (t.text == ".visible" || t.text == ".weak" || t.text == ".extern" ||
                t.text == ".entry" || t.text == ".func" || t.text == ".global" ||
                t.text == ".shared" || t.text == ".const") {
@@ -121,12 +127,18 @@ class Parser {
     }
   }
 
-  void pragma() {
+  // `.pragma "s1", "s2";`: returns whether one of the strings is "nounroll" (PTX ISA, "Pragma
+  // Strings"); the others are hints the executor and the timing have no use for.
+  bool pragma() {
     cur_.next();
-    if (cur_.peek().kind != TokKind::String)
-      cur_.fail(cur_.peek(), "expected a string after .pragma");
-    cur_.next();
+    bool nounroll = false;
+    do {
+      if (cur_.peek().kind != TokKind::String)
+        cur_.fail(cur_.peek(), "expected a string after .pragma");
+      nounroll |= cur_.next().text == "nounroll";
+    } while (cur_.accept(','));
     cur_.expect(';', "after .pragma");
+    return nounroll;
   }
 
   // [.visible|.weak|.extern] (.entry kernel | .func | variable)
@@ -367,6 +379,8 @@ class Parser {
         cur_.expect_uint("a count");
       } else if (t.is_word(".noreturn")) {
         cur_.next();
+      } else if (t.is_word(".pragma")) {  // entry-function scope: every loop of the kernel
+        k.nounroll_all |= pragma();
       } else {
         return;
       }
@@ -413,7 +427,9 @@ class Parser {
       } else if (t.is_word(".loc")) {
         loc_directive(kb);
       } else if (t.is_word(".pragma")) {
-        pragma();
+        // A statement's "nounroll" holds for the loop whose header block it is in (PTX ISA).
+        if (pragma())
+          kb.kernel.nounroll.push_back(static_cast<std::uint32_t>(kb.kernel.code.size()));
       } else if (t.is_word(".shared") || t.is_word(".local") || t.is_word(".global") ||
                  t.is_word(".const")) {
         add_symbol(kb, variable(false, true), t);
