@@ -17,7 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string fresh(const std::string& name) {
+std::string sweep_fresh(const std::string& name) {
   const std::string d = ::testing::TempDir() + "smemsim_sweep_" + name;
   fs::remove_all(d);
   return d;
@@ -37,7 +37,7 @@ std::vector<std::vector<std::string>> csv_rows(const std::string& path) {
 
 // Issue 10, "what it must show" 2.
 TEST(StudySweep, OneTableAndOneFigureWithBothValuesAndTheDerivedArch) {
-  const std::string out = fresh("banks");
+  const std::string out = sweep_fresh("banks");
   const CliResult r =
       cli("study run random-patterns --quick --sweep memory.banks=16,32 --out " + out);
   ASSERT_EQ(r.exit_code, 0) << r.out;
@@ -107,7 +107,7 @@ TEST(StudySweep, CrossProductShardsAndMerge) {
   const std::string base =
       "study run random-replication --quick --no-plots --set patterns=500 --sweep "
       "memory.banks=16,32 --sweep atomics.locks=512,1024";
-  const std::string full = fresh("full"), s0 = fresh("s0"), s1 = fresh("s1"), m = fresh("m");
+  const std::string full = sweep_fresh("full"), s0 = sweep_fresh("s0"), s1 = sweep_fresh("s1"), m = sweep_fresh("m");
   ASSERT_EQ(cli(base + " --out " + full).exit_code, 0);
   ASSERT_EQ(cli(base + " --shard 0/2 --out " + s0).exit_code, 0);
   ASSERT_EQ(cli(base + " --shard 1/2 --out " + s1).exit_code, 0);
@@ -123,13 +123,13 @@ TEST(StudySweep, CrossProductShardsAndMerge) {
   EXPECT_EQ(rows[0][2], "atomics.locks");
   // A shard of another configuration: the merge names what differs.
   const auto merge_other = [&](const std::string& name, const std::string& sets) {
-    const std::string t = fresh(name);
+    const std::string t = sweep_fresh(name);
     EXPECT_EQ(cli("study run random-replication --quick --no-plots " + sets +
                   " --sweep atomics.locks=512,1024 --shard 1/2 --out " + t)
                   .exit_code,
               0);
     return cli("study merge " + s0 + "/random-replication " + t +
-               "/random-replication --no-plots --out " + fresh(name + "_m"));
+               "/random-replication --no-plots --out " + sweep_fresh(name + "_m"));
   };
   const CliResult bad = merge_other("t1", "--set patterns=400 --sweep memory.banks=16,32");
   EXPECT_EQ(bad.exit_code, 2) << bad.out;
@@ -143,7 +143,7 @@ TEST(StudySweep, CrossProductShardsAndMerge) {
 }
 
 TEST(StudySweep, BadSweepsAreExitCode2) {
-  const std::string out = " --quick --out " + fresh("bad");
+  const std::string out = " --quick --out " + sweep_fresh("bad");
   const std::pair<std::string, std::string> cases[] = {
       {"--sweep memory.banks", "expected KEY=V1,V2"},
       {"--sweep memory.banks=16,,32", "'' is not a value"},

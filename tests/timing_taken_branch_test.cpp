@@ -1,7 +1,6 @@
 // The taken branch's fetch (sm.taken_branch_fetch, docs/timing.md "Taken-branch fetch"): a
-// branch guarded by a setp's predicate that leaves the fall-through path has its target issue no
-// earlier than taken_branch_fetch cycles after the predicate could be read by a register reader;
-// a branch that falls through, or whose predicate was known long enough before, costs nothing
+// guarded branch that leaves the fall-through path has its target issue no earlier than
+// taken_branch_fetch cycles after the branch issued; a branch that falls through costs nothing
 // more. Each cost below is derived by hand from hopper-h100's keys (lat_alu 4, guard_delay 9,
 // lat_branch 5), for loops of N iterations timed between two clock reads (24 iterations less 8:
 // 16 iterations, each ending in a taken branch).
@@ -54,30 +53,31 @@ void expect_iterations(int chain,
   }
 }
 
-// An iteration: the add issues at 0; the setp reads its result at 4; a register reader could
-// read the predicate at 8, the bra (guard_delay 9 more) issues at 17 and holds its warp
-// lat_branch 5, so the next add issues at 22. The target may issue at 8 + taken_branch_fetch:
-// 22 still with 14, 28 with 20, 32 with 24.
-TEST(TakenBranch, ALoopsTargetIssuesTheFetchAfterItsPredicate) {
+// An iteration: the add issues at 0; the setp reads its result at 4; the predicate is readable at
+// 8, the bra (guard_delay 9 more) issues at 17 and holds its warp lat_branch 5, so the next add
+// issues at 22. The target may issue at 17 + taken_branch_fetch: 22 still with 5, 28 with 11, 32
+// with 15.
+TEST(TakenBranch, ALoopsTargetIssuesTheFetchAfterItsBranch) {
   Arch a = hopper_plain();
   ASSERT_EQ(a.sm.lat_alu, 4u);
   ASSERT_EQ(a.sm.guard_delay, 9u);
   ASSERT_EQ(a.sm.lat_branch, 5u);
-  expect_iterations(0, {{0, 22}, {14, 22}, {20, 28}, {24, 32}});
+  expect_iterations(0, {{0, 22}, {5, 22}, {11, 28}, {15, 32}});
 }
 
 // Six dependent adds between the setp and the bra. The ALU takes a warp instruction in 2 cycles
 // (lanes_alu 16), so: add 0, setp 4, the chain's adds 6, 10, ..., 26 (each reads the one before,
-// lat_alu 4), the bra 27 (its guard was ready at 17), the next add 32. The predicate was readable
-// at 8: a fetch of 20 (28) is hidden, one of 30 gives 38.
-TEST(TakenBranch, APredicateKnownEarlyHidesTheFetch) {
-  expect_iterations(6, {{0, 32}, {20, 32}, {30, 38}});
+// lat_alu 4), the bra 27 (its guard was ready at 17), the next add 32 without a fetch. A
+// predicate known early does not hide the fetch, which starts at the branch: 27 + 11 = 38 with
+// 11, 27 + 20 = 47 with 20, the same 6 and 15 cycles more as in the loop above.
+TEST(TakenBranch, AnEarlyPredicateDoesNotHideTheFetch) {
+  expect_iterations(6, {{0, 32}, {5, 32}, {11, 38}, {20, 47}});
 }
 
 // A forward branch over four adds, taken or not by the flag its setp computed just before: not
 // taken it falls through (its four adds issue) and pays nothing. Taken: the setp issues at s, its
 // predicate is readable at s + 4, the bra issues at s + 13 (guard_delay 9) and its target at
-// s + 18 (lat_branch 5); with a fetch of 30 at s + 4 + 30 = s + 34, 16 cycles later.
+// s + 18 (lat_branch 5); with a fetch of 30 at s + 13 + 30 = s + 43, 25 cycles later.
 std::string taken_forward_branch(bool taken) {
   return clock_timed("fwd", "  .reg .b32 %r<400>;\n  .reg .b64 %rd<4>;\n  .reg .pred %p<2>;\n",
                      "  mov.u32 %r1, %tid.x;\n  and.b32 %r10, %r1, 0;\n",
@@ -102,7 +102,7 @@ TEST(TakenBranch, OnlyABranchThatLeavesTheFallThroughPathPaysIt) {
                       taken0 = taken_cycles(taken_forward_branch(true), a);
   a.sm.taken_branch_fetch = 30;
   EXPECT_EQ(taken_cycles(taken_forward_branch(false), a), fall0);
-  EXPECT_EQ(taken_cycles(taken_forward_branch(true), a), taken0 + 16);
+  EXPECT_EQ(taken_cycles(taken_forward_branch(true), a), taken0 + 25);
 }
 
 // The seeds' GPUs have none.

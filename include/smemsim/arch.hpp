@@ -110,12 +110,11 @@ struct SmConfig {
   // a dependent IADD3, LOP3, SHF, LEA or ISETP and from those to an IMAD, 4 within a pipe, on
   // sm_75, sm_80 and sm_90. 0: none (docs/timing.md "Cross-pipe delay").
   std::uint32_t xpipe_delay = 0;
-  // The taken branch's fetch: a branch guarded by a predicate that a fixed-latency pipe wrote
-  // (setp: ISETP, FSETP) and that leaves the fall-through path has its target's first instruction
-  // issue no earlier than this many cycles after the predicate could be read by a register reader
-  // (the setp's latency): the target is fetched once the branch's direction is known (Nsight
-  // Compute's branch_resolving and no_instruction states). A branch whose predicate was known
-  // long enough before costs nothing more. 0: none (docs/timing.md "Taken-branch fetch").
+  // The taken branch's fetch: a guarded branch that leaves the fall-through path has its
+  // target's first instruction issue no earlier than this many cycles after the branch issued:
+  // the target is fetched once the branch has gone (Nsight Compute's branch_resolving and
+  // no_instruction states). A branch that falls through costs nothing more. 0: none
+  // (docs/timing.md "Taken-branch fetch").
   std::uint32_t taken_branch_fetch = 0;
   // Dense FP16 multiply-adds per cycle of one tensor unit (per sub-core); an mma of m x n x k
   // holds it ceil(m*n*k / tensor_fmas) cycles (TF32 at half, INT8 at twice, INT4 at 4x, b1 at

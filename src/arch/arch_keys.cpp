@@ -204,7 +204,9 @@ const std::vector<Key>& key_table() {
              "where spaces cannot alias), and the rules that add instructions (sincos, ex2, "
              "divide: ptxas's sequences; wide: 64-bit integer ops as two; bssy: BSSY/BSYNC round a "
              "branch whose lanes may part), aggregate (an atomic ptxas makes one lane's: a warp's "
-             "add of one value to one word), or all; docs/timing.md \"Lowering\""),
+             "add of one value to one word), unroll (a counted innermost loop's counter, compare "
+             "and branch issued one trip in four, as ptxas unrolls it), or all; docs/timing.md "
+             "\"Lowering\""),
       sm("sm.ifcvt_slots", &SmConfig::ifcvt_slots, 1, 64,
          "sm.lower's ifcvt: the most issue slots (expansions' steps counted) a forward branch "
          "may jump over to be predicated instead"),
@@ -246,8 +248,8 @@ const std::vector<Key>& key_table() {
          "an "
          "FMA-pipe instruction for the ALU's, than for its own pipe's (Hopper: 1; 0: none)"),
       sm("sm.taken_branch_fetch", &SmConfig::taken_branch_fetch, 0, 1000,
-         "cycles from a taken branch's guard predicate (a setp's result) to the first issue of its "
-         "target, fetched once the direction is known (Hopper: 20; 0: none)"),
+         "cycles from a taken guarded branch's issue to the first issue of its target, fetched "
+         "once the branch has issued (Hopper: 11; 0: none)"),
       sm("sm.lat_fp64", &SmConfig::lat_fp64, 0, 100000,
          "cycles, FP64 arithmetic (the FP64 pipe); 0: sm.lat_alu"),
       sm("sm.lat_cvt64", &SmConfig::lat_cvt64, 0, 100000,

@@ -244,7 +244,9 @@ std::vector<Arch> build() {
     // zeroing loop, `STS [R0.X4], RZ` with the shared base folded (calibration/runs/
     // h200-2026-11-28/sass.tar.gz; CUDA 13 emits no sm_70, whose ISA has RZ and the same
     // immediate fields). It moves no published figure's replica by more than 0.002 cycles.
-    a.sm.lower = "fma,imad,lea,addr,scaled,cvt,mov,imm,schedule";
+    // A counted innermost loop is 4x (`unroll`, src/lower/unroll.hpp): ptxas 13.0's SASS for
+    // sm_75, sm_80 and sm_90 of rep_ffma alike (64 FFMAs a trip for the PTX's 16).
+    a.sm.lower = "fma,imad,lea,addr,scaled,cvt,mov,imm,schedule,unroll";
     a.sm.lat_alu = 4;  // IADD3 -> dependent: 4 [NAK], [TV] 4.3, [CFG] 4
     a.sm.lat_fma = 4;  // FFMA -> dependent: 4 [NAK], [TV] 4.1, [CFG] 4
     // A branch holds its warp 5 cycles: ptxas 13.0's control codes give every BRA a stall count of
@@ -500,7 +502,7 @@ std::vector<Arch> build() {
     //   model 63.50 with it, 2.00 without.
     a.sm.lower =
         "fma,imad,lea,addr,cvt,mov,imm,ifcvt,vector,schedule,spaces,sincos,ex2,divide,bssy,"
-        "aggregate";
+        "aggregate,unroll";
     // A shared float add is a compare-and-swap loop for sm_90 (LDS, FADD, ATOMS.CAST.SPIN, a
     // compare and a branch a round): the H200's opcode counts of kmeans, ATOMS 1,473, LDS 1,393
     // and FADD 1,377 for 384 PTX shared atomics (ncu_opcodes_h200.csv, docs/timing.md).
@@ -509,7 +511,9 @@ std::vector<Arch> build() {
     a.sm.mio_delay_fma = 2;
     a.sm.scheduler = "lrr";
     a.sm.lat_fp64 = 8;  // [H200] DFMA chain 8.10 ([CFG] SM90_H100: 8)
-    a.sm.lat_fp16 = 9;  // [H200] HFMA2 chain 9.29 (fused): 9.01
+    // [H200] HFMA2 chain 9.29 (fused; four a trip of a nounroll loop, so 3 x 8 and the taken
+    // branch's 11 + 1): 9.01. ptxas alternates HFMA2 and HFMA2.MMA, two pipes: one latency here.
+    a.sm.lat_fp16 = 8;
     a.sm.lat_sfu = 17;  // [H200] MUFU.SQRT chain 17.07 ([CFG] SM90_H100: 23)
     // [H200] cvt.f64.f32 then cvt.rn.f32.f64 (F2F.F64.F32, F2F.F32.F64) on their own results
     // 36.48 a step (scripts/operand_delay.cu's f2f_pair): 18.24 an F2F; its replica 36.00.
@@ -527,12 +531,12 @@ std::vector<Arch> build() {
     // The taken branch's fetch (docs/timing.md "Taken-branch fetch"): atomic_bench, one warp
     // whose zeroing loop (IMAD, IMAD.IADD, STS, ISETP, BRA in the sm_90 SASS, the ISETP just
     // before the BRA) runs 256 times, takes 12,633 cycles on our H100
-    // (calibration/runs/h100-2026-11-26/ncu.csv); the model 11,105 without the key, 12,641 with 20
-    // (each cycle of it above 14 adds 256). The H200's warp states for it say the same: 0.68
+    // (calibration/runs/h100-2026-11-26/ncu.csv); the model 11,105 without the key, 12,641 with 11
+    // (each cycle of it above 5 adds 256). The H200's warp states for it say the same: 0.68
     // warps an issue in no_instruction and 0.56 in branch_resolving, 6.7 cycles a loop iteration
-    // beyond its stall counts (stalls.csv). The microbenchmark chains, whose loops compute their
-    // predicate early, do not move.
-    a.sm.taken_branch_fetch = 20;
+    // beyond its stall counts (stalls.csv). The FFMA, IMAD and DFMA chains (4x unrolled loops,
+    // one BRA a 64 links) check it: 4.13, 4.14, 8.07 a link against the H200's 4.16, 4.18, 8.10.
+    a.sm.taken_branch_fetch = 11;
     a.sm.lat_shared_ld = 23;    // [H200] loads on their own results 23.0 ([CFG] SM90_H100: 29)
     a.sm.lat_shared_st = 23;    // assumed equal to the load
     a.sm.lat_shared_atom = 26;  // [H200] an atomic with its result used: the load's + 2.8

@@ -302,7 +302,9 @@ const std::map<std::string, std::vector<Row>>& tables() {
            {"sm.lat_fma", K::Calibrated,
             "H200 (calibration/h200-measured.toml): FFMA chain 4.16, IMAD 4.18; replica 4.07"},
            {"sm.lat_fp64", K::Calibrated, "H200: DFMA chain 8.10; its replica 8.00"},
-           {"sm.lat_fp16", K::Calibrated, "H200: HFMA2 chain (fused) 9.29; its replica 9.01"},
+           {"sm.lat_fp16", K::Calibrated,
+            "H200: HFMA2 chain (fused) 9.29, four a trip and a taken branch; its replica 9.01 "
+            "(HFMA2 throughput 272.4 flop/clk/SM: 279.8)"},
            {"sm.lat_sfu", K::Calibrated,
             "H200: MUFU.SQRT chain 17.07; its replica 17.01 (sin.approx 23.04, FMUL.RZ then "
             "MUFU.SIN in the SASS: its replica, expanded by the sincos rule, 24.01)"},
@@ -329,9 +331,10 @@ const std::map<std::string, std::vector<Row>>& tables() {
             "4"},
            {"sm.taken_branch_fetch", K::Calibrated,
             "H100 (calibration/runs/h100-2026-11-26/ncu.csv): atomic_bench, one warp whose "
-            "zeroing loop runs 256 times, 12,633 cycles; the model 12,641 with 20, "
+            "zeroing loop runs 256 times, 12,633 cycles; the model 12,641 with 11, "
             "11,105 without (the H200's warp states: 6.7 cycles an iteration in no_instruction "
-            "and branch_resolving)"},
+            "and branch_resolving); the H200's FFMA, IMAD, DFMA chains 4.16, 4.18, 8.10 a link "
+            "(one BRA a 64): 4.13, 4.14, 8.07"},
            {"sm.mio_delay_alu", K::Calibrated,
             "H200: the index chase, LEA then LDS, 29.0 against loads alone 23.0 and LEA's 4; "
             "their replicas 29.00 and 23.00 with 2 (and lat_shared_ld 23)"},

@@ -58,6 +58,9 @@
 //   aggregate  an integer atom/red add of a warp-uniform value, or an unused and/or/xor, to a
 //         warp-uniform address, and an unused add of zero: ptxas's one-lane atomic (VOTEU.ANY,
 //         FLO, @P ATOM), timed as the lowest active lane's access (aggregate.hpp).
+//   unroll  an innermost loop with a counter stepped by a constant and a trip count known only at
+//         run time: ptxas runs four trips as one, so the counter's step, the compare and the
+//         branch issue in one trip of four (unroll.hpp; the SM skips them in the other three).
 #pragma once
 
 #include <cstdint>

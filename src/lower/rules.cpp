@@ -27,12 +27,12 @@ Rules parse_rules(std::string_view spec, std::string_view key) {
     throw InputError(fmt::format(
         "arch key '{}': empty (give none, all, or a comma list of fma, imad, lea, addr, scaled, "
         "cvt, mov, imm, ifcvt, lop3, iadd3, vector, schedule, spaces, sincos, ex2, divide, wide, "
-        "bssy, aggregate)",
+        "bssy, aggregate, unroll)",
         key));
   if (spec == "all")
     return parse_rules(
         "fma,imad,lea,addr,scaled,cvt,mov,imm,ifcvt,lop3,iadd3,vector,schedule,spaces,sincos,ex2,"
-        "divide,wide,bssy,aggregate",
+        "divide,wide,bssy,aggregate,unroll",
         key);
   std::size_t pos = 0;
   while (pos <= spec.size()) {
@@ -59,12 +59,13 @@ Rules parse_rules(std::string_view spec, std::string_view key) {
                  : name == "wide"      ? &r.wide
                  : name == "bssy"      ? &r.bssy
                  : name == "aggregate" ? &r.aggregate
+                 : name == "unroll"    ? &r.unroll
                                        : nullptr;
     if (!flag)
       throw InputError(fmt::format(
           "arch key '{}': unknown lowering rule '{}' (give a comma list of fma, imad, lea, addr, "
           "scaled, cvt, mov, imm, ifcvt, lop3, iadd3, vector, schedule, spaces, sincos, ex2, "
-          "divide, wide, bssy, aggregate; or all, or none)",
+          "divide, wide, bssy, aggregate, unroll; or all, or none)",
           key, name));
     *flag = true;
     if (comma == std::string_view::npos) break;
@@ -100,6 +101,7 @@ std::string to_string(const Rules& r) {
   add(r.wide, "wide");
   add(r.bssy, "bssy");
   add(r.aggregate, "aggregate");
+  add(r.unroll, "unroll");
   return s.empty() ? "none" : s;
 }
 

@@ -68,12 +68,16 @@ struct Rules {
   // whose result is unused, to a warp-uniform address; an add of zero whose result is unused):
   // timed as the lowest active lane's access (aggregate.hpp).
   bool aggregate = false;
+  // ptxas unrolls an innermost counted loop four times (unroll.hpp): its counter, compare and
+  // branch issue in one trip of four; in the others the warp goes on to the next trip's first
+  // instruction with no issue slot for them.
+  bool unroll = false;
   bool any() const {
     return fma || imad || lea || addr || scaled || cvt || mov || ifcvt || lop3 || vector || imm ||
            iadd3;
   }
 };
-// The rules from a comma list of their names ("fma,imad,...,bssy,aggregate"), "all" or "none":
+// The rules from a comma list of their names ("fma,imad,...,aggregate,unroll"), "all" or "none":
 // throws InputError naming `key` (an empty spec or an empty name in the list is refused too).
 Rules parse_rules(std::string_view spec, std::string_view key = "sm.lower");
 std::string to_string(const Rules& r);  // the canonical comma list, "none" when empty

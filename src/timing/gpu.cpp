@@ -50,6 +50,7 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
   rules = lower::parse_rules(sm.lower);
   if (rules.ifcvt) if_convert_code();  // on the decode as written, before anything is absorbed
   if (rules.vector) vectorize_code();
+  find_unrolled();
   absorbed = apply_lowering(*code, info, rules);
   ctx.atomics = atomic_mode(arch);
   const Timing& t = arch.timing;
@@ -188,6 +189,8 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
   ctx.arch = &arch;
   ctx.info = &info;
   ctx.absorbed = &absorbed;
+  // Not with GPU-LocalTM, whose retries jump back over transactions.
+  if (!unrolled.empty() && !ctx.uses_tm) ctx.unroll = &unrolled;
   ctx.options = &options;
   // One register more than the kernel's: sm.lower's sincos writes its range reduction there.
   ctx.nregs = static_cast<std::uint32_t>(code->regs.size()) + 1;

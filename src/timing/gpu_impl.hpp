@@ -41,6 +41,9 @@ struct GpuSim::Impl {
   std::vector<InstInfo> info;
   std::vector<std::uint32_t>
       absorbed;  // apply_lowering: what each absorbed instruction issues with
+  // sm.lower's unroll (src/lower/unroll.hpp): per instruction, its unrolled loop's branch when it
+  // is that loop's overhead; empty when no loop is unrolled.
+  std::vector<std::uint32_t> unrolled;
   // The executor that checked the launch: it owns the module's variables (its siblings, one per
   // SM, share them) and runs --sample-ctas' untimed CTAs.
   std::unique_ptr<exec::Executor> primary;
@@ -106,6 +109,7 @@ struct GpuSim::Impl {
   void lower_code();
   void if_convert_code();  // sm.lower's ifcvt (gpu_lower.cpp)
   void vectorize_code();   // sm.lower's vector (gpu_lower.cpp)
+  void find_unrolled();    // sm.lower's unroll (gpu_lower.cpp)
   void renumber_events();  // the observer's indices in the caller's numbering (gpu_lower.cpp)
 };
 

@@ -2,6 +2,7 @@
 // in the scheduled order, and the caller's numbering for what leaves GpuSim.
 #include "lower/ifcvt.hpp"
 #include "lower/schedule.hpp"
+#include "lower/unroll.hpp"
 #include "lower/vector.hpp"
 #include "timing/expand.hpp"
 #include "timing/gpu_impl.hpp"
@@ -102,7 +103,14 @@ void GpuSim::Impl::lower_code() {
   }
   std::vector<InstInfo>().swap(info);  // not beside its successor (issue 48: 172 bytes a line)
   info = decode_kernel(*code);
+  find_unrolled();
   absorbed = apply_lowering(*code, info, rules);
+}
+
+// sm.lower's unroll (src/lower/unroll.hpp), on the code the SMs run, while `info` holds each
+// instruction's own registers (apply_lowering gives an absorbed one its group's).
+void GpuSim::Impl::find_unrolled() {
+  if (rules.unroll) unrolled = lower::unrolled_overhead(*code, reg_uses(info));
 }
 
 // The vector rule (src/lower/vector.hpp): each group of shared loads brought together, in a copy

@@ -3,6 +3,8 @@
 // sm_units.cpp.
 #include "timing/sm.hpp"
 
+#include "lower/unroll.hpp"
+
 #include <algorithm>
 #include <bit>
 
@@ -91,7 +93,7 @@ Sm::Sm(std::uint32_t id, const SimContext& ctx)
   pending_short_.assign(pending_.size(), 0);
   if (sm.mio_delay_alu || sm.mio_delay_fma || sm.mio_delay_fp64)
     mio_ready_.assign(pending_.size(), 0);
-  if (sm.guard_delay || sm.taken_branch_fetch) guard_ready_.assign(pending_.size(), 0);
+  if (sm.guard_delay) guard_ready_.assign(pending_.size(), 0);
   if (sm.xpipe_delay) xpipe_.assign(pending_.size(), 0);
   cas_float_ = ctx.atomics == AtomicMode::Native && arch_.shared_float_atomics == "cas";
   if (ctx.atomics == AtomicMode::LockLoop) loop_lanes_.resize(arch_.sm.max_warps);
@@ -250,17 +252,7 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
   wp.exec_next = r.next;
   note_next(wp);
   const auto& code = ctx_.kernel->code;
-  auto count = [&] {
-    const std::uint64_t lanes = std::uint64_t(std::popcount(r.active));
-    ++stats_.warp_instructions;
-    ++ctas_[wp.cta].instructions;
-    stats_.thread_instructions += lanes;
-    if (instr_ && r.index < code.size()) {
-      InstrStats& is = (*instr_)[r.index];
-      ++is.issued;
-      is.thread_instructions += lanes;
-    }
-  };
+  auto count = [&] { count_issue(wp, r); };
   // Instructions the lowering pass absorbed (sm.lower) are free: each executes and the warp goes
   // on, in the same slot, to the instruction it issues with (the scoreboard checked the group's
   // registers). Should the warp go elsewhere (it reconverged), the slot ends here.
@@ -278,6 +270,7 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
     }
   }
   count();
+  if (ctx_.unroll) note_trip(wp, r);
   const bool past_end = r.index >= code.size();
   static const InstInfo kFellOff = [] {
     InstInfo i;
@@ -436,13 +429,12 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
   wp.control |= in.control;
   const std::size_t base = std::size_t(w) * ctx_.nregs;
   in.ndst = info.ndst;
-  // A taken branch on a predicate a fixed-latency pipe wrote: its target is fetched once the
-  // predicate is known, and issues sm.taken_branch_fetch cycles after a register reader could
-  // have read it (docs/timing.md "Taken-branch fetch"; recompute() wakes the warp then).
+  // A taken guarded branch: its target is fetched once the branch has issued, and issues
+  // sm.taken_branch_fetch cycles after it (docs/timing.md "Taken-branch fetch"; recompute() wakes
+  // the warp then). A branch that falls through costs nothing more.
   if (in.control && info.guard != ptx::kNone && arch_.sm.taken_branch_fetch &&
       r.next != r.index + 1)
-    if (const std::uint64_t g = guard_ready_[base + info.guard])
-      wp.fetch_at = g - arch_.sm.guard_delay + arch_.sm.taken_branch_fetch;
+    wp.fetch_at = now + arch_.sm.taken_branch_fetch;
   in.short_result =
       !in.global_load && (unit == Unit::Sfu || unit == Unit::Cvt64 || unit == Unit::SharedLd ||
                           unit == Unit::SharedAtom || unit == Unit::Const);
@@ -463,12 +455,59 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
     ++ctas_[wp.cta].bars_in_flight;
   }
   push_ops(id, unit, mem, memory, sectors, now, found);
+  if (ctx_.unroll && r.state == exec::WarpState::Ready && !info.barrier) skip_unrolled(wp);
   // A barrier arrival or an exit can release the CTA's other warps; a transactional instruction can
   // abort them (work-group serialization) or let them through TX.Begin.
   if (info.barrier || info.arrive || wp.finished || r.in_tx)
     recompute_cta(wp.cta);
   else
     recompute(w);
+}
+
+void Sm::count_issue(Warp& wp, const exec::IssueResult& r) {
+  const std::uint64_t lanes = std::uint64_t(std::popcount(r.active));
+  ++stats_.warp_instructions;
+  ++ctas_[wp.cta].instructions;
+  stats_.thread_instructions += lanes;
+  if (instr_ && r.index < instr_->size()) {
+    InstrStats& is = (*instr_)[r.index];
+    ++is.issued;
+    is.thread_instructions += lanes;
+  }
+}
+
+void Sm::note_trip(Warp& wp, const exec::IssueResult& r) {
+  const std::vector<std::uint32_t>& u = *ctx_.unroll;
+  if (r.index >= u.size() || u[r.index] != r.index) return;
+  if (r.next == r.index + 1) {  // it left the loop
+    wp.unroll_loop = ptx::kNone;
+    wp.trips = 0;
+  } else {
+    if (wp.unroll_loop != r.index) wp.unroll_loop = r.index, wp.trips = 0;
+    ++wp.trips;
+  }
+}
+
+// ptxas runs lower::kUnrollFactor trips of the loop as one (src/lower/unroll.hpp): its counters'
+// steps, compare and branch issue in the last trip of each group. In the others the warp executes
+// them here, right after the instruction before them, in its slot: no issue slot, unit or
+// latency (the unrolled copies have none), and the next instruction waits for nothing of theirs.
+void Sm::skip_unrolled(Warp& wp) {
+  const std::vector<std::uint32_t>& u = *ctx_.unroll;
+  while (!wp.finished && wp.exec_next < u.size()) {
+    const std::uint32_t b = u[wp.exec_next];
+    if (b == ptx::kNone) return;
+    if (wp.unroll_loop != b) wp.unroll_loop = b, wp.trips = 0;  // the warp enters the loop
+    if (wp.trips % lower::kUnrollFactor == lower::kUnrollFactor - 1) return;
+    const exec::IssueResult r = ex_->issue(wp.exec_slot, wp.exec_warp);
+    wp.exec_next = r.next;
+    count_issue(wp, r);
+    ++stats_.absorbed;
+    note_trip(wp, r);
+    if (r.state == exec::WarpState::Done) wp.finished = true;
+    note_next(wp);
+    if (r.state != exec::WarpState::Ready) return;
+  }
 }
 
 // A step of sm.lower's expansion before an instruction (expand.hpp: sin/cos's range reduction, a

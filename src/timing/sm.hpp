@@ -80,6 +80,9 @@ struct SimContext {
   // Per instruction, the one an instruction the lowering pass absorbed issues with (ptx::kNone:
   // it issues itself); nullptr or empty: no lowering.
   const std::vector<std::uint32_t>* absorbed = nullptr;
+  // sm.lower's unroll (src/lower/unroll.hpp): per instruction, its loop's branch when it is the
+  // overhead of a loop ptxas unrolls (ptx::kNone otherwise); nullptr: none.
+  const std::vector<std::uint32_t>* unroll = nullptr;
   const TimingOptions* options = nullptr;
   std::vector<InstrStats>* instr = nullptr;  // per-instruction stats, or nullptr
   AtomicMode atomics = AtomicMode::LockLoop;
@@ -322,6 +325,9 @@ class Sm final : public SchedulerView {
     std::uint8_t loop_ndst = 0;
     std::array<std::uint32_t, 4> loop_dst{};
     std::uint64_t loop_issued = 0;
+    // sm.lower's unroll: the branch of the unrolled loop the warp is in (ptx::kNone: none) and its
+    // trips through it so far (taken branches).
+    std::uint32_t unroll_loop = ptx::kNone, trips = 0;
   };
   struct LoopLanes {
     std::array<std::uint64_t, kMaxLanes> key{};  // SharedMemoryUnit::key_of the lane's word
@@ -365,6 +371,11 @@ class Sm final : public SchedulerView {
   void mio_tick(std::uint64_t now);
   void issue_warp(std::uint32_t w, std::uint64_t now);
   void account_tm(std::uint32_t w, const exec::IssueResult& r, std::uint64_t now);
+  void count_issue(Warp& wp, const exec::IssueResult& r);  // a warp instruction executed
+  // sm.lower's unroll: a trip through an unrolled loop counted at its branch (note_trip); after an
+  // issue, the loop overhead that trip does not issue, executed in the same slot (skip_unrolled).
+  void note_trip(Warp& wp, const exec::IssueResult& r);
+  void skip_unrolled(Warp& wp);
   void async_issue(Warp& wp, Inflight& in, const InstInfo& info);
   // A wgmma's shared reads are done at `now`: its tensor work on the warp's sub-core follows
   // (sm.wgmma_fmas, sm.lat_wgmma), and then its group's count.
@@ -460,7 +471,7 @@ class Sm final : public SchedulerView {
   // a register's, or their start under sm.warp_start_cycles) as (cycle, warp slot), recomputed
   // then: a timed wake-up, since no other event would.
   std::vector<std::uint64_t> mio_ready_;
-  // The guard delay (sm.guard_delay; empty when 0 and sm.taken_branch_fetch is 0 too): warps x
+  // The guard delay (sm.guard_delay; empty when 0): warps x
   // registers, the first cycle an instruction may issue guarded by the predicate register a
   // fixed-latency pipe wrote.
   std::vector<std::uint64_t> guard_ready_;
