@@ -113,6 +113,46 @@ TEST(LowerUnroll, TheLoopsPtxasUnrollsFourTimes) {
   EXPECT_EQ(loops, 39u);
 }
 
+// One loop each, and whether the rule unrolls it: the counter %r1 from a parameter (a trip count
+// known only at run time) unless said otherwise.
+std::size_t loops_in(const std::string& setup, const std::string& body, int pad = 0) {
+  std::string extra;
+  for (int i = 0; i < pad; ++i) extra += "  add.s32 %r3, %r3, %r2;\n";
+  const ptx::Module m = ptx::parse(
+      ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u32 n, .param "
+      ".u64 p)\n{\n  .reg .b32 %r<9>;\n  .reg .b64 %rd<4>;\n  .reg .pred %p<3>;\n"
+      "  ld.param.u32 %r2, [n];\n  ld.param.u64 %rd1, [p];\n  mov.u32 %r3, 0;\n" +
+          setup + "L:\n" + extra + body + "  ret;\n}\n",
+      "t.ptx");
+  return unrolled_loops(m.kernels[0]).size();
+}
+
+TEST(LowerUnroll, TheLoopsItLeaves) {
+  const std::string from_param = "  mov.u32 %r1, %r2;\n";
+  const std::string step = "  add.s32 %r1, %r1, -1;\n  setp.ne.s32 %p1, %r1, 0;\n  @%p1 bra L;\n";
+  EXPECT_EQ(loops_in(from_param, "  add.s32 %r3, %r3, %r1;\n" + step), 1u);
+  // A trip count known when compiling: the counter starts from a constant, the bound is one.
+  EXPECT_EQ(loops_in("  mov.u32 %r1, 64;\n", "  add.s32 %r3, %r3, %r1;\n" + step), 0u);
+  // Stepped by a register.
+  EXPECT_EQ(loops_in(from_param,
+                     "  add.s32 %r1, %r1, %r2;\n  setp.lt.u32 %p1, %r1, 4096;\n  @%p1 bra L;\n"),
+            0u);
+  // .pragma "nounroll" in its header block.
+  EXPECT_EQ(loops_in(from_param, "  .pragma \"nounroll\";\n  add.s32 %r3, %r3, %r1;\n" + step), 0u);
+  // An atomic whose result is read; one whose result is not is fine.
+  EXPECT_EQ(loops_in(from_param,
+                     "  atom.global.add.u32 %r4, [%rd1], 1;\n  add.s32 %r3, %r3, %r4;\n" + step),
+            0u);
+  EXPECT_EQ(loops_in(from_param, "  atom.global.add.u32 %r4, [%rd1], 1;\n" + step), 1u);
+  // A second latch back to the head.
+  EXPECT_EQ(loops_in(from_param, "  add.s32 %r3, %r3, %r1;\n" + step +
+                                     "  setp.gt.s32 %p2, %r3, 0;\n  @%p2 bra L;\n"),
+            0u);
+  // More than 64 PTX instructions: 61 adds and the three of its overhead are 64, one more is 65.
+  EXPECT_EQ(loops_in(from_param, step, 61), 1u);
+  EXPECT_EQ(loops_in(from_param, step, 62), 0u);
+}
+
 // rep_ffma's loop: 16 fma.rn.f32, `add.s32 %r14, %r14, -4`, setp, bra. The overhead is the add,
 // the setp and the branch; its nounroll remainder loop is not unrolled.
 TEST(LowerUnroll, TheOverheadIsTheCounterTheCompareAndTheBranch) {

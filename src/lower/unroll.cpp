@@ -62,10 +62,11 @@ void mark_loop(const ptx::Kernel& k, const std::vector<RegUse>& uses, std::uint3
     const std::uint32_t t = label_of(c);
     if (c.op == Opcode::Bra && (t == ptx::kNone || t <= j || t > b)) return;
   }
+  // Nor a second latch: a later branch back to its head.
   for (std::size_t j = 0; j < k.code.size(); ++j) {
     if (j >= h && j <= b) continue;
     const std::uint32_t t = label_of(k.code[j]);
-    if (t != ptx::kNone && t > h && t <= b) return;
+    if (t != ptx::kNone && t <= b && (t > h || (t == h && j > b))) return;
   }
   for (const ptx::LinkedFunction& fn : k.functions)
     if (fn.entry <= b && fn.end > h) return;
