@@ -51,6 +51,12 @@ bool reads_clock(const ptx::Instruction& ins) {
   return false;
 }
 
+std::uint32_t branch_target(const ptx::Instruction& ins) {
+  for (std::size_t o = 0; o < ins.num_ops; ++o)
+    if (ins.ops[o].kind == ptx::OperandKind::Label) return ins.ops[o].target;
+  return ptx::kNone;
+}
+
 std::vector<std::uint32_t> blocks(const ptx::Kernel& k) {
   const std::size_t n = k.code.size();
   std::vector<std::uint8_t> leader(n + 1, 0);

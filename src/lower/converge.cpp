@@ -69,12 +69,6 @@ bool conditional_branch(const ptx::Instruction& ins) {
   return ins.op == Opcode::Bra && ins.guard != ptx::kNone;
 }
 
-std::uint32_t branch_target(const ptx::Instruction& ins) {
-  for (std::size_t o = 0; o < ins.num_ops; ++o)
-    if (ins.ops[o].kind == OperandKind::Label) return ins.ops[o].target;
-  return ptx::kNone;
-}
-
 }  // namespace
 
 std::vector<std::uint8_t> varying_registers(const ptx::Kernel& k, const std::vector<RegUse>& uses) {

@@ -97,6 +97,8 @@ bool ends_block(const ptx::Instruction& ins);
 // An instruction nothing moves across (the list scheduler, the vector rule): it reads a clock,
 // so a kernel timing itself sees the code it timed.
 bool reads_clock(const ptx::Instruction& ins);
+// The label an instruction names (a branch's target, as an instruction index), ptx::kNone if none.
+std::uint32_t branch_target(const ptx::Instruction& ins);
 // The basic block of each instruction (0, 1, ...): a block starts at a branch target, a linked
 // function's entry, and after an instruction that ends_block().
 std::vector<std::uint32_t> blocks(const ptx::Kernel& kernel);

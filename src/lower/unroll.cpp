@@ -9,12 +9,6 @@ namespace {
 using ptx::Opcode;
 using ptx::OperandKind;
 
-std::uint32_t label_of(const ptx::Instruction& ins) {
-  for (std::size_t o = 0; o < ins.num_ops; ++o)
-    if (ins.ops[o].kind == OperandKind::Label) return ins.ops[o].target;
-  return ptx::kNone;
-}
-
 bool writes(const RegUse& u, std::uint32_t r) {
   return std::find(u.writes.begin(), u.writes.end(), r) != u.writes.end();
 }
@@ -59,13 +53,13 @@ void mark_loop(const ptx::Kernel& k, const std::vector<RegUse>& uses, std::uint3
     const ptx::Instruction& c = k.code[j];
     if (c.op == Opcode::Call || c.op == Opcode::Ret || c.op == Opcode::Exit) return;
     if (blocks_unroll(k, uses, j)) return;
-    const std::uint32_t t = label_of(c);
+    const std::uint32_t t = branch_target(c);
     if (c.op == Opcode::Bra && (t == ptx::kNone || t <= j || t > b)) return;
   }
   // Nor a second latch: a later branch back to its head.
   for (std::size_t j = 0; j < k.code.size(); ++j) {
     if (j >= h && j <= b) continue;
-    const std::uint32_t t = label_of(k.code[j]);
+    const std::uint32_t t = branch_target(k.code[j]);
     if (t != ptx::kNone && t <= b && (t > h || (t == h && j > b))) return;
   }
   for (const ptx::LinkedFunction& fn : k.functions)
@@ -139,7 +133,7 @@ std::vector<std::uint32_t> unrolled_overhead(const ptx::Kernel& k,
   for (std::uint32_t b = 0; b < k.code.size(); ++b) {
     const ptx::Instruction& c = k.code[b];
     if (c.op != Opcode::Bra || c.guard == ptx::kNone) continue;
-    const std::uint32_t h = label_of(c);
+    const std::uint32_t h = branch_target(c);
     if (h == ptx::kNone || h > b) continue;
     mark_loop(k, uses, h, b, out);
   }

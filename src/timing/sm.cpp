@@ -252,14 +252,13 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
   wp.exec_next = r.next;
   note_next(wp);
   const auto& code = ctx_.kernel->code;
-  auto count = [&] { count_issue(wp, r); };
   // Instructions the lowering pass absorbed (sm.lower) are free: each executes and the warp goes
   // on, in the same slot, to the instruction it issues with (the scoreboard checked the group's
   // registers). Should the warp go elsewhere (it reconverged), the slot ends here.
   if (const std::vector<std::uint32_t>* ab = ctx_.absorbed; ab && !ab->empty()) {
     while (r.index < ab->size() && (*ab)[r.index] != ptx::kNone &&
            r.state == exec::WarpState::Ready) {
-      count();
+      count_issue(wp, r);
       ++stats_.absorbed;
       if (ctx_.uses_tm) account_tm(w, r, now);
       if ((ctx_.uses_tm ? ex_->next_index(wp.exec_slot, wp.exec_warp) : r.next) != r.index + 1)
@@ -269,7 +268,7 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
       note_next(wp);
     }
   }
-  count();
+  count_issue(wp, r);
   if (ctx_.unroll) note_trip(wp, r);
   const bool past_end = r.index >= code.size();
   static const InstInfo kFellOff = [] {
