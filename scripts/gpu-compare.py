@@ -139,11 +139,13 @@ def main():
     INST = "smsp__inst_executed.sum"
     insts = any(INST in m for _, m in ncu)
     inst_ratios = []
-    print(f"| launch | kernels | GPU cycles | model cycles | model/GPU | GPU shared ld/st | "
+    act_ratios = []
+    print(f"| launch | kernels | GPU cycles | model cycles | model/GPU | GPU SM active | model SM active | "
+          f"model/GPU active | GPU shared ld/st | "
           f"model ld/st | GPU wavefronts ld/st | GPU conflicts ld/st | model conflicts |"
           + (" GPU L2 read hits / lookups | model L2 hits / past L1 |" if l2 else "")
           + (" GPU SASS inst | model lowered inst | model/GPU inst |" if insts else ""))
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if l2 else "")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if l2 else "")
           + ("---:|---:|---:|" if insts else ""))
     with tempfile.TemporaryDirectory() as tmp:
         for name, builtin, opts in suite():
@@ -152,12 +154,12 @@ def main():
                                capture_output=True, text=True)
             if r.returncode not in (0, 1):  # not replayable (a TM kernel): no GPU row either
                 why = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else "failed"
-                print(f"| {name} | not replayable: {why.removeprefix('smemsim: error: ')} | | | | | | | | |")
+                print(f"| {name} | not replayable: {why.removeprefix('smemsim: error: ')} | | | | | | | | | | | |")
                 continue
             kernels = [l.split()[1] for l in open(os.path.join(pk, "replay.txt")) if l.startswith("launch ")]
             mine = ncu[at:at + len(kernels)]
             if len(mine) != len(kernels) or not all(same_kernel(k, n) for (k, _), n in zip(mine, kernels)):
-                print(f"| {name} | not in the Nsight rows (the GPU did not run it) | | | | | | | | |")
+                print(f"| {name} | not in the Nsight rows (the GPU did not run it) | | | | | | | | | | | |")
                 continue
             at += len(kernels)
             g = {}
@@ -186,8 +188,17 @@ def main():
                 return f" {gi:,.0f} | {mi:,} | {mi / gi if gi else float('nan'):.2f} |"
             if s and gc > 0:
                 ratios.append(cyc / gc)
+            # Cycles an SM had a CTA resident, the busiest SM: Nsight's sm__cycles_active.max
+            # (summed over a pipeline's launches) beside the model's busy_cycles. Without the
+            # launch's fixed cost, this is where a small kernel's own time shows.
+            ga = g.get("sm__cycles_active.max", float("nan"))
+            ma = max((m["busy_cycles"] for m in s["timing"]["sms"]), default=0) if s else float("nan")
+            if s and ga > 0 and ma > 0:
+                act_ratios.append(ma / ga)
             print(f"| {name} | {len(kernels)} | {gc:,.0f} | {cyc:,.0f} | {cyc / gc:.2f} | "
-                  f"{g.get('smsp__sass_inst_executed_op_shared_ld.sum', 0):,.0f} / "
+                  + (f"{ga:,.0f} | {ma:,.0f} | {ma / ga:.2f} | " if ga > 0 and ma > 0
+                     else f"{ga:,.0f} | n/a | n/a | ")  # a pipeline's JSON has no per-SM rows
+                  + f"{g.get('smsp__sass_inst_executed_op_shared_ld.sum', 0):,.0f} / "
                   f"{g.get('smsp__sass_inst_executed_op_shared_st.sum', 0):,.0f}"
                   f"{gatom(g)} | "
                   f"{ld:,} / {st:,}{f' (+{oth:,} atom)' if oth else ''} | "
@@ -203,6 +214,11 @@ def main():
               f"within 10 %: {sum(0.9 <= x <= 1.1 for x in ratios)}, "
               f"within 25 %: {sum(abs(math.log(x)) <= math.log(1.25) for x in ratios)}, "
               f"over 1.15: {sum(x > 1.15 for x in ratios)}")
+    if act_ratios:
+        gm, med = spread(act_ratios)
+        print(f"\n{len(act_ratios)} launches' SM active cycles (the busiest SM): geometric mean of "
+              f"model/GPU {gm:.2f}, median |log| {med:.3f}; "
+              f"within 10 %: {sum(0.9 <= x <= 1.1 for x in act_ratios)}")
     if inst_ratios:
         gm, med = spread(inst_ratios)
         print(f"\n{len(inst_ratios)} launches' warp instructions: geometric mean of model "
