@@ -40,7 +40,7 @@ struct LinkCost {
   std::uint64_t wait = 0;  // issue-slot cycles a link adds waiting (Stall::Wait)
 };
 
-LinkCost link_cost(const Arch& a, bool as_guard) {
+LinkCost guard_link_cost(const Arch& a, bool as_guard) {
   TimedKernel k8(guard_chain(8, as_guard), 32, 2), k24(guard_chain(24, as_guard), 32, 2);
   const timing::TimingStats s8 = k8.run(a), s24 = k24.run(a);
   const std::uint32_t d = k24.out()[0] - k8.out()[0];
@@ -56,29 +56,29 @@ TEST(GuardDelay, AGuardReadsASetpsPredicateLate) {
   const Arch h = hopper_plain();
   ASSERT_EQ(h.sm.guard_delay, 9u);
   ASSERT_EQ(h.sm.lat_alu, 4u);
-  const LinkCost on = link_cost(h, true);
+  const LinkCost on = guard_link_cost(h, true);
   EXPECT_EQ(on.per_link, 17u);
   EXPECT_EQ(on.wait, 15u);
   EXPECT_EQ(on.value, 1u);
   Arch none = h;
   none.sm.guard_delay = 0;
-  EXPECT_EQ(link_cost(none, true).per_link, 8u);
+  EXPECT_EQ(guard_link_cost(none, true).per_link, 8u);
   // A larger delay moves the link by exactly the difference.
   Arch big = h;
   big.sm.guard_delay = 20;
-  EXPECT_EQ(link_cost(big, true).per_link, 4u + 20u + 4u);
+  EXPECT_EQ(guard_link_cost(big, true).per_link, 4u + 20u + 4u);
 }
 
 // selp reads the predicate as an operand, as a register: 4 + 4 = 8 with or without the delay (the
 // SASS's SEL 4 cycles after its ISETP).
 TEST(GuardDelay, APredicateReadAsAnOperandIsNotLate) {
   const Arch h = hopper_plain();
-  const LinkCost on = link_cost(h, false);
+  const LinkCost on = guard_link_cost(h, false);
   EXPECT_EQ(on.per_link, 8u);
   EXPECT_EQ(on.value, 1u);
   Arch none = h;
   none.sm.guard_delay = 0;
-  EXPECT_EQ(link_cost(none, false).per_link, 8u);
+  EXPECT_EQ(guard_link_cost(none, false).per_link, 8u);
 }
 
 // A loop's block: the counter's add (0), eight independent adds (1-8), the setp of the counter

@@ -116,6 +116,18 @@ struct SmConfig {
   // no_instruction states). A branch that falls through costs nothing more. 0: none
   // (docs/timing.md "Taken-branch fetch").
   std::uint32_t taken_branch_fetch = 0;
+  // The SM's instruction cache, cold at a launch's start (docs/timing.md "Instruction and
+  // constant caches"): a warp whose next instruction lies in a 128-byte line (eight 16-byte
+  // instructions) the SM has not fetched waits this many cycles from the line's request
+  // (no_instruction); a warp reaching a line for the first time has the SM request the next
+  // icache_prefetch_lines lines. 0: every instruction is in the cache.
+  std::uint32_t icache_miss_cycles = 0;
+  std::uint32_t icache_prefetch_lines = 0;
+  // The SM's constant cache, cold at a launch's start: an instruction that reads a kernel
+  // parameter or a constant at a constant address (ld.param, ld.const [symbol+imm]) whose 64-byte
+  // line the SM has not fetched waits this many cycles from the line's request (imc_miss). 0: every
+  // constant is in the cache.
+  std::uint32_t const_miss_cycles = 0;
   // Dense FP16 multiply-adds per cycle of one tensor unit (per sub-core); an mma of m x n x k
   // holds it ceil(m*n*k / tensor_fmas) cycles (TF32 at half, INT8 at twice, INT4 at 4x, b1 at
   // 16x, FP64 at 1/16 that rate: A100's ratios). 0: no tensor core, an mma issues like an ALU

@@ -62,9 +62,13 @@ enum class Stall : std::uint8_t {
   ShortScoreboard,  // "short_scoreboard": ... a register an MIO op (shared load or atomic, SFU,
                     // ld.param/ld.const) is still writing
   LgThrottle,       // "lg_throttle": a global/local request waits for room in the SM's memory queue
+  // The SM's instruction and constant caches (sm.icache_miss_cycles, sm.const_miss_cycles):
+  NoInstruction,  // "no_instruction": the next instruction's line is not in the instruction cache
+  ImcMiss,        // "imc_miss": the next instruction reads a constant whose line is not in the
+                  // SM's constant cache (a kernel parameter, ld.const at a constant address)
 };
-inline constexpr std::size_t kStallKinds = 21;
-std::string_view stall_name(Stall s);  // "selected", "idle", "wait", ..., "lg_throttle"
+inline constexpr std::size_t kStallKinds = 23;
+std::string_view stall_name(Stall s);  // "selected", "idle", "wait", ..., "imc_miss"
 
 // smemsim's names before issue 47, kept in the JSON as aliases for one schema version: each old
 // name and the reasons whose sum it is ("scoreboard": wait + short_scoreboard).

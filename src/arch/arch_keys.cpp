@@ -250,6 +250,16 @@ const std::vector<Key>& key_table() {
       sm("sm.taken_branch_fetch", &SmConfig::taken_branch_fetch, 0, 1000,
          "cycles from a taken guarded branch's issue to the first issue of its target, fetched "
          "once the branch has issued (Hopper: 11; 0: none)"),
+      sm("sm.icache_miss_cycles", &SmConfig::icache_miss_cycles, 0, 100000,
+         "cycles from the request of an instruction line (128 bytes, eight instructions) the SM "
+         "has not fetched in this launch to its arrival; warps wait in no_instruction (0: no "
+         "instruction cache misses)"),
+      sm("sm.icache_prefetch_lines", &SmConfig::icache_prefetch_lines, 0, 4096,
+         "instruction lines after the one a warp first reaches that the SM requests with it"),
+      sm("sm.const_miss_cycles", &SmConfig::const_miss_cycles, 0, 100000,
+         "cycles from the request of a constant line (64 bytes of the parameters or of .const) the "
+         "SM has not fetched in this launch to its arrival; warps wait in imc_miss (0: no "
+         "constant cache misses)"),
       sm("sm.lat_fp64", &SmConfig::lat_fp64, 0, 100000,
          "cycles, FP64 arithmetic (the FP64 pipe); 0: sm.lat_alu"),
       sm("sm.lat_cvt64", &SmConfig::lat_cvt64, 0, 100000,

@@ -443,9 +443,10 @@ std::vector<Arch> build() {
     a.sm.count = 132;
     a.compute_capability = 90;
     // [H100] the launch's own cost (Nsight Compute's gpc__cycles_elapsed.max of an empty kernel,
-    // docs/calibration.md): one 32-thread CTA 4,054 cycles, of which the model's CTA takes 4;
-    // 1,320 and 13,200 CTAs 5,702 and 20,092: 1.21 cycles a CTA GPU-wide, 5 every 6 cycles.
-    a.sm.launch_cycles = 4050;
+    // docs/calibration.md): one 32-thread CTA 4,054 cycles, of which the model's CTA takes 174
+    // (its `ret`, 4, after the instruction cache's miss, 170); 1,320 and 13,200 CTAs 5,702 and
+    // 20,092: 1.21 cycles a CTA GPU-wide, 5 every 6 cycles.
+    a.sm.launch_cycles = 3880;
     a.sm.dispatch_ctas = 5;
     a.sm.dispatch_cycles = 6;
     // [H100] one CTA of 1,024 threads 4,192 cycles, of 32 threads 4,054: 4.45 cycles a warp for
@@ -537,6 +538,17 @@ std::vector<Arch> build() {
     // beyond its stall counts (stalls.csv). The FFMA, IMAD and DFMA chains (4x unrolled loops,
     // one BRA a 64 links) check it: 4.13, 4.14, 8.07 a link against the H200's 4.16, 4.18, 8.10.
     a.sm.taken_branch_fetch = 11;
+    // [H200] the caches a launch starts without (docs/timing.md "Instruction and constant
+    // caches"): Nsight's warp states of the suite (calibration/runs/h200-2026-11-28/stalls.csv),
+    // per warp, no_instruction 132-203 cycles in the launches of straight-line code and one CTA an
+    // SM (transpose, reduction, backprop, conv, scan_matrix, scalar_prod; median 154), where the
+    // model's warps, started 5 cycles apart, wait 152 with a miss of 170 and never again with 32
+    // lines prefetched (conv's 400 instructions a warp: 168 against 151; 8 lines give 202, 4 give
+    // 451); imc_miss 64-215 a warp (a line or two of parameters and launch dimensions: median 107,
+    // 61 a line), the model 58-118 with 60.
+    a.sm.icache_miss_cycles = 170;
+    a.sm.icache_prefetch_lines = 32;
+    a.sm.const_miss_cycles = 60;
     a.sm.lat_shared_ld = 23;    // [H200] loads on their own results 23.0 ([CFG] SM90_H100: 29)
     a.sm.lat_shared_st = 23;    // assumed equal to the load
     a.sm.lat_shared_atom = 26;  // [H200] an atomic with its result used: the load's + 2.8

@@ -335,6 +335,18 @@ const std::map<std::string, std::vector<Row>>& tables() {
             "11,105 without (the H200's warp states: 6.7 cycles an iteration in no_instruction "
             "and branch_resolving); the H200's FFMA, IMAD, DFMA chains 4.16, 4.18, 8.10 a link "
             "(one BRA a 64): 4.13, 4.14, 8.07"},
+           {"sm.icache_miss_cycles", K::Calibrated,
+            "H200 (calibration/runs/h200-2026-11-28/stalls.csv): Nsight's no_instruction, per "
+            "warp, 132-203 cycles in the launches of straight-line code and one CTA an SM "
+            "(transpose, reduction, backprop, conv, scan_matrix, scalar_prod; median 154); the "
+            "model's warps wait 152 with 170"},
+           {"sm.icache_prefetch_lines", K::Calibrated,
+            "H200 (stalls.csv): conv, 400 instructions a warp, no_instruction 151 cycles a warp; "
+            "the model 168 with 32 lines, 202 with 8, 451 with 4"},
+           {"sm.const_miss_cycles", K::Calibrated,
+            "H200 (stalls.csv): Nsight's imc_miss, per warp, 64-215 cycles over the suite "
+            "(a line or two of parameters and launch dimensions: median 107, 61 a line); the "
+            "model 58-118 with 60"},
            {"sm.mio_delay_alu", K::Calibrated,
             "H200: the index chase, LEA then LDS, 29.0 against loads alone 23.0 and LEA's 4; "
             "their replicas 29.00 and 23.00 with 2 (and lat_shared_ld 23)"},
@@ -484,6 +496,9 @@ bool applies(const Arch& a, std::string_view key) {
   if (key == "sm.guard_delay") return sm.guard_delay != 0;
   if (key == "sm.xpipe_delay") return sm.xpipe_delay != 0;
   if (key == "sm.taken_branch_fetch") return sm.taken_branch_fetch != 0;
+  if (key == "sm.icache_miss_cycles" || key == "sm.icache_prefetch_lines")
+    return sm.icache_miss_cycles != 0;
+  if (key == "sm.const_miss_cycles") return sm.const_miss_cycles != 0;
   if (key == "sm.lat_cvt64") return sm.lat_cvt64 != 0;
   if (key == "sm.lat_tensor" || key == "sm.tensor_fmas") return sm.tensor_fmas != 0;
   if (key == "sm.lat_wgmma" || key == "sm.wgmma_fmas") return sm.wgmma_fmas != 0;
@@ -569,6 +584,9 @@ const std::vector<std::string>& timing_keys() {
                                                 "sm.xpipe_delay",
                                                 "sm.lat_branch",
                                                 "sm.taken_branch_fetch",
+                                                "sm.icache_miss_cycles",
+                                                "sm.icache_prefetch_lines",
+                                                "sm.const_miss_cycles",
                                                 "sm.sched_regs",
                                                 "sm.ifcvt_slots",
                                                 "sm.lat_shared_ld",

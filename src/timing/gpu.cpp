@@ -191,6 +191,10 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
   ctx.absorbed = &absorbed;
   // Not with GPU-LocalTM, whose retries jump back over transactions.
   if (!unrolled.empty() && !ctx.uses_tm) ctx.unroll = &unrolled;
+  if (sm.const_miss_cycles) {
+    const_lines = constant_lines(*code, ctx.const_lines);
+    ctx.const_line = &const_lines;
+  }
   ctx.options = &options;
   // One register more than the kernel's: sm.lower's sincos writes its range reduction there.
   ctx.nregs = static_cast<std::uint32_t>(code->regs.size()) + 1;

@@ -39,6 +39,11 @@ Sm::Sm(std::uint32_t id, const SimContext& ctx)
       mio_(ctx.arch->sm.subcores, ctx.arch->sm.mio_queue) {
   const SmConfig& sm = arch_.sm;
   gmem_.set_resident(&ctx.l2_resident);
+  if (sm.icache_miss_cycles)
+    icache_ = LineFetch(ctx.kernel->code.size() / kInstructionsPerLine + 1, sm.icache_miss_cycles,
+                        sm.icache_prefetch_lines);
+  if (sm.const_miss_cycles && ctx.const_line)
+    ccache_ = LineFetch(ctx.const_lines, sm.const_miss_cycles, 0);
   for (std::size_t u = 0; u < kUnits; ++u) {
     mio_tail_[u] =
         m_ + (shared_memory_unit(static_cast<Unit>(u)) ? ctx_.latency[u] - (f_ + m_ + 1) - 1 : 0);

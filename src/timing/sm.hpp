@@ -33,6 +33,7 @@
 #include "smemsim/timing.hpp"
 #include "timing/bank_aware.hpp"
 #include "timing/expand.hpp"
+#include "timing/fetch.hpp"
 #include "timing/global_mem.hpp"
 #include "timing/mio.hpp"
 #include "timing/outbox.hpp"
@@ -83,6 +84,10 @@ struct SimContext {
   // sm.lower's unroll (src/lower/unroll.hpp): per instruction, its loop's branch when it is the
   // overhead of a loop ptxas unrolls (ptx::kNone otherwise); nullptr: none.
   const std::vector<std::uint32_t>* unroll = nullptr;
+  // sm.const_miss_cycles (fetch.hpp): per instruction, the constant-cache line it reads
+  // (ptx::kNone: none), and how many lines there are; nullptr: no constant-cache misses.
+  const std::vector<std::uint32_t>* const_line = nullptr;
+  std::uint32_t const_lines = 0;
   const TimingOptions* options = nullptr;
   std::vector<InstrStats>* instr = nullptr;  // per-instruction stats, or nullptr
   AtomicMode atomics = AtomicMode::LockLoop;
@@ -405,6 +410,7 @@ class Sm final : public SchedulerView {
 
   std::uint32_t id_;
   const SimContext& ctx_;
+  LineFetch icache_, ccache_;  // the instruction and constant caches (fetch.hpp)
   exec::Executor* ex_ = nullptr;
   exec::AccessConsumer* forward_ = nullptr;    // where the collector hands the accesses on
   Observer* obs_ = nullptr;                    // the caller's observer, its buffer, or none

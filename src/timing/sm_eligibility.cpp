@@ -48,7 +48,9 @@ void Sm::recompute(std::uint32_t w) {
   if (wp.finished) return set_reason(wp, false, Stall::Idle);
   if (wp.start_at > now_) {  // not started yet (sm.warp_start_cycles): woken when it is
     wake_at(wp.start_at, w);
-    return set_reason(wp, false, Stall::Idle);
+    // Its CTA's first instruction line still on its way (start_cta): no_instruction.
+    const bool line = icache_.on() && icache_.at(wp.exec_next / kInstructionsPerLine, now_) > now_;
+    return set_reason(wp, false, line ? Stall::NoInstruction : Stall::Idle);
   }
   if (wp.cluster_wait) return set_reason(wp, false, Stall::Barrier);  // barrier.cluster.wait
   if (wp.at_bar) {
@@ -74,6 +76,21 @@ void Sm::recompute(std::uint32_t w) {
   // GPU-LocalTM moves other warps too (a commit that aborts them): ask the executor there.
   wp.next = ctx_.uses_tm ? ex_->next_index(wp.exec_slot, wp.exec_warp) : wp.exec_next;
   if (wp.next < ctx_.info->size()) {
+    // Its line in the instruction cache (fetch.hpp): until it is there the warp has no
+    // instruction to wait on or to issue.
+    if (icache_.on()) {
+      const std::uint64_t ready = icache_.at(wp.next / kInstructionsPerLine, now_);
+      if (ready > now_) {
+        wake_at(ready, w);
+        return set_reason(wp, false, Stall::NoInstruction);
+      }
+    }
+    // A constant it reads: its line is requested now, while the registers are awaited.
+    std::uint64_t const_ready = 0;
+    if (ccache_.on()) {
+      const std::uint32_t line = (*ctx_.const_line)[wp.next];
+      if (line != ptx::kNone) const_ready = ccache_.at(line, now_);
+    }
     const InstInfo& in = (*ctx_.info)[wp.next];
     const std::size_t base = std::size_t(w) * ctx_.nregs;
     // An expanded instruction (sm.lower's sincos, divide; expand.hpp) issues its steps first: the
@@ -152,6 +169,10 @@ void Sm::recompute(std::uint32_t w) {
         wake_at(ready, w);
         return set_reason(wp, false, Stall::Wait);
       }
+    }
+    if (const_ready > now_) {  // its operands are ready, its constant is not
+      wake_at(const_ready, w);
+      return set_reason(wp, false, Stall::ImcMiss);
     }
   }
   set_reason(wp, true, Stall::Issued);

@@ -34,6 +34,12 @@ void Sm::start_cta(std::uint64_t cta, std::uint64_t age_base, std::uint64_t now)
   // The SM starts warps one every sm.warp_start_cycles, those of CTAs it took before first.
   const std::uint64_t warp_start = arch_.sm.warp_start_cycles;
   std::uint64_t start = warp_start ? std::max(now, next_warp_start_) : 0;
+  // The SM starts the warps once the CTA's first instruction line is in its instruction cache
+  // (sm.icache_miss_cycles: the H100's empty CTA of 1,024 threads takes the warps' starts longer
+  // than one of 32 threads, after the line's miss).
+  if (warp_start && icache_.on())
+    start =
+        std::max(start, icache_.at(ex_->next_index(ct.exec_slot, 0) / kInstructionsPerLine, now));
   std::uint32_t slot = 0;
   for (std::uint32_t k = 0; k < ctx_.warps_per_cta; ++k) {
     while (warps_[slot].used) ++slot;

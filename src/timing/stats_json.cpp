@@ -21,7 +21,8 @@ std::string_view stall_name(Stall s) {
                                                            "tx_wait",        "tm_overhead",
                                                            "mio_throttle",   "math_pipe_throttle",
                                                            "dispatch_stall", "short_scoreboard",
-                                                           "lg_throttle"};
+                                                           "lg_throttle",    "no_instruction",
+                                                           "imc_miss"};
   return kNames[static_cast<std::size_t>(s)];
 }
 
