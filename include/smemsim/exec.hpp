@@ -332,6 +332,11 @@ class Executor {
   bool cta_done(std::uint32_t slot) const;
   // Next instruction index of a Ready warp.
   std::uint32_t next_index(std::uint32_t slot, std::uint32_t warp) const;
+  // Whether the warp's next instruction, an f32 division of two registers, has a lane (on its
+  // path, its guard holding) whose operands as they are now fail the GPU's fast-path check
+  // (FCHK): a dividend or divisor that is zero, subnormal, infinite or NaN, or exponents whose
+  // difference takes the quotient out of the normal range (docs/timing.md "Lowering": divide).
+  bool fdiv_slow(std::uint32_t slot, std::uint32_t warp) const;
   // Executes the next instruction of warp `warp` of the CTA in `slot`; the warp must be Ready.
   IssueResult issue(std::uint32_t slot, std::uint32_t warp);
 

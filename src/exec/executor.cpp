@@ -564,6 +564,36 @@ std::uint32_t Executor::next_index(std::uint32_t slot, std::uint32_t warp) const
                          : w.stack.back().pc;
 }
 
+bool Executor::fdiv_slow(std::uint32_t slot, std::uint32_t warp) const {
+  Impl& im = *impl_;
+  Warp& w = im.ctas.at(slot).warps.at(warp);
+  if (w.stack.empty()) return false;
+  const std::uint32_t pc = w.stack.back().pc;
+  if (pc >= im.kernel.code.size()) return false;
+  const XInst& x = im.xcode[pc];
+  if (x.row[1] == kNoRow || x.row[2] == kNoRow) return false;
+  LaneMask exec = w.stack.back().mask;
+  if (x.guard != kNoRow) {
+    const std::uint64_t* p = im.row(w, x.guard);
+    const std::uint64_t gneg = x.guard_negated();
+    each_lane(w.stack.back().mask, [&](int l) {
+      if (!((p[l] ^ gneg) & 1)) exec &= ~(LaneMask{1} << l);
+    });
+  }
+  const std::uint64_t* a = im.row(w, x.row[1]);
+  const std::uint64_t* b = im.row(w, x.row[2]);
+  bool slow = false;
+  each_lane(exec, [&](int l) {
+    // The biased exponents: 0 is a zero or a subnormal, 255 an infinity or a NaN (the slow
+    // path's first test in the SASS: exponent - 1 above 253 unsigned, either operand).
+    const int ea = int((a[l] >> 23) & 0xff), eb = int((b[l] >> 23) & 0xff);
+    // The fast path (MUFU.RCP and FFMA refinements) is exact while the quotient stays normal:
+    // assumed here as an exponent difference within +-126.
+    slow |= ea == 0 || ea == 255 || eb == 0 || eb == 255 || ea - eb > 126 || eb - ea > 126;
+  });
+  return slow;
+}
+
 IssueResult Executor::issue(std::uint32_t slot, std::uint32_t warp) {
   Cta& cta = impl_->ctas.at(slot);
   Warp& w = cta.warps.at(warp);

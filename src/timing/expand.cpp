@@ -17,7 +17,8 @@ namespace {
 constexpr ExpandStep kA{Unit::Alu, false}, kAc{Unit::Alu, true}, kF{Unit::Fma, false},
     kFc{Unit::Fma, true}, kSc{Unit::Sfu, true}, kB{Unit::Branch, false},
     kBh{Unit::Branch, false, false, false, true}, kAp{Unit::Alu, true, true},
-    kAg{Unit::Alu, true, false, true}, kFg{Unit::Fma, true, false, true};
+    kAg{Unit::Alu, true, false, true}, kFg{Unit::Fma, true, false, true},
+    kBhg{Unit::Branch, true, false, true, true};
 
 constexpr Expansion kExpandNone{Unit::Alu, 0, {}};
 // sin/cos.approx.f32: FMUL.RZ by 1/(2 pi) (c), then MUFU.SIN/COS (the instruction, on the SFU).
@@ -58,6 +59,19 @@ constexpr Expansion kExpandRemS32{
 // div.rn.f32 (and div.f32 by default): BSSY, MUFU.RCP (c), FCHK, FFMA (c) x 4, @!P BRA (the
 // slow path's call not taken), BSYNC, then the last FFMA: 10 (the attention kernel's SASS).
 constexpr Expansion kExpandDivF32{Unit::Fma, 9, {kB, kSc, kA, kFc, kFc, kFc, kFc, kBh, kBh}};
+// The same division when a lane's operands fail FCHK (Executor::fdiv_slow): after the fast path's
+// steps and its @!P BRA (not taken), MOV of the return address, CALL, the slow-path subroutine as
+// fft_dit's SASS runs it for a zero dividend (0x8c0-0xf30 of fft_sm_90.sass, the path of the
+// first test's special cases to the signed zero: 31 instructions), IMAD.MOV of its result, BSYNC,
+// then the instruction: 44, the fast path's 10 and 34. The subroutine: SHF (c), BSSY, SHF,
+// IMAD.MOV, LOP3 (c), LOP3, VIADD (c), VIADD, ISETP (c), ISETP.OR (p), @!P IMAD.MOV, @!P BRA (g);
+// FSETP, IMAD.MOV, FSETP, PLOP3 (p), @P BRA (g); LOP3 (p), @!P BRA (g); FSETP, FSETP, FSETP (p),
+// @!P BRA (g); LOP3, PLOP3 (p), @P BRA (g); LOP3 (c), BRA; BSYNC, IMAD.MOV, RET. Its taken
+// branches (CALL, two BRAs, RET) hold the warp as a branch does; their fetch is not added.
+constexpr Expansion kExpandDivF32Slow{
+    Unit::Fma, 43, {kB, kSc, kA,   kFc, kFc, kFc,  kFc,  kBh, kA,  kBh, kAc, kB,   kA,  kF,   kAc,
+                    kA, kFc, kF,   kAc, kAp, kF,   kBhg, kA,  kF,  kA,  kAp, kBhg, kAp, kBhg, kA,
+                    kA, kAp, kBhg, kA,  kAp, kBhg, kAc,  kBh, kBh, kF,  kBh, kF,   kBh}};
 // sqrt.rn.f32: BSSY, IADD3, MUFU.RSQ (c), ISETP.GT, @!P BRA, FMUL.FTZ (c), FMUL.FTZ, FFMA (c),
 // BSYNC, and the last FFMA: 10.
 constexpr Expansion kExpandSqrtF32{Unit::Fma, 9, {kB, kA, kSc, kA, kBh, kFc, kF, kFc, kBh}};
@@ -99,6 +113,8 @@ const Expansion& expansion(Expand e) {
       return kExpandDivF32;
     case Expand::SqrtF32:
       return kExpandSqrtF32;
+    case Expand::DivF32Slow:
+      return kExpandDivF32Slow;
     case Expand::None:
       break;
   }

@@ -31,7 +31,7 @@ struct ExpandStep {
 struct Expansion {
   Unit last;       // the unit the PTX instruction itself issues to
   std::uint8_t n;  // steps before it
-  std::array<ExpandStep, 24> steps;
+  std::array<ExpandStep, 48> steps;
 };
 
 const Expansion& expansion(Expand e);

@@ -26,6 +26,9 @@ enum class Expand : std::uint8_t {
   Wide,
   Bssy,   // a branch that may split the warp: BSSY first (src/lower/converge.hpp)
   Bsync,  // where its lanes meet: BSYNC first (the instruction keeps its own unit)
+  // DivF32 whose warp has a lane the fast path cannot divide (Executor::fdiv_slow): the slow
+  // path's call as well. Chosen per issue (Sm::expansion_of), never stored in InstInfo.
+  DivF32Slow,
 };
 
 // Execution classes: each has its own latency (arch keys) and so its own EXE depth.

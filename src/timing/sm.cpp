@@ -244,7 +244,7 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
   Warp& wp = warps_[w];
   if (wp.step) return issue_micro(w, now);
   if (wp.next < ctx_.info->size() && (*ctx_.info)[wp.next].expand != Expand::None &&
-      wp.pre_step < expansion((*ctx_.info)[wp.next].expand).n)
+      wp.pre_step < expansion_of(wp, (*ctx_.info)[wp.next]).n)
     return issue_pre(w, now);
   wp.pre_step = 0;
   // One collector per thread, not per SM: its record is 2 KiB, and one that every SM on the thread
@@ -520,7 +520,7 @@ void Sm::skip_unrolled(Warp& wp) {
 // step and then the instruction wait for.
 void Sm::issue_pre(std::uint32_t w, std::uint64_t now) {
   Warp& wp = warps_[w];
-  const ExpandStep step = expansion((*ctx_.info)[wp.next].expand).steps[wp.pre_step];
+  const ExpandStep step = expansion_of(wp, (*ctx_.info)[wp.next]).steps[wp.pre_step];
   const std::uint32_t id = new_inflight(w, wp.next, now);
   Inflight& in = inflight_.items[id];
   in.pre = static_cast<std::uint8_t>(1 + std::uint8_t(step.unit));

@@ -333,6 +333,9 @@ class Sm final : public SchedulerView {
     // sm.lower's unroll: the branch of the unrolled loop the warp is in (ptx::kNone: none) and its
     // trips through it so far (taken branches).
     std::uint32_t unroll_loop = ptx::kNone, trips = 0;
+    // Its next instruction is an f32 division that takes the slow path (Executor::fdiv_slow),
+    // decided before its first step issues.
+    bool slow_div = false;
   };
   struct LoopLanes {
     std::array<std::uint64_t, kMaxLanes> key{};  // SharedMemoryUnit::key_of the lane's word
@@ -401,6 +404,10 @@ class Sm final : public SchedulerView {
   void set_reason(Warp& w, bool eligible, Stall reason);
   void retire_warp(std::uint32_t w);
   Stall dominant_reason(std::uint32_t k) const;
+  // The expansion the warp's next instruction `in` issues as (DivF32Slow for a slow division).
+  static const Expansion& expansion_of(const Warp& wp, const InstInfo& in) {
+    return expansion(in.expand == Expand::DivF32 && wp.slow_div ? Expand::DivF32Slow : in.expand);
+  }
   void attribute_warp_states(std::uint32_t k, int issued_warp, Stall blocked,
                              std::uint64_t weight = 1);
   Stall waiting_reason(std::uint32_t k) const;

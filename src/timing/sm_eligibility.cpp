@@ -92,6 +92,9 @@ void Sm::recompute(std::uint32_t w) {
       if (line != ptx::kNone) const_ready = ccache_.at(line, now_);
     }
     const InstInfo& in = (*ctx_.info)[wp.next];
+    // A division's path is its lanes' operands' (FCHK), decided before its first step.
+    if (in.expand == Expand::DivF32 && wp.pre_step == 0)
+      wp.slow_div = ex_->fdiv_slow(wp.exec_slot, wp.exec_warp);
     const std::size_t base = std::size_t(w) * ctx_.nregs;
     // An expanded instruction (sm.lower's sincos, divide; expand.hpp) issues its steps first: the
     // first chain step and the others read the sources, a later chain step the extra register
@@ -100,7 +103,7 @@ void Sm::recompute(std::uint32_t w) {
     bool pre = false, after_pre = false;
     Unit unit = in.unit;  // this issue's: the step's, or the instruction's
     if (in.expand != Expand::None) {
-      const Expansion& e = expansion(in.expand);
+      const Expansion& e = expansion_of(wp, in);
       pre = wp.pre_step < e.n;
       if (pre) unit = e.steps[wp.pre_step].unit;
       bool chained = false;  // a chain step before this one
@@ -137,7 +140,7 @@ void Sm::recompute(std::uint32_t w) {
     }
     // The guard delay: the instruction's guard predicate, written by a fixed-latency pipe (an
     // expansion's guarded step: the predicate its last `pred` step wrote).
-    const bool guarded_step = pre && expansion(in.expand).steps[wp.pre_step].guarded;
+    const bool guarded_step = pre && expansion_of(wp, in).steps[wp.pre_step].guarded;
     if (!guard_ready_.empty() && (guarded_step || (!pre && in.guard != ptx::kNone))) {
       const std::uint64_t ready = guard_ready_[base + (pre ? pre_reg : in.guard)];
       if (ready > now_) {

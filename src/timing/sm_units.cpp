@@ -51,7 +51,7 @@ Unit Sm::unit_of_next(std::uint32_t w) const {
   if (wp.step || wp.next >= ctx_.info->size()) return Unit::FsmBranch;
   const InstInfo& in = (*ctx_.info)[wp.next];
   if (in.expand != Expand::None) {
-    const Expansion& e = expansion(in.expand);
+    const Expansion& e = expansion_of(wp, in);
     if (wp.pre_step < e.n) return e.steps[wp.pre_step].unit;
   }
   return in.unit;
