@@ -63,7 +63,8 @@ enum class Stall : std::uint8_t {
                     // ld.param/ld.const) is still writing
   LgThrottle,       // "lg_throttle": a global/local request waits for room in the SM's memory queue
   // The SM's instruction and constant caches (sm.icache_miss_cycles, sm.const_miss_cycles):
-  NoInstruction,  // "no_instruction": the next instruction's line is not in the instruction cache
+  NoInstruction,  // "no_instruction": the next instruction's line is not in the instruction cache,
+                  // or a taken branch's target is not fetched yet (sm.taken_branch_fetch)
   ImcMiss,        // "imc_miss": the next instruction reads a constant whose line is not in the
                   // SM's constant cache (a kernel parameter, ld.const at a constant address)
 };

@@ -65,9 +65,11 @@ void Sm::recompute(std::uint32_t w) {
     wp.tx_wait = false;
   }
   if (wp.control) return set_reason(wp, false, Stall::Control);
-  if (wp.fetch_at > now_) {  // a taken branch's target not fetched yet: branch_resolving
+  // A taken branch's target not fetched yet (the branch itself has resolved: its wait was
+  // branch_resolving): no_instruction, as Nsight Compute splits the same wait.
+  if (wp.fetch_at > now_) {
     wake_at(wp.fetch_at, w);
-    return set_reason(wp, false, Stall::Control);
+    return set_reason(wp, false, Stall::NoInstruction);
   }
   // A wait_group whose groups still have ops in flight: cp.async's copies, wgmma's products.
   if (!wp.wg_pending.empty()) wgmma_land(wp, now_);
