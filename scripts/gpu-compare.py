@@ -12,7 +12,10 @@ prints a Markdown table. Where the CSV has Nsight's L2 read lookups from the L1
 the model's L2 hit sectors and the sectors its L1s did not hold (stores and atomics included). Nsight's rows are matched to the packages in the order gpu-checks.sh ran
 them (the packages' names sorted), each row's kernel name checked against the package's launches.
 A last line sums the launches up: the geometric mean of model/GPU cycles, the median distance
-from 1 (|log|), and how many are within 10 % and 25 % of the GPU and how many over 1.15. Where the
+from 1 (|log|), and how many are within 10 % and 25 % of the GPU and how many over 1.15. Beside
+the cycles, Nsight's sm__cycles_active.max and the model's busiest SM's busy_cycles (cycles with a
+CTA resident), their ratio and a line summing those up: a launch's own time without the launch's
+fixed cost (a pipeline of several launches reads n/a: its JSON has no per-SM rows). Where the
 CSV has the warp instructions the GPU executed (smsp__inst_executed.sum: ncu_opcodes_h200.csv), a
 column of those beside the model's lowered warp instructions (what it issues: the code as ptxas
 would emit it, docs/timing.md "Lowering") and their ratio, and a line summing the ratios up.
