@@ -94,6 +94,11 @@ TEST(TimingCli, BadOptionsAndImpossibleSmValues) {
       {"--set sm.lat_alu=3", "arch key 'sm.lat_alu': 3 cycles is shorter than the pipeline"},
       {"--set sm.lat_shared_atom=2",
        "arch key 'sm.lat_shared_atom': 2 cycles is shorter than the pipeline"},
+      {"--arch fermi-gtx580 --set sm.lat_imad=20",
+       "arch key 'sm.lat_imad': an integer multiply's own latency needs the FMA pipe "
+       "(sm.lat_fma > 0)"},
+      {"--arch turing-t4 --set sm.lat_imad=2",
+       "arch key 'sm.lat_imad': 2 cycles is shorter than the pipeline"},
       {"--set sm.max_threads=32",
        "a block of 64 threads does not fit on an SM: it needs 64 of "
        "'sm.max_threads', the SM has 32"},

@@ -69,8 +69,8 @@ TEST(Lowering, MarksWhatPtxasMakesFree) {
                                                19, no, 21, no, no, no, no, no, no};
   for (std::size_t i = 0; i < expected.size(); ++i)
     EXPECT_EQ(with[i], expected[i]) << "instruction " << i;
-  // The IMAD runs on the FMA pipe; the LEA stays on the ALU.
-  EXPECT_EQ(info[17].unit, timing::Unit::Fma);
+  // The IMAD runs on the FMA pipe (its own latency class); the LEA stays on the ALU.
+  EXPECT_EQ(info[17].unit, timing::Unit::Imad);
   EXPECT_EQ(info[19].unit, timing::Unit::Alu);
   // The group of 3..6 checks the cvt's source and the load's destination.
   const auto& g = info[3];
@@ -122,10 +122,13 @@ TEST(Lowering, RulesParseAndRefuseTypos) {
   // sm_90 without the scaled shared index (an H200's SASS: LEA, then LDS [R]). Counted innermost
   // loops 4x on all three (rep_ffma's SASS for sm_75, sm_80 and sm_90: 64 FFMAs a trip): unroll.
   EXPECT_EQ(find_preset("fermi-gtx580").sm.lower, "none");
-  for (const char* p : {"volta-v100", "turing-t4", "ampere-a100"})
+  for (const char* p : {"volta-v100", "ampere-a100"})
     EXPECT_EQ(lower::to_string(lower::parse_rules(find_preset(p).sm.lower)),
               "fma,imad,lea,addr,scaled,cvt,mov,imm,schedule,unroll")
         << p;
+  // Turing's sin.approx is FMUL.RZ then MUFU.SIN too (sm_75's SASS of rep_sin, fft, hough).
+  EXPECT_EQ(lower::to_string(lower::parse_rules(find_preset("turing-t4").sm.lower)),
+            "fma,imad,lea,addr,scaled,cvt,mov,imm,schedule,sincos,unroll");
   // And for sm_90 sin.approx as FMUL.RZ then MUFU.SIN (the same SASS): sincos; global loads
   // hoisted above shared stores and branches round them made predicates (an H100's SASS of
   // conv_rows): spaces and ifcvt; matmul's scalar shared loads as LDS.128 and BSSY/BSYNC round
@@ -194,8 +197,8 @@ TEST(Lowering, WideIntegerOpsAreTwoInstructions) {
     if (!absorb) continue;
     // The product two adds read is free; each add is an IMAD.WIDE on the FMA pipe.
     EXPECT_EQ(with[13], 14u);
-    EXPECT_EQ(info[14].unit, timing::Unit::Fma);
-    EXPECT_EQ(info[17].unit, timing::Unit::Fma);
+    EXPECT_EQ(info[14].unit, timing::Unit::Imad);
+    EXPECT_EQ(info[17].unit, timing::Unit::Imad);
   }
 }
 

@@ -89,6 +89,9 @@ struct SmConfig {
   // Half-precision arithmetic (f16, f16x2, bf16, bf16x2 add/mul/fma/min/max): issued to the FMA
   // pipe, with its own latency (Volta's HFMA2 takes 6 where FFMA takes 4); 0: sm.lat_fma's.
   std::uint32_t lat_fp16 = 0;
+  // An integer multiply(-add) (IMAD, IMAD.WIDE, IMAD.HI: mul.lo/.wide/.hi, mad): issued to the
+  // FMA pipe, with its own latency (Turing's IMAD takes 5 where FFMA takes 4); 0: sm.lat_fma's.
+  std::uint32_t lat_imad = 0;
   // A conversion to or from f64 (F2F.F64.F32, F2F.F32.F64, I2F.F64, F2I.F64): on the SFU's lanes,
   // with its own latency (Hopper's F2F takes 18 where a MUFU takes 17); 0: sm.lat_sfu's.
   std::uint32_t lat_cvt64 = 0;

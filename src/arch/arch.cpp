@@ -138,11 +138,10 @@ void validate(const Arch& a) {
                            "sm.mem_stages + 2 = {}",
                            v, sm.min_latency()));
   // 0 stands for sm.lat_alu.
-  const std::pair<const char*, std::uint32_t> optional_lats[] = {{"sm.lat_fma", sm.lat_fma},
-                                                                 {"sm.lat_fp16", sm.lat_fp16},
-                                                                 {"sm.lat_fp64", sm.lat_fp64},
-                                                                 {"sm.lat_cvt64", sm.lat_cvt64},
-                                                                 {"sm.lat_tensor", sm.lat_tensor}};
+  const std::pair<const char*, std::uint32_t> optional_lats[] = {
+      {"sm.lat_fma", sm.lat_fma},     {"sm.lat_fp16", sm.lat_fp16},
+      {"sm.lat_imad", sm.lat_imad},   {"sm.lat_fp64", sm.lat_fp64},
+      {"sm.lat_cvt64", sm.lat_cvt64}, {"sm.lat_tensor", sm.lat_tensor}};
   for (const auto& [key, v] : optional_lats)
     if (v && v < sm.min_latency())
       bad(key, fmt::format("{} cycles is shorter than the pipeline: sm.frontend_stages + "
@@ -199,6 +198,8 @@ void validate(const Arch& a) {
     bad(sm.dispatch_ctas ? "sm.dispatch_cycles" : "sm.dispatch_ctas",
         "sm.dispatch_ctas and sm.dispatch_cycles are set together (a rate: CTAs per cycles) or "
         "both 0 (no limit)");
+  if (sm.lat_imad && !sm.lat_fma)
+    bad("sm.lat_imad", "an integer multiply's own latency needs the FMA pipe (sm.lat_fma > 0)");
   if (sm.lanes_imad > sm.lanes_fma)
     bad("sm.lanes_imad", fmt::format("{} is more than the FMA unit's sm.lanes_fma = {}",
                                      sm.lanes_imad, sm.lanes_fma));

@@ -233,6 +233,9 @@ const std::vector<Key>& key_table() {
       sm("sm.lat_fp16", &SmConfig::lat_fp16, 0, 100000,
          "cycles, half-precision add/mul/fma/min/max (f16, f16x2, bf16, bf16x2) on the FMA pipe; "
          "0: sm.lat_fma's"),
+      sm("sm.lat_imad", &SmConfig::lat_imad, 0, 100000,
+         "cycles, an integer multiply or multiply-add (IMAD, IMAD.WIDE, IMAD.HI) on the FMA pipe "
+         "(Turing: 5); 0: sm.lat_fma's"),
       sm("sm.mio_delay_alu", &SmConfig::mio_delay_alu, 0, 1000,
          "cycles an MIO instruction (shared load/store/atomic, SFU) waits, beyond a dependent's "
          "one, for a register the ALU wrote (Hopper: 2; 0: none)"),

@@ -376,7 +376,17 @@ std::vector<Arch> build() {
     // [JIA19] Table 4.1, T4: HADD2/HMUL2/HFMA2 6, calibrated (the half2 chain, fused: 6.01);
     // the FMA pipe's 4 gave 4.26 (-29 %).
     a.sm.lat_fp16 = 6;
-    a.sm.lat_sfu = 21;  // [CFG] RTX2060 -ptx_opcode_latency_sfu 21
+    // [JIA19] Table 4.1, T4: MUFU ~15 (the class: MUFU, POPC, FLO, BREV), calibrated: its replica,
+    // a chain of sqrt.approx.ftz (MUFU.SQRT alone in ptxas 13.0's sm_75 SASS of rep_sqrt,
+    // calibration/runs/h200-2026-11-28/sass.tar.gz), 15.0. The RTX 2060 config's 21 ([CFG]
+    // -ptx_opcode_latency_sfu) gave 21.0 (+40 %).
+    a.sm.lat_sfu = 15;
+    // [JIA19] Table 4.1, T4: IMAD 5 where FFMA is 4, calibrated: its replica, an IMAD chain (IMAD
+    // alone in the sm_75 SASS of rep_imad), 5.0; at the FMA pipe's 4 it was 4.05 (-19 %).
+    a.sm.lat_imad = 5;
+    // sin/cos are FMUL.RZ then MUFU.SIN/COS in ptxas 13.0's sm_75 SASS (rep_sin, fft, hough, as
+    // in sm_90's): the `sincos` expansion, added to the Volta-Ampere rules.
+    a.sm.lower += ",sincos";
     // [JIA19] Table 3.1, T4: shared memory 19, calibrated (its replica, the chase of loads on
     // their own results, 19.00). The RTX 2060 config's 30 ([CFG] -gpgpu_smem_latency) left the
     // T4's L1 hit (32 in the same table) out of reach: a global load's path is the shared load's

@@ -194,7 +194,12 @@ const std::map<std::string, std::vector<Row>>& tables() {
            {"sm.lat_fp16", K::Calibrated,
             "Jia et al. 2019 Table 4.1: HFMA2 6; the half2 chain's replica, fused, 6.01 (the FMA "
             "pipe's 4: 4.26, -29 %)"},
-           {"sm.lat_sfu", K::Config, "GPGPU-Sim SM75_RTX2060: -ptx_opcode_latency_sfu 21"},
+           {"sm.lat_sfu", K::Calibrated,
+            "Jia et al. 2019 Table 4.1 (calibration/t4-jia2019.toml): MUFU ~15; its replica, a "
+            "MUFU.SQRT chain, 15.0 (GPGPU-Sim SM75_RTX2060's 21: +40 %)"},
+           {"sm.lat_imad", K::Calibrated,
+            "Jia et al. 2019 Table 4.1: IMAD 5; its replica, an IMAD chain, 5.0 (the FMA pipe's "
+            "4: -19 %)"},
            {"sm.lat_tensor", K::Vendor, "NAK sm75 table: HMMA.1688 14, less its interval 8 + 1"},
            {"sm.lat_shared_ld", K::Calibrated,
             "Jia et al. 2019 Table 3.1: shared memory 19; its replica 19.00 (the RTX 2060 "
@@ -485,6 +490,7 @@ bool applies(const Arch& a, std::string_view key) {
   if (key == "sm.lanes_imad") return sm.lat_fma != 0 && sm.lanes_imad != 0;
   if (key == "sm.lat_fp64" || key == "sm.lanes_fp64") return sm.lat_fp64 != 0;
   if (key == "sm.lat_fp16") return sm.lat_fp16 != 0;
+  if (key == "sm.lat_imad") return sm.lat_imad != 0;
   if (key == "sm.mio_delay_alu") return sm.mio_delay_alu != 0;
   if (key == "sm.launch_cycles") return sm.launch_cycles != 0;
   if (key == "sm.sched_regs") return lowers(a, &lower::Rules::schedule);
@@ -573,6 +579,7 @@ const std::vector<std::string>& timing_keys() {
                                                 "sm.lat_alu",
                                                 "sm.lat_fma",
                                                 "sm.lat_fp16",
+                                                "sm.lat_imad",
                                                 "sm.lat_fp64",
                                                 "sm.lat_tensor",
                                                 "sm.lat_sfu",

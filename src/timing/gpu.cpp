@@ -61,6 +61,7 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
   lat[std::size_t(Unit::Fma)] = sm.lat_fma ? sm.lat_fma : sm.lat_alu;
   lat[std::size_t(Unit::Fp64)] = sm.lat_fp64 ? sm.lat_fp64 : sm.lat_alu;
   lat[std::size_t(Unit::Fp16)] = sm.lat_fp16 ? sm.lat_fp16 : lat[std::size_t(Unit::Fma)];
+  lat[std::size_t(Unit::Imad)] = sm.lat_imad ? sm.lat_imad : lat[std::size_t(Unit::Fma)];
   lat[std::size_t(Unit::Tensor)] = sm.lat_tensor ? sm.lat_tensor : sm.lat_alu;
   lat[std::size_t(Unit::Branch)] = sm.lat_branch;
   lat[std::size_t(Unit::SharedLd)] = sm.lat_shared_ld;

@@ -233,6 +233,7 @@ std::vector<InstInfo> decode_kernel(const ptx::Kernel& kernel) {
     info.unit = unit_of(ins);
     if (info.unit == Unit::Tensor) info.tensor_work = tensor_work_of(ins);
     info.int_mul = info.unit == Unit::Fma && !ptx::is_float(ins.type);
+    if (info.int_mul) info.unit = Unit::Imad;
     info.space = space_of(ins);
     // printf (issue 45): a global write of its arguments to the runtime's buffer, as the GPU's
     // vprintf makes it (the executor counts its sectors).

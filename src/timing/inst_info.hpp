@@ -57,17 +57,20 @@ enum class Unit : std::uint8_t {
   // A conversion to or from f64: the SFU's lanes with its own latency (sm.lat_cvt64; 0: the
   // SFU's).
   Cvt64,
+  // An integer multiply(-add), IMAD: the FMA pipe's lanes (sm.lanes_imad of them) with its own
+  // latency (sm.lat_imad; 0: the FMA pipe's).
+  Imad,
 };
-inline constexpr std::size_t kUnits = 17;
+inline constexpr std::size_t kUnits = 18;
 
 // A pipe whose results are ready a fixed latency after issue (no scoreboard): their predicates
 // guard sm.guard_delay late.
 constexpr bool fixed_latency(Unit u) {
-  return u == Unit::Alu || u == Unit::Fma || u == Unit::Fp16 || u == Unit::Fp64;
+  return u == Unit::Alu || u == Unit::Fma || u == Unit::Fp16 || u == Unit::Imad || u == Unit::Fp64;
 }
 // The pipe of sm.xpipe_delay: 1 the ALU, 2 the FMA pipe (FP32, FP16, IMAD), 0 neither.
 constexpr std::uint8_t xpipe_of(Unit u) {
-  return u == Unit::Alu ? 1 : u == Unit::Fma || u == Unit::Fp16 ? 2 : 0;
+  return u == Unit::Alu ? 1 : u == Unit::Fma || u == Unit::Fp16 || u == Unit::Imad ? 2 : 0;
 }
 
 // The memory an instruction addresses, as far as the PTX says (generic: decided at run time).

@@ -74,8 +74,13 @@ Sm::Sm(std::uint32_t id, const SimContext& ctx)
   // own delay line.
   unit_map_[std::size_t(Unit::Cvt64)] =
       sm.lat_cvt64 ? std::uint8_t(Unit::Cvt64) : std::uint8_t(Unit::Sfu);
+  // Integer multiplies likewise take the FMA pipe's lanes and, with their own latency, their own
+  // delay line.
+  unit_map_[std::size_t(Unit::Imad)] =
+      sm.lat_imad ? std::uint8_t(Unit::Imad) : unit_map_[std::size_t(Unit::Fma)];
   pipe_map_ = unit_map_;
   pipe_map_[std::size_t(Unit::Fp16)] = unit_map_[std::size_t(Unit::Fma)];
+  pipe_map_[std::size_t(Unit::Imad)] = unit_map_[std::size_t(Unit::Fma)];
   pipe_map_[std::size_t(Unit::Cvt64)] = std::uint8_t(Unit::Sfu);
   lanes_[std::size_t(Unit::Alu)] = sm.lanes_alu;
   lanes_[std::size_t(Unit::Fma)] = sm.lanes_fma;
@@ -669,7 +674,7 @@ void Sm::complete(std::uint32_t inflight, std::uint64_t now) {
       const Unit unit = in.pre ? Unit(in.pre - 1) : info.unit;
       if (unit == Unit::Alu)
         delay = arch_.sm.mio_delay_alu;
-      else if (unit == Unit::Fma || unit == Unit::Fp16)
+      else if (unit == Unit::Fma || unit == Unit::Fp16 || unit == Unit::Imad)
         delay = arch_.sm.mio_delay_fma;
       else if (unit == Unit::Fp64)
         delay = arch_.sm.mio_delay_fp64;
