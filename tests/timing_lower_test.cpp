@@ -102,7 +102,7 @@ TEST(Lowering, MarksWhatPtxasMakesFree) {
 TEST(Lowering, RulesParseAndRefuseTypos) {
   EXPECT_EQ(lower::to_string(lower::parse_rules("all")),
             "fma,imad,lea,addr,scaled,cvt,mov,imm,ifcvt,lop3,iadd3,vector,schedule,spaces,sincos,"
-            "ex2,divide,wide,bssy,aggregate,unroll");
+            "ex2,divide,wide,bssy,aggregate,unroll,balance");
   EXPECT_EQ(lower::to_string(lower::parse_rules("none")), "none");
   EXPECT_EQ(lower::to_string(lower::parse_rules("mov,fma")), "fma,mov");
   try {
@@ -135,10 +135,11 @@ TEST(Lowering, RulesParseAndRefuseTypos) {
   // divergent branches (the H200's SASS opcode counts): vector and bssy; an FSETP and two FMULs
   // round each ex2.approx.f32 (the same counts): ex2; a zero stored as RZ and a shared base
   // folded (atomic_bench's SASS): imm; a warp's atomicAdd of one value to one word made one
-  // lane's (rep_atomic_conflict's SASS): aggregate.
+  // lane's (rep_atomic_conflict's SASS): aggregate; integer adds and moves on the FMA pipe as
+  // VIADD and IMAD.MOV (rep_l1_bw_64v's SASS): balance.
   EXPECT_EQ(lower::to_string(lower::parse_rules(find_preset("hopper-h100").sm.lower)),
             "fma,imad,lea,addr,cvt,mov,imm,ifcvt,vector,schedule,spaces,sincos,ex2,divide,bssy,"
-            "aggregate,unroll");
+            "aggregate,unroll,balance");
 }
 
 // wide: a 64-bit integer op that issues is two SASS instructions (the low word, then the high

@@ -511,9 +511,15 @@ std::vector<Arch> build() {
     //   of rep_atomic_conflict, isa_mix, cg_tiles and rep_shared_atomic_contention (sass.tar.gz).
     //   The H200's whole-GPU one-word atomicAdd, 67.65 B/clk (calibration/h200-whole-gpu.toml): the
     //   model 63.50 with it, 2.00 without.
+    // - integer adds, moves and shifts by an immediate are spread between the ALU and the FMA
+    //   pipe (the `balance` rule, src/timing/pipe_balance.cpp): VIADD, IMAD.MOV.U32, IMAD.SHL.U32
+    //   and IMAD.X beside IADD3 and LOP3 in the sm_90 SASS of rep_l1_bw_64v (18 of the loop's 68
+    //   integer ops on the FMA pipe) and mem_read_ca (sass.tar.gz). The H100's L1 bandwidths:
+    //   l1_bw_64v 102.1 -> 125.6 against 122.0, l1_read 82.2 -> 89.0 against 89.1; Luo et al.'s
+    //   shared-memory throughput 118.7 -> 125.1 against 127.9.
     a.sm.lower =
         "fma,imad,lea,addr,cvt,mov,imm,ifcvt,vector,schedule,spaces,sincos,ex2,divide,bssy,"
-        "aggregate,unroll";
+        "aggregate,unroll,balance";
     // A shared float add is a compare-and-swap loop for sm_90 (LDS, FADD, ATOMS.CAST.SPIN, a
     // compare and a branch a round): the H200's opcode counts of kmeans, ATOMS 1,473, LDS 1,393
     // and FADD 1,377 for 384 PTX shared atomics (ncu_opcodes_h200.csv, docs/timing.md).

@@ -27,12 +27,12 @@ Rules parse_rules(std::string_view spec, std::string_view key) {
     throw InputError(fmt::format(
         "arch key '{}': empty (give none, all, or a comma list of fma, imad, lea, addr, scaled, "
         "cvt, mov, imm, ifcvt, lop3, iadd3, vector, schedule, spaces, sincos, ex2, divide, wide, "
-        "bssy, aggregate, unroll)",
+        "bssy, aggregate, unroll, balance)",
         key));
   if (spec == "all")
     return parse_rules(
         "fma,imad,lea,addr,scaled,cvt,mov,imm,ifcvt,lop3,iadd3,vector,schedule,spaces,sincos,ex2,"
-        "divide,wide,bssy,aggregate,unroll",
+        "divide,wide,bssy,aggregate,unroll,balance",
         key);
   std::size_t pos = 0;
   while (pos <= spec.size()) {
@@ -60,12 +60,13 @@ Rules parse_rules(std::string_view spec, std::string_view key) {
                  : name == "bssy"      ? &r.bssy
                  : name == "aggregate" ? &r.aggregate
                  : name == "unroll"    ? &r.unroll
+                 : name == "balance"   ? &r.balance
                                        : nullptr;
     if (!flag)
       throw InputError(fmt::format(
           "arch key '{}': unknown lowering rule '{}' (give a comma list of fma, imad, lea, addr, "
           "scaled, cvt, mov, imm, ifcvt, lop3, iadd3, vector, schedule, spaces, sincos, ex2, "
-          "divide, wide, bssy, aggregate, unroll; or all, or none)",
+          "divide, wide, bssy, aggregate, unroll, balance; or all, or none)",
           key, name));
     *flag = true;
     if (comma == std::string_view::npos) break;
@@ -102,6 +103,7 @@ std::string to_string(const Rules& r) {
   add(r.bssy, "bssy");
   add(r.aggregate, "aggregate");
   add(r.unroll, "unroll");
+  add(r.balance, "balance");
   return s.empty() ? "none" : s;
 }
 

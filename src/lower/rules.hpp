@@ -72,6 +72,9 @@ struct Rules {
   // branch issue in one trip of four; in the others the warp goes on to the next trip's first
   // instruction with no issue slot for them.
   bool unroll = false;
+  // Integer adds, moves and shifts spread between the ALU and the FMA pipe as ptxas spreads them
+  // (IMAD.IADD, VIADD, IMAD.MOV.U32, IMAD.SHL.U32: timing/inst_info.hpp's balance_pipes).
+  bool balance = false;
   bool any() const {
     return fma || imad || lea || addr || scaled || cvt || mov || ifcvt || lop3 || vector || imm ||
            iadd3;

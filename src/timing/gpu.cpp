@@ -52,6 +52,7 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
   if (rules.vector) vectorize_code();
   find_unrolled();
   absorbed = apply_lowering(*code, info, rules);
+  if (rules.balance) balance_pipes(*code, info, absorbed, sm);
   ctx.atomics = atomic_mode(arch);
   const Timing& t = arch.timing;
   auto& lat = ctx.latency;

@@ -105,6 +105,7 @@ void GpuSim::Impl::lower_code() {
   info = decode_kernel(*code);
   find_unrolled();
   absorbed = apply_lowering(*code, info, rules);
+  if (rules.balance) balance_pipes(*code, info, absorbed, arch.sm);
 }
 
 // sm.lower's unroll (src/lower/unroll.hpp), on the code the SMs run, while `info` holds each

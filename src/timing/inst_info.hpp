@@ -10,6 +10,10 @@
 #include "lower/lower.hpp"
 #include "smemsim/ptx.hpp"
 
+namespace smemsim {
+struct SmConfig;
+}
+
 namespace smemsim::timing {
 
 // sm.lower's expansions (expand.hpp): an instruction the GPU runs as a sequence.
@@ -141,5 +145,12 @@ std::vector<lower::RegUse> reg_uses(const std::vector<InstInfo>& info);
 
 std::vector<std::uint32_t> apply_lowering(const ptx::Kernel& kernel, std::vector<InstInfo>& info,
                                           const lower::Rules& rules);
+
+// sm.lower's balance (pipe_balance.cpp): in each basic block, integer adds, subs, moves and
+// shifts by an immediate that issue on the ALU move, in program order, to the FMA pipe as IMAD
+// forms (unit Imad, at sm.lanes_imad) while that lowers the busier pipe's cycles, as ptxas
+// spreads them. `absorbed` is apply_lowering's result.
+void balance_pipes(const ptx::Kernel& kernel, std::vector<InstInfo>& info,
+                   const std::vector<std::uint32_t>& absorbed, const SmConfig& sm);
 
 }  // namespace smemsim::timing
