@@ -71,6 +71,7 @@ TEST(Lowering, MarksWhatPtxasMakesFree) {
     EXPECT_EQ(with[i], expected[i]) << "instruction " << i;
   // The IMAD runs on the FMA pipe (its own latency class); the LEA stays on the ALU.
   EXPECT_EQ(info[17].unit, timing::Unit::Imad);
+  EXPECT_TRUE(info[17].int_mul);  // at IMAD's rate (sm.lanes_imad), as a mul.lo is
   EXPECT_EQ(info[19].unit, timing::Unit::Alu);
   // The group of 3..6 checks the cvt's source and the load's destination.
   const auto& g = info[3];

@@ -115,7 +115,10 @@ std::vector<std::uint32_t> apply_lowering(const ptx::Kernel& kernel, std::vector
   std::vector<std::uint32_t> with(n, ptx::kNone);
   const std::vector<lower::Lowered> low = lower::lower(kernel, uses, rules);
   for (std::size_t i = 0; i < n; ++i)
-    if (low[i].imad && info[i].unit == Unit::Alu) info[i].unit = Unit::Imad;
+    if (low[i].imad && info[i].unit == Unit::Alu) {  // an IMAD (.WIDE): at IMAD's rate
+      info[i].unit = Unit::Imad;
+      info[i].int_mul = true;
+    }
   if (rules.wide) mark_wide(kernel, info, low);
   // Backwards, so that a group's later members are merged before its first.
   std::uint32_t next = std::uint32_t(n);  // the next instruction that issues
