@@ -205,8 +205,9 @@ const std::vector<Key>& key_table() {
              "divide: ptxas's sequences; wide: 64-bit integer ops as two; bssy: BSSY/BSYNC round a "
              "branch whose lanes may part), aggregate (an atomic ptxas makes one lane's: a warp's "
              "add of one value to one word), unroll (a counted innermost loop's counter, compare "
-             "and branch issued one trip in four, as ptxas unrolls it), or all; docs/timing.md "
-             "\"Lowering\""),
+             "and branch issued one trip in four, as ptxas unrolls it), balance (integer adds, "
+             "moves and shifts spread over the ALU and the FMA pipe as IMAD forms), or all; "
+             "docs/timing.md \"Lowering\""),
       sm("sm.ifcvt_slots", &SmConfig::ifcvt_slots, 1, 64,
          "sm.lower's ifcvt: the most issue slots (expansions' steps counted) a forward branch "
          "may jump over to be predicated instead"),
