@@ -110,7 +110,7 @@ TEST(CalibratePublished, H800Luo2024) {
 // the HFMA2 latency fitted under it (8), the half2 throughput (279.83 against 272.41; 289.86
 // before). With the loops' integer adds and moves spread over the ALU and the FMA pipe as the
 // sm_90 SASS spreads them (sm.lower's balance: VIADD, IMAD.MOV, IMAD.X beside IADD3), the L1
-// bandwidth of 256-byte loads is too (125.64 against 121.98; 102.10, -16.3 %, with every integer
+// bandwidth of 256-byte loads is too (125.70 against 121.98; 102.14, -16.3 %, with every integer
 // op on the ALU, whose 16 lanes bound the loop). The misses, each with what the model lacks:
 // - the uncontended shared atomic is 2.8 cycles over a load, the model's step is a whole cycle
 //   (the two chases themselves, 31.8 and 29.0, are each within 0.6 %);
@@ -123,7 +123,7 @@ const std::map<std::string, Miss> kHopperSmMisses = {
 // DRAM rate serves a read the GPU does at 11.39 B/clk and a write at 12.67 (12 is the least
 // squares: +5.4 %, -3.5 %, the write's stores now held by the slices' dirty evictions); the L1
 // read of v4 loads, its index copies and increment on the FMA pipe as in its SASS (IMAD.MOV,
-// VIADD: sm.lower's balance), 88.97 against 89.09 (82.2 with them on the ALU). A bulk copy from the
+// VIADD: sm.lower's balance), 88.99 against 89.09 (82.2 with them on the ALU). A bulk copy from the
 // L2 (scripts/hopper_measure.cu) of 4,096 and 32,768 bytes: one SM's port to the L2 alone, 99
 // B/clk, fits both within 2.1 % (before the L2 was shared they missed by +21 % and +108 %: an SM
 // had only its share, 32 B/clk, of the L2's path). One CTA alone on the GPU

@@ -515,7 +515,7 @@ std::vector<Arch> build() {
     //   pipe (the `balance` rule, src/timing/pipe_balance.cpp): VIADD, IMAD.MOV.U32, IMAD.SHL.U32
     //   and IMAD.X beside IADD3 and LOP3 in the sm_90 SASS of rep_l1_bw_64v (18 of the loop's 68
     //   integer ops on the FMA pipe) and mem_read_ca (sass.tar.gz). The H100's L1 bandwidths:
-    //   l1_bw_64v 102.1 -> 125.6 against 122.0, l1_read 82.2 -> 89.0 against 89.1; Luo et al.'s
+    //   l1_bw_64v 102.1 -> 125.7 against 122.0, l1_read 82.2 -> 89.0 against 89.1; Luo et al.'s
     //   shared-memory throughput 118.7 -> 125.1 against 127.9.
     a.sm.lower =
         "fma,imad,lea,addr,cvt,mov,imm,ifcvt,vector,schedule,spaces,sincos,ex2,divide,bssy,"

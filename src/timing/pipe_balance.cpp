@@ -52,10 +52,10 @@ void balance_pipes(const ptx::Kernel& kernel, std::vector<InstInfo>& info,
   const auto issues = [&](std::size_t i) {
     return (i >= absorbed.size() || absorbed[i] == ptx::kNone) && info[i].expand == Expand::None;
   };
-  // Lane-cycles over lanes: the cycles an op holds its pipe.
-  const double warp = 32;
-  const double alu = warp / sm.lanes_alu, fma = warp / sm.lanes_fma;
-  const double imad = warp / (sm.lanes_imad ? sm.lanes_imad : sm.lanes_fma);
+  // The cycles a warp op holds its pipe, sm.simd_width threads over the pipe's lanes.
+  const double w = sm.simd_width;
+  const double alu = w / sm.lanes_alu, fma = w / sm.lanes_fma;
+  const double imad = w / (sm.lanes_imad ? sm.lanes_imad : sm.lanes_fma);
   const std::vector<std::uint32_t> block = lower::blocks(kernel);
   std::size_t first = 0;
   while (first < n) {
