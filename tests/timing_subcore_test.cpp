@@ -225,6 +225,44 @@ TEST(TimingSubcore, TensorUnitHoldsAnMmaForItsShape) {
   EXPECT_EQ(plain.issued(0, 2), 2u);
 }
 
+// Volta's tensor steps (sm.tensor_step_fmas): an m16n8k16 holds a 256-FMA unit 8 cycles as
+// before, but it is ready lat_tensor after its last step starts. Steps of 512 FMAs with an f32
+// accumulator are 2 cycles: the first mma is ready 6 + 8 - 2 = 12 cycles after issue, one cycle
+// sooner than with steps of one cycle (13, above): it writes back at 11, the second (issued at 8)
+// at 19, and the kernel takes 20 cycles. With an f16 accumulator a step does twice the work, 4
+// cycles: ready 6 + 8 - 4 = 10 after issue.
+TEST(TimingSubcore, TensorStepsMakeTheResultReadyAfterTheLastStepStarts) {
+  Arch a = fig4_arch();
+  a.sm.tensor_fmas = 256;
+  a.sm.lat_tensor = 6;
+  a.sm.tensor_step_fmas = 512;
+  {
+    TimedKernel k(kTwoMma, 32);
+    Recorder rec;
+    const auto s = k.run(a, &rec);
+    EXPECT_EQ(rec.issued(0, 1), 8u);  // the unit is still held 8 cycles an mma
+    EXPECT_EQ(rec.completed(0, 0), 11u);
+    EXPECT_EQ(rec.completed(0, 1), 19u);
+    EXPECT_EQ(s.cycles, 20u);
+  }
+  // The same two mma with f16 accumulators: D and C are two .b32 registers each (f16x2 pairs).
+  const char* kTwoMmaF16 = R"(
+.visible .entry tc(.param .u64 out)
+{
+  .reg .b32 %r<16>;
+  mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%r10,%r11}, {%r1,%r2,%r3,%r4}, {%r5,%r6}, {%r14,%r15};
+  mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%r12,%r13}, {%r1,%r2,%r3,%r4}, {%r5,%r6}, {%r14,%r15};
+  ret;
+}
+)";
+  TimedKernel k(kTwoMmaF16, 32);
+  Recorder rec;
+  k.run(a, &rec);
+  EXPECT_EQ(rec.issued(0, 1), 8u);
+  EXPECT_EQ(rec.completed(0, 0), 9u);  // issued at 0, ready 10 later: writes back at 9
+  EXPECT_EQ(rec.completed(0, 1), 17u);
+}
+
 // The tensor unit's interval for the other element types (issue 27), at the A100 whitepaper's dense
 // peak ratios to FP16 (Table 1: INT8 2x, INT4 4x, binary 16x, FP64 1/16) and 256 FP16
 // multiply-adds per cycle: the second of two independent mma issues when the first frees the unit.
@@ -296,6 +334,14 @@ TEST(TimingSubcore, BadStructureIsRefusedNamingTheKey) {
   a = fig4_arch();
   a.sm.lat_tensor = 3;  // shorter than the 6-cycle pipeline
   EXPECT_THROW(validate(a), InputError);
+  a = fig4_arch();
+  a.sm.tensor_step_fmas = 256;  // steps of a tensor unit the SM does not have
+  try {
+    validate(a);
+    ADD_FAILURE() << "tensor steps without a tensor unit accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("sm.tensor_step_fmas"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

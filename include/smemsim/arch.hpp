@@ -136,6 +136,12 @@ struct SmConfig {
   // 16x, FP64 at 1/16 that rate: A100's ratios). 0: no tensor core, an mma issues like an ALU
   // instruction.
   std::uint32_t tensor_fmas = 0;
+  // Dense FP16 multiply-adds one step of a tensor op does with an f32 accumulator; with an f16
+  // one a step does twice as many. Volta runs a wmma m16n16k16 as four sets of HMMA.884.F32
+  // STEP0-STEP3 (16 steps) or of HMMA.884.F16 STEP0-STEP1 (8), each holding the unit its share of
+  // I; the result is ready lat_tensor after the last step starts, lat_tensor + I - step. 0: steps
+  // of one cycle (lat_tensor + I - 1).
+  std::uint32_t tensor_step_fmas = 0;
   // Hopper's warpgroup multiply (wgmma, issue 46): dense FP16 multiply-adds per cycle of one
   // sub-core's tensor core for it (a warp's 16 rows of the 64 x N x K product; the same type
   // ratios as tensor_fmas), and the fewest cycles a product holds it (its pipeline's: a chain of

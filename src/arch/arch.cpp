@@ -200,6 +200,8 @@ void validate(const Arch& a) {
         "both 0 (no limit)");
   if (sm.lat_imad && !sm.lat_fma)
     bad("sm.lat_imad", "an integer multiply's own latency needs the FMA pipe (sm.lat_fma > 0)");
+  if (sm.tensor_step_fmas && !sm.tensor_fmas)
+    bad("sm.tensor_step_fmas", "a tensor step needs a tensor unit (sm.tensor_fmas > 0)");
   if (sm.lanes_imad > sm.lanes_fma)
     bad("sm.lanes_imad", fmt::format("{} is more than the FMA unit's sm.lanes_fma = {}",
                                      sm.lanes_imad, sm.lanes_fma));

@@ -277,6 +277,10 @@ const std::vector<Key>& key_table() {
          "ceil(M*N*K / tensor_fmas) cycles (TF32 half, INT8 twice, INT4 4x, b1 16x, FP64 1/16 the "
          "rate); 0: no "
          "tensor core"),
+      sm("sm.tensor_step_fmas", &SmConfig::tensor_step_fmas, 0, 1 << 20,
+         "dense FP16 multiply-adds one step of an mma does with an f32 accumulator, twice that "
+         "with an f16 one (Volta's HMMA.884: 256); the result is ready lat_tensor after the last "
+         "step starts; 0: steps of one cycle"),
       sm("sm.wgmma_fmas", &SmConfig::wgmma_fmas, 0, 1 << 20,
          "dense FP16 multiply-adds per cycle of a sub-core's tensor core for wgmma: a warp's 16 "
          "rows of m64nNkK hold it ceil(16*N*K / wgmma_fmas) cycles (TF32 half, INT8 twice the "

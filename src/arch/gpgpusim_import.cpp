@@ -369,6 +369,8 @@ class UnitOptions {
     // than the pipeline's shortest latency: clamped, with a note.
     const std::int64_t lat = tlat_.v - tii_.v + 1, floor = r.arch.sm.min_latency();
     set(r, tlat_, "sm.lat_tensor", std::to_string(std::max(lat, floor)));
+    // GPGPU-Sim's latency is the whole op's: the base preset's steps (Volta's HMMA.884) go.
+    r.arch.sm.tensor_step_fmas = 0;
     if (lat < floor)
       r.notes.push_back({tlat_.line, tlat_.opt, tlat_.value, "sm.lat_tensor", std::to_string(floor),
                          fmt::format("latency {} less interval {} + 1 = {} is below smemsim's "

@@ -350,10 +350,15 @@ std::vector<Arch> build() {
     a.sm.dram_channels = 32;
     a.sm.l1_latency = 2;
     a.sm.l2_latency = 185;
-    // [WP] 8 tensor cores of 64 FP16 FMA/clock per SM: 128 per block. [TV] wmma m16n16k16
-    // (4096 FMA, I = 32) takes 35.4 cycles: lat_tensor = 35 - 31 = 4.
+    // [WP] 8 tensor cores of 64 FP16 FMA/clock per SM: 128 per block. A wmma m16n16k16 (4096
+    // FMA, I = 32) is 16 HMMA.884.F32 steps with an f32 accumulator and 8 HMMA.884.F16 ones with
+    // an f16 one (the benchmark's sm_70 SASS listings, ubench/core/tensor_bw_half/sass.txt and
+    // sassfloat.txt: four sets of STEP0-STEP3 or STEP0-STEP1): 256 or 512 FMAs, 2 or 4 cycles a
+    // step. [TV] f32: 35.4 cycles, lat_tensor = 35 - (32 - 2) = 5; then f16 takes 5 + 32 - 4 =
+    // 33, [TV]'s 33.0.
     a.sm.tensor_fmas = 128;
-    a.sm.lat_tensor = 4;
+    a.sm.tensor_step_fmas = 256;
+    a.sm.lat_tensor = 5;
   }
   // Turing (c.c. 7.5, issue 16): 64 KB of shared memory, 1,024 threads, 32 warps and 16 CTAs per
   // SM (CUDA C++ Programming Guide, compute capability table); T4: 40 SMs.

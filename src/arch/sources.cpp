@@ -134,8 +134,11 @@ const std::map<std::string, std::vector<Row>>& tables() {
            {"sm.lat_sfu", K::Calibrated,
             "TITAN V log: its sin.approx chain's replica 21.00 against 21.15 (-0.7 %)"},
            {"sm.lat_tensor", K::Calibrated,
-            "TITAN V log: wmma m16n16k16 with an f32 accumulator 35.35 a step; its replica 35.01 "
-            "(the f16 accumulator's 33.0: +6.1 %, 8 HMMA steps on Volta, not 16)"},
+            "TITAN V log: wmma m16n16k16 with an f32 accumulator 35.35 a step, 16 HMMA steps; its "
+            "replica 35.01 (the f16 accumulator's, 8 steps, 33.0: its replica 33.01)"},
+           {"sm.tensor_step_fmas", K::Vendor,
+            "TITAN V log's sm_70 SASS (ubench/core/tensor_bw_half/sass*.txt): a wmma m16n16k16 is "
+            "four sets of HMMA.884.F32 STEP0-3 (16 steps) or HMMA.884.F16 STEP0-1 (8)"},
            {"sm.lat_shared_ld", K::Calibrated,
             "TITAN V log: shared pointer chase 27.01; its replica, lowered, 27.00 "
             "(calibration/titanv-accelsim.toml)"},
@@ -507,6 +510,7 @@ bool applies(const Arch& a, std::string_view key) {
   if (key == "sm.const_miss_cycles") return sm.const_miss_cycles != 0;
   if (key == "sm.lat_cvt64") return sm.lat_cvt64 != 0;
   if (key == "sm.lat_tensor" || key == "sm.tensor_fmas") return sm.tensor_fmas != 0;
+  if (key == "sm.tensor_step_fmas") return sm.tensor_step_fmas != 0;
   if (key == "sm.lat_wgmma" || key == "sm.wgmma_fmas") return sm.wgmma_fmas != 0;
   if (key == "sm.gpc_sms" || key == "sm.max_cluster" || key == "sm.lat_dsm" ||
       key == "sm.dsm_bytes_per_cycle")
@@ -567,6 +571,7 @@ const std::vector<std::string>& timing_keys() {
                                                 "sm.lanes_fp64",
                                                 "sm.lanes_sfu",
                                                 "sm.tensor_fmas",
+                                                "sm.tensor_step_fmas",
                                                 "sm.wgmma_fmas",
                                                 "sm.lat_wgmma",
                                                 "sm.gpc_sms",

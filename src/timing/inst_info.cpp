@@ -231,7 +231,10 @@ std::vector<InstInfo> decode_kernel(const ptx::Kernel& kernel) {
     const ptx::Instruction& ins = kernel.code[i];
     InstInfo& info = out[i];
     info.unit = unit_of(ins);
-    if (info.unit == Unit::Tensor) info.tensor_work = tensor_work_of(ins);
+    if (info.unit == Unit::Tensor) {
+      info.tensor_work = tensor_work_of(ins);
+      info.tensor_acc16 = ins.type3 == ptx::Type::F16;
+    }
     info.int_mul = info.unit == Unit::Fma && !ptx::is_float(ins.type);
     if (info.int_mul) info.unit = Unit::Imad;
     info.space = space_of(ins);

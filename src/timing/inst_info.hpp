@@ -107,6 +107,8 @@ struct InstInfo {
   // A tensor op's work in dense-FP16 multiply-adds: m*n*k scaled by its type's rate (TF32 x2,
   // INT8 / 2, FP64 x16; sm.tensor_fmas).
   std::uint32_t tensor_work = 0;
+  // An mma whose accumulator (C) is f16: its steps do twice the work (sm.tensor_step_fmas).
+  bool tensor_acc16 = false;
   bool int_mul = false;  // an integer mul/mad on the FMA pipe (sm.lanes_imad)
   // sm.lower's sincos and divide: the instruction issues after the steps of its expansion
   // (expand.hpp), then itself on `unit` reading only the last chain step's result.

@@ -51,13 +51,22 @@ void Sm::push_ops(std::uint32_t inflight, Unit unit, MemWork mem, bool memory,
   const std::uint32_t k = warps_[in.warp].sub;
   Subcore& sc = sub_[k];
   sc.issuing_ops.clear();
-  // A tensor op holds its unit as long as its shape takes and is ready that much later.
+  // A tensor op holds its unit as long as its shape takes, I cycles, and is ready when its last
+  // step is: I - 1 cycles later than an op of one cycle, or I - step with steps of several
+  // (sm.tensor_step_fmas).
   const std::uint64_t cost = units_on_ && unit == Unit::Tensor ? unit_cost(unit, in.index) : 0;
   const std::size_t tensor = unit_map_[std::size_t(Unit::Tensor)];
-  const auto extra = static_cast<std::uint16_t>(
-      cost && tensor == std::size_t(Unit::Tensor)
-          ? std::min<std::uint64_t>((cost + lanes_[tensor] - 1) / lanes_[tensor] - 1, 0xffff)
-          : 0);
+  std::uint16_t extra = 0;
+  if (cost && tensor == std::size_t(Unit::Tensor)) {
+    const std::uint64_t lanes = lanes_[tensor], cycles = (cost + lanes - 1) / lanes;
+    std::uint64_t step = 1;
+    if (const std::uint32_t fmas = arch_.sm.tensor_step_fmas) {
+      const bool acc16 = (*ctx_.info)[in.index].tensor_acc16;
+      const std::uint64_t work = (std::uint64_t(fmas) << acc16) / nsub_;
+      step = std::clamp<std::uint64_t>((work + lanes - 1) / lanes, 1, cycles);
+    }
+    extra = static_cast<std::uint16_t>(std::min<std::uint64_t>(cycles - step, 0xffff));
+  }
   std::uint32_t l2_taken = 0;  // of to_l2_, by the ops before
   for (std::uint32_t s = 0; s < nsub_; ++s) {
     std::uint32_t id;
