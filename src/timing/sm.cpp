@@ -84,13 +84,14 @@ Sm::Sm(std::uint32_t id, const SimContext& ctx)
   hold_ = !strict_ && arch_.sm.relaxed_commit == "in-order";
   warps_.resize(arch_.sm.max_warps);
   ctas_.resize(ctx.ctas_per_sm);
-  pending_.assign(std::size_t(arch_.sm.max_warps) * ctx.nregs, 0);
-  pending_global_.assign(pending_.size(), 0);
-  pending_short_.assign(pending_.size(), 0);
-  if (sm.mio_delay_alu || sm.mio_delay_fma || sm.mio_delay_fp64)
-    mio_ready_.assign(pending_.size(), 0);
-  if (sm.guard_delay) guard_ready_.assign(pending_.size(), 0);
-  if (sm.xpipe_delay) xpipe_.assign(pending_.size(), 0);
+  // Warps x registers, zero without being written: the rows of warp slots a launch never fills
+  // cost it nothing (util::Zeroed; a retired warp's rows are cleared for the next).
+  pending_.reset(std::size_t(arch_.sm.max_warps) * ctx.nregs);
+  pending_global_.reset(pending_.size());
+  pending_short_.reset(pending_.size());
+  if (sm.mio_delay_alu || sm.mio_delay_fma || sm.mio_delay_fp64) mio_ready_.reset(pending_.size());
+  if (sm.guard_delay) guard_ready_.reset(pending_.size());
+  if (sm.xpipe_delay) xpipe_.reset(pending_.size());
   cas_float_ = ctx.atomics == AtomicMode::Native && arch_.shared_float_atomics == "cas";
   if (ctx.atomics == AtomicMode::LockLoop) loop_lanes_.resize(arch_.sm.max_warps);
 }

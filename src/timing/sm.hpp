@@ -40,6 +40,7 @@
 #include "timing/pipeline.hpp"
 #include "timing/scheduler.hpp"
 #include "timing/smem_unit.hpp"
+#include "util/zeroed.hpp"
 
 namespace smemsim::timing {
 
@@ -476,22 +477,22 @@ class Sm final : public SchedulerView {
   std::vector<std::uint8_t> cas_locked_;  // per resident CTA and shared word: a CAS lane holds it
   std::uint64_t cas_words_ = 1;           // shared words per CTA (cas_locked_'s stride)
   std::vector<Cta> ctas_;
-  std::vector<std::uint8_t> pending_;         // warps x registers: writes in flight
-  std::vector<std::uint8_t> pending_global_;  // ... of them, global loads
-  std::vector<std::uint8_t> pending_short_;   // ... of them, MIO ops (Nsight's short scoreboard)
+  util::Zeroed<std::uint8_t> pending_;         // warps x registers: writes in flight
+  util::Zeroed<std::uint8_t> pending_global_;  // ... of them, global loads
+  util::Zeroed<std::uint8_t> pending_short_;   // ... of them, MIO ops (Nsight's short scoreboard)
   // The operand delay (sm.mio_delay_alu / _fma; empty when both are 0): warps x registers, the
   // first cycle an MIO instruction may read the register. And the warps waiting for a cycle (such
   // a register's, or their start under sm.warp_start_cycles) as (cycle, warp slot), recomputed
   // then: a timed wake-up, since no other event would.
-  std::vector<std::uint64_t> mio_ready_;
+  util::Zeroed<std::uint64_t> mio_ready_;
   // The guard delay (sm.guard_delay; empty when 0): warps x
   // registers, the first cycle an instruction may issue guarded by the predicate register a
   // fixed-latency pipe wrote.
-  std::vector<std::uint64_t> guard_ready_;
+  util::Zeroed<std::uint64_t> guard_ready_;
   // The cross-pipe delay (sm.xpipe_delay; empty when 0): warps x registers, the first cycle the
   // other fixed-latency pipe may read the register << 2 | the pipe that wrote it (xpipe_of; 0:
   // neither), one load a source.
-  std::vector<std::uint64_t> xpipe_;
+  util::Zeroed<std::uint64_t> xpipe_;
   std::vector<std::pair<std::uint64_t, std::uint32_t>> wakes_;
   std::uint64_t next_wake_ = ~std::uint64_t{0};
   std::vector<std::uint32_t> due_;     // wake_due's scratch

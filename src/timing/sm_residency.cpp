@@ -81,15 +81,13 @@ void Sm::retire_warp(std::uint32_t w) {
   wp.used = false;
   note_next(wp);
   wp.pre_step = 0;
-  std::fill_n(pending_.begin() + std::ptrdiff_t(std::size_t(w) * ctx_.nregs), ctx_.nregs, 0);
-  std::fill_n(pending_global_.begin() + std::ptrdiff_t(std::size_t(w) * ctx_.nregs), ctx_.nregs, 0);
-  std::fill_n(pending_short_.begin() + std::ptrdiff_t(std::size_t(w) * ctx_.nregs), ctx_.nregs, 0);
-  if (!mio_ready_.empty())
-    std::fill_n(mio_ready_.begin() + std::ptrdiff_t(std::size_t(w) * ctx_.nregs), ctx_.nregs, 0);
-  if (!guard_ready_.empty())
-    std::fill_n(guard_ready_.begin() + std::ptrdiff_t(std::size_t(w) * ctx_.nregs), ctx_.nregs, 0);
-  if (!xpipe_.empty())
-    std::fill_n(xpipe_.begin() + std::ptrdiff_t(std::size_t(w) * ctx_.nregs), ctx_.nregs, 0);
+  const std::size_t row = std::size_t(w) * ctx_.nregs;
+  std::fill_n(pending_.data() + row, ctx_.nregs, 0);
+  std::fill_n(pending_global_.data() + row, ctx_.nregs, 0);
+  std::fill_n(pending_short_.data() + row, ctx_.nregs, 0);
+  if (!mio_ready_.empty()) std::fill_n(mio_ready_.data() + row, ctx_.nregs, 0);
+  if (!guard_ready_.empty()) std::fill_n(guard_ready_.data() + row, ctx_.nregs, 0);
+  if (!xpipe_.empty()) std::fill_n(xpipe_.data() + row, ctx_.nregs, 0);
   Cta& ct = ctas_[wp.cta];
   if (--ct.live) return;
   if (cta_log_) cta_log_->push_back({ct.linear, ct.started, now_, ct.instructions});

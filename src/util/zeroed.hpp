@@ -73,6 +73,7 @@ class Zeroed {
   }
   T* data() const { return p_; }
   std::size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
   T& operator[](std::size_t i) const { return p_[i]; }
 
  private:
