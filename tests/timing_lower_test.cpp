@@ -114,6 +114,20 @@ TEST(Lowering, RulesParseAndRefuseTypos) {
               std::string::npos)
         << e.what();
   }
+  // A near miss is named: one edit from 'balance'; nothing is offered for a name near none.
+  try {
+    lower::parse_rules("fma,balanse");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'balanse': did you mean 'balance'?"), std::string::npos)
+        << e.what();
+  }
+  try {
+    lower::parse_rules("fma,quux");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).find("did you mean"), std::string::npos) << e.what();
+  }
   EXPECT_THROW(lower::parse_rules(""), InputError);
   EXPECT_THROW(lower::parse_rules("fma,,mov"), InputError);
   Arch a = find_preset("volta-v100");

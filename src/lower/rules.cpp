@@ -3,9 +3,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <string>
+#include <vector>
 
 #include "smemsim/error.hpp"
+#include "util/names.hpp"
 
 namespace smemsim::lower {
 namespace {
@@ -20,55 +24,66 @@ std::string_view rule_name(Rule r) {
   return kNames[std::size_t(r)];
 }
 
+namespace {
+
+// Every rule by name, in the order `all` and to_string list them.
+struct RuleByName {
+  std::string_view name;
+  bool Rules::*flag;
+};
+constexpr std::array<RuleByName, 22> kRulesByName = {
+    {{"fma", &Rules::fma},           {"imad", &Rules::imad},
+     {"lea", &Rules::lea},           {"addr", &Rules::addr},
+     {"scaled", &Rules::scaled},     {"cvt", &Rules::cvt},
+     {"mov", &Rules::mov},           {"imm", &Rules::imm},
+     {"ifcvt", &Rules::ifcvt},       {"lop3", &Rules::lop3},
+     {"iadd3", &Rules::iadd3},       {"vector", &Rules::vector},
+     {"schedule", &Rules::schedule}, {"spaces", &Rules::spaces},
+     {"sincos", &Rules::sincos},     {"ex2", &Rules::ex2},
+     {"divide", &Rules::divide},     {"wide", &Rules::wide},
+     {"bssy", &Rules::bssy},         {"aggregate", &Rules::aggregate},
+     {"unroll", &Rules::unroll},     {"balance", &Rules::balance}}};
+
+// A rule added to Rules is added here too.
+static_assert(sizeof(Rules) == kRulesByName.size());
+
+std::string rules_listed(std::string_view sep) {
+  std::string s;
+  for (const RuleByName& n : kRulesByName) {
+    if (!s.empty()) s += sep;
+    s += n.name;
+  }
+  return s;
+}
+
+}  // namespace
+
 Rules parse_rules(std::string_view spec, std::string_view key) {
   Rules r;
   if (spec == "none") return r;
   if (spec.empty())
-    throw InputError(fmt::format(
-        "arch key '{}': empty (give none, all, or a comma list of fma, imad, lea, addr, scaled, "
-        "cvt, mov, imm, ifcvt, lop3, iadd3, vector, schedule, spaces, sincos, ex2, divide, wide, "
-        "bssy, aggregate, unroll, balance)",
-        key));
-  if (spec == "all")
-    return parse_rules(
-        "fma,imad,lea,addr,scaled,cvt,mov,imm,ifcvt,lop3,iadd3,vector,schedule,spaces,sincos,ex2,"
-        "divide,wide,bssy,aggregate,unroll,balance",
-        key);
+    throw InputError(fmt::format("arch key '{}': empty (give none, all, or a comma list of {})",
+                                 key, rules_listed(", ")));
+  if (spec == "all") {
+    for (const RuleByName& n : kRulesByName) r.*n.flag = true;
+    return r;
+  }
   std::size_t pos = 0;
   while (pos <= spec.size()) {
     const std::size_t comma = spec.find(',', pos);
     const std::string_view name =
         spec.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
-    bool* flag = name == "fma"         ? &r.fma
-                 : name == "imad"      ? &r.imad
-                 : name == "lea"       ? &r.lea
-                 : name == "addr"      ? &r.addr
-                 : name == "scaled"    ? &r.scaled
-                 : name == "cvt"       ? &r.cvt
-                 : name == "mov"       ? &r.mov
-                 : name == "imm"       ? &r.imm
-                 : name == "ifcvt"     ? &r.ifcvt
-                 : name == "lop3"      ? &r.lop3
-                 : name == "iadd3"     ? &r.iadd3
-                 : name == "vector"    ? &r.vector
-                 : name == "schedule"  ? &r.schedule
-                 : name == "spaces"    ? &r.spaces
-                 : name == "sincos"    ? &r.sincos
-                 : name == "ex2"       ? &r.ex2
-                 : name == "divide"    ? &r.divide
-                 : name == "wide"      ? &r.wide
-                 : name == "bssy"      ? &r.bssy
-                 : name == "aggregate" ? &r.aggregate
-                 : name == "unroll"    ? &r.unroll
-                 : name == "balance"   ? &r.balance
-                                       : nullptr;
-    if (!flag)
+    const auto it = std::find_if(kRulesByName.begin(), kRulesByName.end(),
+                                 [&](const RuleByName& n) { return n.name == name; });
+    if (it == kRulesByName.end()) {
+      std::vector<std::string_view> names;
+      for (const RuleByName& n : kRulesByName) names.push_back(n.name);
+      const std::string near = did_you_mean(name, names);
       throw InputError(fmt::format(
-          "arch key '{}': unknown lowering rule '{}' (give a comma list of fma, imad, lea, addr, "
-          "scaled, cvt, mov, imm, ifcvt, lop3, iadd3, vector, schedule, spaces, sincos, ex2, "
-          "divide, wide, bssy, aggregate, unroll, balance; or all, or none)",
-          key, name));
-    *flag = true;
+          "arch key '{}': unknown lowering rule '{}'{} (give a comma list of {}; or all, or none)",
+          key, name, near.empty() ? "" : ": " + near, rules_listed(", ")));
+    }
+    r.*it->flag = true;
     if (comma == std::string_view::npos) break;
     pos = comma + 1;
   }
@@ -77,33 +92,11 @@ Rules parse_rules(std::string_view spec, std::string_view key) {
 
 std::string to_string(const Rules& r) {
   std::string s;
-  auto add = [&](bool on, std::string_view n) {
-    if (!on) return;
+  for (const RuleByName& n : kRulesByName) {
+    if (!(r.*n.flag)) continue;
     if (!s.empty()) s += ',';
-    s += n;
-  };
-  add(r.fma, "fma");
-  add(r.imad, "imad");
-  add(r.lea, "lea");
-  add(r.addr, "addr");
-  add(r.scaled, "scaled");
-  add(r.cvt, "cvt");
-  add(r.mov, "mov");
-  add(r.imm, "imm");
-  add(r.ifcvt, "ifcvt");
-  add(r.lop3, "lop3");
-  add(r.iadd3, "iadd3");
-  add(r.vector, "vector");
-  add(r.schedule, "schedule");
-  add(r.spaces, "spaces");
-  add(r.sincos, "sincos");
-  add(r.ex2, "ex2");
-  add(r.divide, "divide");
-  add(r.wide, "wide");
-  add(r.bssy, "bssy");
-  add(r.aggregate, "aggregate");
-  add(r.unroll, "unroll");
-  add(r.balance, "balance");
+    s += n.name;
+  }
   return s.empty() ? "none" : s;
 }
 
