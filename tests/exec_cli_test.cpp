@@ -102,6 +102,11 @@ TEST(ExecCli, BadInputIsExitCode2WithAClearMessage) {
   auto r = cli("run " + bad + " --kernel scale --launch " + temp_file("s1.toml", spec(256)));
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_NE(r.out.find("broken.ptx:31:"), std::string::npos) << r.out;
+  // --timing on a builtin of two launches names the builtin (it has no launch file).
+  r = cli("profile builtin:srad --timing");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("times one launch; builtin:srad has 2 launches"), std::string::npos)
+      << r.out;
   // Unknown kernel name.
   r = cli("run " + ptx + " --kernel nope --launch " + temp_file("s2.toml", spec(256)));
   EXPECT_EQ(r.exit_code, 2) << r.out;

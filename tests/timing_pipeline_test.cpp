@@ -19,7 +19,8 @@ using timing::Stall;
 // One warp: i0 at 0, i1 at 6, i2 at 12, i3 at 18 (each 6 after its producer); ret has no operand
 // and issues at 19. i3 writes back at 18 + 5 = 23, ret at 19 + 5 = 24: the kernel takes cycles
 // 0..24, 25 cycles. The issue slot issues 5 times, waits on the ALU's results (`wait`) in 1-5, 7-11
-// and 13-17 (15 cycles) and is idle while the finished warp drains, 20-24 (5 cycles).
+// and 13-17 (15 cycles) and waits while the finished warp drains (Nsight Compute's `drain`: its ret
+// and i3 in flight), 20-24 (5 cycles); it is never idle.
 TEST(TimingPipeline, DependentAluChainInOneWarp) {
   TimedKernel k(kChain, 32);
   Recorder rec;
@@ -35,7 +36,8 @@ TEST(TimingPipeline, DependentAluChainInOneWarp) {
   EXPECT_EQ(s.issue[Stall::Issued], 5u);
   EXPECT_EQ(s.issue[Stall::Wait], 15u);
   EXPECT_EQ(s.issue[Stall::ShortScoreboard], 0u);
-  EXPECT_EQ(s.issue[Stall::Idle], 5u);
+  EXPECT_EQ(s.issue[Stall::Drain], 5u);
+  EXPECT_EQ(s.issue[Stall::Idle], 0u);
   EXPECT_EQ(s.warp_instructions, 5u);
   EXPECT_EQ(s.thread_instructions, 5u * 32);
 }
@@ -77,8 +79,8 @@ TEST(TimingPipeline, TwoWarpsGreedyThenOldest) {
 // Strict barrel processing (004 §6): a warp issues nothing while an instruction of it is in flight.
 // One warp, i0..i4 each at 6 after the one before, even the independent ret: 0, 6, 12, 18, 24;
 // ret writes back at 29: 30 cycles. The slot waits on "barrel" in 1-5, 7-11, 13-17 and 19-23 (20
-// cycles: the scoreboard is never the reason, the warp has an instruction in flight first) and is
-// idle while ret drains, 25-29.
+// cycles: the scoreboard is never the reason, the warp has an instruction in flight first) and
+// waits while ret drains (`drain`), 25-29.
 TEST(TimingPipeline, StrictBarrelOneInstructionPerWarpInFlight) {
   TimedKernel k(kChain, 32);
   Arch a = fig4_arch();
@@ -89,7 +91,8 @@ TEST(TimingPipeline, StrictBarrelOneInstructionPerWarpInFlight) {
   EXPECT_EQ(s.cycles, 30u);
   EXPECT_EQ(s.issue[Stall::Barrel], 20u);
   EXPECT_EQ(s.issue[Stall::Wait], 0u);
-  EXPECT_EQ(s.issue[Stall::Idle], 5u);
+  EXPECT_EQ(s.issue[Stall::Drain], 5u);
+  EXPECT_EQ(s.issue[Stall::Idle], 0u);
 }
 
 // WB contents in cycle `c` (-1: bubble).

@@ -300,16 +300,17 @@ void add_profile_command(CLI::App& app) {
     const Arch arch = o->timing ? resolve_sim_arch(ao, o->sim) : resolve_arch(ao);
     const TargetWarning warn_target(o->launch, w, arch);
     if (w.pipeline.empty()) return profile_one(w, arch, *o);
+    // A builtin's pipeline has no launch file: name the kernel given.
+    const std::string& what = o->launch.launch.empty() ? o->launch.target : o->launch.launch;
     if (!o->html.empty())
       throw InputError(fmt::format(
-          "--html shows one launch; {} has {} launches (profile without "
-          "--html reports each)",
-          o->launch.launch.empty() ? o->launch.target : o->launch.launch, w.pipeline.size()));
+          "--html shows one launch; {} has {} launches (profile without --html reports each)", what,
+          w.pipeline.size()));
     if (o->timing)
-      throw InputError(
-          fmt::format("profile --timing times one launch; {} has {} [[launch]] "
-                      "tables (profile without --timing reports each)",
-                      o->launch.launch, w.pipeline.size()));
+      throw InputError(fmt::format(
+          "profile --timing times one launch; {} has {} launches (profile without --timing "
+          "reports each)",
+          what, w.pipeline.size()));
     profile_pipeline(w, arch, *o);
   });
 }

@@ -67,9 +67,11 @@ enum class Stall : std::uint8_t {
                   // or a taken branch's target is not fetched yet (sm.taken_branch_fetch)
   ImcMiss,        // "imc_miss": the next instruction reads a constant whose line is not in the
                   // SM's constant cache (a kernel parameter, ld.const at a constant address)
+  Drain,          // "drain": the warp has issued its exit and waits for its instructions still in
+                  // flight (its last stores leaving the SM's memory queue, the exit itself)
 };
-inline constexpr std::size_t kStallKinds = 23;
-std::string_view stall_name(Stall s);  // "selected", "idle", "wait", ..., "imc_miss"
+inline constexpr std::size_t kStallKinds = 24;
+std::string_view stall_name(Stall s);  // "selected", "idle", "wait", ..., "imc_miss", "drain"
 
 // smemsim's names before issue 47, kept in the JSON as aliases for one schema version: each old
 // name and the reasons whose sum it is ("scoreboard": wait + short_scoreboard).

@@ -145,6 +145,10 @@ void Sm::attribute_warp_states(std::uint32_t k, int issued_warp, Stall blocked,
   const Subcore& sc = sub_[k];
   for (std::uint32_t w = k; w < warps_.size(); w += nsc_) {
     const Warp& wp = warps_[w];
+    if (wp.used && wp.finished && wp.in_flight && wp.exit_index < is.size()) {
+      is[wp.exit_index].warp_states[Stall::Drain] += weight;  // at its exit, as Nsight puts it
+      continue;
+    }
     if (!wp.used || wp.finished || wp.next >= is.size()) continue;
     Stall s = wp.reason;
     if (int(w) == issued_warp)

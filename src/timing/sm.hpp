@@ -291,7 +291,8 @@ class Sm final : public SchedulerView {
   };
   struct Warp {
     bool used = false;
-    bool finished = false;  // the executor has it Done
+    bool finished = false;         // the executor has it Done
+    std::uint32_t exit_index = 0;  // when finished: the instruction it ended at (its drain's)
     bool eligible = false;
     std::uint32_t exec_slot = 0, exec_warp = 0, cta = 0;
     std::uint64_t age = 0;

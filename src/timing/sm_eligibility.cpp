@@ -45,7 +45,8 @@ void Sm::recompute(std::uint32_t w) {
       set_reason(wp, true, Stall::Issued);
     return;
   }
-  if (wp.finished) return set_reason(wp, false, Stall::Idle);
+  // Nsight Compute's drain: past its exit, until its instructions in flight are done.
+  if (wp.finished) return set_reason(wp, false, wp.in_flight ? Stall::Drain : Stall::Idle);
   if (wp.start_at > now_) {  // not started yet (sm.warp_start_cycles): woken when it is
     wake_at(wp.start_at, w);
     // Its CTA's first instruction line still on its way (start_cta): no_instruction.

@@ -172,6 +172,7 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
   if (obs_) obs_->on_issue(id_, w, r.index, 0, now);
   if (r.state == exec::WarpState::Done) {
     wp.finished = true;
+    wp.exit_index = r.index;
     note_next(wp);
   }
   if (ctx_.uses_tm) account_tm(w, r, now);
@@ -394,7 +395,7 @@ void Sm::skip_unrolled(Warp& wp) {
     count_issue(wp, r);
     ++stats_.absorbed;
     note_trip(wp, r);
-    if (r.state == exec::WarpState::Done) wp.finished = true;
+    if (r.state == exec::WarpState::Done) wp.finished = true, wp.exit_index = r.index;
     note_next(wp);
     if (r.state != exec::WarpState::Ready) return;
   }

@@ -22,7 +22,7 @@ std::string_view stall_name(Stall s) {
                                                            "mio_throttle",   "math_pipe_throttle",
                                                            "dispatch_stall", "short_scoreboard",
                                                            "lg_throttle",    "no_instruction",
-                                                           "imc_miss"};
+                                                           "imc_miss",       "drain"};
   return kNames[static_cast<std::size_t>(s)];
 }
 
