@@ -78,19 +78,43 @@ const char* kIndependent = R"(
 )";
 
 // A 16-lane ALU takes a 32-thread op every other cycle: the movs issue at 0, 2, 4, 6 and the slot
-// waits in 1, 3, 5 with math_pipe_throttle; ret (the branch unit, no lane limit) issues at 7 and
-// writes back at 12: 13 cycles. With 32 lanes the same warp issues in 0..4 (ret at 4, 10 cycles).
+// waits in 1, 3, 5; ret (the branch unit, no lane limit) issues at 7 and writes back at 12: 13
+// cycles. The ALU is busy with the warp's own previous mov, which on the GPU is the stall count
+// ptxas puts after it: Nsight Compute's `wait`, not `math_pipe_throttle` (an H200's lavamd, one
+// warp a sub-core, FP64 and integer ops back to back, has no math_pipe_throttle at all). With 32
+// lanes the same warp issues in 0..4 (ret at 4, 10 cycles).
 TEST(TimingSubcore, SixteenLaneUnitTakesAWarpEveryTwoCycles) {
   TimedKernel k(kIndependent, 32);
   Arch a = fig4_arch();
   a.sm.lanes_alu = 16;
   Recorder rec;
-  const auto s = k.run(a, &rec);
+  const auto s = k.run(a, &rec, true);
   const std::uint64_t at[] = {0, 2, 4, 6, 7};
   for (std::uint32_t i = 0; i < 5; ++i) EXPECT_EQ(rec.issued(0, i), at[i]) << "instruction " << i;
-  EXPECT_EQ(s.issue[Stall::MathPipeThrottle], 3u);
-  EXPECT_EQ(rec.stalls.at(1), Stall::MathPipeThrottle);
+  EXPECT_EQ(s.issue[Stall::MathPipeThrottle], 0u);
+  EXPECT_EQ(s.issue[Stall::Wait], 3u);
+  EXPECT_EQ(rec.stalls.at(1), Stall::Wait);
+  EXPECT_EQ(s.instructions[1].warp_states[Stall::Wait], 1u);  // mov 2 waits in cycle 1
   EXPECT_EQ(s.cycles, 13u);
+
+  // Two warps on the one sub-core, round robin, the ALU free every other cycle: warp 0 issues its
+  // movs at 0, 4, 8, 12, warp 1 at 2, 6, 10, 14. A warp's second mov waits once on its own first
+  // (warp 0 in cycle 1, warp 1 in 3: wait), is passed over once for the other warp (not_selected)
+  // and waits once on the other warp's mov (warp 0 in 3, warp 1 in 5: math_pipe_throttle). In
+  // cycle 1 the slot reports the other warp's reason: warp 1's first mov finds the ALU held by
+  // warp 0's.
+  TimedKernel two(kIndependent, 64);
+  Recorder r2;
+  const auto s2 = two.run(a, &r2, true);
+  for (std::uint32_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(r2.issued(0, i), 4 * i) << i;
+    EXPECT_EQ(r2.issued(1, i), 4 * i + 2) << i;
+  }
+  EXPECT_EQ(r2.stalls.at(1), Stall::MathPipeThrottle);
+  EXPECT_EQ(s2.instructions[0].warp_states[Stall::MathPipeThrottle], 1u);  // warp 1 in cycle 1
+  EXPECT_EQ(s2.instructions[0].warp_states[Stall::Wait], 0u);
+  EXPECT_EQ(s2.instructions[1].warp_states[Stall::Wait], 2u);
+  EXPECT_EQ(s2.instructions[1].warp_states[Stall::MathPipeThrottle], 2u);
 
   Recorder wide;
   const auto w = k.run(fig4_arch(), &wide);
@@ -201,7 +225,8 @@ const char* kTwoMma = R"(
 )";
 
 // A tensor unit of 256 FP16 multiply-adds per cycle holds an m16n8k16 (16 x 8 x 16 = 2,048) for 8
-// cycles: the second mma issues at 8 (throttled 1..7), ret at 9. An mma's latency is lat_tensor
+// cycles: the second mma issues at 8 (waiting 1..7 for the unit its own first mma holds: `wait`,
+// as for the 16-lane ALU above), ret at 9. An mma's latency is lat_tensor
 // (6) + 8 - 1 = 13: the first writes back at 12, the second at 8 + 12 = 20: 21 cycles. Without a
 // tensor core (tensor_fmas = 0) an mma issues like an ALU instruction: 0, 1, ret 2.
 TEST(TimingSubcore, TensorUnitHoldsAnMmaForItsShape) {
@@ -216,7 +241,8 @@ TEST(TimingSubcore, TensorUnitHoldsAnMmaForItsShape) {
   EXPECT_EQ(rec.issued(0, 2), 9u);
   EXPECT_EQ(rec.completed(0, 0), 12u);
   EXPECT_EQ(rec.completed(0, 1), 20u);
-  EXPECT_EQ(s.issue[Stall::MathPipeThrottle], 7u);
+  EXPECT_EQ(s.issue[Stall::Wait], 7u);
+  EXPECT_EQ(s.issue[Stall::MathPipeThrottle], 0u);
   EXPECT_EQ(s.cycles, 21u);
 
   Recorder plain;

@@ -25,6 +25,7 @@ struct WarpMask {
   WarpMask operator&(const WarpMask& o) const {
     return WarpMask{{bits[0] & o.bits[0], bits[1] & o.bits[1]}};
   }
+  bool operator==(const WarpMask&) const = default;
   // The first member at or after `from`, cyclically over [0, n); -1 when empty.
   int next_from(std::uint32_t from, std::uint32_t n) const;
   template <typename F>

@@ -156,7 +156,7 @@ void Sm::attribute_warp_states(std::uint32_t k, int issued_warp, Stall blocked,
     else if (sc.mio_held.test(w))
       s = Stall::MioThrottle;
     else if (sc.throttled.test(w))
-      s = sc.throttle;
+      s = sc.throttled_own.test(w) ? Stall::Wait : sc.throttle;
     else if (wp.eligible)
       s = blocked == Stall::Issued ? Stall::NotSelected : blocked;
     is[wp.next].warp_states[s] += weight;
@@ -168,6 +168,7 @@ Stall Sm::issue(std::uint32_t k, std::uint64_t now) {
   Subcore& sc = sub_[k];
   Pipeline& pipe = *sc.pipe;
   sc.throttled = WarpMask{};
+  sc.throttled_own = WarpMask{};
   sc.mio_held = WarpMask{};
   Stall slot;
   if (sc.issuing >= 0) {  // the next subwarp of the instruction being issued
@@ -209,7 +210,10 @@ Stall Sm::issue(std::uint32_t k, std::uint64_t now) {
       sc.sched->issued(picked);
       slot = Stall::Issued;
     } else {
-      slot = masked ? Stall::SafeDistance : sc.throttled.any() ? sc.throttle : Stall::MioThrottle;
+      slot = masked                             ? Stall::SafeDistance
+             : !sc.throttled.any()              ? Stall::MioThrottle
+             : sc.throttled_own == sc.throttled ? Stall::Wait
+                                                : sc.throttle;
       if (instr_) attribute_warp_states(k, -1, slot);
     }
   } else {

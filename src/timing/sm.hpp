@@ -232,7 +232,10 @@ class Sm final : public SchedulerView {
     std::uint32_t reason_bits = 0;
     std::uint32_t short_waits = 0;
     WarpMask throttled;  // eligible warps whose unit was busy this cycle
-    WarpMask mio_held;   // eligible warps whose shared access found the MIO queue full
+    // ... of them, those whose unit is busy with their own previous op: the stall count ptxas
+    // puts after it, which Nsight Compute reports as `wait`, not `math_pipe_throttle`.
+    WarpMask throttled_own;
+    WarpMask mio_held;  // eligible warps whose shared access found the MIO queue full
     Stall throttle = Stall::MathPipeThrottle;
   };
   // A unit's occupancy: lane-cycles (cycle x lanes) up to which it is taken, and who took it
@@ -241,6 +244,7 @@ class Sm final : public SchedulerView {
     std::uint64_t until = 0;
     std::uint64_t at = ~std::uint64_t{0};
     std::uint32_t by = 0;
+    std::uint32_t warp = ~0u;  // the warp slot of the op that took it last
   };
 
   struct Inflight {
@@ -375,7 +379,8 @@ class Sm final : public SchedulerView {
   Unit unit_of_next(std::uint32_t w) const;
   std::uint64_t unit_cost(Unit u, std::uint32_t index) const;
   bool unit_free(std::uint32_t k, Unit u, std::uint32_t index, std::uint64_t now) const;
-  void unit_take(std::uint32_t k, Unit u, std::uint32_t index, std::uint64_t now);
+  void unit_take(std::uint32_t k, Unit u, std::uint32_t index, std::uint32_t warp,
+                 std::uint64_t now);
   void throttle(std::uint32_t k, WarpMask& pool, std::uint64_t now);
   void mio_throttle(std::uint32_t k, WarpMask& pool);
   void mio_tick(std::uint64_t now);

@@ -111,7 +111,7 @@ void Sm::push_ops(std::uint32_t inflight, Unit unit, MemWork mem, bool memory,
     sc.issuing_ops.push_back(id);
   }
   sc.pipe->issue(sc.issuing_ops[0], now);
-  if (units_on_) unit_take(k, unit, in.index, now);
+  if (units_on_) unit_take(k, unit, in.index, in.warp, now);
   if (nsub_ > 1) {
     sc.issuing = inflight;
     sc.issuing_sub = 1;
@@ -122,7 +122,8 @@ void Sm::push_next_sub(Subcore& sc, std::uint64_t now) {
   const Op& o = ops_[sc.issuing_ops[sc.issuing_sub]];
   sc.pipe->issue(sc.issuing_ops[sc.issuing_sub], now);
   if (units_on_)
-    unit_take(std::uint32_t(&sc - sub_.data()), o.unit, inflight_.items[o.inflight].index, now);
+    unit_take(std::uint32_t(&sc - sub_.data()), o.unit, inflight_.items[o.inflight].index, o.warp,
+              now);
   if (++sc.issuing_sub == nsub_) sc.issuing = -1;
 }
 

@@ -32,7 +32,8 @@ bool Sm::unit_free(std::uint32_t k, Unit u, std::uint32_t index, std::uint64_t n
   return units_[shared_units_ ? 0 : k][m].until < (now + 1) * lanes_[m];
 }
 
-void Sm::unit_take(std::uint32_t k, Unit u, std::uint32_t index, std::uint64_t now) {
+void Sm::unit_take(std::uint32_t k, Unit u, std::uint32_t index, std::uint32_t warp,
+                   std::uint64_t now) {
   const std::uint64_t cost = unit_cost(u, index);
   if (!cost) return;
   const std::size_t m = pipe_map_[std::size_t(u)];
@@ -41,6 +42,7 @@ void Sm::unit_take(std::uint32_t k, Unit u, std::uint32_t index, std::uint64_t n
   use.until = std::max(use.until, now * lanes_[m]) + cost;
   use.at = now;
   use.by = k;
+  use.warp = warp;
   // Some unit of the set refuses ops up to this cycle (unit_free: until < (now + 1) * lanes).
   units_busy_[set] = std::max(units_busy_[set], use.until / lanes_[m]);
 }
@@ -58,10 +60,13 @@ Unit Sm::unit_of_next(std::uint32_t w) const {
 }
 
 // Takes the warps whose unit cannot take them this cycle out of `pool` (math_pipe_throttle, or
-// dispatch when another sub-core took a shared unit in this very cycle).
+// dispatch when another sub-core took a shared unit in this very cycle; a warp whose unit is busy
+// with its own previous op is in throttled_own: `wait`, as Nsight Compute reports ptxas's stall
+// count for a pipe's interval).
 void Sm::throttle(std::uint32_t k, WarpMask& pool, std::uint64_t now) {
   Subcore& sc = sub_[k];
   sc.throttled = WarpMask{};
+  sc.throttled_own = WarpMask{};
   const std::size_t set = shared_units_ ? 0 : k;
   if (units_busy_[set] <= now) return;  // every unit takes an op
   // The units that take no op this cycle (unit_free), as bits.
@@ -78,7 +83,10 @@ void Sm::throttle(std::uint32_t k, WarpMask& pool, std::uint64_t now) {
     pool.clear(w);
     sc.throttled.set(w);
     const UnitUse& use = units_[set][m];
-    if (use.at == now && use.by != k) sc.throttle = Stall::Dispatch;
+    if (use.warp == w)
+      sc.throttled_own.set(w);
+    else if (use.at == now && use.by != k)
+      sc.throttle = Stall::Dispatch;
   });
 }
 
