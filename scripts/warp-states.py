@@ -17,6 +17,7 @@ is the profile's kernel and options. Exit 2 on bad input (a missing file, no suc
 import argparse
 import csv
 import json
+import os
 import subprocess
 import sys
 
@@ -30,6 +31,8 @@ def fail(msg):
 
 
 def gpu_states(path, kernel):
+    if not os.path.isfile(path):
+        fail(f"{path}: not a file" if os.path.exists(path) else f"{path}: No such file or directory")
     try:
         with open(path, newline="") as f:
             rows = list(csv.reader(line for line in f if line.startswith('"')))
@@ -60,7 +63,10 @@ def gpu_states(path, kernel):
 
 def model_states(smemsim, arch, args):
     cmd = [smemsim, "profile", *args, "--arch", arch, "--timing", "--json"]
-    run = subprocess.run(cmd, capture_output=True, text=True)
+    try:
+        run = subprocess.run(cmd, capture_output=True, text=True)
+    except OSError as e:
+        fail(f"{smemsim}: {e.strerror}")
     if run.returncode != 0:
         fail(f"{' '.join(cmd)}: {run.stderr.strip() or 'exit ' + str(run.returncode)}")
     j = json.loads(run.stdout)

@@ -165,6 +165,40 @@ TEST(GpuExport, CompareRefusesBadInputWithOneLine) {
   }
 }
 
+// scripts/warp-states.py sets one launch's warp states beside Nsight's: gemm's drain on the H200
+// is 985.0 cycles a warp in the CSV (stalls.csv's drain ratio x instructions / 16 warps), and the
+// model's is the warp's wait past its exit (nonzero: its last stores). Bad input is one line and
+// exit 2: a missing CSV, a folder, a device, no such launch, a smemsim that is not there.
+TEST(GpuExport, WarpStatesSetsALaunchBesideNsight) {
+  const std::string py =
+      "/usr/bin/python3 " + std::string(SMEMSIM_SOURCE_DIR) + "/scripts/warp-states.py ";
+  const std::string csv =
+      std::string(SMEMSIM_SOURCE_DIR) + "/calibration/runs/h200-2026-11-28/stalls.csv";
+  const test::CliResult ok =
+      test::shell(py + csv + " --kernel gemm_bk64 --states drain --smemsim " + SMEMSIM_CLI +
+                  " -- builtin:gemm");
+  ASSERT_EQ(ok.exit_code, 0) << ok.out;
+  const std::size_t at = ok.out.find("\ndrain ");
+  ASSERT_NE(at, std::string::npos) << ok.out;
+  std::istringstream row(ok.out.substr(at + 1));
+  std::string name;
+  double gpu = 0, model = 0;
+  row >> name >> gpu >> model;
+  EXPECT_NEAR(gpu, 985.0, 0.05) << ok.out;
+  EXPECT_GT(model, 0.0) << ok.out;
+  for (const std::string& args :
+       {std::string("/nonexistent.csv --kernel x -- builtin:gemm"),
+        std::string("/tmp --kernel x -- builtin:gemm"),
+        std::string("/dev/zero --kernel x -- builtin:gemm"),
+        csv + " --kernel no_such_kernel -- builtin:gemm",
+        csv + " --kernel gemm_bk64 --smemsim /nonexistent -- builtin:gemm"}) {
+    const test::CliResult r = test::shell(py + args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << args << "\n" << r.out;
+    EXPECT_EQ(r.out.rfind("warp-states: ", 0), 0u) << args << "\n" << r.out;
+  }
+}
+
 #ifdef SMEMSIM_NVCC
 // The GPU-side programs of scripts/gpu-checks.sh compile with the configured nvcc (they run only
 // where a GPU is: docs/gpu-runs.md "Measured on an H200 and an H100"). gpu-replay links the
