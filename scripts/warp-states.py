@@ -86,7 +86,9 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("stalls_csv")
     p.add_argument("--kernel", required=True, help="a substring of the CSV's kernel name")
-    p.add_argument("--smemsim", default="build/release/apps/smemsim/smemsim")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    p.add_argument("--smemsim", default=os.path.join(root, "build/release/apps/smemsim/smemsim"),
+                   help="the CLI (default: this tree's release build)")
     p.add_argument("--arch", default="hopper-h100")
     p.add_argument("--states", help="comma list of states to print (default: every state over 1 cycle)")
     argv = sys.argv[1:]

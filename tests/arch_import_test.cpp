@@ -353,6 +353,13 @@ TEST(ArchImport, TensorLatencyAndIntervalMapWithTheirShape) {
       import_gpgpusim(wmma, "v.config", find_preset("volta-v100"), {16, 16, 16});
   EXPECT_EQ(v.arch.sm.tensor_fmas, 512u);
   EXPECT_EQ(v.arch.sm.lat_tensor, 57u);
+  // GPGPU-Sim's latency is a whole mma's: volta-v100's HMMA.884 steps are cleared, with a note.
+  EXPECT_EQ(v.arch.sm.tensor_step_fmas, 0u);
+  ASSERT_EQ(v.notes.size(), 1u);
+  EXPECT_EQ(v.notes[0].key, "sm.tensor_step_fmas");
+  EXPECT_NE(v.notes[0].why.find("tensor steps (sm.tensor_step_fmas = 256) are cleared"),
+            std::string::npos)
+      << v.notes[0].why;
   for (const auto& e : v.ignored)
     EXPECT_TRUE(e.option.find("tensor") == std::string::npos &&
                 e.option.find("tesnor") == std::string::npos)
@@ -370,8 +377,9 @@ TEST(ArchImport, TensorLatencyAndIntervalMapWithTheirShape) {
       import_gpgpusim("-ptx_opcode_latency_tesnor 64\n-ptx_opcode_initiation_tensor 64\n",
                       "d.config", find_preset("volta-v100"), {16, 16, 16});
   EXPECT_EQ(d.arch.sm.lat_tensor, d.arch.sm.min_latency());
-  ASSERT_EQ(d.notes.size(), 1u);
+  ASSERT_EQ(d.notes.size(), 2u);  // the clamp, then volta-v100's tensor steps cleared
   EXPECT_NE(d.notes[0].why.find("below smemsim's pipeline"), std::string::npos);
+  EXPECT_EQ(d.notes[1].key, "sm.tensor_step_fmas");
 
   // Without the shape both stay ignored, saying what to give.
   const GpgpuSimImport n = import_gpgpusim(wmma, "v.config", find_preset("volta-v100"));

@@ -369,13 +369,20 @@ class UnitOptions {
     // than the pipeline's shortest latency: clamped, with a note.
     const std::int64_t lat = tlat_.v - tii_.v + 1, floor = r.arch.sm.min_latency();
     set(r, tlat_, "sm.lat_tensor", std::to_string(std::max(lat, floor)));
-    // GPGPU-Sim's latency is the whole op's: the base preset's steps (Volta's HMMA.884) go.
-    r.arch.sm.tensor_step_fmas = 0;
     if (lat < floor)
       r.notes.push_back({tlat_.line, tlat_.opt, tlat_.value, "sm.lat_tensor", std::to_string(floor),
                          fmt::format("latency {} less interval {} + 1 = {} is below smemsim's "
                                      "pipeline ({}): sm.lat_tensor set to {}",
                                      tlat_.v, tii_.v, lat, floor, floor)});
+    // GPGPU-Sim's latency is the whole op's: the base preset's steps (Volta's HMMA.884) go, and
+    // the user is told.
+    if (r.arch.sm.tensor_step_fmas) {
+      r.notes.push_back({tlat_.line, tlat_.opt, tlat_.value, "sm.tensor_step_fmas", "0",
+                         fmt::format("the file's latency is a whole mma's: the base's tensor steps "
+                                     "(sm.tensor_step_fmas = {}) are cleared",
+                                     r.arch.sm.tensor_step_fmas)});
+      r.arch.sm.tensor_step_fmas = 0;
+    }
     if (tunits_.line)
       r.mapped.push_back(
           {tunits_.line, tunits_.opt, tunits_.value, "sm.tensor_fmas", std::to_string(fmas), ""});
