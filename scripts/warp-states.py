@@ -83,7 +83,10 @@ ALIASES = {"issued", "scoreboard", "memory", "control", "dispatch"}
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        usage="%(prog)s STALLS_CSV --kernel NAME [--smemsim BIN] [--arch A] [--states S,...] "
+        "-- KERNEL [PROFILE OPTIONS]",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("stalls_csv")
     p.add_argument("--kernel", required=True, help="a substring of the CSV's kernel name")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
