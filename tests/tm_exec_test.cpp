@@ -221,6 +221,40 @@ TEST(TmExec, WorkgroupSerializationStallsTheOtherWarpAndFinishes) {
   EXPECT_GE(st.wg_serial_attempts, 1u);
 }
 
+// The cycle model recomputes a CTA's other warps only after an issue that says it moved them
+// (IssueResult::moved_others, issue 49): in the scenario above, every issue that changes the other
+// warp's state or next instruction must say so, and the two that must (warp 0's work-group
+// serialized TX.Begin aborting warp 1, and the end of that attempt releasing warp 1 from TX.Begin)
+// do.
+TEST(TmExec, AnIssueThatMovesAnotherWarpSaysSo) {
+  Fixture f(kCounter, 64, 1025);
+  Executor ex(f.module, f.module.kernels.at(0), default_arch(), f.launch, f.mem);
+  ex.start_cta(0, 0);
+  std::uint32_t moved = 0, aborted = 0, released = 0;
+  auto step = [&](std::uint32_t w) {
+    const std::uint32_t o = 1 - w;
+    const WarpState state = ex.state(0, o);
+    const std::uint32_t next = ex.next_index(0, o);
+    const IssueResult r = ex.issue(0, w);
+    const bool changed = ex.state(0, o) != state || ex.next_index(0, o) != next;
+    EXPECT_TRUE(!changed || r.moved_others) << "warp " << w << " at instruction " << r.index;
+    moved += r.moved_others;
+    aborted += r.moved_others && r.op == ptx::Opcode::TxBegin && ex.next_index(0, o) != next;
+    released += r.moved_others && state == WarpState::TxWait && ex.state(0, o) == WarpState::Ready;
+  };
+  for (int i = 0; i < 8; ++i) step(1);  // warp 1 into its transaction, holding s[0]
+  for (int i = 0; i < 1000 && aborted == 0; ++i) step(0);
+  EXPECT_EQ(aborted, 1u);
+  EXPECT_EQ(moved, 1u);  // no issue before the work-group serialized TX.Begin moved warp 1
+  step(1);               // back at TX.Begin, where it waits
+  ASSERT_EQ(ex.state(0, 1), WarpState::TxWait);
+  for (int i = 0; i < 100000 && !ex.cta_done(0); ++i)
+    for (std::uint32_t w = 0; w < 2; ++w)
+      if (ex.state(0, w) == WarpState::Ready) step(w);
+  ASSERT_TRUE(ex.cta_done(0));
+  EXPECT_GE(released, 1u);
+}
+
 // Nested transactions are flattened: the inner pair is a no-op, a retry restarts at the outer
 // TX.Begin.
 TEST(TmExec, NestedTransactionsAreFlattened) {

@@ -204,6 +204,10 @@ struct IssueResult {
   // included), and the cycles its transactional work adds (003 §4.2; 0 under tm.timing = perfect).
   bool in_tx = false;
   std::uint32_t tm_cycles = 0;
+  // GPU-LocalTM moved other warps of the CTA without an issue of theirs: a work-group-serialized
+  // TX.Begin aborted their attempts (they go back to their TX.Begin), or the end of its attempt
+  // let the warps waiting at TX.Begin go (TxWait -> Ready).
+  bool moved_others = false;
   // An mbarrier test_wait/try_wait found a lane's phase not yet complete, or a
   // barrier.cluster.wait its phase open (run() yields the warp; retry_wait).
   bool waiting = false;

@@ -438,6 +438,7 @@ struct Impl {
   std::function<void(const TxEvent&)> tx_observer;
   std::function<void(std::uint64_t, std::uint64_t)> progress;  // Executor::set_progress
   std::uint32_t tm_cycles = 0;  // of the instruction being executed (memory.cpp -> issue)
+  bool tm_moved = false;        // the instruction moved other warps (IssueResult::moved_others)
   // Instructions that wrote (or may have written) memory: stores, reductions, atomics that changed
   // a value, stmatrix, wmma.store, cp.async, calls (spin.cpp).
   std::uint64_t writes = 0;

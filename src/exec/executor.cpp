@@ -6,6 +6,7 @@
 #include <cstring>
 #include <map>
 #include <stdexcept>
+#include <utility>
 
 #include "exec/cfg.hpp"
 #include "exec/exec_internal.hpp"
@@ -329,6 +330,7 @@ IssueResult Impl::issue(Cta& cta, Warp& w) {
                      kernel.code[w.tx_begin].ptx_line));
   if (w.stack.empty() && w.state != WarpState::Done) warp_done(cta, w);
   r.state = w.state;
+  r.moved_others = std::exchange(tm_moved, false);
   r.next = w.stack.empty() ? static_cast<std::uint32_t>(kernel.code.size()) : w.stack.back().pc;
   return r;
 }

@@ -82,6 +82,7 @@ void Impl::tx_begin(Cta& cta, Warp& w, std::uint32_t pc, IssueResult& r) {
       o.tx.tcm |= lanes;
       hold_back(o, lanes);
       tx_end_attempt(cta, o, kNoRow);
+      tm_moved = true;
     }
   }
   top.mask = run;  // the lanes TCM holds back wait for a later attempt
@@ -120,7 +121,7 @@ void Impl::tx_end_attempt(Cta& cta, Warp& w, std::uint32_t commit_pc) {
   if (cta.wg_owner == static_cast<int>(w.index)) {  // the serialized attempt is over
     cta.wg_owner = -1;
     for (Warp& o : cta.warps)
-      if (o.state == WarpState::TxWait) o.state = WarpState::Ready;
+      if (o.state == WarpState::TxWait) o.state = WarpState::Ready, tm_moved = true;
   }
   tx_event(cta, w, TxEvent::Kind::Commit, commit_pc, done ? committed : w.tx.tcm, mode);
   if (done) {

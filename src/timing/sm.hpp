@@ -390,7 +390,7 @@ class Sm final : public SchedulerView {
   // sm.lower's unroll: a trip through an unrolled loop counted at its branch (note_trip); after an
   // issue, the loop overhead that trip does not issue, executed in the same slot (skip_unrolled).
   void note_trip(Warp& wp, const exec::IssueResult& r);
-  void skip_unrolled(Warp& wp);
+  bool skip_unrolled(Warp& wp);  // true: an instruction moved other warps (TM)
   void async_issue(Warp& wp, Inflight& in, const InstInfo& info);
   // A wgmma's shared reads are done at `now`: its tensor work on the warp's sub-core follows
   // (sm.wgmma_fmas, sm.lat_wgmma), and then its group's count.

@@ -141,6 +141,7 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
   col.forward = forward_;
   ex_->set_consumer(&col);
   exec::IssueResult r = ex_->issue(wp.exec_slot, wp.exec_warp);
+  bool moved = r.moved_others;  // of any instruction this slot executes
   wp.exec_next = r.next;
   note_next(wp);
   const auto& code = ctx_.kernel->code;
@@ -154,8 +155,9 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
       ++stats_.absorbed;
       if (ctx_.uses_tm) account_tm(w, r, now);
       if ((ctx_.uses_tm ? ex_->next_index(wp.exec_slot, wp.exec_warp) : r.next) != r.index + 1)
-        return recompute(w);
+        return moved ? recompute_cta(wp.cta) : recompute(w);
       r = ex_->issue(wp.exec_slot, wp.exec_warp);
+      moved |= r.moved_others;
       wp.exec_next = r.next;
       note_next(wp);
     }
@@ -347,10 +349,10 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
     ++ctas_[wp.cta].bars_in_flight;
   }
   push_ops(id, unit, mem, memory, sectors, now, found);
-  if (ctx_.unroll && r.state == exec::WarpState::Ready && !info.barrier) skip_unrolled(wp);
+  if (ctx_.unroll && r.state == exec::WarpState::Ready && !info.barrier) moved |= skip_unrolled(wp);
   // A barrier arrival or an exit can release the CTA's other warps; a transactional instruction can
-  // abort them (work-group serialization) or let them through TX.Begin.
-  if (info.barrier || info.arrive || wp.finished || r.in_tx)
+  // abort them (work-group serialization) or let them through TX.Begin (moved_others).
+  if (info.barrier || info.arrive || wp.finished || moved)
     recompute_cta(wp.cta);
   else
     recompute(w);
@@ -384,22 +386,25 @@ void Sm::note_trip(Warp& wp, const exec::IssueResult& r) {
 // steps, compare and branch issue in the last trip of each group. In the others the warp executes
 // them here, right after the instruction before them, in its slot: no issue slot, unit or
 // latency (the unrolled copies have none), and the next instruction waits for nothing of theirs.
-void Sm::skip_unrolled(Warp& wp) {
+bool Sm::skip_unrolled(Warp& wp) {
   const std::vector<std::uint32_t>& u = *ctx_.unroll;
+  bool moved = false;
   while (!wp.finished && wp.exec_next < u.size()) {
     const std::uint32_t b = u[wp.exec_next];
-    if (b == ptx::kNone) return;
+    if (b == ptx::kNone) return moved;
     if (wp.unroll_loop != b) wp.unroll_loop = b, wp.trips = 0;  // the warp enters the loop
-    if (wp.trips % lower::kUnrollFactor == lower::kUnrollFactor - 1) return;
+    if (wp.trips % lower::kUnrollFactor == lower::kUnrollFactor - 1) return moved;
     const exec::IssueResult r = ex_->issue(wp.exec_slot, wp.exec_warp);
+    moved |= r.moved_others;
     wp.exec_next = r.next;
     count_issue(wp, r);
     ++stats_.absorbed;
     note_trip(wp, r);
     if (r.state == exec::WarpState::Done) wp.finished = true, wp.exit_index = r.index;
     note_next(wp);
-    if (r.state != exec::WarpState::Ready) return;
+    if (r.state != exec::WarpState::Ready) return moved;
   }
+  return moved;
 }
 
 // A step of sm.lower's expansion before an instruction (expand.hpp: sin/cos's range reduction, a
