@@ -86,12 +86,14 @@ Sm::Sm(std::uint32_t id, const SimContext& ctx)
   ctas_.resize(ctx.ctas_per_sm);
   // Warps x registers, zero without being written: the rows of warp slots a launch never fills
   // cost it nothing (util::Zeroed; a retired warp's rows are cleared for the next).
-  pending_.reset(std::size_t(arch_.sm.max_warps) * ctx.nregs);
-  pending_global_.reset(pending_.size());
-  pending_short_.reset(pending_.size());
-  if (sm.mio_delay_alu || sm.mio_delay_fma || sm.mio_delay_fp64) mio_ready_.reset(pending_.size());
-  if (sm.guard_delay) guard_ready_.reset(pending_.size());
-  if (sm.xpipe_delay) xpipe_.reset(pending_.size());
+  constexpr auto kMapped = util::ZeroedSource::Mapped;
+  pending_.reset(std::size_t(arch_.sm.max_warps) * ctx.nregs, kMapped);
+  pending_global_.reset(pending_.size(), kMapped);
+  pending_short_.reset(pending_.size(), kMapped);
+  if (sm.mio_delay_alu || sm.mio_delay_fma || sm.mio_delay_fp64)
+    mio_ready_.reset(pending_.size(), kMapped);
+  if (sm.guard_delay) guard_ready_.reset(pending_.size(), kMapped);
+  if (sm.xpipe_delay) xpipe_.reset(pending_.size(), kMapped);
   cas_float_ = ctx.atomics == AtomicMode::Native && arch_.shared_float_atomics == "cas";
   if (ctx.atomics == AtomicMode::LockLoop) loop_lanes_.resize(arch_.sm.max_warps);
 }

@@ -29,6 +29,14 @@ void* map_zeroed(std::size_t bytes);
 void unmap_zeroed(void* p, std::size_t bytes) noexcept;
 }  // namespace detail
 
+// ZeroedSource::Mapped: a block from kMapBytes up is mapped here whatever its size. For tables a
+// run makes many of at once and reaches only in part, each above kCallocBytes: an SM's per-register
+// tables (warps x registers x 8 bytes: AES's 172 KB, three an SM on volta-v100, 80 SMs) came from
+// calloc's heap once glibc's threshold had risen, which cleared every page of them at the SM's
+// construction though a launch touches the rows of the warps it runs (issue 49). glibc never sees
+// these blocks, so its threshold moves as before.
+enum class ZeroedSource { Default, Mapped };
+
 template <typename T>
 class Zeroed {
   static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
@@ -54,12 +62,12 @@ class Zeroed {
   }
   ~Zeroed() { release(); }
 
-  void reset(std::size_t n) {
+  void reset(std::size_t n, ZeroedSource source = ZeroedSource::Default) {
     release();
     if (n == 0) return;
     if (n > SIZE_MAX / sizeof(T)) throw std::bad_alloc();
     const std::size_t bytes = n * sizeof(T);
-    if (bytes >= kMapBytes && bytes < kCallocBytes) {
+    if (bytes >= kMapBytes && (bytes < kCallocBytes || source == ZeroedSource::Mapped)) {
       if (void* p = detail::map_zeroed(bytes)) {
         p_ = static_cast<T*>(p);
         n_ = n;
