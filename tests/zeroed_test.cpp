@@ -66,5 +66,35 @@ TEST(Zeroed, AReusedBlockIsZeroWhateverItsLastUserDid) {
   EXPECT_TRUE(all_zero(d));
 }
 
+// ZeroedSource::Mapped above calloc's range (an SM's per-register tables): the block is one of
+// this file's (kept when freed, so the next of its size is that block again, on Linux where
+// blocks are mapped here) and reads zero again after its last user wrote pages of it.
+TEST(Zeroed, AMappedBlockAboveCallocsRangeReadsZeroWhenReused) {
+  constexpr std::size_t n = 24013;  // 187.6 KiB: above kCallocBytes, a size no other test asks for
+  static_assert(n * sizeof(std::uint64_t) > Zeroed<std::uint64_t>::kCallocBytes);
+  const std::uint64_t* first = nullptr;
+  {
+    Zeroed<std::uint64_t> a;
+    a.reset(n, ZeroedSource::Mapped);
+    ASSERT_EQ(a.size(), n);
+    ASSERT_TRUE(all_zero(a));
+    for (std::size_t i = 0; i < n; i += 300) a[i] = i + 1;
+    first = a.data();
+  }
+#if defined(__linux__)
+  std::vector<Zeroed<std::uint64_t>> next;
+  bool reused = false;
+  for (int k = 0; k < 8 && !reused; ++k) {
+    next.emplace_back();
+    next.back().reset(n, ZeroedSource::Mapped);
+    EXPECT_TRUE(all_zero(next.back())) << k;
+    reused = next.back().data() == first;
+  }
+  EXPECT_TRUE(reused);
+#else
+  (void)first;
+#endif
+}
+
 }  // namespace
 }  // namespace smemsim::util
