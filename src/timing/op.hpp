@@ -51,6 +51,9 @@ struct Op {
   // Phases of the access (an ldmatrix.x4 or a 16-byte-per-lane access has four): the passes up to
   // this many are the access's own, the rest are bank-conflict passes.
   std::uint16_t phases = 1;
+  // A shared access (MemWork::Shared, NativeAtomic): its bank passes, phases and same-word passes
+  // as planned at issue (SharedMemoryUnit::plan), which MEM0 takes on.
+  std::uint32_t plan_passes = 0, plan_phases = 0, plan_same = 0;
   std::uint32_t replay = 1;  // cycles from one bank pass to the next (1: MEM0 holds the op)
   std::uint32_t replay2 = 1;
   std::uint16_t sectors = 0;     // global: 32-byte sectors

@@ -34,9 +34,7 @@ Sm::Sm(std::uint32_t id, const SimContext& ctx)
     mio_tail_[u] =
         m_ + (shared_memory_unit(static_cast<Unit>(u)) ? ctx_.latency[u] - (f_ + m_ + 1) - 1 : 0);
   }
-  // Room for the shared accesses in flight without moving them (2 KB each): a vector that grows
-  // copies every record and faults in fresh pages at each step; the reserve touches none.
-  records_.items.reserve(32);
+  plans_.resize(nsub_);
   sub_.resize(nsc_);
   wg_free_.assign(nsc_, 0);
   for (std::uint32_t k = 0; k < nsc_; ++k) {
@@ -288,7 +286,6 @@ void Sm::complete(std::uint32_t inflight, std::uint64_t now) {
   if (in.sets_guard)
     for (std::uint8_t k = 0; k < in.ndst; ++k)
       guard_ready_[base + in.dst[k]] = now + 1 + arch_.sm.guard_delay;
-  if (in.record >= 0) records_.put(std::uint32_t(in.record));
   if (in.async_group >= 0) {
     if (in.async_kind == 1)
       wgmma_done(w, in, now);

@@ -261,7 +261,6 @@ class Sm final : public SchedulerView {
     bool sets_guard = false;    // writes predicates that guard sm.guard_delay late
     std::uint8_t ndst = 0;
     std::array<std::uint32_t, 8> dst{};  // an mma's D fragment has up to 8 registers
-    std::int32_t record = -1;            // AccessRecord of a shared access
     std::uint64_t issued = 0;
     // Bank-aware scheduling: the prediction made when it was scheduled (-1: none), its history
     // key, the MEM0 passes of its subwarps so far and the subwarps still to pass MEM0.
@@ -476,7 +475,11 @@ class Sm final : public SchedulerView {
   std::vector<OpFill> op_fill_;
   std::vector<std::uint64_t> to_l2_;
   Pool<Inflight> inflight_;
-  Pool<AccessRecord> records_;
+  // A shared access's record while its instruction issues, and each subwarp's bank passes planned
+  // from it there (push_ops gives them to the ops; MEM0 reads them): the plan needs nothing MEM0
+  // knows, and a record kept until MEM0 (2 KiB) was a cache miss there on a GPU of 80 SMs.
+  AccessRecord rec_;
+  std::vector<PassPlan> plans_;
   std::vector<Warp> warps_;
   std::vector<LoopLanes> loop_lanes_;
   bool cas_float_ = false;                // atomics.shared_float = cas

@@ -104,6 +104,11 @@ void Sm::push_ops(std::uint32_t inflight, Unit unit, MemWork mem, bool memory,
     }
     o.seq = seq_++;
     o.extra = extra;
+    if (mem == MemWork::Shared || mem == MemWork::NativeAtomic) {
+      o.plan_passes = plans_[s].passes;
+      o.plan_phases = plans_[s].phases;
+      o.plan_same = plans_[s].same_word;
+    }
     if (mem == MemWork::Dsm) [[unlikely]]  // the network's part of sm.lat_dsm (validated >=)
       o.far = arch_.sm.lat_dsm - ctx_.latency[std::size_t(unit)];
     if (mio_.on() && mio_work(mem)) mio_.reserve(k);
@@ -245,8 +250,7 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
       if (!shared_memory_unit(unit)) unit = info.store ? Unit::SharedSt : Unit::SharedLd;
     } else if (r.shared_accesses && !info.async_copy) {
       // Only the words and lanes the access has (a record is 2 KiB; most accesses use 128 B).
-      in.record = std::int32_t(records_.get(false));
-      AccessRecord& rec = records_.items[std::size_t(in.record)];
+      AccessRecord& rec = rec_;
       rec.words = std::min(col.n, AccessRecord::kMaxWords);
       rec.active = col.rec.active;
       if (info.aggregated) rec.active &= ~rec.active + 1;  // the lowest active lane's access
@@ -268,6 +272,13 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
                          return false;
                      return true;
                    });
+      // Each subwarp's phases, planned now (what MEM0 used to plan from a kept record).
+      for (std::uint32_t sub = 0; sub < nsub_; ++sub) {
+        const std::uint32_t lo = sub * arch_.sm.simd_width, hi = lo + arch_.sm.simd_width;
+        plans_[sub] = rec.phased && mem == MemWork::Shared
+                          ? smu_.plan_phases(rec, sub, nsub_)
+                          : smu_.plan(rec, rec.active, lo, hi, mem == MemWork::NativeAtomic);
+      }
     } else if (info.space == Space::Global || r.global_sectors ||
                (info.space == Space::Generic && r.executed)) {
       mem = MemWork::Global;

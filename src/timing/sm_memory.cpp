@@ -89,10 +89,9 @@ void Sm::mem0_plan(std::uint32_t id, std::uint64_t) {
   switch (o.mem) {
     case MemWork::Shared:
     case MemWork::NativeAtomic: {
-      const AccessRecord& rec = records_.items[std::size_t(in.record)];
-      p = rec.phased && o.mem == MemWork::Shared
-              ? smu_.plan_phases(rec, o.sub, nsub_)
-              : smu_.plan(rec, rec.active, lo, hi, o.mem == MemWork::NativeAtomic);
+      p.passes = o.plan_passes;  // planned at issue (push_ops)
+      p.phases = o.plan_phases;
+      p.same_word = o.plan_same;
       o.replay = std::uint32_t(t.t_bank);
       if (o.mem == MemWork::NativeAtomic) {
         o.passes2 = static_cast<std::uint16_t>(p.same_word);
