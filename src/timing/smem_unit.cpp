@@ -49,11 +49,14 @@ std::uint32_t sorted_bank_degree(std::uint64_t* key, std::size_t n) {
 // The same by chaining each bank's distinct keys (issue 49: linear where lanes scatter over the
 // banks, as a table lookup's do; the sort was quadratic there). Banks past the table, and more
 // keys than a byte counts, take the sort. May reorder the keys.
-std::uint32_t bank_degree(std::uint64_t* key, std::size_t n) {
-  constexpr std::size_t kBanks = 128;
+// `small`: the caller knows every bank is below the table's 128 (the modulo banks).
+constexpr std::size_t kChainBanks = 128;
+std::uint32_t bank_degree(std::uint64_t* key, std::size_t n, bool small = false) {
+  constexpr std::size_t kBanks = kChainBanks;
   if (n >= 255) return sorted_bank_degree(key, n);
-  for (std::size_t i = 0; i < n; ++i)
-    if ((key[i] >> 32) >= kBanks) return sorted_bank_degree(key, n);
+  if (!small)
+    for (std::size_t i = 0; i < n; ++i)
+      if ((key[i] >> 32) >= kBanks) return sorted_bank_degree(key, n);
   std::array<std::uint8_t, kBanks> head{}, count{};  // head: 1 + a bank's last distinct key
   std::array<std::uint8_t, 256> prev;                // 1 + the bank's distinct key before it
   std::uint32_t degree = 0;
@@ -78,8 +81,8 @@ std::uint64_t SharedMemoryUnit::key_of(WordAddr w) const {
 
 template <typename Key>
 PassPlan SharedMemoryUnit::plan_keys(Key&& key_of_word, int words, LaneMask mask, std::uint32_t lo,
-                                     std::uint32_t hi, const AccessRecord* same_word,
-                                     bool paired) const {
+                                     std::uint32_t hi, const AccessRecord* same_word, bool paired,
+                                     bool small_banks) const {
   PassPlan p;
   const std::uint32_t bytes = 4u * std::uint32_t(std::max(words, 1));
   std::uint32_t lpp = std::clamp<std::uint32_t>(
@@ -92,11 +95,15 @@ PassPlan SharedMemoryUnit::plan_keys(Key&& key_of_word, int words, LaneMask mask
     // (bank << 32 | unit) for every word of every lane; distinct units per bank, sorted.
     std::array<std::uint64_t, kMaxLanes * AccessRecord::kMaxWords> key;
     std::size_t n = 0;
-    for (LaneMask m = lanes; m; m &= m - 1) {
-      const int l = std::countr_zero(m);
-      for (int k = 0; k < words; ++k) key[n++] = key_of_word(k, l);
+    if (words == 1) {  // most accesses (a loop over one word was most of the plan's cost)
+      for (LaneMask m = lanes; m; m &= m - 1) key[n++] = key_of_word(0, std::countr_zero(m));
+    } else {
+      for (LaneMask m = lanes; m; m &= m - 1) {
+        const int l = std::countr_zero(m);
+        for (int k = 0; k < words; ++k) key[n++] = key_of_word(k, l);
+      }
     }
-    const std::uint32_t degree = bank_degree(key.data(), n);
+    const std::uint32_t degree = bank_degree(key.data(), n, small_banks);
     p.passes += (degree + ports_ - 1) / ports_;
     ++p.phases;
     if (!same_word) continue;
@@ -121,12 +128,14 @@ PassPlan SharedMemoryUnit::plan(const AccessRecord& rec, LaneMask mask, std::uin
                                 std::uint32_t hi, bool same_word) const {
   const AccessRecord* same = same_word ? &rec : nullptr;
   if (mod_mask_) {  // the modulo banks inline (no virtual call a lane: issue 49)
+    const int shift = unit_shift_;
+    const std::uint32_t banks = mod_mask_;
     return plan_keys(
-        [&](int k, int l) {
-          const std::uint32_t unit = rec.addr[std::size_t(k)][std::size_t(l)] >> unit_shift_;
-          return (std::uint64_t(unit & mod_mask_) << 32) | unit;
+        [&rec, shift, banks](int k, int l) {
+          const std::uint32_t unit = rec.addr[std::size_t(k)][std::size_t(l)] >> shift;
+          return (std::uint64_t(unit & banks) << 32) | unit;
         },
-        rec.words, mask & rec.active, lo, hi, same, rec.paired);
+        rec.words, mask & rec.active, lo, hi, same, rec.paired, mod_mask_ < kChainBanks);
   }
   return plan_keys([&](int k, int l) { return key_of(rec.addr[std::size_t(k)][std::size_t(l)]); },
                    rec.words, mask & rec.active, lo, hi, same, rec.paired);

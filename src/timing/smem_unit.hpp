@@ -79,7 +79,8 @@ class SharedMemoryUnit {
  private:
   template <typename Key>
   PassPlan plan_keys(Key&& key_of_word, int words, LaneMask mask, std::uint32_t lo,
-                     std::uint32_t hi, const AccessRecord* same_word, bool paired = false) const;
+                     std::uint32_t hi, const AccessRecord* same_word, bool paired = false,
+                     bool small_banks = false) const;
 
   std::unique_ptr<IndexFunction> bank_fn_;
   std::unique_ptr<IndexFunction> lock_fn_;
