@@ -180,6 +180,50 @@ TEST(TmExec, RegistersAreRestoredAndEveryLaneCommitsOnce) {
   EXPECT_EQ(st.wf_serial_attempts + st.wg_serial_attempts, 0u);
 }
 
+// A retry restores only the rows the transaction's code names (Impl::tx_rows, issue 49), unless
+// that code branches out of the span from TX.Begin to TX.Commit. Here the bump of %r9 sits after
+// the kernel's ret, reached by a branch out and back: %r9 is named nowhere in the span, so only
+// that rule restores it, and each thread must still store 10 + 1 (one bump by its committing
+// attempt), with s[0] counting each lane once.
+TEST(TmExec, ARetryRestoresARegisterWrittenOutsideTheTransactionsSpan) {
+  const char* kOut = R"(
+.visible .entry counter_out(.param .u64 out)
+{
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<6>;
+  .shared .align 4 .b32 s[64];
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, s;
+  mov.u32 %r9, 10;
+  tx.begin;
+  bra.uni BUMP;
+BACK:
+  ld.shared.u32 %r3, [%r2];
+  add.u32 %r3, %r3, 1;
+  st.shared.u32 [%r2], %r3;
+  tx.commit;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r9;
+  ld.shared.u32 %r4, [%r2];
+  st.global.u32 [%rd1+4096], %r4;
+  ret;
+BUMP:
+  add.u32 %r9, %r9, 1;
+  bra.uni BACK;
+}
+)";
+  Fixture f(kOut, 64, 1025);
+  Executor ex(f.module, f.module.kernels.at(0), default_arch(), f.launch, f.mem);
+  ex.run();
+  const std::vector<std::uint32_t> out = f.out();
+  for (std::uint32_t t = 0; t < 64; ++t) EXPECT_EQ(out[t], 11u) << "thread " << t;
+  EXPECT_EQ(out[1024], 64u);
+  EXPECT_GT(ex.stats().tm.attempts, ex.stats().tm.transactions);  // it did retry
+}
+
 // Work-group serialization (003 §3.1): warp 1 enters its transaction and takes s[0]; warp 0 then
 // runs alone. Its 32 lanes conflict on s[0] (attempt 1), again with the same TCM (attempt 2), its
 // lone lane 0 still conflicts in wavefront serialization (attempt 3), so attempt 4 runs work-group

@@ -360,6 +360,11 @@ struct Impl {
   // turned into one by reg_row.
   std::vector<std::uint32_t> file_row;
   std::uint32_t file_rows = 0;
+  // GPU-LocalTM: the rows a retry restores (tm.cpp's restore_registers): each row an instruction
+  // from the first TX.Begin to the last TX.Commit names, and the carry flag's. Every row, where
+  // that span calls a function or branches out of it (an attempt may then write any row).
+  std::vector<std::uint32_t> tx_rows;
+  void place_tx_rows();  // tx_rows (after place_rows)
   std::uint32_t reg_row(std::uint32_t r) const { return r < local_rows ? file_row[r] : r; }
   std::vector<CallInfo> calls;  // per Kernel::calls entry (prepare.cpp)  // the carry flag CC.CF
                                 // (add.cc, addc, ...): the last warp-local row

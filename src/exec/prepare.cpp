@@ -249,6 +249,7 @@ Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, const Laun
   predecode();
   setup_calls();
   place_rows();
+  if (has_tx) place_tx_rows();
   wa.lanes = static_cast<std::uint8_t>(lanes);
 }
 
@@ -279,6 +280,44 @@ void Impl::place_rows() {
   }
   for (std::uint32_t& r : special_at) place(r);
   place(cc_row);
+}
+
+// A retry's restore (tm.cpp) need only write the rows its attempt may have written: the code an
+// attempt runs lies between the first TX.Begin and the last TX.Commit (TX.Begin and TX.Commit in
+// one block; a retry goes back to TX.Begin) unless it calls out or branches out, and a row no
+// instruction there names keeps its checkpoint's value. The rows named (read or written) are a
+// superset of those written; restoring a row only read writes the value it has.
+void Impl::place_tx_rows() {
+  std::uint32_t first = ~0u, last = 0;
+  for (std::uint32_t i = 0; i < kernel.code.size(); ++i) {
+    if (kernel.code[i].op == Opcode::TxBegin) first = std::min(first, i);
+    if (kernel.code[i].op == Opcode::TxCommit) last = std::max(last, i);
+  }
+  std::vector<std::uint8_t> named(file_rows, 0);
+  bool every = first > last;
+  const auto name = [&](std::uint32_t r) {
+    if (r < file_rows) named[r] = 1;
+  };
+  for (std::uint32_t i = first; !every && i <= last; ++i) {
+    const ptx::Instruction& ins = kernel.code[i];
+    if (ins.op == Opcode::Call) every = true;
+    for (const ptx::Operand& o : ins.ops)
+      if (o.kind == ptx::OperandKind::Label && (o.target < first || o.target > last)) every = true;
+    const XInst& x = xcode[i];
+    for (const std::uint32_t r : x.row) name(r);
+    if (ins.op != Opcode::Bra)
+      for (const std::uint32_t r : x.vrow) name(r);
+    name(x.mem_row);
+    name(x.guard);
+    if (x.reads_clock())  // a read of one clock writes all three rows (executor.cpp)
+      for (const ptx::Special sp :
+           {ptx::Special::Clock, ptx::Special::Clock64, ptx::Special::ClockHi})
+        name(special_at[std::size_t(sp)]);
+  }
+  name(cc_row);
+  tx_rows.clear();
+  for (std::uint32_t r = 0; r < file_rows; ++r)
+    if (every || named[r]) tx_rows.push_back(r);
 }
 
 // Device function calls (ptx/link.cpp linked the functions; their slots are .local variables laid

@@ -21,8 +21,9 @@ void hold_back(Warp& w, LaneMask lanes) {
   for (std::size_t i = w.tx_base; i < w.stack.size(); ++i) w.stack[i].mask &= ~lanes;
 }
 
+// Only the rows the attempt may have written (Impl::tx_rows); the others hold their checkpoint.
 void restore_registers(const Impl& im, Warp& w, LaneMask lanes) {
-  for (std::uint32_t r = 0; r < im.file_rows; ++r) {
+  for (const std::uint32_t r : im.tx_rows) {
     std::uint64_t* row = w.regs + std::size_t(r) * im.lanes;
     const std::uint64_t* saved = w.shadow_regs.data() + std::size_t(r) * im.lanes;
     each_lane(lanes, [&](int l) { row[l] = saved[l]; });
