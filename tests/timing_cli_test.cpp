@@ -158,6 +158,31 @@ TEST(TimingCli, LockLoopLatencyBelowThePipelineIsAnError) {
       << r.out;
 }
 
+// --stats: the speed, and the share of the SMs' busy cycles ticked ahead (TimingOptions::
+// run_ahead). The reduction's warps spend most cycles on shared memory and barriers, where an SM
+// runs ahead; a timeline (an observer) turns running ahead off, so it reads 0.0 %.
+double ahead_share(const std::string& out) {
+  static const std::regex re(R"(; ([0-9.]+)% of the SMs' busy cycles ticked ahead)");
+  std::smatch m;
+  return std::regex_search(out, m, re) ? std::stod(m[1]) : -1.0;
+}
+
+TEST(TimingCli, StatsSayHowMuchTheSmsTickedAhead) {
+  const auto on = cli("sim builtin:reduction --size 2048 --arch volta-v100 --threads 1 --stats");
+  ASSERT_EQ(on.exit_code, 0) << on.out;
+  EXPECT_NE(on.out.find("thread-instructions/s"), std::string::npos) << on.out;
+  const double share = ahead_share(on.out);
+  EXPECT_GT(share, 10.0) << on.out;
+  EXPECT_LE(share, 100.0) << on.out;
+  const std::string tl = ::testing::TempDir() + "smemsim_stats_tl.json";
+  const auto off =
+      cli("sim builtin:reduction --size 2048 --arch volta-v100 --threads 1 --stats "
+          "--timeline " +
+          tl);
+  ASSERT_EQ(off.exit_code, 0) << off.out;
+  EXPECT_EQ(ahead_share(off.out), 0.0) << off.out;
+}
+
 TEST(TimingCli, ReportJsonTimelineAndPipeview) {
   const auto h = cli("sim builtin:atomic_bench --conflicts 4 --stride 0");
   EXPECT_EQ(h.exit_code, 0) << h.out;

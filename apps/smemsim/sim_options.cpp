@@ -270,11 +270,17 @@ void print_sim_speed(const timing::TimingStats& s) {
                double(s.thread_instructions) / t / 1e6);
     return;
   }
+  // SM-cycles ticked ahead (TimingOptions::run_ahead): the share of the SMs' busy cycles that an
+  // SM ran several in a row, which keeps its state in the host's caches.
+  std::uint64_t busy = 0;
+  for (const timing::SmStats& sm : s.sms) busy += sm.busy_cycles;
   fmt::print(stderr,
              "simulated {} cycles in {:.3f} s on {} thread{}: {:.0f} cycles/s, {:.2f} M "
-             "thread-instructions/s, {:.3f} M warp-instructions/s\n",
+             "thread-instructions/s, {:.3f} M warp-instructions/s; {:.1f}% of the SMs' busy "
+             "cycles ticked ahead\n",
              s.cycles, s.seconds, s.threads, s.threads == 1 ? "" : "s", double(s.cycles) / t,
-             double(s.thread_instructions) / t / 1e6, double(s.warp_instructions) / t / 1e6);
+             double(s.thread_instructions) / t / 1e6, double(s.warp_instructions) / t / 1e6,
+             busy ? 100.0 * double(s.ahead_ticks) / double(busy) : 0.0);
 }
 
 }  // namespace smemsim::cli
