@@ -407,7 +407,7 @@ bool Sm::tick(std::uint64_t now) {
     }
     obs->on_stages(id_, now, cells_);
   }
-  progressed_ = issued_ || busy() || eligible_.any();
+  progressed_ = issued_ || eligible_.any() || busy();  // the cheap look first
   return progressed_;
 }
 

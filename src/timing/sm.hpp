@@ -231,6 +231,9 @@ class Sm final : public SchedulerView {
     std::array<std::uint32_t, kStallKinds> reason_count{};
     std::uint32_t reason_bits = 0;
     std::uint32_t short_waits = 0;
+    // waiting_reason's answer while the counts above stand (-1: to be computed; set_reason
+    // clears it): a sub-core with nothing to issue asks every cycle.
+    mutable std::int8_t wait_cache = -1;
     WarpMask throttled;  // eligible warps whose unit was busy this cycle
     // ... of them, those whose unit is busy with their own previous op: the stall count ptxas
     // puts after it, which Nsight Compute reports as `wait`, not `math_pipe_throttle`.

@@ -15,6 +15,7 @@ namespace smemsim::timing {
 void Sm::set_reason(Warp& w, bool eligible, Stall reason) {
   const std::uint32_t slot = std::uint32_t(&w - warps_.data());
   Subcore& sc = sub_[w.sub];
+  sc.wait_cache = -1;
   auto& count = sc.reason_count;
   const auto kind = [](Stall r) {
     return std::size_t(r == Stall::ShortScoreboard ? Stall::Wait : r);
@@ -208,11 +209,13 @@ void Sm::recompute_cta(std::uint32_t cta) {
 
 Stall Sm::waiting_reason(std::uint32_t k) const {
   if (!ctas_used_) return Stall::Idle;
-  const Stall r = dominant_reason(k);
-  // reason_count[Wait] holds both register waits: short_scoreboard when it is the larger part.
   const Subcore& sc = sub_[k];
+  if (sc.wait_cache >= 0) return static_cast<Stall>(sc.wait_cache);
+  Stall r = dominant_reason(k);
+  // reason_count[Wait] holds both register waits: short_scoreboard when it is the larger part.
   if (r == Stall::Wait && 2 * sc.short_waits > sc.reason_count[std::size_t(Stall::Wait)])
-    return Stall::ShortScoreboard;
+    r = Stall::ShortScoreboard;
+  sc.wait_cache = static_cast<std::int8_t>(r);
   return r;
 }
 
