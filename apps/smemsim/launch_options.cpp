@@ -87,7 +87,8 @@ void add_launch_options(CLI::App* cmd, LaunchOptions& o) {
   cmd->add_flag("--json", o.json, "machine-readable output on stdout");
   cmd->add_flag("--stats", o.stats,
                 "print the speed on stderr: thread- and warp-instructions per second (and, for "
-                "sim, simulated cycles per second)");
+                "sim, simulated cycles per second and the share of the SMs' busy cycles ticked "
+                "ahead)");
 }
 
 ptx::Module read_ptx(const std::string& path) {
