@@ -186,36 +186,13 @@ TEST(TmExec, RegistersAreRestoredAndEveryLaneCommitsOnce) {
 // that rule restores it, and each thread must still store 10 + 1 (one bump by its committing
 // attempt), with s[0] counting each lane once.
 TEST(TmExec, ARetryRestoresARegisterWrittenOutsideTheTransactionsSpan) {
-  const char* kOut = R"(
-.visible .entry counter_out(.param .u64 out)
-{
-  .reg .b32 %r<12>;
-  .reg .b64 %rd<6>;
-  .shared .align 4 .b32 s[64];
-  ld.param.u64 %rd1, [out];
-  cvta.to.global.u64 %rd1, %rd1;
-  mov.u32 %r1, %tid.x;
-  mov.u32 %r2, s;
-  mov.u32 %r9, 10;
-  tx.begin;
-  bra.uni BUMP;
-BACK:
-  ld.shared.u32 %r3, [%r2];
-  add.u32 %r3, %r3, 1;
-  st.shared.u32 [%r2], %r3;
-  tx.commit;
-  mul.wide.u32 %rd2, %r1, 4;
-  add.s64 %rd3, %rd1, %rd2;
-  st.global.u32 [%rd3], %r9;
-  ld.shared.u32 %r4, [%r2];
-  st.global.u32 [%rd1+4096], %r4;
-  ret;
-BUMP:
-  add.u32 %r9, %r9, 1;
-  bra.uni BACK;
-}
-)";
-  Fixture f(kOut, 64, 1025);
+  // kCounter with the bump moved past the kernel's ret, reached by a branch out and back.
+  std::string ptx = kCounter;
+  const std::string bump = "  add.u32 %r9, %r9, 1;\n";
+  ptx.replace(ptx.find(bump), bump.size(), "  bra.uni BUMP;\nBACK:\n");
+  const std::string end = "  ret;\n}";
+  ptx.replace(ptx.find(end), end.size(), "  ret;\nBUMP:\n" + bump + "  bra.uni BACK;\n}");
+  Fixture f(ptx, 64, 1025);
   Executor ex(f.module, f.module.kernels.at(0), default_arch(), f.launch, f.mem);
   ex.run();
   const std::vector<std::uint32_t> out = f.out();
