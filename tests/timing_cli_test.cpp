@@ -160,7 +160,8 @@ TEST(TimingCli, LockLoopLatencyBelowThePipelineIsAnError) {
 
 // --stats: the speed, and the share of the SMs' busy cycles ticked ahead (TimingOptions::
 // run_ahead). The reduction's warps spend most cycles on shared memory and barriers, where an SM
-// runs ahead; a timeline (an observer) turns running ahead off, so it reads 0.0 %.
+// runs ahead; a timeline (an observer) and more than one thread turn running ahead off, so it
+// reads 0.0 % there.
 double ahead_share(const std::string& out) {
   static const std::regex re(R"(; ([0-9.]+)% of the SMs' busy cycles ticked ahead)");
   std::smatch m;
@@ -181,6 +182,10 @@ TEST(TimingCli, StatsSayHowMuchTheSmsTickedAhead) {
           tl);
   ASSERT_EQ(off.exit_code, 0) << off.out;
   EXPECT_EQ(ahead_share(off.out), 0.0) << off.out;
+  // On two threads the SMs tick in parallel, not ahead.
+  const auto two = cli("sim builtin:reduction --size 2048 --arch volta-v100 --threads 2 --stats");
+  ASSERT_EQ(two.exit_code, 0) << two.out;
+  EXPECT_EQ(ahead_share(two.out), 0.0) << two.out;
 }
 
 TEST(TimingCli, ReportJsonTimelineAndPipeview) {
