@@ -18,7 +18,8 @@ using namespace smemsim;
 // `fresh`: each iteration starts from the inputs as built (kernels that change them, histogram
 // bins or hash tables, then time the same work every iteration).
 void run(benchmark::State& state, const std::string& name, const exec::BuiltinOptions& o,
-         const Arch& arch = default_arch(), std::uint32_t sim_threads = 1, bool fresh = false) {
+         const Arch& arch = default_arch(), std::uint32_t sim_threads = 1, bool fresh = false,
+         bool share_rows = true) {
   if (!std::filesystem::exists(std::string(SMEMSIM_PTX_DIR) + "/histogram.ptx")) {
     state.SkipWithError("no kernel suite PTX (nvcc not found at configure time)");
     return;
@@ -35,6 +36,7 @@ void run(benchmark::State& state, const std::string& name, const exec::BuiltinOp
     }
     timing::TimingOptions to;
     to.threads = sim_threads;
+    to.share_rows = share_rows;
     timing::GpuSim sim(w.module, k, arch, w.launch, w.memory, to);
     const timing::TimingStats& s = sim.run();
     threads += s.thread_instructions;
@@ -139,17 +141,30 @@ BENCHMARK(BM_SimCf11ElasticBankAware)->Unit(benchmark::kMillisecond);
 // (docs/timing.md, "Speed of the suite").
 //
 //   build/release/bench/timing_bench --benchmark_filter=BM_Suite/volta --benchmark_repetitions=5
+//
+// BM_SuiteOwnRows/volta-v100/...: the same with a row per register in the SMs' tables
+// (TimingOptions::share_rows = false), for a paired look at what sharing rows gives:
+//   timing_bench --benchmark_filter='BM_Suite(OwnRows)?/volta-v100/aes' --benchmark_repetitions=5
+//     --benchmark_enable_random_interleaving=true
 [[maybe_unused]] const bool kSuiteRegistered = [] {
+  const char* const names[] = {"histogram",    "transpose",    "reduction", "fwt", "kmeans",
+                               "hough",        "atomic_bench", "genindex",  "aes", "dct8x8",
+                               "tm_hashtable", "tm_kmeans",    "tm_genetic"};
   for (const char* arch : {"fermi-gtx480", "volta-v100"})
-    for (const char* name :
-         {"histogram", "transpose", "reduction", "fwt", "kmeans", "hough", "atomic_bench",
-          "genindex", "aes", "dct8x8", "tm_hashtable", "tm_kmeans", "tm_genetic"})
+    for (const char* name : names)
       benchmark::RegisterBenchmark(
           (std::string("BM_Suite/") + arch + "/" + name).c_str(),
           [name = std::string(name), a = std::string(arch)](benchmark::State& s) {
             run(s, name, exec::BuiltinOptions{}, find_preset(a), 1, true);
           })
           ->Unit(benchmark::kMillisecond);
+  for (const char* name : names)
+    benchmark::RegisterBenchmark((std::string("BM_SuiteOwnRows/volta-v100/") + name).c_str(),
+                                 [name = std::string(name)](benchmark::State& s) {
+                                   run(s, name, exec::BuiltinOptions{}, find_preset("volta-v100"),
+                                       1, true, false);
+                                 })
+        ->Unit(benchmark::kMillisecond);
   return true;
 }();
 

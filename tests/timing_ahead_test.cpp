@@ -15,27 +15,13 @@
 namespace smemsim::test {
 namespace {
 
-struct AheadRun {
-  std::vector<timing::TimingStats> stats;  // per launch
-  std::vector<std::vector<std::uint8_t>> buffers;
-};
+using AheadRun = SuiteRun;
 
 AheadRun run_builtin(const std::string& name, const Arch& arch, std::uint32_t ahead) {
-  exec::Workload w = exec::make_builtin(name, {}, SMEMSIM_PTX_DIR);
   timing::TimingOptions o;
   o.threads = 1;
   o.run_ahead = ahead;
-  std::vector<std::pair<std::string, exec::Launch>> steps;
-  for (const exec::Workload::Step& s : w.pipeline) steps.emplace_back(s.kernel, s.launch);
-  if (steps.empty()) steps.emplace_back(w.kernel, w.launch);
-  AheadRun r;
-  for (const auto& [kernel, launch] : steps) {
-    timing::GpuSim sim(w.module, exec::find_kernel(w.module, kernel), arch, launch, w.memory, o);
-    r.stats.push_back(sim.run());
-  }
-  for (const exec::Buffer& b : w.memory.buffers) r.buffers.push_back(b.bytes);
-  if (w.check) EXPECT_EQ(w.check(w.memory), "") << name;
-  return r;
+  return run_suite_kernel(name, arch, o);
 }
 
 void expect_same(const AheadRun& on, const AheadRun& off) {

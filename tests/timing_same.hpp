@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "smemsim/timing.hpp"
+#include "smemsim/workloads.hpp"
 
 namespace smemsim::test {
 
@@ -38,6 +39,28 @@ inline void expect_same_stats(const timing::TimingStats& a, const timing::Timing
     EXPECT_EQ(x.lock_iterations, y.lock_iterations) << i;
     EXPECT_EQ(x.warp_states.cycles, y.warp_states.cycles) << i;
   }
+}
+
+// A suite kernel's launches (a pipeline's steps in order) on `arch` with `o`: each launch's
+// statistics and the buffers afterwards; the kernel's own check must pass.
+struct SuiteRun {
+  std::vector<timing::TimingStats> stats;
+  std::vector<std::vector<std::uint8_t>> buffers;
+};
+inline SuiteRun run_suite_kernel(const std::string& name, const Arch& arch,
+                                 const timing::TimingOptions& o) {
+  exec::Workload w = exec::make_builtin(name, {}, SMEMSIM_PTX_DIR);
+  std::vector<std::pair<std::string, exec::Launch>> steps;
+  for (const exec::Workload::Step& s : w.pipeline) steps.emplace_back(s.kernel, s.launch);
+  if (steps.empty()) steps.emplace_back(w.kernel, w.launch);
+  SuiteRun r;
+  for (const auto& [kernel, launch] : steps) {
+    timing::GpuSim sim(w.module, exec::find_kernel(w.module, kernel), arch, launch, w.memory, o);
+    r.stats.push_back(sim.run());
+  }
+  for (const exec::Buffer& b : w.memory.buffers) r.buffers.push_back(b.bytes);
+  if (w.check) EXPECT_EQ(w.check(w.memory), "") << name;
+  return r;
 }
 
 }  // namespace smemsim::test

@@ -350,6 +350,11 @@ struct TimingOptions {
   // every value; 1 turns it off. Off with an observer, a consumer, per-instruction statistics,
   // --sample-ctas and clusters (docs/timing.md "Running an SM ahead").
   std::uint32_t run_ahead = 32;
+  // Registers share rows of the SMs' per-register tables (scoreboard, operand and guard delays)
+  // where no answer of those tables changes (src/timing/reg_rows.hpp, issue 49): a warp's part of
+  // them stays small enough for the host's caches. Results are the same either way; false gives
+  // every register a row of its own (for checks).
+  bool share_rows = true;
 };
 inline constexpr std::uint32_t kMaxThreads = 1024;
 

@@ -30,17 +30,13 @@ void each_register_of(const ptx::Kernel& kernel, const ptx::Instruction& ins, F&
   }
 }
 
-struct RegSpan {
-  std::uint32_t first = ~0u, last = 0;
-};
-
 }  // namespace
 
 RegisterRows share_register_rows(const ptx::Kernel& kernel) {
   const std::size_t nregs = kernel.regs.size();
   const auto n = static_cast<std::uint32_t>(kernel.code.size());
-  std::vector<RegSpan> span(nregs);
-  std::vector<RegSpan> loops;
+  std::vector<RowRange> span(nregs);
+  std::vector<RowRange> loops;
   for (std::uint32_t i = 0; i < n; ++i) {
     const ptx::Instruction& ins = kernel.code[i];
     each_register_of(kernel, ins, [&](std::uint32_t r) {
@@ -60,56 +56,65 @@ RegisterRows share_register_rows(const ptx::Kernel& kernel) {
     if (kernel.code[i].op == ptx::Opcode::TxCommit) tx_last = std::max(tx_last, i);
   }
   if (tx_first <= tx_last) loops.push_back({tx_first, tx_last});
-  // Loops that overlap widen a range together: merge them into disjoint, sorted spans.
-  std::sort(loops.begin(), loops.end(),
-            [](const RegSpan& a, const RegSpan& b) { return a.first < b.first; });
-  std::vector<RegSpan> merged;
-  for (const RegSpan& l : loops) {
+  widen_ranges(span, std::move(loops));
+  RegisterRows out;
+  out.rows = colour_ranges(span, nullptr, out.row);
+  out.rows = std::max<std::uint32_t>(out.rows, nregs ? 1 : 0);
+  return out;
+}
+
+void widen_ranges(std::vector<RowRange>& range, std::vector<RowRange> spans) {
+  // Spans that overlap widen a range together: merge them into disjoint, sorted spans.
+  std::sort(spans.begin(), spans.end(),
+            [](const RowRange& a, const RowRange& b) { return a.first < b.first; });
+  std::vector<RowRange> merged;
+  for (const RowRange& l : spans) {
     if (!merged.empty() && l.first <= merged.back().last)
       merged.back().last = std::max(merged.back().last, l.last);
     else
       merged.push_back(l);
   }
-  // A range takes in every merged loop it meets; those lie side by side, and none beyond them can
-  // meet the widened range (merged loops are disjoint).
-  std::vector<std::uint32_t> order;
-  for (std::uint32_t r = 0; r < nregs; ++r) {
-    RegSpan& s = span[r];
+  // A range takes in every merged span it meets; those lie side by side, and none beyond them can
+  // meet the widened range (merged spans are disjoint).
+  for (RowRange& s : range) {
     if (s.first == ~0u) continue;
     auto it = std::lower_bound(merged.begin(), merged.end(), s.first,
-                               [](const RegSpan& m, std::uint32_t at) { return m.last < at; });
+                               [](const RowRange& m, std::uint32_t at) { return m.last < at; });
     for (; it != merged.end() && it->first <= s.last; ++it) {
       s.first = std::min(s.first, it->first);
       s.last = std::max(s.last, it->last);
     }
-    order.push_back(r);
   }
-  // Interval colouring in order of start: a range takes the lowest row whose last range ended
-  // before it starts (deterministic, and as few rows as the most ranges alive at once).
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return span[a].first < span[b].first; });
-  RegisterRows out;
-  out.row.assign(nregs, 0);
+}
+
+std::uint32_t colour_ranges(const std::vector<RowRange>& range,
+                            const std::vector<std::uint8_t>* keep,
+                            std::vector<std::uint32_t>& row) {
+  std::vector<std::uint32_t> order;
+  for (std::uint32_t r = 0; r < range.size(); ++r)
+    if (range[r].first != ~0u) order.push_back(r);
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return range[a].first < range[b].first;
+  });
+  row.assign(range.size(), 0);
+  std::uint32_t rows = 0;
   using Busy = std::pair<std::uint32_t, std::uint32_t>;  // (last, row)
   std::priority_queue<Busy, std::vector<Busy>, std::greater<>> busy;
   std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, std::greater<>> free_rows;
   for (const std::uint32_t r : order) {
-    while (!busy.empty() && busy.top().first < span[r].first) {
+    while (!busy.empty() && busy.top().first < range[r].first) {
       free_rows.push(busy.top().second);
       busy.pop();
     }
-    std::uint32_t row;
     if (!free_rows.empty()) {
-      row = free_rows.top();
+      row[r] = free_rows.top();
       free_rows.pop();
     } else {
-      row = out.rows++;
+      row[r] = rows++;
     }
-    out.row[r] = row;
-    busy.push({span[r].last, row});
+    if (!keep || !(*keep)[r]) busy.push({range[r].last, row[r]});
   }
-  out.rows = std::max<std::uint32_t>(out.rows, nregs ? 1 : 0);
-  return out;
+  return rows;
 }
 
 }  // namespace smemsim::exec::detail

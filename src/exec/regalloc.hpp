@@ -27,4 +27,18 @@ struct RegisterRows {
 };
 RegisterRows share_register_rows(const ptx::Kernel& kernel);
 
+// A register's range in instruction indices; first == ~0u: never mentioned.
+struct RowRange {
+  std::uint32_t first = ~0u, last = 0;
+};
+// Widens every mentioned range to each span (a loop, a region) it meets, and again while the
+// widened range meets more: overlapping spans are merged first.
+void widen_ranges(std::vector<RowRange>& range, std::vector<RowRange> spans);
+// Interval colouring in order of start: each mentioned range takes the lowest row whose last range
+// ended before it starts (deterministic, and as few rows as the most ranges alive at once); a range
+// whose `keep` entry is set never gives its row back. Unmentioned ranges get row 0. Fills `row`
+// (one per range) and returns the rows used.
+std::uint32_t colour_ranges(const std::vector<RowRange>& range,
+                            const std::vector<std::uint8_t>* keep, std::vector<std::uint32_t>& row);
+
 }  // namespace smemsim::exec::detail

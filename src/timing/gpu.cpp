@@ -200,6 +200,10 @@ GpuSim::Impl::Impl(const ptx::Module& m, const ptx::Kernel& k, const Arch& a, co
   ctx.options = &options;
   // One register more than the kernel's: sm.lower's sincos writes its range reduction there.
   ctx.nregs = static_cast<std::uint32_t>(code->regs.size()) + 1;
+  trows = options.share_rows ? share_timing_rows(*code, info, ctx.nregs, ctx.unroll)
+                             : one_row_each(ctx.nregs);
+  ctx.trow = trows.row.data();
+  ctx.trows = trows.rows;
   ctx.grid = launch.grid;
   if (options.per_instruction) {
     instr.resize(code->code.size());

@@ -12,6 +12,7 @@
 #include <tbb/task_arena.h>
 
 #include "smemsim/timing.hpp"
+#include "timing/reg_rows.hpp"
 #include "timing/sm.hpp"
 
 namespace smemsim::timing {
@@ -44,6 +45,7 @@ struct GpuSim::Impl {
   // sm.lower's unroll (src/lower/unroll.hpp): per instruction, its unrolled loop's branch when it
   // is that loop's overhead; empty when no loop is unrolled.
   std::vector<std::uint32_t> unrolled;
+  TimingRows trows;  // the rows of the SMs' per-register tables (reg_rows.hpp)
   std::vector<std::uint32_t> const_lines;  // sm.const_miss_cycles: SimContext::const_line
   // The executor that checked the launch: it owns the module's variables (its siblings, one per
   // SM, share them) and runs --sample-ctas' untimed CTAs.

@@ -85,13 +85,15 @@ Sm::Sm(std::uint32_t id, const SimContext& ctx)
   // Warps x registers, zero without being written: the rows of warp slots a launch never fills
   // cost it nothing (util::Zeroed; a retired warp's rows are cleared for the next).
   constexpr auto kMapped = util::ZeroedSource::Mapped;
-  pending_.reset(std::size_t(arch_.sm.max_warps) * ctx.nregs, kMapped);
+  pending_.reset(std::size_t(arch_.sm.max_warps) * ctx.trows, kMapped);
   pending_global_.reset(pending_.size(), kMapped);
   pending_short_.reset(pending_.size(), kMapped);
   if (sm.mio_delay_alu || sm.mio_delay_fma || sm.mio_delay_fp64)
     mio_ready_.reset(pending_.size(), kMapped);
   if (sm.guard_delay) guard_ready_.reset(pending_.size(), kMapped);
   if (sm.xpipe_delay) xpipe_.reset(pending_.size(), kMapped);
+  if (!mio_ready_.empty() || !guard_ready_.empty() || !xpipe_.empty())
+    owner_.reset(pending_.size(), kMapped);
   cas_float_ = ctx.atomics == AtomicMode::Native && arch_.shared_float_atomics == "cas";
   if (ctx.atomics == AtomicMode::LockLoop) loop_lanes_.resize(arch_.sm.max_warps);
 }
@@ -245,11 +247,12 @@ void Sm::complete(std::uint32_t inflight, std::uint64_t now) {
   const Inflight& in = held;
   const std::uint32_t w = in.warp;
   Warp& wp = warps_[w];
-  const std::size_t base = std::size_t(w) * ctx_.nregs;
+  const std::size_t base = rows_of(w);
   for (std::uint8_t k = 0; k < in.ndst; ++k) {
-    --pending_[base + in.dst[k]];
-    if (in.global_load) --pending_global_[base + in.dst[k]];
-    if (in.short_result) --pending_short_[base + in.dst[k]];
+    const std::size_t at = row_at(base, in.dst[k]);
+    --pending_[at];
+    if (in.global_load) --pending_global_[at];
+    if (in.short_result) --pending_short_[at];
   }
   // A fixed-latency pipe's result reaches an MIO instruction's operands later than a dependent
   // ALU or FMA instruction's (docs/timing.md "Operand delay"): without the delay, a dependent
@@ -267,7 +270,11 @@ void Sm::complete(std::uint32_t inflight, std::uint64_t now) {
         delay = arch_.sm.mio_delay_fp64;
     }
     if (delay)
-      for (std::uint8_t k = 0; k < in.ndst; ++k) mio_ready_[base + in.dst[k]] = now + 1 + delay;
+      for (std::uint8_t k = 0; k < in.ndst; ++k) {
+        const std::size_t at = row_at(base, in.dst[k]);
+        claim(at, in.dst[k]);
+        mio_ready_[at] = now + 1 + delay;
+      }
   }
   // The ALU's result reaches the FMA pipe, and the FMA pipe's the ALU, sm.xpipe_delay later than
   // its own pipe (docs/timing.md "Cross-pipe delay"). Another writer of the register completes
@@ -277,15 +284,21 @@ void Sm::complete(std::uint32_t inflight, std::uint64_t now) {
     const std::uint8_t from =
         info.space == Space::None || in.pre ? xpipe_of(in.pre ? Unit(in.pre - 1) : info.unit) : 0;
     if (from)
-      for (std::uint8_t k = 0; k < in.ndst; ++k)
-        xpipe_[base + in.dst[k]] = (now + 1 + arch_.sm.xpipe_delay) << 2 | from;
+      for (std::uint8_t k = 0; k < in.ndst; ++k) {
+        const std::size_t at = row_at(base, in.dst[k]);
+        claim(at, in.dst[k]);
+        xpipe_[at] = (now + 1 + arch_.sm.xpipe_delay) << 2 | from;
+      }
   }
   // A predicate a fixed-latency pipe wrote guards an instruction sm.guard_delay cycles later
   // than a register reader may read it (docs/timing.md "Guard delay").
   // (An expansion's predicate step: its extra register stands for the predicate.)
   if (in.sets_guard)
-    for (std::uint8_t k = 0; k < in.ndst; ++k)
-      guard_ready_[base + in.dst[k]] = now + 1 + arch_.sm.guard_delay;
+    for (std::uint8_t k = 0; k < in.ndst; ++k) {
+      const std::size_t at = row_at(base, in.dst[k]);
+      claim(at, in.dst[k]);
+      guard_ready_[at] = now + 1 + arch_.sm.guard_delay;
+    }
   if (in.async_group >= 0) {
     if (in.async_kind == 1)
       wgmma_done(w, in, now);
@@ -316,6 +329,14 @@ void Sm::complete(std::uint32_t inflight, std::uint64_t now) {
     recompute(w);
   inflight_.put(inflight);
   if (wp.finished && wp.in_flight == 0 && wp.step == 0) retire_warp(w);
+}
+
+void Sm::claim(std::size_t at, std::uint32_t r) {
+  if (owner_[at] == r) return;
+  owner_[at] = r;
+  if (!mio_ready_.empty()) mio_ready_[at] = 0;
+  if (!guard_ready_.empty()) guard_ready_[at] = 0;
+  if (!xpipe_.empty()) xpipe_[at] = 0;
 }
 
 void Sm::note_next(Warp& wp) {

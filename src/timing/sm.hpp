@@ -98,6 +98,9 @@ struct SimContext {
   // PTX registers of the kernel and one more, the last (scoreboard size): the register sm.lower's
   // sincos writes its range reduction to.
   std::uint32_t nregs = 0;
+  // The rows of the SM's per-register tables (reg_rows.hpp): trow[register] of trows a warp.
+  const std::uint32_t* trow = nullptr;
+  std::uint32_t trows = 0;
   std::uint32_t ctas_per_sm = 1;  // resident CTAs an SM can hold (executor slots per SM)
   std::uint64_t l1_bytes = 0;     // the L1 the launch's shared-memory carve-out leaves per SM
   // TimingOptions::warm_l2: the buffers' sectors (byte address / 32) [first, second) that start
@@ -505,6 +508,18 @@ class Sm final : public SchedulerView {
   // other fixed-latency pipe may read the register << 2 | the pipe that wrote it (xpipe_of; 0:
   // neither), one load a source.
   util::Zeroed<std::uint64_t> xpipe_;
+  // With any of the three delay tables: the register whose completion wrote a row's delay entries
+  // (registers share rows, reg_rows.hpp). Another register reads them as no delay, as its own row
+  // would have held; its completion clears them before it writes its own (claim).
+  util::Zeroed<std::uint32_t> owner_;
+  // The first of warp slot w's rows, and register r's row from there.
+  std::size_t rows_of(std::uint32_t w) const { return std::size_t(w) * ctx_.trows; }
+  std::size_t row_at(std::size_t base, std::uint32_t r) const { return base + ctx_.trow[r]; }
+  // A delay entry of register r at row `at`: r's own, or none.
+  std::uint64_t own(const util::Zeroed<std::uint64_t>& t, std::size_t at, std::uint32_t r) const {
+    return owner_[at] == r ? t[at] : 0;
+  }
+  void claim(std::size_t at, std::uint32_t r);
   std::vector<std::pair<std::uint64_t, std::uint32_t>> wakes_;
   std::uint64_t next_wake_ = ~std::uint64_t{0};
   std::vector<std::uint32_t> due_;     // wake_due's scratch

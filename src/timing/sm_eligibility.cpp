@@ -99,7 +99,7 @@ void Sm::recompute(std::uint32_t w) {
     // A division's path is its lanes' operands' (FCHK), decided before its first step.
     if (in.expand == Expand::DivF32 && wp.pre_step == 0)
       wp.slow_div = ex_->fdiv_slow(wp.exec_slot, wp.exec_warp);
-    const std::size_t base = std::size_t(w) * ctx_.nregs;
+    const std::size_t base = rows_of(w);
     // An expanded instruction (sm.lower's sincos, divide; expand.hpp) issues its steps first: the
     // first chain step and the others read the sources, a later chain step the extra register
     // (the last); then itself, which reads that register and writes its own.
@@ -122,20 +122,20 @@ void Sm::recompute(std::uint32_t w) {
     bool busy = false;
     // wgmma.fence: every register write of the warp in flight (an accumulator's or A's).
     if (in.wgmma_fence)
-      for (std::uint32_t r = 0; r < ctx_.nregs && !busy; ++r) busy = pending_[base + r] != 0;
-    for (std::uint8_t k = 0; k < nsrc; ++k) busy |= pending_[base + src[k]] != 0;
-    for (std::uint8_t k = 0; k < ndst; ++k) busy |= pending_[base + in.dst[k]] != 0;
+      for (std::uint32_t r = 0; r < ctx_.trows && !busy; ++r) busy = pending_[base + r] != 0;
+    for (std::uint8_t k = 0; k < nsrc; ++k) busy |= pending_[row_at(base, src[k])] != 0;
+    for (std::uint8_t k = 0; k < ndst; ++k) busy |= pending_[row_at(base, in.dst[k])] != 0;
     if (busy) {
       // Named as Nsight Compute names the producer's scoreboard: long (a global/local load or
       // atomic), short (an MIO op), else a fixed-latency pipe's wait.
       bool global = false, mio = false;
       for (std::uint8_t k = 0; k < nsrc; ++k) {
-        global |= pending_global_[base + src[k]] != 0;
-        mio |= pending_short_[base + src[k]] != 0;
+        global |= pending_global_[row_at(base, src[k])] != 0;
+        mio |= pending_short_[row_at(base, src[k])] != 0;
       }
       for (std::uint8_t k = 0; k < ndst; ++k) {
-        global |= pending_global_[base + in.dst[k]] != 0;
-        mio |= pending_short_[base + in.dst[k]] != 0;
+        global |= pending_global_[row_at(base, in.dst[k])] != 0;
+        mio |= pending_short_[row_at(base, in.dst[k])] != 0;
       }
       return set_reason(wp, false,
                         global ? Stall::Memory
@@ -146,7 +146,8 @@ void Sm::recompute(std::uint32_t w) {
     // expansion's guarded step: the predicate its last `pred` step wrote).
     const bool guarded_step = pre && expansion_of(wp, in).steps[wp.pre_step].guarded;
     if (!guard_ready_.empty() && (guarded_step || (!pre && in.guard != ptx::kNone))) {
-      const std::uint64_t ready = guard_ready_[base + (pre ? pre_reg : in.guard)];
+      const std::uint32_t g = pre ? pre_reg : in.guard;
+      const std::uint64_t ready = own(guard_ready_, row_at(base, g), g);
       if (ready > now_) {
         wake_at(ready, w);
         return set_reason(wp, false, Stall::Wait);
@@ -157,7 +158,7 @@ void Sm::recompute(std::uint32_t w) {
       if (const std::uint8_t mine = xpipe_of(unit)) {
         std::uint64_t ready = 0;
         for (std::uint8_t k = 0; k < nsrc; ++k) {
-          const std::uint64_t e = xpipe_[base + src[k]];
+          const std::uint64_t e = own(xpipe_, row_at(base, src[k]), src[k]);
           if ((e & 3) && (e & 3) != mine) ready = std::max(ready, e >> 2);
         }
         if (ready > now_) {
@@ -171,7 +172,8 @@ void Sm::recompute(std::uint32_t w) {
     if (!mio_ready_.empty() &&
         (unit == Unit::Sfu || unit == Unit::Cvt64 || (!pre && in.space == Space::Shared))) {
       std::uint64_t ready = 0;
-      for (std::uint8_t k = 0; k < nsrc; ++k) ready = std::max(ready, mio_ready_[base + src[k]]);
+      for (std::uint8_t k = 0; k < nsrc; ++k)
+        ready = std::max(ready, own(mio_ready_, row_at(base, src[k]), src[k]));
       if (ready > now_) {
         wake_at(ready, w);
         return set_reason(wp, false, Stall::Wait);

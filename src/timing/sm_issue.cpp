@@ -216,10 +216,10 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
     wp.next = r.index;
     wp.loop_issued = now;
     wp.loop_ndst = info.ndst;
-    const std::size_t base = std::size_t(w) * ctx_.nregs;
+    const std::size_t base = rows_of(w);
     for (std::uint8_t k = 0; k < info.ndst; ++k) {
       wp.loop_dst[k] = info.dst[k];
-      ++pending_[base + info.dst[k]];
+      ++pending_[row_at(base, info.dst[k])];
     }
     issue_micro(w, now);
     return;
@@ -330,7 +330,7 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
   }
   in.control = info.unit == Unit::Branch;
   wp.control |= in.control;
-  const std::size_t base = std::size_t(w) * ctx_.nregs;
+  const std::size_t base = rows_of(w);
   in.ndst = info.ndst;
   // A taken guarded branch: its target is fetched once the branch has issued, and issues
   // sm.taken_branch_fetch cycles after it (docs/timing.md "Taken-branch fetch"; recompute() wakes
@@ -346,9 +346,10 @@ void Sm::issue_warp(std::uint32_t w, std::uint64_t now) {
       !guard_ready_.empty() && info.writes_pred && info.space == Space::None && fixed_latency(unit);
   for (std::uint8_t k = 0; k < info.ndst; ++k) {
     in.dst[k] = info.dst[k];
-    ++pending_[base + info.dst[k]];
-    if (in.global_load) ++pending_global_[base + info.dst[k]];
-    if (in.short_result) ++pending_short_[base + info.dst[k]];
+    const std::size_t at = row_at(base, info.dst[k]);
+    ++pending_[at];
+    if (in.global_load) ++pending_global_[at];
+    if (in.short_result) ++pending_short_[at];
   }
   // A barrier opens when its last arrival writes back: bar.sync and bar.red also hold their warp,
   // bar.arrive does not.

@@ -71,7 +71,7 @@ void Sm::issue_pre(std::uint32_t w, std::uint64_t now) {
   if (step.chain) {
     in.ndst = 1;
     in.dst[0] = ctx_.nregs - 1;
-    ++pending_[std::size_t(w) * ctx_.nregs + in.dst[0]];
+    ++pending_[row_at(rows_of(w), in.dst[0])];
     in.sets_guard = step.pred && !guard_ready_.empty();
   }
   in.control = step.hold;  // a BRA or BSYNC step holds the warp until it completes

@@ -47,8 +47,8 @@ void Sm::finish_step(std::uint32_t w, std::uint64_t now) {
     return;
   }
   wp.step = 0;
-  const std::size_t base = std::size_t(w) * ctx_.nregs;
-  for (std::uint8_t k = 0; k < wp.loop_ndst; ++k) --pending_[base + wp.loop_dst[k]];
+  const std::size_t base = rows_of(w);
+  for (std::uint8_t k = 0; k < wp.loop_ndst; ++k) --pending_[row_at(base, wp.loop_dst[k])];
   if (instr_) (*instr_)[wp.next].latency += now + 1 - wp.loop_issued;
   if (obs_) obs_->on_complete(id_, w, wp.next, 0, wp.loop_issued, now);
 }
