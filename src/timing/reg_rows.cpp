@@ -57,10 +57,11 @@ TimingRows share_timing_rows(const ptx::Kernel& kernel, const std::vector<InstIn
                              std::uint32_t nregs, const std::vector<std::uint32_t>* unroll) {
   const auto n = static_cast<std::uint32_t>(kernel.code.size());
   const std::size_t words = (std::size_t(nregs) + 63) / 64;
-  // Calls jump where the code does not show; a kernel too large for the analysis' bit sets (a
-  // word per 64 registers per instruction) keeps a row per register.
+  // Calls jump where the code does not show; a kernel too large for the analysis' bit sets (two
+  // words per 64 registers per instruction, 16 MiB at most: 1 M words each) keeps a row per
+  // register.
   if (!kernel.calls.empty() || nregs == 0 || info.size() != n ||
-      std::size_t(n) * words > (std::size_t{1} << 22))
+      std::size_t(n) * words > (std::size_t{1} << 20))
     return one_row_each(nregs);
 
   std::vector<std::uint32_t> begins;
