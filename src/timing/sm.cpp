@@ -82,7 +82,7 @@ Sm::Sm(std::uint32_t id, const SimContext& ctx)
   hold_ = !strict_ && arch_.sm.relaxed_commit == "in-order";
   warps_.resize(arch_.sm.max_warps);
   ctas_.resize(ctx.ctas_per_sm);
-  // Warps x registers, zero without being written: the rows of warp slots a launch never fills
+  // Warps x rows, zero without being written: the rows of warp slots a launch never fills
   // cost it nothing (util::Zeroed; a retired warp's rows are cleared for the next).
   constexpr auto kMapped = util::ZeroedSource::Mapped;
   pending_.reset(std::size_t(arch_.sm.max_warps) * ctx.trows, kMapped);

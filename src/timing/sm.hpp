@@ -492,19 +492,19 @@ class Sm final : public SchedulerView {
   std::vector<std::uint8_t> cas_locked_;  // per resident CTA and shared word: a CAS lane holds it
   std::uint64_t cas_words_ = 1;           // shared words per CTA (cas_locked_'s stride)
   std::vector<Cta> ctas_;
-  util::Zeroed<std::uint8_t> pending_;         // warps x registers: writes in flight
+  // Warps x rows (SimContext::trow: registers whose uses never interleave share one).
+  util::Zeroed<std::uint8_t> pending_;         // writes in flight
   util::Zeroed<std::uint8_t> pending_global_;  // ... of them, global loads
   util::Zeroed<std::uint8_t> pending_short_;   // ... of them, MIO ops (Nsight's short scoreboard)
-  // The operand delay (sm.mio_delay_alu / _fma; empty when both are 0): warps x registers, the
+  // The operand delay (sm.mio_delay_alu / _fma; empty when both are 0): warps x rows, the
   // first cycle an MIO instruction may read the register. And the warps waiting for a cycle (such
   // a register's, or their start under sm.warp_start_cycles) as (cycle, warp slot), recomputed
   // then: a timed wake-up, since no other event would.
   util::Zeroed<std::uint64_t> mio_ready_;
-  // The guard delay (sm.guard_delay; empty when 0): warps x
-  // registers, the first cycle an instruction may issue guarded by the predicate register a
-  // fixed-latency pipe wrote.
+  // The guard delay (sm.guard_delay; empty when 0): warps x rows, the first cycle an instruction
+  // may issue guarded by the predicate register a fixed-latency pipe wrote.
   util::Zeroed<std::uint64_t> guard_ready_;
-  // The cross-pipe delay (sm.xpipe_delay; empty when 0): warps x registers, the first cycle the
+  // The cross-pipe delay (sm.xpipe_delay; empty when 0): warps x rows, the first cycle the
   // other fixed-latency pipe may read the register << 2 | the pipe that wrote it (xpipe_of; 0:
   // neither), one load a source.
   util::Zeroed<std::uint64_t> xpipe_;
