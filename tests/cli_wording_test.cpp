@@ -24,14 +24,18 @@ TEST(CliWording, ParseErrorsInSmemsimsWords) {
       {"gen random --count", "--count needs a value"},
       {"sim builtin:lud --pipeview 10",
        "--pipeview and --timeline show one launch; builtin:lud has 10 launches"},
+      // A flag given a value (CLI11 would take --stats=3 as true).
+      {"sim builtin:reduction --stats=3", "--stats is a flag and takes no value"},
+      {"analyze --pattern 0,1 --json=0", "--json is a flag and takes no value"},
   };
   for (const auto& [args, words] : cases) {
     const CliResult r = cli(args);
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.out;
     EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << args << ": " << r.out;
     EXPECT_NE(r.out.find(words), std::string::npos) << args << ": " << r.out;
-    for (const char* lib : {"was not expected", "were not expected", "A subcommand is required",
-                            "At Most", "not in range", "required", "Error while parsing"})
+    for (const char* lib :
+         {"was not expected", "were not expected", "A subcommand is required", "At Most",
+          "not in range", "required", "Error while parsing", "flag override"})
       EXPECT_EQ(r.out.find(lib), std::string::npos) << args << ": " << r.out;
   }
 }

@@ -273,6 +273,12 @@ std::string explain_parse_error(const std::string& what, const CLI::App& app) {
                        m[4].str());
   }
   if (std::regex_match(what, m, kMissing)) return fmt::format("{} needs a value", m[1].str());
+  static const std::regex kFlagValue("(\\S+) was given a disallowed flag override");
+  if (std::regex_match(what, m, kFlagValue)) {  // add_commands: flags take no value
+    const std::string name = m[1].str();
+    const std::string flag = name.starts_with("-") ? name : (name.size() == 1 ? "-" : "--") + name;
+    return fmt::format("{} is a flag and takes no value (give {} alone)", flag, flag);
+  }
   return explain_parse_error(what);
 }
 

@@ -18,6 +18,8 @@ std::mutex g_embed_lock;
 
 void add_commands(CLI::App& app) {
   app.require_subcommand(1);
+  // A flag takes no value: `--stats=3` is an error, not a true (the subcommands inherit this).
+  app.option_defaults()->disable_flag_override();
   app.set_version_flag("--version", "smemsim 0.1.0");
   add_analyze_command(app);
   add_gen_command(app);
