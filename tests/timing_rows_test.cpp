@@ -42,6 +42,12 @@ SharedRows shared_rows_of(const std::string& body) {
       "\t.reg .b32 %r<9>;\n\t.reg .b64 %rd<4>;\n\t.reg .pred %p<4>;\n" + body + "}\n");
 }
 
+// The rows of `kernel` with its placeholder `hole` replaced by `text`.
+SharedRows shared_rows_with(std::string kernel, const std::string& hole, const std::string& text) {
+  kernel.replace(kernel.find(hole), hole.size(), text);
+  return shared_rows_of(kernel);
+}
+
 // %r1 is written (0) and read (1); %r2 is written (1) and read (2); %r3 starts at 2, after %r1's
 // last mention, a read that waited for %r1's write: it takes %r1's row. %rd1 lives 3-4 beside %r3.
 TEST(TimingRows, AValueReadForTheLastTimeGivesItsRowToTheNext) {
@@ -94,11 +100,7 @@ $L_join:
 	st.global.u32 [%rd1+8], %r3;
 	ret;
 )";
-  auto with = [&](const std::string& branch) {
-    std::string k = kernel;
-    k.replace(k.find("BRANCH"), 6, branch);
-    return shared_rows_of(k);
-  };
+  auto with = [&](const std::string& branch) { return shared_rows_with(kernel, "BRANCH", branch); };
   const SharedRows skips = with("@%p1 bra $L_join");
   EXPECT_EQ(skips.rows.private_regs, 2u);
   EXPECT_NE(skips.row("%r4"), skips.row("%r3"));
@@ -128,11 +130,7 @@ $L_skip:
 	st.global.u32 [%rd1+8], %r5;
 	ret;
 )";
-  auto with = [&](const std::string& store) {
-    std::string k = kernel;
-    k.replace(k.find("STORE"), 5, store);
-    return shared_rows_of(k);
-  };
+  auto with = [&](const std::string& store) { return shared_rows_with(kernel, "STORE", store); };
   EXPECT_EQ(with("@!%p2 bra $L_skip;\n\tst.global.u32 [%rd1+4], %r1").rows.private_regs, 2u);
   EXPECT_EQ(with("@%p2 st.global.u32 [%rd1+4], %r1").rows.private_regs, 1u);
 }
