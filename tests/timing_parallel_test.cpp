@@ -68,10 +68,8 @@ class TextObserver final : public timing::Observer {
   std::ostringstream out;
 };
 
-struct SimRun {
-  std::vector<timing::TimingStats> stats;  // per launch (a multi-launch builtin has several)
-  std::vector<exec::ExecStats> exec;
-  std::vector<std::vector<std::uint8_t>> buffers;
+// Per launch (a multi-launch builtin has several), with the accesses' and events' digests.
+struct SimRun : SuiteRun {
   std::uint64_t accesses = 0, access_hash = 0;
   std::string events;
 };
@@ -86,26 +84,16 @@ timing::TimingOptions parallel_options(std::uint32_t threads) {
 // The builtin's launches in order on one memory, as `smemsim sim` runs them.
 SimRun run_builtin(const std::string& name, const Arch& arch, timing::TimingOptions o,
                    bool observe = false) {
-  exec::Workload w = exec::make_builtin(name, {}, SMEMSIM_PTX_DIR);
   HashingConsumer consumer;
   TextObserver observer;
   o.consumer = &consumer;
   o.per_instruction = true;
   if (observe) o.observer = &observer;
-  std::vector<std::pair<std::string, exec::Launch>> steps;
-  for (const exec::Workload::Step& s : w.pipeline) steps.emplace_back(s.kernel, s.launch);
-  if (steps.empty()) steps.emplace_back(w.kernel, w.launch);
   SimRun r;
-  for (const auto& [kernel, launch] : steps) {
-    timing::GpuSim sim(w.module, exec::find_kernel(w.module, kernel), arch, launch, w.memory, o);
-    r.stats.push_back(sim.run());
-    r.exec.push_back(sim.exec_stats());
-  }
-  for (const exec::Buffer& b : w.memory.buffers) r.buffers.push_back(b.bytes);
+  static_cast<SuiteRun&>(r) = run_suite_kernel(name, arch, o);
   r.accesses = consumer.count;
   r.access_hash = consumer.hash;
   r.events = observer.out.str();
-  if (w.check) EXPECT_EQ(w.check(w.memory), "") << name;
   return r;
 }
 

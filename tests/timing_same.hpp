@@ -45,6 +45,7 @@ inline void expect_same_stats(const timing::TimingStats& a, const timing::Timing
 // statistics and the buffers afterwards; the kernel's own check must pass.
 struct SuiteRun {
   std::vector<timing::TimingStats> stats;
+  std::vector<exec::ExecStats> exec;  // per launch: the executors' counts
   std::vector<std::vector<std::uint8_t>> buffers;
 };
 inline SuiteRun run_suite_kernel(const std::string& name, const Arch& arch,
@@ -57,6 +58,7 @@ inline SuiteRun run_suite_kernel(const std::string& name, const Arch& arch,
   for (const auto& [kernel, launch] : steps) {
     timing::GpuSim sim(w.module, exec::find_kernel(w.module, kernel), arch, launch, w.memory, o);
     r.stats.push_back(sim.run());
+    r.exec.push_back(sim.exec_stats());
   }
   for (const exec::Buffer& b : w.memory.buffers) r.buffers.push_back(b.bytes);
   if (w.check) EXPECT_EQ(w.check(w.memory), "") << name;
